@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "convert JSONL logs (files or directories) to receipts and traces",
+		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--hash-key-file FILE] PATH...",
+		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
+			"in sorted order (*.jsonl files) and their layout is mirrored under DIR. Bad lines are skipped,\n" +
+			"counted in the summary event and reported on stderr as path:line: converter: reason.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter `NAME` (see convert list), or auto to detect it from each input"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "receipts", Usage: "output `DIR`"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "inputs converted in parallel (0: one per CPU)"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
+			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
+			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("run needs at least one PATH (file or directory)")
+			}
+			name := c.String("converter")
+			if _, ok := converters.Lookup(name); name != "auto" && !ok {
+				return usageError("unknown converter %q (known: %s)", name, strings.Join(converters.Names(), ", "))
+			}
+			if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
+				return usageError("--jobs and --max-line-bytes must not be negative")
+			}
+			var h receipt.Hasher
+			if kf := c.String("hash-key-file"); kf != "" {
+				key, err := os.ReadFile(kf)
+				if err != nil {
+					return usageError("--hash-key-file: cannot read the key file")
+				}
+				if h, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key)))); err != nil {
+					return usageError("--hash-key-file: %v", err)
+				}
+			}
+			ins, err := pipeline.Expand(c.Args().Slice())
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if len(ins) == 0 {
+				return usageError("no *.jsonl input found under %s", strings.Join(c.Args().Slice(), " "))
+			}
+			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
+				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h},
+				Out:     c.String("out"), Jobs: c.Int("jobs"),
+			}, c.App.ErrWriter)
+			fmt.Fprintf(c.App.ErrWriter, "convert: %d of %d inputs converted, %d events, %d lines skipped; outputs in %s\n",
+				oc.Converted, oc.Inputs, oc.Events, oc.Skipped, c.String("out"))
+			switch {
+			case oc.Leaks > 0:
+				return exitError{exitLeak}
+			case oc.SchemaErrors > 0:
+				return exitError{exitSchema}
+			case oc.Failed > 0:
+				return exitError{exitFailed}
+			}
+			return nil
+		},
+	}
+}

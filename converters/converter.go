@@ -1,0 +1,133 @@
+// Package converters maps agent log records to receipt events.
+//
+// A converter is pure: no I/O, clock, randomness or goroutines. The pipeline
+// reads and checks the input, creates one State per input file, hands it one
+// record at a time, then calls End; it adds "path:line: name:" to any error a
+// converter returns, runs the leak check and validates and writes the output.
+//
+// Adding a converter: one file here that registers it in init(), a schema per
+// new event name in schemas/events, samples in samples/<name>/, then
+// `make golden` to write golden/<name>/. The conformance test in this package
+// fails until all of them exist.
+package converters
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// Converter describes one kind of input and how to map it.
+type Converter struct {
+	Name     string // lower_snake; names the file, samples/ and golden/ folders
+	Doc      string // one line for `convert list`
+	SpanName string // name of the root span of every trace it writes
+	// TypeField and TimeField are the gjson paths of each record's type and
+	// time. Types lists the record types it reads: the pipeline skips (and
+	// counts) any other type, and detection scores inputs by them.
+	TypeField, TimeField string
+	Types                []string
+	// PassThrough lists the fields whose token values may appear verbatim in
+	// output (ids, enums). Every other input string is raw for the leak check.
+	PassThrough leak.Paths
+	// Events lists every event name it may emit; each needs a schema.
+	Events []string
+	New    func(Env) State
+}
+
+// Env is what a converter may know about its run.
+type Env struct {
+	Hash receipt.Hasher
+}
+
+// Record is one input line, parsed and checked by the pipeline.
+type Record struct {
+	Line int
+	Type string
+	Time string // RFC 3339 UTC (normalized), "" when the record has none
+	JSON gjson.Result
+}
+
+// State converts one input file.
+type State interface {
+	Record(r Record, out *Output) error
+	End(out *Output) error
+}
+
+// Output collects what a State writes: events, the root span's attributes and
+// the key its trace id is derived from.
+type Output struct {
+	Events   []receipt.Event
+	Span     receipt.Attrs
+	TraceKey string // e.g. the session id; "" lets the pipeline use the input digest
+}
+
+// Emit appends an event.
+func (o *Output) Emit(ev receipt.Event) { o.Events = append(o.Events, ev) }
+
+// SkipError marks a record the converter declines as bad input: the pipeline
+// skips and counts it (or fails the input under --strict) instead of failing.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return e.Reason }
+
+// Skip returns a SkipError with a lower_snake reason.
+func Skip(reason string) error { return &SkipError{Reason: reason} }
+
+// IsSkip reports whether err asks for the record to be skipped, and why.
+func IsSkip(err error) (string, bool) {
+	var s *SkipError
+	if errors.As(err, &s) {
+		return s.Reason, true
+	}
+	return "", false
+}
+
+var (
+	registry = map[string]Converter{} // written only by init functions
+	nameRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+)
+
+func register(c Converter) {
+	switch {
+	case !nameRe.MatchString(c.Name):
+		panic(fmt.Sprintf("converters: invalid name %q", c.Name))
+	case c.New == nil || c.Doc == "" || c.SpanName == "":
+		panic("converters: " + c.Name + ": New, Doc and SpanName are required")
+	case registry[c.Name].Name != "":
+		panic("converters: duplicate name " + c.Name)
+	}
+	c.Types = append([]string(nil), c.Types...)
+	sort.Strings(c.Types) // the pipeline looks types up by binary search
+	registry[c.Name] = c
+}
+
+// All returns the registered converters sorted by name.
+func All() []Converter {
+	out := make([]Converter, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the converter called name.
+func Lookup(name string) (Converter, bool) {
+	c, ok := registry[name]
+	return c, ok
+}
+
+// Names returns the registered names, sorted.
+func Names() []string {
+	var out []string
+	for _, c := range All() {
+		out = append(out, c.Name)
+	}
+	return out
+}

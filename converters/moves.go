@@ -1,0 +1,143 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// A Move maps one input field to one attribute. Scenario converters are
+// tables of moves; the few things a table cannot say go in a Then hook.
+type Move struct {
+	Path     string // input field (gjson path); "" for moves that read none
+	Pass     bool   // the field's token values may appear verbatim in output
+	Required bool
+	apply    func(s *Session, v gjson.Result, a *receipt.Attrs) error
+}
+
+// Req marks a move's field as required: a record without it is an error.
+func Req(m Move) Move { m.Required = true; return m }
+
+// Label passes a categorical field through when it is a token
+// (receipt.IsToken) and writes its digest otherwise, so free text that lands
+// in an enum field never reaches the receipt.
+func Label(path, key string) Move {
+	return Move{Path: path, Pass: true, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		if v.Type != gjson.String {
+			return fmt.Errorf("field %q must be a string", path)
+		}
+		a.Set(key, receipt.S(s.Label(v.Str)))
+		return nil
+	}}
+}
+
+// Hash writes the digest of a field: of its text when it is a string, of its
+// RFC 8785 canonical JSON otherwise (lists, objects, numbers).
+func Hash(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		d, err := s.Digest(v)
+		if err != nil {
+			return fmt.Errorf("field %q: %w", path, err)
+		}
+		a.Set(key, receipt.S(d))
+		return nil
+	}}
+}
+
+// Canonical writes the digest of a text field after the canonical text form
+// (NFC, LF line endings).
+func Canonical(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		if v.Type != gjson.String {
+			return fmt.Errorf("field %q must be a string", path)
+		}
+		a.Set(key, receipt.S(s.Hash.CanonicalText(v.Str)))
+		return nil
+	}}
+}
+
+// Int copies a whole number.
+func Int(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		n, err := wholeNumber(path, v)
+		if err != nil {
+			return err
+		}
+		a.Set(key, receipt.I(n))
+		return nil
+	}}
+}
+
+// Bucket writes the ladder bucket of a whole number.
+func Bucket(path, key string, l receipt.Ladder) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		n, err := wholeNumber(path, v)
+		if err != nil {
+			return err
+		}
+		a.Set(key, receipt.S(l.Bucket(n)))
+		return nil
+	}}
+}
+
+// Count writes the length of a list.
+func Count(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		if !v.IsArray() {
+			return fmt.Errorf("field %q must be a list", path)
+		}
+		a.Set(key, receipt.I(int64(len(v.Array()))))
+		return nil
+	}}
+}
+
+// Bool copies a boolean.
+func Bool(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		if !v.IsBool() {
+			return fmt.Errorf("field %q must be true or false", path)
+		}
+		a.Set(key, receipt.B(v.Bool()))
+		return nil
+	}}
+}
+
+// Const writes a fixed value. Constant strings belong in the event's schema
+// as const or enum, which also exempts them from the leak check.
+func Const(key string, v receipt.Value) Move {
+	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+		a.Set(key, v)
+		return nil
+	}}
+}
+
+// SessionIDs writes session.id and gen_ai.conversation.id from session.start.
+func SessionIDs() Move {
+	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+		if s.ID != "" {
+			a.Set("session.id", receipt.S(s.ID))
+		}
+		if s.Conversation != "" {
+			a.Set("gen_ai.conversation.id", receipt.S(s.Conversation))
+		}
+		return nil
+	}}
+}
+
+// AgentName writes agent.name from session.start.
+func AgentName() Move {
+	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+		if s.Agent != "" {
+			a.Set("agent.name", receipt.S(s.Agent))
+		}
+		return nil
+	}}
+}
+
+func wholeNumber(path string, v gjson.Result) (int64, error) {
+	if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) {
+		return 0, fmt.Errorf("field %q must be a whole number", path)
+	}
+	return int64(v.Num), nil
+}

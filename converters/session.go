@@ -1,0 +1,25 @@
+package converters
+
+import "github.com/contextreceipts/convert/internal/receipt"
+
+func init() {
+	registerScenario(Scenario{
+		Name:     "session",
+		Doc:      "Post-hoc session log: instruction files and retrieved context that entered the prompt, tool calls counted",
+		SpanName: "agent.session",
+		Records: map[string]Rec{
+			"context.input": contextInputLoaded("as-recorded-by-session-log"),
+			// Tool calls are counted, never described: names, paths and
+			// commands are raw.
+			"tool.call": {Then: func(s *Session, _ Record, _ *receipt.Attrs) error {
+				s.Add("tool_call", 1)
+				return nil
+			}},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("session.tool_call.count", receipt.I(s.Count("tool_call")))
+			s.Span.Set("session.context_input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
+			return nil
+		},
+	})
+}

@@ -1,0 +1,219 @@
+// Package otlp writes and checks OTLP/JSON trace documents (TracesData), as
+// the OTLP specification defines its JSON encoding: lowercase hex ids, 64-bit
+// integers as decimal strings, kind as an integer, no parentSpanId on roots.
+package otlp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// SchemaURL is the semantic-conventions version the attributes follow.
+const SchemaURL = "https://opentelemetry.io/schemas/1.37.0"
+
+// Span kinds, as OTLP numbers them.
+const (
+	KindInternal = 1
+	KindServer   = 2
+	KindClient   = 3
+)
+
+// Trace is one output document: a resource, a scope and its spans.
+type Trace struct {
+	Resource     receipt.Attrs
+	ScopeName    string
+	ScopeVersion string
+	Spans        []Span
+}
+
+// Span is one span. A zero Parent marks a root span.
+type Span struct {
+	TraceID    TraceID
+	SpanID     SpanID
+	Parent     SpanID
+	Name       string
+	Kind       int
+	Start, End int64 // unix nanoseconds
+	Attrs      receipt.Attrs
+	Events     []Event
+}
+
+// Event is one span event.
+type Event struct {
+	Name  string
+	Time  int64
+	Attrs receipt.Attrs
+}
+
+// TraceID and SpanID are binary ids, written as lowercase hex.
+type (
+	TraceID [16]byte
+	SpanID  [8]byte
+)
+
+func (t TraceID) String() string { return hex.EncodeToString(t[:]) }
+func (s SpanID) String() string  { return hex.EncodeToString(s[:]) }
+
+// IsZero reports an unset id.
+func (s SpanID) IsZero() bool { return s == SpanID{} }
+
+// NewTraceID derives a trace id from its parts, so the same input always gets
+// the same id and different sessions never share one.
+func NewTraceID(parts ...string) TraceID {
+	var t TraceID
+	copy(t[:], derive("convert.trace.v1", parts))
+	return t
+}
+
+// NewSpanID derives a span id within trace t from its parts.
+func NewSpanID(t TraceID, parts ...string) SpanID {
+	var s SpanID
+	copy(s[:], derive("convert.span.v1", append([]string{t.String()}, parts...)))
+	return s
+}
+
+func derive(domain string, parts []string) []byte {
+	h := sha256.New()
+	h.Write([]byte(domain))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(len(p))))
+		h.Write([]byte{':'})
+		h.Write([]byte(p))
+	}
+	sum := h.Sum(nil)
+	sum[0] |= 1 // an all-zero id is invalid in OTLP; never derive one
+	return sum
+}
+
+// The JSON shapes below are the OTLP/JSON field names, in the order written.
+type jsonTraces struct {
+	ResourceSpans []jsonResourceSpans `json:"resourceSpans"`
+}
+
+type jsonResourceSpans struct {
+	Resource   jsonResource     `json:"resource"`
+	ScopeSpans []jsonScopeSpans `json:"scopeSpans"`
+	SchemaURL  string           `json:"schemaUrl"`
+}
+
+type jsonResource struct {
+	Attributes []jsonKeyValue `json:"attributes"`
+}
+
+type jsonScopeSpans struct {
+	Scope     jsonScope  `json:"scope"`
+	Spans     []jsonSpan `json:"spans"`
+	SchemaURL string     `json:"schemaUrl"`
+}
+
+type jsonScope struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+type jsonSpan struct {
+	TraceID           string         `json:"traceId"`
+	SpanID            string         `json:"spanId"`
+	ParentSpanID      *string        `json:"parentSpanId,omitempty"`
+	Name              string         `json:"name"`
+	Kind              int            `json:"kind"`
+	StartTimeUnixNano string         `json:"startTimeUnixNano"`
+	EndTimeUnixNano   string         `json:"endTimeUnixNano"`
+	Attributes        []jsonKeyValue `json:"attributes,omitempty"`
+	Events            []jsonEvent    `json:"events,omitempty"`
+}
+
+type jsonEvent struct {
+	TimeUnixNano string         `json:"timeUnixNano"`
+	Name         string         `json:"name"`
+	Attributes   []jsonKeyValue `json:"attributes,omitempty"`
+}
+
+type jsonKeyValue struct {
+	Key   string       `json:"key"`
+	Value jsonAnyValue `json:"value"`
+}
+
+type jsonAnyValue struct {
+	StringValue *string         `json:"stringValue,omitempty"`
+	BoolValue   *bool           `json:"boolValue,omitempty"`
+	IntValue    *string         `json:"intValue,omitempty"`
+	DoubleValue *float64        `json:"doubleValue,omitempty"`
+	ArrayValue  *jsonArrayValue `json:"arrayValue,omitempty"`
+}
+
+type jsonArrayValue struct {
+	Values []jsonAnyValue `json:"values"`
+}
+
+// Write encodes t as one indented OTLP/JSON document followed by a newline.
+func Write(w io.Writer, t Trace) error {
+	spans := make([]jsonSpan, len(t.Spans))
+	for i, s := range t.Spans {
+		js := jsonSpan{
+			TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
+			StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
+			Attributes: keyValues(s.Attrs),
+		}
+		if !s.Parent.IsZero() {
+			p := s.Parent.String()
+			js.ParentSpanID = &p
+		}
+		for _, e := range s.Events {
+			js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
+		}
+		spans[i] = js
+	}
+	doc := jsonTraces{ResourceSpans: []jsonResourceSpans{{
+		Resource:   jsonResource{Attributes: keyValues(t.Resource)},
+		ScopeSpans: []jsonScopeSpans{{Scope: jsonScope{Name: t.ScopeName, Version: t.ScopeVersion}, Spans: spans, SchemaURL: SchemaURL}},
+		SchemaURL:  SchemaURL,
+	}}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func keyValues(a receipt.Attrs) []jsonKeyValue {
+	out := make([]jsonKeyValue, 0, len(a))
+	for _, at := range a {
+		out = append(out, jsonKeyValue{Key: at.Key, Value: anyValue(at.Value)})
+	}
+	return out
+}
+
+func anyValue(v receipt.Value) jsonAnyValue {
+	switch v.Kind {
+	case receipt.Bool:
+		b := v.Bool
+		return jsonAnyValue{BoolValue: &b}
+	case receipt.Int:
+		s := strconv.FormatInt(v.Int, 10)
+		return jsonAnyValue{IntValue: &s}
+	case receipt.Float:
+		f := v.Flt
+		return jsonAnyValue{DoubleValue: &f}
+	case receipt.Strings:
+		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(v.Strs))}
+		for _, s := range v.Strs {
+			s := s
+			arr.Values = append(arr.Values, jsonAnyValue{StringValue: &s})
+		}
+		return jsonAnyValue{ArrayValue: arr}
+	}
+	s := v.Str
+	return jsonAnyValue{StringValue: &s}
+}

@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/schema"
+	"github.com/tidwall/gjson"
+)
+
+// ValidateFile checks a written output: *.otel.json against the OTLP/JSON
+// rules, anything else as receipt NDJSON against the schemas. Each problem is
+// returned as "path:line: message".
+func ValidateFile(path string) ([]string, error) {
+	if strings.HasSuffix(path, ".json") {
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, openError(err))
+		}
+		var out []string
+		for _, p := range otlp.Validate(doc) {
+			loc := path
+			if p.Line > 0 {
+				loc += ":" + strconv.Itoa(p.Line)
+			}
+			out = append(out, loc+": "+p.Error())
+		}
+		return out, nil
+	}
+	set, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, openError(err))
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, 0)
+	var out []string
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", path, err)
+		}
+		if l.TooLong {
+			out = append(out, fmt.Sprintf("%s:%d: line too long", path, l.N))
+			continue
+		}
+		if err := set.ValidateLine(l.Bytes); err != nil {
+			out = append(out, fmt.Sprintf("%s:%d: %v", path, l.N, err))
+		}
+	}
+	if r.Lines() == r.Blank {
+		out = append(out, path+": no receipt lines")
+	}
+	return out, nil
+}
+
+// LeakCheckFiles runs the leak check alone: the raw strings of input (read
+// with the pass-through fields of converter, detected when "") against every
+// string in files. Receipt NDJSON and OTLP JSON are read as JSON; any other
+// file (a saved stderr, say) is read as text lines.
+func LeakCheckFiles(input, converter string, files []string) ([]leak.Finding, error) {
+	conv, err := pick(input, Options{Converter: converter})
+	if err != nil {
+		return nil, err
+	}
+	set, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	outs := leak.NewOutputs(vocabulary(set))
+	for _, f := range files {
+		if err := addFile(outs, f); err != nil {
+			return nil, err
+		}
+	}
+	chk := outs.NewChecker()
+	fh, err := os.Open(input)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", input, openError(err))
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, 0)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", input, err)
+		}
+		if !l.TooLong && gjson.ValidBytes(l.Bytes) {
+			chk.Line(l.Bytes, l.N, conv.PassThrough)
+		}
+	}
+	return chk.Findings(), nil
+}
+
+func addFile(outs *leak.Outputs, path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, openError(err))
+	}
+	defer fh.Close()
+	if strings.HasSuffix(path, ".json") {
+		doc, err := io.ReadAll(fh)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if gjson.ValidBytes(doc) {
+			addStrings(outs, gjson.ParseBytes(doc), path)
+			return nil
+		}
+		outs.Add(string(doc), path)
+		return nil
+	}
+	sc := bufio.NewReader(fh)
+	for n := 1; ; n++ {
+		line, err := sc.ReadString('\n')
+		if len(line) > 0 {
+			where := path + " line " + strconv.Itoa(n)
+			if t := strings.TrimRight(line, "\r\n"); gjson.Valid(t) {
+				addStrings(outs, gjson.Parse(t), where)
+			} else {
+				outs.Add(t, where)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// vocabulary is every string the program itself writes: schema keys, enum
+// and const values, event names, converter and span names.
+func vocabulary(set *schema.Set) map[string]bool {
+	vocab := set.Vocabulary()
+	for _, c := range converters.All() {
+		vocab[c.Name], vocab[c.SpanName] = true, true
+	}
+	return vocab
+}

@@ -1,0 +1,290 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// Version is the converter suite version written in every summary.
+const Version = "0.1.0"
+
+// Options are the settings of one run; the zero value is the default.
+type Options struct {
+	Converter string // "" or "auto": detect from content
+	Strict    bool   // any skipped line fails the input
+	MaxLine   int    // longest line converted; jsonl.DefaultMaxLine if 0
+	Hash      receipt.Hasher
+	MaxDiags  int // warnings printed per input before they are only counted; 20 if 0
+}
+
+// Result is the outcome of converting one input. On failure Receipt and Trace
+// are nil: nothing is written.
+type Result struct {
+	Path      string // as given, for messages
+	Rel       string // relative to its argument, slash-separated
+	Converter string
+	Receipt   []byte
+	Trace     []byte
+	Diags     []string // warnings for stderr, already leak-checked
+	Err       error
+	Stats     Stats
+}
+
+// Stats accounts for every line of the input.
+type Stats struct {
+	Bytes, Lines, Blank, Records, Skipped int64
+	SkipReasons                           map[string]int64
+	UnknownTypes                          map[string]bool // digests
+	Events                                int
+}
+
+// file is the state of one conversion.
+type file struct {
+	opt       Options
+	path, rel string
+	conv      converters.Converter
+	state     converters.State
+	out       converters.Output
+	stats     Stats
+	diags     []string
+	converted bitset
+	sum       []byte
+	start     int64 // earliest record time, unix ns; 0 when none
+	end       int64
+	lastTime  string
+}
+
+// Convert converts one input file to receipt and trace bytes, fails closed
+// on leaks and schema violations, and never panics on bad input.
+func Convert(path, rel string, opt Options) (res Result) {
+	res = Result{Path: path, Rel: rel}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Receipt, res.Trace = nil, nil
+			res.Err = &InputError{Path: path, Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+	conv, err := pick(path, opt)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Converter = conv.Name
+	f := &file{opt: opt, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash}),
+		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}}
+	if err := f.read(); err != nil {
+		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
+		return res
+	}
+	res.Receipt, res.Trace, res.Err = f.finish()
+	res.Diags, res.Stats = f.diags, f.stats
+	if res.Err != nil {
+		res.Receipt, res.Trace = nil, nil
+	}
+	return res
+}
+
+func pick(path string, opt Options) (converters.Converter, error) {
+	if opt.Converter != "" && opt.Converter != "auto" {
+		c, ok := converters.Lookup(opt.Converter)
+		if !ok {
+			return c, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
+		}
+		return c, nil
+	}
+	types, err := peekTypes(path, "type")
+	if err != nil {
+		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
+	}
+	c, err := converters.Detect("type", types)
+	if err != nil {
+		return c, &InputError{Path: path, Msg: err.Error()}
+	}
+	return c, nil
+}
+
+// peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
+// often each record type occurs there.
+func peekTypes(path, field string) (map[string]int, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, openError(err)
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, 1<<20)
+	types := map[string]int{}
+	for i := 0; i < 64; i++ {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t := gjson.GetBytes(l.Bytes, field); t.Type == gjson.String {
+			types[t.Str]++
+		}
+	}
+	return types, nil
+}
+
+func openError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return errors.New(pe.Err.Error())
+	}
+	return err
+}
+
+// read is pass one: stream the input, classify every line, feed records to
+// the converter.
+func (f *file) read() error {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return &InputError{Path: f.path, Msg: openError(err).Error()}
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return &InputError{Path: f.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
+		}
+		if err := f.line(l); err != nil {
+			return err
+		}
+	}
+	f.stats.Bytes, f.stats.Lines, f.stats.Blank = r.BytesRead(), int64(r.Lines()), int64(r.Blank)
+	f.sum = r.Sum()
+	out := &f.out
+	if err := f.state.End(out); err != nil {
+		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
+	}
+	return nil
+}
+
+// line classifies one line; a non-nil error fails the input.
+func (f *file) line(l jsonl.Line) error {
+	switch {
+	case l.TooLong:
+		return f.skip(l.N, "line_too_long", "")
+	case !utf8.Valid(l.Bytes):
+		return f.skip(l.N, "invalid_utf8", "")
+	case !gjson.ValidBytes(l.Bytes):
+		if l.Unended {
+			return f.skip(l.N, "truncated_last_line", "")
+		}
+		return f.skip(l.N, "malformed_json", "")
+	}
+	doc := gjson.ParseBytes(l.Bytes)
+	if !doc.IsObject() {
+		return f.skip(l.N, "not_an_object", "")
+	}
+	typ := doc.Get(f.conv.TypeField)
+	if typ.Type != gjson.String {
+		return f.skip(l.N, "missing_type", "")
+	}
+	if !contains(f.conv.Types, typ.Str) {
+		d := receipt.FileDigest(sha(typ.Str))
+		f.stats.UnknownTypes[d] = true
+		return f.skip(l.N, "unknown_record_type", " "+d)
+	}
+	rec := converters.Record{Line: l.N, Type: typ.Str, JSON: doc}
+	if tf := doc.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
+		t, ok := parseTime(tf)
+		if !ok {
+			return f.skip(l.N, "invalid_time", "")
+		}
+		rec.Time = formatTime(t)
+		f.see(t)
+	}
+	if err := f.state.Record(rec, &f.out); err != nil {
+		if reason, ok := converters.IsSkip(err); ok {
+			return f.skip(l.N, reason, "")
+		}
+		f.converted.set(l.N) // its raw strings screen the error message
+		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: err.Error()}
+	}
+	f.stats.Records++
+	f.converted.set(l.N)
+	return nil
+}
+
+// skip counts a skipped line and warns, or fails the input under --strict.
+// detail never holds raw content: only digests of it.
+func (f *file) skip(n int, reason, detail string) error {
+	f.stats.Skipped++
+	f.stats.SkipReasons[reason]++
+	msg := (&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "skipped line: " + reason + detail}).Error()
+	if f.opt.Strict {
+		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: reason + detail + " (--strict)"}
+	}
+	max := f.opt.MaxDiags
+	if max == 0 {
+		max = 20
+	}
+	if int64(len(f.diags)) < int64(max) {
+		f.diags = append(f.diags, msg)
+	}
+	return nil
+}
+
+func (f *file) see(t time.Time) {
+	ns := t.UnixNano()
+	if f.start == 0 || ns < f.start {
+		f.start = ns
+	}
+	if ns > f.end {
+		f.end = ns
+	}
+}
+
+func parseTime(v gjson.Result) (time.Time, bool) {
+	if v.Type != gjson.String {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v.Str)
+	if err != nil || t.Year() < 1970 || t.Year() > 2200 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()%int(time.Millisecond) == 0 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
+}
+
+// bitset records which input lines were converted, for the leak check's
+// second pass: one bit per line.
+type bitset []uint64
+
+func (b *bitset) set(n int) {
+	for n/64 >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[n/64] |= 1 << (n % 64)
+}
+
+func (b bitset) has(n int) bool { return n/64 < len(b) && b[n/64]&(1<<(n%64)) != 0 }

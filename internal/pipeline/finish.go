@@ -1,0 +1,286 @@
+package pipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/schema"
+	"github.com/tidwall/gjson"
+)
+
+func sha(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// finish builds the outputs, validates them and runs the leak check.
+func (f *file) finish() (rec, trace []byte, err error) {
+	set, err := schema.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	key := f.out.TraceKey
+	if key == "" {
+		key = receipt.FileDigest(f.sum)
+	}
+	tid := otlp.NewTraceID(f.conv.Name, key)
+	sid := otlp.NewSpanID(tid, "root")
+	f.stats.Events = len(f.out.Events)
+
+	var lines [][]byte
+	for _, ev := range f.out.Events {
+		b, err := receipt.Line{TraceID: tid.String(), SpanID: sid.String(), Event: ev, Converter: f.conv.Name}.AppendJSON(nil)
+		if err != nil {
+			return nil, nil, &InputError{Path: f.path, Line: ev.Line, Converter: f.conv.Name, Msg: err.Error()}
+		}
+		lines = append(lines, b)
+	}
+	summary := f.summary(0, 0)
+	sumLine, err := receipt.Line{TraceID: tid.String(), SpanID: sid.String(), Event: summary, Converter: f.conv.Name}.AppendJSON(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines = append(lines, sumLine)
+
+	var tbuf bytes.Buffer
+	if err := otlp.Write(&tbuf, f.trace(tid, sid)); err != nil {
+		return nil, nil, err
+	}
+	recName := outName(f.rel, ".receipt.ndjson")
+	for i, l := range lines {
+		if err := set.ValidateLine(l); err != nil {
+			return nil, nil, &SchemaError{Path: recName, Line: i + 1, Msg: err.Error()}
+		}
+	}
+	if probs := otlp.Validate(tbuf.Bytes()); len(probs) > 0 {
+		return nil, nil, &SchemaError{Path: outName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
+	}
+
+	chk, err := f.leakCheck(set, lines, tbuf.Bytes(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The leak check's own figures are numbers: they cannot carry content.
+	lines[len(lines)-1], err = receipt.Line{TraceID: tid.String(), SpanID: sid.String(),
+		Event: f.summary(chk.RawCount, chk.RawBytes), Converter: f.conv.Name}.AppendJSON(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := set.ValidateLine(lines[len(lines)-1]); err != nil {
+		return nil, nil, &SchemaError{Path: recName, Line: len(lines), Msg: err.Error()}
+	}
+	return bytes.Join(append(lines, nil), []byte{'\n'}), tbuf.Bytes(), nil
+}
+
+// summary accounts for the whole input (DESIGN 2.1).
+func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
+	var a receipt.Attrs
+	s := f.stats
+	a.Set("convert.converter", receipt.S(f.conv.Name))
+	a.Set("convert.version", receipt.S(Version))
+	a.Set("convert.input.path", receipt.S(f.rel))
+	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
+	a.Set("convert.input.bytes", receipt.I(s.Bytes))
+	a.Set("convert.input.lines", receipt.I(s.Lines))
+	a.Set("convert.input.lines.blank", receipt.I(s.Blank))
+	a.Set("convert.input.records", receipt.I(s.Records))
+	a.Set("convert.input.lines.skipped", receipt.I(s.Skipped))
+	reasons := make([]string, 0, len(s.SkipReasons))
+	for r := range s.SkipReasons {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		a.Set("convert.input.skipped."+r, receipt.I(s.SkipReasons[r]))
+	}
+	if len(s.UnknownTypes) > 0 {
+		var ds []string
+		for d := range s.UnknownTypes {
+			ds = append(ds, d)
+		}
+		sort.Strings(ds)
+		a.Set("convert.input.unknown_record_type_hashes", receipt.L(ds))
+	}
+	a.Set("convert.output.events", receipt.I(int64(s.Events)))
+	a.Set("convert.hash.mode", receipt.S(f.opt.Hash.Mode()))
+	if id := f.opt.Hash.KeyID(); id != "" {
+		a.Set("convert.hash.key_id", receipt.S(id))
+	}
+	a.Set("convert.leak_check.status", receipt.S("passed"))
+	a.Set("convert.leak_check.raw_strings", receipt.I(rawStrings))
+	a.Set("convert.leak_check.raw_bytes", receipt.I(rawBytes))
+	var gaps []string
+	if f.start == 0 {
+		gaps = append(gaps, "no_timestamps")
+	}
+	if f.out.TraceKey == "" {
+		gaps = append(gaps, "no_session_id")
+	}
+	if len(gaps) > 0 {
+		a.Set("convert.audit_gaps", receipt.L(gaps))
+	}
+	return receipt.Event{Name: "convert.summary", Time: f.lastEventTime(), Attrs: a}
+}
+
+func (f *file) lastEventTime() string {
+	if f.end == 0 {
+		return ""
+	}
+	return formatTime(time.Unix(0, f.end))
+}
+
+// trace builds the OTLP document: one root span for the run, every receipt
+// event (the summary too) as a span event.
+func (f *file) trace(tid otlp.TraceID, sid otlp.SpanID) otlp.Trace {
+	var attrs receipt.Attrs
+	attrs = append(attrs, f.out.Span...)
+	attrs.Set("convert.converter", receipt.S(f.conv.Name))
+	attrs.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
+	span := otlp.Span{TraceID: tid, SpanID: sid, Name: f.conv.SpanName, Kind: otlp.KindInternal,
+		Start: f.start, End: f.end, Attrs: attrs}
+	for _, ev := range append(f.out.Events, f.summary(0, 0)) {
+		t := f.start
+		if ev.Time != "" {
+			if pt, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
+				t = pt.UnixNano()
+			}
+		}
+		span.Events = append(span.Events, otlp.Event{Name: ev.Name, Time: t, Attrs: ev.Attrs})
+	}
+	// The trace carries the summary without the leak check's figures: they
+	// are only known after the check, which covers the trace too.
+	span.Events[len(span.Events)-1].Attrs = withoutLeakFigures(span.Events[len(span.Events)-1].Attrs)
+	return otlp.Trace{
+		Resource:     receipt.Attrs{{Key: "service.name", Value: receipt.S("convert")}, {Key: "service.version", Value: receipt.S(Version)}},
+		ScopeName:    "github.com/contextreceipts/convert/converters/" + f.conv.Name,
+		ScopeVersion: Version,
+		Spans:        []otlp.Span{span},
+	}
+}
+
+func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
+	var out receipt.Attrs
+	for _, x := range a {
+		if x.Key != "convert.leak_check.raw_strings" && x.Key != "convert.leak_check.raw_bytes" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// leakCheck is pass two: index every output string (receipt lines, trace,
+// warnings), then re-read the input and probe the raw strings of every
+// converted line. Warnings that would leak are withheld; any other finding
+// fails the input.
+func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []string) (*leak.Checker, error) {
+	outs := leak.NewOutputs(vocabulary(set))
+	recName := outName(f.rel, ".receipt.ndjson")
+	for i, l := range lines {
+		addStrings(outs, gjson.ParseBytes(l), recName+" line "+strconv.Itoa(i+1))
+	}
+	if trace != nil {
+		addStrings(outs, gjson.ParseBytes(trace), outName(f.rel, ".otel.json"))
+	}
+	for i, d := range f.diags {
+		outs.Add(d, "stderr message "+strconv.Itoa(i+1))
+	}
+	for i, m := range msgs {
+		outs.Add(m, "error message "+strconv.Itoa(i+1))
+	}
+	chk := outs.NewChecker()
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, &InputError{Path: f.path, Msg: openError(err).Error()}
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &InputError{Path: f.path, Msg: "read error: " + openError(err).Error()}
+		}
+		if f.converted.has(l.N) {
+			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
+		}
+	}
+	if f.sum != nil && !bytes.Equal(r.Sum(), f.sum) {
+		return nil, &InputError{Path: f.path, Msg: "input changed while it was being converted"}
+	}
+	var findings []leak.Finding
+	withheld := map[string]bool{}
+	for _, fd := range chk.Findings() {
+		if n, ok := stderrIndex(fd.Where); ok {
+			withheld[strconv.Itoa(n)] = true
+			continue
+		}
+		findings = append(findings, fd)
+	}
+	for i := range f.diags {
+		if withheld[strconv.Itoa(i+1)] {
+			f.diags[i] = fmt.Sprintf("%s: %s: warning withheld: it would have contained raw input", f.path, f.conv.Name)
+		}
+	}
+	if len(findings) > 0 {
+		return nil, &LeakError{Path: f.path, Findings: findings}
+	}
+	return chk, nil
+}
+
+func stderrIndex(where string) (int, bool) {
+	const p = "stderr message "
+	if len(where) > len(p) && where[:len(p)] == p {
+		n, err := strconv.Atoi(where[len(p):])
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// addStrings adds every key and string value of a JSON document.
+func addStrings(outs *leak.Outputs, v gjson.Result, where string) {
+	switch {
+	case v.Type == gjson.String:
+		outs.Add(v.Str, where)
+	case v.IsArray():
+		v.ForEach(func(_, e gjson.Result) bool { addStrings(outs, e, where); return true })
+	case v.IsObject():
+		v.ForEach(func(k, e gjson.Result) bool {
+			outs.Add(k.Str, where)
+			addStrings(outs, e, where)
+			return true
+		})
+	}
+}
+
+// screenFailure runs the leak check over the message of a failed input (and
+// its warnings) before anything reaches stderr: a converter error that would
+// quote raw input is replaced by a generic one.
+func (f *file) screenFailure(err error) error {
+	var ie *InputError
+	if !errors.As(err, &ie) || f.conv.Name == "" {
+		return err
+	}
+	set, serr := schema.Load()
+	if serr != nil {
+		return err
+	}
+	_, lerr := f.leakCheck(set, nil, nil, []string{ie.Msg})
+	var le *LeakError
+	if errors.As(lerr, &le) {
+		ie.Msg = "record rejected (message withheld: it would have contained raw input)"
+	}
+	return err
+}

@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Input is one file to convert: where it is, and its path relative to the
+// argument it was found under (which the output layout mirrors).
+type Input struct {
+	Path string
+	Rel  string
+}
+
+// inputSuffixes are the file endings a directory walk picks up.
+var inputSuffixes = []string{".jsonl"}
+
+// Expand turns file and directory arguments into inputs. Directories are
+// walked in sorted order; files are taken whatever their name. Two inputs
+// that would write the same output are an error.
+func Expand(args []string) ([]Input, error) {
+	var ins []Input
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, openError(err))
+		}
+		if !st.IsDir() {
+			ins = append(ins, Input{Path: a, Rel: filepath.Base(a)})
+			continue
+		}
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !hasInputSuffix(p) {
+				return nil
+			}
+			rel, err := filepath.Rel(a, p)
+			if err != nil {
+				return err
+			}
+			ins = append(ins, Input{Path: p, Rel: filepath.ToSlash(rel)})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]string{}
+	for _, in := range ins {
+		o := outName(in.Rel, "")
+		if prev, dup := seen[o]; dup {
+			return nil, fmt.Errorf("%s and %s would write the same outputs; convert them in separate runs", prev, in.Path)
+		}
+		seen[o] = in.Path
+	}
+	return ins, nil
+}
+
+func hasInputSuffix(p string) bool {
+	for _, s := range inputSuffixes {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// outName maps an input's relative path to an output path: the input's
+// extension (.jsonl, .json, .log, .ndjson) replaced by suffix.
+func outName(rel, suffix string) string {
+	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
+		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
+			return rel[:len(rel)-len(ext)] + suffix
+		}
+	}
+	return rel + suffix
+}
+
+// RunOptions are the settings of a batch.
+type RunOptions struct {
+	Options
+	Out  string // output directory
+	Jobs int    // parallel inputs; number of CPUs if <= 0
+}
+
+// Outcome sums up a batch for the exit code.
+type Outcome struct {
+	Inputs, Converted, Failed, Leaks, SchemaErrors int
+	Events                                         int
+	Skipped                                        int64
+}
+
+// Run converts every input with bounded parallelism and writes the outputs
+// of each one that passes. Messages go to stderr in input order, whatever the
+// scheduling, so runs are reproducible.
+func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Outcome {
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	results := make([]*Result, len(ins))
+	var mu sync.Mutex
+	next := 0
+	var oc Outcome
+	oc.Inputs = len(ins)
+	flush := func() { // print finished results in input order
+		for next < len(results) && results[next] != nil {
+			report(results[next], stderr, &oc)
+			results[next] = &Result{} // release the bytes
+			next++
+		}
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(jobs)
+	for i, in := range ins {
+		g.Go(func() error {
+			var res Result
+			if err := ctx.Err(); err != nil {
+				res = Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: " + err.Error()}}
+			} else {
+				res = Convert(in.Path, in.Rel, opt.Options)
+				if res.Err == nil {
+					res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace)
+				}
+			}
+			mu.Lock()
+			results[i] = &res
+			flush()
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return oc
+}
+
+func report(r *Result, stderr io.Writer, oc *Outcome) {
+	for _, d := range r.Diags {
+		fmt.Fprintln(stderr, d)
+	}
+	if extra := r.Stats.Skipped - int64(len(r.Diags)); r.Err == nil && extra > 0 {
+		fmt.Fprintf(stderr, "%s: %s: %d more skipped lines not shown (counted in the summary)\n", r.Path, r.Converter, extra)
+	}
+	oc.Skipped += r.Stats.Skipped
+	if r.Err == nil {
+		oc.Converted++
+		oc.Events += r.Stats.Events
+		return
+	}
+	fmt.Fprintln(stderr, r.Err)
+	var le *LeakError
+	var se *SchemaError
+	switch {
+	case errors.As(r.Err, &le):
+		oc.Leaks++
+	case errors.As(r.Err, &se):
+		oc.SchemaErrors++
+	default:
+		oc.Failed++
+	}
+}
+
+// write puts both outputs in place through temporary files and renames, so
+// a reader never sees a partial file and a failure leaves none behind.
+func write(dir, rel string, rec, trace []byte) error {
+	base := filepath.Join(dir, filepath.FromSlash(outName(rel, "")))
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return fmt.Errorf("%s: %w", base, err)
+	}
+	files := []struct {
+		path string
+		data []byte
+	}{{base + ".receipt.ndjson", rec}, {base + ".otel.json", trace}}
+	var temps []string
+	defer func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}()
+	for _, f := range files {
+		t, err := writeTemp(f.path, f.data)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, t)
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], f.path); err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		temps[i] = ""
+	}
+	return nil
+}
+
+func writeTemp(path string, data []byte) (string, error) {
+	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	_, werr := fh.Write(data)
+	cerr := fh.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(fh.Name())
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Name(), nil
+}
+
+// SortInputs orders inputs by relative path (used by tests and callers that
+// build inputs by hand).
+func SortInputs(ins []Input) { sort.Slice(ins, func(i, j int) bool { return ins[i].Rel < ins[j].Rel }) }

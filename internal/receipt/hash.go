@@ -1,0 +1,128 @@
+package receipt
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"strings"
+
+	"github.com/gowebpki/jcs"
+	"golang.org/x/text/unicode/norm"
+)
+
+// CanonicalTextForm names the text canonical form that Hasher.CanonicalText
+// applies, so a receipt can say which form a canonical digest is over.
+const (
+	CanonicalTextForm  = "otel.context.source.nfc_lf.v1_candidate"
+	CanonicalTextSteps = "utf8,unicode_nfc,crlf_to_lf"
+)
+
+// Hasher makes every digest a receipt carries. The zero value writes plain
+// "sha256:<hex>" digests, reproducible by anyone holding the input. With a key
+// it writes "hmac-sha256:<hex>" digests, so low-entropy values (tool names,
+// paths, short commands) cannot be guessed back from a shared receipt; the
+// receipt records KeyID, never the key.
+type Hasher struct {
+	key   []byte
+	keyID string
+}
+
+// NewKeyed returns a Hasher keyed with key. Keys shorter than 16 bytes are
+// refused: a guessable key would make the keyed mode pointless.
+func NewKeyed(key []byte) (Hasher, error) {
+	if len(key) < 16 {
+		return Hasher{}, errors.New("hash key must be at least 16 bytes")
+	}
+	id := sha256.Sum256(append([]byte("convert.hash-key-id.v1\x00"), key...))
+	return Hasher{key: append([]byte(nil), key...), keyID: hex.EncodeToString(id[:8])}, nil
+}
+
+// Mode is "sha256" or "hmac-sha256".
+func (h Hasher) Mode() string {
+	if h.key != nil {
+		return "hmac-sha256"
+	}
+	return "sha256"
+}
+
+// KeyID identifies the key without revealing it; "" in plain mode.
+func (h Hasher) KeyID() string { return h.keyID }
+
+func (h Hasher) new() hash.Hash {
+	if h.key != nil {
+		return hmac.New(sha256.New, h.key)
+	}
+	return sha256.New()
+}
+
+func (h Hasher) format(sum []byte) string {
+	var b strings.Builder
+	b.Grow(len("hmac-sha256:") + 64)
+	b.WriteString(h.Mode())
+	b.WriteByte(':')
+	b.WriteString(hex.EncodeToString(sum))
+	return b.String()
+}
+
+// Bytes digests raw bytes.
+func (h Hasher) Bytes(p []byte) string {
+	d := h.new()
+	d.Write(p)
+	return h.format(d.Sum(nil))
+}
+
+// Text digests the UTF-8 bytes of s exactly as given.
+func (h Hasher) Text(s string) string { return h.Bytes([]byte(s)) }
+
+// CanonicalText digests s after CanonicalTextSteps: Unicode NFC, then CRLF and
+// lone CR to LF. Two renders that differ only in those ways get one digest.
+func (h Hasher) CanonicalText(s string) string { return h.Text(CanonicalizeText(s)) }
+
+// CanonicalizeText applies CanonicalTextSteps.
+func CanonicalizeText(s string) string {
+	s = norm.NFC.String(s)
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return s
+}
+
+// JSON digests a JSON document over its RFC 8785 (JCS) canonical bytes, so
+// key order and number spelling do not change the digest.
+func (h Hasher) JSON(doc []byte) (string, error) {
+	c, err := jcs.Transform(doc)
+	if err != nil {
+		return "", err
+	}
+	return h.Bytes(c), nil
+}
+
+// IsDigest reports whether s has the shape of a digest this package writes.
+func IsDigest(s string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "sha256:"):
+		rest = s[len("sha256:"):]
+	case strings.HasPrefix(s, "hmac-sha256:"):
+		rest = s[len("hmac-sha256:"):]
+	default:
+		return false
+	}
+	if len(rest) != 64 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// FileDigest is the plain sha256 of a whole input file. It is never keyed: it
+// binds a receipt to its source, and whole files are not guessable.
+func FileDigest(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }

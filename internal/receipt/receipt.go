@@ -1,0 +1,102 @@
+// Package receipt holds the receipt event model shared by converters, the
+// pipeline and the writers: events, typed attribute values and their order.
+package receipt
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Kind is the type of an attribute value. Receipts carry only these.
+type Kind uint8
+
+// The attribute value kinds, as DESIGN 2.1 allows them.
+const (
+	String Kind = iota + 1
+	Bool
+	Int
+	Float
+	Strings
+)
+
+// Value is one typed attribute value.
+type Value struct {
+	Kind Kind
+	Str  string
+	Bool bool
+	Int  int64
+	Flt  float64
+	Strs []string
+}
+
+// Attr is one attribute: a dotted lower_snake key and its value.
+type Attr struct {
+	Key   string
+	Value Value
+}
+
+// S, B, I, F and L build attribute values of each kind.
+func S(s string) Value       { return Value{Kind: String, Str: s} }
+func B(b bool) Value         { return Value{Kind: Bool, Bool: b} }
+func I(i int64) Value        { return Value{Kind: Int, Int: i} }
+func F(f float64) Value      { return Value{Kind: Float, Flt: f} }
+func L(s []string) Value     { return Value{Kind: Strings, Strs: s} }
+func (v Value) IsZero() bool { return v.Kind == 0 }
+
+// Event is one receipt event before the pipeline places it in a trace.
+type Event struct {
+	Name  string
+	Time  string // RFC 3339 UTC, or "" when the input had no time for it
+	Line  int    // 1-based input line that produced it, 0 for end-of-input events
+	Attrs Attrs
+}
+
+// Attrs is an ordered attribute list. Set replaces an existing key, so the
+// order is the order keys were first set: converters decide it, maps never do.
+type Attrs []Attr
+
+// Set adds or replaces key.
+func (a *Attrs) Set(key string, v Value) {
+	for i := range *a {
+		if (*a)[i].Key == key {
+			(*a)[i].Value = v
+			return
+		}
+	}
+	*a = append(*a, Attr{Key: key, Value: v})
+}
+
+// Get returns the value of key and whether it is set.
+func (a Attrs) Get(key string) (Value, bool) {
+	for _, at := range a {
+		if at.Key == key {
+			return at.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// Sorted returns a copy ordered by key, for outputs whose order must not
+// depend on the order a converter happened to set keys in.
+func (a Attrs) Sorted() Attrs {
+	out := append(Attrs(nil), a...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// String renders a value for messages; never used for output encoding.
+func (v Value) String() string {
+	switch v.Kind {
+	case String:
+		return v.Str
+	case Bool:
+		return fmt.Sprint(v.Bool)
+	case Int:
+		return fmt.Sprint(v.Int)
+	case Float:
+		return fmt.Sprint(v.Flt)
+	case Strings:
+		return fmt.Sprint(v.Strs)
+	}
+	return ""
+}
