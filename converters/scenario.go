@@ -79,6 +79,20 @@ func (s *Session) Len(set string) int { return len(s.sets[set]) }
 // Emit writes an extra event (declared in Scenario.Extra) from a hook.
 func (s *Session) Emit(ev receipt.Event) { s.out.Emit(ev) }
 
+// identify takes the session identity from the first record that carries
+// it, for logs without a session.start record.
+func (s *Session) identify(r Record) {
+	if v := r.JSON.Get("session_id"); s.ID == "" && v.Type == gjson.String {
+		s.ID = s.Label(v.Str)
+	}
+	if v := r.JSON.Get("conversation_id"); s.Conversation == "" && v.Type == gjson.String {
+		s.Conversation = s.Label(v.Str)
+	}
+	if v := r.JSON.Get("agent"); s.Agent == "" && v.Type == gjson.String {
+		s.Agent = s.Label(v.Str)
+	}
+}
+
 // sessionStart is the shared mapping of session.start: identity for every
 // event, and what the root span says about the run. Workspace and repository
 // names are private, so only their digests are written.
@@ -115,7 +129,7 @@ func registerScenario(sc Scenario) {
 	for t, r := range sc.Records {
 		recs[t] = r
 	}
-	pass := leak.Paths{"type": true, "time": true}
+	pass := leak.Paths{"type": true, "time": true, "session_id": true, "conversation_id": true, "agent": true}
 	events := map[string]bool{}
 	var types []string
 	for t, r := range recs {
@@ -152,6 +166,7 @@ type scenarioState struct {
 func (st *scenarioState) Record(r Record, out *Output) error {
 	rec := st.recs[r.Type]
 	st.s.out = out
+	st.s.identify(r)
 	var attrs receipt.Attrs
 	for _, m := range rec.Moves {
 		var v gjson.Result
