@@ -77,10 +77,18 @@ func (r *Reader) Next() (Line, error) {
 func (r *Reader) next() (Line, error) {
 	r.buf = r.buf[:0]
 	var size int64
+	var last, beforeLast byte // the final two bytes read for this line
 	tooLong := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		size += int64(len(chunk))
+		switch len(chunk) {
+		case 0:
+		case 1:
+			beforeLast, last = last, chunk[0]
+		default:
+			beforeLast, last = chunk[len(chunk)-2], chunk[len(chunk)-1]
+		}
 		if !tooLong {
 			if len(r.buf)+len(chunk) > r.max+2 { // +2: room for "\r\n"
 				tooLong = true
@@ -92,7 +100,7 @@ func (r *Reader) next() (Line, error) {
 		switch {
 		case err == nil:
 			r.n++
-			return r.finish(size, tooLong, false), nil
+			return r.finish(size, tooLong, false, beforeLast == '\r'), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
@@ -100,27 +108,26 @@ func (r *Reader) next() (Line, error) {
 				return Line{}, io.EOF
 			}
 			r.n++
-			return r.finish(size, tooLong, true), nil
+			return r.finish(size, tooLong, true, last == '\r'), nil
 		default:
 			return Line{}, err
 		}
 	}
 }
 
-func (r *Reader) finish(size int64, tooLong, unended bool) Line {
-	b := r.buf
+// finish strips the line terminator ("\n", "\r\n", or a final "\r" on an
+// unended line) and applies the cap.
+func (r *Reader) finish(size int64, tooLong, unended, cr bool) Line {
 	if !unended {
-		b = b[:len(b)-1]
 		size--
 	}
-	if len(b) > 0 && b[len(b)-1] == '\r' {
-		b = b[:len(b)-1]
+	if cr {
 		size--
 	}
-	if tooLong || len(b) > r.max {
+	if tooLong || size > int64(r.max) {
 		return Line{N: r.n, Size: size, TooLong: true, Unended: unended}
 	}
-	return Line{N: r.n, Bytes: b, Size: size, Unended: unended}
+	return Line{N: r.n, Bytes: r.buf[:size], Size: size, Unended: unended}
 }
 
 // Sum returns the sha256 of every byte read so far; after io.EOF, of the input.

@@ -1,0 +1,210 @@
+package converters_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/pipeline"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files from samples (make golden)")
+
+// canary is the marker every raw value of every sample carries. It must
+// never reach a receipt, a trace or a message.
+const canary = "CANARY"
+
+// goldenCase is one sample and the golden files it is compared with.
+type goldenCase struct {
+	converter, name, sample string
+}
+
+func samples(t *testing.T) []goldenCase {
+	t.Helper()
+	paths, err := filepath.Glob("samples/*/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var out []goldenCase
+	for _, p := range paths {
+		out = append(out, goldenCase{
+			converter: filepath.Base(filepath.Dir(p)),
+			name:      strings.TrimSuffix(filepath.Base(p), ".jsonl"),
+			sample:    filepath.ToSlash(p),
+		})
+	}
+	return out
+}
+
+// outcome renders a conversion the way the CLI reports it: the outputs, and
+// the exit code with every stderr line.
+func outcome(res pipeline.Result) (rec, trace, errText []byte) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "exit: %d\n", exitCode(res.Err))
+	for _, d := range res.Diags {
+		fmt.Fprintln(&b, d)
+	}
+	if res.Err != nil {
+		fmt.Fprintln(&b, res.Err)
+	}
+	return res.Receipt, res.Trace, b.Bytes()
+}
+
+func exitCode(err error) int {
+	var le *pipeline.LeakError
+	var se *pipeline.SchemaError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &le):
+		return 3
+	case errors.As(err, &se):
+		return 4
+	}
+	return 1
+}
+
+// TestGolden converts every sample with its converter and compares the
+// receipt, the trace and the messages with golden/<converter>/<case>.*.
+// -update rewrites them; a missing golden fails instead of being created.
+func TestGolden(t *testing.T) {
+	t.Chdir("..")
+	for _, c := range samples(t) {
+		t.Run(c.converter+"/"+c.name, func(t *testing.T) {
+			res := pipeline.Convert(c.sample, c.name+".jsonl", pipeline.Options{Converter: c.converter})
+			rec, trace, errText := outcome(res)
+			for _, out := range [][]byte{rec, trace, errText} {
+				if bytes.Contains(out, []byte(canary)) {
+					t.Fatalf("canary %q reached an output or a message of %s", canary, c.sample)
+				}
+			}
+			files := map[string][]byte{".receipt.ndjson": rec, ".otel.json": trace, ".err": errText}
+			for ext, got := range files {
+				golden := filepath.Join("golden", c.converter, c.name+ext)
+				if *update {
+					writeGolden(t, golden, got)
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				switch {
+				case errors.Is(err, os.ErrNotExist) && got == nil:
+					continue
+				case errors.Is(err, os.ErrNotExist):
+					t.Errorf("%s is missing: run make golden and review it", golden)
+				case err != nil:
+					t.Fatal(err)
+				case got == nil:
+					t.Errorf("%s exists but the conversion wrote nothing: run make golden", golden)
+				case !bytes.Equal(got, want):
+					t.Errorf("%s differs from the conversion of %s (run make golden and review the diff):\n%s", golden, c.sample, firstDiff(want, got))
+				}
+			}
+		})
+	}
+}
+
+func writeGolden(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if data == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// firstDiff shows the first differing line of two outputs.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d\n-want %s\n+got  %s", i+1, wl, gl)
+		}
+	}
+	return "(no line differs)"
+}
+
+// TestGoldenHasSample fails on golden files whose sample is gone.
+func TestGoldenHasSample(t *testing.T) {
+	t.Chdir("..")
+	goldens, err := filepath.Glob("golden/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range goldens {
+		name := filepath.Base(g)
+		for _, ext := range []string{".receipt.ndjson", ".otel.json", ".err"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		sample := filepath.Join("samples", filepath.Base(filepath.Dir(g)), name+".jsonl")
+		if _, err := os.Stat(sample); err != nil {
+			t.Errorf("%s has no sample %s: delete it or restore the sample", g, sample)
+		}
+	}
+}
+
+// TestConformance walks the registry: every converter has a one-line doc,
+// a schema for each event it emits, a basic sample and a bad one, and
+// goldens; every event schema is used by some converter.
+func TestConformance(t *testing.T) {
+	t.Chdir("..")
+	set := loadSchemas(t)
+	used := map[string]bool{"convert.summary": true}
+	for _, c := range converters.All() {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Doc == "" || strings.ContainsAny(c.Doc, "\n\r") || len(c.Doc) > 120 {
+				t.Errorf("doc must be one line of at most 120 characters, got %q", c.Doc)
+			}
+			if len(c.Events) == 0 {
+				t.Error("declares no event names")
+			}
+			for _, e := range c.Events {
+				used[e] = true
+				if !set.HasEvent(e) {
+					t.Errorf("event %q has no schemas/events/%s.schema.json", e, e)
+				}
+			}
+			if _, err := os.Stat(filepath.Join("samples", c.Name, "basic.jsonl")); err != nil {
+				t.Errorf("no samples/%s/basic.jsonl", c.Name)
+			}
+			if bad, _ := filepath.Glob(filepath.Join("samples", c.Name, "bad_*.jsonl")); len(bad) == 0 {
+				t.Errorf("no samples/%s/bad_*.jsonl", c.Name)
+			}
+			if _, err := os.Stat(filepath.Join("golden", c.Name, "basic.receipt.ndjson")); err != nil {
+				t.Errorf("no golden/%s/basic.receipt.ndjson: run make golden", c.Name)
+			}
+		})
+	}
+	for _, e := range set.Events() {
+		if !used[e] {
+			t.Errorf("schemas/events/%s.schema.json is used by no converter", e)
+		}
+	}
+	dirs, _ := filepath.Glob("samples/*")
+	for _, d := range dirs {
+		if _, ok := converters.Lookup(filepath.Base(d)); !ok {
+			t.Errorf("%s belongs to no registered converter", d)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+func repoPath(p string) string { return filepath.Join("..", "..", p) }
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func summaryOf(t *testing.T, rec []byte) gjson.Result {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSuffix(rec, []byte{'\n'}), []byte{'\n'})
+	s := gjson.ParseBytes(lines[len(lines)-1])
+	if s.Get("name").Str != "convert.summary" {
+		t.Fatalf("last line is %q, not the summary", s.Get("name").Str)
+	}
+	return s.Get("attributes")
+}
+
+// TestSummaryAccountsForEveryLine: lines = records + skipped + blank.
+func TestSummaryAccountsForEveryLine(t *testing.T) {
+	for _, s := range []string{"samples/session/basic.jsonl", "samples/session/bad_junk_lines.jsonl", "samples/session/bad_truncated_last_line.jsonl", "samples/mcp_tool_search/basic.jsonl"} {
+		res := Convert(repoPath(s), filepath.Base(s), Options{})
+		if res.Err != nil {
+			t.Fatalf("%s: %v", s, res.Err)
+		}
+		a := summaryOf(t, res.Receipt)
+		lines, rec, skip, blank := a.Get(`convert\.input\.lines`).Int(), a.Get(`convert\.input\.records`).Int(), a.Get(`convert\.input\.lines\.skipped`).Int(), a.Get(`convert\.input\.lines\.blank`).Int()
+		if lines != rec+skip+blank || lines == 0 {
+			t.Errorf("%s: lines %d != records %d + skipped %d + blank %d", s, lines, rec, skip, blank)
+		}
+		var reasons int64
+		a.ForEach(func(k, v gjson.Result) bool {
+			if strings.HasPrefix(k.Str, "convert.input.skipped.") {
+				reasons += v.Int()
+			}
+			return true
+		})
+		if reasons != skip {
+			t.Errorf("%s: skip reasons add up to %d, skipped is %d", s, reasons, skip)
+		}
+	}
+}
+
+// TestDeterministicAcrossRunsAndJobs converts the samples twice, with one
+// worker and with four, and requires byte-identical outputs and stderr.
+func TestDeterministicAcrossRunsAndJobs(t *testing.T) {
+	ins, err := Expand([]string{repoPath("samples")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce := func(jobs int) (map[string][]byte, string) {
+		out := t.TempDir()
+		var stderr bytes.Buffer
+		Run(context.Background(), ins, RunOptions{Out: out, Jobs: jobs}, &stderr)
+		files := map[string][]byte{}
+		filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(out, p)
+				files[rel], _ = os.ReadFile(p)
+			}
+			return nil
+		})
+		return files, stderr.String()
+	}
+	a, ea := runOnce(1)
+	b, eb := runOnce(4)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d vs %d output files", len(a), len(b))
+	}
+	for k, v := range a {
+		if !bytes.Equal(v, b[k]) {
+			t.Errorf("%s differs between runs", k)
+		}
+	}
+	if ea != eb {
+		t.Errorf("stderr differs between 1 and 4 jobs:\n%s\n---\n%s", ea, eb)
+	}
+	for k := range a {
+		if strings.Contains(k, ".tmp-") {
+			t.Errorf("temporary file left behind: %s", k)
+		}
+	}
+}
+
+// TestHugeLines: a 9 MiB line is converted when under the cap, skipped and
+// counted when over it; memory stays bounded by the cap either way.
+func TestHugeLines(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("CANARY huge body ", (9<<20)/17)
+	body := `{"type":"session.start","time":"2026-06-01T00:00:00Z","session_id":"s-huge","agent":"claude-code"}` + "\n" +
+		`{"type":"context.input","time":"2026-06-01T00:00:01Z","kind":"memory","source_text":"` + big + `","delivered_text":"` + big + `"}` + "\n" +
+		`{"type":"tool.call","time":"2026-06-01T00:00:02Z","name":"Read"}` + "\n"
+	p := writeFile(t, dir, "huge.jsonl", body)
+
+	res := Convert(p, "huge.jsonl", Options{Converter: "session"})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if a := summaryOf(t, res.Receipt); a.Get(`convert\.output\.events`).Int() != 1 || a.Get(`convert\.input\.lines\.skipped`).Int() != 0 {
+		t.Errorf("under the cap the huge line must convert: %s", a.Raw)
+	}
+	res = Convert(p, "huge.jsonl", Options{Converter: "session", MaxLine: 1 << 20})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	a := summaryOf(t, res.Receipt)
+	if a.Get(`convert\.input\.skipped\.line_too_long`).Int() != 1 || a.Get(`convert\.input\.records`).Int() != 2 {
+		t.Errorf("over the cap the huge line must be skipped and counted: %s", a.Raw)
+	}
+	if len(res.Diags) != 1 || !strings.Contains(res.Diags[0], "huge.jsonl:2: session: skipped line: line_too_long") {
+		t.Errorf("diags = %q", res.Diags)
+	}
+	for _, out := range [][]byte{res.Receipt, res.Trace, []byte(strings.Join(res.Diags, "\n"))} {
+		if bytes.Contains(out, []byte("CANARY")) {
+			t.Fatal("canary in output")
+		}
+	}
+}
+
+// TestWriteFailureLeavesNothing: when the outputs cannot be written the
+// input fails and no file, temporary or final, is left behind.
+func TestWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	blocker := writeFile(t, dir, "out", "a file where the output directory should be")
+	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
+	var stderr bytes.Buffer
+	oc := Run(context.Background(), ins, RunOptions{Out: blocker}, &stderr)
+	if oc.Failed != 1 || oc.Converted != 0 {
+		t.Fatalf("outcome %+v, stderr %s", oc, stderr.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// TestKeyedHashing: keyed mode changes every digest, records the key id,
+// never the key, and is deterministic.
+func TestKeyedHashing(t *testing.T) {
+	key := []byte("0123456789abcdef-team-key")
+	h, err := receipt.NewKeyed(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := repoPath("samples/mcp_tool_search/basic.jsonl")
+	plain := Convert(p, "basic.jsonl", Options{})
+	keyed := Convert(p, "basic.jsonl", Options{Hash: h})
+	again := Convert(p, "basic.jsonl", Options{Hash: h})
+	if plain.Err != nil || keyed.Err != nil {
+		t.Fatal(plain.Err, keyed.Err)
+	}
+	if !bytes.Equal(keyed.Receipt, again.Receipt) {
+		t.Error("keyed mode is not deterministic")
+	}
+	if bytes.Contains(keyed.Receipt, []byte(`"mcp.server.name_hash":"sha256:`)) || !bytes.Contains(keyed.Receipt, []byte(`"mcp.server.name_hash":"hmac-sha256:`)) {
+		t.Error("keyed mode must key identifier digests")
+	}
+	a := summaryOf(t, keyed.Receipt)
+	if a.Get(`convert\.hash\.mode`).Str != "hmac-sha256" || a.Get(`convert\.hash\.key_id`).Str != h.KeyID() {
+		t.Errorf("summary: %s", a.Raw)
+	}
+	if bytes.Contains(keyed.Receipt, key) || bytes.Contains(keyed.Trace, key) {
+		t.Error("the key itself reached an output")
+	}
+	if _, err := receipt.NewKeyed([]byte("short")); err == nil {
+		t.Error("a short key was accepted")
+	}
+}
+
+// TestDetectAndExpand covers directory walking and output naming.
+func TestDetectAndExpand(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "b/two.jsonl", "{}\n")
+	writeFile(t, dir, "a/one.jsonl", "{}\n")
+	writeFile(t, dir, "a/notes.txt", "ignored\n")
+	ins, err := Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(ins[0].Rel, " ", ins[1].Rel, " ", len(ins))
+	if got != "a/one.jsonl b/two.jsonl 2" {
+		t.Errorf("expand = %s", got)
+	}
+	if _, err := Expand([]string{filepath.Join(dir, "a/one.jsonl"), filepath.Join(dir, "a/../a/one.jsonl")}); err == nil {
+		t.Error("two inputs with the same outputs were accepted")
+	}
+	if outName("x/y.jsonl", ".otel.json") != "x/y.otel.json" || outName("log", ".otel.json") != "log.otel.json" {
+		t.Error("outName")
+	}
+}
