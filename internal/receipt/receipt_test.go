@@ -1,0 +1,113 @@
+package receipt
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestDigests(t *testing.T) {
+	var h Hasher
+	// sha256("abc"), a published test vector.
+	if got := h.Text("abc"); got != "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Fatalf("Text(abc) = %s", got)
+	}
+	a, err := h.JSON([]byte(`{"b":[1,2.0],"a":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := h.JSON([]byte(`{ "a" : "x", "b" : [1.0, 2] }`))
+	if a != b {
+		t.Errorf("JCS digests differ for equal JSON: %s %s", a, b)
+	}
+	if _, err := h.JSON([]byte(`{"a":`)); err == nil {
+		t.Error("invalid JSON was digested")
+	}
+	if !IsDigest(a) || IsDigest("sha256:abc") || IsDigest("md5:"+strings.Repeat("0", 64)) {
+		t.Error("IsDigest")
+	}
+}
+
+func TestCanonicalText(t *testing.T) {
+	var h Hasher
+	composed, decomposed := "caf\u00e9\r\nline\rend", "cafe\u0301\nline\nend"
+	if h.CanonicalText(composed) != h.CanonicalText(decomposed) {
+		t.Error("NFC + LF forms of the same text must share a canonical digest")
+	}
+	if h.Text(composed) == h.Text(decomposed) {
+		t.Error("byte digests must still tell them apart")
+	}
+	if CanonicalizeText("a\r\n\r\nb") != "a\n\nb" {
+		t.Errorf("CRLF: %q", CanonicalizeText("a\r\n\r\nb"))
+	}
+}
+
+func TestKeyed(t *testing.T) {
+	k1, _ := NewKeyed([]byte("0123456789abcdef"))
+	k2, _ := NewKeyed([]byte("0123456789abcdeX"))
+	if k1.Text("npm test") == k2.Text("npm test") || !strings.HasPrefix(k1.Text("x"), "hmac-sha256:") {
+		t.Error("keyed digests must depend on the key")
+	}
+	if k1.KeyID() == k2.KeyID() || len(k1.KeyID()) != 16 || strings.Contains(k1.KeyID(), "0123456789") {
+		t.Error("key ids must differ per key and not show the key")
+	}
+}
+
+func TestLadders(t *testing.T) {
+	tests := []struct {
+		l    Ladder
+		n    int64
+		want string
+	}{
+		{CountLadder, -1, "invalid"}, {CountLadder, 0, "0"}, {CountLadder, 4, "under_5"}, {CountLadder, 5, "under_25"},
+		{CountLadder, 12, "under_25"}, {CountLadder, 10000, "10k_plus"},
+		{TokenLadder, 620, "under_1k"}, {TokenLadder, 3400, "under_10k"}, {TokenLadder, 18400, "under_50k"}, {TokenLadder, 1 << 40, "1m_plus"},
+		{ByteLadder, 1023, "under_1kib"}, {ByteLadder, 1024, "under_16kib"},
+		{LatencyLadder, 99, "under_100ms"}, {LatencyLadder, 600000, "10m_plus"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.Bucket(tt.n); got != tt.want {
+			t.Errorf("%s(%d) = %s, want %s", tt.l.Name, tt.n, got, tt.want)
+		}
+	}
+	for _, l := range Ladders() {
+		if len(l.Labels) != len(l.Bounds)+1 {
+			t.Errorf("%s: %d labels for %d bounds", l.Name, len(l.Labels), len(l.Bounds))
+		}
+	}
+}
+
+func TestIsToken(t *testing.T) {
+	for s, want := range map[string]bool{
+		"deferred_tool_loading": true, "claude-opus-4.6": true, "2026-05-20T22:00:02.000Z": true, "sha256:ab": true,
+		"": false, "Claude Code": false, "/private/work": false, "a@b.example": false, "-x": false, "caf\u00e9": false,
+		strings.Repeat("a", 129): false,
+	} {
+		if IsToken(s) != want {
+			t.Errorf("IsToken(%q) = %v", s, !want)
+		}
+	}
+}
+
+func TestLineJSON(t *testing.T) {
+	ev := Event{Name: "e.x", Time: "2026-01-01T00:00:00.000Z", Line: 3, Attrs: Attrs{
+		{"s", S("q\"\n\x01<\xff")}, {"b", B(true)}, {"i", I(-7)}, {"f", F(0.25)}, {"l", L([]string{"a"})},
+	}}
+	b, err := Line{TraceID: "t", SpanID: "s", Event: ev, Converter: "c"}.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"trace_id":"t","span_id":"s","name":"e.x","time":"2026-01-01T00:00:00.000Z","attributes":{"s":"q\"\n\u0001<\ufffd","b":true,"i":-7,"f":0.25,"l":["a"]},"schema":"convert.receipt.v1","converter":"c","source_line":3}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Line{Event: Event{Attrs: Attrs{{"f", F(1 / zero())}}}}).AppendJSON(nil); err == nil {
+		t.Error("an infinite float was encoded")
+	}
+}
+
+func zero() float64 { return 0 }

@@ -1,0 +1,70 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/schemas"
+)
+
+func TestSchemasCompileAndValidate(t *testing.T) {
+	s, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := `{"trace_id":"0123456789abcdef0123456789abcdef","span_id":"0123456789abcdef","name":"mcp.tool_call.completed","attributes":{"mcp.server.name_hash":"sha256:` + strings.Repeat("a", 64) + `","mcp.tool.name_hash":"sha256:` + strings.Repeat("b", 64) + `","mcp.tool_call.status":"success"},"schema":"convert.receipt.v1","converter":"mcp_tool_search","source_line":4}`
+	if err := s.ValidateLine([]byte(ok)); err != nil {
+		t.Fatalf("valid line rejected: %v", err)
+	}
+	bad := map[string]string{
+		"unknown attribute":  strings.Replace(ok, `"mcp.tool_call.status"`, `"mcp.tool_call.raw_args"`, 1),
+		"truncated digest":   strings.Replace(ok, strings.Repeat("a", 64), strings.Repeat("a", 12), 1),
+		"unknown event":      strings.Replace(ok, `"name":"mcp.tool_call.completed"`, `"name":"no.such.event"`, 1),
+		"bad trace id":       strings.Replace(ok, "0123456789abcdef0123456789abcdef", "demo-trace", 1),
+		"extra envelope key": strings.Replace(ok, `"source_line":4`, `"source_line":4,"raw":"x"`, 1),
+		"missing required":   strings.Replace(ok, `"mcp.tool.name_hash"`, `"mcp.tool_call.arguments_hash"`, 1),
+		"trailing data":      ok + "{}",
+	}
+	for name, line := range bad {
+		if err := s.ValidateLine([]byte(line)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestBucketEnumsMatchLadders keeps defs.schema.json and the Go ladders in
+// step: the schema's bucket enum is exactly what the code can write.
+func TestBucketEnumsMatchLadders(t *testing.T) {
+	raw, err := schemas.FS.ReadFile("defs.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs struct {
+		Defs map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &defs); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{"count": "count_bucket", "tokens": "token_bucket", "bytes": "byte_bucket", "latency_ms": "latency_bucket"}
+	for _, l := range receipt.Ladders() {
+		want := append([]string{"invalid", "0"}, l.Labels...)
+		got := defs.Defs[names[l.Name]].Enum
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("ladder %s: schema enum %v, code writes %v", l.Name, got, want)
+		}
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	s, _ := Load()
+	v := s.Vocabulary()
+	for _, w := range []string{"context.input.loaded", "mcp.tool_search.query_hash", "suppress_equal_dedupe_key_within_scope", "convert.summary"} {
+		if !v[w] {
+			t.Errorf("vocabulary lacks %q", w)
+		}
+	}
+}
