@@ -32,6 +32,10 @@ type Converter struct {
 	// counts) any other type, and detection scores inputs by them.
 	TypeField, TimeField string
 	Types                []string
+	// OpenTypes hands records of unknown types to the converter instead of
+	// skipping them: native formats add record types every month, and an
+	// unknown one is normal there (the converter counts it).
+	OpenTypes bool
 	// PassThrough lists the fields whose token values may appear verbatim in
 	// output (ids, enums). Every other input string is raw for the leak check.
 	PassThrough leak.Paths
@@ -48,9 +52,26 @@ type Env struct {
 // Record is one input line, parsed and checked by the pipeline.
 type Record struct {
 	Line int
+	File int // index of the file in its input group (0: the main file)
 	Type string
 	Time string // RFC 3339 UTC (normalized), "" when the record has none
+	NS   int64  // Time as unix nanoseconds, 0 when the record has none
 	JSON gjson.Result
+}
+
+// SourceFile is one file of an input group: a session's main transcript
+// and its companions (subagent transcripts). Meta is the parsed sidecar
+// (agent-<id>.meta.json) when one exists; it is raw input like any line.
+type SourceFile struct {
+	Index int
+	Rel   string // slash path relative to the main file's directory
+	Meta  gjson.Result
+}
+
+// FileStarter is implemented by states that read input groups: StartFile is
+// called before the first record of each file.
+type FileStarter interface {
+	StartFile(f SourceFile, out *Output) error
 }
 
 // State converts one input file.
@@ -59,12 +80,26 @@ type State interface {
 	End(out *Output) error
 }
 
-// Output collects what a State writes: events, the root span's attributes and
-// the key its trace id is derived from.
+// Output collects what a State writes: events, the root span's attributes,
+// child spans, extra summary attributes and the key its trace id is derived
+// from.
 type Output struct {
 	Events   []receipt.Event
 	Span     receipt.Attrs
 	TraceKey string // e.g. the session id; "" lets the pipeline use the input digest
+	Spans    []Span
+	Summary  receipt.Attrs // added to convert.summary (keys must be in its schema)
+}
+
+// Span is a child span. Keys are unique within an input; span ids derive
+// from them, so they must be stable (session id, agent id, record uuid).
+type Span struct {
+	Key, Parent string // Parent "" is the root span
+	Name        string
+	Kind        int   // OTLP span kind (1 internal, 3 client)
+	Start, End  int64 // unix nanoseconds
+	Error       bool
+	Attrs       receipt.Attrs
 }
 
 // Emit appends an event.

@@ -79,7 +79,7 @@ func TestGolden(t *testing.T) {
 	t.Chdir("..")
 	for _, c := range samples(t) {
 		t.Run(c.converter+"/"+c.name, func(t *testing.T) {
-			res := pipeline.Convert(c.sample, c.name+".jsonl", pipeline.Options{Converter: c.converter})
+			res := pipeline.Convert(pipeline.Input{Path: c.sample, Rel: c.name + ".jsonl"}, pipeline.Options{Converter: c.converter})
 			rec, trace, errText := outcome(res)
 			for _, out := range [][]byte{rec, trace, errText} {
 				if bytes.Contains(out, []byte(canary)) {

@@ -63,7 +63,7 @@ func TestReferenceParity(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			in := filepath.Join(referenceDir, ref[0])
-			res := pipeline.Convert(in, ref[0], pipeline.Options{})
+			res := pipeline.Convert(pipeline.Input{Path: in, Rel: ref[0]}, pipeline.Options{})
 			if res.Err != nil {
 				t.Fatalf("auto-detected conversion failed: %v", res.Err)
 			}

@@ -40,6 +40,7 @@ type Span struct {
 	Name       string
 	Kind       int
 	Start, End int64 // unix nanoseconds
+	Error      bool  // status ERROR (a failed tool call, say); unset otherwise
 	Attrs      receipt.Attrs
 	Events     []Event
 }
@@ -128,6 +129,11 @@ type jsonSpan struct {
 	EndTimeUnixNano   string         `json:"endTimeUnixNano"`
 	Attributes        []jsonKeyValue `json:"attributes,omitempty"`
 	Events            []jsonEvent    `json:"events,omitempty"`
+	Status            *jsonStatus    `json:"status,omitempty"`
+}
+
+type jsonStatus struct {
+	Code int `json:"code"` // 0 unset, 1 ok, 2 error
 }
 
 type jsonEvent struct {
@@ -161,6 +167,9 @@ func Write(w io.Writer, t Trace) error {
 			TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
 			StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
 			Attributes: keyValues(s.Attrs),
+		}
+		if s.Error {
+			js.Status = &jsonStatus{Code: 2}
 		}
 		if !s.Parent.IsZero() {
 			p := s.Parent.String()

@@ -89,6 +89,9 @@ func (v *validator) span(p string, s jsonSpan) {
 	if ok1 && ok2 && end < start {
 		v.add(p, "endTimeUnixNano is before startTimeUnixNano")
 	}
+	if s.Status != nil && (s.Status.Code < 0 || s.Status.Code > 2) {
+		v.add(p+".status.code", "status code must be 0, 1 or 2")
+	}
 	v.attrs(p+".attributes", s.Attributes)
 	for i, e := range s.Events {
 		q := fmt.Sprintf("%s.events[%d]", p, i)

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,25 +50,36 @@ type Stats struct {
 	Events                                int
 }
 
-// file is the state of one conversion.
+// file is the state of one conversion: one input, or one input group (a
+// session and its companion transcripts).
 type file struct {
-	opt       Options
+	opt   Options
+	in    Input
+	path  string // the file being read now, for messages
+	rel   string
+	conv  converters.Converter
+	state converters.State
+	out   converters.Output
+	stats Stats
+	diags []string
+	srcs  []source
+	sum   []byte // sha256 of the main file
+	start int64  // earliest record time, unix ns; 0 when none
+	end   int64
+}
+
+// source is one file of the group as the two passes see it.
+type source struct {
 	path, rel string
-	conv      converters.Converter
-	state     converters.State
-	out       converters.Output
-	stats     Stats
-	diags     []string
-	converted bitset
+	meta      []byte // compacted sidecar JSON, nil when none
+	converted bitset // lines handed to the converter
 	sum       []byte
-	start     int64 // earliest record time, unix ns; 0 when none
-	end       int64
-	lastTime  string
 }
 
 // Convert converts one input file to receipt and trace bytes, fails closed
 // on leaks and schema violations, and never panics on bad input.
-func Convert(path, rel string, opt Options) (res Result) {
+func Convert(in Input, opt Options) (res Result) {
+	path, rel := in.Path, in.Rel
 	res = Result{Path: path, Rel: rel}
 	defer func() {
 		if p := recover(); p != nil {
@@ -80,7 +93,7 @@ func Convert(path, rel string, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{opt: opt, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash}),
+	f := &file{opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
@@ -146,12 +159,49 @@ func openError(err error) error {
 	return err
 }
 
-// read is pass one: stream the input, classify every line, feed records to
-// the converter.
+// read is pass one: stream every file of the input, classify every line,
+// feed records to the converter.
 func (f *file) read() error {
-	fh, err := os.Open(f.path)
+	f.srcs = append(f.srcs, source{path: f.in.Path, rel: f.in.Rel})
+	for _, c := range f.in.Companions {
+		src := source{path: c.Path, rel: c.Rel}
+		if c.Meta != "" {
+			m, err := readMeta(c.Meta)
+			if err != nil {
+				return &InputError{Path: c.Meta, Converter: f.conv.Name, Msg: err.Error()}
+			}
+			src.meta = m
+		}
+		f.srcs = append(f.srcs, src)
+	}
+	for i := range f.srcs {
+		if err := f.readFile(i); err != nil {
+			return err
+		}
+	}
+	f.path = f.in.Path
+	f.sum = f.srcs[0].sum
+	if err := f.state.End(&f.out); err != nil {
+		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
+	}
+	return nil
+}
+
+func (f *file) readFile(i int) error {
+	src := &f.srcs[i]
+	f.path = src.path
+	if fs, ok := f.state.(converters.FileStarter); ok {
+		sf := converters.SourceFile{Index: i, Rel: src.rel}
+		if src.meta != nil {
+			sf.Meta = gjson.ParseBytes(src.meta)
+		}
+		if err := fs.StartFile(sf, &f.out); err != nil {
+			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
+		}
+	}
+	fh, err := os.Open(src.path)
 	if err != nil {
-		return &InputError{Path: f.path, Msg: openError(err).Error()}
+		return &InputError{Path: src.path, Msg: openError(err).Error()}
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
@@ -161,23 +211,39 @@ func (f *file) read() error {
 			break
 		}
 		if err != nil {
-			return &InputError{Path: f.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
+			return &InputError{Path: src.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
-		if err := f.line(l); err != nil {
+		if err := f.line(i, l); err != nil {
 			return err
 		}
 	}
-	f.stats.Bytes, f.stats.Lines, f.stats.Blank = r.BytesRead(), int64(r.Lines()), int64(r.Blank)
-	f.sum = r.Sum()
-	out := &f.out
-	if err := f.state.End(out); err != nil {
-		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
-	}
+	f.stats.Bytes += r.BytesRead()
+	f.stats.Lines += int64(r.Lines())
+	f.stats.Blank += int64(r.Blank)
+	src.sum = r.Sum()
 	return nil
 }
 
+// readMeta reads a sidecar JSON document (at most 1 MiB) as one compact line.
+func readMeta(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, openError(err)
+	}
+	defer fh.Close()
+	raw, err := io.ReadAll(io.LimitReader(fh, 1<<20+1))
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if len(raw) > 1<<20 || json.Compact(&b, raw) != nil || !gjson.ValidBytes(b.Bytes()) || !utf8.Valid(b.Bytes()) {
+		return nil, errors.New("sidecar is not a JSON document of at most 1 MiB")
+	}
+	return b.Bytes(), nil
+}
+
 // line classifies one line; a non-nil error fails the input.
-func (f *file) line(l jsonl.Line) error {
+func (f *file) line(i int, l jsonl.Line) error {
 	switch {
 	case l.TooLong:
 		return f.skip(l.N, "line_too_long", "")
@@ -197,29 +263,29 @@ func (f *file) line(l jsonl.Line) error {
 	if typ.Type != gjson.String {
 		return f.skip(l.N, "missing_type", "")
 	}
-	if !contains(f.conv.Types, typ.Str) {
+	if !f.conv.OpenTypes && !contains(f.conv.Types, typ.Str) {
 		d := receipt.FileDigest(sha(typ.Str))
 		f.stats.UnknownTypes[d] = true
 		return f.skip(l.N, "unknown_record_type", " "+d)
 	}
-	rec := converters.Record{Line: l.N, Type: typ.Str, JSON: doc}
+	rec := converters.Record{Line: l.N, File: i, Type: typ.Str, JSON: doc}
 	if tf := doc.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
 		t, ok := parseTime(tf)
 		if !ok {
 			return f.skip(l.N, "invalid_time", "")
 		}
-		rec.Time = formatTime(t)
+		rec.Time, rec.NS = formatTime(t), t.UnixNano()
 		f.see(t)
 	}
 	if err := f.state.Record(rec, &f.out); err != nil {
 		if reason, ok := converters.IsSkip(err); ok {
 			return f.skip(l.N, reason, "")
 		}
-		f.converted.set(l.N) // its raw strings screen the error message
+		f.srcs[i].converted.set(l.N) // its raw strings screen the error message
 		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: err.Error()}
 	}
 	f.stats.Records++
-	f.converted.set(l.N)
+	f.srcs[i].converted.set(l.N)
 	return nil
 }
 

@@ -37,10 +37,14 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	tid := otlp.NewTraceID(f.conv.Name, key)
 	sid := otlp.NewSpanID(tid, "root")
 	f.stats.Events = len(f.out.Events)
+	spanIDs, err := f.spanIDs(tid, sid)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	var lines [][]byte
 	for _, ev := range f.out.Events {
-		b, err := receipt.Line{TraceID: tid.String(), SpanID: sid.String(), Event: ev, Converter: f.conv.Name}.AppendJSON(nil)
+		b, err := receipt.Line{TraceID: tid.String(), SpanID: spanIDs[ev.Span].String(), Event: ev, Converter: f.conv.Name}.AppendJSON(nil)
 		if err != nil {
 			return nil, nil, &InputError{Path: f.path, Line: ev.Line, Converter: f.conv.Name, Msg: err.Error()}
 		}
@@ -54,7 +58,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	lines = append(lines, sumLine)
 
 	var tbuf bytes.Buffer
-	if err := otlp.Write(&tbuf, f.trace(tid, sid)); err != nil {
+	if err := otlp.Write(&tbuf, f.trace(tid, spanIDs)); err != nil {
 		return nil, nil, err
 	}
 	recName := outName(f.rel, ".receipt.ndjson")
@@ -91,6 +95,10 @@ func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
 	a.Set("convert.version", receipt.S(Version))
 	a.Set("convert.input.path", receipt.S(f.rel))
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
+	if len(f.srcs) > 1 {
+		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))
+		a.Set("convert.input.group_sha256", receipt.S(f.groupDigest()))
+	}
 	a.Set("convert.input.bytes", receipt.I(s.Bytes))
 	a.Set("convert.input.lines", receipt.I(s.Lines))
 	a.Set("convert.input.lines.blank", receipt.I(s.Blank))
@@ -113,6 +121,10 @@ func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
 		a.Set("convert.input.unknown_record_type_hashes", receipt.L(ds))
 	}
 	a.Set("convert.output.events", receipt.I(int64(s.Events)))
+	a.Set("convert.output.spans", receipt.I(int64(1+len(f.out.Spans))))
+	for _, x := range f.out.Summary {
+		a.Set(x.Key, x.Value)
+	}
 	a.Set("convert.hash.mode", receipt.S(f.opt.Hash.Mode()))
 	if id := f.opt.Hash.KeyID(); id != "" {
 		a.Set("convert.hash.key_id", receipt.S(id))
@@ -140,32 +152,92 @@ func (f *file) lastEventTime() string {
 	return formatTime(time.Unix(0, f.end))
 }
 
-// trace builds the OTLP document: one root span for the run, every receipt
-// event (the summary too) as a span event.
-func (f *file) trace(tid otlp.TraceID, sid otlp.SpanID) otlp.Trace {
+// spanIDs derives the id of every span from its key; "" is the root. A
+// duplicate key or a parent that is not an earlier span is a converter bug.
+func (f *file) spanIDs(tid otlp.TraceID, root otlp.SpanID) (map[string]otlp.SpanID, error) {
+	ids := map[string]otlp.SpanID{"": root}
+	for _, sp := range f.out.Spans {
+		if _, dup := ids[sp.Key]; dup || sp.Key == "" {
+			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
+		}
+		if _, ok := ids[sp.Parent]; !ok {
+			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
+		}
+		ids[sp.Key] = otlp.NewSpanID(tid, sp.Key)
+	}
+	for _, ev := range f.out.Events {
+		if _, ok := ids[ev.Span]; !ok {
+			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
+		}
+	}
+	return ids, nil
+}
+
+// groupDigest binds every file of an input group: sha256 over the sorted
+// lines "rel sha256:<hex>".
+func (f *file) groupDigest() string {
+	var lines []string
+	for _, s := range f.srcs {
+		lines = append(lines, s.rel+" "+receipt.FileDigest(s.sum))
+	}
+	sort.Strings(lines)
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return receipt.FileDigest(sha(b.String()))
+}
+
+// trace builds the OTLP document: the root span for the run, the
+// converter's child spans, and every receipt event (the summary too, on the
+// root) as an event of its span.
+func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 	var attrs receipt.Attrs
 	attrs = append(attrs, f.out.Span...)
 	attrs.Set("convert.converter", receipt.S(f.conv.Name))
 	attrs.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
-	span := otlp.Span{TraceID: tid, SpanID: sid, Name: f.conv.SpanName, Kind: otlp.KindInternal,
-		Start: f.start, End: f.end, Attrs: attrs}
-	for _, ev := range append(f.out.Events, f.summary(0, 0)) {
+	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: f.conv.SpanName, Kind: otlp.KindInternal,
+		Start: f.start, End: f.end, Attrs: attrs}}
+	index := map[string]int{"": 0}
+	for _, sp := range f.out.Spans {
+		start, end := sp.Start, sp.End
+		if start == 0 {
+			start = f.start
+		}
+		if end < start {
+			end = start
+		}
+		index[sp.Key] = len(spans)
+		spans = append(spans, otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
+			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs})
+	}
+	summary := f.summary(0, 0)
+	// The trace carries the summary without the leak check's figures: they
+	// are only known after the check, which covers the trace too.
+	summary.Attrs = withoutLeakFigures(summary.Attrs)
+	for _, ev := range append(f.out.Events, summary) {
 		t := f.start
 		if ev.Time != "" {
 			if pt, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
 				t = pt.UnixNano()
 			}
 		}
-		span.Events = append(span.Events, otlp.Event{Name: ev.Name, Time: t, Attrs: ev.Attrs})
+		sp := &spans[index[ev.Span]]
+		sp.Events = append(sp.Events, otlp.Event{Name: ev.Name, Time: t, Attrs: ev.Attrs})
 	}
-	// The trace carries the summary without the leak check's figures: they
-	// are only known after the check, which covers the trace too.
-	span.Events[len(span.Events)-1].Attrs = withoutLeakFigures(span.Events[len(span.Events)-1].Attrs)
+	// A span covers its own events, so end >= start holds even when the
+	// converter could not time it.
+	for i := range spans {
+		for _, e := range spans[i].Events {
+			spans[i].Start = min(spans[i].Start, e.Time)
+			spans[i].End = max(spans[i].End, e.Time)
+		}
+	}
 	return otlp.Trace{
 		Resource:     receipt.Attrs{{Key: "service.name", Value: receipt.S("convert")}, {Key: "service.version", Value: receipt.S(Version)}},
 		ScopeName:    "github.com/contextreceipts/convert/converters/" + f.conv.Name,
 		ScopeVersion: Version,
-		Spans:        []otlp.Span{span},
+		Spans:        spans,
 	}
 }
 
@@ -199,26 +271,10 @@ func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []s
 		outs.Add(m, "error message "+strconv.Itoa(i+1))
 	}
 	chk := outs.NewChecker()
-	fh, err := os.Open(f.path)
-	if err != nil {
-		return nil, &InputError{Path: f.path, Msg: openError(err).Error()}
-	}
-	defer fh.Close()
-	r := jsonl.NewReader(fh, f.opt.MaxLine)
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	for _, src := range f.srcs {
+		if err := f.probe(chk, src); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, &InputError{Path: f.path, Msg: "read error: " + openError(err).Error()}
-		}
-		if f.converted.has(l.N) {
-			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
-		}
-	}
-	if f.sum != nil && !bytes.Equal(r.Sum(), f.sum) {
-		return nil, &InputError{Path: f.path, Msg: "input changed while it was being converted"}
 	}
 	var findings []leak.Finding
 	withheld := map[string]bool{}
@@ -283,4 +339,34 @@ func (f *file) screenFailure(err error) error {
 		ie.Msg = "record rejected (message withheld: it would have contained raw input)"
 	}
 	return err
+}
+
+// probe re-reads one file of the group and probes the raw strings of every
+// line the converter saw, and of its sidecar.
+func (f *file) probe(chk *leak.Checker, src source) error {
+	if src.meta != nil {
+		chk.Line(src.meta, 0, f.conv.PassThrough)
+	}
+	fh, err := os.Open(src.path)
+	if err != nil {
+		return &InputError{Path: src.path, Msg: openError(err).Error()}
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return &InputError{Path: src.path, Msg: "read error: " + openError(err).Error()}
+		}
+		if src.converted.has(l.N) {
+			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
+		}
+	}
+	if src.sum != nil && !bytes.Equal(r.Sum(), src.sum) {
+		return &InputError{Path: src.path, Msg: "input changed while it was being converted"}
+	}
+	return nil
 }

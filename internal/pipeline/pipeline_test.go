@@ -40,7 +40,7 @@ func summaryOf(t *testing.T, rec []byte) gjson.Result {
 // TestSummaryAccountsForEveryLine: lines = records + skipped + blank.
 func TestSummaryAccountsForEveryLine(t *testing.T) {
 	for _, s := range []string{"samples/session/basic.jsonl", "samples/session/bad_junk_lines.jsonl", "samples/session/bad_truncated_last_line.jsonl", "samples/mcp_tool_search/basic.jsonl"} {
-		res := Convert(repoPath(s), filepath.Base(s), Options{})
+		res := Convert(Input{Path: repoPath(s), Rel: filepath.Base(s)}, Options{})
 		if res.Err != nil {
 			t.Fatalf("%s: %v", s, res.Err)
 		}
@@ -113,14 +113,14 @@ func TestHugeLines(t *testing.T) {
 		`{"type":"tool.call","time":"2026-06-01T00:00:02Z","name":"Read"}` + "\n"
 	p := writeFile(t, dir, "huge.jsonl", body)
 
-	res := Convert(p, "huge.jsonl", Options{Converter: "session"})
+	res := Convert(Input{Path: p, Rel: "huge.jsonl"}, Options{Converter: "session"})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
 	if a := summaryOf(t, res.Receipt); a.Get(`convert\.output\.events`).Int() != 1 || a.Get(`convert\.input\.lines\.skipped`).Int() != 0 {
 		t.Errorf("under the cap the huge line must convert: %s", a.Raw)
 	}
-	res = Convert(p, "huge.jsonl", Options{Converter: "session", MaxLine: 1 << 20})
+	res = Convert(Input{Path: p, Rel: "huge.jsonl"}, Options{Converter: "session", MaxLine: 1 << 20})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -164,9 +164,9 @@ func TestKeyedHashing(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := repoPath("samples/mcp_tool_search/basic.jsonl")
-	plain := Convert(p, "basic.jsonl", Options{})
-	keyed := Convert(p, "basic.jsonl", Options{Hash: h})
-	again := Convert(p, "basic.jsonl", Options{Hash: h})
+	plain := Convert(Input{Path: p, Rel: "basic.jsonl"}, Options{})
+	keyed := Convert(Input{Path: p, Rel: "basic.jsonl"}, Options{Hash: h})
+	again := Convert(Input{Path: p, Rel: "basic.jsonl"}, Options{Hash: h})
 	if plain.Err != nil || keyed.Err != nil {
 		t.Fatal(plain.Err, keyed.Err)
 	}

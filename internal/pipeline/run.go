@@ -19,8 +19,17 @@ import (
 // Input is one file to convert: where it is, and its path relative to the
 // argument it was found under (which the output layout mirrors).
 type Input struct {
+	Path       string
+	Rel        string
+	Companions []Companion // further files of the same session, read after Path
+}
+
+// Companion is a file converted as part of another input: a subagent
+// transcript of a session, with its optional sidecar.
+type Companion struct {
 	Path string
-	Rel  string
+	Rel  string // relative to the main file's directory, slash-separated
+	Meta string // path of the sidecar .meta.json, "" when none
 }
 
 // inputSuffixes are the file endings a directory walk picks up.
@@ -131,7 +140,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 			if err := ctx.Err(); err != nil {
 				res = Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: " + err.Error()}}
 			} else {
-				res = Convert(in.Path, in.Rel, opt.Options)
+				res = Convert(in, opt.Options)
 				if res.Err == nil {
 					res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace)
 				}

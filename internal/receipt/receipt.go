@@ -48,6 +48,8 @@ type Event struct {
 	Name  string
 	Time  string // RFC 3339 UTC, or "" when the input had no time for it
 	Line  int    // 1-based input line that produced it, 0 for end-of-input events
+	File  int    // index of the input file in its group (0: the main file)
+	Span  string // key of the span it belongs to; "" for the root span
 	Attrs Attrs
 }
 
