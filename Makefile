@@ -13,11 +13,12 @@ build:
 # what it wrote: the main job, end to end.
 demo: build
 	@rm -rf $(OUT)
-	@set -e; for s in samples/*/basic.jsonl; do \
+	@set -e; for s in $$(ls -d samples/*/basic.jsonl samples/*/basic 2>/dev/null); do \
 	  c=$$(basename $$(dirname $$s)); \
 	  $(BIN) run --out $(OUT)/$$c $$s; \
-	  $(BIN) validate $(OUT)/$$c/basic.receipt.ndjson $(OUT)/$$c/basic.otel.json; \
-	  $(BIN) leakcheck --input $$s $(OUT)/$$c/basic.receipt.ndjson $(OUT)/$$c/basic.otel.json; \
+	  outs=$$(find $(OUT)/$$c -name '*.receipt.ndjson' -o -name '*.otel.json'); \
+	  $(BIN) validate $$outs; \
+	  $(BIN) leakcheck --converter $$c $$(find $$s -name '*.jsonl' -o -name '*.meta.json' | sed 's/^/--input /') $$outs; \
 	done
 	@echo "receipts and traces are in $(OUT)/<converter>/"
 

@@ -32,6 +32,10 @@ type Converter struct {
 	// counts) any other type, and detection scores inputs by them.
 	TypeField, TimeField string
 	Types                []string
+	// Hints are top-level field names whose presence in an input's first
+	// records points to this converter, for logs whose record types alone
+	// do not tell two converters apart.
+	Hints []string
 	// OpenTypes hands records of unknown types to the converter instead of
 	// skipping them: native formats add record types every month, and an
 	// unknown one is normal there (the converter counts it).
@@ -47,6 +51,10 @@ type Converter struct {
 // Env is what a converter may know about its run.
 type Env struct {
 	Hash receipt.Hasher
+	// RevealNames writes MCP server and tool names, skill names and subagent
+	// types in clear (when they are tokens) instead of as digests. Never
+	// content: prompts, arguments and results stay raw.
+	RevealNames bool
 }
 
 // Record is one input line, parsed and checked by the pipeline.

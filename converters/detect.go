@@ -10,8 +10,10 @@ import (
 // first lines (type name -> occurrences). A type known to several converters
 // counts for each as 1/n, so shared types (session.start) decide nothing and
 // the converter that knows the distinctive types wins. A tie or no
-// recognised type is an error naming the known kinds.
-func Detect(typeField string, types map[string]int) (Converter, error) {
+// recognised type is an error naming the known kinds. Each hint field seen
+// (keys: the top-level field names of those lines) adds half a point, which
+// breaks ties between converters that read the same record types.
+func Detect(typeField string, types map[string]int, keys map[string]bool) (Converter, error) {
 	known := map[string]int{}
 	for _, c := range All() {
 		if c.TypeField != typeField {
@@ -37,6 +39,11 @@ func Detect(typeField string, types map[string]int) (Converter, error) {
 			}
 		}
 		if v > 0 {
+			for _, h := range c.Hints {
+				if keys[h] {
+					v += 0.5
+				}
+			}
 			scores = append(scores, score{c, v})
 		}
 	}

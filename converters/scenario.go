@@ -20,6 +20,8 @@ type Scenario struct {
 	Extra []string
 	// End runs after the last record: final invariants and span attributes.
 	End func(s *Session) error
+	// Hints: see Converter.Hints.
+	Hints []string
 }
 
 // Rec maps one record type.
@@ -37,6 +39,7 @@ type Session struct {
 	Span                    receipt.Attrs // root span attributes
 	counts                  map[string]int64
 	sets                    map[string]map[string]bool
+	notes                   map[string]string
 	out                     *Output
 }
 
@@ -75,6 +78,14 @@ func (s *Session) Has(set, v string) bool { return s.sets[set][v] }
 
 // Len returns the size of a named set.
 func (s *Session) Len(set string) int { return len(s.sets[set]) }
+
+// Note remembers one string per key for later records; Recall reads it back
+// ("" when nothing was noted). A note may hold raw input (a result list kept
+// for a later record): it stays in memory and must never be put in an error.
+func (s *Session) Note(key, v string) { s.notes[key] = v }
+
+// Recall returns the string noted under key.
+func (s *Session) Recall(key string) string { return s.notes[key] }
 
 // Emit writes an extra event (declared in Scenario.Extra) from a hook.
 func (s *Session) Emit(ev receipt.Event) { s.out.Emit(ev) }
@@ -149,10 +160,10 @@ func registerScenario(sc Scenario) {
 	sort.Strings(types)
 	register(Converter{
 		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
-		TypeField: "type", TimeField: "time", Types: types,
+		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
 		PassThrough: pass, Events: sortedKeys(events),
 		New: func(env Env) State {
-			return &scenarioState{sc: sc, recs: recs, s: &Session{Hash: env.Hash, counts: map[string]int64{}, sets: map[string]map[string]bool{}}}
+			return &scenarioState{sc: sc, recs: recs, s: &Session{Hash: env.Hash, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}}}
 		},
 	})
 }

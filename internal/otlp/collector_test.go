@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -14,7 +15,7 @@ import (
 // pdata is lenient about: non-empty ids, and as many span events as the
 // receipt beside it has lines.
 func TestGoldenTracesDecodeWithCollector(t *testing.T) {
-	files, err := filepath.Glob("../../golden/*/*.otel.json")
+	files, err := globTraces("../../golden")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 		t.Fatal("no golden traces found")
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(f, "../../golden/"), func(t *testing.T) {
 			doc, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -74,4 +75,16 @@ func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 			}
 		})
 	}
+}
+
+// globTraces lists every *.otel.json under dir, nested layouts included.
+func globTraces(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".otel.json") {
+			out = append(out, p)
+		}
+		return err
+	})
+	return out, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -69,12 +70,13 @@ func ValidateFile(path string) ([]string, error) {
 	return out, nil
 }
 
-// LeakCheckFiles runs the leak check alone: the raw strings of input (read
-// with the pass-through fields of converter, detected when "") against every
-// string in files. Receipt NDJSON and OTLP JSON are read as JSON; any other
-// file (a saved stderr, say) is read as text lines.
-func LeakCheckFiles(input, converter string, files []string) ([]leak.Finding, error) {
-	conv, err := pick(input, Options{Converter: converter})
+// LeakCheckFiles runs the leak check alone: the raw strings of the inputs
+// (read with the pass-through fields of converter, detected from the first
+// input when "") against every string in files. Receipt NDJSON and OTLP
+// JSON are read as JSON; any other file (a saved stderr, say) as text lines.
+// An input ending in .json (a sidecar) is read as one JSON document.
+func LeakCheckFiles(inputs []string, converter string, files []string) ([]leak.Finding, error) {
+	conv, err := pick(inputs[0], Options{Converter: converter})
 	if err != nil {
 		return nil, err
 	}
@@ -89,25 +91,46 @@ func LeakCheckFiles(input, converter string, files []string) ([]leak.Finding, er
 		}
 	}
 	chk := outs.NewChecker()
+	for _, in := range inputs {
+		chk.Pass(path.Base(in))
+		chk.Pass(in)
+	}
+	for _, in := range inputs {
+		if err := probeAll(chk, in, conv.PassThrough); err != nil {
+			return nil, err
+		}
+	}
+	return chk.Findings(), nil
+}
+
+// probeAll probes every parseable line of an input (or a .json sidecar).
+func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
+	if strings.HasSuffix(input, ".json") {
+		doc, err := readMeta(input)
+		if err != nil {
+			return fmt.Errorf("%s: %w", input, err)
+		}
+		chk.Line(doc, 1, pass)
+		return nil
+	}
 	fh, err := os.Open(input)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", input, openError(err))
+		return fmt.Errorf("%s: %w", input, openError(err))
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 0)
 	for {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", input, err)
+			return fmt.Errorf("%s: %w", input, err)
 		}
 		if !l.TooLong && gjson.ValidBytes(l.Bytes) {
-			chk.Line(l.Bytes, l.N, conv.PassThrough)
+			chk.Line(l.Bytes, l.N, pass)
 		}
 	}
-	return chk.Findings(), nil
 }
 
 func addFile(outs *leak.Outputs, path string) error {

@@ -26,7 +26,8 @@ type Options struct {
 	Strict    bool   // any skipped line fails the input
 	MaxLine   int    // longest line converted; jsonl.DefaultMaxLine if 0
 	Hash      receipt.Hasher
-	MaxDiags  int // warnings printed per input before they are only counted; 20 if 0
+	MaxDiags  int  // warnings printed per input before they are only counted; 20 if 0
+	Reveal    bool // --reveal names: see converters.Env.RevealNames
 }
 
 // Result is the outcome of converting one input. On failure Receipt and Trace
@@ -93,7 +94,7 @@ func Convert(in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash}),
+	f := &file{opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
@@ -115,11 +116,11 @@ func pick(path string, opt Options) (converters.Converter, error) {
 		}
 		return c, nil
 	}
-	types, err := peekTypes(path, "type")
+	types, keys, err := peekTypes(path, "type")
 	if err != nil {
 		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
 	}
-	c, err := converters.Detect("type", types)
+	c, err := converters.Detect("type", types, keys)
 	if err != nil {
 		return c, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -127,28 +128,33 @@ func pick(path string, opt Options) (converters.Converter, error) {
 }
 
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
-// often each record type occurs there.
-func peekTypes(path, field string) (map[string]int, error) {
+// often each record type occurs there, and the top-level keys seen.
+func peekTypes(path, field string) (map[string]int, map[string]bool, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, openError(err)
+		return nil, nil, openError(err)
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 1<<20)
-	types := map[string]int{}
+	types, keys := map[string]int{}, map[string]bool{}
 	for i := 0; i < 64; i++ {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if t := gjson.GetBytes(l.Bytes, field); t.Type == gjson.String {
+		doc := gjson.ParseBytes(l.Bytes)
+		if t := doc.Get(field); t.Type == gjson.String {
 			types[t.Str]++
+			doc.ForEach(func(k, _ gjson.Result) bool {
+				keys[k.Str] = true
+				return true
+			})
 		}
 	}
-	return types, nil
+	return types, keys, nil
 }
 
 func openError(err error) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"time"
@@ -61,14 +62,14 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err := otlp.Write(&tbuf, f.trace(tid, spanIDs)); err != nil {
 		return nil, nil, err
 	}
-	recName := outName(f.rel, ".receipt.ndjson")
+	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
 		if err := set.ValidateLine(l); err != nil {
 			return nil, nil, &SchemaError{Path: recName, Line: i + 1, Msg: err.Error()}
 		}
 	}
 	if probs := otlp.Validate(tbuf.Bytes()); len(probs) > 0 {
-		return nil, nil, &SchemaError{Path: outName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
+		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
 	}
 
 	chk, err := f.leakCheck(set, lines, tbuf.Bytes(), nil)
@@ -93,7 +94,9 @@ func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
 	s := f.stats
 	a.Set("convert.converter", receipt.S(f.conv.Name))
 	a.Set("convert.version", receipt.S(Version))
-	a.Set("convert.input.path", receipt.S(f.rel))
+	// The file name only: directories often encode private paths (Claude
+	// Code's project folders are the encoded working directory).
+	a.Set("convert.input.path", receipt.S(path.Base(f.rel)))
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
 	if len(f.srcs) > 1 {
 		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))
@@ -257,12 +260,12 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 // fails the input.
 func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []string) (*leak.Checker, error) {
 	outs := leak.NewOutputs(vocabulary(set))
-	recName := outName(f.rel, ".receipt.ndjson")
+	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
 		addStrings(outs, gjson.ParseBytes(l), recName+" line "+strconv.Itoa(i+1))
 	}
 	if trace != nil {
-		addStrings(outs, gjson.ParseBytes(trace), outName(f.rel, ".otel.json"))
+		addStrings(outs, gjson.ParseBytes(trace), OutputName(f.rel, ".otel.json"))
 	}
 	for i, d := range f.diags {
 		outs.Add(d, "stderr message "+strconv.Itoa(i+1))
@@ -271,6 +274,12 @@ func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []s
 		outs.Add(m, "error message "+strconv.Itoa(i+1))
 	}
 	chk := outs.NewChecker()
+	// Paths are the user's words, not input content: an input named after
+	// something its records also say is not a leak.
+	chk.Pass(path.Base(f.rel))
+	for _, src := range f.srcs {
+		chk.Pass(src.path)
+	}
 	for _, src := range f.srcs {
 		if err := f.probe(chk, src); err != nil {
 			return nil, err

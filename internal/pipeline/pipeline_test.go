@@ -205,7 +205,7 @@ func TestDetectAndExpand(t *testing.T) {
 	if _, err := Expand([]string{filepath.Join(dir, "a/one.jsonl"), filepath.Join(dir, "a/../a/one.jsonl")}); err == nil {
 		t.Error("two inputs with the same outputs were accepted")
 	}
-	if outName("x/y.jsonl", ".otel.json") != "x/y.otel.json" || outName("log", ".otel.json") != "log.otel.json" {
+	if OutputName("x/y.jsonl", ".otel.json") != "x/y.otel.json" || OutputName("log", ".otel.json") != "log.otel.json" {
 		t.Error("outName")
 	}
 }

@@ -46,9 +46,10 @@ func Expand(args []string) ([]Input, error) {
 			return nil, fmt.Errorf("%s: %w", a, openError(err))
 		}
 		if !st.IsDir() {
-			ins = append(ins, Input{Path: a, Rel: filepath.Base(a)})
+			ins = append(ins, Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)})
 			continue
 		}
+		var found []Input
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -60,16 +61,17 @@ func Expand(args []string) ([]Input, error) {
 			if err != nil {
 				return err
 			}
-			ins = append(ins, Input{Path: p, Rel: filepath.ToSlash(rel)})
+			found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel)})
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+		ins = append(ins, group(found)...)
 	}
 	seen := map[string]string{}
 	for _, in := range ins {
-		o := outName(in.Rel, "")
+		o := OutputName(in.Rel, "")
 		if prev, dup := seen[o]; dup {
 			return nil, fmt.Errorf("%s and %s would write the same outputs; convert them in separate runs", prev, in.Path)
 		}
@@ -87,9 +89,9 @@ func hasInputSuffix(p string) bool {
 	return false
 }
 
-// outName maps an input's relative path to an output path: the input's
+// OutputName maps an input's relative path to an output path: the input's
 // extension (.jsonl, .json, .log, .ndjson) replaced by suffix.
-func outName(rel, suffix string) string {
+func OutputName(rel, suffix string) string {
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
 		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
 			return rel[:len(rel)-len(ext)] + suffix
@@ -185,7 +187,7 @@ func report(r *Result, stderr io.Writer, oc *Outcome) {
 // write puts both outputs in place through temporary files and renames, so
 // a reader never sees a partial file and a failure leaves none behind.
 func write(dir, rel string, rec, trace []byte) error {
-	base := filepath.Join(dir, filepath.FromSlash(outName(rel, "")))
+	base := filepath.Join(dir, filepath.FromSlash(OutputName(rel, "")))
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return fmt.Errorf("%s: %w", base, err)
 	}

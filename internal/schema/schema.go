@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -179,7 +180,7 @@ func describe(err error) error {
 			if loc == "" {
 				loc = "/"
 			}
-			leaves = append(leaves, loc+": "+e.Message)
+			leaves = append(leaves, loc+": "+sortLists(e.Message))
 			return
 		}
 		for _, c := range e.Causes {
@@ -187,5 +188,19 @@ func describe(err error) error {
 		}
 	}
 	walk(ve)
+	sort.Strings(leaves)
 	return errors.New(strings.Join(leaves, "; "))
+}
+
+var quotedList = regexp.MustCompile(`'[^']*'(?:, '[^']*')+`)
+
+// sortLists orders the quoted names a message lists ("additionalProperties
+// 'b', 'a' not allowed"): the validator builds them from maps, and messages
+// must not change between runs.
+func sortLists(msg string) string {
+	return quotedList.ReplaceAllStringFunc(msg, func(l string) string {
+		items := strings.Split(l, ", ")
+		sort.Strings(items)
+		return strings.Join(items, ", ")
+	})
 }
