@@ -1,51 +1,128 @@
 package converters
 
 import (
+	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
 
+// context_input compares harnesses that load the same instruction file: a
+// native read, a template expansion, a generated header, a clip for a small
+// window and a clip at ingest. Each delivery becomes one context.input.loaded
+// event carrying the full identity split (seed 004): source bytes, canonical
+// form, delivered bytes, full render (or why it is unknown), template,
+// nondeterminism, truncation and the duplicate-suppression identity, so each
+// of the seed's five failure modes is decidable from the receipt alone.
+func init() {
+	registerScenario(Scenario{
+		Name:     "context_input",
+		Doc:      "Harness renders of one instruction file: source, canonical, delivered, full-render, template identities, dedupe",
+		SpanName: "agent.session",
+		Records: map[string]Rec{
+			"context.input.rendered": contextInputLoaded("source-as-delivered"),
+		},
+		End: func(s *Session) error {
+			s.Span.Set("context.input.delivery.count", receipt.I(s.Count("context.input.delivered")))
+			s.Span.Set("context.input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
+			s.Span.Set("context.input.truncated.count", receipt.I(s.Count("context.input.truncated")))
+			s.Span.Set("context.input.full_render.unknown_count", receipt.I(s.Count("context.input.full_render_unknown")))
+			return nil
+		},
+	})
+}
+
 // publicInstructionPaths are conventional instruction-file paths that say
-// nothing private about a repository; only these are written in clear.
-// Every other path is written as its digest alone.
+// nothing private about a repository; only these (and agent overlays named
+// AGENTS.<agent>.md) are written in clear. Every other path is written as
+// its digest alone.
 var publicInstructionPaths = map[string]bool{
 	"AGENTS.md": true, "AGENT.md": true, "CLAUDE.md": true, "CLAUDE.local.md": true,
 	".claude/CLAUDE.md": true, "GEMINI.md": true, "CONVENTIONS.md": true,
 	".cursorrules": true, ".windsurfrules": true, ".github/copilot-instructions.md": true,
 }
 
-// contextInputLoaded maps a context.input record (an instruction file,
-// retrieved context or memory that entered the prompt) to the full identity
-// split of context.input.loaded: source bytes, canonical form, delivered
-// bytes, full render, truncation and the duplicate-suppression identity.
-// transform names how the delivered text was obtained.
+var overlayPathRe = regexp.MustCompile(`^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`)
+
+// publicPath returns the conventional form of p and whether it may be written
+// in clear.
+func publicPath(p string) (string, bool) {
+	p = strings.TrimPrefix(p, "./")
+	return p, publicInstructionPaths[p] || overlayPathRe.MatchString(p)
+}
+
+// Statuses of the full render (the payload before any context-window clip).
+const (
+	fullRenderAvailable    = "available"                    // materialised: hashed
+	fullRenderNotMaterial  = "unavailable_not_materialized" // the harness clipped at ingest: no hash exists
+	fullRenderNotLogged    = "unavailable_not_logged"       // clipped, but the log does not carry the full render
+	policySuppressEqual    = "suppress_equal_dedupe_key_within_scope"
+	policyKeepTemplate     = "keep_distinct_template_hash_is_candidate_only"
+	policyKeepRenderUnknow = "keep_distinct_full_render_unknown"
+)
+
+// contextInputLoaded maps a record saying that an instruction file, memory
+// or retrieved text entered the prompt to context.input.loaded with the full
+// identity split. transform names how the delivered text was obtained when
+// the record does not say.
+//
+// Optional fields it reads besides the table's: source_text, delivered_text,
+// full_render_text, full_render_status, template_text, nondeterministic,
+// nondeterminism_reason, truncated, truncation_limit_chars,
+// suppression_policy, duplicate_role (all text is raw and only hashed).
 func contextInputLoaded(transform string) Rec {
+	return contextInputRec(transform, nil, nil)
+}
+
+// contextInputRec is contextInputLoaded with extra moves and a source hook:
+// source, when set, supplies the source text from state (for example what a
+// memory layer returned) instead of the record's source_text; it may add
+// attributes of its own.
+func contextInputRec(transform string, extra []Move, source func(s *Session, r Record, a *receipt.Attrs) (string, bool, error)) Rec {
+	moves := []Move{
+		Req(Label("kind", "context.input.kind")),
+		{Path: "source_path", apply: sourcePath},
+		{Path: "source_uri", apply: sourceURI},
+		Label("loaded_by", "context.input.loaded_by"),
+		Label("activation", "context.input.activation"),
+		Label("scope", "context.input.scope"),
+		Label("applies_to", "context.input.applies_to"),
+		Label("why_loaded", "context.input.why_loaded"),
+		Label("expected_benefit", "context.input.expected_benefit"),
+		Label("transform", "context.input.delivered.transform"),
+		Label("nondeterminism_reason", "context.input.delivered.nondeterminism_reason"),
+		Label("suppression_policy", "context.input.duplicate.suppression_policy"),
+		Label("duplicate_role", "context.input.duplicate.role"),
+		Label("full_render_status", "context.input.delivered.full_render.status"),
+		SessionIDs(),
+	}
+	moves = append(moves, extra...)
 	return Rec{
 		Event: "context.input.loaded",
-		Moves: []Move{
-			Req(Label("kind", "context.input.kind")),
-			{Path: "source_path", apply: sourcePath},
-			{Path: "source_uri", apply: sourceURI},
-			Label("loaded_by", "context.input.loaded_by"),
-			Label("activation", "context.input.activation"),
-			Label("scope", "context.input.scope"),
-			Label("applies_to", "context.input.applies_to"),
-			Label("why_loaded", "context.input.why_loaded"),
-			Label("expected_benefit", "context.input.expected_benefit"),
-			SessionIDs(),
-		},
+		Moves: moves,
 		Then: func(s *Session, r Record, a *receipt.Attrs) error {
-			return contextInputIdentity(s, r.JSON, a, transform)
+			id, err := readIdentity(s, r, a, transform)
+			if err != nil {
+				return err
+			}
+			if source != nil {
+				text, ok, err := source(s, r, a)
+				if err != nil {
+					return err
+				}
+				id.source, id.hasSource = text, ok
+			}
+			return writeIdentity(s, a, id)
 		},
 	}
 }
 
 func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
-	p := strings.TrimPrefix(v.String(), "./")
-	if publicInstructionPaths[p] {
+	if p, ok := publicPath(v.String()); ok {
 		a.Set("context.input.source.path", receipt.S(p))
 	}
 	a.Set("context.input.source.path_hash", receipt.S(s.Hash.Text(v.String())))
@@ -63,53 +140,298 @@ func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {
 	return nil
 }
 
-func contextInputIdentity(s *Session, rec gjson.Result, a *receipt.Attrs, transform string) error {
-	src, delivered := rec.Get("source_text"), rec.Get("delivered_text")
-	if src.Exists() {
-		a.Set("context.input.source.bytes_hash", receipt.S(s.Hash.Text(src.Str)))
-		a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(src.Str)))))
+// identity is what a record says about one delivery. Texts are raw: they
+// are only ever hashed.
+type identity struct {
+	source, delivered, fullRender, template         string
+	hasSource, hasDelivered, hasFullRender, hasTmpl bool
+	renderStatus                                    string // declared full_render_status, "" if none
+	transform                                       string // label already written, or the default
+	nondeterministic                                bool
+	truncated                                       *bool // declared
+	limit                                           int64
+	hasLimit                                        bool
+	scope                                           string // dedupe scope id
+	role, policy                                    string // declared, "" if none
+}
+
+func optText(r Record, path string) (string, bool, error) {
+	v := r.JSON.Get(path)
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", false, nil
+	}
+	if v.Type != gjson.String {
+		return "", false, fmt.Errorf("field %q must be a string", path)
+	}
+	return v.Str, true, nil
+}
+
+func attrStr(a *receipt.Attrs, key string) string {
+	v, ok := a.Get(key)
+	if !ok {
+		return ""
+	}
+	return v.Str
+}
+
+func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (identity, error) {
+	var id identity
+	var err error
+	for _, f := range []struct {
+		path string
+		text *string
+		ok   *bool
+	}{
+		{"source_text", &id.source, &id.hasSource},
+		{"delivered_text", &id.delivered, &id.hasDelivered},
+		{"full_render_text", &id.fullRender, &id.hasFullRender},
+		{"template_text", &id.template, &id.hasTmpl},
+	} {
+		if *f.text, *f.ok, err = optText(r, f.path); err != nil {
+			return id, err
+		}
+	}
+	if v := r.JSON.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
+		if !v.IsBool() {
+			return id, fmt.Errorf("field %q must be true or false", "nondeterministic")
+		}
+		id.nondeterministic = v.Bool()
+	}
+	if v := r.JSON.Get("truncated"); v.Exists() && v.Type != gjson.Null {
+		if !v.IsBool() {
+			return id, fmt.Errorf("field %q must be true or false", "truncated")
+		}
+		t := v.Bool()
+		id.truncated = &t
+	}
+	if v := r.JSON.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
+		if id.limit, err = wholeNumber("truncation_limit_chars", v); err != nil {
+			return id, err
+		}
+		id.hasLimit = true
+	}
+	id.renderStatus = attrStr(a, "context.input.delivered.full_render.status")
+	id.transform = attrStr(a, "context.input.delivered.transform")
+	if id.transform == "" {
+		id.transform = transform
+	}
+	id.role = attrStr(a, "context.input.duplicate.role")
+	id.policy = attrStr(a, "context.input.duplicate.suppression_policy")
+	id.scope = s.Conversation
+	if v := r.JSON.Get("conversation_id"); v.Type == gjson.String {
+		id.scope = s.Label(v.Str)
+		a.Set("gen_ai.conversation.id", receipt.S(id.scope))
+	}
+	if id.scope == "" {
+		id.scope = s.ID
+	}
+	if id.scope == "" {
+		id.scope = "unknown_session"
+	}
+	return id, nil
+}
+
+// isClipOf reports whether delivered is a strict prefix of full once both
+// are in the canonical text form.
+func isClipOf(delivered, full string) bool {
+	d, f := receipt.CanonicalizeText(delivered), receipt.CanonicalizeText(full)
+	return len(d) < len(f) && strings.HasPrefix(f, d)
+}
+
+// writeIdentity writes the identity split and enforces its invariants:
+// a full render that was never materialised carries no hash; a clip names
+// its full render or says why it cannot; a nondeterministic delivery names
+// its template; and a duplicate is only suppressed when its full render is
+// known to be equal.
+func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
+	if id.hasSource {
+		a.Set("context.input.source.bytes_hash", receipt.S(s.Hash.Text(id.source)))
+		a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.source)))))
 		a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
-		a.Set("context.input.source.canonical.hash", receipt.S(s.Hash.CanonicalText(src.Str)))
+		a.Set("context.input.source.canonical.hash", receipt.S(s.Hash.CanonicalText(id.source)))
 		a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
 	}
-	if !delivered.Exists() {
+	if !id.hasDelivered {
+		for _, f := range []bool{id.hasFullRender, id.hasTmpl, id.truncated != nil, id.hasLimit, id.renderStatus != ""} {
+			if f {
+				return fmt.Errorf("delivery details given without delivered_text")
+			}
+		}
 		a.Set("context.input.audit_gap", receipt.S("delivered_text_not_logged"))
-	} else {
-		d := s.Hash.Text(delivered.Str)
-		truncated := src.Exists() && len(delivered.Str) < len(src.Str) &&
-			strings.HasPrefix(receipt.CanonicalizeText(src.Str), receipt.CanonicalizeText(delivered.Str))
-		a.Set("context.input.delivered.hash", receipt.S(d))
-		a.Set("context.input.delivered.full_render.hash", receipt.S(d))
-		a.Set("context.input.delivered.full_render.status", receipt.S("available"))
-		a.Set("context.input.delivered.template_hash", receipt.S("none"))
-		a.Set("context.input.delivered.transform", receipt.S(transform))
-		a.Set("context.input.delivered.nondeterministic", receipt.B(false))
-		a.Set("context.input.delivered.truncated", receipt.B(truncated))
+		if !id.hasSource {
+			return nil
+		}
+		return dedupe(s, a, id, "source_canonical", s.Hash.CanonicalText(id.source), false)
 	}
-	// One identity per content within the conversation: the second delivery
-	// of the same canonical content is a duplicate, whatever its path.
-	var content string
+	s.Add("context.input.delivered", 1)
+	delivered := s.Hash.Text(id.delivered)
+	a.Set("context.input.delivered.hash", receipt.S(delivered))
+	a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.delivered)))))
+	a.Set("context.input.delivered.transform", receipt.S(id.transform))
+
+	// Truncation: declared, or inferred from the full render (or source).
+	var truncated bool
 	switch {
-	case src.Exists():
-		content = s.Hash.CanonicalText(src.Str)
-	case delivered.Exists():
-		content = s.Hash.CanonicalText(delivered.Str)
-	default:
-		return nil
+	case id.truncated != nil:
+		truncated = *id.truncated
+	case id.hasFullRender:
+		truncated = isClipOf(id.delivered, id.fullRender)
+	case id.renderStatus == fullRenderNotMaterial:
+		truncated = true
+	case id.hasSource:
+		truncated = isClipOf(id.delivered, id.source)
 	}
-	scope := s.ID
-	if scope == "" {
-		scope = "unknown_session"
+	if id.hasLimit {
+		if !truncated {
+			return fmt.Errorf("truncation_limit_chars given for a delivery that is not truncated")
+		}
+		if int64(utf8.RuneCountInString(id.delivered)) > id.limit {
+			return fmt.Errorf("delivered_text is longer than truncation_limit_chars")
+		}
 	}
-	key := scope + ":" + content
-	role, risk := "selected", "none_observed"
-	if s.Has("context.input.dedupe", key) {
+
+	// The full render: materialised, never materialised, or not logged.
+	status, render := id.renderStatus, ""
+	switch {
+	case id.hasFullRender && status == fullRenderNotMaterial:
+		return fmt.Errorf("full_render_text given while full_render_status says it was never materialized")
+	case status == fullRenderNotMaterial:
+		if !truncated {
+			return fmt.Errorf("full_render_status unavailable_not_materialized on a delivery that is not truncated")
+		}
+	case status == fullRenderNotLogged:
+		if id.hasFullRender {
+			return fmt.Errorf("full_render_text given while full_render_status says it was not logged")
+		}
+	case status != "" && status != fullRenderAvailable:
+		return fmt.Errorf("unknown full_render_status")
+	case id.hasFullRender:
+		if truncated && !isClipOf(id.delivered, id.fullRender) {
+			return fmt.Errorf("truncated delivered_text is not a prefix of full_render_text")
+		}
+		if !truncated && receipt.CanonicalizeText(id.delivered) != receipt.CanonicalizeText(id.fullRender) {
+			return fmt.Errorf("full_render_text differs from an untruncated delivered_text")
+		}
+		status, render = fullRenderAvailable, s.Hash.Text(id.fullRender)
+	case truncated:
+		if status == fullRenderAvailable {
+			return fmt.Errorf("full_render_status available on a truncated delivery without full_render_text")
+		}
+		status = fullRenderNotLogged
+	default: // not clipped: what was delivered is the full render
+		status, render = fullRenderAvailable, delivered
+	}
+	if render != "" {
+		a.Set("context.input.delivered.full_render.hash", receipt.S(render))
+	}
+	a.Set("context.input.delivered.full_render.status", receipt.S(status))
+	if status != fullRenderAvailable {
+		s.Add("context.input.full_render_unknown", 1)
+	}
+
+	tmpl := "none"
+	if id.hasTmpl {
+		tmpl = s.Hash.Text(id.template)
+	}
+	a.Set("context.input.delivered.template_hash", receipt.S(tmpl))
+	a.Set("context.input.delivered.nondeterministic", receipt.B(id.nondeterministic))
+	reason := attrStr(a, "context.input.delivered.nondeterminism_reason")
+	switch {
+	case id.nondeterministic && reason == "":
+		return fmt.Errorf("nondeterministic delivery without nondeterminism_reason")
+	case id.nondeterministic && !id.hasTmpl:
+		return fmt.Errorf("nondeterministic delivery without template_text: its renders could not be grouped")
+	case !id.nondeterministic && reason != "":
+		return fmt.Errorf("nondeterminism_reason given for a deterministic delivery")
+	}
+	a.Set("context.input.delivered.truncated", receipt.B(truncated))
+	if id.hasLimit {
+		a.Set("context.input.delivered.truncation_limit_chars", receipt.I(id.limit))
+	}
+	if truncated {
+		s.Add("context.input.truncated", 1)
+	}
+
+	// Dedupe on the full render when it is known, so two clips of equal
+	// length from different renders never share a key; otherwise on what was
+	// delivered, and then the policy must keep equal keys distinct.
+	if status == fullRenderAvailable {
+		return dedupe(s, a, id, "full_render_canonical", s.Hash.CanonicalText(ifElse(id.hasFullRender, id.fullRender, id.delivered)), false)
+	}
+	return dedupe(s, a, id, "delivered_canonical", s.Hash.CanonicalText(id.delivered), true)
+}
+
+func ifElse(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// dedupe writes the duplicate-suppression identity: key, scope, policy, role
+// and risk. renderUnknown says the key is over a clip whose full render is
+// unknown.
+func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, renderUnknown bool) error {
+	key := id.scope + ":" + content
+	policy := id.policy
+	if policy == "" {
+		switch {
+		case renderUnknown:
+			policy = policyKeepRenderUnknow
+		case id.nondeterministic:
+			policy = policyKeepTemplate
+		default:
+			policy = policySuppressEqual
+		}
+	}
+	if renderUnknown && policy == policySuppressEqual {
+		return fmt.Errorf("suppression policy suppresses equal clips although the full render is unknown")
+	}
+	seen := s.Has("context.input.dedupe", key)
+	// Renders of one template from one source are candidates for each
+	// other, never proven duplicates.
+	tmplKey := ""
+	if id.nondeterministic && id.hasTmpl && id.hasSource {
+		tmplKey = id.scope + ":" + s.Hash.Text(id.template) + ":" + s.Hash.CanonicalText(id.source)
+	}
+	role, risk := id.role, "none_observed"
+	switch {
+	case role == "duplicate" || role == "candidate_duplicate" || role == "suppressed":
+		if !seen {
+			return fmt.Errorf("duplicate_role names a duplicate but no earlier load has its dedupe key")
+		}
+		if role == "candidate_duplicate" {
+			risk = "duplicate_not_proven"
+			if strings.HasPrefix(policy, "keep_distinct_cross_client") {
+				risk = "cross_client_duplicate_possible"
+			}
+		} else {
+			risk = "repeated_delivery"
+		}
+	case role != "" && role != "selected":
+		return fmt.Errorf("unknown duplicate_role")
+	case seen && policy == policySuppressEqual:
+		if role == "selected" {
+			return fmt.Errorf("duplicate_role selected for a delivery whose dedupe key was already loaded")
+		}
 		role, risk = "duplicate", "repeated_delivery"
+	case seen && renderUnknown:
+		role, risk = "candidate_duplicate", "clipped_prefix_match_full_render_unknown"
+	case seen:
+		role, risk = "candidate_duplicate", "duplicate_not_proven"
+	case tmplKey != "" && s.Has("context.input.template", tmplKey):
+		role, risk = "candidate_duplicate", "same_template_payload_differs"
+	default:
+		role = "selected"
 	}
 	s.Mark("context.input.dedupe", key)
+	if tmplKey != "" {
+		s.Mark("context.input.template", tmplKey)
+	}
 	a.Set("context.input.duplicate.dedupe_key", receipt.S(key))
+	a.Set("context.input.duplicate.dedupe_basis", receipt.S(basis))
 	a.Set("context.input.duplicate.dedupe_scope", receipt.S("conversation"))
-	a.Set("context.input.duplicate.suppression_policy", receipt.S("suppress_equal_dedupe_key_within_scope"))
+	a.Set("context.input.duplicate.suppression_policy", receipt.S(policy))
 	a.Set("context.input.duplicate.role", receipt.S(role))
 	a.Set("context.input.duplicate.risk", receipt.S(risk))
 	return nil

@@ -1,0 +1,170 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// agent_overlay proves how a shared AGENTS.md base and agent-specific
+// overlays (AGENTS.cursor.md, AGENTS.codex.md, ...) were composed for one
+// agent: which base loaded, which target overlay loaded after it, in what
+// order, under which composition and fallback policy, and which non-target
+// overlays were suppressed. A record with load_order 0 is a discovered
+// candidate that was not loaded. Instruction text, free-text reasons and
+// workspace names are raw: only hashed.
+func init() {
+	registerScenario(Scenario{
+		Name:     "agent_overlay",
+		Doc:      "AGENTS.md base + agent overlay composition: load order, target agent, suppressed non-target overlays",
+		SpanName: "agent.session.agent_overlay",
+		Records: map[string]Rec{
+			"session.start": overlaySessionStart,
+			"agent_context.loaded": {
+				Moves: []Move{
+					Const("context.input.kind", receipt.S("agent_instructions")),
+					Req(Move{Path: "source_path", Pass: true, apply: sourcePath}), // public overlay names are tokens; other paths are only hashed
+					Req(Label("source_role", "context.input.source.role")),
+					Hash("source_text", "context.input.source.bytes_hash"),
+					SessionIDs(), AgentName(),
+					Label("loaded_by", "context.input.loaded_by"),
+					Req(Label("activation", "context.input.activation")),
+					Label("scope", "context.input.scope"),
+					Req(Label("target_agent", "context.input.applies_to")),
+					Req(Int("load_order", "context.input.load_order")),
+					Req(Label("composition_policy", "context.input.composition_policy")),
+					Req(Label("fallback_policy", "context.input.fallback_policy")),
+					Label("why_loaded", "context.input.why_loaded"),
+					Label("expected_benefit", "context.input.expected_benefit"),
+					Const("context.input.duplicate.dedupe_scope", receipt.S("conversation")),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
+				},
+				Then: overlayRecord,
+			},
+		},
+		Extra: []string{"context.input.loaded", "context.input.candidate_suppressed"},
+		End: func(s *Session) error {
+			if s.Count("overlay.loaded") > 0 && s.Count("overlay.base") == 0 {
+				return fmt.Errorf("instructions were loaded but no base file: the composition has nothing to overlay")
+			}
+			s.Span.Set("context.overlay.base_loaded", receipt.B(s.Count("overlay.base") > 0))
+			s.Span.Set("context.overlay.target_overlay_loaded", receipt.B(s.Count("overlay.target") > 0))
+			s.Span.Set("context.overlay.loaded_count", receipt.I(s.Count("overlay.loaded")))
+			s.Span.Set("context.overlay.suppressed_count", receipt.I(s.Count("overlay.suppressed")))
+			if p := s.Recall("overlay.composition"); p != "" {
+				s.Span.Set("context.input.composition_policy", receipt.S(p))
+			}
+			return nil
+		},
+	})
+}
+
+// Source roles the composition knows.
+const (
+	roleBase    = "base"
+	roleOverlay = "agent_overlay"
+)
+
+// overlayRecord writes one loaded input or suppressed candidate and enforces
+// the composition: the base loads first, at most one overlay loads and only
+// for the session's agent, load orders increase, every record names the same
+// composition policy, a suppressed candidate delivers nothing, and a
+// candidate suppressed as "wrong agent" really targets another agent.
+func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
+	if ws := s.Recall("overlay.workspace"); ws != "" {
+		a.Set("workspace.name", receipt.S(ws))
+	}
+	order := r.JSON.Get("load_order").Int()
+	role := attrStr(a, "context.input.source.role")
+	target := attrStr(a, "context.input.applies_to")
+	agent := s.Agent
+	policy := attrStr(a, "context.input.composition_policy")
+	if prev := s.Recall("overlay.composition"); prev != "" && prev != policy {
+		return fmt.Errorf("composition_policy differs from an earlier record of the same composition")
+	}
+	s.Note("overlay.composition", policy)
+	if attrStr(a, "context.input.scope") == "" {
+		a.Set("context.input.scope", receipt.S("repo"))
+	}
+	delivered := r.JSON.Get("delivered_text")
+	if delivered.Exists() && delivered.Type != gjson.String {
+		return fmt.Errorf("field %q must be a string", "delivered_text")
+	}
+	if delivered.Type == gjson.String && delivered.Str != "" {
+		a.Set("context.input.delivered.hash", receipt.S(s.Hash.Text(delivered.Str)))
+	}
+
+	if order == 0 { // a discovered candidate that was not loaded
+		if delivered.Str != "" {
+			return fmt.Errorf("a suppressed candidate (load_order 0) has delivered_text")
+		}
+		if attrStr(a, "context.input.activation") == "not_loaded_wrong_agent" && (target == agent || target == "all") {
+			return fmt.Errorf("candidate suppressed as wrong agent targets the session agent")
+		}
+		if attrStr(a, "context.input.loaded_by") == "" {
+			a.Set("context.input.loaded_by", receipt.S("overlay-selector"))
+		}
+		a.Set("context.input.delivered.hash", receipt.S("none")) // nothing was delivered
+		a.Set("context.input.delivered.truncated", receipt.B(false))
+		a.Set("context.input.suppression.reason", receipt.S(attrStr(a, "context.input.activation")))
+		a.Set("context.input.duplicate.suppression_policy", receipt.S("suppress_overlay_for_non_target_agent"))
+		a.Set("context.input.duplicate.role", receipt.S("suppressed"))
+		s.Add("overlay.suppressed", 1)
+		s.Emit(receipt.Event{Name: "context.input.candidate_suppressed", Time: r.Time, Line: r.Line, Attrs: *a})
+		return nil
+	}
+
+	if delivered.Str == "" {
+		return fmt.Errorf("a loaded input (load_order above 0) has no delivered_text")
+	}
+	if order < 1 {
+		return fmt.Errorf("load_order must be 0 (not loaded) or a positive position")
+	}
+	if order <= s.Count("overlay.last_order") {
+		return fmt.Errorf("load_order does not increase: inputs were not loaded in the recorded order")
+	}
+	setCount(s, "overlay.last_order", order)
+	switch role {
+	case roleBase:
+		if s.Count("overlay.base") > 0 {
+			return fmt.Errorf("a second base file was loaded")
+		}
+		if s.Count("overlay.target") > 0 {
+			return fmt.Errorf("the base file was loaded after the agent overlay")
+		}
+		s.Add("overlay.base", 1)
+	case roleOverlay:
+		if agent != "" && target != agent {
+			return fmt.Errorf("an overlay for another agent was loaded into this session")
+		}
+		if s.Count("overlay.target") > 0 {
+			return fmt.Errorf("a second agent overlay was loaded")
+		}
+		if s.Count("overlay.base") == 0 {
+			return fmt.Errorf("the agent overlay was loaded before any base file")
+		}
+		s.Add("overlay.target", 1)
+	}
+	if attrStr(a, "context.input.loaded_by") == "" {
+		a.Set("context.input.loaded_by", receipt.S(attrStr(a, "context.input.activation")))
+	}
+	src := r.JSON.Get("source_text")
+	truncated := src.Type == gjson.String && isClipOf(delivered.Str, src.Str)
+	a.Set("context.input.delivered.truncated", receipt.B(truncated))
+	a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order"))
+	a.Set("context.input.duplicate.role", receipt.S("selected"))
+	s.Add("overlay.loaded", 1)
+	s.Emit(receipt.Event{Name: "context.input.loaded", Time: r.Time, Line: r.Line, Attrs: *a})
+	return nil
+}
+
+// overlaySessionStart extends the shared session.start mapping: workspace
+// names are private, so every event carries their digest.
+var overlaySessionStart = Rec{Moves: append(append([]Move(nil), sessionStart.Moves...),
+	Move{Path: "workspace", apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
+		s.Note("overlay.workspace", s.Hash.Text(v.String()))
+		return nil
+	}})}

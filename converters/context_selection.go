@@ -1,0 +1,241 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// context_selection makes over-selection visible: a selection record says
+// how many candidates a harness considered, selected, suppressed and
+// delivered; one context.input record per selected input says what crossed
+// the boundary (hashes only); an optional later relevance record accounts
+// for every selected input as decisive, supporting, unused or unknown.
+// Enforced: candidate = selected + suppressed; the loaded inputs match the
+// declared counts; relevance ranks join back to delivered inputs, never
+// twice; selected = decisive + supporting + unused + unknown. Source ids,
+// context text, decision ids and free-text notes are raw: only hashed.
+func init() {
+	sc := selectionScenario("context_selection",
+		"Context selection: candidate/selected/suppressed counts, delivered inputs, optional post-hoc relevance accounting",
+		"agent.session.context_selection")
+	sc.Hints = []string{"raw_context_text", "task_id"}
+	registerScenario(sc)
+}
+
+// relevanceInvariant is the accounting rule every relevance event states.
+const relevanceInvariant = "selected_count == decisive_count + supporting_count + unused_count + unknown_count; decisive_count + supporting_count <= selected_count"
+
+// selectionScenario is the table shared by context_selection and the
+// project_telos_comparison fixture, which reads the same records.
+func selectionScenario(name, doc, span string) Scenario {
+	return Scenario{
+		Name: name, Doc: doc, SpanName: span,
+		Records: map[string]Rec{
+			"context.selection": {
+				Event: "context.input.selection.evaluated",
+				Moves: []Move{
+					SessionIDs(),
+					Hash("task_id", "context.selection.task_id_hash"),
+					Label("selection_strategy", "context.selection.strategy"),
+					Label("selection_policy", "context.selection.policy"),
+					Req(Int("candidate_count", "context.input.candidate_count")),
+					Req(Int("selected_count", "context.input.selected_count")),
+					Req(Int("suppressed_count", "context.input.suppressed_count")),
+					Req(Int("delivered_hash_count", "context.input.delivered_hash_count")),
+					Label("selected_token_bucket", "context.input.selected_token_bucket"),
+					Label("suppressed_token_bucket", "context.input.suppressed_token_bucket"),
+					Label("operator_question", "context.selection.operator_question"),
+					Label("decision_relevance_evaluator", "context.decision.relevance_evaluator"),
+					Label("suppressed_candidate_role", "context.selection.suppressed_candidate.role"),
+					Label("suppression_reason", "context.selection.suppression_reason"),
+					Const("context.selection.audit_gap", receipt.S("selection_receipt_proves_delivery_pressure_not_semantic_relevance")),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Then: selectionEvaluated,
+			},
+			"context.input": {
+				Event: "context.input.loaded",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Label("kind", "context.input.kind")),
+					Req(Hash("source_id", "context.input.source.id_hash")),
+					Label("source_role", "context.input.source.role"),
+					Req(Int("selection_rank", "context.input.selection.rank")),
+					Req(Label("selection_status", "context.input.selection.status")),
+					Req(Label("delivery_status", "context.input.delivery.status")),
+					Label("token_bucket", "context.input.token_bucket"),
+					Const("context.input.audit_gap", receipt.S("hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness")),
+				},
+				Then: selectedInput,
+			},
+			"context.decision.relevance": {
+				Event: "context.decision.relevance.evaluated",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("decision_id", "decision.id_hash")),
+					Req(Int("selected_count", "context.input.selected_count")),
+					Int("suppressed_count", "context.input.suppressed_count"),
+					Int("delivered_hash_count", "context.input.delivered_hash_count"),
+					Label("relevance_outcome", "context.decision.relevance.outcome"),
+					Label("decision_relevance_evaluator", "context.decision.evaluator"),
+					Const("context.decision.audit_gap", receipt.S("relevance_is_evaluator_derived_loaded_receipts_only_prove_delivery")),
+				},
+				Then: relevanceEvaluated,
+			},
+		},
+		End: selectionEnd,
+	}
+}
+
+func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("sel.selections") > 0 {
+		return fmt.Errorf("a second context.selection record: one selection per receipt")
+	}
+	s.Add("sel.selections", 1)
+	cand, sel := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int()
+	sup, del := r.JSON.Get("suppressed_count").Int(), r.JSON.Get("delivered_hash_count").Int()
+	switch {
+	case cand < 0 || sel < 0 || sup < 0 || del < 0:
+		return fmt.Errorf("selection counts must not be negative")
+	case cand != sel+sup:
+		return fmt.Errorf("candidate_count is not selected_count + suppressed_count")
+	case del > sel:
+		return fmt.Errorf("delivered_hash_count exceeds selected_count")
+	}
+	setCount(s, "sel.selected", sel)
+	setCount(s, "sel.suppressed", sup)
+	setCount(s, "sel.delivered_declared", del)
+	s.Span.Set("context.input.selected_count", receipt.I(sel))
+	s.Span.Set("context.input.suppressed_count", receipt.I(sup))
+	return nil
+}
+
+// selectedInput writes the delivered identity of one selected input and
+// remembers it by rank so the relevance event can join back to it.
+func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("sel.selections") == 0 {
+		return fmt.Errorf("context.input before the context.selection record it belongs to")
+	}
+	rank := r.JSON.Get("selection_rank").Int()
+	if rank < 1 {
+		return fmt.Errorf("selection_rank must be 1 or more")
+	}
+	rk := fmt.Sprint(rank)
+	if s.Has("sel.ranks", rk) {
+		return fmt.Errorf("selection_rank repeats an earlier input")
+	}
+	s.Mark("sel.ranks", rk)
+	if attrStr(a, "context.input.selection.status") == "selected" {
+		s.Add("sel.loaded_selected", 1)
+	}
+	if attrStr(a, "context.input.delivery.status") != "delivered" {
+		return nil
+	}
+	// The delivered identity: the text when the log carries it; otherwise
+	// the canonical JSON of the delivery's identity fields, labelled so.
+	var digest string
+	if text := r.JSON.Get("raw_context_text"); text.Exists() {
+		if text.Type != gjson.String {
+			return fmt.Errorf("field %q must be a string", "raw_context_text")
+		}
+		digest = s.Hash.Text(text.Str)
+		a.Set("context.input.delivered.hash_basis", receipt.S("delivered_text"))
+	} else {
+		var err error
+		if digest, err = s.Hash.JSON([]byte(fmt.Sprintf(`{"kind":%s,"selection_rank":%d,"source_id":%s}`,
+			r.JSON.Get("kind").Raw, rank, r.JSON.Get("source_id").Raw))); err != nil {
+			return fmt.Errorf("delivery identity: %w", err)
+		}
+		a.Set("context.input.delivered.hash_basis", receipt.S("delivery_record_identity"))
+	}
+	a.Set("context.input.delivered.hash", receipt.S(digest))
+	s.Add("sel.delivered", 1)
+	s.Mark("sel.delivered_hashes", digest)
+	s.Mark("sel.delivered_ranks", rk)
+	s.Note("sel.hash:"+rk, digest)
+	return nil
+}
+
+// relevanceEvaluated accounts for every selected input exactly once.
+func relevanceEvaluated(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("sel.selections") == 0 {
+		return fmt.Errorf("relevance record without a context.selection record")
+	}
+	sel := r.JSON.Get("selected_count").Int()
+	if sel != s.Count("sel.selected") {
+		return fmt.Errorf("selected_count differs from the selection record's")
+	}
+	if v := r.JSON.Get("suppressed_count"); v.Exists() && v.Int() != s.Count("sel.suppressed") {
+		return fmt.Errorf("suppressed_count differs from the selection record's")
+	}
+	if v := r.JSON.Get("delivered_hash_count"); v.Exists() && v.Int() != s.Count("sel.delivered_declared") {
+		return fmt.Errorf("delivered_hash_count differs from the selection record's")
+	}
+	seen := map[int64]bool{}
+	var counts [4]int64
+	var useful []string
+	for i, list := range []string{"decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"} {
+		v := r.JSON.Get(list)
+		if v.Exists() && !v.IsArray() {
+			return fmt.Errorf("field %q must be a list", list)
+		}
+		for _, e := range v.Array() {
+			n, err := wholeNumber(list, e)
+			if err != nil {
+				return err
+			}
+			if seen[n] {
+				return fmt.Errorf("a selection rank is classified twice")
+			}
+			seen[n] = true
+			if !s.Has("sel.delivered_ranks", fmt.Sprint(n)) {
+				return fmt.Errorf("field %q names a rank with no delivered context.input record", list)
+			}
+			if i < 2 {
+				useful = append(useful, s.Recall("sel.hash:"+fmt.Sprint(n)))
+			}
+			counts[i]++
+		}
+	}
+	total := counts[0] + counts[1] + counts[2] + counts[3]
+	if total != sel {
+		return fmt.Errorf("selected_count is not decisive + supporting + unused + unknown")
+	}
+	if useful == nil {
+		useful = []string{}
+	}
+	a.Set("context.decision.input_hashes", receipt.L(useful))
+	a.Set("context.decision.relevance.decisive_count", receipt.I(counts[0]))
+	a.Set("context.decision.relevance.supporting_count", receipt.I(counts[1]))
+	a.Set("context.decision.relevance.unused_count", receipt.I(counts[2]))
+	a.Set("context.decision.relevance.unknown_count", receipt.I(counts[3]))
+	a.Set("context.decision.relevance.accounted_count", receipt.I(total))
+	a.Set("context.decision.relevance.invariant", receipt.S(relevanceInvariant))
+	a.Set("context.decision.relevance.invariant_holds", receipt.B(true))
+	s.Add("sel.relevance", 1)
+	return nil
+}
+
+// selectionEnd checks the loaded inputs against the declared counts and says
+// what the receipt can claim: a load receipt, or a relevance-accounted one.
+func selectionEnd(s *Session) error {
+	if s.Count("sel.selections") == 0 {
+		return nil
+	}
+	if got := s.Count("sel.loaded_selected"); got != s.Count("sel.selected") {
+		return fmt.Errorf("the selection declares %d selected inputs but %d context.input records are selected", s.Count("sel.selected"), got)
+	}
+	if got := s.Count("sel.delivered"); got != s.Count("sel.delivered_declared") {
+		return fmt.Errorf("the selection declares %d delivered inputs but %d context.input records were delivered", s.Count("sel.delivered_declared"), got)
+	}
+	s.Span.Set("context.input.delivered_hash_count", receipt.I(s.Count("sel.delivered")))
+	s.Span.Set("context.input.delivered.unique_hash_count", receipt.I(int64(s.Len("sel.delivered_hashes"))))
+	claim := "valid_load_receipt_not_usefulness_claim"
+	if s.Count("sel.relevance") > 0 {
+		claim = "relevance_accounted_for_every_selected_input"
+	}
+	s.Span.Set("context.decision.claim", receipt.S(claim))
+	return nil
+}

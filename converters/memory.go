@@ -1,0 +1,148 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// memory keeps two facts apart that shared-memory setups tend to merge: what
+// the memory layer returned for a query (memory.search.returned, the
+// server's claim) and what the client actually inserted into the prompt
+// (context.input.loaded, the harness's claim). A load must name a search
+// that returned that memory earlier in the log; its source identity is the
+// text the search returned, its delivered identity what the client inserted.
+// Queries, project names, ids, URIs and memory bodies are raw: only hashed.
+func init() {
+	registerScenario(Scenario{
+		Name:     "memory",
+		Doc:      "Shared-memory recall: what the memory layer returned vs what the client inserted into context",
+		SpanName: "agent.session.memory",
+		Records: map[string]Rec{
+			"memory.search": {
+				Event: "memory.search.returned",
+				Moves: []Move{
+					Req(Label("provider", "memory.provider")),
+					Label("client", "memory.client"),
+					Hash("project", "memory.project.hash"),
+					Req(Hash("retrieval_id", "memory.retrieval.id_hash")),
+					Req(Hash("query_text", "memory.query.hash")),
+					Hash("snapshot_id", "memory.snapshot.id_hash"),
+					Req(Count("results", "memory.result.count")),
+					ListBucket("results", "memory.result.count_bucket"),
+					Hash("results.#.id", "memory.result.ids_hash"),
+					Hash("results", "memory.result.payloads_hash"),
+					Int("latency_ms", "memory.latency_ms"),
+					Bucket("latency_ms", "memory.latency_bucket", receipt.LatencyLadder),
+					Const("memory.privacy.raw_query_recorded", receipt.B(false)),
+					Const("memory.privacy.raw_result_recorded", receipt.B(false)),
+					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
+					SessionIDs(),
+				},
+				Then: memorySearched,
+			},
+			"context.input": contextInputRec("as-returned-by-memory-client", []Move{
+				Hash("retrieval_id", "context.input.retrieval.id_hash"),
+				Hash("memory_id", "context.input.memory.id_hash"),
+				Hash("memory_id", "context.input.source.memory_id_hash"),
+				{apply: crossClientPolicy},
+			}, returnedMemory),
+		},
+		End: func(s *Session) error {
+			s.Span.Set("memory.search.count", receipt.I(s.Count("memory.searches")))
+			s.Span.Set("memory.result.returned_count", receipt.I(int64(s.Len("memory.returned"))))
+			s.Span.Set("memory.result.loaded_count", receipt.I(int64(s.Len("memory.loaded"))))
+			s.Span.Set("memory.result.returned_not_loaded_count", receipt.I(int64(s.Len("memory.returned")-s.Len("memory.loaded"))))
+			return nil
+		},
+	})
+}
+
+// memoryKey names one returned memory by digests only: state an error could
+// print never holds raw ids.
+func memoryKey(s *Session, retrieval, id string) string {
+	return s.Hash.Text(retrieval) + "/" + s.Hash.Text(id)
+}
+
+// memorySearched remembers what each search returned, writes the top
+// result's identity and score bucket, and enforces that a retrieval id names
+// one search and that a search lists each memory once.
+func memorySearched(s *Session, r Record, a *receipt.Attrs) error {
+	ret := r.JSON.Get("retrieval_id").String()
+	if s.Has("memory.retrievals", s.Hash.Text(ret)) {
+		return fmt.Errorf("retrieval_id repeats an earlier search")
+	}
+	s.Mark("memory.retrievals", s.Hash.Text(ret))
+	s.Add("memory.searches", 1)
+	top, topScore := gjson.Result{}, -1.0
+	seen := map[string]bool{}
+	for _, res := range r.JSON.Get("results").Array() {
+		id, text := res.Get("id"), res.Get("text")
+		if id.Type != gjson.String || id.Str == "" {
+			return fmt.Errorf("every result needs a string id")
+		}
+		if seen[id.Str] {
+			return fmt.Errorf("a search result lists the same memory id twice")
+		}
+		seen[id.Str] = true
+		key := memoryKey(s, ret, id.Str)
+		s.Mark("memory.returned", key)
+		if text.Type == gjson.String {
+			s.Note("memory.text:"+key, text.Str)
+		}
+		if sc := res.Get("score"); sc.Type == gjson.Number && sc.Num > topScore {
+			top, topScore = res, sc.Num
+		}
+	}
+	if top.Exists() {
+		a.Set("memory.result.top.id_hash", receipt.S(s.Hash.Text(top.Get("id").Str)))
+		if topScore < 0 || topScore > 1 {
+			return fmt.Errorf("result score must be within 0 and 1")
+		}
+		a.Set("memory.result.top.score_bucket", receipt.S(scoreLadder.Bucket(int64(topScore*1000+0.5))))
+	}
+	return nil
+}
+
+// returnedMemory supplies the source of a memory load: the text the named
+// search returned. A load naming a search or memory the log never returned
+// is an error: the client cannot insert what the memory layer did not give.
+func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error) {
+	ret, id := r.JSON.Get("retrieval_id"), r.JSON.Get("memory_id")
+	if !ret.Exists() && !id.Exists() {
+		text, ok, err := optText(r, "source_text")
+		return text, ok, err
+	}
+	if ret.Type != gjson.String || id.Type != gjson.String {
+		return "", false, fmt.Errorf("a memory load needs both retrieval_id and memory_id")
+	}
+	if !s.Has("memory.retrievals", s.Hash.Text(ret.Str)) {
+		return "", false, fmt.Errorf("retrieval_id names no earlier memory.search record")
+	}
+	key := memoryKey(s, ret.Str, id.Str)
+	if !s.Has("memory.returned", key) {
+		return "", false, fmt.Errorf("memory_id was not among the results its search returned")
+	}
+	s.Mark("memory.loaded", key)
+	a.Set("context.input.memory.returned_by_search", receipt.B(true))
+	text := s.Recall("memory.text:" + key)
+	if text == "" {
+		return "", false, nil
+	}
+	if d := r.JSON.Get("delivered_text"); d.Type == gjson.String {
+		a.Set("context.input.memory.delivered_matches_returned", receipt.B(receipt.CanonicalizeText(d.Str) == receipt.CanonicalizeText(text)))
+	}
+	return text, true, nil
+}
+
+// crossClientPolicy: a load the client itself marks as a candidate
+// duplicate (the same memory surfaced in another client) is kept distinct
+// until a loaded receipt proves suppression, unless the record names a
+// policy.
+func crossClientPolicy(_ *Session, _ gjson.Result, a *receipt.Attrs) error {
+	if attrStr(a, "context.input.duplicate.role") == "candidate_duplicate" && attrStr(a, "context.input.duplicate.suppression_policy") == "" {
+		a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression"))
+	}
+	return nil
+}

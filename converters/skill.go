@@ -1,0 +1,154 @@
+package converters
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// skill records skills as prompt-like context rather than tool calls: a
+// manual slash command, a hook-driven load and a duplicate candidate
+// suppressed from another scanner root each become context.skill.invoked
+// with activation, hook event, skill identity (digests: skill, plugin and
+// path names are private and guessable), source and delivered hashes and the
+// duplicate-suppression identity. The dedupe key is over the skill,
+// activation, hook event and canonical delivered text, so a suppressed
+// candidate is provably the same skill prompt as the load it defers to.
+// candidate_count is streaming: the candidates with the event's key seen so
+// far, this one included (the last event of a key carries the total).
+func init() {
+	registerScenario(Scenario{
+		Name:     "skill",
+		Doc:      "Skill invocations as context: manual, hook-driven and suppressed duplicate skill loads",
+		SpanName: "agent.session.skill",
+		Records: map[string]Rec{
+			"skill.invoked": {
+				Moves: []Move{
+					Const("context.input.kind", receipt.S("skill")),
+					Req(Hash("skill_id", "context.skill.id")),
+					Hash("skill_name", "context.skill.name"),
+					Hash("plugin", "context.skill.plugin"),
+					Req(Move{Path: "source_path", apply: skillPath}),
+					Hash("source_text", "context.input.source.bytes_hash"),
+					Req(Hash("delivered_text", "context.input.delivered.hash")),
+					SessionIDs(),
+					Label("loaded_by", "context.input.loaded_by"),
+					Req(Label("activation", "context.input.activation")),
+					Label("hook_event", "context.input.hook_event"),
+					Label("trigger", "context.input.why_loaded"),
+					Label("expected_benefit", "context.input.expected_benefit"),
+					Label("eval_gap", "context.input.eval_gap"),
+					Label("suppression_policy", "context.input.duplicate.suppression_policy"),
+					Label("duplicate_role", "context.input.duplicate.role"),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
+				},
+				Then: skillInvoked,
+			},
+		},
+		Extra: []string{"context.skill.invoked"},
+		End:   skillEnd,
+	})
+}
+
+// skillPath writes the path's digest and, as a categorical value, the kind
+// of root it was found under (the path itself is never written).
+func skillPath(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	p := v.String()
+	a.Set("context.input.source.path", receipt.S(s.Hash.Text(p)))
+	a.Set("context.input.source.path_hash", receipt.S(s.Hash.Text(p)))
+	root := "other"
+	switch {
+	case strings.HasPrefix(p, "~/"), strings.HasPrefix(p, "/"):
+		root = "user"
+	case strings.Contains(p, "/plugins/"):
+		root = "plugin"
+	case strings.HasPrefix(p, ".claude/skills/"), strings.HasPrefix(p, ".agents/skills/"), strings.HasPrefix(p, "skills/"):
+		root = "repo"
+	}
+	a.Set("context.input.source.root", receipt.S(root))
+	return nil
+}
+
+// skillInvoked derives the loader, scope and dedupe identity and enforces:
+// a hook activation names its hook event and a manual one names none; a
+// suppressed or duplicate load follows a selected load with the same key;
+// a second selected load of a key the policy suppresses is an error.
+func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
+	act := attrStr(a, "context.input.activation")
+	hook := attrStr(a, "context.input.hook_event")
+	if hook == "" {
+		hook = "none"
+		a.Set("context.input.hook_event", receipt.S(hook))
+	}
+	isHook := strings.HasPrefix(act, "hook_")
+	switch {
+	case isHook && hook == "none":
+		return fmt.Errorf("hook activation without a hook_event")
+	case !isHook && hook != "none":
+		return fmt.Errorf("hook_event given for a non-hook activation")
+	}
+	if attrStr(a, "context.input.loaded_by") == "" {
+		a.Set("context.input.loaded_by", receipt.S(map[bool]string{true: "hook", false: "skill-runtime"}[isHook]))
+	}
+	a.Set("context.input.scope", receipt.S(map[string]string{"plugin": "plugin", "repo": "repo", "user": "user"}[attrStr(a, "context.input.source.root")]))
+	if attrStr(a, "context.input.scope") == "" {
+		a.Set("context.input.scope", receipt.S("unknown"))
+	}
+	if s.Agent != "" {
+		a.Set("context.input.applies_to", receipt.S(s.Agent))
+	}
+	scope := s.Conversation
+	if scope == "" {
+		scope = s.ID
+	}
+	if scope == "" {
+		scope = "unknown_session"
+	}
+	delivered := r.JSON.Get("delivered_text").String()
+	key := scope + ":" + s.Hash.Text(strings.Join([]string{
+		s.Hash.Text(r.JSON.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
+	policy := attrStr(a, "context.input.duplicate.suppression_policy")
+	if policy == "" {
+		policy = policySuppressEqual
+		a.Set("context.input.duplicate.suppression_policy", receipt.S(policy))
+	}
+	role := attrStr(a, "context.input.duplicate.role")
+	seen := s.Has("skill.selected", key)
+	switch role {
+	case "", "selected":
+		if seen && policy == policySuppressEqual {
+			return fmt.Errorf("a second selected load of a skill prompt the policy suppresses")
+		}
+		role = "selected"
+		s.Mark("skill.selected", key)
+	case "suppressed", "duplicate":
+		if !seen {
+			return fmt.Errorf("duplicate_role %s without an earlier selected load of the same skill prompt", role)
+		}
+		s.Add("skill.suppressed", 1)
+	default:
+		return fmt.Errorf("unknown duplicate_role")
+	}
+	a.Set("context.input.duplicate.dedupe_key", receipt.S(key))
+	a.Set("context.input.duplicate.dedupe_scope", receipt.S("conversation"))
+	a.Set("context.input.duplicate.role", receipt.S(role))
+	s.Add("skill.candidates:"+key, 1)
+	a.Set("context.input.duplicate.candidate_count", receipt.I(s.Count("skill.candidates:"+key)))
+	s.Add("skill.invoked", 1)
+	if isHook {
+		s.Add("skill.hook", 1)
+	}
+	s.Emit(receipt.Event{Name: "context.skill.invoked", Time: r.Time, Line: r.Line, Attrs: *a})
+	return nil
+}
+
+func skillEnd(s *Session) error {
+	s.Span.Set("context.skill.invoked_count", receipt.I(s.Count("skill.invoked")))
+	s.Span.Set("context.skill.hook_driven_count", receipt.I(s.Count("skill.hook")))
+	s.Span.Set("context.skill.suppressed_count", receipt.I(s.Count("skill.suppressed")))
+	return nil
+}
