@@ -1,0 +1,272 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// brain_remediation proves a self-remediation pass over a memory/knowledge
+// graph ("brain"): pre-check, a selected plan, each job submitted, skipped or
+// refused, the cost boundary and the post-check. Instance, run, plan, job and
+// snapshot ids are hashed; brain excerpts, plan summaries, change details and
+// operator notes are raw and never written.
+func init() {
+	ids := FromSpan("brain.instance.id_hash", "brain.doctor.run.id_hash")
+	registerScenario(Scenario{
+		Name:     "brain_remediation",
+		Doc:      "Brain (memory graph) doctor remediation: precheck, plan, jobs, cost cap, postcheck",
+		SpanName: "agent.session.brain.remediation",
+		Records: map[string]Rec{
+			"brain.doctor.start": {
+				Moves: []Move{
+					ToSpan(Req(Hash("instance_id", "brain.instance.id_hash"))),
+					ToSpan(Req(Hash("run_id", "brain.doctor.run.id_hash"))),
+					ToSpan(Hash("operator", "brain.doctor.operator_hash")),
+					ToSpan(Label("mode", "brain.doctor.mode")),
+					ToSpan(Int("target_score", "brain.doctor.target_score")),
+					ToSpan(ScaledBucket("max_usd", "brain.remediation.cost.cap_bucket", usdLadder, 100)),
+					ToSpan(Hash("protected_phases", "brain.remediation.protected_phases_hash")),
+					ToSpan(Label("privacy", "brain.doctor.privacy_mode")),
+				},
+				Then: brainStart,
+			},
+			"brain.doctor.precheck": {
+				Event: "brain.doctor.precheck.completed",
+				Moves: []Move{
+					SessionIDs(), ids, FromSpan("brain.doctor.mode"),
+					Req(Int("score", "brain.doctor.score.before")),
+					Bucket("score", "brain.doctor.score.before_bucket", healthLadder),
+					Int("issue_count", "brain.doctor.issue.count.before"),
+					Hash("issue_categories", "brain.doctor.issue.categories_hash"),
+					Hash("brain_snapshot", "brain.doctor.snapshot.before_hash"),
+					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
+					Const("brain.privacy.raw_issue_recorded", receipt.B(false)),
+				},
+				Then: brainPrecheck,
+			},
+			"brain.remediation.plan": {
+				Event: "brain.doctor.remediation.plan.selected",
+				Moves: []Move{
+					SessionIDs(), ids,
+					Req(Hash("plan_id", "brain.remediation.plan.id_hash")),
+					Hash("plan_summary", "brain.remediation.plan.summary_hash"),
+					Int("step_count", "brain.remediation.plan.step_count"),
+					ScaledBucket("estimated_usd", "brain.remediation.plan.estimated_spend_bucket", usdLadder, 100),
+					Int("expected_score_delta", "brain.remediation.plan.expected_score_delta"),
+					Bool("requires_protected_phase", "brain.remediation.plan.requires_protected_phase"),
+					FromSpan("brain.remediation.protected_phases_hash"),
+					Const("brain.privacy.raw_plan_recorded", receipt.B(false)),
+				},
+				Then: brainPlan,
+			},
+			"brain.remediation.job": {
+				Event: "brain.doctor.remediation.job.evaluated",
+				Moves: []Move{
+					SessionIDs(), ids,
+					Req(Hash("job_id", "brain.remediation.job.id_hash")),
+					Label("step_kind", "brain.remediation.job.kind"),
+					Req(Label("status", "brain.remediation.job.status")),
+					Bool("protected_phase", "brain.remediation.job.protected_phase"),
+					ScaledBucket("estimated_usd", "brain.remediation.job.estimated_spend_bucket", usdLadder, 100),
+					ScaledBucket("actual_usd", "brain.remediation.job.actual_spend_bucket", usdLadder, 100),
+					Int("changed_entity_count", "brain.remediation.job.changed_entity_count"),
+					Label("refusal_reason", "brain.remediation.job.refusal_reason"),
+					Label("skip_reason", "brain.remediation.job.skip_reason"),
+					Const("brain.privacy.raw_change_recorded", receipt.B(false)),
+				},
+				Then: brainJob,
+			},
+			// The post-check's figures belong to the run: they go on the root
+			// span, and the completion event copies them.
+			"brain.doctor.postcheck": {
+				Moves: []Move{
+					ToSpan(Req(Int("score", "brain.doctor.score.after"))),
+					ToSpan(Bucket("score", "brain.doctor.score.after_bucket", healthLadder)),
+					ToSpan(Int("issue_count", "brain.doctor.issue.count.after")),
+					ToSpan(Hash("issue_categories", "brain.doctor.issue.categories_after_hash")),
+					ToSpan(Hash("brain_snapshot", "brain.doctor.snapshot.after_hash")),
+				},
+				Then: brainPostcheck,
+			},
+			"brain.doctor.completed": {
+				Event: "brain.doctor.remediation.completed",
+				Moves: []Move{
+					SessionIDs(), ids,
+					Label("outcome", "brain.doctor.outcome"),
+					FromSpan("brain.doctor.target_score"),
+					Int("target_score", "brain.doctor.target_score"),
+					Int("score_before", "brain.doctor.score.before"),
+					Int("score_after", "brain.doctor.score.after"),
+					Bucket("score_after", "brain.doctor.score.after_bucket", healthLadder),
+					FromSpan("brain.doctor.issue.count.after", "brain.doctor.issue.categories_after_hash", "brain.doctor.snapshot.after_hash"),
+					Req(Int("jobs_submitted", "brain.remediation.jobs.submitted")),
+					Req(Int("jobs_skipped", "brain.remediation.jobs.skipped")),
+					Req(Int("jobs_refused", "brain.remediation.jobs.refused")),
+					FromSpan("brain.remediation.cost.cap_bucket"),
+					ScaledBucket("max_usd", "brain.remediation.cost.cap_bucket", usdLadder, 100),
+					ScaledBucket("actual_usd", "brain.remediation.cost.actual_bucket", usdLadder, 100),
+					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
+					Const("brain.privacy.raw_operator_note_recorded", receipt.B(false)),
+				},
+				Then: brainCompleted,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("brain.remediation.job.count", receipt.I(s.Count("jobs")))
+			return nil
+		},
+	})
+}
+
+// The pass runs in order: precheck, plan, jobs, postcheck, completed (the
+// start record, when there is one, comes first).
+const (
+	brainPrechecked = iota + 1
+	brainPlanned
+	brainPostchecked
+	brainDone
+)
+
+func brainStep(s *Session, need int64) error {
+	if s.Count("step") < need {
+		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
+	}
+	return nil
+}
+
+func brainStart(s *Session, r Record, _ *receipt.Attrs) error {
+	c, err := cents(r, "max_usd")
+	if err != nil {
+		return err
+	}
+	if r.JSON.Get("max_usd").Exists() {
+		setCount(s, "cap_cents", c)
+		s.Mark("flags", "capped")
+	}
+	if t := r.JSON.Get("target_score"); t.Exists() {
+		setCount(s, "target", t.Int())
+		s.Mark("flags", "targeted")
+	}
+	return nil
+}
+
+func brainPrecheck(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("step") != 0 {
+		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
+	}
+	setCount(s, "score_before", r.JSON.Get("score").Int())
+	setCount(s, "step", brainPrechecked)
+	return nil
+}
+
+func brainPlan(s *Session, r Record, a *receipt.Attrs) error {
+	if err := brainStep(s, brainPrechecked); err != nil {
+		return err
+	}
+	est, err := cents(r, "estimated_usd")
+	if err != nil {
+		return err
+	}
+	if s.Has("flags", "capped") {
+		a.Set("brain.remediation.plan.within_cost_cap", receipt.B(est <= s.Count("cap_cents")))
+	}
+	if r.JSON.Get("requires_protected_phase").Bool() {
+		s.Mark("flags", "plan_protected")
+	}
+	setCount(s, "step", brainPlanned)
+	return nil
+}
+
+// brainJob enforces the job statuses and their reasons, and that a job in a
+// protected phase is only submitted by a plan that declared it.
+func brainJob(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("step") != brainPlanned {
+		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
+	}
+	status := r.JSON.Get("status").String()
+	switch status {
+	case "submitted", "skipped", "refused":
+	default:
+		return fmt.Errorf("status must be submitted, skipped or refused")
+	}
+	if status == "refused" && r.JSON.Get("refusal_reason").String() == "" {
+		return fmt.Errorf("refused job without refusal_reason")
+	}
+	if status == "skipped" && r.JSON.Get("skip_reason").String() == "" {
+		return fmt.Errorf("skipped job without skip_reason")
+	}
+	if status == "submitted" && r.JSON.Get("protected_phase").Bool() && !s.Has("flags", "plan_protected") {
+		return fmt.Errorf("protected-phase job submitted under a plan that does not require a protected phase")
+	}
+	spent, err := cents(r, "actual_usd")
+	if err != nil {
+		return err
+	}
+	if status != "submitted" && spent != 0 {
+		return fmt.Errorf("a %s job reports a non-zero actual_usd", status)
+	}
+	s.Add("jobs", 1)
+	s.Add("jobs:"+status, 1)
+	s.Add("spent_cents", spent)
+	return nil
+}
+
+func brainPostcheck(s *Session, r Record, _ *receipt.Attrs) error {
+	if err := brainStep(s, brainPlanned); err != nil {
+		return err
+	}
+	setCount(s, "score_after", r.JSON.Get("score").Int())
+	setCount(s, "step", brainPostchecked)
+	return nil
+}
+
+// brainCompleted enforces that the completion matches the run: scores as
+// checked, job counts as evaluated, spend as the jobs' and within the cap.
+func brainCompleted(s *Session, r Record, a *receipt.Attrs) error {
+	if err := brainStep(s, brainPostchecked); err != nil {
+		return err
+	}
+	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	if v := r.JSON.Get("score_before"); v.Exists() && v.Int() != s.Count("score_before") {
+		return fmt.Errorf("score_before differs from the precheck score")
+	}
+	if v := r.JSON.Get("score_after"); v.Exists() && v.Int() != s.Count("score_after") {
+		return fmt.Errorf("score_after differs from the postcheck score")
+	}
+	for _, st := range []string{"submitted", "skipped", "refused"} {
+		if n("jobs_"+st) != s.Count("jobs:"+st) {
+			return fmt.Errorf("jobs_%s differs from the %s brain.remediation.job records", st, st)
+		}
+	}
+	spent, err := cents(r, "actual_usd")
+	if err != nil {
+		return err
+	}
+	if r.JSON.Get("actual_usd").Exists() && spent != s.Count("spent_cents") {
+		return fmt.Errorf("actual_usd differs from the sum of the jobs' actual_usd")
+	}
+	limit := s.Count("cap_cents")
+	if r.JSON.Get("max_usd").Exists() {
+		if limit, err = cents(r, "max_usd"); err != nil {
+			return err
+		}
+	} else if !s.Has("flags", "capped") {
+		limit = -1
+	}
+	if limit >= 0 && s.Count("spent_cents") > limit {
+		return fmt.Errorf("the jobs' actual spend exceeds the max_usd cost cap")
+	}
+	target := s.Count("target")
+	if t := r.JSON.Get("target_score"); t.Exists() {
+		target = t.Int()
+	}
+	if t := r.JSON.Get("target_score"); t.Exists() || s.Has("flags", "targeted") {
+		a.Set("brain.doctor.target_reached", receipt.B(s.Count("score_after") >= target))
+	}
+	if limit >= 0 {
+		a.Set("brain.remediation.cost.within_cap", receipt.B(true))
+	}
+	setCount(s, "step", brainDone)
+	return nil
+}

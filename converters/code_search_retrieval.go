@@ -1,0 +1,316 @@
+package converters
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// code_search_retrieval separates what a code-search index returned from
+// what the client loaded into the agent's context: an index snapshot, a
+// search, one event per returned chunk (rank, score bucket, stale and
+// duplicate flags, loaded or suppressed and why) and the load itself. Every
+// returned chunk must be either loaded or suppressed. Snapshot, chunk ids,
+// commits, embedding names and paths are hashed (a path's extension is kept);
+// queries, filters, chunk texts and prompts are raw and only ever hashed.
+//
+// A result's fate is known only at the load record, so the results record is
+// kept (as its own JSON text) and its events are written there, or at the end
+// of input with loaded_into_agent_context false when no load was logged.
+func init() {
+	registerScenario(Scenario{
+		Name:     "code_search_retrieval",
+		Doc:      "Code-search retrieval: index snapshot, search, ranked chunks returned, chunks loaded vs suppressed before the agent",
+		SpanName: "agent.session.code_search",
+		Extra:    []string{"code.search.result.returned", "context.input.loaded"},
+		Records: map[string]Rec{
+			"code.index.snapshot.used": {
+				Event: "code.index.snapshot.used",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Req(Hash("index_snapshot_id", "code_search.index.snapshot_id_hash")),
+					Hash("codebase_path", "code_search.codebase.path_hash"),
+					Hash("git_commit", "code_search.git.commit_hash"),
+					Bucket("indexed_file_count", "code_search.indexed_file_count_bucket", receipt.CountLadder),
+					Bucket("indexed_chunk_count", "code_search.indexed_chunk_count_bucket", receipt.CountLadder),
+					Hash("embedding_provider", "code_search.embedding.provider_hash"),
+					Hash("embedding_model", "code_search.embedding.model_hash"),
+					Label("snapshot_status", "code_search.snapshot.status"),
+					Const("privacy.raw_codebase_path_recorded", receipt.B(false)),
+					Const("privacy.raw_embedding_config_recorded", receipt.B(false)),
+				},
+				Then: func(s *Session, r Record, _ *receipt.Attrs) error {
+					s.Mark("snapshots", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
+					return nil
+				},
+			},
+			"code.search.performed": {
+				Event: "code.search.performed",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("raw_query", "code_search.query_hash")),
+					Label("query_category", "code_search.query_category"),
+					Hash("filter", "code_search.filter_hash"),
+					Int("top_k", "code_search.top_k"),
+					Bucket("candidate_count", "code_search.candidate_count_bucket", receipt.CountLadder),
+					Hash("index_snapshot_id", "code_search.index.snapshot_id_hash"),
+					Const("privacy.raw_query_recorded", receipt.B(false)),
+					Const("privacy.raw_filter_recorded", receipt.B(false)),
+					Const("audit_gap", receipt.S("receipt_proves_search_identity_and_candidate_scale_not_relevance")),
+				},
+				Then: codeSearchPerformed,
+			},
+			"code.search.results.returned": {Then: codeSearchResults},
+			"context.input.loaded": {
+				Event: "context.input.loaded",
+				Moves: []Move{
+					SessionIDs(),
+					Const("context.input.kind", receipt.S("retrieved_code_chunks")),
+					Const("context.input.source", receipt.S("code_search")),
+					Hash("index_snapshot_id", "code_search.index.snapshot_id_hash"),
+					Label("client_transform", "context.input.client_transform"),
+					Req(Count("loaded_chunk_ids", "context.input.loaded_chunk_count")),
+					Count("suppressed_chunk_ids", "context.input.suppressed_chunk_count"),
+					Hash("loaded_chunk_ids", "context.input.loaded_chunk_ids_hash"),
+					Hash("suppressed_chunk_ids", "context.input.suppressed_chunk_ids_hash"),
+					Bucket("prompt_token_count", "context.input.prompt_token_bucket", receipt.TokenLadder),
+					Hash("raw_prompt_fragment", "context.input.raw_prompt_hash"),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_code_chunks_recorded", receipt.B(false)),
+					Const("privacy.raw_paths_recorded", receipt.B(false)),
+					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")),
+				},
+				Then: codeSearchLoaded,
+			},
+		},
+		End: func(s *Session) error {
+			if s.Recall("results") != "" {
+				if err := codeSearchEmitResults(s, nil, nil); err != nil {
+					return err
+				}
+			}
+			s.Span.Set("code_search.search.count", receipt.I(s.Count("searches")))
+			s.Span.Set("code_search.result.count", receipt.I(s.Count("results")))
+			s.Span.Set("code_search.result.loaded.count", receipt.I(s.Count("loaded")))
+			return nil
+		},
+	})
+}
+
+// codeSearchSuppressionReasons are the suppression reasons written in clear;
+// any other reason (a free-text field keyed by chunk id) is written as its
+// digest.
+var codeSearchSuppressionReasons = map[string]bool{
+	"duplicate": true, "stale_snapshot_chunk": true, "stale": true, "over_budget": true,
+	"below_score_threshold": true, "filtered": true, "not_selected": true, "policy": true,
+}
+
+func codeSearchPerformed(s *Session, r Record, _ *receipt.Attrs) error {
+	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
+		return fmt.Errorf("search names an index snapshot with no code.index.snapshot.used record before it")
+	}
+	setCount(s, "top_k", r.JSON.Get("top_k").Int())
+	if !r.JSON.Get("top_k").Exists() {
+		setCount(s, "top_k", 0)
+	}
+	s.Add("searches", 1)
+	return nil
+}
+
+// codeSearchResults checks the returned list and keeps it for the load.
+func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("searches") == 0 {
+		return fmt.Errorf("results returned before any code.search.performed record")
+	}
+	if s.Recall("results") != "" {
+		if err := codeSearchEmitResults(s, nil, nil); err != nil {
+			return err
+		}
+	}
+	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
+		return fmt.Errorf("results name an index snapshot with no code.index.snapshot.used record before it")
+	}
+	res := r.JSON.Get("results")
+	if !res.IsArray() {
+		return fmt.Errorf("field \"results\" must be a list")
+	}
+	list := res.Array()
+	if k := s.Count("top_k"); k > 0 && int64(len(list)) > k {
+		return fmt.Errorf("more results returned than the search's top_k")
+	}
+	var last int64
+	seen := map[string]bool{}
+	for _, e := range list {
+		rank, id := e.Get("rank"), e.Get("chunk_id")
+		if rank.Type != gjson.Number || rank.Int() <= last {
+			return fmt.Errorf("result ranks must be whole numbers that increase down the list")
+		}
+		last = rank.Int()
+		if id.Type != gjson.String {
+			return fmt.Errorf("every result needs a chunk_id string")
+		}
+		if d := e.Get("duplicate_of"); d.Type == gjson.String && !seen[s.Hash.Text(d.Str)] {
+			return fmt.Errorf("duplicate_of names a chunk not returned above it")
+		}
+		seen[s.Hash.Text(id.Str)] = true
+	}
+	s.Note("results", res.Raw)
+	s.Note("results_time", r.Time)
+	s.Note("results_snapshot", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
+	if !r.JSON.Get("index_snapshot_id").Exists() {
+		s.Note("results_snapshot", "")
+	}
+	setCount(s, "results_line", int64(r.Line))
+	return nil
+}
+
+// codeSearchLoaded enforces that the load is a partition of the returned
+// chunks, writes the kept results' events and the shared load event.
+func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Recall("results") == "" {
+		return fmt.Errorf("context loaded with no code.search.results.returned record before it")
+	}
+	loaded, err := idDigests(s, r, "loaded_chunk_ids")
+	if err != nil {
+		return err
+	}
+	supp, err := idDigests(s, r, "suppressed_chunk_ids")
+	if err != nil {
+		return err
+	}
+	if overlap(loaded, supp) {
+		return fmt.Errorf("a chunk is both loaded and suppressed")
+	}
+	fate := map[string]string{}
+	for _, d := range loaded {
+		fate[d] = "loaded"
+	}
+	for _, d := range supp {
+		fate[d] = "suppressed"
+	}
+	reasons := map[string]string{}
+	var bad error
+	r.JSON.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
+		d := s.Hash.Text(k.String())
+		if fate[d] != "suppressed" {
+			bad = fmt.Errorf("suppression_reasons names a chunk that is not in suppressed_chunk_ids")
+			return false
+		}
+		if codeSearchSuppressionReasons[v.String()] {
+			reasons[d] = v.String()
+		} else {
+			reasons[d] = s.Hash.Text(v.String())
+		}
+		return true
+	})
+	if bad != nil {
+		return bad
+	}
+	if err := codeSearchEmitResults(s, fate, reasons); err != nil {
+		return err
+	}
+	a.Set("context.input.returned_chunks_accounted", receipt.B(true))
+	return nil
+}
+
+// codeSearchEmitResults writes one code.search.result.returned per kept
+// result. fate maps chunk digests to "loaded" or "suppressed"; nil means no
+// load was logged. With a load, every returned chunk must have a fate and
+// every loaded or suppressed chunk must have been returned.
+func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
+	list := gjson.Parse(s.Recall("results")).Array()
+	snapshot, when, line := s.Recall("results_snapshot"), s.Recall("results_time"), int(s.Count("results_line"))
+	s.Note("results", "")
+	returned := map[string]bool{}
+	var events []receipt.Event
+	for _, e := range list {
+		id := s.Hash.Text(e.Get("chunk_id").Str)
+		returned[id] = true
+		var a receipt.Attrs
+		if s.ID != "" {
+			a.Set("session.id", receipt.S(s.ID))
+		}
+		if s.Conversation != "" {
+			a.Set("gen_ai.conversation.id", receipt.S(s.Conversation))
+		}
+		if snapshot != "" {
+			a.Set("code_search.index.snapshot_id_hash", receipt.S(snapshot))
+		}
+		a.Set("code_search.result.rank", receipt.I(e.Get("rank").Int()))
+		if v := e.Get("score"); v.Type == gjson.Number {
+			n, err := scaled("results.#.score", v, 1000)
+			if err != nil {
+				return err
+			}
+			a.Set("code_search.result.score_bucket", receipt.S(scoreLadder.Bucket(n)))
+		}
+		a.Set("code_search.result.chunk_id_hash", receipt.S(id))
+		if v := e.Get("raw_chunk_text"); v.Type == gjson.String {
+			a.Set("code_search.result.chunk_text_hash", receipt.S(s.Hash.Text(v.Str)))
+		}
+		if v := e.Get("path"); v.Type == gjson.String {
+			a.Set("code_search.result.path_hash", receipt.S(s.Hash.Text(v.Str)))
+			a.Set("code_search.result.path_extension", receipt.S(codeSearchExtension(v.Str)))
+		}
+		if st, en := e.Get("start_line"), e.Get("end_line"); st.Type == gjson.Number && en.Type == gjson.Number {
+			a.Set("code_search.result.line_range_bucket", receipt.S(receipt.CountLadder.Bucket(en.Int()-st.Int()+1)))
+		}
+		if v := e.Get("stale"); v.IsBool() {
+			a.Set("code_search.result.stale", receipt.B(v.Bool()))
+		}
+		if v := e.Get("duplicate_of"); v.Type == gjson.String {
+			a.Set("code_search.result.duplicate_of_hash", receipt.S(s.Hash.Text(v.Str)))
+		}
+		switch {
+		case fate == nil:
+			a.Set("code_search.result.loaded_into_agent_context", receipt.B(false))
+			a.Set("code_search.result.audit_gap", receipt.S("context_load_not_logged"))
+		case fate[id] == "":
+			return fmt.Errorf("a returned chunk is neither loaded nor suppressed")
+		default:
+			a.Set("code_search.result.loaded_into_agent_context", receipt.B(fate[id] == "loaded"))
+			a.Set("code_search.result.suppressed_before_agent_context", receipt.B(fate[id] == "suppressed"))
+			if why := reasons[id]; why != "" {
+				a.Set("code_search.result.suppression_reason", receipt.S(why))
+			}
+		}
+		a.Set("privacy.raw_code_chunk_recorded", receipt.B(false))
+		a.Set("privacy.raw_path_recorded", receipt.B(false))
+		if fate[id] == "loaded" {
+			s.Add("loaded", 1)
+		}
+		events = append(events, receipt.Event{Name: "code.search.result.returned", Time: when, Line: line, Attrs: a})
+	}
+	for d := range fate {
+		if !returned[d] {
+			return fmt.Errorf("a loaded or suppressed chunk was not returned by the search")
+		}
+	}
+	for _, ev := range events {
+		s.Emit(ev)
+	}
+	s.Add("results", int64(len(events)))
+	return nil
+}
+
+// codeSearchExtension returns a path's extension when it is short lower-case
+// alphanumerics ("ts", "md"), "other" for any other extension and "none"
+// without one.
+func codeSearchExtension(p string) string {
+	ext := strings.TrimPrefix(path.Ext(p), ".")
+	if ext == "" {
+		return "none"
+	}
+	if len(ext) > 8 {
+		return "other"
+	}
+	for _, c := range ext {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return "other"
+		}
+	}
+	return ext
+}

@@ -1,0 +1,180 @@
+package converters
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// compaction proves what a long-session compaction did to each context item
+// (preserved, summarized, dropped, or kept as a hash only) and that the
+// completion's item counts add up to those decisions. Item ids and sources
+// are hashed (a conventional instruction-file name such as CLAUDE.md is
+// also written in clear); objectives, item texts and summaries are raw and
+// only ever hashed.
+func init() {
+	registerScenario(Scenario{
+		Name:     "compaction",
+		Doc:      "Context compaction: per-item decisions (preserved, summarized, dropped, hash only) and item counts that add up",
+		SpanName: "agent.session.context.compaction",
+		Records: map[string]Rec{
+			"context.compaction.start": {
+				Event: "context.compaction.started",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Label("reason", "context.compaction.reason"),
+					Label("trigger", "context.compaction.trigger"),
+					Bucket("token_count_before", "context.compaction.token_count.before_bucket", receipt.TokenLadder),
+					Bucket("token_threshold", "context.compaction.token_threshold_bucket", receipt.TokenLadder),
+					Label("window_bucket", "context.compaction.window_bucket"),
+					Hash("raw_recent_task", "context.compaction.objective.before_hash"),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+				},
+				Then: compactionStart,
+			},
+			"context.item.evaluated": {
+				Event: "context.compaction.item.evaluated",
+				Moves: []Move{
+					SessionIDs(),
+					Noted("context.compaction.id_hash"),
+					Req(Hash("item_id", "context.item.id_hash")),
+					Label("kind", "context.item.kind"),
+					{Path: "source", apply: compactionItemSource},
+					Label("semantic_role", "context.item.semantic_role"),
+					Req(Label("action", "context.item.action")),
+					Bucket("token_count", "context.item.token_count_bucket", receipt.TokenLadder),
+					Bucket("summary_token_count", "context.item.summary_token_count_bucket", receipt.TokenLadder),
+					Label("drop_reason", "context.item.drop_reason"),
+					Hash("raw_text", "context.item.raw_text_hash"),
+					Const("context.item.raw_text_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+				},
+				Then: compactionItem,
+			},
+			"context.compaction.completed": {
+				Event: "context.compaction.completed",
+				Moves: []Move{
+					SessionIDs(),
+					Noted("context.compaction.id_hash"),
+					Bucket("token_count_after", "context.compaction.token_count.after_bucket", receipt.TokenLadder),
+					Hash("summary_hash_basis", "context.compaction.summary.hash"),
+					Hash("objective_hash_basis", "context.compaction.objective.after_hash"),
+					Req(Int("dropped_count", "context.compaction.items.dropped")),
+					Req(Int("summarized_count", "context.compaction.items.summarized")),
+					Req(Int("preserved_count", "context.compaction.items.preserved")),
+					Const("context.compaction.audit_gap", receipt.S("cannot_prove_semantic_equivalence_without_eval")),
+					Const("privacy.raw_summary_recorded", receipt.B(false)),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+				},
+				Then: compactionCompleted,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("context.compaction.count", receipt.I(s.Count("compactions")))
+			s.Span.Set("context.compaction.open_at_end", receipt.B(s.Count("open") > 0))
+			return nil
+		},
+	})
+}
+
+// compactionActions are the decisions a compaction may take for an item.
+var compactionActions = []string{"preserved", "summarized", "dropped", "preserved_hash_only"}
+
+// compactionStart opens a compaction. Its id is the record's compaction_id
+// when the log has one, else derived from the session and start time, so
+// every event of one compaction joins on it.
+func compactionStart(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("open") > 0 {
+		return fmt.Errorf("compaction started while another compaction is still open")
+	}
+	id := s.Hash.Text("context.compaction:" + s.ID + ":" + r.Time)
+	if v := r.JSON.Get("compaction_id"); v.Type == gjson.String {
+		id = s.Hash.Text(v.Str)
+	}
+	s.Note("context.compaction.id_hash", id)
+	a.Set("context.compaction.id_hash", receipt.S(id))
+	setCount(s, "open", 1)
+	s.Add("compactions", 1)
+	for _, act := range compactionActions {
+		setCount(s, "items:"+act, 0)
+	}
+	if v := r.JSON.Get("token_count_before"); v.Exists() {
+		setCount(s, "tokens_before", v.Int())
+		s.Mark("flags", "tokens_before")
+	}
+	return nil
+}
+
+// compactionItemSource writes the source in clear only when it is a
+// conventional instruction-file name; any other source (a path, a URI, a
+// command) is written as its digest in both attributes.
+func compactionItemSource(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	src, d := v.String(), s.Hash.Text(v.String())
+	if p := strings.TrimPrefix(src, "./"); publicInstructionPaths[p] {
+		a.Set("context.item.source", receipt.S(p))
+	} else {
+		a.Set("context.item.source", receipt.S(d))
+	}
+	a.Set("context.item.source.hash", receipt.S(d))
+	return nil
+}
+
+// compactionItem enforces the action vocabulary and the reasons that go with
+// it, and counts each decision.
+func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("open") == 0 {
+		return fmt.Errorf("item evaluated outside a compaction (no open context.compaction.start)")
+	}
+	act := r.JSON.Get("action").String()
+	known := false
+	for _, k := range compactionActions {
+		known = known || act == k
+	}
+	if !known {
+		return fmt.Errorf("action must be preserved, summarized, dropped or preserved_hash_only")
+	}
+	if act == "dropped" && r.JSON.Get("drop_reason").String() == "" {
+		return fmt.Errorf("dropped item without drop_reason")
+	}
+	if act == "summarized" && !r.JSON.Get("summary_token_count").Exists() {
+		return fmt.Errorf("summarized item without summary_token_count")
+	}
+	s.Add("items:"+act, 1)
+	a.Set("context.item.reconstructable_from_hash", receipt.B(act == "dropped" || act == "preserved_hash_only"))
+	return nil
+}
+
+// compactionCompleted enforces that the item counts add up: dropped and
+// summarized as evaluated, preserved counting both preserved and
+// preserved_hash_only items.
+func compactionCompleted(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("open") == 0 {
+		return fmt.Errorf("compaction completed without an open context.compaction.start")
+	}
+	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	kept := s.Count("items:preserved") + s.Count("items:preserved_hash_only")
+	switch {
+	case n("dropped_count") != s.Count("items:dropped"):
+		return fmt.Errorf("item counts do not add up: dropped_count differs from the dropped items evaluated")
+	case n("summarized_count") != s.Count("items:summarized"):
+		return fmt.Errorf("item counts do not add up: summarized_count differs from the summarized items evaluated")
+	case n("preserved_count") != kept:
+		return fmt.Errorf("item counts do not add up: preserved_count differs from the preserved and preserved_hash_only items evaluated")
+	}
+	total := kept + s.Count("items:dropped") + s.Count("items:summarized")
+	a.Set("context.compaction.item.count", receipt.I(total))
+	a.Set("context.compaction.items.preserved_hash_only", receipt.I(s.Count("items:preserved_hash_only")))
+	a.Set("context.compaction.item_counts_add_up", receipt.B(true))
+	if after := r.JSON.Get("token_count_after"); after.Exists() && s.Has("flags", "tokens_before") {
+		a.Set("context.compaction.token_count.reduced", receipt.B(after.Int() < s.Count("tokens_before")))
+	}
+	setCount(s, "open", 0)
+	return nil
+}

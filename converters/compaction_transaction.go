@@ -1,0 +1,217 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// compaction_transaction proves that a compaction either committed a
+// validated summary or rolled back to the pre-compaction context, with no
+// half-applied state: a rollback never commits the swap, restores what it
+// claims to restore, and leaves the token, tool-registry and reminder counts
+// as they were. Transaction and backup ids are hashed; active tasks, tool
+// outputs, tool registries, errors, candidate summaries, rollback notes and
+// operator summaries are raw and only ever hashed.
+func init() {
+	registerScenario(Scenario{
+		Name:     "compaction_transaction",
+		Doc:      "Compaction as a transaction: summary attempt, commit or rollback, restored registries and queues",
+		SpanName: "agent.session.context.compaction_transaction",
+		Records: map[string]Rec{
+			"context.compaction.transaction.started": {
+				Event: "context.compaction.transaction.started",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
+					Int("attempt", "context.compaction.attempt"),
+					Label("trigger", "context.compaction.trigger"),
+					Label("reason", "context.compaction.reason"),
+					Bucket("context_token_count_before", "context.compaction.token_count.before_bucket", receipt.TokenLadder),
+					Bucket("context_window_tokens", "context.compaction.context_window_bucket", receipt.TokenLadder),
+					Bucket("deferred_tool_registry_count", "context.compaction.deferred_tool_registry.count_bucket", receipt.CountLadder),
+					Bucket("pending_system_reminder_count", "context.compaction.system_reminder_queue.count_bucket", receipt.CountLadder),
+					Hash("backup_id", "context.compaction.backup.id_hash"),
+					Hash("raw_active_task", "context.compaction.active_task.hash"),
+					Hash("raw_recent_tool_output", "context.compaction.recent_tool_output.hash"),
+					Hash("raw_deferred_tools", "context.compaction.deferred_tools.hash"),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_registry_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Then: txnStarted,
+			},
+			"context.compaction.summary.attempted": {
+				Event: "context.compaction.summary.attempted",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
+					Req(Label("summary_call_status", "context.compaction.summary.call_status")),
+					Bucket("summary_duration_ms", "context.compaction.summary.duration_bucket", receipt.LatencyLadder),
+					Req(Bool("candidate_summary_available", "context.compaction.summary.candidate_available")),
+					Hash("raw_error", "context.compaction.summary.error_hash"),
+					Hash("candidate_summary_text", "context.compaction.summary.candidate_hash"),
+					Const("privacy.raw_error_recorded", receipt.B(false)),
+					Const("privacy.raw_summary_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Then: txnSummary,
+			},
+			"context.compaction.rollback.completed": {
+				Event: "context.compaction.rollback.completed",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
+					Label("rollback_reason", "context.compaction.rollback.reason"),
+					Req(Bool("swap_committed", "context.compaction.swap_committed")),
+					Req(Bool("original_context_preserved", "context.compaction.original_context_preserved")),
+					Bool("backup_available", "context.compaction.backup_available"),
+					Bool("deferred_tool_registry_restored", "context.compaction.deferred_tool_registry_restored"),
+					Bool("system_reminder_queue_restored", "context.compaction.system_reminder_queue_restored"),
+					Bucket("replayed_system_reminder_count", "context.compaction.replayed_system_reminder.count_bucket", receipt.CountLadder),
+					Bool("post_tokens_recorded_as_success", "context.compaction.post_tokens_recorded_as_success"),
+					Hash("raw_rollback_note", "context.compaction.rollback.note_hash"),
+					Const("privacy.raw_rollback_note_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Then: txnRollback,
+			},
+			"context.compaction.transaction.completed": {
+				Event: "context.compaction.transaction.completed",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
+					Req(Label("status", "context.compaction.transaction.status")),
+					Label("authoritative_state", "context.compaction.authoritative_state"),
+					Bucket("context_token_count_after", "context.compaction.token_count.after_bucket", receipt.TokenLadder),
+					Bucket("deferred_tool_registry_count_after", "context.compaction.deferred_tool_registry.after_count_bucket", receipt.CountLadder),
+					Bucket("pending_system_reminder_count_after", "context.compaction.system_reminder_queue.after_count_bucket", receipt.CountLadder),
+					Const("context.compaction.audit_gap", receipt.S("receipt_proves_transaction_boundary_and_rollback_flags_not_semantic_completeness")),
+					Hash("raw_operator_summary", "context.compaction.operator_summary.hash"),
+					Const("privacy.raw_operator_summary_recorded", receipt.B(false)),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Then: txnCompleted,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("context.compaction.transaction.count", receipt.I(s.Count("transactions")))
+			s.Span.Set("context.compaction.transaction.rolled_back.count", receipt.I(s.Count("rolled_back")))
+			s.Span.Set("context.compaction.transaction.open_at_end", receipt.B(s.Count("open") > 0))
+			return nil
+		},
+	})
+}
+
+// txnFigures are the counts a rollback must leave as they were.
+var txnFigures = [][2]string{
+	{"context_token_count_before", "context_token_count_after"},
+	{"deferred_tool_registry_count", "deferred_tool_registry_count_after"},
+	{"pending_system_reminder_count", "pending_system_reminder_count_after"},
+}
+
+func txnStarted(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("open") > 0 {
+		return fmt.Errorf("transaction started while another transaction is still open")
+	}
+	s.Note("txn", s.Hash.Text(r.JSON.Get("transaction_id").String()))
+	for _, f := range txnFigures {
+		delete(s.sets["flags"], f[0])
+		if v := r.JSON.Get(f[0]); v.Exists() {
+			setCount(s, f[0], v.Int())
+			s.Mark("flags", f[0])
+		}
+	}
+	setCount(s, "open", 1)
+	setCount(s, "rollback", 0)
+	setCount(s, "summary_ok", 0)
+	s.Add("transactions", 1)
+	return nil
+}
+
+// txnSame enforces that a record belongs to the open transaction.
+func txnSame(s *Session, r Record) error {
+	if s.Count("open") == 0 {
+		return fmt.Errorf("record outside a transaction (no open context.compaction.transaction.started)")
+	}
+	if s.Hash.Text(r.JSON.Get("transaction_id").String()) != s.Recall("txn") {
+		return fmt.Errorf("transaction_id differs from the open transaction's")
+	}
+	return nil
+}
+
+func txnSummary(s *Session, r Record, _ *receipt.Attrs) error {
+	if err := txnSame(s, r); err != nil {
+		return err
+	}
+	ok := r.JSON.Get("candidate_summary_available").Bool()
+	if !ok && r.JSON.Get("candidate_summary_text").String() != "" {
+		return fmt.Errorf("candidate_summary_available is false but candidate_summary_text is not empty")
+	}
+	if ok {
+		setCount(s, "summary_ok", 1)
+	}
+	return nil
+}
+
+// txnRollback enforces that a rollback left no half-applied state.
+func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
+	if err := txnSame(s, r); err != nil {
+		return err
+	}
+	b := func(f string) bool { return r.JSON.Get(f).Bool() }
+	switch {
+	case b("swap_committed"):
+		return fmt.Errorf("rollback with swap_committed true: the compacted context was swapped in")
+	case !b("original_context_preserved"):
+		return fmt.Errorf("rollback with original_context_preserved false")
+	case b("post_tokens_recorded_as_success"):
+		return fmt.Errorf("rollback with post_tokens_recorded_as_success true: a failed compaction was counted as done")
+	}
+	clean := true
+	for _, f := range []string{"deferred_tool_registry_restored", "system_reminder_queue_restored"} {
+		if v := r.JSON.Get(f); v.Exists() && !v.Bool() {
+			clean = false
+		}
+	}
+	if r.JSON.Get("replayed_system_reminder_count").Int() > 0 {
+		clean = false
+	}
+	a.Set("context.compaction.rollback.state_restored", receipt.B(clean))
+	setCount(s, "rollback", 1)
+	return nil
+}
+
+// txnCompleted enforces the outcome: a rolled-back transaction has a
+// rollback record and leaves every count as it was before; a committed one
+// had an available candidate summary and no rollback.
+func txnCompleted(s *Session, r Record, a *receipt.Attrs) error {
+	if err := txnSame(s, r); err != nil {
+		return err
+	}
+	switch r.JSON.Get("status").String() {
+	case "rolled_back":
+		if s.Count("rollback") == 0 {
+			return fmt.Errorf("status rolled_back without a context.compaction.rollback.completed record")
+		}
+		for _, f := range txnFigures {
+			if v := r.JSON.Get(f[1]); v.Exists() && s.Has("flags", f[0]) && v.Int() != s.Count(f[0]) {
+				return fmt.Errorf("rolled back transaction changed a count: %s differs from %s", f[1], f[0])
+			}
+		}
+		a.Set("context.compaction.transaction.pre_state_intact", receipt.B(true))
+		s.Add("rolled_back", 1)
+	case "committed":
+		if s.Count("rollback") > 0 {
+			return fmt.Errorf("status committed after a rollback record")
+		}
+		if s.Count("summary_ok") == 0 {
+			return fmt.Errorf("status committed without an available candidate summary")
+		}
+	}
+	setCount(s, "open", 0)
+	return nil
+}

@@ -1,0 +1,195 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// pruning proves what a post-hoc session cleaner pruned and protected: each
+// strategy's action with candidate, changed, protected and removed figures,
+// and a completion whose totals are the strategies' and whose after-figures
+// are the before-figures minus what was removed. Run and backup ids and
+// commands are hashed; plan notes, reasons, samples and summaries are raw
+// and only ever hashed.
+func init() {
+	registerScenario(Scenario{
+		Name:     "pruning",
+		Doc:      "Post-hoc context pruning: strategies (trimmed, minified, deduped, stubbed, protected), totals that add up, backup",
+		SpanName: "agent.session.context.prune",
+		Records: map[string]Rec{
+			"context.prune.start": {
+				Event: "context.prune.started",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Noting("context.prune.run_id_hash", Req(Hash("run_id", "context.prune.run_id_hash"))),
+					Label("tool", "context.prune.tool"),
+					Hash("command", "context.prune.command_hash"),
+					Label("prescription", "context.prune.prescription"),
+					Label("mode", "context.prune.mode"),
+					Label("trigger", "context.prune.trigger"),
+					Bucket("context_window_tokens", "context.prune.context_window_bucket", receipt.TokenLadder),
+					Bucket("token_count_before", "context.prune.token_count.before_bucket", receipt.TokenLadder),
+					Bucket("byte_count_before", "context.prune.byte_count.before_bucket", receipt.ByteLadder),
+					Hash("backup_id", "context.prune.backup_id_hash"),
+					Hash("raw_plan_notes", "context.prune.plan.hash"),
+					Const("privacy.raw_session_recorded", receipt.B(false)),
+					Const("privacy.raw_plan_recorded", receipt.B(false)),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+				},
+				Then: pruneStart,
+			},
+			"context.prune.strategy.evaluated": {
+				Event: "context.prune.strategy.evaluated",
+				Moves: []Move{
+					SessionIDs(),
+					Noted("context.prune.run_id_hash"),
+					Req(Label("strategy", "context.prune.strategy")),
+					Req(Label("action", "context.prune.strategy.action")),
+					Bucket("candidate_count", "context.prune.strategy.candidate_count_bucket", receipt.CountLadder),
+					Bucket("changed_count", "context.prune.strategy.changed_count_bucket", receipt.CountLadder),
+					Bucket("protected_count", "context.prune.strategy.protected_count_bucket", receipt.CountLadder),
+					Bucket("token_count_before", "context.prune.strategy.token_count.before_bucket", receipt.TokenLadder),
+					Bucket("token_count_removed", "context.prune.strategy.token_count.removed_bucket", receipt.TokenLadder),
+					Bucket("byte_count_removed", "context.prune.strategy.byte_count.removed_bucket", receipt.ByteLadder),
+					Hash("reason", "context.prune.strategy.reason_hash"),
+					Hash("raw_sample", "context.prune.strategy.sample_hash"),
+					Const("context.prune.strategy.raw_text_recorded", receipt.B(false)),
+					Const("privacy.raw_session_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+					Const("privacy.raw_file_content_recorded", receipt.B(false)),
+				},
+				Then: pruneStrategy,
+			},
+			"context.prune.completed": {
+				Event: "context.prune.completed",
+				Moves: []Move{
+					SessionIDs(),
+					Noted("context.prune.run_id_hash"),
+					Label("status", "context.prune.status"),
+					Bucket("token_count_after", "context.prune.token_count.after_bucket", receipt.TokenLadder),
+					Bucket("byte_count_after", "context.prune.byte_count.after_bucket", receipt.ByteLadder),
+					Bucket("total_token_count_removed", "context.prune.token_count.removed_bucket", receipt.TokenLadder),
+					Bucket("total_byte_count_removed", "context.prune.byte_count.removed_bucket", receipt.ByteLadder),
+					Bucket("changed_item_count", "context.prune.changed_item_count_bucket", receipt.CountLadder),
+					Bucket("protected_item_count", "context.prune.protected_item_count_bucket", receipt.CountLadder),
+					Bool("backup_verified", "context.prune.backup.verified"),
+					Hash("raw_summary", "context.prune.summary.hash"),
+					Const("context.prune.audit_gap", receipt.S("receipt_proves_pruning_boundary_and_privacy_posture_not_semantic_sufficiency")),
+					Const("privacy.raw_session_recorded", receipt.B(false)),
+					Const("privacy.raw_summary_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+					Const("privacy.raw_file_content_recorded", receipt.B(false)),
+				},
+				Then: pruneCompleted,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("context.prune.run.count", receipt.I(s.Count("runs")))
+			s.Span.Set("context.prune.strategy.count", receipt.I(s.Count("strategies")))
+			s.Span.Set("context.prune.open_at_end", receipt.B(s.Count("open") > 0))
+			return nil
+		},
+	})
+}
+
+// pruneActions are the actions a strategy may take.
+var pruneActions = map[string]bool{"trimmed": true, "minified": true, "deduped": true, "stubbed": true, "protected": true}
+
+// pruneTotals are the per-strategy figures the completion totals.
+var pruneTotals = [][2]string{
+	{"token_count_removed", "total_token_count_removed"},
+	{"changed_count", "changed_item_count"},
+	{"protected_count", "protected_item_count"},
+}
+
+func pruneStart(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("open") > 0 {
+		return fmt.Errorf("pruning run started while another run is still open")
+	}
+	for _, f := range []string{"token_count_before", "byte_count_before"} {
+		v, err := whole(r, f)
+		if err != nil {
+			return err
+		}
+		setCount(s, f, v)
+		if r.JSON.Get(f).Exists() {
+			s.Mark("flags", f)
+		} else {
+			delete(s.sets["flags"], f)
+		}
+	}
+	for _, f := range pruneTotals {
+		setCount(s, "sum:"+f[0], 0)
+	}
+	if w := r.JSON.Get("context_window_tokens").Int(); w > 0 && s.Has("flags", "token_count_before") {
+		a.Set("context.prune.start_ratio_bucket", receipt.S(percentLadder.Bucket(s.Count("token_count_before")*100/w)))
+		setCount(s, "window", w)
+	} else {
+		setCount(s, "window", 0)
+	}
+	a.Set("context.prune.backup.created", receipt.B(r.JSON.Get("backup_id").String() != ""))
+	setCount(s, "open", 1)
+	s.Add("runs", 1)
+	return nil
+}
+
+// pruneStrategy enforces the action vocabulary and per-strategy bounds: a
+// protected strategy changes and removes nothing, changed items are among
+// the candidates, removed tokens were there before.
+func pruneStrategy(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("open") == 0 {
+		return fmt.Errorf("strategy evaluated outside a pruning run (no open context.prune.start)")
+	}
+	act := r.JSON.Get("action").String()
+	if !pruneActions[act] {
+		return fmt.Errorf("action must be trimmed, minified, deduped, stubbed or protected")
+	}
+	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	switch {
+	case act == "protected" && (n("changed_count") != 0 || n("token_count_removed") != 0 || n("byte_count_removed") != 0):
+		return fmt.Errorf("protected strategy reports changed items or removed tokens or bytes")
+	case r.JSON.Get("candidate_count").Exists() && n("changed_count") > n("candidate_count"):
+		return fmt.Errorf("changed_count exceeds candidate_count")
+	case r.JSON.Get("token_count_before").Exists() && n("token_count_removed") > n("token_count_before"):
+		return fmt.Errorf("token_count_removed exceeds the strategy's token_count_before")
+	}
+	for _, f := range pruneTotals {
+		v, err := whole(r, f[0])
+		if err != nil {
+			return err
+		}
+		s.Add("sum:"+f[0], v)
+	}
+	s.Add("strategies", 1)
+	return nil
+}
+
+// pruneCompleted enforces that the totals are the strategies' sums and that
+// after = before - removed for tokens and bytes.
+func pruneCompleted(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("open") == 0 {
+		return fmt.Errorf("pruning completed without an open context.prune.start")
+	}
+	for _, f := range pruneTotals {
+		if v := r.JSON.Get(f[1]); v.Exists() && v.Int() != s.Count("sum:"+f[0]) {
+			return fmt.Errorf("totals do not add up: %s differs from the sum of the strategies' %s", f[1], f[0])
+		}
+	}
+	for _, f := range [][3]string{
+		{"token_count_before", "total_token_count_removed", "token_count_after"},
+		{"byte_count_before", "total_byte_count_removed", "byte_count_after"},
+	} {
+		removed, after := r.JSON.Get(f[1]), r.JSON.Get(f[2])
+		if s.Has("flags", f[0]) && removed.Exists() && after.Exists() && s.Count(f[0])-removed.Int() != after.Int() {
+			return fmt.Errorf("totals do not add up: %s is not %s minus %s", f[2], f[0], f[1])
+		}
+	}
+	if w, after := s.Count("window"), r.JSON.Get("token_count_after"); w > 0 && after.Exists() {
+		a.Set("context.prune.end_ratio_bucket", receipt.S(percentLadder.Bucket(after.Int()*100/w)))
+	}
+	a.Set("context.prune.totals_add_up", receipt.B(true))
+	setCount(s, "open", 0)
+	return nil
+}
