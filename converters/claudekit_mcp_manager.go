@@ -1,0 +1,177 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// claudekit_mcp_manager proves a ClaudeKit-style isolation boundary: the
+// parent session sees only a small management skill while an mcp-manager
+// subagent absorbs the large MCP schema catalog, selects and invokes one
+// tool, and returns a bounded summary. Skill, subagent, server and tool names,
+// prompts, catalogs, reasons, arguments, results and the summary are private
+// and only hashed.
+//
+// The receipt states that the full schemas never reached the parent, so the
+// converter refuses a log that says or implies otherwise: an explicit
+// full_schemas_loaded_in_parent, or a parent context as large as the hidden
+// catalog before or after the summary came back.
+func init() {
+	registerScenario(Scenario{
+		Name:     "claudekit_mcp_manager",
+		Doc:      "MCP manager subagent boundary: schema catalog isolated in a subagent, bounded summary back to the parent",
+		SpanName: "agent.session.mcp.manager.subagent_boundary",
+		Records: map[string]Rec{
+			"mcp.manager.parent_context.evaluated": {
+				Event: "mcp.manager.parent_context.evaluated",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Label("pattern", "mcp.manager.pattern"),
+					Hash("parent_visible_skill", "mcp.manager.parent_visible_skill_hash"),
+					Req(Bucket("parent_visible_token_count", "mcp.manager.parent_visible_token_bucket", receipt.TokenLadder)),
+					Bucket("hidden_mcp_server_count", "mcp.manager.hidden_server_count_bucket", receipt.CountLadder),
+					Bucket("hidden_mcp_tool_schema_count", "mcp.manager.hidden_tool_schema_count_bucket", receipt.CountLadder),
+					Req(Bucket("hidden_full_schema_token_count", "mcp.manager.hidden_full_schema_token_bucket", receipt.TokenLadder)),
+					Const("mcp.manager.receipt.scope", receipt.S(managerScope)),
+					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_hidden_schemas_recorded", receipt.B(false)),
+				},
+				Then: managerParentContext,
+			},
+			"mcp.manager.subagent.booted": {
+				Event: "mcp.manager.subagent.booted",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("subagent_id", "mcp.manager.subagent_id_hash")),
+					Label("tools_policy", "mcp.manager.tools_policy"),
+					Bucket("server_count", "mcp.manager.server_count_bucket", receipt.CountLadder),
+					Bucket("tool_schema_count", "mcp.manager.tool_schema_count_bucket", receipt.CountLadder),
+					Bucket("startup_context_token_count", "mcp.manager.subagent_startup_token_bucket", receipt.TokenLadder),
+					Bucket("context_window_tokens", "mcp.manager.context_window_token_bucket", receipt.TokenLadder),
+					Const("privacy.raw_subagent_tool_catalog_recorded", receipt.B(false)),
+				},
+				Then: managerBooted,
+			},
+			"mcp.manager.tool_selected": {
+				Event: "mcp.manager.tool_selected",
+				Moves: []Move{
+					SessionIDs(),
+					Label("selection_strategy", "mcp.manager.selection_strategy"),
+					Hash("selected_server", "mcp.manager.selected_server_hash"),
+					Req(Hash("selected_tool", "mcp.manager.selected_tool_hash")),
+					Bucket("candidate_tool_count", "mcp.manager.candidate_tool_count_bucket", receipt.CountLadder),
+					Int("expanded_tool_count", "mcp.manager.expanded_tool_count"),
+					Bucket("suppressed_tool_count", "mcp.manager.suppressed_tool_count_bucket", receipt.CountLadder),
+					Hash("raw_selection_reason", "mcp.manager.selection_reason_hash"),
+					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
+				},
+				Then: managerToolSelected,
+			},
+			"mcp.manager.tool_invoked": {
+				Event: "mcp.manager.tool_invoked",
+				Moves: []Move{
+					SessionIDs(),
+					Req(Hash("tool", "mcp.tool.name_hash")),
+					Label("status", "mcp.tool_call.status"),
+					Bucket("result_count", "mcp.tool_call.result_count_bucket", receipt.CountLadder),
+					Int("latency_ms", "mcp.tool_call.latency_ms"),
+					Bucket("latency_ms", "mcp.tool_call.latency_bucket", receipt.LatencyLadder),
+					Hash("raw_arguments", "mcp.tool_call.arguments_hash"),
+					Hash("raw_result_sample", "mcp.tool_call.result_sample_hash"),
+					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
+				},
+				Then: managerToolInvoked,
+			},
+			"mcp.manager.parent_summary.returned": {
+				Event: "mcp.manager.parent_summary.returned",
+				Moves: []Move{
+					SessionIDs(),
+					Label("status", "mcp.manager.summary.status"),
+					Bucket("summary_token_count", "mcp.manager.summary_token_bucket", receipt.TokenLadder),
+					Bucket("parent_context_token_count_after", "mcp.manager.parent_context_after_token_bucket", receipt.TokenLadder),
+					Hash("raw_summary", "mcp.manager.summary_hash"),
+					Const("mcp.manager.audit_gap", receipt.S("receipt_proves_schema_isolation_and_bounded_summary_not_tool_optimality")),
+					Const("privacy.raw_summary_recorded", receipt.B(false)),
+				},
+				Then: managerSummaryReturned,
+			},
+		},
+		End: func(s *Session) error {
+			if s.Count("mgr.parent_evaluated") > 0 {
+				s.Span.Set("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))
+			}
+			s.Span.Set("mcp.manager.tool_invoked.count", receipt.I(s.Count("mgr.invoked")))
+			return nil
+		},
+	})
+}
+
+// managerScope names what the receipt compares; the parent-context event
+// carries it too, so the schema declares it as our own vocabulary.
+const managerScope = "parent_vs_manager_subagent_context_budget"
+
+// managerParentContext enforces the parent-side boundary and keeps the
+// catalog size for the check on the summary.
+func managerParentContext(s *Session, r Record, a *receipt.Attrs) error {
+	if v := r.JSON.Get("full_schemas_loaded_in_parent"); v.IsBool() && v.Bool() {
+		return fmt.Errorf("the parent context received the full mcp schema catalog")
+	}
+	visible, hidden := r.JSON.Get("parent_visible_token_count").Int(), r.JSON.Get("hidden_full_schema_token_count").Int()
+	if visible >= hidden {
+		return fmt.Errorf("parent_visible_token_count is not smaller than hidden_full_schema_token_count: the catalog may be in the parent")
+	}
+	s.Add("mgr.parent_evaluated", 1)
+	s.Span.Set("mcp.manager.receipt.scope", receipt.S(managerScope))
+	s.Add("mgr.hidden_tokens", hidden-s.Count("mgr.hidden_tokens"))
+	a.Set("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))
+	if p := r.JSON.Get("pattern"); p.Exists() {
+		s.Span.Set("mcp.manager.pattern", receipt.S(s.Label(p.String())))
+	}
+	return nil
+}
+
+func managerBooted(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("mgr.parent_evaluated") == 0 {
+		return fmt.Errorf("manager subagent booted before any mcp.manager.parent_context.evaluated record")
+	}
+	s.Mark("mgr.booted", s.Hash.Text(r.JSON.Get("subagent_id").String()))
+	return nil
+}
+
+// managerToolSelected enforces that the selection ran in a booted manager
+// subagent and that its counts add up: every candidate was either expanded
+// or suppressed.
+func managerToolSelected(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Len("mgr.booted") == 0 {
+		return fmt.Errorf("tool selected before any mcp.manager.subagent.booted record")
+	}
+	cand, exp, sup := r.JSON.Get("candidate_tool_count"), r.JSON.Get("expanded_tool_count"), r.JSON.Get("suppressed_tool_count")
+	if cand.Exists() && exp.Exists() && sup.Exists() && exp.Int()+sup.Int() != cand.Int() {
+		return fmt.Errorf("expanded_tool_count plus suppressed_tool_count does not equal candidate_tool_count")
+	}
+	s.Mark("mgr.selected", s.Hash.Text(r.JSON.Get("selected_tool").String()))
+	return nil
+}
+
+func managerToolInvoked(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Len("mgr.booted") == 0 {
+		return fmt.Errorf("tool invoked before any mcp.manager.subagent.booted record")
+	}
+	s.Add("mgr.invoked", 1)
+	a.Set("mcp.manager.tool_was_selected", receipt.B(s.Has("mgr.selected", s.Hash.Text(r.JSON.Get("tool").String()))))
+	return nil
+}
+
+// managerSummaryReturned enforces that what the parent holds after the
+// summary is still smaller than the catalog it must not have received.
+func managerSummaryReturned(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("mgr.parent_evaluated") == 0 {
+		return fmt.Errorf("summary returned before any mcp.manager.parent_context.evaluated record")
+	}
+	if v := r.JSON.Get("parent_context_token_count_after"); v.Exists() && v.Int() >= s.Count("mgr.hidden_tokens") {
+		return fmt.Errorf("parent_context_token_count_after is not smaller than the hidden schema catalog: the catalog may have crossed to the parent")
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// secret_scanning proves a pre-commit secret scan run by an agent through an
+// MCP server: the scan was requested and completed, each finding was shown
+// redacted, the bypass policy was evaluated, and a clean rescan happened.
+// Secret values, paths, prompts, tool responses, remediation text, notes,
+// tickets, and the request, finding and rescan ids are only ever hashed;
+// secret types, severities, statuses and policy decisions are categorical.
+// The leak check fails the run if a secret-shaped value reaches any output,
+// even through a categorical field. A plain digest of a short or guessable
+// secret can be brute-forced: share receipts made with --hash-key-file.
+func init() {
+	// The log's "repo" is the local checkout path and "repository" its name:
+	// both are written as digests under their own keys, in place of the
+	// shared session.start's reading of "repo" as the repository name.
+	var start Rec
+	for _, m := range sessionStart.Moves {
+		if m.Path != "repo" {
+			start.Moves = append(start.Moves, m)
+		}
+	}
+	start.Moves = append(start.Moves,
+		spanMove(Label("provider", "mcp.provider")),
+		spanMove(Label("client", "mcp.client")),
+		spanMove(Hash("repository", "repository.hash")),
+		spanMove(Hash("repo", "repository.path_hash")),
+	)
+	registerScenario(Scenario{
+		Name:     "secret_scanning",
+		Doc:      "MCP secret scanning before commit: scan, redacted findings, bypass policy, clean rescan",
+		SpanName: "agent.session.security.secret_scanning",
+		Records: map[string]Rec{
+			"session.start": start,
+			"security.secret_scanning.requested": {
+				Event: "security.secret_scanning.requested",
+				Moves: secretScanMoves(
+					Label("trigger", "security.scan.trigger"),
+					Label("toolset", "security.scan.toolset"),
+					Label("tool", "security.scan.tool"),
+					Label("scan_scope", "security.scan.scope"),
+					Count("diff_paths", "security.scan.diff_path_count"),
+					Hash("diff_paths", "security.scan.diff_paths_hash"),
+					Hash("prompt", "security.scan.prompt_hash"),
+					Label("push_protection_customization", "security.secret_scanning.push_protection_customization"),
+					Bool("persisted_as_github_alert", "security.secret_scanning.persisted_as_github_alert"),
+					Const("privacy.raw_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_diff_paths_recorded", receipt.B(false)),
+					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
+				),
+				Then: secretScanRequested,
+			},
+			"security.secret_scanning.completed": {
+				Event: "security.secret_scanning.completed",
+				Moves: secretScanMoves(
+					Label("status", "security.scan.status"),
+					Int("files_scanned", "security.scan.files_scanned"),
+					Bucket("line_count", "security.scan.line_count_bucket", receipt.CountLadder),
+					Req(Int("finding_count", "security.secret_scanning.finding_count")),
+					Bucket("finding_count", "security.secret_scanning.finding_count_bucket", receipt.CountLadder),
+					Int("detector_count", "security.secret_scanning.detector_count"),
+					Hash("engine_snapshot", "security.secret_scanning.engine_snapshot_hash"),
+					Bucket("latency_ms", "security.scan.latency_bucket", receipt.LatencyLadder),
+					Hash("tool_response_excerpt", "security.scan.tool_response_hash"),
+					Const("privacy.raw_tool_response_recorded", receipt.B(false)),
+					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
+				),
+				Then: secretScanCompleted,
+			},
+			"security.secret_scanning.finding.presented": {
+				Event: "security.secret_scanning.finding.presented",
+				Moves: secretScanMoves(
+					Req(Hash("finding_id", "security.finding.hash")),
+					Req(Label("secret_type", "security.secret_scanning.secret_type")),
+					Label("severity", "security.finding.severity"),
+					Hash("location_path", "security.finding.location_path_hash"),
+					Bucket("line", "security.finding.line_bucket", receipt.CountLadder),
+					Hash("secret_value", "security.finding.secret_value_hash"),
+					Hash("remediation", "security.finding.remediation_hash"),
+					Label("push_protection_action", "security.secret_scanning.push_protection_action"),
+					Bool("bypass_allowed", "security.secret_scanning.bypass_allowed"),
+					Const("privacy.raw_location_path_recorded", receipt.B(false)),
+					Const("privacy.raw_secret_value_recorded", receipt.B(false)),
+					Const("privacy.raw_remediation_text_recorded", receipt.B(false)),
+				),
+				Then: secretScanFinding,
+			},
+			"security.secret_scanning.bypass.evaluated": {
+				Event: "security.secret_scanning.bypass.evaluated",
+				Moves: secretScanMoves(
+					Hash("policy", "security.policy.hash"),
+					Bool("bypass_requested", "security.secret_scanning.bypass_requested"),
+					Req(Bool("bypass_allowed", "security.secret_scanning.bypass_allowed")),
+					Label("bypass_reason", "security.secret_scanning.bypass_reason"),
+					Label("decision", "security.secret_scanning.decision"),
+					Hash("operator_note", "security.operator_note_hash"),
+					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
+				),
+				Then: secretScanBypass,
+			},
+			"security.secret_scanning.remediation.verified": {
+				Event: "security.secret_scanning.remediation.verified",
+				Moves: secretScanMoves(
+					Hash("rescan_id", "security.scan.rescan.hash"),
+					Req(Label("status", "security.scan.status")),
+					Count("changed_paths", "security.scan.changed_path_count"),
+					Hash("changed_paths", "security.scan.changed_paths_hash"),
+					Req(Int("finding_count_after", "security.secret_scanning.finding_count_after")),
+					Hash("rotation_ticket", "security.remediation.rotation_ticket_hash"),
+					Bucket("latency_ms", "security.scan.latency_bucket", receipt.LatencyLadder),
+					Const("privacy.raw_changed_paths_recorded", receipt.B(false)),
+					Const("privacy.raw_rotation_ticket_recorded", receipt.B(false)),
+					Const("audit.gap", receipt.S("receipt_proves_scan_findings_policy_and_clean_rescan_not_secret_revocation_completion")),
+				),
+				Then: secretScanRemediation,
+			},
+		},
+		End: secretScanEnd,
+	})
+}
+
+// secretScanContext lists the session attributes every event repeats, so
+// each event can be joined and read on its own.
+var secretScanContext = []string{"mcp.provider", "mcp.client", "repository.hash", "repository.path_hash"}
+
+// secretScanMoves puts the shared identity first: session, agent, the
+// session context from session.start, and the request the record belongs to.
+func secretScanMoves(moves ...Move) []Move {
+	head := []Move{SessionIDs(), AgentName(),
+		{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+			for _, k := range secretScanContext {
+				if v, ok := s.Span.Get(k); ok {
+					a.Set(k, v)
+				}
+			}
+			return nil
+		}},
+		Req(Hash("request_id", "security.scan.request.hash")),
+	}
+	return append(head, moves...)
+}
+
+// The state keys of one scan request, by the digest of its id.
+func secretScanReq(s *Session, r Record) string {
+	return s.Hash.Text(r.JSON.Get("request_id").String())
+}
+
+func secretScanRequested(s *Session, r Record, _ *receipt.Attrs) error {
+	s.Mark("scan.requested", secretScanReq(s, r))
+	return nil
+}
+
+// secretScanKnown enforces that a record belongs to a scan that was
+// requested, and, past completion, to one that completed.
+func secretScanKnown(s *Session, r Record, completed bool) (string, error) {
+	req := secretScanReq(s, r)
+	if !s.Has("scan.requested", req) {
+		return "", fmt.Errorf("request_id has no security.secret_scanning.requested record before it")
+	}
+	if completed && !s.Has("scan.completed", req) {
+		return "", fmt.Errorf("request_id has no security.secret_scanning.completed record before it")
+	}
+	return req, nil
+}
+
+func secretScanCompleted(s *Session, r Record, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, r, false)
+	if err != nil {
+		return err
+	}
+	if s.Has("scan.completed", req) {
+		return fmt.Errorf("request_id already has a security.secret_scanning.completed record")
+	}
+	s.Mark("scan.completed", req)
+	s.Add("scan.declared:"+req, r.JSON.Get("finding_count").Int())
+	s.Add("scan.findings_declared", r.JSON.Get("finding_count").Int())
+	return nil
+}
+
+// secretScanFinding counts the finding against the scan's declared total
+// and remembers whether any finding forbids a bypass.
+func secretScanFinding(s *Session, r Record, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, r, true)
+	if err != nil {
+		return err
+	}
+	s.Add("scan.presented:"+req, 1)
+	s.Add("scan.findings_presented", 1)
+	if s.Count("scan.presented:"+req) > s.Count("scan.declared:"+req) {
+		return fmt.Errorf("more findings presented than the scan's finding_count")
+	}
+	if v := r.JSON.Get("bypass_allowed"); v.IsBool() && !v.Bool() {
+		s.Mark("scan.no_bypass", req)
+	}
+	return nil
+}
+
+// secretScanBypass enforces that the policy evaluation does not allow a
+// bypass that a presented finding forbids.
+func secretScanBypass(s *Session, r Record, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, r, true)
+	if err != nil {
+		return err
+	}
+	if r.JSON.Get("bypass_allowed").Bool() && s.Has("scan.no_bypass", req) {
+		return fmt.Errorf("bypass allowed although a presented finding forbids bypass")
+	}
+	return nil
+}
+
+// secretScanRemediation enforces that the rescan follows a completed scan
+// whose findings were all presented, and that a clean status means no
+// findings are left.
+func secretScanRemediation(s *Session, r Record, a *receipt.Attrs) error {
+	req, err := secretScanKnown(s, r, true)
+	if err != nil {
+		return err
+	}
+	if s.Count("scan.presented:"+req) != s.Count("scan.declared:"+req) {
+		return fmt.Errorf("remediation verified before every finding of the scan was presented")
+	}
+	after := r.JSON.Get("finding_count_after").Int()
+	if r.JSON.Get("status").String() == "clean" && after != 0 {
+		return fmt.Errorf("rescan status is clean but finding_count_after is not zero")
+	}
+	a.Set("security.secret_scanning.findings_resolved", receipt.B(after == 0))
+	s.Add("scan.verified", 1)
+	return nil
+}
+
+// secretScanEnd writes the run's totals on the root span. A scan whose
+// findings were not all presented fails the run: the receipt could not show
+// what the agent was told.
+func secretScanEnd(s *Session) error {
+	if s.Count("scan.findings_presented") != s.Count("scan.findings_declared") {
+		return fmt.Errorf("presented findings do not match the finding_count of the completed scans")
+	}
+	s.Span.Set("security.scan.request.count", receipt.I(int64(s.Len("scan.requested"))))
+	s.Span.Set("security.secret_scanning.finding.presented_count", receipt.I(s.Count("scan.findings_presented")))
+	s.Span.Set("security.scan.remediation_verified_count", receipt.I(s.Count("scan.verified")))
+	return nil
+}

@@ -1,0 +1,181 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// subagent_context_budget accounts for the context a subagent receives
+// before its first task: MCP tool schemas, skill listings, project rules and
+// memory indexes loaded eagerly or suppressed by policy, and how much of the
+// window was left. Subagent ids and roles, reasons, samples of each component,
+// the first task and the mitigation are private and only hashed; component
+// kinds, policies and statuses are categorical and pass through.
+func init() {
+	component := func(event string) Rec {
+		return Rec{
+			Event: event,
+			Moves: []Move{
+				SessionIDs(),
+				budgetSubagentID(),
+				Req(Label("component", "subagent.context.component")),
+				Hash("reason", "subagent.context.component_reason_hash"),
+				Req(Bucket("candidate_count", "subagent.context.candidate_count_bucket", receipt.CountLadder)),
+				Req(Bucket("selected_count", "subagent.context.selected_count_bucket", receipt.CountLadder)),
+				Req(Bucket("suppressed_count", "subagent.context.suppressed_count_bucket", receipt.CountLadder)),
+				Bucket("token_count", "subagent.context.token_bucket", receipt.TokenLadder),
+				Hash("raw_component_sample", "subagent.context.component_sample_hash"),
+				Const("privacy.raw_component_recorded", receipt.B(false)),
+			},
+			Then: budgetComponent,
+		}
+	}
+	registerScenario(Scenario{
+		Name:     "subagent_context_budget",
+		Doc:      "Subagent boot context budget: components loaded or suppressed before the first task, budget left",
+		SpanName: "agent.subagent.boot.context_budget",
+		Records: map[string]Rec{
+			"subagent.boot.context_budget.evaluated": {
+				Event: "subagent.boot.context_budget.evaluated",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Req(Hash("subagent_id", "subagent.id_hash")),
+					Hash("subagent_role", "subagent.role_hash"),
+					Label("tools_policy", "subagent.tools.policy"),
+					Bucket("parent_context_token_count", "subagent.context.parent_token_bucket", receipt.TokenLadder),
+					Req(Bucket("subagent_startup_context_token_count", "subagent.context.startup_token_bucket", receipt.TokenLadder)),
+					Req(Bucket("total_context_window_tokens", "subagent.context.window_token_bucket", receipt.TokenLadder)),
+					Bucket("mcp_server_count", "subagent.mcp.server_count_bucket", receipt.CountLadder),
+					Bucket("mcp_tool_schema_count", "subagent.mcp.tool_schema_count_bucket", receipt.CountLadder),
+					Bucket("skill_listing_count", "subagent.skill.listing_count_bucket", receipt.CountLadder),
+					Bucket("project_rule_count", "subagent.rule.count_bucket", receipt.CountLadder),
+					Bucket("memory_index_count", "subagent.memory.index_count_bucket", receipt.CountLadder),
+					Const("subagent.context.receipt.scope", receipt.S(budgetScope)),
+					Const("privacy.raw_skill_listing_recorded", receipt.B(false)),
+					Const("privacy.raw_mcp_schemas_recorded", receipt.B(false)),
+					Const("privacy.raw_project_rules_recorded", receipt.B(false)),
+					Const("privacy.raw_memory_index_recorded", receipt.B(false)),
+				},
+				Then: budgetEvaluated,
+			},
+			"subagent.context_component.loaded":     component("subagent.context_component.loaded"),
+			"subagent.context_component.suppressed": component("subagent.context_component.suppressed"),
+			"subagent.boot.completed": {
+				Event: "subagent.boot.completed",
+				Moves: []Move{
+					SessionIDs(),
+					budgetSubagentID(),
+					Label("status", "subagent.boot.status"),
+					Bucket("startup_context_token_count", "subagent.context.startup_token_bucket", receipt.TokenLadder),
+					Bucket("remaining_context_token_count", "subagent.context.remaining_token_bucket", receipt.TokenLadder),
+					Hash("first_task", "subagent.boot.first_task_hash"),
+					Hash("mitigation", "subagent.boot.mitigation_hash"),
+					Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice")),
+				},
+				Then: budgetCompleted,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("subagent.context.component.loaded_count", receipt.I(s.Count("budget.loaded")))
+			s.Span.Set("subagent.context.component.suppressed_count", receipt.I(s.Count("budget.suppressed")))
+			return nil
+		},
+	})
+}
+
+// budgetScope names what the receipt covers; the evaluation event carries
+// it too, so the schema declares it as our own vocabulary.
+const budgetScope = "startup_budget_before_first_task"
+
+// budgetRatioLadder buckets the share of the context window a subagent's
+// startup context takes, in percent.
+var budgetRatioLadder = receipt.Ladder{Name: "percent",
+	Bounds: []int64{10, 25, 50, 75, 90, 100},
+	Labels: []string{"under_10_percent", "under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}}
+
+// budgetSubagentID writes the digest of the subagent the boot evaluation
+// named: component and completion records carry no id of their own.
+func budgetSubagentID() Move {
+	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+		if v, ok := s.Span.Get("subagent.id_hash"); ok {
+			a.Set("subagent.id_hash", v)
+		}
+		return nil
+	}}
+}
+
+// budgetEvaluated starts the accounting of one subagent boot. The startup
+// context cannot exceed the window it is loaded into.
+func budgetEvaluated(s *Session, r Record, a *receipt.Attrs) error {
+	startup, window := r.JSON.Get("subagent_startup_context_token_count").Int(), r.JSON.Get("total_context_window_tokens").Int()
+	if window <= 0 || startup > window {
+		return fmt.Errorf("subagent_startup_context_token_count exceeds total_context_window_tokens")
+	}
+	a.Set("subagent.context.startup_ratio_bucket", receipt.S(budgetRatioLadder.Bucket(startup*100/window)))
+	for _, k := range []string{"budget.startup", "budget.window", "budget.selected", "budget.suppressed_items", "budget.loaded_tokens"} {
+		s.Add(k, -s.Count(k))
+	}
+	s.Add("budget.startup", startup)
+	s.Add("budget.window", window)
+	s.Add("budget.booted", 1)
+	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(r.JSON.Get("subagent_id").String())))
+	if p := r.JSON.Get("tools_policy"); p.Exists() {
+		s.Span.Set("subagent.tools.policy", receipt.S(s.Label(p.String())))
+	}
+	s.Span.Set("subagent.context.receipt.scope", receipt.S(budgetScope))
+	return nil
+}
+
+// budgetComponent enforces that a component belongs to an evaluated boot
+// and that its counts add up: every candidate is selected or suppressed, a
+// loaded component selected something and a suppressed one suppressed
+// something.
+func budgetComponent(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("budget.booted") == 0 {
+		return fmt.Errorf("context component before any subagent.boot.context_budget.evaluated record")
+	}
+	cand, sel, sup := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int(), r.JSON.Get("suppressed_count").Int()
+	if sel+sup != cand {
+		return fmt.Errorf("selected_count plus suppressed_count does not equal candidate_count")
+	}
+	s.Add("budget.selected", sel)
+	s.Add("budget.suppressed_items", sup)
+	if r.Type == "subagent.context_component.loaded" {
+		if sel == 0 {
+			return fmt.Errorf("loaded component selected nothing")
+		}
+		s.Add("budget.loaded", 1)
+		s.Add("budget.loaded_tokens", r.JSON.Get("token_count").Int())
+	} else {
+		if sup == 0 {
+			return fmt.Errorf("suppressed component suppressed nothing")
+		}
+		s.Add("budget.suppressed", 1)
+	}
+	return nil
+}
+
+// budgetCompleted closes the boot: the startup context matches the one
+// evaluated, holds every loaded component, and together with what remains
+// fills the window exactly.
+func budgetCompleted(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("budget.booted") == 0 {
+		return fmt.Errorf("boot completed before any subagent.boot.context_budget.evaluated record")
+	}
+	startup, remaining := r.JSON.Get("startup_context_token_count"), r.JSON.Get("remaining_context_token_count")
+	if startup.Exists() && startup.Int() != s.Count("budget.startup") {
+		return fmt.Errorf("startup_context_token_count differs from the boot evaluation")
+	}
+	if remaining.Exists() && s.Count("budget.startup")+remaining.Int() != s.Count("budget.window") {
+		return fmt.Errorf("startup and remaining context tokens do not add up to the context window")
+	}
+	if s.Count("budget.loaded_tokens") > s.Count("budget.startup") {
+		return fmt.Errorf("loaded components hold more tokens than the startup context")
+	}
+	a.Set("subagent.context.selected_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(s.Count("budget.selected"))))
+	a.Set("subagent.context.suppressed_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(s.Count("budget.suppressed_items"))))
+	a.Set("subagent.context.loaded_token_bucket", receipt.S(receipt.TokenLadder.Bucket(s.Count("budget.loaded_tokens"))))
+	return nil
+}

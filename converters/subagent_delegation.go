@@ -1,0 +1,215 @@
+package converters
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// subagent_delegation proves that bulky tool output stayed in a child
+// context: the parent delegates an operation, the child captures its large
+// output, and only a bounded summary crosses back. Operations, reasons,
+// prompts, outputs, paths, summaries and notes are private and only hashed.
+//
+// The receipt states that raw child output and raw paths never entered the
+// parent, so the converter refuses a log that says otherwise, and one whose
+// parent budget does not add up. Each capture sits on its own child span, an
+// invoke_agent span under the session's root from the delegation request to
+// the summary, so a trace shows where the raw output lived.
+func init() {
+	registerScenario(Scenario{
+		Name:     "subagent_delegation",
+		Doc:      "Subagent delegation: bulky tool output kept in a child context, bounded summary returned to the parent",
+		SpanName: "agent.session.parent_with_delegation",
+		Records: map[string]Rec{
+			"subagent.delegation.requested": {
+				Event: "subagent.delegation.requested",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Req(Hash("operation", "subagent.delegation.operation_hash")),
+					Hash("delegation_reason", "subagent.delegation.reason_hash"),
+					Bucket("estimated_output_lines", "subagent.delegation.estimated_output_line_bucket", receipt.CountLadder),
+					Bucket("parent_context_before_tokens", "subagent.delegation.parent_context_before_bucket", receipt.TokenLadder),
+					Label("threshold_policy", "subagent.delegation.threshold_policy"),
+					Int("threshold_lines", "subagent.delegation.threshold_lines"),
+					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
+					Const("privacy.raw_operation_output_recorded", receipt.B(false)),
+				},
+				Then: delegationRequested,
+			},
+			// Emitted by its hook, on the child span of the delegated run.
+			"subagent.tool_output.captured": {
+				Moves: []Move{
+					SessionIDs(),
+					Label("subagent_role", "subagent.role"),
+					Req(Hash("operation", "subagent.operation_hash")),
+					Int("exit_code", "subagent.tool.exit_code"),
+					Bucket("output_lines", "subagent.tool.output_line_bucket", receipt.CountLadder),
+					Bucket("output_bytes", "subagent.tool.output_byte_bucket", receipt.ByteLadder),
+					Hash("raw_output_sample", "subagent.tool.output_hash"),
+					delegationPathHashes("raw_paths", "subagent.tool.path_hashes"),
+					Count("raw_paths", "subagent.tool.path_count"),
+					Const("subagent.tool.output_entered_parent_context", receipt.B(false)),
+					Const("subagent.output_boundary", receipt.S(delegationBoundary)),
+					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+					Const("privacy.raw_paths_recorded", receipt.B(false)),
+				},
+				Then: delegationCaptured,
+			},
+			"subagent.summary.returned": {
+				Event: "subagent.summary.returned",
+				Moves: []Move{
+					SessionIDs(),
+					Hash("raw_summary", "subagent.summary.hash"),
+					Bucket("summary_chars", "subagent.summary.char_bucket", receipt.CountLadder),
+					Int("summary_bullets", "subagent.summary.bullet_count"),
+					Req(Bool("parent_received_raw_output", "subagent.summary.parent_received_raw_output")),
+					Req(Bool("parent_received_raw_paths", "subagent.summary.parent_received_raw_paths")),
+					Const("subagent.summary.boundary", receipt.S("bounded_summary_only")),
+					Const("privacy.raw_summary_recorded", receipt.B(false)),
+					Const("privacy.raw_child_output_recorded", receipt.B(false)),
+				},
+				Then: delegationSummary,
+			},
+			"parent.context_budget.evaluated": {
+				Event: "parent.context_budget.evaluated",
+				Moves: []Move{
+					SessionIDs(),
+					Bucket("parent_context_after_tokens", "parent.context.after_bucket", receipt.TokenLadder),
+					Req(Bucket("parent_added_tokens", "parent.context.added_token_bucket", receipt.TokenLadder)),
+					Req(Bucket("child_output_tokens", "subagent.child_output_token_bucket", receipt.TokenLadder)),
+					Const("subagent.delegation.audit_gap", receipt.S("receipt_proves_parent_boundary_not_summary_correctness")),
+					Const("privacy.raw_parent_note_recorded", receipt.B(false)),
+				},
+				Then: delegationBudget,
+			},
+		},
+		Extra: []string{"subagent.tool_output.captured"},
+		End: func(s *Session) error {
+			s.Span.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
+			s.Span.Set("subagent.delegation.count", receipt.I(s.Count("deleg.requested")))
+			s.Span.Set("subagent.summary.count", receipt.I(s.Count("deleg.summaries")))
+			return nil
+		},
+	})
+}
+
+// delegationPolicy names the pattern on the root span; the request event
+// carries it too, so the schema declares it as our own vocabulary.
+const delegationPolicy = "large_tool_output_to_isolated_subagent"
+
+// delegationBoundary says where the child's raw output stayed; the capture
+// event and its child span carry it.
+const delegationBoundary = "raw_output_isolated_summary_returned"
+
+// delegationPathHashes writes one digest per path of a list, in input order.
+func delegationPathHashes(path, key string) Move {
+	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+		if !v.IsArray() {
+			return fmt.Errorf("field %q must be a list", path)
+		}
+		out := []string{}
+		for _, p := range v.Array() {
+			if p.Type != gjson.String {
+				return fmt.Errorf("field %q must be a list of strings", path)
+			}
+			out = append(out, s.Hash.Text(p.Str))
+		}
+		a.Set(key, receipt.L(out))
+		return nil
+	}}
+}
+
+// delegationRequested records the delegation; a log that does not name its
+// threshold policy gets an explicit "threshold_not_logged".
+func delegationRequested(s *Session, r Record, a *receipt.Attrs) error {
+	if _, ok := a.Get("subagent.delegation.threshold_policy"); !ok {
+		a.Set("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))
+	}
+	a.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
+	op := s.Hash.Text(r.JSON.Get("operation").String())
+	s.Mark("deleg.ops", op)
+	s.Add("deleg.req_ns:"+op, r.NS-s.Count("deleg.req_ns:"+op))
+	s.Add("deleg.requested", 1)
+	if v := r.JSON.Get("parent_context_before_tokens"); v.Exists() {
+		s.Add("deleg.parent_before", v.Int()-s.Count("deleg.parent_before"))
+		s.Mark("deleg.have", "parent_before")
+	}
+	return nil
+}
+
+// delegationCaptured enforces that the child ran an operation the parent
+// delegated, and places the capture on a child span of its own, from the
+// delegation request until the summary comes back.
+func delegationCaptured(s *Session, r Record, a *receipt.Attrs) error {
+	op := s.Hash.Text(r.JSON.Get("operation").String())
+	if !s.Has("deleg.ops", op) {
+		return fmt.Errorf("tool output captured for an operation with no subagent.delegation.requested record before it")
+	}
+	s.Add("deleg.captured", 1)
+	name := "invoke_agent"
+	var span receipt.Attrs
+	if s.ID != "" {
+		span.Set("session.id", receipt.S(s.ID))
+	}
+	if s.Conversation != "" {
+		span.Set("gen_ai.conversation.id", receipt.S(s.Conversation))
+	}
+	span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	if v, ok := a.Get("subagent.role"); ok {
+		span.Set("gen_ai.agent.name", v)
+		span.Set("subagent.role", v)
+		if receipt.IsToken(r.JSON.Get("subagent_role").String()) {
+			name += " " + v.Str
+		}
+	}
+	span.Set("subagent.operation_hash", receipt.S(op))
+	span.Set("subagent.output_boundary", receipt.S(delegationBoundary))
+	key := "delegation:" + strconv.Itoa(r.Line)
+	start := s.Count("deleg.req_ns:" + op)
+	if start == 0 {
+		start = r.NS
+	}
+	s.out.Spans = append(s.out.Spans, Span{Key: key, Name: name, Kind: 1, Start: start, End: r.NS, Attrs: span})
+	s.Add("deleg.open_span", int64(len(s.out.Spans))-s.Count("deleg.open_span"))
+	s.Emit(receipt.Event{Name: "subagent.tool_output.captured", Time: r.Time, Line: r.Line, Span: key, Attrs: *a})
+	return nil
+}
+
+// delegationSummary enforces the boundary itself: only the summary crossed.
+func delegationSummary(s *Session, r Record, _ *receipt.Attrs) error {
+	if s.Count("deleg.captured") == 0 {
+		return fmt.Errorf("summary returned with no subagent.tool_output.captured record before it")
+	}
+	if r.JSON.Get("parent_received_raw_output").Bool() {
+		return fmt.Errorf("raw child output crossed into the parent context")
+	}
+	if r.JSON.Get("parent_received_raw_paths").Bool() {
+		return fmt.Errorf("raw child paths crossed into the parent context")
+	}
+	s.Add("deleg.summaries", 1)
+	// The summary closes the child span of the latest capture.
+	if i := s.Count("deleg.open_span"); i > 0 && r.NS > s.out.Spans[i-1].End {
+		s.out.Spans[i-1].End = r.NS
+	}
+	return nil
+}
+
+// delegationBudget enforces that the parent's context after the summary is
+// its context before the delegation plus what was added, and says whether
+// the delegation saved context: the parent added less than the child's
+// output would have cost.
+func delegationBudget(s *Session, r Record, a *receipt.Attrs) error {
+	if s.Count("deleg.summaries") == 0 {
+		return fmt.Errorf("parent budget evaluated with no subagent.summary.returned record before it")
+	}
+	added, child := r.JSON.Get("parent_added_tokens").Int(), r.JSON.Get("child_output_tokens").Int()
+	if after := r.JSON.Get("parent_context_after_tokens"); after.Exists() && s.Has("deleg.have", "parent_before") &&
+		s.Count("deleg.parent_before")+added != after.Int() {
+		return fmt.Errorf("parent_context_after_tokens is not the context before the delegation plus parent_added_tokens")
+	}
+	a.Set("subagent.context_savings.proven", receipt.B(added < child))
+	return nil
+}

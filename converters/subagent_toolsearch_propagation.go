@@ -1,0 +1,99 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// subagent_toolsearch_propagation records a probe matrix: subagents spawned
+// with different tools declarations, and whether each one got the ToolSearch
+// channel and the parent's deferred MCP tools. Subagent types, tools
+// declarations and the recommended next probe are private and only hashed;
+// spawn paths, declaration shapes and filter reasons are categorical.
+//
+// A probe passes when ToolSearch is exposed to the subagent. The matrix
+// totals must match the probes seen, and a probe cannot report deferred tool
+// definitions without the ToolSearch channel that serves them.
+func init() {
+	registerScenario(Scenario{
+		Name:     "subagent_toolsearch_propagation",
+		Doc:      "Subagent ToolSearch propagation probes: which tools declarations expose deferred MCP tools to subagents",
+		SpanName: "agent.subagent.toolsearch.propagation",
+		Records: map[string]Rec{
+			"subagent.spawn.probe": {
+				Event: "subagent.toolsearch.propagation.evaluated",
+				Moves: []Move{
+					SessionIDs(), AgentName(),
+					Req(Hash("subagent_type", "subagent.type_hash")),
+					Label("spawn_path", "subagent.spawn.path"),
+					Bool("skill_context_active", "subagent.skill_context_active"),
+					Bucket("parent_intermediate_tool_call_count", "subagent.parent_intermediate_tool_call_count_bucket", receipt.CountLadder),
+					Label("tools_declaration_shape", "subagent.tools.declaration_shape"),
+					Bool("toolsearch_declared", "subagent.tools.toolsearch_declared"),
+					Req(Bool("toolsearch_exposed", "subagent.tools.toolsearch_exposed")),
+					Bucket("mcp_server_count_parent", "subagent.mcp.parent_server_count_bucket", receipt.CountLadder),
+					Bucket("mcp_server_count_subagent", "subagent.mcp.available_server_count_bucket", receipt.CountLadder),
+					Bucket("loaded_tool_definition_count", "subagent.mcp.loaded_tool_definition_count_bucket", receipt.CountLadder),
+					Bucket("deferred_tool_definition_count", "subagent.mcp.deferred_tool_definition_count_bucket", receipt.CountLadder),
+					Label("filter_reason", "subagent.tools.filter_reason"),
+					Hash("raw_tools_declaration", "subagent.tools.declaration_hash"),
+					Const("privacy.raw_tools_declaration_recorded", receipt.B(false)),
+					Const("privacy.raw_tool_schemas_recorded", receipt.B(false)),
+					Const("privacy.raw_prompts_recorded", receipt.B(false)),
+					Const("privacy.raw_paths_recorded", receipt.B(false)),
+				},
+				Then: toolsearchProbe,
+			},
+			"subagent.toolsearch.matrix.completed": {
+				Event: "subagent.toolsearch.matrix.completed",
+				Moves: []Move{
+					SessionIDs(),
+					Label("tested_axis", "subagent.toolsearch.tested_axis"),
+					Bucket("probe_count", "subagent.toolsearch.probe_count_bucket", receipt.CountLadder),
+					Bucket("passing_probe_count", "subagent.toolsearch.passing_probe_count_bucket", receipt.CountLadder),
+					Bucket("failing_probe_count", "subagent.toolsearch.failing_probe_count_bucket", receipt.CountLadder),
+					Hash("recommended_next_probe", "subagent.toolsearch.recommended_next_probe_hash"),
+					Const("subagent.toolsearch.pass_rule", receipt.S("toolsearch_exposed")),
+					Const("subagent.toolsearch.audit_gap", receipt.S("proves_toolsearch_exposure_and_mcp_count_buckets_not_tool_relevance_or_call_success")),
+				},
+				Then: toolsearchMatrix,
+			},
+		},
+		End: func(s *Session) error {
+			s.Span.Set("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix"))
+			s.Span.Set("subagent.toolsearch.probe_count", receipt.I(s.Count("ts.probes")))
+			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.I(s.Count("ts.passing")))
+			return nil
+		},
+	})
+}
+
+func toolsearchProbe(s *Session, r Record, a *receipt.Attrs) error {
+	exposed := r.JSON.Get("toolsearch_exposed").Bool()
+	if !exposed && r.JSON.Get("deferred_tool_definition_count").Int() > 0 {
+		return fmt.Errorf("deferred tool definitions reported without the ToolSearch channel exposed")
+	}
+	s.Add("ts.probes", 1)
+	if exposed {
+		s.Add("ts.passing", 1)
+	}
+	a.Set("subagent.toolsearch.probe_passed", receipt.B(exposed))
+	a.Set("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix"))
+	return nil
+}
+
+// toolsearchMatrix checks the matrix totals against the probes seen.
+func toolsearchMatrix(s *Session, r Record, _ *receipt.Attrs) error {
+	probes, passing := s.Count("ts.probes"), s.Count("ts.passing")
+	if v := r.JSON.Get("probe_count"); v.Exists() && v.Int() != probes {
+		return fmt.Errorf("probe_count does not match the subagent.spawn.probe records before it")
+	}
+	if v := r.JSON.Get("passing_probe_count"); v.Exists() && v.Int() != passing {
+		return fmt.Errorf("passing_probe_count does not match the probes with toolsearch_exposed")
+	}
+	if v := r.JSON.Get("failing_probe_count"); v.Exists() && v.Int() != probes-passing {
+		return fmt.Errorf("failing_probe_count does not match the probes without toolsearch_exposed")
+	}
+	return nil
+}
