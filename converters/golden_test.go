@@ -21,27 +21,68 @@ var update = flag.Bool("update", false, "rewrite golden files from samples (make
 // never reach a receipt, a trace or a message.
 const canary = "CANARY"
 
-// goldenCase is one sample and the golden files it is compared with.
+// goldenCase is one sample: a .jsonl file, or a directory converted as a
+// user would pass it to convert run (native layouts: a project folder with
+// sessions and subagent transcripts).
 type goldenCase struct {
 	converter, name, sample string
+	dir                     bool
 }
 
 func samples(t *testing.T) []goldenCase {
 	t.Helper()
-	paths, err := filepath.Glob("samples/*/*.jsonl")
+	paths, err := filepath.Glob("samples/*/*")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(paths)
 	var out []goldenCase
 	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.IsDir() && !strings.HasSuffix(p, ".jsonl") {
+			continue
+		}
 		out = append(out, goldenCase{
 			converter: filepath.Base(filepath.Dir(p)),
 			name:      strings.TrimSuffix(filepath.Base(p), ".jsonl"),
 			sample:    filepath.ToSlash(p),
+			dir:       st.IsDir(),
 		})
 	}
 	return out
+}
+
+// convertCase converts a case: the outputs by golden file name (relative to
+// golden/<converter>/), and the exit code and messages of the whole case.
+func convertCase(t *testing.T, c goldenCase) (map[string][]byte, []byte) {
+	t.Helper()
+	ins := []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
+	prefix := ""
+	if c.dir {
+		var err error
+		if ins, err = pipeline.Expand([]string{c.sample}); err != nil {
+			t.Fatal(err)
+		}
+		prefix = c.name + "/"
+	}
+	outs := map[string][]byte{}
+	var errText bytes.Buffer
+	worst := 0
+	var msgs bytes.Buffer
+	for _, in := range ins {
+		res := pipeline.Convert(in, pipeline.Options{Converter: c.converter})
+		rec, trace, e := outcome(res)
+		base := prefix + pipeline.OutputName(in.Rel, "")
+		outs[base+".receipt.ndjson"], outs[base+".otel.json"] = rec, trace
+		msgs.Write(e[bytes.IndexByte(e, '\n')+1:])
+		worst = max(worst, exitCode(res.Err))
+	}
+	fmt.Fprintf(&errText, "exit: %d\n", worst)
+	errText.Write(msgs.Bytes())
+	return outs, errText.Bytes()
 }
 
 // outcome renders a conversion the way the CLI reports it: the outputs, and
@@ -79,16 +120,19 @@ func TestGolden(t *testing.T) {
 	t.Chdir("..")
 	for _, c := range samples(t) {
 		t.Run(c.converter+"/"+c.name, func(t *testing.T) {
-			res := pipeline.Convert(pipeline.Input{Path: c.sample, Rel: c.name + ".jsonl"}, pipeline.Options{Converter: c.converter})
-			rec, trace, errText := outcome(res)
-			for _, out := range [][]byte{rec, trace, errText} {
+			files, errText := convertCase(t, c)
+			files[c.name+".err"] = errText
+			names := make([]string, 0, len(files))
+			for n, out := range files {
+				names = append(names, n)
 				if bytes.Contains(out, []byte(canary)) {
-					t.Fatalf("canary %q reached an output or a message of %s", canary, c.sample)
+					t.Fatalf("canary %q reached %s of %s", canary, n, c.sample)
 				}
 			}
-			files := map[string][]byte{".receipt.ndjson": rec, ".otel.json": trace, ".err": errText}
-			for ext, got := range files {
-				golden := filepath.Join("golden", c.converter, c.name+ext)
+			sort.Strings(names)
+			for _, n := range names {
+				got := files[n]
+				golden := filepath.Join("golden", c.converter, filepath.FromSlash(n))
 				if *update {
 					writeGolden(t, golden, got)
 					continue
@@ -157,9 +201,11 @@ func TestGoldenHasSample(t *testing.T) {
 		for _, ext := range []string{".receipt.ndjson", ".otel.json", ".err"} {
 			name = strings.TrimSuffix(name, ext)
 		}
-		sample := filepath.Join("samples", filepath.Base(filepath.Dir(g)), name+".jsonl")
-		if _, err := os.Stat(sample); err != nil {
-			t.Errorf("%s has no sample %s: delete it or restore the sample", g, sample)
+		dir := filepath.Join("samples", filepath.Base(filepath.Dir(g)))
+		_, e1 := os.Stat(filepath.Join(dir, name+".jsonl"))
+		_, e2 := os.Stat(filepath.Join(dir, name))
+		if e1 != nil && e2 != nil {
+			t.Errorf("%s has no sample in %s: delete it or restore the sample", g, dir)
 		}
 	}
 }
@@ -185,14 +231,18 @@ func TestConformance(t *testing.T) {
 					t.Errorf("event %q has no schemas/events/%s.schema.json", e, e)
 				}
 			}
-			if _, err := os.Stat(filepath.Join("samples", c.Name, "basic.jsonl")); err != nil {
-				t.Errorf("no samples/%s/basic.jsonl", c.Name)
+			_, e1 := os.Stat(filepath.Join("samples", c.Name, "basic.jsonl"))
+			_, e2 := os.Stat(filepath.Join("samples", c.Name, "basic"))
+			if e1 != nil && e2 != nil {
+				t.Errorf("no samples/%s/basic.jsonl (or basic/ for a native layout)", c.Name)
 			}
 			if bad, _ := filepath.Glob(filepath.Join("samples", c.Name, "bad_*.jsonl")); len(bad) == 0 {
 				t.Errorf("no samples/%s/bad_*.jsonl", c.Name)
 			}
-			if _, err := os.Stat(filepath.Join("golden", c.Name, "basic.receipt.ndjson")); err != nil {
-				t.Errorf("no golden/%s/basic.receipt.ndjson: run make golden", c.Name)
+			_, e1 = os.Stat(filepath.Join("golden", c.Name, "basic.receipt.ndjson"))
+			_, e2 = os.Stat(filepath.Join("golden", c.Name, "basic"))
+			if e1 != nil && e2 != nil {
+				t.Errorf("no golden/%s/basic.receipt.ndjson (or basic/): run make golden", c.Name)
 			}
 		})
 	}

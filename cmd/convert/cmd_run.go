@@ -15,7 +15,7 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "convert JSONL logs (files or directories) to receipts and traces",
-		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--hash-key-file FILE] PATH...",
+		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--reveal names] [--hash-key-file FILE] PATH...",
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR. Bad lines are skipped,\n" +
 			"counted in the summary event and reported on stderr as path:line: converter: reason.",
@@ -25,6 +25,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "inputs converted in parallel (0: one per CPU)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
+			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 		},
 		Action: func(c *cli.Context) error {
@@ -37,6 +38,9 @@ func runCommand() *cli.Command {
 			}
 			if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
 				return usageError("--jobs and --max-line-bytes must not be negative")
+			}
+			if r := c.String("reveal"); r != "" && r != "names" {
+				return usageError("--reveal takes one value: names")
 			}
 			var h receipt.Hasher
 			if kf := c.String("hash-key-file"); kf != "" {
@@ -56,8 +60,9 @@ func runCommand() *cli.Command {
 				return usageError("no *.jsonl input found under %s", strings.Join(c.Args().Slice(), " "))
 			}
 			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
-				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h},
-				Out:     c.String("out"), Jobs: c.Int("jobs"),
+				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
+					Reveal: c.String("reveal") == "names"},
+				Out: c.String("out"), Jobs: c.Int("jobs"),
 			}, c.App.ErrWriter)
 			fmt.Fprintf(c.App.ErrWriter, "convert: %d of %d inputs converted, %d events, %d lines skipped; outputs in %s\n",
 				oc.Converted, oc.Inputs, oc.Events, oc.Skipped, c.String("out"))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
 	"time"
 	"unicode/utf8"
@@ -168,7 +169,10 @@ func openError(err error) error {
 // read is pass one: stream every file of the input, classify every line,
 // feed records to the converter.
 func (f *file) read() error {
-	f.srcs = append(f.srcs, source{path: f.in.Path, rel: f.in.Rel})
+	// Companion paths are relative to the main file's directory, so the
+	// main file is named by its base name: the group digest must not depend
+	// on whether a folder or the session file was given.
+	f.srcs = append(f.srcs, source{path: f.in.Path, rel: path.Base(f.in.Rel)})
 	for _, c := range f.in.Companions {
 		src := source{path: c.Path, rel: c.Rel}
 		if c.Meta != "" {

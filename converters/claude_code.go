@@ -1,0 +1,501 @@
+package converters
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// claude_code reads native Claude Code transcripts (~/.claude/projects/<enc>/
+// <session>.jsonl) with their subagent transcripts, in every layout from 1.0
+// to 2.1 (research/log-formats.md section 1). It writes what the transcript
+// evidences about context (instruction and memory loads, skills, deferred
+// MCP tools and tool search, MCP calls, compaction, subagents, token usage)
+// and a trace in the OpenTelemetry GenAI shape: an invoke_agent root, chat
+// spans per model response, execute_tool spans per tool call, and subagents
+// as invoke_agent spans under the tool call that spawned them.
+//
+// Message text, thinking, tool inputs and results, paths, cwd, branches and
+// URLs are raw: hashed or measured, never copied. Built-in tool names pass
+// through; MCP server and tool names, skill names and subagent types are
+// hashed unless --reveal names.
+func init() {
+	register(Converter{
+		Name:        "claude_code",
+		Doc:         "Claude Code transcripts (1.0-2.1) with subagents: context loads, skills, MCP, compaction, tokens",
+		SpanName:    "invoke_agent",
+		TypeField:   "type",
+		TimeField:   "timestamp",
+		Types:       claudeTypes,
+		OpenTypes:   true,
+		PassThrough: claudePass,
+		Events: []string{
+			"context.input.loaded", "context.audit_gap.recorded", "context.skill.invoked", "context.skill.listing.loaded",
+			"context.memory_file.accessed", "mcp.tool_index.loaded", "mcp.tool_search.performed",
+			"mcp.tool_definition.loaded", "mcp.tool_call.completed", "context.compaction.started",
+			"context.compaction.summary_loaded", "subagent.spawned", "subagent.result.returned",
+			"gen_ai.token_usage.summarized",
+		},
+		New: func(env Env) State { return newClaude(env) },
+	})
+}
+
+// claudeTypes are the record types this converter knows; detection scores
+// inputs by them. Others are counted (by digest) and otherwise ignored.
+var claudeTypes = []string{
+	"user", "assistant", "system", "attachment", "progress", "summary", "file-history-snapshot",
+	"file-history-delta", "queue-operation", "permission-mode", "mode", "last-prompt", "ai-title",
+	"custom-title", "agent-name", "agent-setting", "pr-link", "frame-link", "worktree-state", "relocated",
+	"bridge-session", "atis-latch", "saved_hook_context", "fork-context-ref", "started", "result",
+}
+
+// claudePass are the structural fields whose token values may appear in
+// output: ids, enums, versions, model names, built-in tool names.
+var claudePass = leak.Paths{
+	"type": true, "uuid": true, "parentUuid": true, "logicalParentUuid": true, "sessionId": true, "session_id": true,
+	"agentId": true, "timestamp": true, "version": true, "userType": true, "entrypoint": true, "requestId": true,
+	"subtype": true, "level": true, "toolUseID": true, "sourceToolUseID": true, "sourceToolAssistantUUID": true,
+	"permissionMode": true, "mode": true, "operation": true, "promptId": true, "leafUuid": true, "messageId": true,
+	"message.id": true, "message.model": true, "message.role": true, "message.type": true, "message.stop_reason": true,
+	"message.content.#.type": true, "message.content.#.id": true, "message.content.#.name": true,
+	"message.content.#.tool_use_id": true, "message.content.#.content.#.type": true,
+	"attachment.type": true, "attachment.hookEvent": true, "attachment.hookName": true, "attachment.toolUseID": true,
+	"compactMetadata.trigger": true, "microcompactMetadata.trigger": true, "data.type": true, "data.hookEvent": true,
+	"toolUseResult.agentId": true, "toolUseResult.status": true, "toolUseResult.type": true,
+	// Names that --reveal names writes in clear; without it they are hashed.
+	"attachment.addedNames.#": true, "attachment.skills.#.name": true, "agentType": true,
+	"message.content.#.input.skill": true, "message.content.#.input.subagent_type": true,
+	"message.content.#.content.#.tool_name": true,
+}
+
+// claudeBuiltinTools are Claude Code's own tool names: public, so they pass
+// through. Any other tool name (MCP, plugins) is hashed.
+var claudeBuiltinTools = map[string]bool{
+	"Agent": true, "Task": true, "Bash": true, "BashOutput": true, "KillBash": true, "KillShell": true, "Edit": true,
+	"MultiEdit": true, "Write": true, "Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookEdit": true,
+	"NotebookRead": true, "WebFetch": true, "WebSearch": true, "TodoWrite": true, "TodoRead": true, "ExitPlanMode": true,
+	"Skill": true, "SlashCommand": true, "ToolSearch": true, "SendMessage": true, "TaskCreate": true, "TaskUpdate": true,
+	"TaskList": true, "TaskGet": true, "TaskOutput": true, "TaskStop": true, "AskUserQuestion": true,
+	"ListMcpResourcesTool": true, "ReadMcpResourceTool": true, "EnterPlanMode": true, "Monitor": true,
+}
+
+// claudeBuiltinCommands are Claude Code's own slash commands (public names).
+var claudeBuiltinCommands = map[string]bool{
+	"/init": true, "/clear": true, "/compact": true, "/memory": true, "/model": true, "/exit": true, "/help": true,
+	"/cost": true, "/config": true, "/review": true, "/resume": true, "/mcp": true, "/agents": true, "/hooks": true,
+	"/permissions": true, "/status": true, "/context": true, "/doctor": true, "/login": true, "/logout": true,
+	"/add-dir": true, "/bug": true, "/pr-comments": true, "/vim": true, "/terminal-setup": true, "/rewind": true,
+}
+
+// claudeAgent is one agent of the session: the main one (key "") or a
+// subagent (key "agent:<id>").
+type claudeAgent struct {
+	key       string
+	depth     int
+	spanIndex int // index in out.Spans; -1 for the root
+}
+
+// claudeTool is a tool call waiting for its result.
+type claudeTool struct {
+	key, name, agent string
+	span             int
+	line             int
+	input            gjson.Result
+	inputDigest      string
+	mcpServer        string // raw MCP server and tool names, for hashing only
+	mcpTool          string
+	initWrite        bool
+	done             bool // its result was seen
+}
+
+// claudeUsage is the usage of one model response, de-duplicated.
+type claudeUsage struct {
+	model                                     string
+	span                                      int
+	input, output, cacheRead, cacheWrite, web int64
+	cacheWrite5m, cacheWrite1h                int64
+	responses                                 int64
+}
+
+type claudeState struct {
+	env     Env
+	h       receipt.Hasher
+	session string
+	out     *Output
+
+	file     int
+	fileRel  string
+	fileMeta gjson.Result
+	agent    *claudeAgent // agent of the current file (companions), nil before its first record
+	inline   *claudeAgent // 1.0.x inline sidechain in progress in the main file
+
+	agents      map[string]*claudeAgent
+	tools       map[string]*claudeTool
+	chats       map[string]int          // response key -> index in out.Spans
+	usage       map[string]*claudeUsage // response key -> usage (largest output wins)
+	usageOrder  []string
+	agentTool   map[string]string // subagent id -> spawning tool key
+	promptTool  map[string]string // Task/Agent prompt digest -> tool key
+	pendingTask []string          // Task tool keys without a subagent yet (inline layout)
+
+	versions    map[string]bool
+	typeCounts  map[string]int64
+	compaction  int
+	lastCommand string
+	counts      map[string]int64
+	gapDone     bool
+	skills      map[string]bool // skills invoked so far (raw names, never written)
+	postTokens  int64           // postTokens of the last compact boundary, -1 when unknown
+}
+
+func newClaude(env Env) *claudeState {
+	return &claudeState{
+		env: env, h: env.Hash,
+		agents: map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
+		tools:  map[string]*claudeTool{}, chats: map[string]int{}, usage: map[string]*claudeUsage{},
+		agentTool: map[string]string{}, promptTool: map[string]string{},
+		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
+		skills: map[string]bool{}, postTokens: -1,
+	}
+}
+
+// name writes a private name (MCP server or tool, skill, subagent type): a
+// digest unless names are revealed and it is a token.
+func (c *claudeState) name(v string) string {
+	if c.env.RevealNames && receipt.IsToken(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+// nameAttr writes a private name under key+".name_hash", or under
+// key+".name" in clear when names are revealed and it is a token.
+func (c *claudeState) nameAttr(key, v string) receipt.Attr {
+	if c.env.RevealNames && receipt.IsToken(v) {
+		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
+	}
+	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
+}
+
+// digest hashes a value: text as text, anything else as canonical JSON.
+func (c *claudeState) digest(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return c.h.Text(v.Str)
+	}
+	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
+		return d
+	}
+	return c.h.Text(v.Raw)
+}
+
+func (c *claudeState) StartFile(f SourceFile, out *Output) error {
+	c.file, c.fileRel, c.fileMeta, c.agent, c.inline = f.Index, f.Rel, f.Meta, nil, nil
+	return nil
+}
+
+func (c *claudeState) Record(r Record, out *Output) error {
+	c.out = out
+	c.typeCounts[c.typeKey(r.Type)]++
+	if v := r.JSON.Get("version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
+		c.versions[v.Str] = true
+	}
+	if c.session == "" && r.File == 0 {
+		if sid := r.JSON.Get("sessionId"); sid.Type == gjson.String && receipt.IsToken(sid.Str) {
+			c.session = sid.Str
+		}
+	}
+	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
+		c.gapDone = true
+		c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
+			{Key: "context.audit_gap", Value: receipt.S("root_instruction_files_not_logged")},
+			{Key: "context.audit_gap.detail", Value: receipt.S("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record")},
+		})
+	}
+	agent := c.agentFor(r)
+	switch r.Type {
+	case "assistant":
+		c.assistant(r, agent)
+	case "user":
+		c.user(r, agent)
+	case "system":
+		c.system(r, agent)
+	case "attachment":
+		c.attachment(r, agent)
+	case "progress":
+		if r.JSON.Get("data.type").Str == "hook_progress" {
+			c.counts["hooks"]++
+		}
+	}
+	return nil
+}
+
+// typeKey counts known types by name and unknown ones by digest: a new record
+// type is normal, but its name is input and could be anything.
+func (c *claudeState) typeKey(t string) string {
+	if slices.Contains(claudeTypes, t) {
+		return t
+	}
+	return c.h.Text(t)
+}
+
+// emit writes an event on span (an agent or tool span key; "" is the root).
+func (c *claudeState) emit(r Record, span, name string, a receipt.Attrs) {
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
+	}
+	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
+}
+
+// agentFor returns the agent a record belongs to, starting subagent spans as
+// they appear: companion files are subagents; in the main file, a
+// sidechain record with no parent starts an inline (1.0.x) subagent.
+func (c *claudeState) agentFor(r Record) *claudeAgent {
+	if r.File > 0 {
+		if c.agent == nil {
+			id := r.JSON.Get("agentId").Str
+			if id == "" {
+				id = strings.TrimSuffix(strings.TrimPrefix(pathBase(c.fileRel), "agent-"), ".jsonl")
+			}
+			c.agent = c.startAgent(r, "agent:"+c.fileRelKey(id), id, c.fileMeta)
+		}
+		c.touch(c.agent.spanIndex, r.NS)
+		return c.agent
+	}
+	if !r.JSON.Get("isSidechain").Bool() {
+		c.inline = nil
+		return c.agents[""]
+	}
+	if c.inline == nil || r.JSON.Get("parentUuid").Type == gjson.Null && r.Type == "user" {
+		c.inline = c.startAgent(r, "agent:inline:"+c.label(r.JSON.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
+	}
+	c.touch(c.inline.spanIndex, r.NS)
+	return c.inline
+}
+
+// fileRelKey keeps agent keys unique even when two files reuse an agent id.
+func (c *claudeState) fileRelKey(id string) string {
+	if !receipt.IsToken(id) {
+		id = c.h.Text(id)
+	}
+	if _, dup := c.agents["agent:"+id]; dup {
+		return id + ":" + strconv.Itoa(c.file)
+	}
+	return id
+}
+
+// startAgent opens a subagent span under the tool call that spawned it:
+// found through the sidecar's toolUseId, the spawning call's result agentId,
+// the prompt the call passed, or (inline) the oldest Task call still open.
+func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *claudeAgent {
+	parent, link := "", "unlinked"
+	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
+		parent, link = "tool:"+t, "sidecar_tool_use_id"
+	} else if t, ok := c.agentTool[id]; ok && id != "" {
+		parent, link = t, "result_agent_id"
+	} else if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
+		parent, link = t, "prompt_digest"
+	} else if r.File == 0 && len(c.pendingTask) > 0 {
+		parent, link = c.pendingTask[0], "inline_order"
+		c.pendingTask = c.pendingTask[1:]
+	}
+	depth := 1
+	if tool := c.tools[parent]; tool != nil {
+		depth = c.agents[tool.agent].depth + 1
+	}
+	if d := meta.Get("spawnDepth"); d.Type == gjson.Number && d.Int() > 0 {
+		depth = int(d.Int())
+	}
+	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.out.Spans)}
+	c.agents[key] = a
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
+		{Key: "gen_ai.agent.name", Value: receipt.S("claude-code-subagent")},
+		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.link", Value: receipt.S(link)},
+	}
+	if id != "" {
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.label(id))})
+	}
+	if t := meta.Get("agentType"); t.Type == gjson.String {
+		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
+	}
+	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
+		Start: r.NS, End: r.NS, Attrs: attrs})
+	ev := receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S(link)},
+		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+	}
+	if t := meta.Get("agentType"); t.Type == gjson.String {
+		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
+	}
+	if d := meta.Get("description"); d.Type == gjson.String {
+		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(d.Str))})
+	}
+	if p := c.firstPromptDigest(r); p != "" {
+		ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p)})
+	}
+	layout := "sidechain_inline"
+	switch {
+	case r.File > 0 && strings.Contains(c.fileRel, "/subagents/"):
+		layout = "session_subagents_dir"
+	case r.File > 0:
+		layout = "sibling_agent_file"
+	}
+	ev = append(ev, receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)})
+	c.emit(r, key, "subagent.spawned", ev)
+	c.counts["subagents"]++
+	return a
+}
+
+// firstPromptDigest is the digest of a record's user text: how a subagent's
+// first message is matched with the prompt of the call that spawned it.
+func (c *claudeState) firstPromptDigest(r Record) string {
+	if r.Type != "user" {
+		return ""
+	}
+	content := r.JSON.Get("message.content")
+	if content.Type == gjson.String {
+		return c.h.Text(content.Str)
+	}
+	var texts []string
+	content.ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "text" {
+			texts = append(texts, b.Get("text").Str)
+		}
+		return true
+	})
+	if len(texts) == 0 {
+		return ""
+	}
+	return c.h.Text(strings.Join(texts, "\n"))
+}
+
+// label passes an id through when it is a token and hashes it otherwise.
+func (c *claudeState) label(v string) string {
+	if receipt.IsToken(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+// touch stretches a span to cover a record time.
+func (c *claudeState) touch(index int, ns int64) {
+	if index < 0 || ns == 0 {
+		return
+	}
+	sp := &c.out.Spans[index]
+	if sp.Start == 0 || ns < sp.Start {
+		sp.Start = ns
+	}
+	if ns > sp.End {
+		sp.End = ns
+	}
+}
+
+func (c *claudeState) End(out *Output) error {
+	c.out = out
+	totals := map[string]*claudeUsage{}
+	var models []string
+	for _, k := range c.usageOrder {
+		u := c.usage[k]
+		sp := &out.Spans[u.span]
+		sp.Attrs = append(sp.Attrs,
+			receipt.Attr{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
+			receipt.Attr{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
+			receipt.Attr{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cacheRead)},
+			receipt.Attr{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)})
+		t := totals[u.model]
+		if t == nil {
+			t = &claudeUsage{model: u.model}
+			totals[u.model] = t
+			models = append(models, u.model)
+		}
+		t.input += u.input
+		t.output += u.output
+		t.cacheRead += u.cacheRead
+		t.cacheWrite += u.cacheWrite
+		t.cacheWrite5m += u.cacheWrite5m
+		t.cacheWrite1h += u.cacheWrite1h
+		t.web += u.web
+		t.responses++
+	}
+	sort.Strings(models)
+	var all claudeUsage
+	for _, m := range models {
+		t := totals[m]
+		all.input += t.input
+		all.output += t.output
+		all.cacheRead += t.cacheRead
+		all.cacheWrite += t.cacheWrite
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: "", Attrs: receipt.Attrs{
+			{Key: "gen_ai.request.model", Value: receipt.S(c.label(m))},
+			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input)},
+			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
+			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cacheRead)},
+			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(t.cacheWrite)},
+			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
+			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
+			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},
+			{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
+			{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_and_request_id_largest_output")},
+			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
+		}})
+	}
+	if c.session != "" {
+		out.Span.Set("session.id", receipt.S(c.session))
+		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
+	}
+	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	out.Span.Set("gen_ai.agent.name", receipt.S("claude-code"))
+	out.Span.Set("gen_ai.provider.name", receipt.S("anthropic"))
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+	out.Span.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(all.cacheRead))
+	out.Span.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(all.cacheWrite))
+	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
+		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
+	}
+	if open := c.openTools(); open > 0 {
+		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))
+	}
+	out.TraceKey = c.session
+	var versions []string
+	for v := range c.versions {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions)
+	var types []string
+	for t, n := range c.typeCounts {
+		types = append(types, t+"="+strconv.Itoa(int(n)))
+	}
+	sort.Strings(types)
+	if len(versions) > 0 {
+		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
+	}
+	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	return nil
+}
+
+// openTools counts tool calls whose result never came (a session still
+// being written, or a crash).
+func (c *claudeState) openTools() int64 {
+	var n int64
+	for _, t := range c.tools {
+		if !t.done {
+			n++
+		}
+	}
+	return n
+}
+
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,623 @@
+package converters
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// assistant handles one assistant line: the chat span of its response (one
+// response is written as several lines sharing message.id and requestId,
+// each repeating the usage), and the tool calls it makes.
+func (c *claudeState) assistant(r Record, agent *claudeAgent) {
+	msg := r.JSON.Get("message")
+	model := msg.Get("model").Str
+	if model != "" && model != "<synthetic>" && msg.Get("id").Str != "" {
+		key := "chat:" + agent.key + ":" + c.label(msg.Get("id").Str)
+		if rq := r.JSON.Get("requestId").Str; rq != "" {
+			key += ":" + c.label(rq)
+		}
+		idx, ok := c.chats[key]
+		if !ok {
+			idx = len(c.out.Spans)
+			c.chats[key] = idx
+			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.label(model), Kind: 3,
+				Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
+					{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
+					{Key: "gen_ai.provider.name", Value: receipt.S("anthropic")},
+					{Key: "gen_ai.request.model", Value: receipt.S(c.label(model))},
+					{Key: "gen_ai.response.id", Value: receipt.S(c.label(msg.Get("id").Str))},
+				}})
+		}
+		c.touch(idx, r.NS)
+		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && receipt.IsToken(sr.Str) {
+			c.out.Spans[idx].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{sr.Str}))
+		}
+		c.recordUsage(key, idx, model, msg.Get("usage"))
+	}
+	if r.JSON.Get("isApiErrorMessage").Bool() {
+		c.counts["api_errors"]++
+	}
+	msg.Get("content").ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "tool_use" {
+			c.toolUse(r, agent, b)
+		}
+		return true
+	})
+}
+
+// recordUsage keeps, per response, the usage with the largest output count:
+// streaming snapshots written earlier carry smaller counts.
+func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Result) {
+	if !u.Exists() {
+		return
+	}
+	n := &claudeUsage{
+		model: model, span: span,
+		input: u.Get("input_tokens").Int(), output: u.Get("output_tokens").Int(),
+		cacheRead: u.Get("cache_read_input_tokens").Int(), cacheWrite: u.Get("cache_creation_input_tokens").Int(),
+		cacheWrite5m: u.Get("cache_creation.ephemeral_5m_input_tokens").Int(),
+		cacheWrite1h: u.Get("cache_creation.ephemeral_1h_input_tokens").Int(),
+		web:          u.Get("server_tool_use.web_search_requests").Int(),
+	}
+	old, ok := c.usage[key]
+	if !ok {
+		c.usageOrder = append(c.usageOrder, key)
+	}
+	if !ok || n.output >= old.output {
+		c.usage[key] = n
+	}
+}
+
+// toolUse opens an execute_tool span for a tool_use block and writes what
+// the call itself evidences (skills, memory writes, subagent prompts).
+func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
+	id, name, input := b.Get("id").Str, b.Get("name").Str, b.Get("input")
+	if id == "" {
+		return
+	}
+	key := "tool:" + c.label(id)
+	if _, dup := c.tools[key]; dup {
+		return // the same call re-written after a resume
+	}
+	c.counts["tool_calls"]++
+	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, input: input}
+	t.inputDigest = c.digest(input)
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
+		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.label(id))},
+	}
+	spanName := "execute_tool"
+	switch {
+	case claudeBuiltinTools[name]:
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
+		spanName += " " + name
+	case strings.HasPrefix(name, "mcp__"):
+		t.mcpServer, t.mcpTool = splitMCP(name)
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
+			c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool))
+	default:
+		attrs = append(attrs, c.nameAttr("gen_ai.tool", name))
+	}
+	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
+	c.tools[key] = t
+	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	switch name {
+	case "Task", "Agent":
+		if p := input.Get("prompt"); p.Type == gjson.String {
+			c.promptTool[c.h.Text(p.Str)] = key
+		}
+		c.pendingTask = append(c.pendingTask, key)
+	case "Skill", "SlashCommand":
+		skill := input.Get("skill").Str
+		if skill == "" {
+			skill = input.Get("command").Str
+		}
+		c.skillInvoked(r, key, skill, "skill_tool_call", gjson.Result{})
+	case "Write", "Edit", "MultiEdit":
+		t.initWrite = c.lastCommand == "/init" && isClaudeMD(input.Get("file_path").Str)
+	}
+}
+
+func splitMCP(name string) (server, tool string) {
+	rest := strings.TrimPrefix(name, "mcp__")
+	if i := strings.Index(rest, "__"); i >= 0 {
+		return rest[:i], rest[i+2:]
+	}
+	return rest, ""
+}
+
+// skillInvoked writes a context.skill.invoked event.
+func (c *claudeState) skillInvoked(r Record, span, skill, activation string, body gjson.Result) {
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S("skill")},
+		{Key: "context.input.activation", Value: receipt.S(activation)},
+		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
+	}
+	role := "selected"
+	if c.skills[skill] {
+		role = "duplicate"
+	}
+	c.skills[skill] = true
+	a = append(a, receipt.Attr{Key: "context.skill.id", Value: receipt.S(c.h.Text(skill))},
+		receipt.Attr{Key: "context.input.duplicate.role", Value: receipt.S(role)})
+	if c.env.RevealNames && receipt.IsToken(skill) {
+		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
+	}
+	if body.Type == gjson.String {
+		a = append(a, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(body.Str))},
+			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body.Str))))})
+	}
+	c.emit(r, span, "context.skill.invoked", a)
+}
+
+var (
+	commandNameRe = regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`)
+	skillBodyRe   = regexp.MustCompile(`^Base directory for this skill: `)
+)
+
+// user handles one user line: typed prompts and slash commands, tool
+// results, skill bodies, compaction summaries.
+func (c *claudeState) user(r Record, agent *claudeAgent) {
+	content := r.JSON.Get("message.content")
+	if r.JSON.Get("isCompactSummary").Bool() {
+		c.compactSummary(r, agent, content)
+		return
+	}
+	if content.Type == gjson.String {
+		c.userText(r, agent, content.Str)
+		return
+	}
+	content.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "tool_result":
+			c.toolResult(r, agent, b)
+		case "text":
+			c.userText(r, agent, b.Get("text").Str)
+		}
+		return true
+	})
+}
+
+func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
+	if m := commandNameRe.FindStringSubmatch(text); m != nil {
+		cmd := m[1]
+		if !strings.HasPrefix(cmd, "/") {
+			cmd = "/" + cmd // 1.0.24 wrote "clear", later versions "/clear"
+		}
+		c.lastCommand = cmd
+		if claudeBuiltinCommands[cmd] {
+			c.counts["builtin_commands"]++
+			return
+		}
+		c.skillInvoked(r, agent.key, strings.TrimPrefix(cmd, "/"), "slash_command", gjson.Result{})
+		return
+	}
+	if r.JSON.Get("isMeta").Bool() {
+		if skillBodyRe.MatchString(text) {
+			span := agent.key
+			if t := c.tools["tool:"+c.label(r.JSON.Get("sourceToolUseID").Str)]; t != nil {
+				span = t.key
+			}
+			c.contextLoaded(r, span, "skill_body", "skill_tool_result", "", &text)
+		}
+		return
+	}
+	if r.File == 0 && !r.JSON.Get("isSidechain").Bool() {
+		c.counts["user_prompts"]++
+	}
+}
+
+// toolResult closes a tool span and writes what crossed back: MCP results,
+// tool search matches, subagent summaries, memory file accesses.
+func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
+	t := c.tools["tool:"+c.label(b.Get("tool_use_id").Str)]
+	if t == nil {
+		c.counts["orphan_tool_results"]++
+		return
+	}
+	t.done = true
+	sp := &c.out.Spans[t.span]
+	if r.NS > sp.End {
+		sp.End = r.NS
+	}
+	isErr := b.Get("is_error").Bool()
+	sp.Error = sp.Error || isErr
+	res := b.Get("content")
+	tur := r.JSON.Get("toolUseResult")
+	status := "success"
+	if isErr {
+		status = "error"
+	}
+	switch {
+	case t.mcpServer != "":
+		c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
+			c.nameAttr("mcp.server", t.mcpServer),
+			c.nameAttr("mcp.tool", t.mcpTool),
+			{Key: "mcp.tool_call.status", Value: receipt.S(status)},
+			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(t.inputDigest)},
+			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.input.Raw))))},
+			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(res))},
+			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(res.Raw))))},
+			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
+			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
+		})
+	case t.name == "ToolSearch":
+		c.toolSearch(r, t, res, tur)
+	case t.name == "Task" || t.name == "Agent":
+		c.subagentReturned(r, t, res, tur, status)
+	case t.name == "Read" || t.name == "Write" || t.name == "Edit" || t.name == "MultiEdit":
+		c.memoryFile(r, t, status)
+	}
+}
+
+// toolSearch writes the search and one on-demand definition per tool it
+// loaded (tool_reference blocks).
+func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result) {
+	var refs []string
+	res.ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "tool_reference" {
+			refs = append(refs, b.Get("tool_name").Str)
+		}
+		return true
+	})
+	a := receipt.Attrs{
+		{Key: "mcp.tool_search.query_hash", Value: receipt.S(c.digest(t.input.Get("query")))},
+		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(len(refs)))},
+		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(len(refs))))},
+	}
+	if n := tur.Get("total_deferred_tools"); n.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())})
+	}
+	if len(refs) > 0 {
+		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(c.listDigest(refs))})
+	}
+	a = append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S("model_tool_search")},
+		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
+	c.emit(r, t.key, "mcp.tool_search.performed", a)
+	for _, name := range refs {
+		d := receipt.Attrs{}
+		if strings.HasPrefix(name, "mcp__") {
+			server, tool := splitMCP(name)
+			d = append(d, c.nameAttr("mcp.server", server), c.nameAttr("mcp.tool", tool))
+		} else if claudeBuiltinTools[name] {
+			d = append(d, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
+		} else {
+			d = append(d, c.nameAttr("mcp.tool", name))
+		}
+		d = append(d, receipt.Attr{Key: "mcp.tool.definition_load_reason", Value: receipt.S("selected_by_tool_search")},
+			receipt.Attr{Key: "mcp.tool.definition_loaded_on_demand", Value: receipt.B(true)},
+			receipt.Attr{Key: "privacy.raw_tool_definition_recorded", Value: receipt.B(false)})
+		c.emit(r, t.key, "mcp.tool_definition.loaded", d)
+	}
+}
+
+// subagentReturned writes what crossed back to the parent from a subagent:
+// the digest and size of its final text, never the text.
+func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.Result, status string) {
+	if id := tur.Get("agentId").Str; id != "" {
+		c.agentTool[id] = t.key
+	}
+	for i, k := range c.pendingTask {
+		if k == t.key {
+			c.pendingTask = append(c.pendingTask[:i], c.pendingTask[i+1:]...)
+			break
+		}
+	}
+	text := resultText(res)
+	a := receipt.Attrs{
+		{Key: "subagent.result.hash", Value: receipt.S(c.h.Text(text))},
+		{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
+		{Key: "subagent.result.status", Value: receipt.S(status)},
+		{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
+	}
+	if n := tur.Get("totalTokens"); n.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+	}
+	if n := tur.Get("totalToolUseCount"); n.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(n.Int())})
+	}
+	if at := t.input.Get("subagent_type"); at.Type == gjson.String {
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str))})
+	}
+	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+	c.emit(r, t.key, "subagent.result.returned", a)
+}
+
+// resultText joins the text of a tool result (a string or text blocks).
+func resultText(res gjson.Result) string {
+	if res.Type == gjson.String {
+		return res.Str
+	}
+	var parts []string
+	res.ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "text" {
+			parts = append(parts, b.Get("text").Str)
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// memoryFile writes an access to an instruction or memory file: CLAUDE.md
+// anywhere, and auto-memory files under a project's memory/ directory.
+func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
+	p := t.input.Get("file_path").Str
+	kind := memoryKind(p)
+	if kind == "" {
+		return
+	}
+	op := map[string]string{"Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit"}[t.name]
+	a := receipt.Attrs{
+		{Key: "context.memory_file.kind", Value: receipt.S(kind)},
+		{Key: "context.memory_file.operation", Value: receipt.S(op)},
+		{Key: "context.memory_file.status", Value: receipt.S(status)},
+		{Key: "context.memory_file.path_hash", Value: receipt.S(c.h.Text(p))},
+	}
+	if body := t.input.Get("content"); body.Type == gjson.String {
+		a = append(a, receipt.Attr{Key: "context.memory_file.content_hash", Value: receipt.S(c.h.Text(body.Str))},
+			receipt.Attr{Key: "context.memory_file.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body.Str))))})
+	}
+	trigger := "tool_call"
+	if t.initWrite {
+		trigger = "init_command"
+	} else if c.lastCommand == "/memory" && op != "read" {
+		trigger = "memory_command"
+	}
+	a = append(a, receipt.Attr{Key: "context.memory_file.trigger", Value: receipt.S(trigger)})
+	c.emit(r, t.key, "context.memory_file.accessed", a)
+}
+
+func isClaudeMD(p string) bool {
+	b := pathBase(strings.ReplaceAll(p, "\\", "/"))
+	return b == "CLAUDE.md" || b == "CLAUDE.local.md"
+}
+
+// memoryKind classifies a path: an instruction file, an auto-memory file,
+// or nothing.
+func memoryKind(p string) string {
+	q := strings.ReplaceAll(p, "\\", "/")
+	switch {
+	case isClaudeMD(q):
+		return "claude_md"
+	case strings.Contains(q, "/.claude/projects/") && strings.Contains(q, "/memory/"):
+		return "auto_memory"
+	case pathBase(q) == "MEMORY.md":
+		return "auto_memory"
+	}
+	return ""
+}
+
+// system handles compaction boundaries, hook lines and errors.
+func (c *claudeState) system(r Record, agent *claudeAgent) {
+	switch r.JSON.Get("subtype").Str {
+	case "compact_boundary":
+		m := r.JSON.Get("compactMetadata")
+		c.postTokens = -1
+		if p := m.Get("postTokens"); p.Type == gjson.Number {
+			c.postTokens = p.Int()
+		}
+		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "compact_boundary")
+	case "microcompact_boundary":
+		m := r.JSON.Get("microcompactMetadata")
+		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "microcompact_boundary")
+	case "api_error", "error":
+		c.counts["api_errors"]++
+	case "stop_hook_summary":
+		c.counts["hooks"] += r.JSON.Get("hookCount").Int()
+	case "":
+		if r.JSON.Get("toolUseID").Exists() || strings.Contains(r.JSON.Get("content").Str, "Running") {
+			c.counts["hooks"]++ // 1.0.4x-1.0.5x hook output lines
+		}
+	}
+}
+
+func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger string, pre gjson.Result, kind string) {
+	c.compaction++
+	c.counts["compactions"]++
+	a := receipt.Attrs{
+		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":" + r.JSON.Get("uuid").Str + ":" + strconv.Itoa(r.Line)))},
+		{Key: "context.compaction.reason", Value: receipt.S(kind)},
+	}
+	if trigger != "" {
+		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.label(trigger))})
+	}
+	if pre.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(pre.Int()))})
+	}
+	c.emit(r, agent.key, "context.compaction.started", a)
+}
+
+// compactSummary writes the summary that replaced the compacted context:
+// its digest and size, never its text.
+func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson.Result) {
+	text := resultText(content)
+	a := receipt.Attrs{
+		{Key: "context.compaction.summary.hash", Value: receipt.S(c.h.Text(text))},
+		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
+		{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
+	}
+	if c.postTokens >= 0 {
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.postTokens))})
+		c.postTokens = -1
+	}
+	if c.compaction == 0 {
+		a = append(a, receipt.Attr{Key: "context.compaction.audit_gap", Value: receipt.S("summary_without_compact_boundary")})
+	}
+	c.emit(r, agent.key, "context.compaction.summary_loaded", a)
+}
+
+// attachment handles the context-injection records of 2.1.9x+.
+func (c *claudeState) attachment(r Record, agent *claudeAgent) {
+	at := r.JSON.Get("attachment")
+	switch at.Get("type").Str {
+	case "nested_memory":
+		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", at.Get("path").Str, str(at.Get("content.content")))
+	case "hook_additional_context":
+		body := joinStrings(at.Get("content"))
+		c.contextLoaded(r, agent.key, "hook_context", c.label(at.Get("hookEvent").Str), "", &body)
+	case "hook_success":
+		c.counts["hooks"]++
+		if at.Get("hookEvent").Str == "SessionStart" && at.Get("stdout").Str != "" {
+			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", "", str(at.Get("stdout")))
+		}
+	case "file", "directory", "compact_file_reference", "plan_file_reference", "edited_text_file":
+		body := at.Get("content.content")
+		if !body.Exists() {
+			body = at.Get("content")
+		}
+		c.contextLoaded(r, agent.key, "file_attachment", c.label(at.Get("type").Str), firstString(at.Get("filename"), at.Get("path")), str(body))
+	case "mcp_instructions_delta":
+		names := at.Get("addedNames").Array()
+		for i, blk := range at.Get("addedBlocks").Array() {
+			server := ""
+			if i < len(names) {
+				server = names[i].Str
+			}
+			c.mcpInstructions(r, agent, server, blk)
+		}
+	case "deferred_tools_delta":
+		c.deferredTools(r, agent, at)
+	case "skill_listing":
+		a := receipt.Attrs{
+			{Key: "context.skill.listing.hash", Value: receipt.S(c.digest(at.Get("content")))},
+			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(at.Get("content").Raw))))},
+		}
+		if n := at.Get("skillCount"); n.Type == gjson.Number {
+			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(n.Int())})
+		}
+		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(at.Get("isInitial").Bool())},
+			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
+		c.emit(r, agent.key, "context.skill.listing.loaded", a)
+	case "invoked_skills":
+		at.Get("skills").ForEach(func(_, s gjson.Result) bool {
+			c.skillInvoked(r, agent.key, s.Get("name").Str, "reinjected_after_compaction", s.Get("content"))
+			return true
+		})
+	}
+}
+
+// contextLoaded writes a context.input.loaded event for content that the
+// transcript shows entering the prompt.
+func (c *claudeState) contextLoaded(r Record, span, kind, activation, path string, body *string) {
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S(kind)},
+		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
+		{Key: "context.input.activation", Value: receipt.S(activation)},
+	}
+	if path != "" {
+		if publicInstructionPaths[path] {
+			a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S(path)})
+		}
+		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(path))})
+	}
+	if body != nil {
+		a = append(a,
+			receipt.Attr{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(*body))},
+			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(*body))))},
+			receipt.Attr{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
+			receipt.Attr{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(*body))},
+			receipt.Attr{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
+			receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(*body))},
+			receipt.Attr{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-claude-code")})
+	} else {
+		a = append(a, receipt.Attr{Key: "context.input.audit_gap", Value: receipt.S("delivered_text_not_logged")})
+	}
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+	}
+	c.emit(r, span, "context.input.loaded", a)
+}
+
+func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server string, blk gjson.Result) {
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S("mcp_server_instructions")},
+		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
+		{Key: "context.input.activation", Value: receipt.S("mcp_server_connected")},
+	}
+	if server != "" {
+		a = append(a, c.nameAttr("mcp.server", server))
+	}
+	text := blk.Str
+	if blk.Type != gjson.String {
+		text = blk.Raw
+	}
+	a = append(a, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text))},
+		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))})
+	c.emit(r, agent.key, "context.input.loaded", a)
+}
+
+// deferredTools writes a tool index: names listed without their schemas.
+func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Result) {
+	added := at.Get("addedNames").Array()
+	servers := map[string]bool{}
+	var names []string
+	for _, n := range added {
+		names = append(names, n.Str)
+		if strings.HasPrefix(n.Str, "mcp__") {
+			s, _ := splitMCP(n.Str)
+			servers[s] = true
+		}
+	}
+	a := receipt.Attrs{
+		{Key: "mcp.tool_loading.strategy", Value: receipt.S("deferred_tool_loading")},
+		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
+		{Key: "mcp.tool.count", Value: receipt.I(int64(len(added)))},
+		{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
+		{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
+		{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
+		{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
+		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(0)},
+		{Key: "mcp.tool.index_only", Value: receipt.B(true)},
+		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
+		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
+	}
+	c.emit(r, agent.key, "mcp.tool_index.loaded", a)
+}
+
+// listDigest hashes a list of names as canonical JSON.
+func (c *claudeState) listDigest(items []string) string {
+	if items == nil {
+		items = []string{}
+	}
+	doc, _ := json.Marshal(items)
+	d, err := c.h.JSON(doc)
+	if err != nil {
+		return c.h.Bytes(doc)
+	}
+	return d
+}
+
+// str returns a pointer to a string value, nil when v is not a string.
+func str(v gjson.Result) *string {
+	if v.Type != gjson.String {
+		return nil
+	}
+	s := v.Str
+	return &s
+}
+
+func joinStrings(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	var parts []string
+	v.ForEach(func(_, e gjson.Result) bool {
+		parts = append(parts, e.String())
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+func firstString(vs ...gjson.Result) string {
+	for _, v := range vs {
+		if v.Type == gjson.String && v.Str != "" {
+			return v.Str
+		}
+	}
+	return ""
+}

@@ -1,0 +1,268 @@
+package converters_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/tidwall/gjson"
+)
+
+// span is one decoded span of a trace, by name and parent.
+type span struct {
+	id, parent, name string
+	events           []string
+	attrs            gjson.Result
+}
+
+func convertDir(t *testing.T, dir string, opt pipeline.Options) []pipeline.Result {
+	t.Helper()
+	ins, err := pipeline.Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pipeline.Result
+	for _, in := range ins {
+		res := pipeline.Convert(in, opt)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", in.Path, res.Err)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func spansOf(t *testing.T, trace []byte) map[string]span {
+	t.Helper()
+	out := map[string]span{}
+	gjson.GetBytes(trace, "resourceSpans.0.scopeSpans.0.spans").ForEach(func(_, s gjson.Result) bool {
+		var evs []string
+		s.Get("events").ForEach(func(_, e gjson.Result) bool { evs = append(evs, e.Get("name").Str); return true })
+		out[s.Get("spanId").Str] = span{s.Get("spanId").Str, s.Get("parentSpanId").Str, s.Get("name").Str, evs, s.Get("attributes")}
+		return true
+	})
+	return out
+}
+
+// chain is the names from a span up to the root: "invoke_agent < execute_tool Agent < invoke_agent".
+func chain(spans map[string]span, id string) string {
+	var names []string
+	for id != "" {
+		s, ok := spans[id]
+		if !ok {
+			return strings.Join(names, " < ") + " < MISSING"
+		}
+		names = append(names, s.name)
+		id = s.parent
+	}
+	return strings.Join(names, " < ")
+}
+
+func find(spans map[string]span, event string) []string {
+	var out []string
+	for id, s := range spans {
+		for _, e := range s.events {
+			if e == event {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+func attr(s span, key string) string {
+	var v string
+	s.attrs.ForEach(func(_, a gjson.Result) bool {
+		if a.Get("key").Str == key {
+			for _, k := range []string{"stringValue", "intValue", "boolValue"} {
+				if x := a.Get("value." + k); x.Exists() {
+					v = x.String()
+				}
+			}
+		}
+		return true
+	})
+	return v
+}
+
+// TestClaudeCodeSpanNesting: subagents nest under the tool call that spawned
+// them, in each of the three transcript layouts; chat and tool spans hang
+// from their agent; a failed tool call carries an error status.
+func TestClaudeCodeSpanNesting(t *testing.T) {
+	t.Chdir("..")
+	tests := []struct {
+		dir      string
+		subagent string // chain of the subagent.spawned span
+		link     string
+		extra    map[string]string // span name -> chain
+	}{
+		{"samples/claude_code/basic", "invoke_agent < execute_tool Agent < invoke_agent", "sidecar_tool_use_id",
+			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Agent < invoke_agent",
+				"chat claude-haiku-4-5": "chat claude-haiku-4-5 < invoke_agent < execute_tool Agent < invoke_agent",
+				"execute_tool Bash":     "execute_tool Bash < invoke_agent"}},
+		{"samples/claude_code/v1_inline", "invoke_agent < execute_tool Task < invoke_agent", "prompt_digest",
+			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Task < invoke_agent"}},
+		{"samples/claude_code/v20_siblings", "invoke_agent < execute_tool Task < invoke_agent", "prompt_digest",
+			map[string]string{"chat claude-haiku-4-5-20251001": "chat claude-haiku-4-5-20251001 < invoke_agent < execute_tool Task < invoke_agent"}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.dir), func(t *testing.T) {
+			res := convertDir(t, tt.dir, pipeline.Options{})
+			if len(res) != 1 {
+				t.Fatalf("%d inputs, want one session (companions must join it)", len(res))
+			}
+			spans := spansOf(t, res[0].Trace)
+			spawned := find(spans, "subagent.spawned")
+			if len(spawned) == 0 {
+				t.Fatal("no subagent span")
+			}
+			linked := false
+			for _, id := range spawned {
+				if chain(spans, id) == tt.subagent && attr(spans[id], "subagent.link") == tt.link {
+					linked = true
+				}
+			}
+			if !linked {
+				for _, id := range spawned {
+					t.Errorf("subagent span: %s (link %s), want %s (link %s)", chain(spans, id), attr(spans[id], "subagent.link"), tt.subagent, tt.link)
+				}
+			}
+			for name, want := range tt.extra {
+				found := false
+				for id, s := range spans {
+					if s.name == name {
+						found = true
+						if got := chain(spans, id); got != want {
+							t.Errorf("%s: %s, want %s", name, got, want)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no span %q", name)
+				}
+			}
+		})
+	}
+	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
+	if !bytes.Contains(res[0].Trace, []byte(`"status": {`+"\n"+`                "code": 2`)) {
+		t.Error("the failed Bash call has no error status")
+	}
+}
+
+// TestClaudeCodeTokenTotals: each API response is counted once (lines that
+// repeat its usage, and the streaming snapshot with a smaller output count,
+// are not added again), per model, subagent files included. The figures are
+// worked out by hand from samples/claude_code/basic.
+func TestClaudeCodeTokenTotals(t *testing.T) {
+	t.Chdir("..")
+	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
+	want := map[string]string{
+		"claude-opus-4-7":  "in=49 out=3011 cache_read=174100 cache_write=29560 responses=7",
+		"claude-haiku-4-5": "in=2700 out=400 cache_read=0 cache_write=0 responses=2",
+	}
+	got := map[string]string{}
+	for _, l := range bytes.Split(res[0].Receipt, []byte{'\n'}) {
+		e := gjson.ParseBytes(l)
+		if e.Get("name").Str != "gen_ai.token_usage.summarized" {
+			continue
+		}
+		a := e.Get("attributes")
+		got[a.Get(`gen_ai\.request\.model`).Str] = fmt.Sprintf("in=%d out=%d cache_read=%d cache_write=%d responses=%d",
+			a.Get(`gen_ai\.usage\.input_tokens`).Int(), a.Get(`gen_ai\.usage\.output_tokens`).Int(),
+			a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int(), a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int(),
+			a.Get(`gen_ai\.usage\.responses`).Int())
+	}
+	for m, w := range want {
+		if got[m] != w {
+			t.Errorf("%s: %s, want %s", m, got[m], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models: %v", got)
+	}
+}
+
+// TestClaudeCodeSessionFileAlone: given only the session file, its subagent
+// transcripts (session directory, sibling agent files) are still found.
+func TestClaudeCodeSessionFileAlone(t *testing.T) {
+	t.Chdir("..")
+	for _, f := range []string{
+		"samples/claude_code/basic/-Users-alice-src-acme-ledger/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl",
+		"samples/claude_code/v20_siblings/-home-carol-app/9e8d7c6b-2222-4333-8444-555566667777.jsonl",
+	} {
+		ins, err := pipeline.Expand([]string{f})
+		if err != nil || len(ins) != 1 {
+			t.Fatalf("%s: %v %v", f, ins, err)
+		}
+		if len(ins[0].Companions) == 0 {
+			t.Errorf("%s: no companion transcripts found", f)
+		}
+		whole := convertDir(t, filepath.Dir(filepath.Dir(f)), pipeline.Options{})
+		alone := pipeline.Convert(ins[0], pipeline.Options{})
+		if alone.Err != nil || !bytes.Equal(alone.Trace, whole[0].Trace) {
+			t.Errorf("%s: converting the file alone differs from converting its project folder (%v)", f, alone.Err)
+		}
+	}
+}
+
+// TestClaudeCodeHugeLines: a 12 MiB pasted screenshot and a 5 MiB tool
+// result convert, hashed, within the line cap; over a smaller cap they are
+// skipped and counted. Nothing raw reaches an output either way.
+func TestClaudeCodeHugeLines(t *testing.T) {
+	dir := t.TempDir()
+	sid := "55555555-6666-4777-8888-999999999999"
+	img := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("CANARY-pixels "), (9<<20)/14))
+	big := strings.Repeat("CANARY build log line\n", (5<<20)/22)
+	lines := []string{
+		fmt.Sprintf(`{"type":"user","uuid":"h1","parentUuid":null,"sessionId":%q,"version":"2.1.114","timestamp":"2026-03-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY what is in this screenshot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":%q}}]}}`, sid, img),
+		fmt.Sprintf(`{"type":"assistant","uuid":"h2","parentUuid":"h1","sessionId":%q,"version":"2.1.114","timestamp":"2026-03-01T00:00:02.000Z","requestId":"req_H","message":{"id":"msg_H","model":"claude-opus-4-7","content":[{"type":"tool_use","id":"toolu_H","name":"Bash","input":{"command":"CANARY make build"}}],"usage":{"input_tokens":5,"output_tokens":7}}}`, sid),
+		fmt.Sprintf(`{"type":"user","uuid":"h3","parentUuid":"h2","sessionId":%q,"version":"2.1.114","timestamp":"2026-03-01T00:01:00.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_H","content":%q}]},"toolUseResult":{"stdout":%q,"stderr":""}}`, sid, big, big),
+	}
+	p := filepath.Join(dir, sid+".jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		max     int
+		skipped int64
+	}{{0, 0}, {1 << 20, 2}} {
+		res := pipeline.Convert(pipeline.Input{Path: p, Rel: sid + ".jsonl"}, pipeline.Options{MaxLine: tc.max})
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if res.Stats.Skipped != tc.skipped || res.Converter != "claude_code" {
+			t.Errorf("cap %d: skipped %d (want %d), converter %s", tc.max, res.Stats.Skipped, tc.skipped, res.Converter)
+		}
+		for _, out := range [][]byte{res.Receipt, res.Trace, []byte(strings.Join(res.Diags, "\n"))} {
+			if bytes.Contains(out, []byte("CANARY")) || bytes.Contains(out, []byte(img[:64])) {
+				t.Fatal("raw content reached an output")
+			}
+		}
+	}
+}
+
+// TestClaudeCodeRevealNames: names stay digests by default and appear in
+// clear only with --reveal names; content never does.
+func TestClaudeCodeRevealNames(t *testing.T) {
+	t.Chdir("..")
+	plain := convertDir(t, "samples/claude_code/basic", pipeline.Options{})[0]
+	shown := convertDir(t, "samples/claude_code/basic", pipeline.Options{Reveal: true})[0]
+	if bytes.Contains(plain.Receipt, []byte("jira-acme")) {
+		t.Error("an MCP server name is in clear without --reveal names")
+	}
+	for _, name := range []string{`"mcp.server.name":"CANARY-jira-acme"`, `"mcp.tool.name":"search_issues"`, `"context.skill.name":"CANARY-refund-audit"`} {
+		if !bytes.Contains(shown.Receipt, []byte(name)) {
+			t.Errorf("with --reveal names the receipt lacks %s", name)
+		}
+	}
+	for _, raw := range []string{"CANARY-jql", "CANARY-result", "CANARY-skillbody", "CANARY-subprompt", "CANARY-prompt"} {
+		if bytes.Contains(shown.Receipt, []byte(raw)) || bytes.Contains(shown.Trace, []byte(raw)) {
+			t.Errorf("--reveal names revealed content %s", raw)
+		}
+	}
+}
