@@ -113,9 +113,9 @@ func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
 		chk.Line(doc, 1, pass)
 		return nil
 	}
-	fh, err := os.Open(input)
+	fh, err := openInput(input)
 	if err != nil {
-		return fmt.Errorf("%s: %w", input, openError(err))
+		return fmt.Errorf("%s: %w", input, err)
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 0)

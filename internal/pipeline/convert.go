@@ -72,10 +72,11 @@ type file struct {
 
 // source is one file of the group as the two passes see it.
 type source struct {
-	path, rel string
-	meta      []byte // compacted sidecar JSON, nil when none
-	converted bitset // lines handed to the converter
-	sum       []byte
+	path, rel   string
+	meta        []byte // compacted sidecar JSON, nil when none
+	converted   bitset // lines handed to the converter
+	sum         []byte // sha256 of the file as it is on disk
+	compression string // "", "gzip" or "zstd"
 }
 
 // Convert converts one input file to receipt and trace bytes, fails closed
@@ -131,9 +132,9 @@ func pick(path string, opt Options) (converters.Converter, error) {
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
 // often each record type occurs there, and the top-level keys seen.
 func peekTypes(path, field string) (map[string]int, map[string]bool, error) {
-	fh, err := os.Open(path)
+	fh, err := openInput(path)
 	if err != nil {
-		return nil, nil, openError(err)
+		return nil, nil, err
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 1<<20)
@@ -209,9 +210,9 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
-	fh, err := os.Open(src.path)
+	fh, err := openInput(src.path)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: openError(err).Error()}
+		return &InputError{Path: src.path, Msg: err.Error()}
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
@@ -227,10 +228,11 @@ func (f *file) readFile(i int) error {
 			return err
 		}
 	}
-	f.stats.Bytes += r.BytesRead()
+	sum, n := fh.FileSum()
+	f.stats.Bytes += n
 	f.stats.Lines += int64(r.Lines())
 	f.stats.Blank += int64(r.Blank)
-	src.sum = r.Sum()
+	src.sum, src.compression = sum, fh.Compression
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -103,6 +102,9 @@ func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
 		a.Set("convert.input.group_sha256", receipt.S(f.groupDigest()))
 	}
 	a.Set("convert.input.bytes", receipt.I(s.Bytes))
+	if c := f.srcs[0].compression; c != "" {
+		a.Set("convert.input.compression", receipt.S(c))
+	}
 	a.Set("convert.input.lines", receipt.I(s.Lines))
 	a.Set("convert.input.lines.blank", receipt.I(s.Blank))
 	a.Set("convert.input.records", receipt.I(s.Records))
@@ -356,9 +358,9 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	if src.meta != nil {
 		chk.Line(src.meta, 0, f.conv.PassThrough)
 	}
-	fh, err := os.Open(src.path)
+	fh, err := openInput(src.path)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: openError(err).Error()}
+		return &InputError{Path: src.path, Msg: err.Error()}
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
@@ -374,7 +376,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
 		}
 	}
-	if src.sum != nil && !bytes.Equal(r.Sum(), src.sum) {
+	if sum, _ := fh.FileSum(); src.sum != nil && !bytes.Equal(sum, src.sum) {
 		return &InputError{Path: src.path, Msg: "input changed while it was being converted"}
 	}
 	return nil

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
 )
 
@@ -207,5 +209,49 @@ func TestDetectAndExpand(t *testing.T) {
 	}
 	if OutputName("x/y.jsonl", ".otel.json") != "x/y.otel.json" || OutputName("log", ".otel.json") != "log.otel.json" {
 		t.Error("outName")
+	}
+}
+
+// TestCompressedInputs: gzip and zstd inputs (sniffed, whatever their name)
+// give the same receipt as the plain file, except for the input's own
+// digest, size and compression, which describe the file on disk.
+func TestCompressedInputs(t *testing.T) {
+	plainPath := repoPath("samples/mcp_tool_search/basic.jsonl")
+	raw, err := os.ReadFile(plainPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	enc, _ := zstd.NewWriter(nil)
+	zst := enc.EncodeAll(raw, nil)
+	cases := map[string][]byte{"basic.jsonl.gz": gz.Bytes(), "basic.jsonl.zst": zst, "misnamed.jsonl": zst}
+	plain := Convert(Input{Path: plainPath, Rel: "basic.jsonl"}, Options{})
+	if plain.Err != nil {
+		t.Fatal(plain.Err)
+	}
+	strip := func(rec []byte) string {
+		lines := strings.Split(strings.TrimSpace(string(rec)), "\n")
+		return strings.Join(lines[:len(lines)-1], "\n") // all but the summary
+	}
+	for name, data := range cases {
+		p := writeFile(t, dir, name, string(data))
+		res := Convert(Input{Path: p, Rel: name}, Options{})
+		if res.Err != nil {
+			t.Fatalf("%s: %v", name, res.Err)
+		}
+		if strip(res.Receipt) != strip(plain.Receipt) {
+			t.Errorf("%s: events differ from the plain input's", name)
+		}
+		a := summaryOf(t, res.Receipt)
+		if a.Get(`convert\.input\.bytes`).Int() != int64(len(data)) || a.Get(`convert\.input\.compression`).Str == "" {
+			t.Errorf("%s: summary does not describe the file on disk: %s", name, a.Raw)
+		}
+	}
+	if OutputName("a/rollout-1.jsonl.zst", ".otel.json") != "a/rollout-1.otel.json" {
+		t.Error("OutputName keeps the compression suffix")
 	}
 }

@@ -33,7 +33,7 @@ type Companion struct {
 }
 
 // inputSuffixes are the file endings a directory walk picks up.
-var inputSuffixes = []string{".jsonl"}
+var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 
 // Expand turns file and directory arguments into inputs. Directories are
 // walked in sorted order; files are taken whatever their name. Two inputs
@@ -90,8 +90,10 @@ func hasInputSuffix(p string) bool {
 }
 
 // OutputName maps an input's relative path to an output path: the input's
-// extension (.jsonl, .json, .log, .ndjson) replaced by suffix.
+// extension (.jsonl, .ndjson, .json, .log, each optionally .gz or .zst)
+// replaced by suffix.
 func OutputName(rel, suffix string) string {
+	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst")
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
 		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
 			return rel[:len(rel)-len(ext)] + suffix

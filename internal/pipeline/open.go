@@ -1,0 +1,83 @@
+package pipeline
+
+import (
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// input is an open input file: records come from Reader (decompressed when
+// the file is gzip or zstd, sniffed from its first bytes, not its name),
+// while Sum and Bytes cover the file as it is on disk, which is what a
+// receipt binds to.
+type input struct {
+	io.Reader
+	file        *os.File
+	sum         hash.Hash
+	n           int64
+	Compression string // "", "gzip" or "zstd"
+	closeDec    func()
+}
+
+type teeCount struct {
+	r io.Reader
+	h hash.Hash
+	n *int64
+}
+
+func (t teeCount) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.Write(p[:n])
+	*t.n += int64(n)
+	return n, err
+}
+
+// openInput opens path for reading records.
+func openInput(path string) (*input, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, openError(err)
+	}
+	in := &input{file: fh, sum: sha256.New()}
+	raw := bufio.NewReaderSize(teeCount{r: fh, h: in.sum, n: &in.n}, 64<<10)
+	magic, _ := raw.Peek(4)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		zr, err := gzip.NewReader(raw)
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		in.Reader, in.Compression, in.closeDec = zr, "gzip", func() { zr.Close() }
+	case len(magic) == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
+		// A bounded window keeps memory flat whatever the frame header asks.
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		in.Reader, in.Compression, in.closeDec = zr, "zstd", zr.Close
+	default:
+		in.Reader = raw
+	}
+	return in, nil
+}
+
+// FileSum drains what is left of the file (a decompressor may stop before
+// trailing bytes) and returns the sha256 and size of the whole file.
+func (in *input) FileSum() ([]byte, int64) {
+	io.Copy(io.Discard, teeCount{r: in.file, h: in.sum, n: &in.n})
+	return in.sum.Sum(nil), in.n
+}
+
+func (in *input) Close() error {
+	if in.closeDec != nil {
+		in.closeDec()
+	}
+	return in.file.Close()
+}
