@@ -25,6 +25,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "inputs converted in parallel (0: one per CPU)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
+			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 		},
@@ -38,6 +39,9 @@ func runCommand() *cli.Command {
 			}
 			if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
 				return usageError("--jobs and --max-line-bytes must not be negative")
+			}
+			if f := c.String("otel-format"); f != "json" && f != "jsonl" {
+				return usageError("--otel-format takes json or jsonl")
 			}
 			if r := c.String("reveal"); r != "" && r != "names" {
 				return usageError("--reveal takes one value: names")
@@ -62,7 +66,7 @@ func runCommand() *cli.Command {
 			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
 				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 					Reveal: c.String("reveal") == "names"},
-				Out: c.String("out"), Jobs: c.Int("jobs"),
+				Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
 			}, c.App.ErrWriter)
 			fmt.Fprintf(c.App.ErrWriter, "convert: %d of %d inputs converted, %d events, %d lines skipped; outputs in %s\n",
 				oc.Converted, oc.Inputs, oc.Events, oc.Skipped, c.String("out"))

@@ -22,6 +22,9 @@ import (
 // rules, anything else as receipt NDJSON against the schemas. Each problem is
 // returned as "path:line: message".
 func ValidateFile(path string) ([]string, error) {
+	if strings.HasSuffix(path, ".otel.jsonl") {
+		return validateTraceLines(path)
+	}
 	if strings.HasSuffix(path, ".json") {
 		doc, err := os.ReadFile(path)
 		if err != nil {
@@ -179,4 +182,28 @@ func vocabulary(set *schema.Set) map[string]bool {
 		vocab[c.Name], vocab[c.SpanName] = true, true
 	}
 	return vocab
+}
+
+// validateTraceLines checks an OTLP file-exporter file: one TracesData per line.
+func validateTraceLines(path string) ([]string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, openError(err))
+	}
+	defer fh.Close()
+	r := jsonl.NewReader(fh, 0)
+	var out []string
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || l.TooLong {
+			return out, fmt.Errorf("%s:%d: unreadable line", path, l.N)
+		}
+		for _, p := range otlp.Validate(l.Bytes) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", path, l.N, p.Error()))
+		}
+	}
+	return out, nil
 }

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,6 +109,14 @@ type RunOptions struct {
 	Options
 	Out  string // output directory
 	Jobs int    // parallel inputs; number of CPUs if <= 0
+	// OTelFormat is "json" (default: one indented TracesData document,
+	// X.otel.json) or "jsonl" (the OTLP file-exporter layout: one compact
+	// TracesData per line, X.otel.jsonl).
+	OTelFormat string
+	// AfterWrite, when set, runs for each input whose outputs were written
+	// (an OTLP export, say); an error fails that input. It may run on
+	// several goroutines at once.
+	AfterWrite func(ctx context.Context, in Input, res *Result) error
 }
 
 // Outcome sums up a batch for the exit code.
@@ -145,8 +155,14 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 				res = Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: " + err.Error()}}
 			} else {
 				res = Convert(in, opt.Options)
+				if res.Err == nil && opt.OTelFormat == "jsonl" {
+					res.Trace, res.Err = compactJSON(res.Trace)
+				}
 				if res.Err == nil {
-					res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace)
+					res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
+				}
+				if res.Err == nil && opt.AfterWrite != nil {
+					res.Err = opt.AfterWrite(ctx, in, &res)
 				}
 			}
 			mu.Lock()
@@ -188,7 +204,7 @@ func report(r *Result, stderr io.Writer, oc *Outcome) {
 
 // write puts both outputs in place through temporary files and renames, so
 // a reader never sees a partial file and a failure leaves none behind.
-func write(dir, rel string, rec, trace []byte) error {
+func write(dir, rel string, rec, trace []byte, traceExt string) error {
 	base := filepath.Join(dir, filepath.FromSlash(OutputName(rel, "")))
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return fmt.Errorf("%s: %w", base, err)
@@ -196,7 +212,7 @@ func write(dir, rel string, rec, trace []byte) error {
 	files := []struct {
 		path string
 		data []byte
-	}{{base + ".receipt.ndjson", rec}, {base + ".otel.json", trace}}
+	}{{base + ".receipt.ndjson", rec}, {base + traceExt, trace}}
 	var temps []string
 	defer func() {
 		for _, t := range temps {
@@ -236,3 +252,20 @@ func writeTemp(path string, data []byte) (string, error) {
 // SortInputs orders inputs by relative path (used by tests and callers that
 // build inputs by hand).
 func SortInputs(ins []Input) { sort.Slice(ins, func(i, j int) bool { return ins[i].Rel < ins[j].Rel }) }
+
+func traceSuffix(format string) string {
+	if format == "jsonl" {
+		return ".otel.jsonl"
+	}
+	return ".otel.json"
+}
+
+// compactJSON turns the indented trace document into one line.
+func compactJSON(doc []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, doc); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
