@@ -7,20 +7,23 @@ import (
 )
 
 // Detect picks the converter for an input from the record types seen in its
-// first lines (type name -> occurrences). A type known to several converters
-// counts for each as 1/n, so shared types (session.start) decide nothing and
-// the converter that knows the distinctive types wins. A tie or no
-// recognised type is an error naming the known kinds. Each hint field seen
-// (keys: the top-level field names of those lines) adds half a point, which
-// breaks ties between converters that read the same record types.
-func Detect(typeField string, types map[string]int, keys map[string]bool) (Converter, error) {
+// first lines: types maps each type field (Converter.TypeField) to the type
+// names seen under it and their occurrences. Each converter is scored on
+// its own type field. A type seen by several converters counts for each as
+// 1/n, so shared types (session.start) decide nothing and the converter
+// that knows the distinctive types wins. Each hint field seen (keys: the
+// top-level field names of those lines) adds half a point, which breaks
+// ties between converters that read the same record types; a remaining tie
+// goes to the converter with fewer record types. No recognised type, or a
+// tie between equally specific converters, is an error naming the known
+// kinds.
+func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, error) {
 	known := map[string]int{}
 	for _, c := range All() {
-		if c.TypeField != typeField {
-			continue
-		}
 		for _, t := range c.Types {
-			known[t]++
+			if types[c.TypeField][t] > 0 {
+				known[t]++
+			}
 		}
 	}
 	type score struct {
@@ -29,12 +32,9 @@ func Detect(typeField string, types map[string]int, keys map[string]bool) (Conve
 	}
 	var scores []score
 	for _, c := range All() {
-		if c.TypeField != typeField {
-			continue
-		}
 		v := 0.0
 		for _, t := range c.Types {
-			if types[t] > 0 {
+			if types[c.TypeField][t] > 0 {
 				v += 1 / float64(known[t])
 			}
 		}
@@ -47,12 +47,34 @@ func Detect(typeField string, types map[string]int, keys map[string]bool) (Conve
 			scores = append(scores, score{c, v})
 		}
 	}
-	sort.SliceStable(scores, func(i, j int) bool { return scores[i].v > scores[j].v })
+	// Best score first; on a tie the converter with the smaller vocabulary,
+	// the most specific one that explains the input, first.
+	sort.SliceStable(scores, func(i, j int) bool {
+		if d := scores[i].v - scores[j].v; d > 1e-9 || d < -1e-9 {
+			return d > 0
+		}
+		return len(scores[i].c.Types) < len(scores[j].c.Types)
+	})
 	switch {
 	case len(scores) == 0:
 		return Converter{}, fmt.Errorf("input matches no known kind (known: %s)", strings.Join(Names(), ", "))
-	case len(scores) > 1 && scores[0].v-scores[1].v < 1e-9:
+	case len(scores) > 1 && scores[0].v-scores[1].v < 1e-9 && len(scores[0].c.Types) == len(scores[1].c.Types):
 		return Converter{}, fmt.Errorf("input matches %s and %s equally; pass --converter", scores[0].c.Name, scores[1].c.Name)
 	}
 	return scores[0].c, nil
+}
+
+// TypeFields returns the distinct type fields of the registered converters,
+// sorted: the fields detection reads.
+func TypeFields() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range All() {
+		if !seen[c.TypeField] {
+			seen[c.TypeField] = true
+			out = append(out, c.TypeField)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

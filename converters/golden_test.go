@@ -258,3 +258,26 @@ func TestConformance(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoDetect: without --converter, every sample is taken for the
+// converter whose folder it is in.
+func TestAutoDetect(t *testing.T) {
+	t.Chdir("..")
+	for _, c := range samples(t) {
+		if _, ok := converters.Lookup(c.converter); !ok {
+			continue // TestConformance reports the folder
+		}
+		ins := []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
+		if c.dir {
+			var err error
+			if ins, err = pipeline.Expand([]string{c.sample}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, in := range ins {
+			if res := pipeline.Convert(in, pipeline.Options{}); res.Converter != c.converter {
+				t.Errorf("%s: detected %q, want %s (%v)", in.Path, res.Converter, c.converter, res.Err)
+			}
+		}
+	}
+}

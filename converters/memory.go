@@ -19,6 +19,8 @@ func init() {
 		Name:     "memory",
 		Doc:      "Shared-memory recall: what the memory layer returned vs what the client inserted into context",
 		SpanName: "agent.session.memory",
+		// Memory loads name the retrieval and memory they came from.
+		Hints: []string{"retrieval_id", "memory_id"},
 		Records: map[string]Rec{
 			"memory.search": {
 				Event: "memory.search.returned",

@@ -7,6 +7,8 @@ func init() {
 		Name:     "session",
 		Doc:      "Post-hoc session log: instruction files and retrieved context that entered the prompt, tool calls counted",
 		SpanName: "agent.session",
+		// Session logs carry the instruction text itself.
+		Hints: []string{"source_text", "source_path"},
 		Records: map[string]Rec{
 			"context.input": contextInputLoaded("as-recorded-by-session-log"),
 			// Tool calls are counted, never described: names, paths and

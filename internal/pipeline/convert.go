@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -29,6 +31,8 @@ type Options struct {
 	Hash      receipt.Hasher
 	MaxDiags  int  // warnings printed per input before they are only counted; 20 if 0
 	Reveal    bool // --reveal names: see converters.Env.RevealNames
+	// Progress, when set, is advanced by the bytes read in pass one.
+	Progress *atomic.Int64
 }
 
 // Result is the outcome of converting one input. On failure Receipt and Trace
@@ -42,6 +46,15 @@ type Result struct {
 	Diags     []string // warnings for stderr, already leak-checked
 	Err       error
 	Stats     Stats
+	Files     []FileInfo // every file read, main first, as it was on disk
+	Unchanged bool       // skipped: the manifest shows the input and settings unchanged
+}
+
+// FileInfo identifies one file of an input as it was read.
+type FileInfo struct {
+	Path   string
+	Size   int64
+	SHA256 []byte
 }
 
 // Stats accounts for every line of the input.
@@ -55,6 +68,7 @@ type Stats struct {
 // file is the state of one conversion: one input, or one input group (a
 // session and its companion transcripts).
 type file struct {
+	ctx   context.Context
 	opt   Options
 	in    Input
 	path  string // the file being read now, for messages
@@ -76,12 +90,17 @@ type source struct {
 	meta        []byte // compacted sidecar JSON, nil when none
 	converted   bitset // lines handed to the converter
 	sum         []byte // sha256 of the file as it is on disk
+	size        int64
 	compression string // "", "gzip" or "zstd"
 }
 
 // Convert converts one input file to receipt and trace bytes, fails closed
 // on leaks and schema violations, and never panics on bad input.
-func Convert(in Input, opt Options) (res Result) {
+func Convert(in Input, opt Options) Result { return ConvertContext(context.Background(), in, opt) }
+
+// ConvertContext is Convert that stops early, failing the input, when ctx
+// is cancelled.
+func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	path, rel := in.Path, in.Rel
 	res = Result{Path: path, Rel: rel}
 	defer func() {
@@ -96,7 +115,7 @@ func Convert(in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
@@ -104,6 +123,9 @@ func Convert(in Input, opt Options) (res Result) {
 	}
 	res.Receipt, res.Trace, res.Err = f.finish()
 	res.Diags, res.Stats = f.diags, f.stats
+	for _, s := range f.srcs {
+		res.Files = append(res.Files, FileInfo{Path: s.path, Size: s.size, SHA256: s.sum})
+	}
 	if res.Err != nil {
 		res.Receipt, res.Trace = nil, nil
 	}
@@ -118,11 +140,11 @@ func pick(path string, opt Options) (converters.Converter, error) {
 		}
 		return c, nil
 	}
-	types, keys, err := peekTypes(path, "type")
+	types, keys, err := peekTypes(path, converters.TypeFields())
 	if err != nil {
 		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
 	}
-	c, err := converters.Detect("type", types, keys)
+	c, err := converters.Detect(types, keys)
 	if err != nil {
 		return c, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -130,15 +152,19 @@ func pick(path string, opt Options) (converters.Converter, error) {
 }
 
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
-// often each record type occurs there, and the top-level keys seen.
-func peekTypes(path, field string) (map[string]int, map[string]bool, error) {
+// often each record type occurs there under each type field, and the
+// top-level keys of the lines that have a type.
+func peekTypes(path string, fields []string) (map[string]map[string]int, map[string]bool, error) {
 	fh, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 1<<20)
-	types, keys := map[string]int{}, map[string]bool{}
+	types, keys := map[string]map[string]int{}, map[string]bool{}
+	for _, f := range fields {
+		types[f] = map[string]int{}
+	}
 	for i := 0; i < 64; i++ {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -147,9 +173,18 @@ func peekTypes(path, field string) (map[string]int, map[string]bool, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if l.TooLong || !gjson.ValidBytes(l.Bytes) {
+			continue // junk says nothing about the kind
+		}
 		doc := gjson.ParseBytes(l.Bytes)
-		if t := doc.Get(field); t.Type == gjson.String {
-			types[t.Str]++
+		typed := false
+		for _, f := range fields {
+			if t := doc.Get(f); t.Type == gjson.String {
+				types[f][t.Str]++
+				typed = true
+			}
+		}
+		if typed {
 			doc.ForEach(func(k, _ gjson.Result) bool {
 				keys[k.Str] = true
 				return true
@@ -216,6 +251,7 @@ func (f *file) readFile(i int) error {
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	var reported int64
 	for {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -224,11 +260,24 @@ func (f *file) readFile(i int) error {
 		if err != nil {
 			return &InputError{Path: src.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
+		if l.N%1024 == 0 {
+			if err := f.ctx.Err(); err != nil {
+				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted"}
+			}
+			if f.opt.Progress != nil {
+				f.opt.Progress.Add(fh.n - reported)
+				reported = fh.n
+			}
+		}
 		if err := f.line(i, l); err != nil {
 			return err
 		}
 	}
+	if f.opt.Progress != nil {
+		f.opt.Progress.Add(fh.n - reported)
+	}
 	sum, n := fh.FileSum()
+	src.size = n
 	f.stats.Bytes += n
 	f.stats.Lines += int64(r.Lines())
 	f.stats.Blank += int64(r.Blank)

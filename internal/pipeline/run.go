@@ -117,53 +117,64 @@ type RunOptions struct {
 	// (an OTLP export, say); an error fails that input. It may run on
 	// several goroutines at once.
 	AfterWrite func(ctx context.Context, in Input, res *Result) error
+	// Force converts every input, even those the manifest shows unchanged.
+	Force bool
+	// Progress, when set (a terminal), shows files, bytes, MB/s and ETA.
+	Progress io.Writer
 }
 
-// Outcome sums up a batch for the exit code.
+// Outcome sums up a batch: the exit code and the closing table come from it.
 type Outcome struct {
-	Inputs, Converted, Failed, Leaks, SchemaErrors int
-	Events                                         int
-	Skipped                                        int64
+	Inputs, Converted, Unchanged, Failed, Leaks, SchemaErrors, Interrupted int
+	Events                                                                 int
+	Bytes, Skipped                                                         int64
+	SkipReasons                                                            map[string]int64
+	Failures                                                               []string // first line of each failure, in input order
 }
 
 // Run converts every input with bounded parallelism and writes the outputs
 // of each one that passes. Messages go to stderr in input order, whatever the
-// scheduling, so runs are reproducible.
+// scheduling, so runs are reproducible. Inputs the manifest shows unchanged
+// are skipped unless Force; a cancelled ctx stops the batch cleanly (inputs
+// not finished are reported, no partial file is left).
 func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Outcome {
 	jobs := opt.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
+	oc := Outcome{Inputs: len(ins), SkipReasons: map[string]int64{}}
+	man := loadManifest(opt.Out)
+	set := settings(opt)
+	var prog *progress
+	if opt.Progress != nil {
+		var total int64
+		for _, in := range ins {
+			for _, p := range inputPaths(in) {
+				if st, err := os.Stat(p); err == nil {
+					total += st.Size()
+				}
+			}
+		}
+		prog = startProgress(opt.Progress, len(ins), total)
+		opt.Options.Progress = &prog.bytes
+	}
 	results := make([]*Result, len(ins))
 	var mu sync.Mutex
 	next := 0
-	var oc Outcome
-	oc.Inputs = len(ins)
 	flush := func() { // print finished results in input order
 		for next < len(results) && results[next] != nil {
 			report(results[next], stderr, &oc)
-			results[next] = &Result{} // release the bytes
+			results[next] = &Result{}
 			next++
 		}
 	}
-	g, ctx := errgroup.WithContext(ctx)
+	var g errgroup.Group // not WithContext: one failed input must not stop the others
 	g.SetLimit(jobs)
 	for i, in := range ins {
 		g.Go(func() error {
-			var res Result
-			if err := ctx.Err(); err != nil {
-				res = Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: " + err.Error()}}
-			} else {
-				res = Convert(in, opt.Options)
-				if res.Err == nil && opt.OTelFormat == "jsonl" {
-					res.Trace, res.Err = compactJSON(res.Trace)
-				}
-				if res.Err == nil {
-					res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
-				}
-				if res.Err == nil && opt.AfterWrite != nil {
-					res.Err = opt.AfterWrite(ctx, in, &res)
-				}
+			res := convertOne(ctx, in, opt, man, set)
+			if prog != nil {
+				prog.done.Add(1)
 			}
 			mu.Lock()
 			results[i] = &res
@@ -173,10 +184,50 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 		})
 	}
 	_ = g.Wait()
+	if prog != nil {
+		prog.end()
+	}
+	if opt.Out != "" && oc.Converted > 0 {
+		if err := man.save(); err != nil {
+			fmt.Fprintf(stderr, "convert: manifest not saved (next run converts everything again): %v\n", err)
+		}
+	}
 	return oc
 }
 
+// convertOne converts, writes and records one input. The result keeps only
+// what the report needs: the outputs' bytes are released once written.
+func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) Result {
+	if err := ctx.Err(); err != nil {
+		return Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted"}}
+	}
+	base := filepath.Join(opt.Out, filepath.FromSlash(OutputName(in.Rel, "")))
+	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)}
+	if !opt.Force && man.unchanged(in, set, outs) {
+		return Result{Path: in.Path, Rel: in.Rel, Unchanged: true}
+	}
+	res := ConvertContext(ctx, in, opt.Options)
+	if res.Err == nil && opt.OTelFormat == "jsonl" {
+		res.Trace, res.Err = compactJSON(res.Trace)
+	}
+	if res.Err == nil {
+		res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
+	}
+	if res.Err == nil && opt.AfterWrite != nil {
+		res.Err = opt.AfterWrite(ctx, in, &res)
+	}
+	if res.Err == nil {
+		man.record(in, set, outs, res.Files)
+	}
+	res.Receipt, res.Trace = nil, nil
+	return res
+}
+
 func report(r *Result, stderr io.Writer, oc *Outcome) {
+	if r.Unchanged {
+		oc.Unchanged++
+		return
+	}
 	for _, d := range r.Diags {
 		fmt.Fprintln(stderr, d)
 	}
@@ -184,19 +235,31 @@ func report(r *Result, stderr io.Writer, oc *Outcome) {
 		fmt.Fprintf(stderr, "%s: %s: %d more skipped lines not shown (counted in the summary)\n", r.Path, r.Converter, extra)
 	}
 	oc.Skipped += r.Stats.Skipped
+	oc.Bytes += r.Stats.Bytes
+	for k, v := range r.Stats.SkipReasons {
+		oc.SkipReasons[k] += v
+	}
 	if r.Err == nil {
 		oc.Converted++
 		oc.Events += r.Stats.Events
 		return
 	}
 	fmt.Fprintln(stderr, r.Err)
+	msg := r.Err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	oc.Failures = append(oc.Failures, msg)
 	var le *LeakError
 	var se *SchemaError
+	var ie *InputError
 	switch {
 	case errors.As(r.Err, &le):
 		oc.Leaks++
 	case errors.As(r.Err, &se):
 		oc.SchemaErrors++
+	case errors.As(r.Err, &ie) && (ie.Msg == "interrupted" || ie.Msg == "not converted: interrupted"):
+		oc.Interrupted++
 	default:
 		oc.Failed++
 	}

@@ -1,0 +1,193 @@
+package pipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// ManifestName is the file in the output directory that makes runs
+// incremental: for each input it remembers the files read (size, mtime,
+// sha256) and the settings, so an unchanged input is not converted again.
+const ManifestName = ".convert-manifest.json"
+
+type manifest struct {
+	mu      sync.Mutex
+	path    string
+	Version string                   `json:"version"`
+	Inputs  map[string]manifestEntry `json:"inputs"`
+}
+
+type manifestEntry struct {
+	Settings string         `json:"settings"`
+	Files    []manifestFile `json:"files"`
+	Outputs  []string       `json:"outputs"`
+}
+
+type manifestFile struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	MtimeNS int64  `json:"mtime_ns"`
+	SHA256  string `json:"sha256"`
+}
+
+// loadManifest reads the manifest of dir; a missing or unreadable one is
+// empty (everything is converted).
+func loadManifest(dir string) *manifest {
+	m := &manifest{path: filepath.Join(dir, ManifestName), Version: Version, Inputs: map[string]manifestEntry{}}
+	b, err := os.ReadFile(m.path)
+	if err != nil {
+		return m
+	}
+	var old manifest
+	if json.Unmarshal(b, &old) == nil && old.Version == Version && old.Inputs != nil {
+		m.Inputs = old.Inputs
+	}
+	return m
+}
+
+// settings fingerprints everything that changes the outputs of an input.
+func settings(opt RunOptions) string {
+	h := sha256.New()
+	for _, s := range []string{Version, opt.Converter, strconv.FormatBool(opt.Strict), strconv.Itoa(opt.MaxLine),
+		opt.Hash.Mode(), opt.Hash.KeyID(), strconv.FormatBool(opt.Reveal), traceSuffix(opt.OTelFormat)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// unchanged reports whether in was converted before with the same settings,
+// its outputs are still there and newer than its files, and every file has
+// the size and sha256 it had (the mtime spares re-hashing when it is equal).
+func (m *manifest) unchanged(in Input, set string, outs []string) bool {
+	m.mu.Lock()
+	e, ok := m.Inputs[in.Rel]
+	m.mu.Unlock()
+	paths := inputPaths(in)
+	if !ok || e.Settings != set || len(e.Files) != len(paths) || !equalStrings(e.Outputs, outs) {
+		return false
+	}
+	var newestInput int64
+	for i, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != p {
+			return false
+		}
+		newestInput = max(newestInput, st.ModTime().UnixNano())
+		if st.ModTime().UnixNano() != e.Files[i].MtimeNS && fileSHA256(p) != e.Files[i].SHA256 {
+			return false
+		}
+	}
+	for _, o := range outs {
+		st, err := os.Stat(o)
+		if err != nil || st.ModTime().UnixNano() < newestInput {
+			return false
+		}
+	}
+	return true
+}
+
+// record remembers a converted input: its files' digests come from the
+// conversion (sidecars are hashed here).
+func (m *manifest) record(in Input, set string, outs []string, files []FileInfo) {
+	known := map[string]FileInfo{}
+	for _, f := range files {
+		known[f.Path] = f
+	}
+	e := manifestEntry{Settings: set, Outputs: outs}
+	for _, p := range inputPaths(in) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return
+		}
+		sum := fileSHA256(p)
+		if f, ok := known[p]; ok {
+			sum = hex.EncodeToString(f.SHA256)
+		}
+		e.Files = append(e.Files, manifestFile{Path: p, Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
+	}
+	m.mu.Lock()
+	m.Inputs[in.Rel] = e
+	m.mu.Unlock()
+}
+
+// save writes the manifest through a temporary file and a rename.
+func (m *manifest) save() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	keys := make([]string, 0, len(m.Inputs))
+	for k := range m.Inputs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteString("{\"version\":")
+	v, _ := json.Marshal(m.Version)
+	b.Write(v)
+	b.WriteString(",\"inputs\":{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		eb, _ := json.Marshal(m.Inputs[k])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(eb)
+	}
+	b.WriteString("}}\n")
+	t, err := writeTemp(m.path, b.Bytes())
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(t, m.path); err != nil {
+		os.Remove(t)
+		return err
+	}
+	return nil
+}
+
+func inputPaths(in Input) []string {
+	out := []string{in.Path}
+	for _, c := range in.Companions {
+		out = append(out, c.Path)
+		if c.Meta != "" {
+			out = append(out, c.Meta)
+		}
+	}
+	return out
+}
+
+func fileSHA256(p string) string {
+	fh, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
