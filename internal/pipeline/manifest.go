@@ -29,7 +29,7 @@ type manifest struct {
 type manifestEntry struct {
 	Settings string         `json:"settings"`
 	Files    []manifestFile `json:"files"`
-	Outputs  []string       `json:"outputs"`
+	Outputs  []string       `json:"outputs"` // relative to the output directory
 }
 
 type manifestFile struct {
@@ -88,7 +88,7 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 		}
 	}
 	for _, o := range outs {
-		st, err := os.Stat(o)
+		st, err := os.Stat(filepath.Join(filepath.Dir(m.path), filepath.FromSlash(o)))
 		if err != nil || st.ModTime().UnixNano() < newestInput {
 			return false
 		}

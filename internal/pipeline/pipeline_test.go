@@ -255,3 +255,57 @@ func TestCompressedInputs(t *testing.T) {
 		t.Error("OutputName keeps the compression suffix")
 	}
 }
+
+// TestIncrementalRuns: a second run into the same directory converts
+// nothing, a changed input is converted again, --force converts everything.
+func TestIncrementalRuns(t *testing.T) {
+	src := t.TempDir()
+	raw, _ := os.ReadFile(repoPath("samples/session/basic.jsonl"))
+	writeFile(t, src, "a.jsonl", string(raw))
+	writeFile(t, src, "b.jsonl", string(raw))
+	out := t.TempDir()
+	ins, err := Expand([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(force bool) Outcome {
+		var stderr bytes.Buffer
+		return Run(context.Background(), ins, RunOptions{Out: out, Force: force}, &stderr)
+	}
+	if oc := run(false); oc.Converted != 2 {
+		t.Fatalf("first run: %+v", oc)
+	}
+	if oc := run(false); oc.Converted != 0 || oc.Unchanged != 2 {
+		t.Fatalf("second run converted again: %+v", oc)
+	}
+	// Same size, new content: the digest catches it even with a new mtime.
+	changed := strings.Replace(string(raw), "sess-9c1e", "sess-9c1f", 1)
+	writeFile(t, src, "b.jsonl", changed)
+	if oc := run(false); oc.Converted != 1 || oc.Unchanged != 1 {
+		t.Fatalf("after a change: %+v", oc)
+	}
+	os.Remove(filepath.Join(out, "a.receipt.ndjson"))
+	if oc := run(false); oc.Converted != 1 {
+		t.Fatalf("after deleting an output: %+v", oc)
+	}
+	if oc := run(true); oc.Converted != 2 {
+		t.Fatalf("--force: %+v", oc)
+	}
+}
+
+// TestInterruptLeavesNothing: a cancelled batch converts nothing more and
+// leaves no file, temporary or final.
+func TestInterruptLeavesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	ins, _ := Expand([]string{repoPath("samples/session")})
+	var stderr bytes.Buffer
+	oc := Run(ctx, ins, RunOptions{Out: out}, &stderr)
+	if oc.Interrupted != len(ins) || oc.Converted != 0 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
+	}
+}

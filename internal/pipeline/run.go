@@ -201,8 +201,8 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if err := ctx.Err(); err != nil {
 		return Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted"}}
 	}
-	base := filepath.Join(opt.Out, filepath.FromSlash(OutputName(in.Rel, "")))
-	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)}
+	base := OutputName(in.Rel, "")
+	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(in, set, outs) {
 		return Result{Path: in.Path, Rel: in.Rel, Unchanged: true}
 	}
