@@ -201,11 +201,11 @@ func (c *claudeState) StartFile(f SourceFile, out *Output) error {
 func (c *claudeState) Record(r Record, out *Output) error {
 	c.out = out
 	c.typeCounts[c.typeKey(r.Type)]++
-	if v := r.JSON.Get("version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
+	if v := r.Get("version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
 		c.versions[v.Str] = true
 	}
 	if c.session == "" && r.File == 0 {
-		if sid := r.JSON.Get("sessionId"); sid.Type == gjson.String && receipt.IsToken(sid.Str) {
+		if sid := r.Get("sessionId"); sid.Type == gjson.String && receipt.IsToken(sid.Str) {
 			c.session = sid.Str
 		}
 	}
@@ -227,7 +227,7 @@ func (c *claudeState) Record(r Record, out *Output) error {
 	case "attachment":
 		c.attachment(r, agent)
 	case "progress":
-		if r.JSON.Get("data.type").Str == "hook_progress" {
+		if r.Get("data.type").Str == "hook_progress" {
 			c.counts["hooks"]++
 		}
 	}
@@ -257,7 +257,7 @@ func (c *claudeState) emit(r Record, span, name string, a receipt.Attrs) {
 func (c *claudeState) agentFor(r Record) *claudeAgent {
 	if r.File > 0 {
 		if c.agent == nil {
-			id := r.JSON.Get("agentId").Str
+			id := r.Get("agentId").Str
 			if id == "" {
 				id = strings.TrimSuffix(strings.TrimPrefix(pathBase(c.fileRel), "agent-"), ".jsonl")
 			}
@@ -266,12 +266,12 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 		c.touch(c.agent.spanIndex, r.NS)
 		return c.agent
 	}
-	if !r.JSON.Get("isSidechain").Bool() {
+	if !r.Get("isSidechain").Bool() {
 		c.inline = nil
 		return c.agents[""]
 	}
-	if c.inline == nil || r.JSON.Get("parentUuid").Type == gjson.Null && r.Type == "user" {
-		c.inline = c.startAgent(r, "agent:inline:"+c.label(r.JSON.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
+	if c.inline == nil || r.Get("parentUuid").Type == gjson.Null && r.Type == "user" {
+		c.inline = c.startAgent(r, "agent:inline:"+c.label(r.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
 	}
 	c.touch(c.inline.spanIndex, r.NS)
 	return c.inline
@@ -358,7 +358,7 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 	if r.Type != "user" {
 		return ""
 	}
-	content := r.JSON.Get("message.content")
+	content := r.Get("message.content")
 	if content.Type == gjson.String {
 		return c.h.Text(content.Str)
 	}

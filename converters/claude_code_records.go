@@ -14,11 +14,11 @@ import (
 // response is written as several lines sharing message.id and requestId,
 // each repeating the usage), and the tool calls it makes.
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
-	msg := r.JSON.Get("message")
+	msg := r.Get("message")
 	model := msg.Get("model").Str
 	if model != "" && model != "<synthetic>" && msg.Get("id").Str != "" {
 		key := "chat:" + agent.key + ":" + c.label(msg.Get("id").Str)
-		if rq := r.JSON.Get("requestId").Str; rq != "" {
+		if rq := r.Get("requestId").Str; rq != "" {
 			key += ":" + c.label(rq)
 		}
 		idx, ok := c.chats[key]
@@ -39,7 +39,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 		}
 		c.recordUsage(key, idx, model, msg.Get("usage"))
 	}
-	if r.JSON.Get("isApiErrorMessage").Bool() {
+	if r.Get("isApiErrorMessage").Bool() {
 		c.counts["api_errors"]++
 	}
 	msg.Get("content").ForEach(func(_, b gjson.Result) bool {
@@ -76,7 +76,8 @@ func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Re
 // toolUse opens an execute_tool span for a tool_use block and writes what
 // the call itself evidences (skills, memory writes, subagent prompts).
 func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
-	id, name, input := b.Get("id").Str, b.Get("name").Str, b.Get("input")
+	f := fields(b, "id", "name", "input")
+	id, name, input := f[0].Str, f[1].Str, f[2]
 	if id == "" {
 		return
 	}
@@ -155,16 +156,32 @@ func (c *claudeState) skillInvoked(r Record, span, skill, activation string, bod
 	c.emit(r, span, "context.skill.invoked", a)
 }
 
-var (
-	commandNameRe = regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`)
-	skillBodyRe   = regexp.MustCompile(`^Base directory for this skill: `)
-)
+var commandNameRe = regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`)
+
+// commandName returns the slash command a user line runs, or "". The
+// substring test spares the regexp on megabytes of ordinary text.
+func commandName(text string) string {
+	if !strings.Contains(text, "<command-name>") {
+		return ""
+	}
+	m := commandNameRe.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	if !strings.HasPrefix(m[1], "/") {
+		return "/" + m[1] // 1.0.24 wrote "clear", later versions "/clear"
+	}
+	return m[1]
+}
+
+// skillBodyPrefix starts the text Claude Code injects with a skill's body.
+const skillBodyPrefix = "Base directory for this skill: "
 
 // user handles one user line: typed prompts and slash commands, tool
 // results, skill bodies, compaction summaries.
 func (c *claudeState) user(r Record, agent *claudeAgent) {
-	content := r.JSON.Get("message.content")
-	if r.JSON.Get("isCompactSummary").Bool() {
+	content := r.Get("message.content")
+	if r.Get("isCompactSummary").Bool() {
 		c.compactSummary(r, agent, content)
 		return
 	}
@@ -184,11 +201,7 @@ func (c *claudeState) user(r Record, agent *claudeAgent) {
 }
 
 func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
-	if m := commandNameRe.FindStringSubmatch(text); m != nil {
-		cmd := m[1]
-		if !strings.HasPrefix(cmd, "/") {
-			cmd = "/" + cmd // 1.0.24 wrote "clear", later versions "/clear"
-		}
+	if cmd := commandName(text); cmd != "" {
 		c.lastCommand = cmd
 		if claudeBuiltinCommands[cmd] {
 			c.counts["builtin_commands"]++
@@ -197,17 +210,17 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 		c.skillInvoked(r, agent.key, strings.TrimPrefix(cmd, "/"), "slash_command", gjson.Result{})
 		return
 	}
-	if r.JSON.Get("isMeta").Bool() {
-		if skillBodyRe.MatchString(text) {
+	if r.Get("isMeta").Bool() {
+		if strings.HasPrefix(text, skillBodyPrefix) {
 			span := agent.key
-			if t := c.tools["tool:"+c.label(r.JSON.Get("sourceToolUseID").Str)]; t != nil {
+			if t := c.tools["tool:"+c.label(r.Get("sourceToolUseID").Str)]; t != nil {
 				span = t.key
 			}
 			c.contextLoaded(r, span, "skill_body", "skill_tool_result", "", &text)
 		}
 		return
 	}
-	if r.File == 0 && !r.JSON.Get("isSidechain").Bool() {
+	if r.File == 0 && !r.Get("isSidechain").Bool() {
 		c.counts["user_prompts"]++
 	}
 }
@@ -215,7 +228,8 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 // toolResult closes a tool span and writes what crossed back: MCP results,
 // tool search matches, subagent summaries, memory file accesses.
 func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
-	t := c.tools["tool:"+c.label(b.Get("tool_use_id").Str)]
+	f := fields(b, "tool_use_id", "is_error", "content")
+	t := c.tools["tool:"+c.label(f[0].Str)]
 	if t == nil {
 		c.counts["orphan_tool_results"]++
 		return
@@ -225,10 +239,10 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	if r.NS > sp.End {
 		sp.End = r.NS
 	}
-	isErr := b.Get("is_error").Bool()
+	isErr := f[1].Bool()
 	sp.Error = sp.Error || isErr
-	res := b.Get("content")
-	tur := r.JSON.Get("toolUseResult")
+	res := f[2]
+	tur := r.Get("toolUseResult")
 	status := "success"
 	if isErr {
 		status = "error"
@@ -394,23 +408,23 @@ func memoryKind(p string) string {
 
 // system handles compaction boundaries, hook lines and errors.
 func (c *claudeState) system(r Record, agent *claudeAgent) {
-	switch r.JSON.Get("subtype").Str {
+	switch r.Get("subtype").Str {
 	case "compact_boundary":
-		m := r.JSON.Get("compactMetadata")
+		m := r.Get("compactMetadata")
 		c.postTokens = -1
 		if p := m.Get("postTokens"); p.Type == gjson.Number {
 			c.postTokens = p.Int()
 		}
 		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "compact_boundary")
 	case "microcompact_boundary":
-		m := r.JSON.Get("microcompactMetadata")
+		m := r.Get("microcompactMetadata")
 		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "microcompact_boundary")
 	case "api_error", "error":
 		c.counts["api_errors"]++
 	case "stop_hook_summary":
-		c.counts["hooks"] += r.JSON.Get("hookCount").Int()
+		c.counts["hooks"] += r.Get("hookCount").Int()
 	case "":
-		if r.JSON.Get("toolUseID").Exists() || strings.Contains(r.JSON.Get("content").Str, "Running") {
+		if r.Get("toolUseID").Exists() || strings.Contains(r.Get("content").Str, "Running") {
 			c.counts["hooks"]++ // 1.0.4x-1.0.5x hook output lines
 		}
 	}
@@ -420,7 +434,7 @@ func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger st
 	c.compaction++
 	c.counts["compactions"]++
 	a := receipt.Attrs{
-		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":" + r.JSON.Get("uuid").Str + ":" + strconv.Itoa(r.Line)))},
+		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":" + r.Get("uuid").Str + ":" + strconv.Itoa(r.Line)))},
 		{Key: "context.compaction.reason", Value: receipt.S(kind)},
 	}
 	if trigger != "" {
@@ -453,7 +467,7 @@ func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson
 
 // attachment handles the context-injection records of 2.1.9x+.
 func (c *claudeState) attachment(r Record, agent *claudeAgent) {
-	at := r.JSON.Get("attachment")
+	at := r.Get("attachment")
 	switch at.Get("type").Str {
 	case "nested_memory":
 		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", at.Get("path").Str, str(at.Get("content.content")))
@@ -620,4 +634,19 @@ func firstString(vs ...gjson.Result) string {
 		}
 	}
 	return ""
+}
+
+// fields reads several keys of an object in one scan: a content block holds
+// megabytes of text, and each Get would scan past it again.
+func fields(obj gjson.Result, keys ...string) []gjson.Result {
+	out := make([]gjson.Result, len(keys))
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, key := range keys {
+			if k.Str == key && !out[i].Exists() {
+				out[i] = v
+			}
+		}
+		return true
+	})
+	return out
 }

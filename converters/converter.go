@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -65,6 +66,43 @@ type Record struct {
 	Time string // RFC 3339 UTC (normalized), "" when the record has none
 	NS   int64  // Time as unix nanoseconds, 0 when the record has none
 	JSON gjson.Result
+	top  []topField // the top-level fields, indexed once by the pipeline
+}
+
+type topField struct {
+	key string
+	val gjson.Result
+}
+
+// IndexTop indexes the top-level fields of r.JSON in one scan. Native lines
+// carry megabytes of message content before small fields such as uuid and
+// timestamp; each r.JSON.Get would scan past it again.
+func (r *Record) IndexTop() {
+	r.top = r.top[:0]
+	r.JSON.ForEach(func(k, v gjson.Result) bool {
+		r.top = append(r.top, topField{k.Str, v})
+		return true
+	})
+}
+
+// Get is r.JSON.Get, answered from the top-level index when one was built.
+func (r Record) Get(path string) gjson.Result {
+	if r.top == nil {
+		return r.JSON.Get(path)
+	}
+	head, rest, nested := strings.Cut(path, ".")
+	if strings.ContainsAny(head, "*?#|@\\") {
+		return r.JSON.Get(path)
+	}
+	for _, f := range r.top {
+		if f.key == head {
+			if !nested {
+				return f.val
+			}
+			return f.val.Get(rest)
+		}
+	}
+	return gjson.Result{}
 }
 
 // SourceFile is one file of an input group: a session's main transcript

@@ -1,13 +1,12 @@
 // Package jsonl reads JSON Lines input as a stream: one line at a time, with
-// 1-based line numbers, no line length limit beyond a cap that keeps memory
-// bounded, and a running sha256 of every byte read.
+// 1-based line numbers and no line length limit beyond a cap that keeps
+// memory bounded. (Digests of the input are the caller's: the pipeline
+// hashes the file as it is on disk, before any decompression.)
 package jsonl
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"errors"
-	"hash"
 	"io"
 )
 
@@ -28,7 +27,6 @@ type Line struct {
 // Reader yields lines. Blank lines are skipped but counted in Blank.
 type Reader struct {
 	br    *bufio.Reader
-	sum   hash.Hash
 	max   int
 	buf   []byte
 	n     int
@@ -39,13 +37,11 @@ type Reader struct {
 type counter struct {
 	r io.Reader
 	n *int64
-	h hash.Hash
 }
 
 func (c counter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	*c.n += int64(n)
-	c.h.Write(p[:n])
 	return n, err
 }
 
@@ -54,8 +50,8 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	rd := &Reader{sum: sha256.New(), max: maxLine}
-	rd.br = bufio.NewReaderSize(counter{r: r, n: &rd.bytes, h: rd.sum}, 64<<10)
+	rd := &Reader{max: maxLine}
+	rd.br = bufio.NewReaderSize(counter{r: r, n: &rd.bytes}, 64<<10)
 	return rd
 }
 
@@ -75,63 +71,67 @@ func (r *Reader) Next() (Line, error) {
 }
 
 func (r *Reader) next() (Line, error) {
-	r.buf = r.buf[:0]
-	var size int64
-	var last, beforeLast byte // the final two bytes read for this line
-	tooLong := false
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		size += int64(len(chunk))
-		switch len(chunk) {
-		case 0:
-		case 1:
-			beforeLast, last = last, chunk[0]
-		default:
-			beforeLast, last = chunk[len(chunk)-2], chunk[len(chunk)-1]
-		}
-		if !tooLong {
-			if len(r.buf)+len(chunk) > r.max+2 { // +2: room for "\r\n"
-				tooLong = true
-				r.buf = r.buf[:0]
-			} else {
-				r.buf = append(r.buf, chunk...)
-			}
-		}
-		switch {
-		case err == nil:
-			r.n++
-			return r.finish(size, tooLong, false, beforeLast == '\r'), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if size == 0 {
-				return Line{}, io.EOF
-			}
-			r.n++
-			return r.finish(size, tooLong, true, last == '\r'), nil
-		default:
+	chunk, err := r.br.ReadSlice('\n')
+	if err == nil {
+		// The line fits in the read buffer: return it in place, no copy
+		// (valid until the next call, as Line documents).
+		r.n++
+		size := int64(len(chunk))
+		return r.finish(chunk, size, false, false), nil
+	}
+	if errors.Is(err, io.EOF) && len(chunk) == 0 {
+		return Line{}, io.EOF
+	}
+	if !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Line{}, err
+	}
+	// A long line, or the last one without a newline: gather its chunks,
+	// keeping at most the cap (plus room for "\r\n") in memory.
+	r.buf = append(r.buf[:0], chunk...)
+	size := int64(len(chunk))
+	tooLong := len(r.buf) > r.max+2
+	for !errors.Is(err, io.EOF) {
+		chunk, err = r.br.ReadSlice('\n')
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			return Line{}, err
 		}
+		size += int64(len(chunk))
+		if !tooLong && len(r.buf)+len(chunk) > r.max+2 {
+			tooLong, r.buf = true, r.buf[:0]
+		}
+		if tooLong {
+			// Keep only the last two bytes: the terminator is decided from them.
+			if len(chunk) >= 2 {
+				r.buf = append(r.buf[:0], chunk[len(chunk)-2:]...)
+			} else if r.buf = append(r.buf, chunk...); len(r.buf) > 2 {
+				r.buf = append(r.buf[:0], r.buf[len(r.buf)-2:]...)
+			}
+		} else {
+			r.buf = append(r.buf, chunk...)
+		}
+		if err == nil {
+			break
+		}
 	}
+	r.n++
+	return r.finish(r.buf, size, tooLong, errors.Is(err, io.EOF)), nil
 }
 
-// finish strips the line terminator ("\n", "\r\n", or a final "\r" on an
-// unended line) and applies the cap.
-func (r *Reader) finish(size int64, tooLong, unended, cr bool) Line {
-	if !unended {
-		size--
+// finish strips the line terminator ("\n", "\r\n", or a final "\r" on
+// an unended line) from b, the line's bytes (only its last bytes when it is
+// too long), and applies the cap. size counts every byte read for the line.
+func (r *Reader) finish(b []byte, size int64, tooLong, unended bool) Line {
+	if !unended && len(b) > 0 && b[len(b)-1] == '\n' {
+		b, size = b[:len(b)-1], size-1
 	}
-	if cr {
-		size--
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b, size = b[:len(b)-1], size-1
 	}
 	if tooLong || size > int64(r.max) {
 		return Line{N: r.n, Size: size, TooLong: true, Unended: unended}
 	}
-	return Line{N: r.n, Bytes: r.buf[:size], Size: size, Unended: unended}
+	return Line{N: r.n, Bytes: b, Size: size, Unended: unended}
 }
-
-// Sum returns the sha256 of every byte read so far; after io.EOF, of the input.
-func (r *Reader) Sum() []byte { return r.sum.Sum(nil) }
 
 // BytesRead is the number of input bytes read so far.
 func (r *Reader) BytesRead() int64 { return r.bytes }

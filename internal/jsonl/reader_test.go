@@ -1,8 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"errors"
 	"io"
 	"strings"
@@ -66,9 +64,8 @@ func TestReader(t *testing.T) {
 			if rd.Blank != tt.blank {
 				t.Errorf("blank = %d, want %d", rd.Blank, tt.blank)
 			}
-			sum := sha256.Sum256([]byte(tt.in))
-			if !bytes.Equal(rd.Sum(), sum[:]) || rd.BytesRead() != int64(len(tt.in)) {
-				t.Errorf("sum or byte count does not cover the whole input")
+			if rd.BytesRead() != int64(len(tt.in)) {
+				t.Errorf("byte count does not cover the whole input")
 			}
 		})
 	}

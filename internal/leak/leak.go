@@ -66,23 +66,27 @@ type Checker struct {
 	wins     []window // sorted by key
 	bloom    []uint64
 	bloomSh  uint
-	covered  map[int32][]int32 // buf start -> ends of pass-through spans
-	cands    map[[2]int32]int  // leaking span -> first input line
-	minRaw   map[int32]int     // idx of string with a short raw string -> line
+	covered  map[int32]int32  // buf start -> end of the longest pass-through span there
+	cands    map[[2]int32]int // leaking span -> first input line
+	minRaw   map[int32]int    // idx of string with a short raw string -> line
 	secrets  []Finding
-	RawCount int64 // raw strings probed
+	pathBuf  []byte // reused by Line
+	RawCount int64  // raw strings probed
 	RawBytes int64
 }
 
 // NewChecker indexes the outputs. Strings shorter than 8 bytes cannot hold a
 // leak; digests carry no content; vocabulary strings are the program's own.
 func (o *Outputs) NewChecker() *Checker {
-	c := &Checker{covered: map[int32][]int32{}, cands: map[[2]int32]int{}}
+	c := &Checker{covered: map[int32]int32{}, cands: map[[2]int32]int{}}
 	for i, s := range o.strs {
+		if o.vocab[s] || receipt.IsDigest(s) {
+			continue // the program's own strings, and digests: neither can carry content
+		}
 		if k := SecretKind(s); k != "" {
 			c.secrets = append(c.secrets, Finding{Where: o.where[i], What: "secret-shaped token (" + k + ")"})
 		}
-		if len(s) < 8 || o.vocab[s] || receipt.IsDigest(s) {
+		if len(s) < 8 {
 			continue
 		}
 		start := int32(len(c.buf))
@@ -151,7 +155,8 @@ func (c *Checker) Pass(v string) {
 		lo, hi, _ := c.bounds(w.pos)
 		end := w.pos + int32(len(v))
 		if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == v {
-			c.covered[w.pos] = append(c.covered[w.pos], end)
+			// The same id recurs on every line: keep one span per start.
+			c.covered[w.pos] = max(c.covered[w.pos], end)
 		}
 	}
 }
@@ -235,7 +240,7 @@ func (c *Checker) longestUncovered(a, b int32) int32 {
 	lo, _, _ := c.bounds(a)
 	cov := make([]bool, b-a)
 	for s := lo; s < b; s++ {
-		for _, e := range c.covered[s] {
+		if e, ok := c.covered[s]; ok {
 			for p := max(s, a); p < min(e, b); p++ {
 				cov[p-a] = true
 			}

@@ -116,7 +116,7 @@ func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
 		chk.Line(doc, 1, pass)
 		return nil
 	}
-	fh, err := openInput(input)
+	fh, err := openInput(input, false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
 	}

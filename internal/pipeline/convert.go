@@ -91,6 +91,7 @@ type source struct {
 	converted   bitset // lines handed to the converter
 	sum         []byte // sha256 of the file as it is on disk
 	size        int64
+	mtime       int64  // unix ns when pass one opened it
 	compression string // "", "gzip" or "zstd"
 }
 
@@ -155,7 +156,7 @@ func pick(path string, opt Options) (converters.Converter, error) {
 // often each record type occurs there under each type field, and the
 // top-level keys of the lines that have a type.
 func peekTypes(path string, fields []string) (map[string]map[string]int, map[string]bool, error) {
-	fh, err := openInput(path)
+	fh, err := openInput(path, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -245,11 +246,14 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
-	fh, err := openInput(src.path)
+	fh, err := openInput(src.path, true)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}
 	defer fh.Close()
+	if st, err := fh.file.Stat(); err == nil {
+		src.mtime = st.ModTime().UnixNano()
+	}
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
 	var reported int64
 	for {
@@ -320,7 +324,9 @@ func (f *file) line(i int, l jsonl.Line) error {
 	if !doc.IsObject() {
 		return f.skip(l.N, "not_an_object", "")
 	}
-	typ := doc.Get(f.conv.TypeField)
+	rec := converters.Record{Line: l.N, File: i, JSON: doc}
+	rec.IndexTop()
+	typ := rec.Get(f.conv.TypeField)
 	if typ.Type != gjson.String {
 		return f.skip(l.N, "missing_type", "")
 	}
@@ -329,8 +335,8 @@ func (f *file) line(i int, l jsonl.Line) error {
 		f.stats.UnknownTypes[d] = true
 		return f.skip(l.N, "unknown_record_type", " "+d)
 	}
-	rec := converters.Record{Line: l.N, File: i, Type: typ.Str, JSON: doc}
-	if tf := doc.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
+	rec.Type = typ.Str
+	if tf := rec.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
 		t, ok := parseTime(tf)
 		if !ok {
 			return f.skip(l.N, "invalid_time", "")

@@ -104,7 +104,7 @@ func companion(main, p string) Companion {
 // peekSessionID returns the sessionId of the first of the first 64 lines
 // that has one.
 func peekSessionID(p string) string {
-	fh, err := openInput(p)
+	fh, err := openInput(p, false)
 	if err != nil {
 		return ""
 	}

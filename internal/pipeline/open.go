@@ -37,13 +37,22 @@ func (t teeCount) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// openInput opens path for reading records.
-func openInput(path string) (*input, error) {
+// discardHash is a hash that does nothing, for reads that need no digest.
+type discardHash struct{ hash.Hash }
+
+func (discardHash) Write(p []byte) (int, error) { return len(p), nil }
+
+// openInput opens path for reading records; only a digesting open hashes
+// the file (pass one), the others (detection, pass two) just read it.
+func openInput(path string, digest bool) (*input, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, openError(err)
 	}
-	in := &input{file: fh, sum: sha256.New()}
+	in := &input{file: fh, sum: discardHash{}}
+	if digest {
+		in.sum = sha256.New()
+	}
 	raw := bufio.NewReaderSize(teeCount{r: fh, h: in.sum, n: &in.n}, 64<<10)
 	magic, _ := raw.Peek(4)
 	switch {
