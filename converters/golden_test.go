@@ -21,6 +21,12 @@ var update = flag.Bool("update", false, "rewrite golden files from samples (make
 // never reach a receipt, a trace or a message.
 const canary = "CANARY"
 
+// otherSamples are sample folders that feed other commands, not a converter.
+var otherSamples = map[string]string{
+	"audit":   "receipts for convert audit (seed 003 state-assembly and seed 000 PreparedContext shapes)",
+	"prepare": "artifacts that convert prepare load imports",
+}
+
 // goldenCase is one sample: a .jsonl file, or a directory converted as a
 // user would pass it to convert run (native layouts: a project folder with
 // sessions and subagent transcripts).
@@ -43,6 +49,9 @@ func samples(t *testing.T) []goldenCase {
 			t.Fatal(err)
 		}
 		if !st.IsDir() && !strings.HasSuffix(p, ".jsonl") {
+			continue
+		}
+		if _, other := otherSamples[filepath.Base(filepath.Dir(p))]; other {
 			continue
 		}
 		out = append(out, goldenCase{
@@ -130,6 +139,23 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			sort.Strings(names)
+			if c.dir { // a golden the case no longer writes is stale
+				root := filepath.Join("golden", c.converter, c.name)
+				filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return nil
+					}
+					rel, _ := filepath.Rel(filepath.Join("golden", c.converter), p)
+					if _, ok := files[filepath.ToSlash(rel)]; !ok {
+						if *update {
+							os.Remove(p)
+						} else {
+							t.Errorf("%s is written by no input of %s: run make golden", p, c.sample)
+						}
+					}
+					return nil
+				})
+			}
 			for _, n := range names {
 				got := files[n]
 				golden := filepath.Join("golden", c.converter, filepath.FromSlash(n))
@@ -253,7 +279,8 @@ func TestConformance(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob("samples/*")
 	for _, d := range dirs {
-		if _, ok := converters.Lookup(filepath.Base(d)); !ok {
+		_, ok := converters.Lookup(filepath.Base(d))
+		if _, other := otherSamples[filepath.Base(d)]; !ok && !other {
 			t.Errorf("%s belongs to no registered converter", d)
 		}
 	}

@@ -19,6 +19,11 @@ import (
 //	<project>/<session-uuid>/subagents/agent-<id>.jsonl (+ .meta.json)   2.1.2+ subagents
 //	<project>/<session-uuid>/subagents/workflows/<wf>/agent-*.jsonl
 //
+// Cursor keeps a session in its own folder:
+//
+//	agent-transcripts/<session-uuid>/<session-uuid>.jsonl
+//	agent-transcripts/<session-uuid>/subagents/<uuid>.jsonl
+//
 // group turns a list of inputs into sessions: every .jsonl under a session's
 // own directory, and every sibling agent file whose sessionId names it,
 // becomes a companion of that session instead of an input of its own.
@@ -31,7 +36,11 @@ func group(ins []Input) []Input {
 	mains := map[string]int{} // directory + "/" + session id -> index in ins
 	for i, in := range ins {
 		if sessionFileRe.MatchString(path.Base(in.Path)) {
-			mains[sessionKey(filepath.Dir(in.Path), strings.TrimSuffix(path.Base(in.Path), ".jsonl"))] = i
+			dir, sid := filepath.Dir(in.Path), strings.TrimSuffix(path.Base(in.Path), ".jsonl")
+			mains[sessionKey(dir, sid)] = i
+			if filepath.Base(dir) == sid { // Cursor: the session's folder is named after it
+				mains[sessionKey(filepath.Dir(dir), sid)] = i
+			}
 		}
 	}
 	if len(mains) == 0 {
@@ -40,7 +49,7 @@ func group(ins []Input) []Input {
 	owner := make([]int, len(ins))
 	for i, in := range ins {
 		owner[i] = -1
-		if m, ok := sessionDirOwner(in.Path, mains); ok {
+		if m, ok := sessionDirOwner(in.Path, i, mains); ok {
 			owner[i] = m
 		} else if strings.HasPrefix(path.Base(in.Path), "agent-") {
 			if sid := peekSessionID(in.Path); sid != "" {
@@ -72,15 +81,16 @@ func group(ins []Input) []Input {
 
 func sessionKey(dir, sid string) string { return filepath.Clean(dir) + "\x00" + sid }
 
-// sessionDirOwner finds the session whose own directory holds p.
-func sessionDirOwner(p string, mains map[string]int) (int, bool) {
+// sessionDirOwner finds the session (other than self) whose own directory
+// holds p.
+func sessionDirOwner(p string, self int, mains map[string]int) (int, bool) {
 	dir := filepath.Dir(p)
 	for {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return 0, false
 		}
-		if m, ok := mains[sessionKey(parent, filepath.Base(dir))]; ok {
+		if m, ok := mains[sessionKey(parent, filepath.Base(dir))]; ok && m != self {
 			return m, true
 		}
 		dir = parent
@@ -131,12 +141,18 @@ func companionsOf(main string) []Companion {
 	}
 	dir, sid := filepath.Dir(main), strings.TrimSuffix(base, ".jsonl")
 	var found []string
-	filepath.WalkDir(filepath.Join(dir, sid), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			found = append(found, p)
-		}
-		return nil
-	})
+	walk := func(root string) {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && p != main {
+				found = append(found, p)
+			}
+			return nil
+		})
+	}
+	walk(filepath.Join(dir, sid))
+	if filepath.Base(dir) == sid { // Cursor's session folder
+		walk(filepath.Join(dir, "subagents"))
+	}
 	siblings, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	for _, s := range siblings {
 		if peekSessionID(s) == sid {

@@ -1,0 +1,578 @@
+package converters
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// codex reads native OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/
+// DD/rollout-*.jsonl, and the .jsonl.zst Codex writes for idle sessions), in
+// the pre-envelope layout of mid-2025 and the {timestamp,type,payload}
+// envelope since (research/log-formats.md section 2). It writes what the
+// rollout evidences about context (instruction loads wherever the version
+// put them, environment context, skills, MCP calls and tool search,
+// compaction, subagents) and token usage from the cumulative token_count
+// totals, and a trace: an invoke_agent root, a chat span per turn and an
+// execute_tool span per tool call.
+//
+// Message text, instructions, tool arguments and outputs, paths and cwd are
+// raw: hashed or measured, never copied. Built-in tool names pass through;
+// MCP server and tool names, skill names and agent roles are hashed unless
+// --reveal names.
+func init() {
+	register(Converter{
+		Name:        "codex",
+		Doc:         "OpenAI Codex CLI rollouts (pre-envelope to 0.14x, .jsonl.zst): instructions, tools, MCP, compaction, tokens",
+		SpanName:    "invoke_agent",
+		TypeField:   "@codex_type",
+		TimeField:   "timestamp",
+		Types:       codexTypes,
+		OpenTypes:   true,
+		PassThrough: codexPass,
+		Events: []string{
+			"context.input.loaded", "context.skill.invoked", "mcp.tool_index.loaded", "mcp.tool_call.completed", "mcp.tool_search.performed",
+			"context.compaction.started", "context.compaction.summary_loaded", "subagent.spawned",
+			"subagent.result.returned", "gen_ai.token_usage.summarized",
+		},
+		New: func(env Env) State { return newCodex(env) },
+	})
+	// A pre-envelope rollout starts with a bare header {id, timestamp,
+	// instructions} and has {"record_type":"state"} markers: neither has a
+	// type, so the type field names them.
+	gjson.AddModifier("codex_type", func(doc, _ string) string {
+		r := gjson.Parse(doc)
+		switch {
+		case r.Get("type").Type == gjson.String:
+			return r.Get("type").Raw
+		case r.Get("record_type").Type == gjson.String:
+			return `"state_marker"`
+		case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
+			return `"session_header"`
+		}
+		return ""
+	})
+}
+
+// codexItemTypes are the Responses-API item types: response_item payloads,
+// and bare records in pre-envelope rollouts.
+var codexItemTypes = []string{
+	"message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
+	"local_shell_call", "tool_search_call", "tool_search_output", "web_search_call", "image_generation_call",
+	"ghost_snapshot", "compaction", "compaction_summary", "agent_message",
+}
+
+// codexTypes are the record types this converter knows; detection scores
+// inputs by them. Others are counted (by digest) and otherwise ignored.
+var codexTypes = append([]string{
+	"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
+	"inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score", "realtime_item",
+	"session_header", "state_marker",
+}, codexItemTypes...)
+
+// codexPass are the structural fields whose token values may appear in
+// output: ids, enums, versions, model names, built-in tool names.
+var codexPass = leak.Paths{
+	"type": true, "timestamp": true, "ordinal": true, "id": true, "record_type": true,
+	"payload.type": true, "payload.id": true, "payload.session_id": true, "payload.timestamp": true,
+	"payload.originator": true, "payload.cli_version": true, "payload.source": true, "payload.model_provider": true,
+	"payload.model": true, "payload.effort": true, "payload.summary": true, "payload.approval_policy": true,
+	"payload.sandbox_policy.type": true, "payload.sandbox_policy.mode": true, "payload.call_id": true,
+	"payload.namespace": true, "payload.status": true, "payload.role": true, "payload.content.#.type": true,
+	"payload.phase": true, "payload.turn_id": true, "payload.forked_from_id": true, "payload.parent_thread_id": true,
+	"payload.source.subagent": true, "payload.source.subagent.thread_spawn.parent_thread_id": true,
+	"payload.execution": true, "payload.reason": true, "payload.kind": true, "payload.agent_thread_id": true,
+	"payload.new_thread_id": true, "payload.thread_id": true, "payload.window_id": true,
+	"payload.previous_window_id": true, "payload.first_window_id": true, "payload.info.model": true,
+	"name": true, "call_id": true, "role": true, "status": true, "content.#.type": true,
+	// Names that --reveal names writes in clear; without it they are hashed.
+	"payload.name": true, "payload.agent_role": true, "payload.agent_nickname": true,
+	"payload.invocation.server": true, "payload.invocation.tool": true,
+	"payload.source.subagent.thread_spawn.agent_role": true,
+}
+
+// codexBuiltinTools are Codex's own tool names: public, so they pass
+// through. Any other tool name (MCP, dynamic tools) is hashed.
+var codexBuiltinTools = map[string]bool{
+	"shell": true, "container.exec": true, "local_shell": true, "exec_command": true, "write_stdin": true,
+	"apply_patch": true, "update_plan": true, "view_image": true, "web_search": true, "read_file": true,
+	"list_dir": true, "grep_files": true, "unified_exec": true, "shell_command": true, "exec": true,
+	"spawn_agent": true, "send_input": true, "wait": true, "close_agent": true, "resume_agent": true,
+	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
+	"tool_search": true, "request_user_input": true, "image_generation": true,
+}
+
+// codexTool is a tool call waiting for its output.
+type codexTool struct {
+	key, name   string
+	span        int
+	args        gjson.Result
+	argsDigest  string
+	argsSize    int
+	mcpServer   string // raw MCP server and tool names, for hashing only
+	mcpTool     string
+	mcpReported bool // mcp.tool_call.completed written
+	done        bool
+}
+
+// codexUsage is a token usage figure (one model, or a delta of totals).
+type codexUsage struct {
+	input, cached, cacheWrite, output, reasoning, total int64
+}
+
+func (u *codexUsage) add(v codexUsage) {
+	u.input += v.input
+	u.cached += v.cached
+	u.cacheWrite += v.cacheWrite
+	u.output += v.output
+	u.reasoning += v.reasoning
+	u.total += v.total
+}
+
+func codexUsageOf(v gjson.Result) codexUsage {
+	return codexUsage{
+		input: v.Get("input_tokens").Int(), cached: v.Get("cached_input_tokens").Int(),
+		cacheWrite: v.Get("cache_write_input_tokens").Int(), output: v.Get("output_tokens").Int(),
+		reasoning: v.Get("reasoning_output_tokens").Int(), total: v.Get("total_tokens").Int(),
+	}
+}
+
+type codexState struct {
+	env     Env
+	h       receipt.Hasher
+	out     *Output
+	session string
+	fileID  string // thread id from the file name, when the records have none
+	model   string
+	chat    int // index in out.Spans of the current turn's chat span; -1 before the first turn
+
+	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
+	tools        map[string]*codexTool
+	agents       map[string]string // child thread id -> span key
+	loads        map[string]bool   // kind|via|digest of instruction loads already written
+	skills       map[string]bool
+
+	prevTotal  *codexUsage            // last cumulative total seen
+	perModel   map[string]*codexUsage // usage by model, from total deltas
+	models     []string
+	chatUsage  map[int]*codexUsage
+	countsSeen int64 // token_count events with usage
+	lastInput  int64 // input tokens of the last request: the context size
+
+	versions   map[string]bool
+	typeCounts map[string]int64
+	counts     map[string]int64
+	parent     string
+	compaction int
+}
+
+func newCodex(env Env) *codexState {
+	return &codexState{
+		env: env, h: env.Hash, chat: -1, historyStart: -1,
+		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
+		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
+		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
+	}
+}
+
+// StartFile takes the thread id from a rollout's file name
+// (rollout-<time>-<uuid>.jsonl), used when no record names it.
+func (c *codexState) StartFile(f SourceFile, out *Output) error {
+	base := strings.TrimSuffix(strings.TrimSuffix(pathBase(f.Rel), ".zst"), ".jsonl")
+	if len(base) >= 36 && strings.HasPrefix(base, "rollout-") {
+		if id := base[len(base)-36:]; receipt.IsToken(id) && strings.Count(id, "-") == 4 {
+			c.fileID = id
+		}
+	}
+	return nil
+}
+
+func (c *codexState) name(v string) string {
+	if c.env.RevealNames && receipt.IsToken(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+func (c *codexState) nameAttr(key, v string) receipt.Attr {
+	if c.env.RevealNames && receipt.IsToken(v) {
+		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
+	}
+	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
+}
+
+func (c *codexState) label(v string) string {
+	if receipt.IsToken(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+func (c *codexState) digest(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return c.h.Text(v.Str)
+	}
+	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
+		return d
+	}
+	return c.h.Text(v.Raw)
+}
+
+func (c *codexState) emit(r Record, span, name string, a receipt.Attrs) {
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
+	}
+	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
+}
+
+func (c *codexState) typeKey(t string) string {
+	if slices.Contains(codexTypes, t) {
+		return t
+	}
+	return c.h.Text(t)
+}
+
+func (c *codexState) Record(r Record, out *Output) error {
+	c.out = out
+	c.typeCounts[c.typeKey(r.Type)]++
+	if c.historyStart > 0 {
+		if o := r.JSON.Get("ordinal"); o.Type == gjson.Number && o.Int() < c.historyStart {
+			c.counts["copied_history_records"]++
+			return nil
+		}
+	}
+	p := r.JSON.Get("payload")
+	switch r.Type {
+	case "session_header":
+		c.sessionMeta(r, r.JSON, "session_header_instructions")
+	case "session_meta":
+		c.sessionMeta(r, p, "session_meta_instructions")
+	case "turn_context":
+		c.turnContext(r, p)
+	case "response_item":
+		c.item(r, p)
+	case "event_msg":
+		c.event(r, p)
+	case "compacted":
+		c.compacted(r, p)
+	case "world_state":
+		if md := p.Get("state.agents_md"); md.IsObject() {
+			c.instructions(r, "agents_md", "world_state_agents_md", md.Get("directory").Str, md.Get("text"), md.Get("text"))
+		}
+	case "state_marker":
+	default:
+		if slices.Contains(codexItemTypes, r.Type) {
+			c.item(r, r.JSON) // pre-envelope: a bare Responses-API item
+		}
+	}
+	return nil
+}
+
+// sessionMeta reads a thread's identity, its parent or fork origin, and the
+// instructions older versions put in the header.
+func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
+	if v := p.Get("cli_version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
+		c.versions[v.Str] = true
+	}
+	if c.session != "" {
+		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
+		return
+	}
+	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
+		c.session = c.label(id.Str)
+	}
+	if n := p.Get("subagent_history_start_ordinal"); n.Type == gjson.Number {
+		c.historyStart = n.Int()
+	}
+	if o := p.Get("originator"); o.Type == gjson.String && o.Str != "" {
+		c.out.Span.Set("codex.originator", receipt.S(c.label(o.Str)))
+	}
+	if pr := p.Get("model_provider"); pr.Type == gjson.String {
+		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.label(pr.Str)))
+	}
+	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
+		// Provenance: the fork copied that thread's history; it is not a child.
+		c.out.Span.Set("codex.forked_from_id", receipt.S(c.label(f.Str)))
+	}
+	spawn := p.Get("source.subagent.thread_spawn")
+	parent := firstString(p.Get("parent_thread_id"), spawn.Get("parent_thread_id"))
+	sub := p.Get("source.subagent")
+	if parent != "" || sub.Exists() {
+		c.childThread(r, p, spawn, sub, parent)
+	}
+	if ins := p.Get("instructions"); ins.Type == gjson.String && ins.Str != "" {
+		c.instructions(r, "user_instructions", via, "", ins, ins)
+	}
+	c.dynamicTools(r, p.Get("dynamic_tools"))
+	if b := p.Get("base_instructions.text"); b.Type == gjson.String && b.Str != "" {
+		c.instructions(r, "system_prompt", "session_meta_base_instructions", "", b, b)
+	}
+}
+
+// childThread writes that this rollout is a subagent's: its parent thread
+// (another rollout, converted on its own) and its role.
+func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent string) {
+	depth := spawn.Get("depth").Int()
+	if d := p.Get("depth"); d.Type == gjson.Number {
+		depth = d.Int()
+	}
+	if depth < 1 {
+		depth = 1
+	}
+	a := receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S("parent_thread_id")},
+		{Key: "subagent.depth", Value: receipt.I(depth)},
+		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
+	}
+	kind := ""
+	switch {
+	case sub.Type == gjson.String:
+		kind = sub.Str // review, compact
+	case sub.Get("thread_spawn").Exists():
+		kind = firstString(p.Get("agent_role"), spawn.Get("agent_role"))
+	}
+	if kind != "" {
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(kind))})
+	}
+	if parent != "" {
+		c.parent = c.label(parent)
+		a = append(a, receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.parent)})
+		c.out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
+	}
+	c.out.Span.Set("subagent.depth", receipt.I(depth))
+	c.emit(r, "", "subagent.spawned", a)
+}
+
+// turnContext opens the chat span of a turn and writes the instructions
+// newer versions repeat in every turn context (once per distinct text).
+func (c *codexState) turnContext(r Record, p gjson.Result) {
+	if m := p.Get("model"); m.Type == gjson.String && m.Str != "" {
+		c.model = m.Str
+	}
+	c.chat = len(c.out.Spans)
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
+		{Key: "gen_ai.provider.name", Value: receipt.S("openai")},
+	}
+	if c.model != "" {
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.model))})
+	}
+	if e := p.Get("effort"); e.Type == gjson.String && receipt.IsToken(e.Str) {
+		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(e.Str)})
+	}
+	c.out.Spans = append(c.out.Spans, Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
+		Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
+	c.counts["turns"]++
+	if u := p.Get("user_instructions"); u.Type == gjson.String && u.Str != "" {
+		c.instructions(r, "user_instructions", "turn_context_user_instructions", "", u, u)
+	}
+	if d := p.Get("developer_instructions"); d.Type == gjson.String && d.Str != "" {
+		c.instructions(r, "developer_instructions", "turn_context_developer_instructions", "", d, d)
+	}
+	if d := p.Get("collaboration_mode.settings.developer_instructions"); d.Type == gjson.String && d.Str != "" {
+		c.instructions(r, "developer_instructions", "collaboration_mode_developer_instructions", "", d, d)
+	}
+}
+
+func (c *codexState) modelOr() string {
+	if c.model == "" {
+		return "unknown"
+	}
+	return c.model
+}
+
+// touch stretches the current chat span to cover a record time.
+func (c *codexState) touch(ns int64) {
+	if c.chat < 0 || ns == 0 {
+		return
+	}
+	sp := &c.out.Spans[c.chat]
+	if sp.Start == 0 || ns < sp.Start {
+		sp.Start = ns
+	}
+	if ns > sp.End {
+		sp.End = ns
+	}
+}
+
+// instructions writes one instruction load: kind (agents_md, user
+// instructions, system prompt, developer instructions, environment
+// context), the place the version put it (via), the source text and the
+// delivered text. A text repeated in the same place (turn contexts repeat
+// it every turn) is written once.
+func (c *codexState) instructions(r Record, kind, via, dir string, source, delivered gjson.Result) {
+	key := kind + "|" + via + "|" + c.digest(delivered)
+	if c.loads[key] {
+		c.counts["repeated_instruction_loads"]++
+		return
+	}
+	c.loads[key] = true
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S(kind)},
+		{Key: "context.input.loaded_by", Value: receipt.S("codex")},
+		{Key: "context.input.activation", Value: receipt.S(codexActivation(via))},
+		{Key: "context.input.delivered.via", Value: receipt.S(via)},
+	}
+	if kind == "agents_md" {
+		a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S("AGENTS.md")})
+		if dir != "" {
+			a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(strings.TrimSuffix(dir, "/") + "/AGENTS.md"))})
+		}
+	}
+	src, del := source.String(), delivered.String()
+	a = append(a,
+		receipt.Attr{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(src))},
+		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(src))))},
+		receipt.Attr{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
+		receipt.Attr{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(src))},
+		receipt.Attr{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
+		receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(del))},
+		receipt.Attr{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(del))))},
+		receipt.Attr{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-codex")},
+		receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+	}
+	c.emit(r, "", "context.input.loaded", a)
+	c.counts["instruction_loads"]++
+}
+
+func (c *codexState) End(out *Output) error {
+	c.out = out
+	if c.session == "" && c.fileID != "" {
+		c.session = c.fileID
+	}
+	var all codexUsage
+	for _, m := range c.models {
+		u := c.perModel[m]
+		all.add(*u)
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: c.usageAttrs(receipt.Attrs{
+			{Key: "gen_ai.request.model", Value: receipt.S(c.label(m))}}, *u, receipt.Attrs{
+			{Key: "gen_ai.usage.dedupe", Value: receipt.S("cumulative_total_deltas")},
+			{Key: "gen_ai.usage.scope", Value: receipt.S("thread")},
+		})})
+	}
+	for idx, u := range c.chatUsage {
+		out.Spans[idx].Attrs = c.usageAttrs(out.Spans[idx].Attrs, *u, nil)
+	}
+	if c.session != "" {
+		out.Span.Set("session.id", receipt.S(c.session))
+		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
+	}
+	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	out.Span.Set("gen_ai.agent.name", receipt.S("codex"))
+	if _, ok := out.Span.Get("gen_ai.provider.name"); !ok {
+		out.Span.Set("gen_ai.provider.name", receipt.S("openai"))
+	}
+	out.Span = c.usageAttrs(out.Span, all, nil)
+	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
+		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
+	}
+	if n := c.counts["copied_history_records"]; n > 0 {
+		out.Span.Set("codex.copied_history_records.count", receipt.I(n))
+	}
+	var open int64
+	for _, t := range c.tools {
+		if !t.done {
+			open++
+		}
+	}
+	if open > 0 {
+		out.Span.Set("codex.tool_calls.without_output", receipt.I(open))
+	}
+	out.TraceKey = c.session
+	var versions, types []string
+	for v := range c.versions {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions)
+	for t, n := range c.typeCounts {
+		types = append(types, t+"="+strconv.FormatInt(n, 10))
+	}
+	sort.Strings(types)
+	if len(versions) > 0 {
+		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
+	}
+	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	return nil
+}
+
+// usageAttrs appends the OpenTelemetry usage attributes. OpenAI's input
+// count includes the cached tokens and its output count the reasoning
+// tokens; both parts are written apart too.
+func (c *codexState) usageAttrs(a receipt.Attrs, u codexUsage, tail receipt.Attrs) receipt.Attrs {
+	for _, x := range []receipt.Attr{
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cached)},
+		{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
+	} {
+		a.Set(x.Key, x.Value)
+	}
+	return append(a, tail...)
+}
+
+// codexActivation says when a place delivers its text: at session start
+// (header, session meta), with every turn (turn context), or as a message
+// Codex injected into the history.
+func codexActivation(via string) string {
+	switch {
+	case strings.HasPrefix(via, "session_"):
+		return "session_start"
+	case strings.HasSuffix(via, "_message"):
+		return "injected_message"
+	case strings.HasPrefix(via, "world_state"):
+		return "world_state_snapshot"
+	}
+	return "turn_context"
+}
+
+// dynamicTools writes the tool index of session_meta.dynamic_tools (a list,
+// or in 0.146 an object wrapping tools[]): names and counts, and how many
+// are deferred (loaded only through tool search).
+func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
+	if dt.IsObject() {
+		dt = dt.Get("tools")
+	}
+	if !dt.IsArray() {
+		return
+	}
+	var names []string
+	deferred := int64(0)
+	dt.ForEach(func(_, t gjson.Result) bool {
+		names = append(names, t.Get("name").Str)
+		if t.Get("deferLoading").Bool() || t.Get("defer_loading").Bool() {
+			deferred++
+		}
+		return true
+	})
+	strategy := "all_definitions_at_startup"
+	if deferred > 0 {
+		strategy = "deferred_tool_loading"
+	}
+	c.emit(r, "", "mcp.tool_index.loaded", receipt.Attrs{
+		{Key: "mcp.tool_loading.strategy", Value: receipt.S(strategy)},
+		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
+		{Key: "mcp.tool.count", Value: receipt.I(int64(len(names)))},
+		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(int64(len(names)) - deferred)},
+		{Key: "mcp.tool.index_only", Value: receipt.B(deferred == int64(len(names)))},
+		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
+		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
+	})
+}
+
+// chatName names a chat span after its model, or just "chat" when the log
+// names none.
+func (c *codexState) chatName() string {
+	if c.model == "" {
+		return "chat"
+	}
+	return "chat " + c.label(c.model)
+}

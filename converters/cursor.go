@@ -1,0 +1,294 @@
+package converters
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// cursor reads Cursor agent logs in both shapes (research/log-formats.md
+// section 3): `cursor-agent --output-format stream-json` captures (typed
+// records with session_id, tool_call started/completed pairs, a terminal
+// result) and the on-disk agent transcripts (~/.cursor/projects/<enc>/
+// agent-transcripts/<uuid>/<uuid>.jsonl: role lines with no ids, times or
+// usage). It writes tool calls (MCP ones as mcp.tool_call.completed),
+// subagents (taskToolCall), the result's token usage, and an explicit
+// audit gap for everything the format does not record: instruction loads
+// always, timestamps, tokens and tool results where absent.
+//
+// Prompts, thinking, tool arguments and results, paths and cwd are raw:
+// hashed or measured, never copied. Built-in tool names pass through; MCP
+// server and tool names and subagent types are hashed unless --reveal names.
+func init() {
+	register(Converter{
+		Name:      "cursor",
+		Doc:       "Cursor agent stream-json captures and agent transcripts: tool calls, MCP, subagents, usage, audit gaps",
+		SpanName:  "invoke_agent",
+		TypeField: "@cursor_type",
+		TimeField: "@cursor_time",
+		Types:     cursorTypes,
+		Hints:     []string{"session_id", "model_call_id", "call_id", "timestamp_ms", "apiKeySource", "request_id", "role"},
+		OpenTypes: true,
+		PassThrough: leak.Paths{
+			"type": true, "subtype": true, "role": true, "status": true, "session_id": true, "model_call_id": true,
+			"call_id": true, "request_id": true, "model": true, "permissionMode": true, "apiKeySource": true,
+			"timestamp_ms": true, "message.role": true, "message.content.#.type": true, "message.content.#.id": true,
+			"message.content.#.tool_use_id": true, "message.content.#.name": true,
+			// Names that --reveal names writes in clear; without it they are hashed.
+			"tool_call.mcpToolCall.args.toolName": true, "tool_call.mcpToolCall.args.providerIdentifier": true,
+			"tool_call.taskToolCall.args.agentId": true, "tool_call.taskToolCall.args.model": true,
+			"message.content.#.toolCallId": true, "tool_call.toolCallId": true,
+			"tool_call.startedAtMs": true, "tool_call.completedAtMs": true, // epoch ms as strings
+		},
+		Events: []string{
+			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
+			"gen_ai.token_usage.summarized",
+		},
+		New: func(env Env) State { return newCursor(env) },
+	})
+	// Transcript lines carry a role and no type; Claude Code lines (which
+	// share the type names) carry uuid and sessionId, which Cursor never
+	// writes: those are not Cursor records.
+	gjson.AddModifier("cursor_type", func(doc, _ string) string {
+		r := gjson.Parse(doc)
+		if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
+			return ""
+		}
+		if t := r.Get("type"); t.Type == gjson.String {
+			return t.Raw
+		}
+		if t := r.Get("role"); t.Type == gjson.String {
+			return t.Raw
+		}
+		return ""
+	})
+	// Cursor writes epoch milliseconds (timestamp_ms), on some lines only.
+	gjson.AddModifier("cursor_time", func(doc, _ string) string {
+		ms := cursorMS(gjson.Get(doc, "timestamp_ms"))
+		if ms <= 0 {
+			return ""
+		}
+		return `"` + time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) + `"`
+	})
+}
+
+var cursorTypes = []string{
+	"system", "user", "assistant", "thinking", "tool_call", "result", "retry", "connection", "interaction_query", "turn_ended",
+}
+
+// cursorBuiltinTools are Cursor's own tool keys (stream-json) and display
+// names (transcripts): public, so they pass through.
+var cursorBuiltinTools = map[string]bool{
+	"shellToolCall": true, "readToolCall": true, "writeToolCall": true, "editToolCall": true, "globToolCall": true,
+	"grepToolCall": true, "lsToolCall": true, "webFetchToolCall": true, "mcpToolCall": true, "taskToolCall": true,
+	"awaitToolCall": true, "askQuestionToolCall": true, "prManagementToolCall": true, "recordScreenToolCall": true,
+	"deleteToolCall": true, "semanticSearchToolCall": true, "readLintsToolCall": true, "todoToolCall": true,
+	"Shell": true, "Read": true, "Write": true, "Edit": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true,
+	"Delete": true, "SemanticSearch": true, "ReadLints": true, "Task": true, "TodoWrite": true, "StrReplace": true,
+	"ApplyPatch": true, "Await": true, "AskQuestion": true,
+}
+
+// cursorMS reads epoch milliseconds written as a number or a string.
+func cursorMS(v gjson.Result) int64 {
+	switch v.Type {
+	case gjson.Number:
+		return v.Int()
+	case gjson.String:
+		n, _ := strconv.ParseInt(v.Str, 10, 64)
+		return n
+	}
+	return 0
+}
+
+type cursorTool struct {
+	key, name string
+	span      int
+	args      gjson.Result
+	mcpServer string
+	mcpTool   string
+	agent     string // subagent span key (taskToolCall)
+	done      bool
+}
+
+type cursorState struct {
+	env     Env
+	h       receipt.Hasher
+	out     *Output
+	session string
+	fileID  string
+	model   string
+	cur     string // span key of the agent the records belong to; "" is the root
+	file    int
+	fileRel string
+	bound   map[string]bool // task tool keys whose subagent transcript was read
+
+	stream, transcript bool
+	tools              map[string]*cursorTool
+	chats              map[string]int
+	timed              bool
+	result             bool
+	usage              gjson.Result
+	gapDone            bool
+	typeCounts         map[string]int64
+	counts             map[string]int64
+}
+
+func newCursor(env Env) *cursorState {
+	return &cursorState{env: env, h: env.Hash, tools: map[string]*cursorTool{}, chats: map[string]int{},
+		typeCounts: map[string]int64{}, counts: map[string]int64{}, bound: map[string]bool{}}
+}
+
+// StartFile takes the conversation id from a transcript's file name
+// (<uuid>.jsonl): transcript lines carry no id.
+// A companion file (a transcript under subagents/) is a subagent's: its
+// records go to a subagent span, opened at its first record.
+func (c *cursorState) StartFile(f SourceFile, out *Output) error {
+	c.file, c.fileRel, c.cur = f.Index, f.Rel, ""
+	base := strings.TrimSuffix(pathBase(f.Rel), ".jsonl")
+	if f.Index == 0 && len(base) == 36 && strings.Count(base, "-") == 4 && receipt.IsToken(base) {
+		c.fileID = base
+	}
+	return nil
+}
+
+// subagentFile opens the span of a companion transcript: the subagent of
+// the oldest task call not yet matched with a transcript (transcripts name
+// no parent call), or an unlinked subagent under the root.
+func (c *cursorState) subagentFile(r Record) {
+	var tasks []*cursorTool
+	for _, t := range c.tools {
+		if t.agent != "" && !c.bound[t.key] {
+			tasks = append(tasks, t)
+		}
+	}
+	sort.Slice(tasks, func(i, j int) bool { return tasks[i].span < tasks[j].span })
+	if len(tasks) > 0 {
+		c.bound[tasks[0].key] = true
+		c.cur = tasks[0].agent
+		c.counts["subagent_transcripts_linked"]++
+		return
+	}
+	c.cur = "agent:file:" + strconv.Itoa(c.file)
+	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
+		{Key: "gen_ai.agent.name", Value: receipt.S("cursor-subagent")},
+		{Key: "subagent.depth", Value: receipt.I(1)},
+	}})
+	c.emit(r, c.cur, "subagent.spawned", receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S("unlinked")},
+		{Key: "subagent.depth", Value: receipt.I(1)},
+		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
+	})
+	c.counts["subagents"]++
+}
+
+func (c *cursorState) label(v string) string {
+	if receipt.IsToken(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+func (c *cursorState) nameAttr(key, v string) receipt.Attr {
+	if c.env.RevealNames && receipt.IsToken(v) {
+		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
+	}
+	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
+}
+
+func (c *cursorState) digest(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return c.h.Text(v.Str)
+	}
+	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
+		return d
+	}
+	return c.h.Text(v.Raw)
+}
+
+func (c *cursorState) emit(r Record, span, name string, a receipt.Attrs) {
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
+	}
+	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
+}
+
+// gap writes an explicit audit gap: something the format never records.
+func (c *cursorState) gap(r Record, gap, detail string) {
+	c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
+		{Key: "context.audit_gap", Value: receipt.S(gap)},
+		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
+	})
+}
+
+func (c *cursorState) Record(r Record, out *Output) error {
+	c.out = out
+	if slices.Contains(cursorTypes, r.Type) {
+		c.typeCounts[r.Type]++
+	} else {
+		c.typeCounts[c.h.Text(r.Type)]++
+	}
+	if r.NS != 0 {
+		c.timed = true
+	}
+	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
+	if role || r.Type == "turn_ended" {
+		c.transcript = true
+	} else {
+		c.stream = true
+	}
+	if r.File > 0 && c.cur == "" {
+		c.subagentFile(r)
+	}
+	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
+		c.session = c.label(sid.Str)
+	}
+	if !c.gapDone {
+		c.gapDone = true
+		c.gap(r, "instruction_loads_not_logged", "cursor_rules_agents_md_and_user_rules_load_without_a_record")
+	}
+	switch r.Type {
+	case "system":
+		if m := r.JSON.Get("model"); m.Type == gjson.String && m.Str != "" {
+			c.model = m.Str
+		}
+		c.counts["system_"+cursorSubtype(r)]++
+	case "user":
+		c.user(r)
+	case "assistant":
+		c.assistant(r)
+	case "tool_call":
+		c.toolCall(r)
+	case "result":
+		c.result = true
+		c.usage = r.JSON.Get("usage")
+		if r.JSON.Get("is_error").Bool() {
+			c.counts["failed_runs"]++
+		}
+		if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
+			c.out.Span.Set("cursor.duration_ms", receipt.I(d.Int()))
+		}
+	case "turn_ended":
+		c.counts["turns"]++
+		if s := r.JSON.Get("status").Str; s != "" && s != "success" {
+			c.counts["turns_not_successful"]++
+		}
+	default:
+		c.counts[r.Type]++
+	}
+	return nil
+}
+
+func cursorSubtype(r Record) string {
+	switch s := r.JSON.Get("subtype").Str; s {
+	case "init", "task_notification", "background_shell_timeout":
+		return s
+	}
+	return "other"
+}

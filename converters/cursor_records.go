@@ -1,0 +1,354 @@
+package converters
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// user counts prompts; in transcripts it also closes tool calls whose
+// results some builds write as blocks.
+func (c *cursorState) user(r Record) {
+	content := r.JSON.Get("message.content")
+	prompt := content.Type == gjson.String
+	content.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			prompt = true
+			if strings.HasPrefix(strings.TrimSpace(b.Get("text").Str), "<user_query>") {
+				c.counts["wrapped_queries"]++
+			}
+		case "tool_result", "tool-result":
+			if t := c.tools["tool:"+c.label(firstString(b.Get("tool_use_id"), b.Get("toolCallId"), b.Get("id")))]; t != nil {
+				c.finish(r, t, "success", b.Get("content"))
+			}
+		}
+		return true
+	})
+	if prompt && r.File == 0 {
+		c.counts["user_prompts"]++
+	}
+}
+
+// assistant opens or extends a chat span: one per model_call_id in
+// stream-json (partial-output lines share it), one per line in transcripts,
+// whose tool_use blocks are the only record of their tool calls.
+func (c *cursorState) assistant(r Record) {
+	key := "chat:line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
+	if id := r.JSON.Get("model_call_id").Str; id != "" {
+		key = "chat:" + c.label(id)
+	}
+	idx, ok := c.chats[key]
+	if !ok {
+		idx = len(c.out.Spans)
+		c.chats[key] = idx
+		attrs := receipt.Attrs{
+			{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
+			{Key: "gen_ai.provider.name", Value: receipt.S("cursor")},
+		}
+		if c.model != "" {
+			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.model))})
+		}
+		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: c.chatName(), Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
+		c.counts["model_calls"]++
+	}
+	touchSpan(&c.out.Spans[idx], r.NS)
+	r.JSON.Get("message.content").ForEach(func(i, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "tool_use", "tool_call":
+			id := firstString(b.Get("id"), b.Get("toolCallId"))
+			if id == "" {
+				id = "line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line) + ":" + i.String()
+			}
+			args := b.Get("input")
+			if !args.Exists() {
+				args = b.Get("args")
+			}
+			c.openTool(r, id, firstString(b.Get("name"), b.Get("toolName")), args)
+		}
+		return true
+	})
+}
+
+func (c *cursorState) modelOr() string {
+	if c.model == "" {
+		return "unknown"
+	}
+	return c.model
+}
+
+func touchSpan(sp *Span, ns int64) {
+	if ns == 0 {
+		return
+	}
+	if sp.Start == 0 || ns < sp.Start {
+		sp.Start = ns
+	}
+	if ns > sp.End {
+		sp.End = ns
+	}
+}
+
+// toolCall reads a tool_call record. The tool is the single key inside
+// tool_call (<name>ToolCall); started and completed share call_id, which can
+// hold a newline (it is hashed then, like any id that is not a token).
+func (c *cursorState) toolCall(r Record) {
+	id := firstString(r.JSON.Get("call_id"), r.JSON.Get("tool_call.*.args.toolCallId"), r.JSON.Get("tool_call.toolCallId"))
+	var name string
+	var body gjson.Result
+	r.JSON.Get("tool_call").ForEach(func(k, v gjson.Result) bool {
+		if strings.HasSuffix(k.Str, "ToolCall") && v.IsObject() {
+			name, body = k.Str, v
+			return false
+		}
+		return true
+	})
+	ns := r.NS
+	if ns == 0 {
+		if ms := cursorMS(r.JSON.Get("tool_call.startedAtMs")); ms > 0 && r.JSON.Get("subtype").Str == "started" {
+			ns = ms * 1_000_000
+		} else if ms := cursorMS(r.JSON.Get("tool_call.completedAtMs")); ms > 0 {
+			ns = ms * 1_000_000
+		}
+	}
+	r.NS = ns
+	t := c.tools["tool:"+c.label(id)]
+	if t == nil {
+		args := body.Get("args")
+		t = c.openTool(r, id, name, args)
+	}
+	touchSpan(&c.out.Spans[t.span], ns)
+	if r.JSON.Get("subtype").Str != "completed" {
+		return
+	}
+	res := body.Get("result")
+	status := "success"
+	var outcome gjson.Result
+	res.ForEach(func(k, v gjson.Result) bool {
+		status, outcome = k.Str, v
+		return false
+	})
+	if !res.Exists() {
+		status = "unknown"
+	}
+	if status == "success" && (outcome.Get("isError").Bool() || outcome.Get("exitCode").Int() != 0) {
+		status = "error"
+	}
+	c.finish(r, t, status, outcome)
+}
+
+// openTool opens an execute_tool span; a taskToolCall also opens its
+// subagent's span under it.
+func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cursorTool {
+	key := "tool:" + c.label(id)
+	if t, ok := c.tools[key]; ok {
+		return t
+	}
+	c.counts["tool_calls"]++
+	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: args}
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
+		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.label(id))},
+	}
+	spanName := "execute_tool"
+	switch {
+	case name == "mcpToolCall":
+		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
+			c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool))
+	case cursorBuiltinTools[name]:
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
+		spanName += " " + name
+	case name != "":
+		attrs = append(attrs, c.nameAttr("gen_ai.tool", name))
+	}
+	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	c.tools[key] = t
+	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	if name == "taskToolCall" || name == "Task" {
+		c.spawn(r, t, args)
+	}
+	return t
+}
+
+// spawn opens the span of a subagent started by a task tool call.
+func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
+	t.agent = "agent:" + t.key
+	depth := int64(1)
+	a := receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S("task_tool_call")},
+		{Key: "subagent.depth", Value: receipt.I(depth)},
+		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
+	}
+	spanAttrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
+		{Key: "gen_ai.agent.name", Value: receipt.S("cursor-subagent")},
+		{Key: "subagent.depth", Value: receipt.I(depth)},
+	}
+	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
+		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.label(id.Str))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.label(id.Str))})
+	}
+	var kinds []string
+	if st := args.Get("subagentType"); st.IsObject() {
+		st.ForEach(func(k, _ gjson.Result) bool {
+			kinds = append(kinds, k.Str)
+			return true
+		})
+	} else if st.Type == gjson.String {
+		kinds = append(kinds, st.Str)
+	}
+	if len(kinds) == 1 {
+		kind := c.h.Text(kinds[0])
+		if kinds[0] == "unspecified" || c.env.RevealNames && receipt.IsToken(kinds[0]) {
+			kind = kinds[0]
+		}
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
+	}
+	if d := args.Get("description"); d.Type == gjson.String {
+		a = append(a, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(d.Str))})
+	}
+	if p := args.Get("prompt"); p.Type == gjson.String {
+		a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(c.h.Text(p.Str))})
+	}
+	c.out.Spans = append(c.out.Spans, Span{Key: t.agent, Parent: t.key, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: spanAttrs})
+	c.emit(r, t.agent, "subagent.spawned", a)
+	c.counts["subagents"]++
+}
+
+// finish closes a tool call with its outcome: MCP calls and subagents write
+// what crossed back, digested.
+func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjson.Result) {
+	if t.done {
+		return
+	}
+	t.done = true
+	sp := &c.out.Spans[t.span]
+	touchSpan(sp, r.NS)
+	if status != "success" {
+		sp.Error = true
+		c.counts["failed_tool_calls"]++
+	}
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "cursor.tool_call.status", Value: receipt.S(c.label(status))})
+	raw := outcome.Raw
+	if outcome.Type == gjson.String {
+		raw = outcome.Str
+	}
+	switch {
+	case t.mcpServer != "" || t.mcpTool != "":
+		c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
+			c.nameAttr("mcp.server", t.mcpServer),
+			c.nameAttr("mcp.tool", t.mcpTool),
+			{Key: "mcp.tool_call.status", Value: receipt.S(c.label(status))},
+			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(t.args.Get("args")))},
+			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.args.Get("args").Raw))))},
+			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(outcome))},
+			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
+			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
+		})
+	case t.agent != "":
+		st := "success"
+		if status != "success" {
+			st = "error"
+		}
+		touchSpan(&c.out.Spans[t.span+1], r.NS)
+		a := receipt.Attrs{
+			{Key: "subagent.result.hash", Value: receipt.S(c.digest(outcome))},
+			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "subagent.result.status", Value: receipt.S(st)},
+			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
+		}
+		if steps := outcome.Get("conversationSteps"); steps.IsArray() {
+			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(int64(len(steps.Array())))})
+		}
+		a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+		c.emit(r, t.key, "subagent.result.returned", a)
+	}
+}
+
+func (c *cursorState) End(out *Output) error {
+	c.out = out
+	if c.session == "" {
+		c.session = c.fileID
+	}
+	end := Record{}
+	if !c.timed {
+		detail := "cursor_records_have_no_timestamps"
+		c.gap(end, "timestamps_not_logged", detail)
+	}
+	switch {
+	case c.usage.IsObject():
+		in, outT := c.usage.Get("inputTokens").Int(), c.usage.Get("outputTokens").Int()
+		cr, cw := c.usage.Get("cacheReadTokens").Int(), c.usage.Get("cacheWriteTokens").Int()
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: receipt.Attrs{
+			{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.modelOr()))},
+			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(in)},
+			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(outT)},
+			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cr)},
+			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(cw)},
+			{Key: "gen_ai.usage.dedupe", Value: receipt.S("terminal_result_usage")},
+			{Key: "gen_ai.usage.scope", Value: receipt.S("run")},
+		}})
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(in))
+		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(outT))
+	case c.stream && c.result:
+		c.gap(end, "token_usage_not_logged", "cursor_stream_json_result_has_no_usage")
+	case c.stream:
+		c.gap(end, "token_usage_not_logged", "cursor_stream_json_has_no_result_record")
+	default:
+		c.gap(end, "token_usage_not_logged", "cursor_transcripts_have_no_usage")
+	}
+	var open int64
+	for _, t := range c.tools {
+		if !t.done {
+			open++
+		}
+	}
+	if c.transcript && open > 0 {
+		c.gap(end, "tool_results_not_logged", "cursor_transcripts_have_no_tool_results")
+	}
+	if c.session != "" {
+		out.Span.Set("session.id", receipt.S(c.session))
+		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
+	}
+	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	out.Span.Set("gen_ai.agent.name", receipt.S("cursor-agent"))
+	out.Span.Set("gen_ai.provider.name", receipt.S("cursor"))
+	if c.model != "" {
+		out.Span.Set("gen_ai.request.model", receipt.S(c.label(c.model)))
+	}
+	format := "stream_json"
+	if c.transcript && !c.stream {
+		format = "agent_transcript"
+	} else if c.transcript {
+		format = "mixed"
+	}
+	out.Span.Set("cursor.log_format", receipt.S(format))
+	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "subagents", "turns"} {
+		out.Span.Set("cursor."+k+".count", receipt.I(c.counts[k]))
+	}
+	if open > 0 {
+		out.Span.Set("cursor.tool_calls.without_result", receipt.I(open))
+	}
+	out.TraceKey = c.session
+	var types []string
+	for t, n := range c.typeCounts {
+		types = append(types, t+"="+strconv.FormatInt(n, 10))
+	}
+	sort.Strings(types)
+	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	return nil
+}
+
+// chatName names a chat span after its model, or just "chat" when the log
+// names none.
+func (c *cursorState) chatName() string {
+	if c.model == "" {
+		return "chat"
+	}
+	return "chat " + c.label(c.model)
+}
