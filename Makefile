@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/convert
 OUT     ?= out
 
-.PHONY: build demo test test-short golden lint check clean
+.PHONY: build demo test test-short golden lint check clean bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/convert
@@ -42,3 +42,29 @@ check: lint test
 
 clean:
 	rm -rf bin $(OUT) receipts
+
+# bench generates a deterministic corpus (about BENCH_MB MB of Claude Code and
+# Codex logs plus one BENCH_BIG_MB MB session) and measures convert against
+# the extract-and-hash baseline, jq and ccusage in the same run; it writes
+# bench/results.json and prints a table.
+BENCH_MB     ?= 500
+BENCH_BIG_MB ?= 1024
+bench: build
+	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB)
+
+# demo-prepare loads the bundled sample artifacts into a temporary store,
+# prints a ready PreparedContext with its receipt, then validates it and
+# leak-checks the receipt, recall effort and trace against the query and bodies.
+PREPARE_QUERY ?= Why did we choose SQLite for the payments ledger? CANARYQ
+.PHONY: demo-prepare
+demo-prepare: build
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	  $(BIN) prepare load --store $$tmp/store.db samples/prepare/artifacts.jsonl; \
+	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --scope project:shared \
+	    --query '$(PREPARE_QUERY)' --include-receipt --recall-gate --rerank lexical \
+	    --recall-effort $(OUT)/prepare/recall-effort.json --otel $(OUT)/prepare/prepare.otel.json > $$tmp/context.json; \
+	  mkdir -p $(OUT)/prepare; cp $$tmp/context.json $(OUT)/prepare/context.json; cat $$tmp/context.json; \
+	  $(BIN) prepare validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json; \
+	  $(BIN) validate $(OUT)/prepare/prepare.otel.json; \
+	  $(BIN) prepare leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
+	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json

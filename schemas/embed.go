@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds receipt.schema.json, defs.schema.json and events/<name>.schema.json.
 //
-//go:embed *.schema.json events/*.schema.json
+//go:embed *.schema.json events/*.schema.json prepare/*.schema.json
 var FS embed.FS

@@ -1,0 +1,418 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/prepare"
+	"github.com/urfave/cli/v2"
+)
+
+func prepareCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "prepare",
+		Usage: "assemble a PreparedContext from an embedded artifact store, with an optional content-free receipt",
+		UsageText: "convert prepare --store DB --scope S [--scope S2...] (--query Q | --query-file F) [--max-bytes N] [--include-receipt]\n" +
+			"   [--sections LIST] [--recall-gate] [--recall-effort FILE] [--rerank lexical] [--vector] [--otel FILE]\n" +
+			"convert prepare --store DB --request REQ.json [--recall-gate] ...\n" +
+			"convert prepare load --store DB FILE.jsonl...\n" +
+			"convert prepare read --store DB --scope S --family F --artifact ID --revision N\n" +
+			"convert prepare validate FILE...\n" +
+			"convert prepare leakcheck --artifacts FILE.jsonl (--query Q | --query-file F) FILE...",
+		Description: "Prints the PreparedContext JSON (schema, status, content, content_bytes; receipt only with\n" +
+			"--include-receipt). The receipt, the recall effort and the trace are validated against their schemas\n" +
+			"and leak-checked against the query and every artifact body; on a leak nothing is written (exit 3).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "store", Usage: "artifact store `DB` (SQLite file made by prepare load)"},
+			&cli.StringSliceFlag{Name: "scope", Usage: "scope `ID`; the first is the current scope, repeat for referenced scopes"},
+			&cli.StringFlag{Name: "query", Usage: "the query `TEXT`"},
+			&cli.StringFlag{Name: "query-file", Usage: "read the query from `FILE` (for long queries)"},
+			&cli.IntFlag{Name: "max-bytes", Value: prepare.DefaultMaxBytes, Usage: "UTF-8 byte budget of content, 512-32768"},
+			&cli.BoolFlag{Name: "include-receipt", Usage: "add the receipt (never inject it into a prompt)"},
+			&cli.StringFlag{Name: "sections", Usage: "explicit assembly `LIST`: family[:limit],... of memory, topic-memory, experience, profile, code"},
+			&cli.StringFlag{Name: "request", Usage: "read the whole request from `REQ.json` instead of the flags above"},
+			&cli.BoolFlag{Name: "recall-gate", Usage: "turn on the recall sufficiency gate (policy powercontext.recall-gate.v1)"},
+			&cli.StringFlag{Name: "recall-effort", Usage: "write the gate's RecallEffort JSON to `FILE` (needs --recall-gate)"},
+			&cli.StringFlag{Name: "rerank", Value: "none", Usage: "Memory reranker: none or lexical (deterministic, non-model)"},
+			&cli.BoolFlag{Name: "vector", Usage: "hybrid search: add the store's deterministic hashed-vector channel to FTS"},
+			&cli.StringFlag{Name: "otel", Usage: "write an OTLP/JSON trace (span context.prepare, stage events) to `FILE`"},
+		},
+		Subcommands: []*cli.Command{prepareLoadCommand(), prepareReadCommand(), prepareValidateCommand(), prepareLeakcheckCommand()},
+		Action:      prepareAction,
+	}
+}
+
+// requestFile is the --request document.
+type requestFile struct {
+	ScopeID        string   `json:"scope_id"`
+	ScopeIDs       []string `json:"scope_ids"`
+	Query          *string  `json:"query"`
+	MaxBytes       *int     `json:"max_bytes"`
+	IncludeReceipt *bool    `json:"include_receipt"`
+	Assembly       *struct {
+		Sections []struct {
+			Family string `json:"family"`
+			Limit  *int   `json:"limit"`
+		} `json:"sections"`
+	} `json:"assembly"`
+}
+
+func readRequest(path string) (prepare.Request, error) {
+	var req prepare.Request
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return req, usageError("--request: cannot read %s", path)
+	}
+	var rf requestFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rf); err != nil || rf.Query == nil {
+		return req, usageError("%s: not a prepare request (scope_id, scope_ids, query, max_bytes, include_receipt, assembly)", path)
+	}
+	if rf.ScopeID != "" {
+		req.ScopeIDs = append(req.ScopeIDs, rf.ScopeID)
+	}
+	req.ScopeIDs = append(req.ScopeIDs, rf.ScopeIDs...)
+	req.Query = *rf.Query
+	if rf.MaxBytes != nil {
+		req.MaxBytes = *rf.MaxBytes
+		if req.MaxBytes == 0 {
+			return req, usageError("%s: max_bytes must be 512-32768", path)
+		}
+	}
+	req.IncludeReceipt = rf.IncludeReceipt != nil && *rf.IncludeReceipt
+	if rf.Assembly != nil {
+		var parts []string
+		for _, s := range rf.Assembly.Sections {
+			p := s.Family
+			if s.Limit != nil {
+				p += fmt.Sprintf(":%d", *s.Limit)
+			}
+			parts = append(parts, p)
+		}
+		if req.Sections, err = prepare.ParseSections(strings.Join(parts, ",")); err != nil {
+			return req, usageError("%s: %v", path, err)
+		}
+	}
+	return req, nil
+}
+
+func flagRequest(c *cli.Context) (prepare.Request, error) {
+	req := prepare.Request{ScopeIDs: c.StringSlice("scope"), Query: c.String("query"), MaxBytes: c.Int("max-bytes"), IncludeReceipt: c.Bool("include-receipt")}
+	if c.IsSet("query") == c.IsSet("query-file") {
+		return req, usageError("prepare needs exactly one of --query and --query-file")
+	}
+	if f := c.String("query-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return req, usageError("--query-file: cannot read %s", f)
+		}
+		req.Query = string(b)
+	}
+	if c.IsSet("sections") {
+		var err error
+		if req.Sections, err = prepare.ParseSections(c.String("sections")); err != nil {
+			return req, usageError("--sections: %v", err)
+		}
+	}
+	return req, nil
+}
+
+func openStore(c *cli.Context, create bool) (*prepare.Store, error) {
+	path := c.String("store")
+	if path == "" {
+		return nil, usageError("--store DB is required")
+	}
+	if _, err := os.Stat(path); err != nil && !create {
+		return nil, usageError("--store: no store at %s (make one with convert prepare load)", path)
+	}
+	return prepare.Open(path)
+}
+
+func prepareAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("prepare takes no arguments (subcommands: load, read, validate, leakcheck)")
+	}
+	var req prepare.Request
+	var err error
+	if c.IsSet("request") {
+		for _, f := range []string{"scope", "query", "query-file", "max-bytes", "include-receipt", "sections"} {
+			if c.IsSet(f) {
+				return usageError("--request cannot be combined with --%s", f)
+			}
+		}
+		req, err = readRequest(c.String("request"))
+	} else {
+		req, err = flagRequest(c)
+	}
+	if err != nil {
+		return err
+	}
+	if err := req.Validate(); err != nil {
+		return usageError("%v", err)
+	}
+	opt := prepare.Options{}
+	if c.Bool("recall-gate") {
+		g := prepare.DefaultGatePolicy()
+		opt.Gate = &g
+	} else if c.IsSet("recall-effort") {
+		return usageError("--recall-effort needs --recall-gate")
+	}
+	switch c.String("rerank") {
+	case "none":
+	case "lexical":
+		opt.Reranker = prepare.LexicalReranker{}
+	default:
+		return usageError("--rerank takes none or lexical")
+	}
+	if c.Bool("vector") {
+		opt.Embedder = prepare.HashEmbedder{}
+	}
+	st, err := openStore(c, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bodies, err := st.Bodies(c.Context, req.ScopeIDs)
+	if err != nil {
+		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
+	}
+	res, err := prepare.NewRuntime(st, opt).Prepare(context.Background(), req)
+	if err != nil {
+		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
+	}
+	out, err := prepare.Render(res, req, bodies, c.IsSet("otel"))
+	var le prepare.LeakError
+	var se prepare.SchemaError
+	switch {
+	case errors.As(err, &le):
+		for _, f := range le.Findings {
+			fmt.Fprintf(c.App.ErrWriter, "convert: prepare: leak: %s in %s\n", f.What, f.Where)
+		}
+		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: leak check failed, nothing written")
+		return exitError{exitLeak}
+	case errors.As(err, &se):
+		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: "+se.Msg)
+		return exitError{exitSchema}
+	case err != nil:
+		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
+	}
+	if f := c.String("otel"); f != "" {
+		if err := writeFile(f, out.Trace); err != nil {
+			return failSafe(c, "cannot write the trace file", req.Query, bodies, exitFailed)
+		}
+	}
+	if f := c.String("recall-effort"); f != "" {
+		if err := writeFile(f, out.Effort); err != nil {
+			return failSafe(c, "cannot write the recall effort file", req.Query, bodies, exitFailed)
+		}
+	}
+	if out.Diagnostic != "" {
+		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: "+out.Diagnostic)
+	}
+	_, err = c.App.Writer.Write(out.Context)
+	return err
+}
+
+func writeFile(path string, b []byte) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// failSafe prints msg unless it would carry the query or a body (an engine
+// error can quote its input); then a generic message stands in.
+func failSafe(c *cli.Context, msg, query string, bodies []string, code int) error {
+	if f, err := prepare.LeakCheck(map[string][]byte{"stderr": []byte(msg)}, query, bodies, nil); err != nil || len(f) > 0 {
+		msg = "prepare failed (message withheld: it would carry raw input)"
+	}
+	fmt.Fprintln(c.App.ErrWriter, "convert: "+msg)
+	return exitError{code}
+}
+
+func prepareLoadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "load",
+		Usage:     "import artifacts JSONL into the store (created if missing); a bad line imports nothing from its file",
+		UsageText: "convert prepare load --store DB FILE.jsonl...",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "store", Usage: "artifact store `DB`"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("prepare load needs at least one FILE.jsonl")
+			}
+			st, err := openStore(c, true)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for _, f := range c.Args().Slice() {
+				fh, err := os.Open(f)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: prepare load: cannot read %s\n", f)
+					return exitError{exitFailed}
+				}
+				stats, err := st.Load(fh, f)
+				fh.Close()
+				if err != nil {
+					fmt.Fprintln(c.App.ErrWriter, "convert: prepare load: "+err.Error())
+					return exitError{exitFailed}
+				}
+				fmt.Fprintf(c.App.Writer, "%s: %d revisions, %d entries, %d lifecycle changes\n", f, stats.Revisions, stats.Entries, stats.Lifecycle)
+			}
+			return nil
+		},
+	}
+}
+
+func prepareReadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "read",
+		Usage:     "exact read of one recorded artifact revision (historical revisions stay readable after forget, merge, retire)",
+		UsageText: "convert prepare read --store DB --scope S --family F --artifact ID --revision N",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "store", Usage: "artifact store `DB`"},
+			&cli.StringFlag{Name: "scope", Required: true, Usage: "scope `ID`"},
+			&cli.StringFlag{Name: "family", Required: true, Usage: "atomic-memory, topic-memory, experience or profile"},
+			&cli.StringFlag{Name: "artifact", Required: true, Usage: "artifact `ID`"},
+			&cli.IntFlag{Name: "revision", Required: true, Usage: "exact revision `N`"},
+		},
+		Action: func(c *cli.Context) error {
+			st, err := openStore(c, false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
+			rev, err := st.Read(c.Context, a)
+			if err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "convert: prepare read: "+err.Error())
+				return exitError{exitFailed}
+			}
+			type entry struct {
+				EntryID        string `json:"entry_id,omitempty"`
+				EntryVersionID string `json:"entry_version_id,omitempty"`
+				Body           string `json:"body"`
+			}
+			doc := struct {
+				Address   prepare.Address `json:"artifact_address"`
+				HeadState string          `json:"head_state"`
+				Head      int             `json:"head_revision"`
+				Entries   []entry         `json:"entries"`
+			}{Address: a, HeadState: rev.State, Head: rev.Head}
+			for _, e := range rev.Entries {
+				doc.Entries = append(doc.Entries, entry{e.EntryID, e.EntryVersionID, e.Body})
+			}
+			b, _ := json.Marshal(doc)
+			fmt.Fprintln(c.App.Writer, string(b))
+			return nil
+		},
+	}
+}
+
+func prepareValidateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check PreparedContext (with its receipt) and RecallEffort JSON files against their schemas",
+		UsageText: "convert prepare validate FILE...",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("prepare validate needs at least one FILE")
+			}
+			bad := 0
+			for _, f := range c.Args().Slice() {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", f)
+					return exitError{exitFailed}
+				}
+				kind := prepare.KindContext
+				if bytes.Contains(b, []byte(`"`+prepare.EffortSchema+`"`)) {
+					kind = prepare.KindEffort
+				}
+				if err := prepare.Validate(b, kind); err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "%s:1: %v\n", f, err)
+					bad++
+				}
+			}
+			if bad > 0 {
+				return exitError{exitSchema}
+			}
+			fmt.Fprintf(c.App.Writer, "%d files valid\n", c.NArg())
+			return nil
+		},
+	}
+}
+
+func prepareLeakcheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "leakcheck",
+		Usage:     "check that receipts, recall efforts, traces or saved stderr carry neither the query nor any artifact body",
+		UsageText: "convert prepare leakcheck --artifacts FILE.jsonl [--artifacts ...] (--query Q | --query-file F) FILE...",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "artifacts", Required: true, Usage: "artifacts `FILE.jsonl` the store was loaded from"},
+			&cli.StringFlag{Name: "query", Usage: "the query `TEXT`"},
+			&cli.StringFlag{Name: "query-file", Usage: "read the query from `FILE`"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("prepare leakcheck needs at least one FILE")
+			}
+			if c.IsSet("query") == c.IsSet("query-file") {
+				return usageError("prepare leakcheck needs exactly one of --query and --query-file")
+			}
+			query := c.String("query")
+			if f := c.String("query-file"); f != "" {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					return usageError("--query-file: cannot read %s", f)
+				}
+				query = string(b)
+			}
+			var bodies, pass []string
+			for _, a := range c.StringSlice("artifacts") {
+				b, err := os.ReadFile(a)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", a)
+					return exitError{exitFailed}
+				}
+				bs, ps, err := prepare.ArtifactBodies(b, a)
+				if err != nil {
+					fmt.Fprintln(c.App.ErrWriter, "convert: "+err.Error())
+					return exitError{exitFailed}
+				}
+				bodies, pass = append(bodies, bs...), append(pass, ps...)
+			}
+			docs := map[string][]byte{}
+			for _, f := range c.Args().Slice() {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", f)
+					return exitError{exitFailed}
+				}
+				docs[f] = prepare.CheckedPart(b)
+			}
+			findings, err := prepare.LeakCheck(docs, query, bodies, pass)
+			if err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "convert: "+err.Error())
+				return exitError{exitFailed}
+			}
+			for _, f := range findings {
+				fmt.Fprintf(c.App.ErrWriter, "leak: %s in %s\n", f.What, f.Where)
+			}
+			if len(findings) > 0 {
+				return exitError{exitLeak}
+			}
+			fmt.Fprintf(c.App.Writer, "no leak: %d files checked against the query and %d artifact bodies\n", c.NArg(), len(bodies))
+			return nil
+		},
+	}
+}

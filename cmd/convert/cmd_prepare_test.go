@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/prepare"
+)
+
+const prepQuery = "Why did we choose SQLite for the payments ledger? CANARYQ"
+
+func prepStore(t *testing.T) (string, string) {
+	t.Helper()
+	repo, _ := filepath.Abs("../..")
+	sample := filepath.Join(repo, "samples", "prepare", "artifacts.jsonl")
+	db := filepath.Join(t.TempDir(), "store.db")
+	var out, errb bytes.Buffer
+	if code := run([]string{"convert", "prepare", "load", "--store", db, sample}, &out, &errb); code != 0 {
+		t.Fatalf("load: %d %s", code, errb.String())
+	}
+	return db, sample
+}
+
+func TestPrepareCLI(t *testing.T) {
+	db, sample := prepStore(t)
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	q, _ := json.Marshal(prepQuery)
+	reqNull := write("null.json", `{"scope_id":"project:payments","query":`+string(q)+`,"include_receipt":null}`)
+	reqFalse := write("false.json", `{"scope_id":"project:payments","query":`+string(q)+`,"include_receipt":false}`)
+	reqAbsent := write("absent.json", `{"scope_id":"project:payments","query":`+string(q)+`}`)
+	reqTrue := write("true.json", `{"scope_ids":["project:payments","project:shared"],"query":`+string(q)+`,"max_bytes":4000,"include_receipt":true,"assembly":{"sections":[{"family":"memory","limit":4},{"family":"code"}]}}`)
+	reqBad := write("bad.json", `{"scope_id":"project:payments","query":`+string(q)+`,"extra":1}`)
+	otel := filepath.Join(dir, "trace.json")
+	effort := filepath.Join(dir, "effort.json")
+	four := []string{"content", "content_bytes", "schema", "status"}
+	five := []string{"content", "content_bytes", "receipt", "schema", "status"}
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		keys   []string
+		stderr string
+	}{
+		{"flags, no receipt", []string{"--store", db, "--scope", "project:payments", "--query", prepQuery}, 0, four, ""},
+		{"request include_receipt null", []string{"--store", db, "--request", reqNull}, 0, four, ""},
+		{"request include_receipt false", []string{"--store", db, "--request", reqFalse}, 0, four, ""},
+		{"request include_receipt absent", []string{"--store", db, "--request", reqAbsent}, 0, four, ""},
+		{"request with receipt and sections", []string{"--store", db, "--request", reqTrue}, 0, five, ""},
+		{"everything on", []string{"--store", db, "--scope", "project:payments", "--scope", "project:shared", "--query", prepQuery, "--include-receipt",
+			"--recall-gate", "--recall-effort", effort, "--rerank", "lexical", "--vector", "--otel", otel, "--max-bytes", "2000", "--sections", "memory:8,topic-memory,experience,profile,code:2"}, 0, five, ""},
+		{"unknown request field", []string{"--store", db, "--request", reqBad}, 2, nil, "not a prepare request"},
+		{"request plus flags", []string{"--store", db, "--request", reqTrue, "--scope", "x"}, 2, nil, "cannot be combined"},
+		{"max bytes too small", []string{"--store", db, "--scope", "project:payments", "--query", prepQuery, "--max-bytes", "100"}, 2, nil, "max_bytes must be 512-32768"},
+		{"no query", []string{"--store", db, "--scope", "project:payments"}, 2, nil, "exactly one of --query"},
+		{"bad sections", []string{"--store", db, "--scope", "project:payments", "--query", prepQuery, "--sections", "memory:9"}, 2, nil, "limit must be 1-8"},
+		{"missing store", []string{"--store", filepath.Join(dir, "nope.db"), "--scope", "project:payments", "--query", prepQuery}, 2, nil, "no store"},
+		{"effort without gate", []string{"--store", db, "--scope", "project:payments", "--query", prepQuery, "--recall-effort", effort}, 2, nil, "needs --recall-gate"},
+		{"bad rerank", []string{"--store", db, "--scope", "project:payments", "--query", prepQuery, "--rerank", "gpt"}, 2, nil, "none or lexical"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append([]string{"convert", "prepare"}, tt.args...), &out, &errb)
+			if code != tt.exit {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.exit, errb.String())
+			}
+			if strings.Contains(errb.String(), "CANARY") {
+				t.Fatal("CANARY on stderr")
+			}
+			if tt.stderr != "" && !strings.Contains(errb.String(), tt.stderr) {
+				t.Fatalf("stderr %q lacks %q", errb.String(), tt.stderr)
+			}
+			if tt.keys == nil {
+				if out.Len() != 0 {
+					t.Fatal("no output expected")
+				}
+				return
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for k := range m {
+				got = append(got, k)
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(tt.keys, ",") {
+				t.Fatalf("keys %v, want %v", got, tt.keys)
+			}
+			if err := prepare.Validate(out.Bytes(), prepare.KindContext); err != nil {
+				t.Fatal(err)
+			}
+			if r, ok := m["receipt"]; ok && bytes.Contains(r, []byte("CANARY")) {
+				t.Fatal("CANARY in receipt")
+			}
+		})
+	}
+	tr, err := os.ReadFile(otel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := otlp.Validate(tr); len(p) > 0 || !bytes.Contains(tr, []byte("context.prepare.stage.recall")) || bytes.Contains(tr, []byte("CANARY")) {
+		t.Fatalf("trace: %v", p)
+	}
+	ef, err := os.ReadFile(effort)
+	if err != nil || prepare.Validate(ef, prepare.KindEffort) != nil || bytes.Contains(ef, []byte("CANARY")) {
+		t.Fatalf("effort file: %v", err)
+	}
+	// The subcommands check what prepare wrote.
+	var out, errb bytes.Buffer
+	ctx := filepath.Join(dir, "ctx.json")
+	run([]string{"convert", "prepare", "--store", db, "--request", reqTrue}, &out, &errb)
+	os.WriteFile(ctx, out.Bytes(), 0o644)
+	for _, args := range [][]string{
+		{"prepare", "validate", ctx, effort},
+		{"prepare", "leakcheck", "--artifacts", sample, "--query", prepQuery, ctx, effort, otel},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(append([]string{"convert"}, args...), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errb.String())
+		}
+	}
+	planted := write("planted.json", `{"note":"we chose SQLite for the payments ledger because"}`)
+	if code := run([]string{"convert", "prepare", "leakcheck", "--artifacts", sample, "--query", prepQuery, planted}, &out, &errb); code != 3 {
+		t.Fatalf("a planted body must be a leak, exit %d", code)
+	}
+	broken := write("broken.json", `{"schema":"powercontext.prepared-context.v1","status":"ready","content":"x","content_bytes":1,"receipt":null}`)
+	if code := run([]string{"convert", "prepare", "validate", broken}, &out, &errb); code != 4 {
+		t.Fatalf("receipt null must break the schema, exit %d", code)
+	}
+}
+
+func TestPrepareLoadAndRead(t *testing.T) {
+	db, _ := prepStore(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"kind":"topic-memory","scope_id":"s","artifact_id":"t","revision":1,"body":"CANARY fine"}`+"\n"+`{"kind":"topic-memory","scope_id":"s","artifact_id":"has space CANARY","revision":1,"body":"CANARY x"}`+"\n"), 0o644)
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout string
+		stderr string
+	}{
+		{"bad line names path:line, not content", []string{"prepare", "load", "--store", filepath.Join(dir, "n.db"), bad}, 1, "", bad + ":2: artifact_id must be a token"},
+		{"exact read of a forgotten artifact", []string{"prepare", "read", "--store", db, "--scope", "project:payments", "--family", "atomic-memory", "--artifact", "mem-old-postgres", "--revision", "1"}, 0, `"head_state":"forgotten"`, ""},
+		{"historical revision, newer head not followed", []string{"prepare", "read", "--store", db, "--scope", "project:payments", "--family", "atomic-memory", "--artifact", "mem-storage", "--revision", "1"}, 0, `"entry_version_id":"e1.v1"`, ""},
+		{"unknown revision", []string{"prepare", "read", "--store", db, "--scope", "project:payments", "--family", "atomic-memory", "--artifact", "mem-storage", "--revision", "9"}, 1, "", "no such revision"},
+		{"load needs a file", []string{"prepare", "load", "--store", db}, 2, "", "at least one FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(append([]string{"convert"}, tt.args...), &out, &errb); code != tt.exit {
+				t.Fatalf("exit %d, want %d: %s", code, tt.exit, errb.String())
+			}
+			if !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errb.String(), tt.stderr) || strings.Contains(errb.String(), "CANARY") {
+				t.Fatalf("stdout %q stderr %q", out.String(), errb.String())
+			}
+		})
+	}
+}
+
+func TestPrepareLeakWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	arts := filepath.Join(dir, "a.jsonl")
+	// A secret-shaped artifact id would be copied into the receipt.
+	os.WriteFile(arts, []byte(`{"kind":"topic-memory","scope_id":"s1","artifact_id":"ghp_CANARYabcdefghijklmnopqrstuvwxyz0123","revision":1,"body":"CANARY ledger notes"}`+"\n"), 0o644)
+	db := filepath.Join(dir, "s.db")
+	var out, errb bytes.Buffer
+	if code := run([]string{"convert", "prepare", "load", "--store", db, arts}, &out, &errb); code != 0 {
+		t.Fatal(errb.String())
+	}
+	out.Reset()
+	otel := filepath.Join(dir, "t.json")
+	code := run([]string{"convert", "prepare", "--store", db, "--scope", "s1", "--query", "ledger CANARYQ", "--include-receipt", "--otel", otel}, &out, &errb)
+	if code != 3 || out.Len() != 0 || strings.Contains(errb.String(), "CANARY") || !strings.Contains(errb.String(), "nothing written") {
+		t.Fatalf("exit %d stdout %d bytes stderr %q", code, out.Len(), errb.String())
+	}
+	if _, err := os.Stat(otel); err == nil {
+		t.Fatal("trace written despite the leak")
+	}
+	out.Reset()
+	// Without the receipt nothing carries the id: the injection alone is fine.
+	if code := run([]string{"convert", "prepare", "--store", db, "--scope", "s1", "--query", "ledger CANARYQ"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -1,0 +1,194 @@
+package prepare
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Section is one participating family and its item limit.
+type Section struct {
+	Family string // receipt family name
+	Limit  int
+}
+
+// maxSectionLimit is the explicit assembly maximum per family.
+var maxSectionLimit = map[string]int{
+	FamilyMemory: MemoryEntryLimit, FamilyTopic: TopicEntryLimit, FamilyExperience: ExperienceEntryLimit,
+	FamilyProfile: ProfileLimit, FamilyCode: CodeLimit,
+}
+
+// defaultSections is the family selection when the request names none: all
+// five, the historical ones sharing DefaultEntryLimit.
+func defaultSections() []Section {
+	return []Section{{FamilyMemory, MemoryEntryLimit}, {FamilyTopic, TopicEntryLimit},
+		{FamilyExperience, ExperienceEntryLimit}, {FamilyProfile, ProfileLimit}, {FamilyCode, CodeLimit}}
+}
+
+// item is one selected, rendered item.
+type item struct {
+	cand      Candidate
+	fragment  string
+	truncated bool
+}
+
+// build is the Builder's result: the rendered items and, kept separately as
+// the Builder's own record, their origins.
+type build struct {
+	items       []item
+	origins     []selectedKey // historical, injection order
+	codeOrigins []CodeRef
+	content     string
+	truncated   int
+	belowMin    int
+	noFit       int
+	dropBelow   map[string]int // belowMin by family
+	dropNoFit   map[string]int // noFit by family
+	entryLimit  map[string]int
+	maxBytes    int
+}
+
+type selectedKey struct {
+	Addr           Address
+	EntryID        string
+	EntryVersionID string
+}
+
+func (b build) unused() int { return b.maxBytes - len(b.content) }
+
+// header is an item's citation line.
+func header(c Candidate) string {
+	if c.Code != nil {
+		return fmt.Sprintf("[code %s %s %s:%d-%d]\n", c.Code.ScopeID, c.Code.Fingerprint, c.Code.Path, c.Code.StartLine, c.Code.EndLine)
+	}
+	h := fmt.Sprintf("[%s %s/%s@%d", c.Addr.Family, c.Addr.ScopeID, c.Addr.ArtifactID, c.Addr.Revision)
+	if c.Addr.Family == FamilyMemory {
+		h += "#" + c.EntryID
+	}
+	return h + "]\n"
+}
+
+const sep = "\n\n"
+
+// cut shortens a candidate's body to at most n bytes: at a rune boundary,
+// or for code at a line boundary with the final range and snippet hash.
+func cut(c Candidate, n int) Candidate {
+	if len(c.Body) <= n {
+		return c
+	}
+	if c.Code == nil {
+		c.Body = truncateUTF8(c.Body, n)
+		return c
+	}
+	lines := strings.SplitAfter(c.Body, "\n")
+	var b strings.Builder
+	kept := 0
+	for _, l := range lines {
+		if b.Len()+len(l) > n {
+			break
+		}
+		b.WriteString(l)
+		kept++
+	}
+	ref := *c.Code
+	c.Body = b.String()
+	ref.EndLine = ref.StartLine + max(kept, 1) - 1
+	ref.SnippetSHA256 = digest([]byte(c.Body))
+	c.Code = &ref
+	return c
+}
+
+// fit selects, truncates and renders candidates under maxBytes. hist holds
+// each historical section's candidates in section order; they are
+// interleaved round-robin, then code follows. combined > 0 caps the
+// historical items together (the default builder).
+func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined int) build {
+	b := build{maxBytes: maxBytes, entryLimit: map[string]int{}, dropBelow: map[string]int{}, dropNoFit: map[string]int{}}
+	var frags []string
+	used := 0
+	take := func(c Candidate) bool {
+		s := 0
+		if len(frags) > 0 {
+			s = len(sep)
+		}
+		truncated := false
+		if len(c.Body) > MaxEntryContentBytes {
+			c, truncated = cut(c, MaxEntryContentBytes), true
+		}
+		frag := header(c) + c.Body
+		if used+s+len(frag) > maxBytes {
+			if len(c.Body) < MinTruncatedBytes {
+				b.belowMin++
+				b.dropBelow[c.family()]++
+				return false
+			}
+			avail := maxBytes - used - s - len(header(c))
+			c2 := c
+			if avail >= MinTruncatedBytes {
+				c2 = cut(c, avail)
+			}
+			if avail < MinTruncatedBytes || len(c2.Body) < MinTruncatedBytes {
+				b.noFit++
+				b.dropNoFit[c.family()]++
+				return false
+			}
+			c, truncated, frag = c2, true, header(c2)+c2.Body
+		}
+		used += s + len(frag)
+		frags = append(frags, frag)
+		b.items = append(b.items, item{cand: c, fragment: frag, truncated: truncated})
+		if truncated {
+			b.truncated++
+		}
+		if c.Code != nil {
+			b.codeOrigins = append(b.codeOrigins, *c.Code)
+		} else {
+			b.origins = append(b.origins, selectedKey{c.Addr, c.EntryID, c.EntryVersionID})
+		}
+		return true
+	}
+	var hist []Section
+	var code *Section
+	for i := range sections {
+		if sections[i].Family == FamilyCode {
+			code = &sections[i]
+		} else {
+			hist = append(hist, sections[i])
+		}
+	}
+	next := make([]int, len(hist))
+	taken := make([]int, len(hist))
+	total := 0
+	for progress := true; progress; {
+		progress = false
+		for i, s := range hist {
+			list := cands[s.Family]
+			for next[i] < len(list) && taken[i] < s.Limit && (combined == 0 || total < combined) {
+				c := list[next[i]]
+				next[i]++
+				progress = true
+				if take(c) {
+					taken[i]++
+					total++
+					break
+				}
+			}
+		}
+	}
+	for i, s := range hist {
+		b.entryLimit[s.Family] += len(cands[s.Family]) - next[i]
+	}
+	if code != nil {
+		n := 0
+		for i, c := range cands[FamilyCode] {
+			if n == code.Limit {
+				b.entryLimit[FamilyCode] += len(cands[FamilyCode]) - i
+				break
+			}
+			if take(c) {
+				n++
+			}
+		}
+	}
+	b.content = strings.Join(frags, sep)
+	return b
+}

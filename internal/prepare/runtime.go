@@ -1,0 +1,661 @@
+package prepare
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Embedder embeds a query for the vector channel. Errors wrapping
+// context.DeadlineExceeded (or ErrInferenceTimeout) are timeouts; any other
+// error means inference is unavailable. Either way the search falls back to
+// FTS and says so.
+type Embedder interface {
+	Embed(ctx context.Context, text string) ([]float32, error)
+}
+
+// ErrInferenceTimeout marks an embedding timeout.
+var ErrInferenceTimeout = errors.New("inference timeout")
+
+// HashEmbedder embeds with HashEmbed: the store's own deterministic vectors.
+type HashEmbedder struct{}
+
+// Embed implements Embedder.
+func (HashEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
+	return HashEmbed(text), nil
+}
+
+// Options configures a Runtime. The zero value is a deterministic FTS-only
+// runtime with the gate off, a wall clock and random receipt ids.
+type Options struct {
+	Clock        func() time.Time // injected for deterministic stage timings
+	NewID        func() string    // receipt ids; default random UUID v4
+	Embedder     Embedder         // nil: FTS only
+	VectorScopes map[string]bool  // scopes with a vector deployment; nil: all (when Embedder is set)
+	Reranker     Reranker         // Memory-only rerank; nil: none
+	Gate         *GatePolicy      // nil: recall gate off
+	EffortSink   func(RecallEffort)
+	NoReader     map[string]bool // families with no configured reader (searched as not_run)
+	// searchFault, when set, may fail one search (tests of all-or-nothing rounds).
+	searchFault func(round int, family, scope string) error
+}
+
+// Runtime prepares contexts from a Store.
+type Runtime struct {
+	store *Store
+	opt   Options
+}
+
+// NewRuntime returns a runtime over store.
+func NewRuntime(store *Store, opt Options) *Runtime {
+	if opt.Clock == nil {
+		opt.Clock = time.Now
+	}
+	if opt.NewID == nil {
+		opt.NewID = randomUUID
+	}
+	return &Runtime{store: store, opt: opt}
+}
+
+func randomUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Request is one prepare request.
+type Request struct {
+	ScopeIDs       []string // the first is the current Scope; the rest are referenced Scopes
+	Query          string
+	MaxBytes       int       // 0: DefaultMaxBytes
+	IncludeReceipt bool      // false, null and absent are the same
+	Sections       []Section // nil: default family selection; empty non-nil: nothing selected
+}
+
+// Result is a prepared context and what a caller may need next to it.
+type Result struct {
+	Context    PreparedContext
+	Diagnostic string        // content-free reason the receipt was omitted; "" if none
+	Effort     *RecallEffort // set when the gate is on
+	Stages     []StageTiming
+	Start, End time.Time
+	MaxBytes   int // the effective max_bytes
+	Searches   []SearchGroup
+	Rounds     []RecallRound
+}
+
+// ParseSections parses "memory:8,topic-memory,code:2". The selector
+// "memory" (and "atomic-memory") selects the atomic-memory family.
+func ParseSections(spec string) ([]Section, error) {
+	out := []Section{}
+	seen := map[string]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, lim, hasLim := strings.Cut(part, ":")
+		fam := name
+		if name == "memory" {
+			fam = FamilyMemory
+		}
+		maxLim, ok := maxSectionLimit[fam]
+		if !ok {
+			return nil, fmt.Errorf("unknown section family %q (memory, topic-memory, experience, profile, code)", name)
+		}
+		if seen[fam] {
+			return nil, fmt.Errorf("section family %q given twice", name)
+		}
+		seen[fam] = true
+		n := maxLim
+		if hasLim {
+			if _, err := fmt.Sscanf(lim, "%d", &n); err != nil || n < 1 || n > maxLim {
+				return nil, fmt.Errorf("section %s limit must be 1-%d", name, maxLim)
+			}
+		}
+		out = append(out, Section{Family: fam, Limit: n})
+	}
+	return out, nil
+}
+
+// Validate checks a request's bounds.
+func (r *Request) Validate() error {
+	if r.MaxBytes == 0 {
+		r.MaxBytes = DefaultMaxBytes
+	}
+	if r.MaxBytes < MinMaxBytes || r.MaxBytes > MaxMaxBytes {
+		return fmt.Errorf("max_bytes must be %d-%d", MinMaxBytes, MaxMaxBytes)
+	}
+	q := strings.TrimSpace(r.Query)
+	if q == "" {
+		return errors.New("query is empty")
+	}
+	if !utf8.ValidString(q) || utf8.RuneCountInString(q) > MaxQueryChars {
+		return fmt.Errorf("query must be valid UTF-8 of at most %d characters", MaxQueryChars)
+	}
+	if len(r.ScopeIDs) == 0 {
+		return errors.New("at least one scope is needed")
+	}
+	seen := map[string]bool{}
+	for _, s := range r.ScopeIDs {
+		if err := checkID("scope", s); err != nil || seen[s] {
+			return errors.New("scopes must be distinct tokens")
+		}
+		seen[s] = true
+	}
+	return nil
+}
+
+// pools is a candidate set: family -> scope -> ordered candidates.
+type pools map[string]map[string][]Candidate
+
+func (p pools) add(fam, scope string, cs []Candidate) {
+	if p[fam] == nil {
+		p[fam] = map[string][]Candidate{}
+	}
+	p[fam][scope] = append(p[fam][scope], cs...)
+}
+
+// ceilings are the Builder's per-family candidate ceilings.
+var ceilings = map[string]int{FamilyMemory: MemoryCandidateLimit, FamilyTopic: TopicCandidateLimit,
+	FamilyExperience: ExperienceCandidateLimit, FamilyProfile: ProfileLimit, FamilyCode: 2 * CodeLimit}
+
+// reselect clamps each family to its ceiling, round-robin across scope
+// groups in scope order; it returns the flat lists and the exclusions.
+func reselect(p pools, scopes []string) (map[string][]Candidate, map[string]int) {
+	out := map[string][]Candidate{}
+	dropped := map[string]int{}
+	for fam, byScope := range p {
+		idx := map[string]int{}
+		total := 0
+		for _, s := range scopes {
+			total += len(byScope[s])
+		}
+		for progress := true; progress && len(out[fam]) < ceilings[fam]; {
+			progress = false
+			for _, s := range scopes {
+				if idx[s] < len(byScope[s]) && len(out[fam]) < ceilings[fam] {
+					out[fam] = append(out[fam], byScope[s][idx[s]])
+					idx[s]++
+					progress = true
+				}
+			}
+		}
+		dropped[fam] = total - len(out[fam])
+	}
+	return out, dropped
+}
+
+// merge appends the stage's new identities after the committed ones, per
+// family and scope, in round order; repeats count as duplicates.
+func merge(committed, stage pools, dup map[string]int) pools {
+	out := pools{}
+	for fam, byScope := range committed {
+		for s, cs := range byScope {
+			out.add(fam, s, cs)
+		}
+	}
+	for fam, byScope := range stage {
+		for s, cs := range byScope {
+			have := map[string]bool{}
+			for _, c := range out[fam][s] {
+				have[c.key()] = true
+			}
+			for _, c := range cs {
+				if have[c.key()] {
+					dup[fam]++
+					continue
+				}
+				have[c.key()] = true
+				out.add(fam, s, []Candidate{c})
+			}
+		}
+	}
+	return out
+}
+
+var stageOrder = map[string]int{"recall": 0, "rerank": 1, "budget_probe": 2, "gate": 3, "build": 4}
+
+// prep is the state of one Prepare call.
+type prep struct {
+	rt       *Runtime
+	req      Request
+	qterms   []string
+	sections []Section
+	vecs     map[string]vecState
+	stages   []StageTiming
+	searches []SearchGroup
+	reranks  []rerankCall
+	rounds   []RecallRound
+	embeds   int // query embeddings paid after round 0
+	genCalls int
+	modelRR  bool  // a model-backed reranker ran
+	evidence error // first rerank evidence failure
+}
+
+type vecState struct {
+	vec      []float32
+	fallback string // "" when the vector channel is usable
+}
+
+type rerankCall struct {
+	round    int
+	cfg      RerankConfig
+	outcome  string
+	fallback string
+}
+
+// roundOut is one recall round's staged result.
+type roundOut struct {
+	cands     pools
+	counts    []AdmissionCounts
+	belowAdm  map[string]int
+	candLimit map[string]int
+	dup       map[string]int
+}
+
+func (p *prep) stage(name string, f func() error) error {
+	t0 := p.rt.opt.Clock()
+	err := f()
+	d := p.rt.opt.Clock().Sub(t0).Milliseconds()
+	for i := range p.stages {
+		if p.stages[i].Stage == name {
+			p.stages[i].DurationMS += d
+			p.stages[i].Count++
+			return err
+		}
+	}
+	p.stages = append(p.stages, StageTiming{Stage: name, DurationMS: d, Count: 1})
+	return err
+}
+
+func (p *prep) call(round int, fam, mode, outcome, fallback string) {
+	p.searches = append(p.searches, SearchGroup{Round: round, Family: fam, Mode: mode, Outcome: outcome, FallbackReason: fallback, Count: 1})
+}
+
+func (p *prep) selected(fam string) bool {
+	for _, s := range p.sections {
+		if s.Family == fam {
+			return true
+		}
+	}
+	return false
+}
+
+// searchable reports the families the gate may expand.
+func searchable(fam string) bool {
+	return fam == FamilyMemory || fam == FamilyTopic || fam == FamilyExperience
+}
+
+// scopesFor: memory and experience are searched in every scope; topic
+// memory, profile and code in the current scope only.
+func (p *prep) scopesFor(fam string) []string {
+	if fam == FamilyMemory || fam == FamilyExperience {
+		return p.req.ScopeIDs
+	}
+	return p.req.ScopeIDs[:1]
+}
+
+// recall runs one round over the selected families (only growable ones
+// after round 0). Any failed search fails the whole round.
+func (p *prep) recall(ctx context.Context, round int, grow map[string]bool) (roundOut, error) {
+	out := roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
+	floor := Expand(round)
+	for _, sec := range p.sections {
+		fam := sec.Family
+		if round > 0 && !grow[fam] {
+			continue
+		}
+		for _, scope := range p.scopesFor(fam) {
+			if p.rt.opt.NoReader[fam] {
+				p.call(round, fam, ModeNone, OutcomeNotRun, FallbackNone)
+				continue
+			}
+			if err := p.searchOne(ctx, round, fam, scope, floor, &out); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floor Floor, out *roundOut) error {
+	mode := ModeFTS
+	switch fam {
+	case FamilyProfile:
+		mode = ModeSnapshot
+	case FamilyCode:
+		mode = ModeCode
+	}
+	if f := p.rt.opt.searchFault; f != nil {
+		if err := f(round, fam, scope); err != nil {
+			p.call(round, fam, mode, OutcomeFailed, FallbackNone)
+			return err
+		}
+	}
+	if fam == FamilyProfile {
+		cs, err := p.rt.store.profiles(ctx, scope)
+		if err != nil {
+			p.call(round, fam, mode, OutcomeFailed, FallbackNone)
+			return err
+		}
+		p.call(round, fam, mode, OutcomeCompleted, FallbackNone)
+		out.candLimit[fam] += max(0, len(cs)-ceilings[fam])
+		out.cands.add(fam, scope, cs[:min(len(cs), ceilings[fam])])
+		return nil
+	}
+	fallback := FallbackNone
+	var qvec []float32
+	if fam != FamilyCode && p.rt.opt.Embedder != nil && (p.rt.opt.VectorScopes == nil || p.rt.opt.VectorScopes[scope]) {
+		vs, ok := p.vecs[scope]
+		if !ok {
+			v, err := p.rt.opt.Embedder.Embed(ctx, NormalizeQuery(p.req.Query))
+			if round > 0 {
+				p.embeds++
+			}
+			vs = vecState{vec: v}
+			if err != nil {
+				vs = vecState{fallback: FallbackUnavailable}
+				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInferenceTimeout) {
+					vs.fallback = FallbackTimeout
+				}
+			}
+			p.vecs[scope] = vs
+		} else if vs.fallback != "" {
+			vs.fallback = FallbackReusedFTS
+		}
+		if vs.fallback != "" {
+			fallback = vs.fallback
+		} else {
+			mode, qvec = ModeHybrid, vs.vec
+		}
+	}
+	pool := 4 * ceilings[fam]
+	if fam == FamilyMemory {
+		pool = max(pool, 32)
+	}
+	ftsRows, err := p.rt.store.searchFTS(ctx, scope, fam, p.qterms, pool)
+	if err != nil {
+		p.call(round, fam, mode, OutcomeFailed, fallback)
+		return err
+	}
+	var vecRows []row
+	if qvec != nil {
+		if vecRows, err = p.rt.store.searchVector(ctx, scope, fam, qvec, pool); err != nil {
+			p.call(round, fam, mode, OutcomeFailed, fallback)
+			return err
+		}
+	}
+	p.call(round, fam, mode, OutcomeCompleted, fallback)
+	required := max(1, requiredMatches(len(p.qterms))-floor.Relax)
+	// Fuse the admitted channels by reciprocal rank; one row found by both
+	// channels is a duplicate.
+	type fused struct {
+		r     row
+		score float64
+		order int
+	}
+	byID := map[int64]*fused{}
+	var list []*fused
+	admitted := 0
+	addRank := func(r row, rank int) {
+		if f, ok := byID[r.id]; ok {
+			f.score += 1 / float64(60+rank)
+			out.dup[fam]++
+			return
+		}
+		f := &fused{r: r, score: 1 / float64(60+rank), order: len(list)}
+		byID[r.id] = f
+		list = append(list, f)
+	}
+	rank := 0
+	for _, r := range ftsRows {
+		r.matched = matched(p.qterms, r.cand.Body)
+		if r.matched >= required {
+			rank++
+			admitted++
+			addRank(r, rank)
+		}
+	}
+	rank = 0
+	for _, r := range vecRows {
+		if r.sim >= floor.MinSimilarity {
+			r.matched = matched(p.qterms, r.cand.Body)
+			rank++
+			admitted++
+			addRank(r, rank)
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
+	retrieved := len(ftsRows) + len(vecRows)
+	out.belowAdm[fam] += retrieved - admitted
+	out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
+	cs := make([]Candidate, 0, len(list))
+	for _, f := range list {
+		c := f.r.cand
+		if fam == FamilyMemory || fam == FamilyTopic {
+			c.HasScore = true
+			if len(p.qterms) > 0 {
+				c.Score = float64(f.r.matched) / float64(len(p.qterms))
+			}
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) > ceilings[fam] {
+		out.candLimit[fam] += len(cs) - ceilings[fam]
+		cs = cs[:ceilings[fam]]
+	}
+	if fam == FamilyMemory && p.rt.opt.Reranker != nil && len(cs) > 0 {
+		_ = p.stage("rerank", func() error {
+			cs = p.rerank(ctx, round, cs)
+			return nil
+		})
+	}
+	out.cands.add(fam, scope, cs)
+	return nil
+}
+
+func (p *prep) rerank(ctx context.Context, round int, cs []Candidate) []Candidate {
+	res := p.rt.opt.Reranker.Rerank(ctx, NormalizeQuery(p.req.Query), cs)
+	cfg, err := configOf(res.Evidence)
+	if err != nil && p.evidence == nil {
+		p.evidence = err
+	}
+	if res.Evidence != nil && res.Evidence.ModelBacked {
+		p.modelRR = true
+		if round > 0 {
+			p.genCalls++
+		}
+	}
+	outcome, fb := res.Outcome, res.FallbackReason
+	valid := outcome == RerankSelected && validOrder(res.Order, len(cs))
+	if outcome == RerankSelected && !valid {
+		outcome, fb = RerankFallback, RerankInvalidOutput
+	}
+	if outcome != RerankSelected && outcome != RerankFallback && outcome != RerankFailed {
+		outcome, fb = RerankFailed, RerankInvalidOutput
+	}
+	if fb == "" {
+		fb = FallbackNone
+	}
+	p.reranks = append(p.reranks, rerankCall{round: round, cfg: cfg, outcome: outcome, fallback: fb})
+	if !valid {
+		return cs
+	}
+	out := make([]Candidate, len(res.Order))
+	for i, j := range res.Order {
+		out[i] = cs[j]
+	}
+	return out
+}
+
+func validOrder(order []int, n int) bool {
+	seen := make([]bool, n)
+	for _, i := range order {
+		if i < 0 || i >= n || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return len(order) > 0
+}
+
+// Prepare runs recall, the optional gate, the Builder and, on request, the
+// Receipt. An error means the request was invalid or round 0 failed; a
+// Receipt failure never fails Prepare (the Diagnostic says why).
+func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	p := &prep{rt: rt, req: req, vecs: map[string]vecState{}, qterms: terms(NormalizeQuery(req.Query), maxQueryTerms)}
+	p.sections = req.Sections
+	combined := 0
+	if p.sections == nil {
+		p.sections, combined = defaultSections(), DefaultEntryLimit
+	}
+	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes}
+	var r0 roundOut
+	if err := p.stage("recall", func() (err error) { r0, err = p.recall(ctx, 0, nil); return }); err != nil {
+		return Result{}, fmt.Errorf("recall failed: %w", err)
+	}
+	p.rounds = append(p.rounds, RecallRound{Round: 0, Outcome: RoundCompleted, Retained: true})
+	committed, last := r0.cands, r0
+	dup := map[string]int{}
+	for f, n := range r0.dup {
+		dup[f] += n
+	}
+	final, clamped := reselect(committed, req.ScopeIDs)
+	var effort *RecallEffort
+	if g := rt.opt.Gate; g != nil {
+		effort = &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(final)}}
+		for r := 1; r <= min(g.MaxExpansions, 2); r++ {
+			var probe build
+			_ = p.stage("budget_probe", func() error { probe = fit(p.sections, final, req.MaxBytes, combined); return nil })
+			var a Assessment
+			grow := map[string]bool{}
+			_ = p.stage("gate", func() error {
+				var fams []GateFamily
+				for _, s := range p.sections {
+					if !searchable(s.Family) || rt.opt.NoReader[s.Family] {
+						continue
+					}
+					gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(final[s.Family]), HasScore: s.Family != FamilyExperience}
+					for _, c := range last.counts {
+						if c.Family == s.Family {
+							gf.Retrieved += c.Retrieved
+						}
+					}
+					for _, c := range final[s.Family] {
+						gf.Top1 = max(gf.Top1, c.Score)
+					}
+					if gf.Admitted < gf.Ceiling {
+						grow[s.Family] = true
+					}
+					fams = append(fams, gf)
+				}
+				a = Assess(fams, BudgetView{MaxBytes: req.MaxBytes, Delivered: len(probe.items), Truncated: probe.truncated, Dropped: probe.belowMin + probe.noFit, Unused: probe.unused()}, *g)
+				if !a.Sufficient && !g.AllowRerankCalls && p.modelRR {
+					a = Assessment{true, "rerank-calls-not-allowed"}
+				}
+				return nil
+			})
+			effort.Assessment = a.Reason
+			if a.Sufficient {
+				break
+			}
+			var st roundOut
+			err := p.stage("recall", func() (err error) { st, err = p.recall(ctx, r, grow); return })
+			effort.Rounds++
+			if err != nil {
+				p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
+				break
+			}
+			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted, Retained: true})
+			committed = merge(committed, st.cands, dup)
+			for f, n := range st.dup {
+				dup[f] += n
+			}
+			// Families not searched this round keep their last counts.
+			for _, c := range last.counts {
+				if !grow[c.Family] {
+					st.counts = append(st.counts, c)
+				}
+			}
+			for f, n := range last.belowAdm {
+				if !grow[f] {
+					st.belowAdm[f] += n
+				}
+			}
+			for f, n := range last.candLimit {
+				if !grow[f] {
+					st.candLimit[f] += n
+				}
+			}
+			last = st
+			final, clamped = reselect(committed, req.ScopeIDs)
+			effort.ExpansionActions = append(effort.ExpansionActions, Expand(r).Action)
+			effort.CandidatesByRound = append(effort.CandidatesByRound, count(final))
+		}
+		effort.AdmissionByFamily = append([]AdmissionCounts{}, last.counts...)
+		effort.AddedEmbeddings = p.embeds // the round-0 query vector is reused per scope
+		effort.AddedGenerationCalls = p.genCalls
+	}
+	var b build
+	_ = p.stage("build", func() error { b = fit(p.sections, final, req.MaxBytes, combined); return nil })
+	if len(b.content) > req.MaxBytes {
+		return Result{}, errors.New("invariant: content over max_bytes")
+	}
+	pc := PreparedContext{Schema: ContextSchema, Status: StatusEmpty}
+	if len(b.items) > 0 {
+		c := b.content
+		pc.Status, pc.Content, pc.ContentBytes = StatusReady, &c, len(c)
+	}
+	if effort != nil {
+		effort.TruncatedItems = b.truncated
+		effort.DroppedBelowMinBytes, effort.DroppedNoFittingTruncation = b.belowMin, b.noFit
+		effort.DroppedItems = b.belowMin + b.noFit
+		if rt.opt.EffortSink != nil {
+			rt.opt.EffortSink(*effort)
+		}
+	}
+	res.End = rt.opt.Clock()
+	sort.SliceStable(p.stages, func(i, j int) bool { return stageOrder[p.stages[i].Stage] < stageOrder[p.stages[j].Stage] })
+	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
+	res.Searches = groupSearches(p.searches)
+	if req.IncludeReceipt {
+		om := omissions(p.sections, final, b, last, clamped, dup)
+		rc, err := p.receipt(b, pc, om)
+		if err == nil {
+			err = checkReceipt(rc, b)
+		}
+		if err == nil {
+			rb, _ := json.Marshal(rc)
+			if Validate(rb, KindReceipt) != nil {
+				err = errors.New("receipt does not match its schema")
+			}
+		}
+		if err != nil {
+			res.Diagnostic = "receipt omitted: " + err.Error()
+		} else {
+			pc.Receipt = rc
+		}
+	}
+	res.Context = pc
+	return res, nil
+}
+
+func count(m map[string][]Candidate) int {
+	n := 0
+	for _, cs := range m {
+		n += len(cs)
+	}
+	return n
+}

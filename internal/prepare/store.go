@@ -1,0 +1,398 @@
+package prepare
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	_ "modernc.org/sqlite" // pure Go SQLite with FTS5
+)
+
+// Store is the embedded artifact store: SQLite with an FTS5 index. Every
+// revision stays readable; heads say which revision is current and whether
+// it is still active (not forgotten, merged or retired).
+type Store struct{ db *sql.DB }
+
+const ddl = `
+CREATE TABLE IF NOT EXISTS artifacts(
+  id INTEGER PRIMARY KEY,
+  scope_id TEXT NOT NULL, family TEXT NOT NULL, artifact_id TEXT NOT NULL, revision INTEGER NOT NULL,
+  entry_id TEXT NOT NULL DEFAULT '', entry_version_id TEXT NOT NULL DEFAULT '',
+  fingerprint TEXT NOT NULL DEFAULT '', path TEXT NOT NULL DEFAULT '', file_sha256 TEXT NOT NULL DEFAULT '',
+  start_line INTEGER NOT NULL DEFAULT 0,
+  body TEXT NOT NULL, vec BLOB,
+  UNIQUE(scope_id, family, artifact_id, revision, entry_id));
+CREATE TABLE IF NOT EXISTS heads(
+  scope_id TEXT NOT NULL, family TEXT NOT NULL, artifact_id TEXT NOT NULL,
+  revision INTEGER NOT NULL, state TEXT NOT NULL,
+  PRIMARY KEY(scope_id, family, artifact_id));
+CREATE VIRTUAL TABLE IF NOT EXISTS artifacts_fts USING fts5(body, content='artifacts', content_rowid='id', tokenize='unicode61 remove_diacritics 0');
+`
+
+// Open opens (creating if needed) the store at path; ":memory:" works.
+func Open(path string) (*Store, error) {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(ddl); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// record is one line of an artifacts JSONL file.
+type record struct {
+	Kind       string  `json:"kind"`
+	ScopeID    string  `json:"scope_id"`
+	Family     string  `json:"family"` // lifecycle only
+	ArtifactID string  `json:"artifact_id"`
+	Revision   int     `json:"revision"`
+	Body       *string `json:"body"`
+	Entries    []struct {
+		EntryID        string `json:"entry_id"`
+		EntryVersionID string `json:"entry_version_id"`
+		Body           string `json:"body"`
+	} `json:"entries"`
+	Fingerprint string `json:"fingerprint"`
+	Path        string `json:"path"`
+	FileSHA256  string `json:"file_sha256"`
+	StartLine   int    `json:"start_line"`
+	Action      string `json:"action"`
+}
+
+// LoadStats counts what Load imported.
+type LoadStats struct{ Revisions, Entries, Lifecycle int }
+
+// Load imports an artifacts JSONL stream (name labels errors as name:line).
+// A record is atomic-memory (entries), topic-memory, experience, profile or
+// code (body), or lifecycle (action forget, merge or retire on an artifact).
+// The whole load is one transaction: a bad line imports nothing.
+func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
+	var st LoadStats
+	tx, err := s.db.Begin()
+	if err != nil {
+		return st, err
+	}
+	defer tx.Rollback()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var rec record
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			return st, fmt.Errorf("%s:%d: not an artifact record: %s", name, n, jsonErr(err))
+		}
+		if err := s.loadOne(tx, rec, &st); err != nil {
+			return st, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return st, fmt.Errorf("%s: %w", name, err)
+	}
+	return st, tx.Commit()
+}
+
+// jsonErr describes a decode error without quoting input.
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return "wrong type for field " + te.Field
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return "unknown field"
+	}
+	return "malformed JSON"
+}
+
+func checkID(what, v string) error {
+	if !receipt.IsToken(v) {
+		return fmt.Errorf("%s must be a token (ASCII letters, digits, _ . : + -, 1-128 bytes)", what)
+	}
+	return nil
+}
+
+func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
+	if err := checkID("scope_id", rec.ScopeID); err != nil {
+		return err
+	}
+	switch rec.Kind {
+	case "lifecycle":
+		state := map[string]string{"forget": ArtifactStateForgotten, "merge": ArtifactStateMerged, "retire": ArtifactStateRetired}[rec.Action]
+		if state == "" {
+			return errors.New("lifecycle action must be forget, merge or retire")
+		}
+		res, err := tx.Exec(`UPDATE heads SET state=? WHERE scope_id=? AND family=? AND artifact_id=?`, state, rec.ScopeID, rec.Family, rec.ArtifactID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errors.New("lifecycle names an artifact that was never loaded")
+		}
+		st.Lifecycle++
+		return nil
+	case FamilyCode:
+		if rec.Fingerprint == "" || rec.Path == "" || rec.Body == nil || rec.StartLine < 1 {
+			return errors.New("code needs fingerprint, path, start_line >= 1 and body")
+		}
+		if err := checkID("fingerprint", rec.Fingerprint); err != nil {
+			return err
+		}
+		if strings.HasPrefix(rec.Path, "/") || strings.Contains(rec.Path, "..") {
+			return errors.New("code path must be repository-relative")
+		}
+		fsha := rec.FileSHA256
+		if fsha == "" {
+			fsha = digest([]byte(*rec.Body))
+		} else if !receipt.IsDigest(fsha) {
+			return errors.New("file_sha256 must be sha256:<64 hex>")
+		}
+		id := rec.Fingerprint + ":" + fmt.Sprint(rec.StartLine)
+		return s.insert(tx, rec.ScopeID, FamilyCode, id, 1, "", "", rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body, st)
+	case FamilyMemory, FamilyTopic, FamilyExperience, FamilyProfile:
+	default:
+		return errors.New("kind must be atomic-memory, topic-memory, experience, profile, code or lifecycle")
+	}
+	if err := checkID("artifact_id", rec.ArtifactID); err != nil {
+		return err
+	}
+	if rec.Revision < 1 {
+		return errors.New("revision must be >= 1")
+	}
+	if rec.Kind == FamilyMemory {
+		if len(rec.Entries) == 0 || rec.Body != nil {
+			return errors.New("atomic-memory needs entries and no body")
+		}
+		for _, e := range rec.Entries {
+			if err := checkID("entry_id", e.EntryID); err != nil {
+				return err
+			}
+			if err := checkID("entry_version_id", e.EntryVersionID); err != nil {
+				return err
+			}
+			if err := s.insert(tx, rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, e.EntryID, e.EntryVersionID, "", "", "", 0, e.Body, st); err != nil {
+				return err
+			}
+		}
+	} else {
+		if rec.Body == nil || len(rec.Entries) > 0 {
+			return fmt.Errorf("%s needs a body and no entries", rec.Kind)
+		}
+		if err := s.insert(tx, rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, "", "", "", "", "", 0, *rec.Body, st); err != nil {
+			return err
+		}
+	}
+	st.Revisions++
+	_, err := tx.Exec(`INSERT INTO heads VALUES(?,?,?,?,?) ON CONFLICT DO UPDATE SET revision=excluded.revision, state=excluded.state WHERE excluded.revision >= heads.revision`,
+		rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, ArtifactStateActive)
+	return err
+}
+
+func (s *Store) insert(tx *sql.Tx, scope, fam, id string, rev int, eid, evid, fp, path, fsha string, start int, body string, st *LoadStats) error {
+	res, err := tx.Exec(`INSERT INTO artifacts(scope_id,family,artifact_id,revision,entry_id,entry_version_id,fingerprint,path,file_sha256,start_line,body,vec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
+		scope, fam, id, rev, eid, evid, fp, path, fsha, start, body, vecBytes(HashEmbed(body)))
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return errors.New("duplicate artifact revision or entry")
+		}
+		return err
+	}
+	rowid, _ := res.LastInsertId()
+	if _, err := tx.Exec(`INSERT INTO artifacts_fts(rowid, body) VALUES(?,?)`, rowid, body); err != nil {
+		return err
+	}
+	st.Entries++
+	if fam == FamilyCode {
+		st.Revisions++
+		_, err = tx.Exec(`INSERT INTO heads VALUES(?,?,?,1,?) ON CONFLICT DO NOTHING`, scope, fam, id, ArtifactStateActive)
+	}
+	return err
+}
+
+func vecBytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func bytesVec(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+const rowCols = `a.id, a.scope_id, a.family, a.artifact_id, a.revision, a.entry_id, a.entry_version_id, a.fingerprint, a.path, a.file_sha256, a.start_line, a.body, a.vec`
+
+// row is one stored unit with its search evidence.
+type row struct {
+	id      int64
+	cand    Candidate
+	vec     []float32
+	matched int     // distinct query terms the body holds
+	sim     float64 // cosine with the query vector (vector channel)
+}
+
+func scanRows(rows *sql.Rows) ([]row, error) {
+	defer rows.Close()
+	var out []row
+	for rows.Next() {
+		var r row
+		var c Candidate
+		var fp, path, fsha string
+		var start int
+		var vb []byte
+		if err := rows.Scan(&r.id, &c.Addr.ScopeID, &c.Addr.Family, &c.Addr.ArtifactID, &c.Addr.Revision, &c.EntryID, &c.EntryVersionID, &fp, &path, &fsha, &start, &c.Body, &vb); err != nil {
+			return nil, err
+		}
+		if c.Addr.Family == FamilyCode {
+			end := start + strings.Count(strings.TrimSuffix(c.Body, "\n"), "\n")
+			c.Code = &CodeRef{ScopeID: c.Addr.ScopeID, Fingerprint: fp, Path: path, FileSHA256: fsha, StartLine: start, EndLine: end, SnippetSHA256: digest([]byte(c.Body))}
+		}
+		r.cand, r.vec = c, bytesVec(vb)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// searchFTS returns up to pool active head rows of one family in one scope
+// that match any query term, best bm25 first.
+func (s *Store) searchFTS(ctx context.Context, scope, family string, qterms []string, pool int) ([]row, error) {
+	if len(qterms) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts_fts f JOIN artifacts a ON a.id = f.rowid
+		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
+		WHERE artifacts_fts MATCH ? AND a.scope_id = ? AND a.family = ? AND h.state = 'active'
+		ORDER BY bm25(artifacts_fts), a.id LIMIT ?`, ftsQuery(qterms), scope, family, pool)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", family, err)
+	}
+	return scanRows(rows)
+}
+
+// searchVector returns up to pool active head rows of one family in one
+// scope, most similar to qvec first.
+func (s *Store) searchVector(ctx context.Context, scope, family string, qvec []float32, pool int) ([]row, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a
+		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
+		WHERE a.scope_id = ? AND a.family = ? AND h.state = 'active' ORDER BY a.id`, scope, family)
+	if err != nil {
+		return nil, fmt.Errorf("vector search %s: %w", family, err)
+	}
+	all, err := scanRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		all[i].sim = cosine(qvec, all[i].vec)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].sim > all[j].sim })
+	return all[:min(pool, len(all))], nil
+}
+
+// profiles reads the profile snapshot of a scope: the head revision of each
+// active profile artifact, in artifact id order.
+func (s *Store) profiles(ctx context.Context, scope string) ([]Candidate, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a
+		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
+		WHERE a.scope_id = ? AND a.family = 'profile' AND h.state = 'active' ORDER BY a.artifact_id`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("profile snapshot: %w", err)
+	}
+	rs, err := scanRows(rows)
+	out := make([]Candidate, len(rs))
+	for i, r := range rs {
+		out[i] = r.cand
+	}
+	return out, err
+}
+
+// Revision is one exact artifact revision as stored: its entries (atomic
+// memory) or its single body.
+type Revision struct {
+	Address Address
+	State   string // state of the artifact's head now
+	Head    int    // head revision now
+	Entries []Candidate
+}
+
+// Read returns exactly the recorded revision, whatever the head is now:
+// forgotten, merged and retired artifacts keep their historical revisions
+// readable, and a newer head is never followed.
+func (s *Store) Read(ctx context.Context, a Address) (Revision, error) {
+	rev := Revision{Address: a}
+	err := s.db.QueryRowContext(ctx, `SELECT revision, state FROM heads WHERE scope_id=? AND family=? AND artifact_id=?`, a.ScopeID, a.Family, a.ArtifactID).Scan(&rev.Head, &rev.State)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rev, errors.New("no such artifact")
+	}
+	if err != nil {
+		return rev, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE scope_id=? AND family=? AND artifact_id=? AND revision=? ORDER BY id`, a.ScopeID, a.Family, a.ArtifactID, a.Revision)
+	if err != nil {
+		return rev, err
+	}
+	rs, err := scanRows(rows)
+	if err != nil {
+		return rev, err
+	}
+	if len(rs) == 0 {
+		return rev, errors.New("no such revision")
+	}
+	for _, r := range rs {
+		rev.Entries = append(rev.Entries, r.cand)
+	}
+	return rev, nil
+}
+
+// Bodies returns every stored body of the given scopes, all revisions: the
+// raw strings the leak check probes.
+func (s *Store) Bodies(ctx context.Context, scopes []string) ([]string, error) {
+	var out []string
+	for _, sc := range scopes {
+		rows, err := s.db.QueryContext(ctx, `SELECT body FROM artifacts WHERE scope_id=? ORDER BY id`, sc)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var b string
+			if err := rows.Scan(&b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, b)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
