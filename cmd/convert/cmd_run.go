@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -19,16 +18,17 @@ func runCommand() *cli.Command {
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR. Bad lines are skipped,\n" +
 			"counted in the summary event and reported on stderr as path:line: converter: reason.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter `NAME` (see convert list), or auto to detect it from each input"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "receipts", Usage: "output `DIR`"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "inputs converted in parallel (0: one per CPU)"},
+			&cli.BoolFlag{Name: "force", Usage: "convert every input again, even those unchanged since the last run into --out (see .convert-manifest.json there)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
 			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
-		},
+		}, exportFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError("run needs at least one PATH (file or directory)")
@@ -63,19 +63,25 @@ func runCommand() *cli.Command {
 			if len(ins) == 0 {
 				return usageError("no *.jsonl input found under %s", strings.Join(c.Args().Slice(), " "))
 			}
+			afterWrite, err := exportHook(c)
+			if err != nil {
+				return err
+			}
 			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
 				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 					Reveal: c.String("reveal") == "names"},
-				Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
+				Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"), AfterWrite: afterWrite,
+				// An export must see every trace: the manifest's skipping is
+				// for local reruns only.
+				Force: c.Bool("force") || afterWrite != nil, Progress: terminal(c.App.ErrWriter),
 			}, c.App.ErrWriter)
-			fmt.Fprintf(c.App.ErrWriter, "convert: %d of %d inputs converted, %d events, %d lines skipped; outputs in %s\n",
-				oc.Converted, oc.Inputs, oc.Events, oc.Skipped, c.String("out"))
+			printOutcome(c.App.ErrWriter, oc, c.String("out"))
 			switch {
 			case oc.Leaks > 0:
 				return exitError{exitLeak}
 			case oc.SchemaErrors > 0:
 				return exitError{exitSchema}
-			case oc.Failed > 0:
+			case oc.Failed > 0 || oc.Interrupted > 0:
 				return exitError{exitFailed}
 			}
 			return nil
