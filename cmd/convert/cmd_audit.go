@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/audit"
+	"github.com/urfave/cli/v2"
+)
+
+// exitFindings is audit's exit code when a rule is broken (exitFailed: the
+// receipts were read, one or more failed).
+const exitFindings = exitFailed
+
+func auditCommand() *cli.Command {
+	var rules strings.Builder
+	for _, r := range audit.Rules {
+		fmt.Fprintf(&rules, "   %-26s %s\n", r[0], r[1])
+	}
+	return &cli.Command{
+		Name:      "audit",
+		Usage:     "check receipts for the failure modes a receipt alone reveals",
+		UsageText: "convert audit [--format text|json] [--as-of TIME] [--context FILE] FILE...",
+		Description: "FILE is a convert receipt (X.receipt.ndjson) or a state-assembly receipt (JSON or JSON Lines,\n" +
+			"seed 003 shape). Findings are printed as path:line: rule: message. Exit 0: no finding,\n" +
+			"1: findings (or an unreadable file), 2: usage.\n\nRULES:\n" + rules.String(),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "as-of", Usage: "the as_of `TIME` the assembly call asked for (RFC 3339)"},
+			&cli.StringFlag{Name: "context", Usage: "`FILE` with the bytes delivered to the agent, checked against output.context_hash"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("audit needs at least one FILE")
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return usageError("--format takes text or json")
+			}
+			opt := audit.Options{AsOf: c.String("as-of")}
+			if f := c.String("context"); f != "" {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					return usageError("cannot read the --context file %s", f)
+				}
+				opt.Context = b
+			}
+			all := []audit.Finding{}
+			failed := false
+			for _, p := range c.Args().Slice() {
+				fs, err := audit.File(p, opt)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: audit: %v\n", err)
+					failed = true
+					continue
+				}
+				all = append(all, fs...)
+			}
+			if format == "json" {
+				doc, err := json.MarshalIndent(struct {
+					Files    int             `json:"files"`
+					Findings []audit.Finding `json:"findings"`
+				}{c.NArg(), all}, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(c.App.Writer, string(doc))
+			} else {
+				for _, f := range all {
+					fmt.Fprintln(c.App.Writer, f)
+				}
+				if len(all) == 0 && !failed {
+					fmt.Fprintf(c.App.Writer, "%d files audited, no finding\n", c.NArg())
+				}
+			}
+			if len(all) > 0 || failed {
+				return exitError{exitFindings}
+			}
+			return nil
+		},
+	}
+}

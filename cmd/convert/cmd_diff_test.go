@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two runs of the same session: identical runs are equivalent; a planted
+// drift in a copy of the log (a bigger delivered file, changed instructions,
+// a dropped skill body) shows up as a bucket move, changes and a removal.
+func TestDiffDrift(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "basic.jsonl")
+	copyFile(t, "../../samples/session/basic.jsonl", src)
+	convertTo := func(out string) string {
+		if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, out), src); code != 0 {
+			t.Fatalf("run: %s", errs)
+		}
+		return filepath.Join(dir, out, "basic.receipt.ndjson")
+	}
+	a := convertTo("a")
+	again := convertTo("again")
+
+	b, _ := os.ReadFile(src)
+	log := string(b)
+	for old, new := range map[string]string{
+		`"delivered_text":"CANARY-nested rules: ledger amounts are integers in cents, never floats."`: `"delivered_text":"CANARY-nested rules` + strings.Repeat(" CANARY-padding", 200) + `"`,
+		`Use make check before pushing.`: `Use make check-all before pushing.`,
+	} {
+		if !strings.Contains(log, old) {
+			t.Fatalf("sample lacks %q", old)
+		}
+		log = strings.Replace(log, old, new, 1)
+	}
+	var kept []string
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, `"source_path":"CLAUDE.md"`) {
+			kept = append(kept, l)
+		}
+	}
+	os.WriteFile(src, []byte(strings.Join(kept, "\n")), 0o644)
+	drift := convertTo("b")
+
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+	}{
+		{"same session twice", []string{"diff", a, again}, 0, []string{"equivalent"}},
+		{"planted drift", []string{"diff", a, drift}, exitDiffer, []string{
+			"bucket moved: context.input.delivered.size_bucket: \"under_1kib\" -> \"under_16kib\"",
+			"- context.input.loaded [", "context.input.source.path=CLAUDE.md",
+			"selected set - context.input.loaded",
+			"context.input.source.bytes_hash: \"sha256:",
+			"~ convert.summary", "convert.input.sha256:",
+			"0 added, 1 removed,",
+		}},
+		{"json", []string{"diff", "--format", "json", a, drift}, exitDiffer, []string{`"removed": [`, `"buckets_moved": [`}},
+		{"usage", []string{"diff", a}, exitUsage, nil},
+		{"bad format", []string{"diff", "--format", "xml", a, drift}, exitUsage, nil},
+		{"not a receipt", []string{"diff", a, "../../samples/audit/good.json"}, exitFailed, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := call(t, nil, tt.args...)
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.exit, out, errs)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if tt.name == "json" {
+				var r map[string]any
+				if err := json.Unmarshal([]byte(out), &r); err != nil || r["equivalent"] != false {
+					t.Errorf("json: %v %v", err, r["equivalent"])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/contextreceipts/convert/internal/sign"
+	"github.com/urfave/cli/v2"
+)
+
+// Environment variables that carry keys. *_FILE names a file; the other
+// holds the key material itself (PEM or hmac secret), for CI secret stores.
+const (
+	envSignKeyFile   = "CONVERT_SIGNING_KEY_FILE"
+	envSignKey       = "CONVERT_SIGNING_KEY"
+	envVerifyKeyFile = "CONVERT_VERIFY_KEY_FILE"
+	envVerifyKey     = "CONVERT_VERIFY_KEY"
+)
+
+// sigSuffix is appended to a receipt's path to name its envelope.
+const sigSuffix = ".sig.json"
+
+func signCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sign",
+		Usage:     "sign receipts: write RECEIPT.sig.json, a DSSE envelope holding an in-toto statement",
+		UsageText: "convert sign --key FILE [--alg ed25519|hmac-sha256] RECEIPT...",
+		Description: "The statement names the receipt file and the source log (name and sha256) and carries the run\n" +
+			"summary. ed25519 (key from convert keygen) is for receipts shared with anyone; hmac-sha256\n" +
+			"(hmac-sha256-canonical-v1, a shared secret of 32+ bytes) is for teams. The key comes from --key,\n" +
+			envSignKeyFile + " or " + envSignKey + " and is never printed; its key id is.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, EnvVars: []string{envSignKeyFile}, Usage: "key `FILE`: an ed25519 private key (PEM) or an hmac secret"},
+			&cli.StringFlag{Name: "alg", Usage: "ed25519 or hmac-sha256 (default: what the key is)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("sign needs at least one RECEIPT")
+			}
+			key, err := loadKey(c.String("key"), envSignKey)
+			if err != nil {
+				return err
+			}
+			if a := c.String("alg"); a != "" && a != sign.Ed25519 && a != sign.HMACSHA256 {
+				return usageError("--alg takes ed25519 or hmac-sha256")
+			} else if a != "" && a != key.Alg() {
+				return usageError("--alg %s but the key is an %s key", a, key.Alg())
+			}
+			if !key.CanSign() {
+				return usageError("the key is a public key; sign with the private key (the .key file)")
+			}
+			failed := false
+			for _, p := range c.Args().Slice() {
+				out, err := signFile(p, key)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "convert: sign: %v\n", err)
+					failed = true
+					continue
+				}
+				fmt.Fprintf(c.App.Writer, "signed %s -> %s (%s)\n", p, out, key.ID())
+			}
+			if failed {
+				return exitError{exitFailed}
+			}
+			return nil
+		},
+	}
+}
+
+func signFile(path string, key *sign.Key) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	st, err := sign.NewStatement(filepath.Base(path), data, key.Alg())
+	if err != nil {
+		return "", err
+	}
+	env, err := sign.Sign(st, key)
+	if err != nil {
+		return "", err
+	}
+	doc, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	out := path + sigSuffix
+	if err := os.WriteFile(out, append(doc, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// loadKey reads the key from file, or else from the environment variable
+// env holding the material. Messages name the source, never the material.
+func loadKey(file, env string) (*sign.Key, error) {
+	var data []byte
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageError("cannot read the key file %s", file)
+		}
+		data = b
+	case os.Getenv(env) != "":
+		data = []byte(os.Getenv(env))
+	default:
+		return nil, usageError("no key: pass --key FILE or set %s", env)
+	}
+	k, err := sign.ParseKey(data)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	return k, nil
+}
+
+func keygenCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "keygen",
+		Usage:     "make a signing key: an ed25519 pair (PREFIX.key, PREFIX.pub) or an hmac secret (PREFIX.secret)",
+		UsageText: "convert keygen [--alg ed25519|hmac-sha256] [--out PREFIX]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "convert-signing", Usage: "`PREFIX` of the key files"},
+			&cli.StringFlag{Name: "alg", Value: sign.Ed25519, Usage: "ed25519 or hmac-sha256"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("keygen takes no arguments")
+			}
+			prefix := c.String("out")
+			switch c.String("alg") {
+			case sign.Ed25519:
+				priv, pub, id, err := sign.GenerateEd25519()
+				if err != nil {
+					return err
+				}
+				if err := writeNew(prefix+".key", priv, 0o600); err != nil {
+					return err
+				}
+				if err := writeNew(prefix+".pub", pub, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s\n", prefix, prefix, id)
+			case sign.HMACSHA256:
+				buf := make([]byte, 32)
+				if _, err := rand.Read(buf); err != nil {
+					return err
+				}
+				secret := []byte(hex.EncodeToString(buf) + "\n")
+				k, err := sign.ParseKey(secret)
+				if err != nil {
+					return err
+				}
+				if err := writeNew(prefix+".secret", secret, 0o600); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "wrote %s.secret (shared secret: keep it in your team's secret store); key id %s\n", prefix, k.ID())
+			default:
+				return usageError("--alg takes ed25519 or hmac-sha256")
+			}
+			return nil
+		},
+	}
+}
+
+// writeNew writes a file that must not exist yet, so keygen never
+// overwrites a key.
+func writeNew(path string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return usageError("%s exists; keygen never overwrites a key", path)
+		}
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The HMAC secret of these tests; it must never be printed.
+const testSecret = "CANARY-shared-team-secret-3f9a1c0b7d5e4a2c"
+
+// call runs the CLI in process and fails the test if a secret or a raw
+// (CANARY) value reaches stdout or stderr.
+func call(t *testing.T, secrets []string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"convert"}, args...), &stdout, &stderr)
+	all := stdout.String() + stderr.String()
+	for _, s := range append(secrets, "CANARY") {
+		if strings.Contains(all, s) {
+			t.Fatalf("output carries %q:\n%s", s, all)
+		}
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// keyMaterial is what of a key file must never be printed: every base64
+// line of a PEM file, or the whole secret.
+func keyMaterial(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(l, "-----") && len(l) > 8 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipByte changes one byte of a file in place: the byte after the first
+// occurrence of marker (or the middle byte when marker is "").
+func flipByte(t *testing.T, path, marker string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := len(b) / 2
+	if marker != "" {
+		i = bytes.Index(b, []byte(marker)) + len(marker)
+		if i < len(marker) {
+			t.Fatalf("%s lacks %q", path, marker)
+		}
+	}
+	b[i] ^= 0x01
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type signFixture struct {
+	dir, src, rec, env string
+	signKey, verifyKey string
+	secrets            []string
+}
+
+// setup converts a copy of the session sample, makes keys and signs the
+// receipt with alg.
+func setup(t *testing.T, alg string) signFixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := signFixture{dir: dir, src: filepath.Join(dir, "src", "basic.jsonl"), rec: filepath.Join(dir, "out", "basic.receipt.ndjson")}
+	f.env = f.rec + sigSuffix
+	copyFile(t, "../../samples/session/basic.jsonl", f.src)
+	if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, "out"), f.src); code != 0 {
+		t.Fatalf("run: %d %s", code, errs)
+	}
+	switch alg {
+	case "ed25519":
+		if code, out, errs := call(t, nil, "keygen", "--out", filepath.Join(dir, "k")); code != 0 || !strings.Contains(out, "key id ed25519:") {
+			t.Fatalf("keygen: %d %s %s", code, out, errs)
+		}
+		f.signKey, f.verifyKey = filepath.Join(dir, "k.key"), filepath.Join(dir, "k.pub")
+	default:
+		f.signKey = filepath.Join(dir, "team.secret")
+		f.verifyKey = f.signKey
+		if err := os.WriteFile(f.signKey, []byte(testSecret+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.secrets = keyMaterial(t, f.signKey)
+	code, out, errs := call(t, f.secrets, "sign", "--key", f.signKey, "--alg", alg, f.rec)
+	if code != 0 || !strings.Contains(out, "signed ") || !strings.Contains(out, alg+":") {
+		t.Fatalf("sign: %d %s %s", code, out, errs)
+	}
+	env, err := os.ReadFile(f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct{ Payload string }
+	json.Unmarshal(env, &e)
+	payload, _ := base64.StdEncoding.DecodeString(e.Payload)
+	for _, s := range append(f.secrets, "CANARY") {
+		if strings.Contains(string(env)+string(payload), s) {
+			t.Fatalf("envelope carries %q", s)
+		}
+	}
+	if !strings.Contains(string(payload), `"predicateType":"https://github.com/contextreceipts/convert/receipt-summary/v1"`) {
+		t.Fatalf("payload: %s", payload)
+	}
+	return f
+}
+
+// Sign -> verify round trips, and one flipped byte of the receipt, the
+// source, the payload type or the signature fails with its verdict.
+func TestSignVerify(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, f signFixture)
+		key    func(f signFixture) string
+		exit   int
+		msg    string
+	}{
+		{name: "valid", exit: exitOK, msg: "valid: "},
+		{name: "receipt byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.rec, "") }, exit: exitReceiptChanged, msg: "receipt changed: "},
+		{name: "source byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.src, "") }, exit: exitSourceChanged, msg: "source changed: "},
+		{name: "payload type byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.env, `"payloadType": "application/vnd.in-toto+js`) },
+			exit: exitBadSignature, msg: "bad signature: "},
+		{name: "signature byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.env, `"sig": "`) }, exit: exitBadSignature, msg: "bad signature: "},
+		{name: "payload byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.env, `"payload": "eyJfdHlwZSI6Imh0dHBz`) }, exit: exitBadSignature, msg: "bad signature: "},
+		{name: "unknown key", key: func(f signFixture) string {
+			p := filepath.Join(f.dir, "other.secret")
+			os.WriteFile(p, []byte("CANARY-some-other-secret-of-32-bytes-or-more"), 0o600)
+			return p
+		}, exit: exitUnknownKey, msg: "unknown key: "},
+		{name: "re-signed forged receipt", tamper: func(t *testing.T, f signFixture) {
+			flipByte(t, f.rec, `"context.input.source.size_bucket":"under_1ki`)
+			if code, _, errs := call(t, f.secrets, "sign", "--key", f.signKey, f.rec); code != 0 {
+				t.Fatal(errs)
+			}
+		}, exit: exitNotReproducible, msg: "not reproducible: "},
+	}
+	for _, alg := range []string{"ed25519", "hmac-sha256"} {
+		for _, tt := range tests {
+			t.Run(alg+"/"+tt.name, func(t *testing.T) {
+				f := setup(t, alg)
+				if tt.tamper != nil {
+					tt.tamper(t, f)
+				}
+				key := f.verifyKey
+				if tt.key != nil {
+					key = tt.key(f)
+				}
+				code, out, errs := call(t, f.secrets, "verify", "--key", key, "--source", f.src, f.env)
+				if code != tt.exit || !strings.Contains(out+errs, tt.msg) {
+					t.Errorf("exit %d, want %d (%q)\nstdout: %s\nstderr: %s", code, tt.exit, tt.msg, out, errs)
+				}
+			})
+		}
+	}
+}
+
+// Keys come from the environment too, as a file name or as the material.
+func TestKeysFromEnvironment(t *testing.T) {
+	f := setup(t, "hmac-sha256")
+	t.Setenv(envSignKey, testSecret)
+	if code, _, errs := call(t, f.secrets, "sign", f.rec); code != 0 {
+		t.Fatalf("sign with %s: %s", envSignKey, errs)
+	}
+	t.Setenv(envVerifyKeyFile, f.verifyKey)
+	if code, out, errs := call(t, f.secrets, "verify", f.env); code != 0 || !strings.Contains(out, "source not checked") {
+		t.Fatalf("verify with %s: %d %s %s", envVerifyKeyFile, code, out, errs)
+	}
+	os.Unsetenv(envVerifyKeyFile)
+	t.Setenv(envVerifyKey, testSecret)
+	if code, _, errs := call(t, f.secrets, "verify", "--receipt", f.rec, f.env); code != 0 {
+		t.Fatalf("verify with %s: %s", envVerifyKey, errs)
+	}
+}
+
+func TestSignVerifyUsage(t *testing.T) {
+	f := setup(t, "ed25519")
+	short := filepath.Join(f.dir, "short")
+	os.WriteFile(short, []byte("CANARY-short"), 0o600)
+	tests := []struct {
+		name string
+		args []string
+		exit int
+		msg  string
+	}{
+		{"sign without receipt", []string{"sign", "--key", f.signKey}, exitUsage, "at least one RECEIPT"},
+		{"sign without key", []string{"sign", f.rec}, exitUsage, "no key"},
+		{"sign with the public key", []string{"sign", "--key", f.verifyKey, f.rec}, exitUsage, "public key"},
+		{"sign alg mismatch", []string{"sign", "--key", f.signKey, "--alg", "hmac-sha256", f.rec}, exitUsage, "ed25519 key"},
+		{"short secret", []string{"sign", "--key", short, f.rec}, exitUsage, "at least 32 bytes"},
+		{"sign a non-receipt", []string{"sign", "--key", f.signKey, f.src}, exitFailed, "convert.summary"},
+		{"keygen never overwrites", []string{"keygen", "--out", filepath.Join(f.dir, "k")}, exitUsage, "never overwrites"},
+		{"verify without envelope", []string{"verify", "--key", f.verifyKey}, exitUsage, "exactly one ENVELOPE"},
+		{"verify a non-envelope", []string{"verify", "--key", f.verifyKey, f.rec}, exitFailed, "not a DSSE envelope"},
+		{"verify with the private key", []string{"verify", "--key", f.signKey, "--source", f.src, f.env}, exitOK, "byte-identical"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := call(t, append(f.secrets, "CANARY-short"), tt.args...)
+			if code != tt.exit || !strings.Contains(out+errs, tt.msg) {
+				t.Errorf("exit %d, want %d (%q)\nstdout: %s\nstderr: %s", code, tt.exit, tt.msg, out, errs)
+			}
+		})
+	}
+}
+
+// A Claude Code session with a subagent: the companion is re-converted
+// too, and a change to it is a changed source.
+func TestVerifySessionGroup(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../samples/claude_code/basic"
+	var main, sub string
+	filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dir, "in", rel))
+		if strings.HasSuffix(p, ".jsonl") {
+			if strings.Contains(p, "subagents") {
+				sub = filepath.Join(dir, "in", rel)
+			} else {
+				main = filepath.Join(dir, "in", rel)
+			}
+		}
+		return nil
+	})
+	if main == "" || sub == "" {
+		t.Fatal("sample layout changed")
+	}
+	if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, "out"), filepath.Join(dir, "in")); code != 0 {
+		t.Fatal(errs)
+	}
+	rel, _ := filepath.Rel(filepath.Join(dir, "in"), main)
+	rec := filepath.Join(dir, "out", strings.TrimSuffix(rel, ".jsonl")+".receipt.ndjson")
+	call(t, nil, "keygen", "--out", filepath.Join(dir, "k"))
+	secrets := keyMaterial(t, filepath.Join(dir, "k.key"))
+	if code, _, errs := call(t, secrets, "sign", "--key", filepath.Join(dir, "k.key"), rec); code != 0 {
+		t.Fatal(errs)
+	}
+	verify := func() (int, string) {
+		code, out, errs := call(t, secrets, "verify", "--key", filepath.Join(dir, "k.pub"), "--source", main, rec+sigSuffix)
+		return code, out + errs
+	}
+	if code, msg := verify(); code != exitOK || !strings.Contains(msg, "1 companion files re-converted byte-identical") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	b, _ := os.ReadFile(sub)
+	os.WriteFile(sub, append(b, '\n'), 0o644) // a blank line: still converts, other bytes
+	if code, msg := verify(); code != exitSourceChanged || !strings.Contains(msg, "companion files") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+}
+
+// A receipt made in keyed mode needs its hash key to be re-converted.
+func TestVerifyKeyedMode(t *testing.T) {
+	f := setup(t, "ed25519")
+	hk := filepath.Join(f.dir, "hash.key")
+	os.WriteFile(hk, []byte("CANARY-hash-key-0123456789abcdef"), 0o600)
+	secrets := append(f.secrets, "CANARY-hash-key")
+	if code, _, errs := call(t, secrets, "run", "--hash-key-file", hk, "--out", filepath.Join(f.dir, "out"), f.src); code != 0 {
+		t.Fatal(errs)
+	}
+	call(t, secrets, "sign", "--key", f.signKey, f.rec)
+	if code, _, errs := call(t, secrets, "verify", "--key", f.verifyKey, "--source", f.src, f.env); code != exitUsage || !strings.Contains(errs, "--hash-key-file") {
+		t.Errorf("without the hash key: %d %s", code, errs)
+	}
+	if code, out, errs := call(t, secrets, "verify", "--key", f.verifyKey, "--hash-key-file", hk, "--source", f.src, f.env); code != exitOK {
+		t.Errorf("with the hash key: %d %s %s", code, out, errs)
+	}
+}

@@ -1,0 +1,351 @@
+// Package diff compares two convert.receipt.v1 receipts structurally:
+// events added, removed or changed (matched by name and identity), buckets
+// that moved, events that entered or left the selected and omitted sets,
+// and the summary's changes. Receipts are content-free, so every value it
+// prints already is.
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// Event is one receipt line as the diff sees it.
+type Event struct {
+	Line     int
+	Name     string
+	Identity string            // identity attributes, "k=v" joined by ", "; "#n" when repeated
+	Attrs    map[string]string // compact JSON of each attribute, plus "time"
+}
+
+// Ref names an event of one side.
+type Ref struct {
+	Name     string `json:"name"`
+	Identity string `json:"identity"`
+	Line     int    `json:"line"`
+}
+
+// AttrChange is one attribute that differs; From or To is "" when absent.
+type AttrChange struct {
+	Attr   string `json:"attr"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Bucket bool   `json:"bucket,omitempty"` // both values are bucket labels
+}
+
+// Change is an event present on both sides with different attributes.
+type Change struct {
+	Name     string       `json:"name"`
+	Identity string       `json:"identity"`
+	LineA    int          `json:"line_a"`
+	LineB    int          `json:"line_b"`
+	Attrs    []AttrChange `json:"attrs"`
+}
+
+// Move is a bucket attribute of a matched event that changed bucket.
+type Move struct {
+	Name     string `json:"name"`
+	Identity string `json:"identity"`
+	Attr     string `json:"attr"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+}
+
+// SetChange lists the events that entered and left a set between A and B.
+type SetChange struct {
+	Entered []string `json:"entered"`
+	Left    []string `json:"left"`
+}
+
+// Result is the whole difference of A and B.
+type Result struct {
+	Added        []Ref        `json:"added"`
+	Removed      []Ref        `json:"removed"`
+	Changed      []Change     `json:"changed"`
+	BucketsMoved []Move       `json:"buckets_moved"`
+	Selected     SetChange    `json:"selected"`
+	Omitted      SetChange    `json:"omitted"`
+	Summary      []AttrChange `json:"summary"`
+	Equivalent   bool         `json:"equivalent"`
+}
+
+// identitySuffixes mark the attributes that say which thing an event is
+// about (as opposed to what was observed of it).
+var identitySuffixes = []string{".path_hash", ".uri_hash", ".name_hash", ".id_hash", ".key_hash", ".id", "_id", ".path", ".uri", ".name"}
+
+// sessionKeys name the session every event belongs to, not the event.
+var sessionKeys = map[string]bool{"session.id": true, "gen_ai.conversation.id": true}
+
+// omittedValues are attribute values that put an event in the omitted set.
+var omittedValues = map[string]bool{"omitted": true, "suppressed": true, "dropped": true, "excluded": true,
+	"pruned": true, "evicted": true, "not_selected": true, "rejected": true, "filtered": true}
+
+var bucketLabels = func() map[string]bool {
+	m := map[string]bool{"0": true, "invalid": true}
+	for _, l := range receipt.Ladders() {
+		for _, s := range l.Labels {
+			m[s] = true
+		}
+	}
+	return m
+}()
+
+// Parse reads a receipt: its events, and the summary's attributes.
+func Parse(name string, data []byte) (events []Event, summary map[string]string, err error) {
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'})
+	seen := map[string]int{}
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var ln struct {
+			Name       string                     `json:"name"`
+			Time       string                     `json:"time"`
+			Schema     string                     `json:"schema"`
+			Attributes map[string]json.RawMessage `json:"attributes"`
+		}
+		if err := json.Unmarshal(l, &ln); err != nil || ln.Name == "" {
+			return nil, nil, fmt.Errorf("%s:%d: not a receipt line", name, i+1)
+		}
+		if ln.Schema != receipt.SchemaID {
+			return nil, nil, fmt.Errorf("%s:%d: schema is not %s", name, i+1, receipt.SchemaID)
+		}
+		attrs := map[string]string{}
+		for k, v := range ln.Attributes {
+			var b bytes.Buffer
+			if json.Compact(&b, v) == nil {
+				attrs[k] = b.String()
+			}
+		}
+		if ln.Name == "convert.summary" {
+			summary = attrs
+			continue
+		}
+		if ln.Time != "" {
+			attrs["time"] = `"` + ln.Time + `"`
+		}
+		id := identity(attrs)
+		seen[ln.Name+"\x00"+id]++
+		if n := seen[ln.Name+"\x00"+id]; n > 1 {
+			id = strings.TrimPrefix(id+fmt.Sprintf(" #%d", n), " ")
+		}
+		events = append(events, Event{Line: i + 1, Name: ln.Name, Identity: id, Attrs: attrs})
+	}
+	if summary == nil {
+		return nil, nil, fmt.Errorf("%s: no convert.summary line", name)
+	}
+	return events, summary, nil
+}
+
+func identity(attrs map[string]string) string {
+	var parts []string
+	for k, v := range attrs {
+		if sessionKeys[k] {
+			continue
+		}
+		for _, s := range identitySuffixes {
+			if strings.HasSuffix(k, s) {
+				parts = append(parts, k+"="+unquote(v))
+				break
+			}
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func unquote(v string) string {
+	var s string
+	if json.Unmarshal([]byte(v), &s) == nil {
+		return s
+	}
+	return v
+}
+
+// Receipts compares the receipt bytes a and b.
+func Receipts(nameA string, a []byte, nameB string, b []byte) (*Result, error) {
+	ea, sa, err := Parse(nameA, a)
+	if err != nil {
+		return nil, err
+	}
+	eb, sb, err := Parse(nameB, b)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(ea, sa, eb, sb), nil
+}
+
+// Compare compares parsed receipts.
+func Compare(ea []Event, sa map[string]string, eb []Event, sb map[string]string) *Result {
+	r := &Result{Added: []Ref{}, Removed: []Ref{}, Changed: []Change{}, BucketsMoved: []Move{}, Summary: []AttrChange{},
+		Selected: SetChange{[]string{}, []string{}}, Omitted: SetChange{[]string{}, []string{}}}
+	key := func(e Event) string { return e.Name + "\x00" + e.Identity }
+	inB := map[string]Event{}
+	for _, e := range eb {
+		inB[key(e)] = e
+	}
+	inA := map[string]bool{}
+	for _, e := range ea {
+		inA[key(e)] = true
+		f, ok := inB[key(e)]
+		if !ok {
+			r.Removed = append(r.Removed, Ref{e.Name, e.Identity, e.Line})
+			continue
+		}
+		ch := attrChanges(e.Attrs, f.Attrs)
+		if len(ch) == 0 {
+			continue
+		}
+		r.Changed = append(r.Changed, Change{e.Name, e.Identity, e.Line, f.Line, ch})
+		for _, c := range ch {
+			if c.Bucket {
+				r.BucketsMoved = append(r.BucketsMoved, Move{e.Name, e.Identity, c.Attr, unquote(c.From), unquote(c.To)})
+			}
+		}
+	}
+	for _, e := range eb {
+		if !inA[key(e)] {
+			r.Added = append(r.Added, Ref{e.Name, e.Identity, e.Line})
+		}
+	}
+	r.Selected = setChange(ea, eb, isSelected)
+	r.Omitted = setChange(ea, eb, isOmitted)
+	r.Summary = attrChanges(sa, sb)
+	r.Equivalent = len(r.Added)+len(r.Removed)+len(r.Changed)+len(r.Summary) == 0
+	return r
+}
+
+func attrChanges(a, b map[string]string) []AttrChange {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var out []AttrChange
+	for k := range keys {
+		if a[k] != b[k] {
+			out = append(out, AttrChange{Attr: k, From: a[k], To: b[k],
+				Bucket: bucketLabels[unquote(a[k])] && bucketLabels[unquote(b[k])] && a[k] != "" && b[k] != ""})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Attr < out[j].Attr })
+	return out
+}
+
+func isSelected(e Event) bool {
+	for _, v := range e.Attrs {
+		if v == `"selected"` {
+			return true
+		}
+	}
+	return strings.HasSuffix(e.Name, ".selected")
+}
+
+func isOmitted(e Event) bool {
+	for _, v := range e.Attrs {
+		if omittedValues[unquote(v)] {
+			return true
+		}
+	}
+	for w := range omittedValues {
+		if strings.Contains(e.Name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func setChange(ea, eb []Event, in func(Event) bool) SetChange {
+	set := func(es []Event) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range es {
+			if in(e) {
+				m[label(e.Name, e.Identity)] = true
+			}
+		}
+		return m
+	}
+	a, b := set(ea), set(eb)
+	sc := SetChange{Entered: []string{}, Left: []string{}}
+	for k := range b {
+		if !a[k] {
+			sc.Entered = append(sc.Entered, k)
+		}
+	}
+	for k := range a {
+		if !b[k] {
+			sc.Left = append(sc.Left, k)
+		}
+	}
+	sort.Strings(sc.Entered)
+	sort.Strings(sc.Left)
+	return sc
+}
+
+func label(name, id string) string {
+	if id == "" {
+		return name
+	}
+	return name + " [" + id + "]"
+}
+
+// WriteText prints r for people: one line per difference, then a count.
+func (r *Result) WriteText(w io.Writer, nameA, nameB string) {
+	fmt.Fprintf(w, "--- %s\n+++ %s\n", nameA, nameB)
+	for _, e := range r.Removed {
+		fmt.Fprintf(w, "- %s (A line %d)\n", label(e.Name, e.Identity), e.Line)
+	}
+	for _, e := range r.Added {
+		fmt.Fprintf(w, "+ %s (B line %d)\n", label(e.Name, e.Identity), e.Line)
+	}
+	for _, c := range r.Changed {
+		fmt.Fprintf(w, "~ %s (A line %d, B line %d)\n", label(c.Name, c.Identity), c.LineA, c.LineB)
+		writeAttrs(w, "    ", c.Attrs)
+	}
+	for _, s := range []struct {
+		name string
+		sc   SetChange
+	}{{"selected", r.Selected}, {"omitted", r.Omitted}} {
+		for _, e := range s.sc.Entered {
+			fmt.Fprintf(w, "%s set + %s\n", s.name, e)
+		}
+		for _, e := range s.sc.Left {
+			fmt.Fprintf(w, "%s set - %s\n", s.name, e)
+		}
+	}
+	if len(r.Summary) > 0 {
+		fmt.Fprintln(w, "~ convert.summary")
+		writeAttrs(w, "    ", r.Summary)
+	}
+	if r.Equivalent {
+		fmt.Fprintln(w, "equivalent")
+		return
+	}
+	fmt.Fprintf(w, "%d added, %d removed, %d changed, %d buckets moved, %d summary attributes changed\n",
+		len(r.Added), len(r.Removed), len(r.Changed), len(r.BucketsMoved), len(r.Summary))
+}
+
+func writeAttrs(w io.Writer, indent string, cs []AttrChange) {
+	for _, c := range cs {
+		kind := ""
+		if c.Bucket {
+			kind = "bucket moved: "
+		}
+		fmt.Fprintf(w, "%s%s%s: %s -> %s\n", indent, kind, c.Attr, orAbsent(c.From), orAbsent(c.To))
+	}
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return s
+}
