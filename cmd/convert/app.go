@@ -26,7 +26,8 @@ const exitHelp = `EXIT CODES:
    1  one or more inputs failed; the others were still converted
    2  usage error
    3  leak detected: an output would have carried raw input, nothing written for it
-   4  schema violation in an output`
+   4  schema violation in an output
+   10-14  convert verify verdicts (see convert verify --help)`
 
 // exitError carries an exit code out of an Action; its message (if any) was
 // already printed.
@@ -53,7 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:                stdout,
 		ErrWriter:             stderr,
 		HideHelpCommand:       true,
-		Commands:              []*cli.Command{runCommand(), listCommand(), validateCommand(), leakcheckCommand()},
+		Commands:              []*cli.Command{runCommand(), listCommand(), validateCommand(), leakcheckCommand(), signCommand(), keygenCommand(), verifyCommand(), auditCommand(), diffCommand(), prepareCommand()},
 		ExitErrHandler:        func(*cli.Context, error) {},
 		CommandNotFound: func(c *cli.Context, name string) {
 			fmt.Fprintf(stderr, "convert: unknown command %q (see convert --help)\n", name)
