@@ -68,3 +68,20 @@ demo-prepare: build
 	  $(BIN) validate $(OUT)/prepare/prepare.otel.json; \
 	  $(BIN) prepare leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
 	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json
+
+# fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
+# executions and whether it found anything (a finding is written under the
+# package's testdata/fuzz/ and fails the target; plain go test replays it).
+FUZZTIME ?= 60s
+FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck \
+	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare
+.PHONY: fuzz
+fuzz:
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) 2>&1); rc=$$?; \
+	  execs=$$(printf '%s\n' "$$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2); \
+	  if [ $$rc -eq 0 ]; then verdict="no finding"; else verdict="FINDING (see $$pkg/testdata/fuzz/$$name)"; status=1; \
+	    printf '%s\n' "$$out" | grep -v '^fuzz: elapsed' | head -20; fi; \
+	  printf '%-26s %-22s %12s execs  %s\n' "$$name" "$$pkg" "$${execs:-0}" "$$verdict"; \
+	done; exit $$status

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
@@ -176,13 +177,21 @@ func addFile(outs *leak.Outputs, path string) error {
 
 // vocabulary is every string the program itself writes: schema keys, enum
 // and const values, event names, converter and span names.
+// It is built once per process and only read afterwards.
 func vocabulary(set *schema.Set) map[string]bool {
-	vocab := set.Vocabulary()
-	for _, c := range converters.All() {
-		vocab[c.Name], vocab[c.SpanName] = true, true
-	}
+	vocabOnce.Do(func() {
+		vocab = set.Vocabulary()
+		for _, c := range converters.All() {
+			vocab[c.Name], vocab[c.SpanName] = true, true
+		}
+	})
 	return vocab
 }
+
+var (
+	vocabOnce sync.Once
+	vocab     map[string]bool
+)
 
 // validateTraceLines checks an OTLP file-exporter file: one TracesData per line.
 func validateTraceLines(path string) ([]string, error) {
