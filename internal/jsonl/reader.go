@@ -32,6 +32,9 @@ type Reader struct {
 	n     int
 	bytes int64
 	Blank int
+	// Skip, when set, names lines the caller does not need: they are read
+	// past without being kept (Bytes nil, Skipped true), whatever their size.
+	Skip func(lineNo int) bool
 }
 
 type counter struct {
@@ -86,10 +89,11 @@ func (r *Reader) next() (Line, error) {
 		return Line{}, err
 	}
 	// A long line, or the last one without a newline: gather its chunks,
-	// keeping at most the cap (plus room for "\r\n") in memory.
+	// keeping at most the cap (plus room for "\r\n") in memory, and
+	// nothing at all of a line the caller skips.
 	r.buf = append(r.buf[:0], chunk...)
 	size := int64(len(chunk))
-	tooLong := len(r.buf) > r.max+2
+	tooLong := len(r.buf) > r.max+2 || (r.Skip != nil && r.Skip(r.n+1))
 	for !errors.Is(err, io.EOF) {
 		chunk, err = r.br.ReadSlice('\n')
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -107,14 +111,31 @@ func (r *Reader) next() (Line, error) {
 				r.buf = append(r.buf[:0], r.buf[len(r.buf)-2:]...)
 			}
 		} else {
-			r.buf = append(r.buf, chunk...)
+			r.buf = r.grow(chunk)
 		}
 		if err == nil {
 			break
 		}
 	}
 	r.n++
-	return r.finish(r.buf, size, tooLong, errors.Is(err, io.EOF)), nil
+	l := r.finish(r.buf, size, tooLong, errors.Is(err, io.EOF))
+	if cap(r.buf) > 1<<20 {
+		r.buf = nil // let a huge line's buffer go
+	}
+	return l, nil
+}
+
+// grow appends chunk to the line buffer, doubling its capacity but never
+// past the cap: a line near the cap leaves little garbage behind, where
+// append's gentler growth for large slices would copy it many times.
+func (r *Reader) grow(chunk []byte) []byte {
+	need := len(r.buf) + len(chunk)
+	if need > cap(r.buf) {
+		nb := make([]byte, len(r.buf), min(max(2*cap(r.buf), need), r.max+2))
+		copy(nb, r.buf)
+		r.buf = nb
+	}
+	return append(r.buf, chunk...)
 }
 
 // finish strips the line terminator ("\n", "\r\n", or a final "\r" on

@@ -364,6 +364,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	for {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
