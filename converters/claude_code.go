@@ -123,10 +123,7 @@ type claudeUsage struct {
 }
 
 type claudeState struct {
-	env     Env
-	h       receipt.Hasher
-	session string
-	out     *Output
+	native
 
 	file     int
 	fileRel  string
@@ -155,42 +152,13 @@ type claudeState struct {
 
 func newClaude(env Env) *claudeState {
 	return &claudeState{
-		env: env, h: env.Hash,
+		native: native{env: env, h: env.Hash},
 		agents: map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
 		tools:  map[string]*claudeTool{}, chats: map[string]int{}, usage: map[string]*claudeUsage{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
 	}
-}
-
-// name writes a private name (MCP server or tool, skill, subagent type): a
-// digest unless names are revealed and it is a token.
-func (c *claudeState) name(v string) string {
-	if c.env.RevealNames && receipt.IsToken(v) {
-		return v
-	}
-	return c.h.Text(v)
-}
-
-// nameAttr writes a private name under key+".name_hash", or under
-// key+".name" in clear when names are revealed and it is a token.
-func (c *claudeState) nameAttr(key, v string) receipt.Attr {
-	if c.env.RevealNames && receipt.IsToken(v) {
-		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
-	}
-	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
-}
-
-// digest hashes a value: text as text, anything else as canonical JSON.
-func (c *claudeState) digest(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return c.h.Text(v.Str)
-	}
-	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
-		return d
-	}
-	return c.h.Text(v.Raw)
 }
 
 func (c *claudeState) StartFile(f SourceFile, out *Output) error {
@@ -241,14 +209,6 @@ func (c *claudeState) typeKey(t string) string {
 		return t
 	}
 	return c.h.Text(t)
-}
-
-// emit writes an event on span (an agent or tool span key; "" is the root).
-func (c *claudeState) emit(r Record, span, name string, a receipt.Attrs) {
-	if c.session != "" {
-		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
-	}
-	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
 }
 
 // agentFor returns the agent a record belongs to, starting subagent spans as
@@ -373,14 +333,6 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 		return ""
 	}
 	return c.h.Text(strings.Join(texts, "\n"))
-}
-
-// label passes an id through when it is a token and hashes it otherwise.
-func (c *claudeState) label(v string) string {
-	if receipt.IsToken(v) {
-		return v
-	}
-	return c.h.Text(v)
 }
 
 // touch stretches a span to cover a record time.

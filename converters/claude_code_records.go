@@ -1,7 +1,6 @@
 package converters
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -591,19 +590,6 @@ func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Resul
 		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
 	}
 	c.emit(r, agent.key, "mcp.tool_index.loaded", a)
-}
-
-// listDigest hashes a list of names as canonical JSON.
-func (c *claudeState) listDigest(items []string) string {
-	if items == nil {
-		items = []string{}
-	}
-	doc, _ := json.Marshal(items)
-	d, err := c.h.JSON(doc)
-	if err != nil {
-		return c.h.Bytes(doc)
-	}
-	return d
 }
 
 // str returns a pointer to a string value, nil when v is not a string.

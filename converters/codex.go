@@ -143,13 +143,10 @@ func codexUsageOf(v gjson.Result) codexUsage {
 }
 
 type codexState struct {
-	env     Env
-	h       receipt.Hasher
-	out     *Output
-	session string
-	fileID  string // thread id from the file name, when the records have none
-	model   string
-	chat    int // index in out.Spans of the current turn's chat span; -1 before the first turn
+	native
+	fileID string // thread id from the file name, when the records have none
+	model  string
+	chat   int // index in out.Spans of the current turn's chat span; -1 before the first turn
 
 	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
 	tools        map[string]*codexTool
@@ -173,7 +170,7 @@ type codexState struct {
 
 func newCodex(env Env) *codexState {
 	return &codexState{
-		env: env, h: env.Hash, chat: -1, historyStart: -1,
+		native: native{env: env, h: env.Hash}, chat: -1, historyStart: -1,
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
 		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
@@ -190,44 +187,6 @@ func (c *codexState) StartFile(f SourceFile, out *Output) error {
 		}
 	}
 	return nil
-}
-
-func (c *codexState) name(v string) string {
-	if c.env.RevealNames && receipt.IsToken(v) {
-		return v
-	}
-	return c.h.Text(v)
-}
-
-func (c *codexState) nameAttr(key, v string) receipt.Attr {
-	if c.env.RevealNames && receipt.IsToken(v) {
-		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
-	}
-	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
-}
-
-func (c *codexState) label(v string) string {
-	if receipt.IsToken(v) {
-		return v
-	}
-	return c.h.Text(v)
-}
-
-func (c *codexState) digest(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return c.h.Text(v.Str)
-	}
-	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
-		return d
-	}
-	return c.h.Text(v.Raw)
-}
-
-func (c *codexState) emit(r Record, span, name string, a receipt.Attrs) {
-	if c.session != "" {
-		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
-	}
-	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
 }
 
 func (c *codexState) typeKey(t string) string {

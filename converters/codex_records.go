@@ -299,10 +299,6 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 	c.emit(r, t.key, "mcp.tool_search.performed", a)
 }
 
-func (c *codexState) listDigest(items []string) string {
-	return (&claudeState{h: c.h}).listDigest(items)
-}
-
 // agentMessage is an inter-agent message: from a child thread, it is what
 // the subagent brought back to this one.
 func (c *codexState) agentMessage(r Record, p gjson.Result) {

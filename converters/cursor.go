@@ -117,10 +117,7 @@ type cursorTool struct {
 }
 
 type cursorState struct {
-	env     Env
-	h       receipt.Hasher
-	out     *Output
-	session string
+	native
 	fileID  string
 	model   string
 	cur     string // span key of the agent the records belong to; "" is the root
@@ -140,7 +137,7 @@ type cursorState struct {
 }
 
 func newCursor(env Env) *cursorState {
-	return &cursorState{env: env, h: env.Hash, tools: map[string]*cursorTool{}, chats: map[string]int{},
+	return &cursorState{native: native{env: env, h: env.Hash}, tools: map[string]*cursorTool{}, chats: map[string]int{},
 		typeCounts: map[string]int64{}, counts: map[string]int64{}, bound: map[string]bool{}}
 }
 
@@ -186,37 +183,6 @@ func (c *cursorState) subagentFile(r Record) {
 		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
 	})
 	c.counts["subagents"]++
-}
-
-func (c *cursorState) label(v string) string {
-	if receipt.IsToken(v) {
-		return v
-	}
-	return c.h.Text(v)
-}
-
-func (c *cursorState) nameAttr(key, v string) receipt.Attr {
-	if c.env.RevealNames && receipt.IsToken(v) {
-		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
-	}
-	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
-}
-
-func (c *cursorState) digest(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return c.h.Text(v.Str)
-	}
-	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
-		return d
-	}
-	return c.h.Text(v.Raw)
-}
-
-func (c *cursorState) emit(r Record, span, name string, a receipt.Attrs) {
-	if c.session != "" {
-		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
-	}
-	c.out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
 }
 
 // gap writes an explicit audit gap: something the format never records.

@@ -32,7 +32,7 @@ func printOutcome(w io.Writer, oc pipeline.Outcome, out string) {
 	}
 	fmt.Fprintf(w, "; outputs in %s\n", out)
 	row := func(k, v string) { fmt.Fprintf(w, "  %-14s %s\n", k, v) }
-	row("bytes read", humanBytes(oc.Bytes))
+	row("bytes read", pipeline.HumanBytes(oc.Bytes))
 	row("events", fmt.Sprint(oc.Events))
 	skipped := fmt.Sprint(oc.Skipped)
 	if len(oc.SkipReasons) > 0 {
@@ -50,16 +50,4 @@ func printOutcome(w io.Writer, oc pipeline.Outcome, out string) {
 			fmt.Fprintf(w, "    %s\n", f)
 		}
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -119,8 +119,8 @@ func (r *Reader) next() (Line, error) {
 	}
 	r.n++
 	l := r.finish(r.buf, size, tooLong, errors.Is(err, io.EOF))
-	if cap(r.buf) > 1<<20 {
-		r.buf = nil // let a huge line's buffer go
+	if cap(r.buf) > 8<<20 {
+		r.buf = nil // let a huge line's buffer go; keep ordinary ones for reuse
 	}
 	return l, nil
 }

@@ -149,7 +149,7 @@ func addFile(outs *leak.Outputs, path string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if gjson.ValidBytes(doc) {
-			addStrings(outs, gjson.ParseBytes(doc), path)
+			addStrings(outs, gjson.ParseBytes(doc), path, nil)
 			return nil
 		}
 		outs.Add(string(doc), path)
@@ -161,7 +161,7 @@ func addFile(outs *leak.Outputs, path string) error {
 		if len(line) > 0 {
 			where := path + " line " + strconv.Itoa(n)
 			if t := strings.TrimRight(line, "\r\n"); gjson.Valid(t) {
-				addStrings(outs, gjson.Parse(t), where)
+				addStrings(outs, gjson.Parse(t), where, nil)
 			} else {
 				outs.Add(t, where)
 			}

@@ -264,10 +264,10 @@ func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []s
 	outs := leak.NewOutputs(vocabulary(set))
 	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
-		addStrings(outs, gjson.ParseBytes(l), recName+" line "+strconv.Itoa(i+1))
+		addStrings(outs, gjson.ParseBytes(l), recName+" line "+strconv.Itoa(i+1), derivedFields)
 	}
 	if trace != nil {
-		addStrings(outs, gjson.ParseBytes(trace), OutputName(f.rel, ".otel.json"))
+		addStrings(outs, gjson.ParseBytes(trace), OutputName(f.rel, ".otel.json"), derivedFields)
 	}
 	for i, d := range f.diags {
 		outs.Add(d, "stderr message "+strconv.Itoa(i+1))
@@ -316,20 +316,33 @@ func stderrIndex(where string) (int, bool) {
 	return 0, false
 }
 
-// addStrings adds every key and string value of a JSON document.
-func addStrings(outs *leak.Outputs, v gjson.Result, where string) {
+// addStrings adds every key and string value of a JSON document, except the
+// values of the keys in skip.
+func addStrings(outs *leak.Outputs, v gjson.Result, where string, skip map[string]bool) {
 	switch {
 	case v.Type == gjson.String:
 		outs.Add(v.Str, where)
 	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { addStrings(outs, e, where); return true })
+		v.ForEach(func(_, e gjson.Result) bool { addStrings(outs, e, where, skip); return true })
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
 			outs.Add(k.Str, where)
-			addStrings(outs, e, where)
+			if !skip[k.Str] {
+				addStrings(outs, e, where, skip)
+			}
 			return true
 		})
 	}
+}
+
+// derivedFields hold values the pipeline itself derives from digests and
+// parsed times (ids, unix nanoseconds): they cannot carry input content, and
+// a long session has hundreds of thousands of them, so the outputs it
+// writes leave them out of the leak index. Files given to convert leakcheck
+// are indexed whole.
+var derivedFields = map[string]bool{
+	"trace_id": true, "span_id": true, "traceId": true, "spanId": true, "parentSpanId": true,
+	"timeUnixNano": true, "startTimeUnixNano": true, "endTimeUnixNano": true,
 }
 
 // screenFailure runs the leak check over the message of a failed input (and

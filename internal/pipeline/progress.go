@@ -49,7 +49,7 @@ func (p *progress) print() {
 		eta = (time.Duration(float64(p.totalBytes-b) / (float64(b) / el) * float64(time.Second))).Round(time.Second).String()
 	}
 	fmt.Fprintf(p.w, "\r\033[Kconvert: %d/%d files  %s/%s  %.1f MB/s  ETA %s",
-		p.done.Load(), p.files, humanBytes(b), humanBytes(p.totalBytes), rate, eta)
+		p.done.Load(), p.files, HumanBytes(b), HumanBytes(p.totalBytes), rate, eta)
 }
 
 func (p *progress) end() {
@@ -57,7 +57,8 @@ func (p *progress) end() {
 	<-p.finished
 }
 
-func humanBytes(n int64) string {
+// HumanBytes renders a byte count for people (KiB, MiB, GiB).
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
