@@ -309,3 +309,23 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		t.Errorf("files left: %v", entries)
 	}
 }
+
+// TestFailedRenameLeavesNothing: when the trace cannot be put in place the
+// receipt written just before it is taken back, and no temporary remains.
+func TestFailedRenameLeavesNothing(t *testing.T) {
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, "basic.otel.json", "blocker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
+	var stderr bytes.Buffer
+	if oc := Run(context.Background(), ins, RunOptions{Out: out}, &stderr); oc.Failed != 1 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if e.Name() != "basic.otel.json" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}

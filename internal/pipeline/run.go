@@ -291,6 +291,9 @@ func write(dir, rel string, rec, trace []byte, traceExt string) error {
 	}
 	for i, f := range files {
 		if err := os.Rename(temps[i], f.path); err != nil {
+			for _, done := range files[:i] { // no receipt without its trace
+				os.Remove(done.path)
+			}
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
 		temps[i] = ""
