@@ -329,3 +329,27 @@ func TestFailedRenameLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsAreNeverWrittenInPlace: outputs are written to a temporary
+// file and renamed over the final name, so a reader never sees a partial
+// file. Proved with an output name that points at /dev/full: writing in
+// place fails (no space left), a rename simply replaces the link.
+func TestOutputsAreNeverWrittenInPlace(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("/dev/full is a Linux device") // the machines this project runs on have it
+	}
+	out := t.TempDir()
+	rec := filepath.Join(out, "basic.receipt.ndjson")
+	if err := os.Symlink("/dev/full", rec); err != nil {
+		t.Fatal(err)
+	}
+	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
+	var stderr bytes.Buffer
+	if oc := Run(context.Background(), ins, RunOptions{Out: out}, &stderr); oc.Converted != 1 {
+		t.Fatalf("outcome %+v: %s", oc, stderr.String())
+	}
+	st, err := os.Lstat(rec)
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		t.Fatalf("the receipt was not put in place by a rename: %v %v", st, err)
+	}
+}
