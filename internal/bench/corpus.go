@@ -94,12 +94,12 @@ func (g *gen) writeFile(path string, size int64, sidechain bool) (int64, error) 
 	g.w, g.n = bufio.NewWriterSize(fh, 1<<20), 0
 	env := func(t, uuid string) map[string]any {
 		return map[string]any{"type": t, "uuid": uuid, "parentUuid": nil, "isSidechain": sidechain, "sessionId": g.sid,
-			"version": "2.1.114", "cwd": "/home/dev/" + g.text(12), "gitBranch": "main", "userType": "external", "timestamp": g.ts()}
+			"version": "2.1.114", "cwd": "/Users/dev/" + g.text(12), "gitBranch": "main", "userType": "external", "timestamp": g.ts()}
 	}
 	for g.n < size {
 		if g.r.IntN(8) == 0 {
 			g.line(map[string]any{"type": "file-history-snapshot", "messageId": g.id("m"), "snapshot": map[string]any{
-				"trackedFileBackups": map[string]any{"/home/dev/src/" + g.text(10): map[string]any{"backupFileName": g.id("") + "@v2", "version": 2}}}})
+				"trackedFileBackups": map[string]any{"/Users/dev/src/" + g.text(10): map[string]any{"backupFileName": g.id("") + "@v2", "version": 2}}}})
 		}
 		u := env("user", g.id("u"))
 		u["message"] = map[string]any{"role": "user", "content": g.text(80 + g.r.IntN(400))}
@@ -160,7 +160,7 @@ func (g *gen) codexRollout(path string, size int64) (int64, error) {
 	}
 	g.w, g.n, g.t = bufio.NewWriterSize(fh, 1<<20), 0, 0
 	sid := g.id("")
-	g.line(map[string]any{"timestamp": g.ts(), "type": "session_meta", "payload": map[string]any{"id": sid, "cwd": "/home/dev/" + g.text(10),
+	g.line(map[string]any{"timestamp": g.ts(), "type": "session_meta", "payload": map[string]any{"id": sid, "cwd": "/Users/dev/" + g.text(10),
 		"originator": "codex_cli_rs", "cli_version": "0.63.0", "instructions": g.text(2000)}})
 	var total int64
 	for g.n < size {
