@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -264,10 +265,10 @@ func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []s
 	outs := leak.NewOutputs(vocabulary(set))
 	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
-		addStrings(outs, gjson.ParseBytes(l), recName+" line "+strconv.Itoa(i+1), derivedFields)
+		addStrings(outs, gjson.Parse(view(l)), recName+" line "+strconv.Itoa(i+1), derivedFields)
 	}
 	if trace != nil {
-		addStrings(outs, gjson.ParseBytes(trace), OutputName(f.rel, ".otel.json"), derivedFields)
+		addStrings(outs, gjson.Parse(view(trace)), OutputName(f.rel, ".otel.json"), traceSkip)
 	}
 	for i, d := range f.diags {
 		outs.Add(d, "stderr message "+strconv.Itoa(i+1))
@@ -344,6 +345,21 @@ var derivedFields = map[string]bool{
 	"trace_id": true, "span_id": true, "traceId": true, "spanId": true, "parentSpanId": true,
 	"timeUnixNano": true, "startTimeUnixNano": true, "endTimeUnixNano": true,
 }
+
+// traceSkip also leaves out the trace's span events: the OTLP writer builds
+// them from the very attributes of the receipt lines, which are indexed
+// already, and they are most of a long session's trace.
+var traceSkip = func() map[string]bool {
+	m := map[string]bool{"events": true}
+	for k := range derivedFields {
+		m[k] = true
+	}
+	return m
+}()
+
+// view is a read-only string view of output bytes that are never modified
+// afterwards: indexing them needs no copy of a trace of tens of megabytes.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // screenFailure runs the leak check over the message of a failed input (and
 // its warnings) before anything reaches stderr: a converter error that would
