@@ -16,8 +16,12 @@ func listCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usageError("list takes no arguments")
 			}
+			width := 0
 			for _, cv := range converters.All() {
-				fmt.Fprintf(c.App.Writer, "%-24s %s\n", cv.Name, cv.Doc)
+				width = max(width, len(cv.Name))
+			}
+			for _, cv := range converters.All() {
+				fmt.Fprintf(c.App.Writer, "%-*s  %s\n", width, cv.Name, cv.Doc)
 			}
 			return nil
 		},
