@@ -14,7 +14,6 @@
 package leak
 
 import (
-	"encoding/binary"
 	"sort"
 	"strconv"
 
@@ -55,7 +54,8 @@ func (o *Outputs) Add(s, where string) {
 
 type window struct {
 	key uint64
-	pos int32
+	pos int32 // position in buf
+	str int32 // index of the indexed string holding it
 }
 
 // Checker holds the output index and the findings so far.
@@ -94,7 +94,7 @@ func (o *Outputs) NewChecker() *Checker {
 		c.starts = append(c.starts, start)
 		c.labels = append(c.labels, o.where[i])
 		for p := 0; p+8 <= len(s); p++ {
-			c.wins = append(c.wins, window{binary.LittleEndian.Uint64([]byte(s[p : p+8])), start + int32(p)})
+			c.wins = append(c.wins, window{key8(s, p), start + int32(p), int32(len(c.starts) - 1)})
 		}
 	}
 	sort.Slice(c.wins, func(i, j int) bool {
@@ -138,25 +138,51 @@ func (c *Checker) lookup(k uint64) []window {
 // bounds returns the [start, end) of the indexed string holding buf[pos].
 func (c *Checker) bounds(pos int32) (int32, int32, int) {
 	i := sort.Search(len(c.starts), func(i int) bool { return c.starts[i] > pos }) - 1
-	end := int32(len(c.buf))
-	if i+1 < len(c.starts) {
-		end = c.starts[i+1]
+	return c.starts[i], c.end(int32(i)), i
+}
+
+// end returns where indexed string i ends in buf.
+func (c *Checker) end(i int32) int32 {
+	if int(i)+1 < len(c.starts) {
+		return c.starts[i+1]
 	}
-	return c.starts[i], end, i
+	return int32(len(c.buf))
+}
+
+// key8 reads the 8-byte window of s at off.
+func key8(s string, off int) uint64 {
+	_ = s[off+7]
+	return uint64(s[off]) | uint64(s[off+1])<<8 | uint64(s[off+2])<<16 | uint64(s[off+3])<<24 |
+		uint64(s[off+4])<<32 | uint64(s[off+5])<<40 | uint64(s[off+6])<<48 | uint64(s[off+7])<<56
 }
 
 // Pass records a pass-through value: where it occurs whole in an output, those
-// bytes are not a leak even if a raw string also contains them.
+// bytes are not a leak even if a raw string also contains them. Pass values
+// come with every line (ids, times), so the probe uses the value's rarest
+// window, and stops at the first window no output has.
 func (c *Checker) Pass(v string) {
 	if len(v) < 8 {
 		return
 	}
-	for _, w := range c.lookup(binary.LittleEndian.Uint64([]byte(v[:8]))) {
-		lo, hi, _ := c.bounds(w.pos)
-		end := w.pos + int32(len(v))
-		if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == v {
+	var best []window
+	bestOff := 0
+	for off := 0; off+8 <= len(v); off++ {
+		ws := c.lookup(key8(v, off))
+		if len(ws) == 0 {
+			return // some 8 bytes of v are in no output: v is in none
+		}
+		if best == nil || len(ws) < len(best) {
+			best, bestOff = ws, off
+			if len(best) == 1 {
+				break
+			}
+		}
+	}
+	for _, w := range best {
+		start, end := w.pos-int32(bestOff), w.pos-int32(bestOff)+int32(len(v))
+		if start >= c.starts[w.str] && end <= c.end(w.str) && string(c.buf[start:end]) == v {
 			// The same id recurs on every line: keep one span per start.
-			c.covered[w.pos] = max(c.covered[w.pos], end)
+			c.covered[start] = max(c.covered[start], end)
 		}
 	}
 }
@@ -169,8 +195,8 @@ func (c *Checker) Raw(v string, line int) {
 	c.RawCount++
 	c.RawBytes += int64(len(v))
 	if len(v) < 16 {
-		for _, w := range c.lookup(binary.LittleEndian.Uint64([]byte(v[:8]))) {
-			lo, hi, _ := c.bounds(w.pos)
+		for _, w := range c.lookup(key8(v, 0)) {
+			lo, hi := c.starts[w.str], c.end(w.str)
 			end := w.pos + int32(len(v))
 			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == v {
 				c.candidate(w.pos, end, line)
@@ -179,8 +205,8 @@ func (c *Checker) Raw(v string, line int) {
 		return
 	}
 	for k := 0; k+8 <= len(v); k += 8 {
-		for _, w := range c.lookup(binary.LittleEndian.Uint64([]byte(v[k : k+8]))) {
-			lo, hi, _ := c.bounds(w.pos)
+		for _, w := range c.lookup(key8(v, k)) {
+			lo, hi := c.starts[w.str], c.end(w.str)
 			a, b := w.pos, w.pos+8
 			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == v[i]; i-- {
 				a--
