@@ -159,7 +159,13 @@ type jsonArrayValue struct {
 	Values []jsonAnyValue `json:"values"`
 }
 
-// Write encodes t as one indented OTLP/JSON document followed by a newline.
+// IndentLimit is the largest trace written indented, for people and diffs;
+// a larger one (a long native session: tens of MB) is written compact, which
+// is a third of the size and of the memory it takes to write and check.
+const IndentLimit = 1 << 20
+
+// Write encodes t as one OTLP/JSON document followed by a newline: indented
+// up to IndentLimit bytes, compact beyond.
 func Write(w io.Writer, t Trace) error {
 	spans := make([]jsonSpan, len(t.Spans))
 	for i, s := range t.Spans {
@@ -188,11 +194,18 @@ func Write(w io.Writer, t Trace) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	if buf.Len() > IndentLimit {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	_, err := w.Write(ind.Bytes())
 	return err
 }
 

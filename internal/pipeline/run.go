@@ -306,6 +306,12 @@ func writeTemp(path string, data []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
+	// CreateTemp makes the file private; receipts are made to be shared.
+	if err := fh.Chmod(0o644); err != nil {
+		fh.Close()
+		os.Remove(fh.Name())
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
 	_, werr := fh.Write(data)
 	cerr := fh.Close()
 	if err := errors.Join(werr, cerr); err != nil {
