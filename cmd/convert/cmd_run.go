@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -67,6 +69,7 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			setMemoryLimit(c.Int("jobs"), len(ins))
 			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
 				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 					Reveal: c.String("reveal") == "names"},
@@ -87,4 +90,23 @@ func runCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// memoryPerJob is the soft memory limit per parallel input. A 1 GB Claude
+// Code session keeps about 130 MB live at its peak; with the default GC
+// pacing the heap grows to twice that before a collection. The limit makes
+// the collector run earlier instead (it is soft: a conversion that needs
+// more still gets it, and GC then takes at most half the CPU).
+const memoryPerJob = 160 << 20
+
+// setMemoryLimit sets the soft limit for the inputs converted at once (the
+// jobs, or fewer inputs), unless the user set GOMEMLIMIT.
+func setMemoryLimit(jobs, inputs int) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	debug.SetMemoryLimit(int64(max(1, min(jobs, inputs))) * memoryPerJob)
 }
