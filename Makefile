@@ -73,13 +73,16 @@ demo-prepare: build
 # executions and whether it found anything (a finding is written under the
 # package's testdata/fuzz/ and fails the target; plain go test replays it).
 FUZZTIME ?= 60s
+# Minimizing each new interesting input (60 s by default) ate most of the
+# converter targets' time on whole-file inputs: keep it short.
+FUZZMINIMIZETIME ?= 2s
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare
 .PHONY: fuzz
 fuzz:
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; \
-	  out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) 2>&1); rc=$$?; \
+	  out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) 2>&1); rc=$$?; \
 	  execs=$$(printf '%s\n' "$$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2); \
 	  if [ $$rc -eq 0 ]; then verdict="no finding"; else verdict="FINDING (see $$pkg/testdata/fuzz/$$name)"; status=1; \
 	    printf '%s\n' "$$out" | grep -v '^fuzz: elapsed' | head -20; fi; \
