@@ -1,7 +1,6 @@
 package converters
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,8 +139,6 @@ type claudeState struct {
 	promptTool  map[string]string // Task/Agent prompt digest -> tool key
 	pendingTask []string          // Task tool keys without a subagent yet (inline layout)
 
-	versions    map[string]bool
-	typeCounts  map[string]int64
 	compaction  int
 	lastCommand string
 	counts      map[string]int64
@@ -152,11 +149,11 @@ type claudeState struct {
 
 func newClaude(env Env) *claudeState {
 	return &claudeState{
-		native: native{env: env, h: env.Hash},
+		native: newNative(env, claudeTypes),
 		agents: map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
 		tools:  map[string]*claudeTool{}, chats: map[string]int{}, usage: map[string]*claudeUsage{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
-		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
+		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
 	}
 }
@@ -168,9 +165,9 @@ func (c *claudeState) StartFile(f SourceFile, out *Output) error {
 
 func (c *claudeState) Record(r Record, out *Output) error {
 	c.out = out
-	c.typeCounts[c.typeKey(r.Type)]++
-	if v := r.Get("version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
-		c.versions[v.Str] = true
+	c.countType(r.Type)
+	if v := r.Get("version"); v.Type == gjson.String {
+		c.seeVersion(v.Str)
 	}
 	if c.session == "" && r.File == 0 {
 		if sid := r.Get("sessionId"); sid.Type == gjson.String && receipt.IsToken(sid.Str) {
@@ -200,15 +197,6 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		}
 	}
 	return nil
-}
-
-// typeKey counts known types by name and unknown ones by digest: a new record
-// type is normal, but its name is input and could be anything.
-func (c *claudeState) typeKey(t string) string {
-	if slices.Contains(claudeTypes, t) {
-		return t
-	}
-	return c.h.Text(t)
 }
 
 // agentFor returns the agent a record belongs to, starting subagent spans as
@@ -398,13 +386,7 @@ func (c *claudeState) End(out *Output) error {
 			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
 		}})
 	}
-	if c.session != "" {
-		out.Span.Set("session.id", receipt.S(c.session))
-		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
-	}
-	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
-	out.Span.Set("gen_ai.agent.name", receipt.S("claude-code"))
-	out.Span.Set("gen_ai.provider.name", receipt.S("anthropic"))
+	c.rootIdentity(out, "claude-code", "anthropic")
 	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	out.Span.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(all.cacheRead))
@@ -415,21 +397,7 @@ func (c *claudeState) End(out *Output) error {
 	if open := c.openTools(); open > 0 {
 		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))
 	}
-	out.TraceKey = c.session
-	var versions []string
-	for v := range c.versions {
-		versions = append(versions, v)
-	}
-	sort.Strings(versions)
-	var types []string
-	for t, n := range c.typeCounts {
-		types = append(types, t+"="+strconv.Itoa(int(n)))
-	}
-	sort.Strings(types)
-	if len(versions) > 0 {
-		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
-	}
-	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	c.summarize(out)
 	return nil
 }
 

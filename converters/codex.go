@@ -2,7 +2,6 @@ package converters
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -161,8 +160,6 @@ type codexState struct {
 	countsSeen int64 // token_count events with usage
 	lastInput  int64 // input tokens of the last request: the context size
 
-	versions   map[string]bool
-	typeCounts map[string]int64
 	counts     map[string]int64
 	parent     string
 	compaction int
@@ -170,10 +167,10 @@ type codexState struct {
 
 func newCodex(env Env) *codexState {
 	return &codexState{
-		native: native{env: env, h: env.Hash}, chat: -1, historyStart: -1,
+		native: newNative(env, codexTypes), chat: -1, historyStart: -1,
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
-		versions: map[string]bool{}, typeCounts: map[string]int64{}, counts: map[string]int64{},
+		counts: map[string]int64{},
 	}
 }
 
@@ -189,16 +186,9 @@ func (c *codexState) StartFile(f SourceFile, out *Output) error {
 	return nil
 }
 
-func (c *codexState) typeKey(t string) string {
-	if slices.Contains(codexTypes, t) {
-		return t
-	}
-	return c.h.Text(t)
-}
-
 func (c *codexState) Record(r Record, out *Output) error {
 	c.out = out
-	c.typeCounts[c.typeKey(r.Type)]++
+	c.countType(r.Type)
 	if c.historyStart > 0 {
 		if o := r.JSON.Get("ordinal"); o.Type == gjson.Number && o.Int() < c.historyStart {
 			c.counts["copied_history_records"]++
@@ -235,8 +225,8 @@ func (c *codexState) Record(r Record, out *Output) error {
 // sessionMeta reads a thread's identity, its parent or fork origin, and the
 // instructions older versions put in the header.
 func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
-	if v := p.Get("cli_version"); v.Type == gjson.String && receipt.IsToken(v.Str) {
-		c.versions[v.Str] = true
+	if v := p.Get("cli_version"); v.Type == gjson.String {
+		c.seeVersion(v.Str)
 	}
 	if c.session != "" {
 		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
@@ -419,15 +409,7 @@ func (c *codexState) End(out *Output) error {
 	for idx, u := range c.chatUsage {
 		out.Spans[idx].Attrs = c.usageAttrs(out.Spans[idx].Attrs, *u, nil)
 	}
-	if c.session != "" {
-		out.Span.Set("session.id", receipt.S(c.session))
-		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
-	}
-	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
-	out.Span.Set("gen_ai.agent.name", receipt.S("codex"))
-	if _, ok := out.Span.Get("gen_ai.provider.name"); !ok {
-		out.Span.Set("gen_ai.provider.name", receipt.S("openai"))
-	}
+	c.rootIdentity(out, "codex", "openai")
 	out.Span = c.usageAttrs(out.Span, all, nil)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
@@ -444,20 +426,7 @@ func (c *codexState) End(out *Output) error {
 	if open > 0 {
 		out.Span.Set("codex.tool_calls.without_output", receipt.I(open))
 	}
-	out.TraceKey = c.session
-	var versions, types []string
-	for v := range c.versions {
-		versions = append(versions, v)
-	}
-	sort.Strings(versions)
-	for t, n := range c.typeCounts {
-		types = append(types, t+"="+strconv.FormatInt(n, 10))
-	}
-	sort.Strings(types)
-	if len(versions) > 0 {
-		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
-	}
-	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	c.summarize(out)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package converters
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,13 +131,12 @@ type cursorState struct {
 	result             bool
 	usage              gjson.Result
 	gapDone            bool
-	typeCounts         map[string]int64
 	counts             map[string]int64
 }
 
 func newCursor(env Env) *cursorState {
-	return &cursorState{native: native{env: env, h: env.Hash}, tools: map[string]*cursorTool{}, chats: map[string]int{},
-		typeCounts: map[string]int64{}, counts: map[string]int64{}, bound: map[string]bool{}}
+	return &cursorState{native: newNative(env, cursorTypes), tools: map[string]*cursorTool{}, chats: map[string]int{},
+		counts: map[string]int64{}, bound: map[string]bool{}}
 }
 
 // StartFile takes the conversation id from a transcript's file name
@@ -195,11 +193,7 @@ func (c *cursorState) gap(r Record, gap, detail string) {
 
 func (c *cursorState) Record(r Record, out *Output) error {
 	c.out = out
-	if slices.Contains(cursorTypes, r.Type) {
-		c.typeCounts[r.Type]++
-	} else {
-		c.typeCounts[c.h.Text(r.Type)]++
-	}
+	c.countType(r.Type)
 	if r.NS != 0 {
 		c.timed = true
 	}

@@ -1,7 +1,6 @@
 package converters
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -311,13 +310,7 @@ func (c *cursorState) End(out *Output) error {
 	if c.transcript && open > 0 {
 		c.gap(end, "tool_results_not_logged", "cursor_transcripts_have_no_tool_results")
 	}
-	if c.session != "" {
-		out.Span.Set("session.id", receipt.S(c.session))
-		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
-	}
-	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
-	out.Span.Set("gen_ai.agent.name", receipt.S("cursor-agent"))
-	out.Span.Set("gen_ai.provider.name", receipt.S("cursor"))
+	c.rootIdentity(out, "cursor-agent", "cursor")
 	if c.model != "" {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.label(c.model)))
 	}
@@ -334,13 +327,7 @@ func (c *cursorState) End(out *Output) error {
 	if open > 0 {
 		out.Span.Set("cursor.tool_calls.without_result", receipt.I(open))
 	}
-	out.TraceKey = c.session
-	var types []string
-	for t, n := range c.typeCounts {
-		types = append(types, t+"="+strconv.FormatInt(n, 10))
-	}
-	sort.Strings(types)
-	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	c.summarize(out)
 	return nil
 }
 

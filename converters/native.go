@@ -2,6 +2,9 @@ package converters
 
 import (
 	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -15,6 +18,65 @@ type native struct {
 	h       receipt.Hasher
 	out     *Output
 	session string
+
+	known      []string         // record types the format defines
+	typeCounts map[string]int64 // records by type; unknown types by digest
+	versions   map[string]bool  // agent versions seen
+}
+
+// newNative starts the shared state of a native reader of the known types.
+func newNative(env Env, known []string) native {
+	return native{env: env, h: env.Hash, known: known, typeCounts: map[string]int64{}, versions: map[string]bool{}}
+}
+
+// countType counts a record by its type: known types by name, others by
+// digest (a new record type is normal, but its name is input).
+func (c *native) countType(t string) {
+	if !slices.Contains(c.known, t) {
+		t = c.h.Text(t)
+	}
+	c.typeCounts[t]++
+}
+
+// seeVersion remembers an agent version that is a token.
+func (c *native) seeVersion(v string) {
+	if receipt.IsToken(v) {
+		c.versions[v] = true
+	}
+}
+
+// rootIdentity writes what every native root span says about the run: the
+// session (which also keys the trace id), the GenAI operation, agent and
+// provider (unless the log named the provider).
+func (c *native) rootIdentity(out *Output, agent, provider string) {
+	if c.session != "" {
+		out.Span.Set("session.id", receipt.S(c.session))
+		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
+	}
+	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	out.Span.Set("gen_ai.agent.name", receipt.S(agent))
+	if _, ok := out.Span.Get("gen_ai.provider.name"); !ok {
+		out.Span.Set("gen_ai.provider.name", receipt.S(provider))
+	}
+	out.TraceKey = c.session
+}
+
+// summarize adds the agent versions and record types seen to the summary.
+func (c *native) summarize(out *Output) {
+	versions := make([]string, 0, len(c.versions))
+	for v := range c.versions {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions)
+	types := make([]string, 0, len(c.typeCounts))
+	for t, n := range c.typeCounts {
+		types = append(types, t+"="+strconv.FormatInt(n, 10))
+	}
+	sort.Strings(types)
+	if len(versions) > 0 {
+		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
+	}
+	out.Summary.Set("convert.input.record_types", receipt.L(types))
 }
 
 // label passes an id or enum through when it is a token and hashes it
