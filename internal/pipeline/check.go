@@ -45,33 +45,60 @@ func ValidateFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, lines, err := validateLines(path, func(doc []byte) []string {
+		if err := set.ValidateLine(doc); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	})
+	if err == nil && lines == 0 {
+		out = append(out, path+": no receipt lines")
+	}
+	return out, err
+}
+
+// validateLines runs check on every non-blank line of path and returns its
+// problems as "path:line: message", and how many lines it checked.
+func validateLines(path string, check func([]byte) []string) ([]string, int, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, openError(err))
+		return nil, 0, fmt.Errorf("%s: %w", path, openError(err))
 	}
 	defer fh.Close()
-	r := jsonl.NewReader(fh, 0)
 	var out []string
+	n := 0
+	err = eachLine(jsonl.NewReader(fh, 0), func(l jsonl.Line) error {
+		n++
+		if l.TooLong {
+			out = append(out, fmt.Sprintf("%s:%d: line too long", path, l.N))
+			return nil
+		}
+		for _, p := range check(l.Bytes) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", path, l.N, p))
+		}
+		return nil
+	})
+	if err != nil {
+		return out, n, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, n, nil
+}
+
+// eachLine calls fn on every line of r until the end, or until fn or the
+// reader fails.
+func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 	for {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", path, err)
+			return err
 		}
-		if l.TooLong {
-			out = append(out, fmt.Sprintf("%s:%d: line too long", path, l.N))
-			continue
-		}
-		if err := set.ValidateLine(l.Bytes); err != nil {
-			out = append(out, fmt.Sprintf("%s:%d: %v", path, l.N, err))
+		if err := fn(l); err != nil {
+			return err
 		}
 	}
-	if r.Lines() == r.Blank {
-		out = append(out, path+": no receipt lines")
-	}
-	return out, nil
 }
 
 // LeakCheckFiles runs the leak check alone: the raw strings of the inputs
@@ -122,19 +149,16 @@ func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
 		return fmt.Errorf("%s: %w", input, err)
 	}
 	defer fh.Close()
-	r := jsonl.NewReader(fh, 0)
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", input, err)
-		}
+	err = eachLine(jsonl.NewReader(fh, 0), func(l jsonl.Line) error {
 		if !l.TooLong && gjson.ValidBytes(l.Bytes) {
 			chk.Line(l.Bytes, l.N, pass)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", input, err)
 	}
+	return nil
 }
 
 func addFile(outs *leak.Outputs, path string) error {
@@ -195,24 +219,12 @@ var (
 
 // validateTraceLines checks an OTLP file-exporter file: one TracesData per line.
 func validateTraceLines(path string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, openError(err))
-	}
-	defer fh.Close()
-	r := jsonl.NewReader(fh, 0)
-	var out []string
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	out, _, err := validateLines(path, func(doc []byte) []string {
+		var msgs []string
+		for _, p := range otlp.Validate(doc) {
+			msgs = append(msgs, p.Error())
 		}
-		if err != nil || l.TooLong {
-			return out, fmt.Errorf("%s:%d: unreadable line", path, l.N)
-		}
-		for _, p := range otlp.Validate(l.Bytes) {
-			out = append(out, fmt.Sprintf("%s:%d: %s", path, l.N, p.Error()))
-		}
-	}
-	return out, nil
+		return msgs
+	})
+	return out, err
 }

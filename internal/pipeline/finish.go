@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strconv"
@@ -394,17 +393,14 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	defer fh.Close()
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return &InputError{Path: src.path, Msg: "read error: " + openError(err).Error()}
-		}
+	err = eachLine(r, func(l jsonl.Line) error {
 		if src.converted.has(l.N) {
 			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
 		}
+		return nil
+	})
+	if err != nil {
+		return &InputError{Path: src.path, Msg: "read error: " + openError(err).Error()}
 	}
 	// Pass one hashed the file; here its size and mtime must be unchanged.
 	if st, err := fh.file.Stat(); src.sum != nil && (err != nil || st.Size() != src.size || st.ModTime().UnixNano() != src.mtime) {
