@@ -12,7 +12,6 @@
 package converters
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -150,24 +149,6 @@ type Span struct {
 
 // Emit appends an event.
 func (o *Output) Emit(ev receipt.Event) { o.Events = append(o.Events, ev) }
-
-// SkipError marks a record the converter declines as bad input: the pipeline
-// skips and counts it (or fails the input under --strict) instead of failing.
-type SkipError struct{ Reason string }
-
-func (e *SkipError) Error() string { return e.Reason }
-
-// Skip returns a SkipError with a lower_snake reason.
-func Skip(reason string) error { return &SkipError{Reason: reason} }
-
-// IsSkip reports whether err asks for the record to be skipped, and why.
-func IsSkip(err error) (string, bool) {
-	var s *SkipError
-	if errors.As(err, &s) {
-		return s.Reason, true
-	}
-	return "", false
-}
 
 var (
 	registry = map[string]Converter{} // written only by init functions

@@ -45,18 +45,6 @@ func Hash(path, key string) Move {
 	}}
 }
 
-// Canonical writes the digest of a text field after the canonical text form
-// (NFC, LF line endings).
-func Canonical(path, key string) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
-		if v.Type != gjson.String {
-			return fmt.Errorf("field %q must be a string", path)
-		}
-		a.Set(key, receipt.S(s.Hash.CanonicalText(v.Str)))
-		return nil
-	}}
-}
-
 // Int copies a whole number.
 func Int(path, key string) Move {
 	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {

@@ -345,9 +345,6 @@ func (f *file) line(i int, l jsonl.Line) error {
 		f.see(t)
 	}
 	if err := f.state.Record(rec, &f.out); err != nil {
-		if reason, ok := converters.IsSkip(err); ok {
-			return f.skip(l.N, reason, "")
-		}
 		f.srcs[i].converted.set(l.N) // its raw strings screen the error message
 		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: err.Error()}
 	}

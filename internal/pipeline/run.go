@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -320,10 +319,6 @@ func writeTemp(path string, data []byte) (string, error) {
 	}
 	return fh.Name(), nil
 }
-
-// SortInputs orders inputs by relative path (used by tests and callers that
-// build inputs by hand).
-func SortInputs(ins []Input) { sort.Slice(ins, func(i, j int) bool { return ins[i].Rel < ins[j].Rel }) }
 
 func traceSuffix(format string) string {
 	if format == "jsonl" {

@@ -281,15 +281,6 @@ func (p *prep) call(round int, fam, mode, outcome, fallback string) {
 	p.searches = append(p.searches, SearchGroup{Round: round, Family: fam, Mode: mode, Outcome: outcome, FallbackReason: fallback, Count: 1})
 }
 
-func (p *prep) selected(fam string) bool {
-	for _, s := range p.sections {
-		if s.Family == fam {
-			return true
-		}
-	}
-	return false
-}
-
 // searchable reports the families the gate may expand.
 func searchable(fam string) bool {
 	return fam == FamilyMemory || fam == FamilyTopic || fam == FamilyExperience
