@@ -56,20 +56,26 @@ var claudeTypes = []string{
 // claudePass are the structural fields whose token values may appear in
 // output: ids, enums, versions, model names, built-in tool names.
 var claudePass = leak.Paths{
-	"type": true, "uuid": true, "parentUuid": true, "logicalParentUuid": true, "sessionId": true, "session_id": true,
-	"agentId": true, "timestamp": true, "version": true, "userType": true, "entrypoint": true, "requestId": true,
-	"subtype": true, "level": true, "toolUseID": true, "sourceToolUseID": true, "sourceToolAssistantUUID": true,
-	"permissionMode": true, "mode": true, "operation": true, "promptId": true, "leafUuid": true, "messageId": true,
-	"message.id": true, "message.model": true, "message.role": true, "message.type": true, "message.stop_reason": true,
-	"message.content.#.type": true, "message.content.#.id": true, "message.content.#.name": true,
-	"message.content.#.tool_use_id": true, "message.content.#.content.#.type": true,
-	"attachment.type": true, "attachment.hookEvent": true, "attachment.hookName": true, "attachment.toolUseID": true,
-	"compactMetadata.trigger": true, "microcompactMetadata.trigger": true, "data.type": true, "data.hookEvent": true,
-	"toolUseResult.agentId": true, "toolUseResult.status": true, "toolUseResult.type": true,
+	// Token counts, durations and counters: numbers the reader sums or copies.
+	"*.input_tokens": leak.Count, "*.output_tokens": leak.Count, "*.cache_read_input_tokens": leak.Count,
+	"*.cache_creation_input_tokens": leak.Count, "*.ephemeral_5m_input_tokens": leak.Count,
+	"*.ephemeral_1h_input_tokens": leak.Count, "*.web_search_requests": leak.Count, "*.web_fetch_requests": leak.Count,
+	"*.thinking_tokens": leak.Count, "*.preTokens": leak.Count, "*.postTokens": leak.Count, "*.totalTokens": leak.Count,
+	"*.totalDurationMs": leak.Count, "*.totalToolUseCount": leak.Count, "*.durationMs": leak.Count, "*.hookCount": leak.Count,
+	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.ID, "session_id": leak.ID,
+	"agentId": leak.ID, "timestamp": leak.Time, "version": leak.Version, "userType": leak.Label, "entrypoint": leak.Label, "requestId": leak.ID,
+	"subtype": leak.Label, "level": leak.Label, "toolUseID": leak.ID, "sourceToolUseID": leak.ID, "sourceToolAssistantUUID": leak.UUID,
+	"permissionMode": leak.Label, "mode": leak.Label, "operation": leak.Label, "promptId": leak.ID, "leafUuid": leak.UUID, "messageId": leak.ID,
+	"message.id": leak.ID, "message.model": leak.Model, "message.role": leak.Label, "message.type": leak.Label, "message.stop_reason": leak.Label,
+	"message.content.#.type": leak.Label, "message.content.#.id": leak.ID, "message.content.#.name": leak.Name,
+	"message.content.#.tool_use_id": leak.ID, "message.content.#.content.#.type": leak.Label,
+	"attachment.type": leak.Label, "attachment.hookEvent": leak.Label, "attachment.hookName": leak.Label, "attachment.toolUseID": leak.ID,
+	"compactMetadata.trigger": leak.Label, "microcompactMetadata.trigger": leak.Label, "data.type": leak.Label, "data.hookEvent": leak.Label,
+	"toolUseResult.agentId": leak.ID, "toolUseResult.status": leak.Label, "toolUseResult.type": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
-	"attachment.addedNames.#": true, "attachment.skills.#.name": true, "agentType": true,
-	"message.content.#.input.skill": true, "message.content.#.input.subagent_type": true,
-	"message.content.#.content.#.tool_name": true,
+	"attachment.addedNames.#": leak.Name, "attachment.skills.#.name": leak.Name, "agentType": leak.Name,
+	"message.content.#.input.skill": leak.Name, "message.content.#.input.subagent_type": leak.Name,
+	"message.content.#.content.#.tool_name": leak.Name,
 }
 
 // claudeBuiltinTools are Claude Code's own tool names: public, so they pass
@@ -170,8 +176,8 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		c.seeVersion(v.Str)
 	}
 	if c.session == "" && r.File == 0 {
-		if sid := r.Get("sessionId"); sid.Type == gjson.String && receipt.IsToken(sid.Str) {
-			c.session = sid.Str
+		if sid := r.Get("sessionId"); sid.Type == gjson.String && sid.Str != "" {
+			c.session = c.pass(leak.ID, sid.Str)
 		}
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
@@ -219,7 +225,7 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 		return c.agents[""]
 	}
 	if c.inline == nil || r.Get("parentUuid").Type == gjson.Null && r.Type == "user" {
-		c.inline = c.startAgent(r, "agent:inline:"+c.label(r.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
+		c.inline = c.startAgent(r, "agent:inline:"+c.keyPart(r.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
 	}
 	c.touch(c.inline.spanIndex, r.NS)
 	return c.inline
@@ -227,9 +233,7 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 
 // fileRelKey keeps agent keys unique even when two files reuse an agent id.
 func (c *claudeState) fileRelKey(id string) string {
-	if !receipt.IsToken(id) {
-		id = c.h.Text(id)
-	}
+	id = c.pass(leak.ID, id)
 	if _, dup := c.agents["agent:"+id]; dup {
 		return id + ":" + strconv.Itoa(c.file)
 	}
@@ -267,7 +271,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 		{Key: "subagent.link", Value: receipt.S(link)},
 	}
 	if id != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.label(id))})
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
 	if t := meta.Get("agentType"); t.Type == gjson.String {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
@@ -373,7 +377,7 @@ func (c *claudeState) End(out *Output) error {
 		all.cacheRead += t.cacheRead
 		all.cacheWrite += t.cacheWrite
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: "", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.label(m))},
+			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))},
 			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input)},
 			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
 			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cacheRead)},

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/internal/leak"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,24 +17,24 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
 	model := msg.Get("model").Str
 	if model != "" && model != "<synthetic>" && msg.Get("id").Str != "" {
-		key := "chat:" + agent.key + ":" + c.label(msg.Get("id").Str)
+		key := "chat:" + agent.key + ":" + c.keyPart(msg.Get("id").Str)
 		if rq := r.Get("requestId").Str; rq != "" {
-			key += ":" + c.label(rq)
+			key += ":" + c.keyPart(rq)
 		}
 		idx, ok := c.chats[key]
 		if !ok {
 			idx = len(c.out.Spans)
 			c.chats[key] = idx
-			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.label(model), Kind: 3,
+			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.pass(leak.Model, model), Kind: 3,
 				Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
 					{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
 					{Key: "gen_ai.provider.name", Value: receipt.S("anthropic")},
-					{Key: "gen_ai.request.model", Value: receipt.S(c.label(model))},
-					{Key: "gen_ai.response.id", Value: receipt.S(c.label(msg.Get("id").Str))},
+					{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
+					{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, msg.Get("id").Str))},
 				}})
 		}
 		c.touch(idx, r.NS)
-		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && receipt.IsToken(sr.Str) {
+		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
 			c.out.Spans[idx].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{sr.Str}))
 		}
 		c.recordUsage(key, idx, model, msg.Get("usage"))
@@ -80,7 +81,7 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	if id == "" {
 		return
 	}
-	key := "tool:" + c.label(id)
+	key := "tool:" + c.keyPart(id)
 	if _, dup := c.tools[key]; dup {
 		return // the same call re-written after a resume
 	}
@@ -89,7 +90,7 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	t.inputDigest = c.digest(input)
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
-		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.label(id))},
+		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
 	}
 	spanName := "execute_tool"
 	switch {
@@ -145,7 +146,7 @@ func (c *claudeState) skillInvoked(r Record, span, skill, activation string, bod
 	c.skills[skill] = true
 	a = append(a, receipt.Attr{Key: "context.skill.id", Value: receipt.S(c.h.Text(skill))},
 		receipt.Attr{Key: "context.input.duplicate.role", Value: receipt.S(role)})
-	if c.env.RevealNames && receipt.IsToken(skill) {
+	if c.env.RevealNames && leak.Name.Admit(skill) {
 		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
 	}
 	if body.Type == gjson.String {
@@ -212,7 +213,7 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 	if r.Get("isMeta").Bool() {
 		if strings.HasPrefix(text, skillBodyPrefix) {
 			span := agent.key
-			if t := c.tools["tool:"+c.label(r.Get("sourceToolUseID").Str)]; t != nil {
+			if t := c.tools["tool:"+c.keyPart(r.Get("sourceToolUseID").Str)]; t != nil {
 				span = t.key
 			}
 			c.contextLoaded(r, span, "skill_body", "skill_tool_result", "", &text)
@@ -228,7 +229,7 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 // tool search matches, subagent summaries, memory file accesses.
 func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	f := fields(b, "tool_use_id", "is_error", "content")
-	t := c.tools["tool:"+c.label(f[0].Str)]
+	t := c.tools["tool:"+c.keyPart(f[0].Str)]
 	if t == nil {
 		c.counts["orphan_tool_results"]++
 		return
@@ -437,7 +438,7 @@ func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger st
 		{Key: "context.compaction.reason", Value: receipt.S(kind)},
 	}
 	if trigger != "" {
-		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.label(trigger))})
+		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.pass(leak.Label, trigger))})
 	}
 	if pre.Type == gjson.Number {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(pre.Int()))})
@@ -472,7 +473,7 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", at.Get("path").Str, str(at.Get("content.content")))
 	case "hook_additional_context":
 		body := joinStrings(at.Get("content"))
-		c.contextLoaded(r, agent.key, "hook_context", c.label(at.Get("hookEvent").Str), "", &body)
+		c.contextLoaded(r, agent.key, "hook_context", c.pass(leak.Label, at.Get("hookEvent").Str), "", &body)
 	case "hook_success":
 		c.counts["hooks"]++
 		if at.Get("hookEvent").Str == "SessionStart" && at.Get("stdout").Str != "" {
@@ -483,7 +484,7 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 		if !body.Exists() {
 			body = at.Get("content")
 		}
-		c.contextLoaded(r, agent.key, "file_attachment", c.label(at.Get("type").Str), firstString(at.Get("filename"), at.Get("path")), str(body))
+		c.contextLoaded(r, agent.key, "file_attachment", c.pass(leak.Label, at.Get("type").Str), firstString(at.Get("filename"), at.Get("path")), str(body))
 	case "mcp_instructions_delta":
 		names := at.Get("addedNames").Array()
 		for i, blk := range at.Get("addedBlocks").Array() {

@@ -77,22 +77,26 @@ var codexTypes = append([]string{
 // codexPass are the structural fields whose token values may appear in
 // output: ids, enums, versions, model names, built-in tool names.
 var codexPass = leak.Paths{
-	"type": true, "timestamp": true, "ordinal": true, "id": true, "record_type": true,
-	"payload.type": true, "payload.id": true, "payload.session_id": true, "payload.timestamp": true,
-	"payload.originator": true, "payload.cli_version": true, "payload.source": true, "payload.model_provider": true,
-	"payload.model": true, "payload.effort": true, "payload.summary": true, "payload.approval_policy": true,
-	"payload.sandbox_policy.type": true, "payload.sandbox_policy.mode": true, "payload.call_id": true,
-	"payload.namespace": true, "payload.status": true, "payload.role": true, "payload.content.#.type": true,
-	"payload.phase": true, "payload.turn_id": true, "payload.forked_from_id": true, "payload.parent_thread_id": true,
-	"payload.source.subagent": true, "payload.source.subagent.thread_spawn.parent_thread_id": true,
-	"payload.execution": true, "payload.reason": true, "payload.kind": true, "payload.agent_thread_id": true,
-	"payload.new_thread_id": true, "payload.thread_id": true, "payload.window_id": true,
-	"payload.previous_window_id": true, "payload.first_window_id": true, "payload.info.model": true,
-	"name": true, "call_id": true, "role": true, "status": true, "content.#.type": true,
+	// Token counts: numbers the reader sums.
+	"*.input_tokens": leak.Count, "*.cached_input_tokens": leak.Count, "*.output_tokens": leak.Count,
+	"*.reasoning_output_tokens": leak.Count, "*.total_tokens": leak.Count, "*.model_context_window": leak.Count,
+	"*.exit_code": leak.Count, "*.duration_ms": leak.Count,
+	"type": leak.Label, "timestamp": leak.Time, "ordinal": leak.Count, "id": leak.ID, "record_type": leak.Label,
+	"payload.type": leak.Label, "payload.id": leak.ID, "payload.session_id": leak.ID, "payload.timestamp": leak.Time,
+	"payload.originator": leak.Label, "payload.cli_version": leak.Version, "payload.source": leak.Label, "payload.model_provider": leak.Label,
+	"payload.model": leak.Model, "payload.effort": leak.Label, "payload.summary": leak.Label, "payload.approval_policy": leak.Label,
+	"payload.sandbox_policy.type": leak.Label, "payload.sandbox_policy.mode": leak.Label, "payload.call_id": leak.ID,
+	"payload.namespace": leak.Label, "payload.status": leak.Label, "payload.role": leak.Label, "payload.content.#.type": leak.Label,
+	"payload.phase": leak.Label, "payload.turn_id": leak.ID, "payload.forked_from_id": leak.ID, "payload.parent_thread_id": leak.ID,
+	"payload.source.subagent": leak.Label, "payload.source.subagent.thread_spawn.parent_thread_id": leak.ID,
+	"payload.execution": leak.Label, "payload.reason": leak.Label, "payload.kind": leak.Label, "payload.agent_thread_id": leak.ID,
+	"payload.new_thread_id": leak.ID, "payload.thread_id": leak.ID, "payload.window_id": leak.ID,
+	"payload.previous_window_id": leak.ID, "payload.first_window_id": leak.ID, "payload.info.model": leak.Model,
+	"name": leak.Name, "call_id": leak.ID, "role": leak.Label, "status": leak.Label, "content.#.type": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
-	"payload.name": true, "payload.agent_role": true, "payload.agent_nickname": true,
-	"payload.invocation.server": true, "payload.invocation.tool": true,
-	"payload.source.subagent.thread_spawn.agent_role": true,
+	"payload.name": leak.Name, "payload.agent_role": leak.Name, "payload.agent_nickname": leak.Name,
+	"payload.invocation.server": leak.Name, "payload.invocation.tool": leak.Name,
+	"payload.source.subagent.thread_spawn.agent_role": leak.Name,
 }
 
 // codexBuiltinTools are Codex's own tool names: public, so they pass
@@ -179,7 +183,7 @@ func newCodex(env Env) *codexState {
 func (c *codexState) StartFile(f SourceFile, out *Output) error {
 	base := strings.TrimSuffix(strings.TrimSuffix(pathBase(f.Rel), ".zst"), ".jsonl")
 	if len(base) >= 36 && strings.HasPrefix(base, "rollout-") {
-		if id := base[len(base)-36:]; receipt.IsToken(id) && strings.Count(id, "-") == 4 {
+		if id := base[len(base)-36:]; leak.UUID.Admit(id) {
 			c.fileID = id
 		}
 	}
@@ -233,20 +237,20 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 		return
 	}
 	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
-		c.session = c.label(id.Str)
+		c.session = c.pass(leak.ID, id.Str)
 	}
 	if n := p.Get("subagent_history_start_ordinal"); n.Type == gjson.Number {
 		c.historyStart = n.Int()
 	}
 	if o := p.Get("originator"); o.Type == gjson.String && o.Str != "" {
-		c.out.Span.Set("codex.originator", receipt.S(c.label(o.Str)))
+		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
 	}
 	if pr := p.Get("model_provider"); pr.Type == gjson.String {
-		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.label(pr.Str)))
+		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.pass(leak.Label, pr.Str)))
 	}
 	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
-		c.out.Span.Set("codex.forked_from_id", receipt.S(c.label(f.Str)))
+		c.out.Span.Set("codex.forked_from_id", receipt.S(c.pass(leak.ID, f.Str)))
 	}
 	spawn := p.Get("source.subagent.thread_spawn")
 	parent := firstString(p.Get("parent_thread_id"), spawn.Get("parent_thread_id"))
@@ -289,7 +293,7 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(kind))})
 	}
 	if parent != "" {
-		c.parent = c.label(parent)
+		c.parent = c.pass(leak.ID, parent)
 		a = append(a, receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.parent)})
 		c.out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
 	}
@@ -309,9 +313,9 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 		{Key: "gen_ai.provider.name", Value: receipt.S("openai")},
 	}
 	if c.model != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.model))})
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
-	if e := p.Get("effort"); e.Type == gjson.String && receipt.IsToken(e.Str) {
+	if e := p.Get("effort"); e.Type == gjson.String && leak.Label.Admit(e.Str) {
 		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(e.Str)})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
@@ -401,7 +405,7 @@ func (c *codexState) End(out *Output) error {
 		u := c.perModel[m]
 		all.add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: c.usageAttrs(receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.label(m))}}, *u, receipt.Attrs{
+			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))}}, *u, receipt.Attrs{
 			{Key: "gen_ai.usage.dedupe", Value: receipt.S("cumulative_total_deltas")},
 			{Key: "gen_ai.usage.scope", Value: receipt.S("thread")},
 		})})
@@ -502,5 +506,5 @@ func (c *codexState) chatName() string {
 	if c.model == "" {
 		return "chat"
 	}
-	return "chat " + c.label(c.model)
+	return "chat " + c.pass(leak.Model, c.model)
 }

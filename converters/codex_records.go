@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/internal/leak"
 	"regexp"
 	"slices"
 	"strconv"
@@ -152,7 +153,7 @@ func (c *codexState) skill(r Record, name, path, body string) {
 // openTool opens an execute_tool span for a call. MCP tools are named
 // server__tool (early), mcp__server__tool, or by a namespace mcp__server.
 func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.Result) *codexTool {
-	key := "tool:" + c.label(id)
+	key := "tool:" + c.keyPart(id)
 	if id == "" {
 		key = "tool:line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	}
@@ -176,7 +177,7 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 	}
 	attrs := receipt.Attrs{{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")}}
 	if id != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.id", Value: receipt.S(c.label(id))})
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
 	spanName := "execute_tool"
 	switch {
@@ -199,7 +200,7 @@ func (c *codexState) tool(id string) *codexTool {
 	if id == "" {
 		return nil
 	}
-	return c.tools["tool:"+c.label(id)]
+	return c.tools["tool:"+c.keyPart(id)]
 }
 
 func (c *codexState) stretch(t *codexTool, ns int64) {
@@ -472,7 +473,7 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 	if thread == "" {
 		return
 	}
-	key := "agent:" + c.label(thread)
+	key := "agent:" + c.keyPart(thread)
 	if _, ok := c.agents[thread]; ok {
 		return
 	}
@@ -486,14 +487,14 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 		Attrs: receipt.Attrs{
 			{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 			{Key: "gen_ai.agent.name", Value: receipt.S("codex-subagent")},
-			{Key: "gen_ai.agent.id", Value: receipt.S(c.label(thread))},
+			{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			{Key: "subagent.link", Value: receipt.S(link)},
 		}})
 	c.emit(r, key, "subagent.spawned", receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S(link)},
 		{Key: "subagent.depth", Value: receipt.I(1)},
 		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
-		{Key: "subagent.agent_id", Value: receipt.S(c.label(thread))},
+		{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))},
 	})
 }
 

@@ -129,11 +129,20 @@ func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 	return nil
 }
 
+// uriSchemes are the source URI schemes written in clear.
+var uriSchemes = map[string]string{"mcp": "mcp", "https": "https", "http": "http", "file": "file", "git": "git",
+	"ssh": "ssh", "s3": "s3", "gs": "gs", "memory": "memory", "skill": "skill", "plugin": "plugin", "data": "data"}
+
 // sourceURI writes the scheme in clear (mcp, https, file) and the URI as a digest.
 func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {
 	scheme := "unknown"
-	if u, err := url.Parse(v.String()); err == nil && receipt.IsToken(u.Scheme) {
-		scheme = strings.ToLower(u.Scheme)
+	if u, err := url.Parse(v.String()); err == nil && u.Scheme != "" {
+		// Only well-known schemes are written, from our own list: a scheme
+		// is input, and a lower-cased copy of input is still a copy.
+		scheme = "other"
+		if k, ok := uriSchemes[strings.ToLower(u.Scheme)]; ok {
+			scheme = k
+		}
 	}
 	a.Set("context.input.source.uri", receipt.S(scheme))
 	a.Set("context.input.source.uri_hash", receipt.S(s.Hash.Text(v.String())))

@@ -35,15 +35,19 @@ func init() {
 		Hints:     []string{"session_id", "model_call_id", "call_id", "timestamp_ms", "apiKeySource", "request_id", "role"},
 		OpenTypes: true,
 		PassThrough: leak.Paths{
-			"type": true, "subtype": true, "role": true, "status": true, "session_id": true, "model_call_id": true,
-			"call_id": true, "request_id": true, "model": true, "permissionMode": true, "apiKeySource": true,
-			"timestamp_ms": true, "message.role": true, "message.content.#.type": true, "message.content.#.id": true,
-			"message.content.#.tool_use_id": true, "message.content.#.name": true,
+			// Token counts: numbers the reader sums.
+			"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
+			"*.cacheWriteTokens": leak.Count, "*.input_tokens": leak.Count, "*.output_tokens": leak.Count,
+			"*.cache_read_input_tokens": leak.Count, "*.cache_creation_input_tokens": leak.Count,
+			"type": leak.Label, "subtype": leak.Label, "role": leak.Label, "status": leak.Label, "session_id": leak.ID, "model_call_id": leak.ID,
+			"call_id": leak.ID, "request_id": leak.ID, "model": leak.Model, "permissionMode": leak.Label, "apiKeySource": leak.Label,
+			"timestamp_ms": leak.EpochMs, "message.role": leak.Label, "message.content.#.type": leak.Label, "message.content.#.id": leak.ID,
+			"message.content.#.tool_use_id": leak.ID, "message.content.#.name": leak.Name,
 			// Names that --reveal names writes in clear; without it they are hashed.
-			"tool_call.mcpToolCall.args.toolName": true, "tool_call.mcpToolCall.args.providerIdentifier": true,
-			"tool_call.taskToolCall.args.agentId": true, "tool_call.taskToolCall.args.model": true,
-			"message.content.#.toolCallId": true, "tool_call.toolCallId": true,
-			"tool_call.startedAtMs": true, "tool_call.completedAtMs": true, // epoch ms as strings
+			"tool_call.mcpToolCall.args.toolName": leak.Name, "tool_call.mcpToolCall.args.providerIdentifier": leak.Name,
+			"tool_call.taskToolCall.args.agentId": leak.Name, "tool_call.taskToolCall.args.model": leak.Name,
+			"message.content.#.toolCallId": leak.Name, "tool_call.toolCallId": leak.Name,
+			"tool_call.startedAtMs": leak.Name, "tool_call.completedAtMs": leak.Name, // epoch ms as strings
 		},
 		Events: []string{
 			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
@@ -146,7 +150,7 @@ func newCursor(env Env) *cursorState {
 func (c *cursorState) StartFile(f SourceFile, out *Output) error {
 	c.file, c.fileRel, c.cur = f.Index, f.Rel, ""
 	base := strings.TrimSuffix(pathBase(f.Rel), ".jsonl")
-	if f.Index == 0 && len(base) == 36 && strings.Count(base, "-") == 4 && receipt.IsToken(base) {
+	if f.Index == 0 && leak.UUID.Admit(base) {
 		c.fileID = base
 	}
 	return nil
@@ -207,7 +211,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.subagentFile(r)
 	}
 	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
-		c.session = c.label(sid.Str)
+		c.session = c.pass(leak.ID, sid.Str)
 	}
 	if !c.gapDone {
 		c.gapDone = true

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/internal/leak"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ func (c *cursorState) user(r Record) {
 				c.counts["wrapped_queries"]++
 			}
 		case "tool_result", "tool-result":
-			if t := c.tools["tool:"+c.label(firstString(b.Get("tool_use_id"), b.Get("toolCallId"), b.Get("id")))]; t != nil {
+			if t := c.tools["tool:"+c.keyPart(firstString(b.Get("tool_use_id"), b.Get("toolCallId"), b.Get("id")))]; t != nil {
 				c.finish(r, t, "success", b.Get("content"))
 			}
 		}
@@ -38,7 +39,7 @@ func (c *cursorState) user(r Record) {
 func (c *cursorState) assistant(r Record) {
 	key := "chat:line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	if id := r.JSON.Get("model_call_id").Str; id != "" {
-		key = "chat:" + c.label(id)
+		key = "chat:" + c.keyPart(id)
 	}
 	idx, ok := c.chats[key]
 	if !ok {
@@ -49,7 +50,7 @@ func (c *cursorState) assistant(r Record) {
 			{Key: "gen_ai.provider.name", Value: receipt.S("cursor")},
 		}
 		if c.model != "" {
-			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.model))})
+			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 		}
 		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: c.chatName(), Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
 		c.counts["model_calls"]++
@@ -114,7 +115,7 @@ func (c *cursorState) toolCall(r Record) {
 		}
 	}
 	r.NS = ns
-	t := c.tools["tool:"+c.label(id)]
+	t := c.tools["tool:"+c.keyPart(id)]
 	if t == nil {
 		args := body.Get("args")
 		t = c.openTool(r, id, name, args)
@@ -127,7 +128,12 @@ func (c *cursorState) toolCall(r Record) {
 	status := "success"
 	var outcome gjson.Result
 	res.ForEach(func(k, v gjson.Result) bool {
-		status, outcome = k.Str, v
+		// The result's first key names the outcome. Keys are input: only
+		// the outcomes Cursor documents are written, any other as "other".
+		status, outcome = "other", v
+		if cursorOutcomes[k.Str] {
+			status = k.Str
+		}
 		return false
 	})
 	if !res.Exists() {
@@ -142,7 +148,7 @@ func (c *cursorState) toolCall(r Record) {
 // openTool opens an execute_tool span; a taskToolCall also opens its
 // subagent's span under it.
 func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cursorTool {
-	key := "tool:" + c.label(id)
+	key := "tool:" + c.keyPart(id)
 	if t, ok := c.tools[key]; ok {
 		return t
 	}
@@ -150,7 +156,7 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: args}
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
-		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.label(id))},
+		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
 	}
 	spanName := "execute_tool"
 	switch {
@@ -188,8 +194,8 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 		{Key: "subagent.depth", Value: receipt.I(depth)},
 	}
 	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
-		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.label(id.Str))})
-		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.label(id.Str))})
+		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
 	}
 	var kinds []string
 	if st := args.Get("subagentType"); st.IsObject() {
@@ -202,7 +208,7 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	}
 	if len(kinds) == 1 {
 		kind := c.h.Text(kinds[0])
-		if kinds[0] == "unspecified" || c.env.RevealNames && receipt.IsToken(kinds[0]) {
+		if kinds[0] == "unspecified" || c.env.RevealNames && leak.Name.Admit(kinds[0]) {
 			kind = kinds[0]
 		}
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
@@ -218,6 +224,11 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	c.counts["subagents"]++
 }
 
+// cursorOutcomes are the result kinds Cursor's tool calls report.
+var cursorOutcomes = map[string]bool{"success": true, "error": true, "failure": true, "rejected": true,
+	"denied": true, "cancelled": true, "canceled": true, "timeout": true, "aborted": true, "skipped": true,
+	"fileNotFound": true, "notFound": true, "permissionDenied": true, "userRejected": true}
+
 // finish closes a tool call with its outcome: MCP calls and subagents write
 // what crossed back, digested.
 func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjson.Result) {
@@ -231,7 +242,7 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 		sp.Error = true
 		c.counts["failed_tool_calls"]++
 	}
-	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "cursor.tool_call.status", Value: receipt.S(c.label(status))})
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "cursor.tool_call.status", Value: receipt.S(c.pass(leak.Label, status))})
 	raw := outcome.Raw
 	if outcome.Type == gjson.String {
 		raw = outcome.Str
@@ -241,7 +252,7 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 		c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
 			c.nameAttr("mcp.server", t.mcpServer),
 			c.nameAttr("mcp.tool", t.mcpTool),
-			{Key: "mcp.tool_call.status", Value: receipt.S(c.label(status))},
+			{Key: "mcp.tool_call.status", Value: receipt.S(c.pass(leak.Label, status))},
 			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(t.args.Get("args")))},
 			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.args.Get("args").Raw))))},
 			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(outcome))},
@@ -284,7 +295,7 @@ func (c *cursorState) End(out *Output) error {
 		in, outT := c.usage.Get("inputTokens").Int(), c.usage.Get("outputTokens").Int()
 		cr, cw := c.usage.Get("cacheReadTokens").Int(), c.usage.Get("cacheWriteTokens").Int()
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.label(c.modelOr()))},
+			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.modelOr()))},
 			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(in)},
 			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(outT)},
 			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cr)},
@@ -312,7 +323,7 @@ func (c *cursorState) End(out *Output) error {
 	}
 	c.rootIdentity(out, "cursor-agent", "cursor")
 	if c.model != "" {
-		out.Span.Set("gen_ai.request.model", receipt.S(c.label(c.model)))
+		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
 	}
 	format := "stream_json"
 	if c.transcript && !c.stream {
@@ -337,5 +348,5 @@ func (c *cursorState) chatName() string {
 	if c.model == "" {
 		return "chat"
 	}
-	return "chat " + c.label(c.model)
+	return "chat " + c.pass(leak.Model, c.model)
 }

@@ -147,7 +147,7 @@ func firstRaw(data []byte, pass leak.Paths) string {
 			}
 			switch {
 			case v.Type == gjson.String:
-				if len(v.Str) >= 16 && !(pass[path] && receipt.IsToken(v.Str)) && !receipt.IsDigest(v.Str) {
+				if len(v.Str) >= 16 && !(pass[path] != leak.None && pass[path].Admit(v.Str)) && !receipt.IsDigest(v.Str) {
 					found = v.Str
 				}
 			case v.IsArray():

@@ -2,6 +2,7 @@ package converters
 
 import (
 	"encoding/json"
+	"github.com/contextreceipts/convert/internal/leak"
 	"slices"
 	"sort"
 	"strconv"
@@ -38,9 +39,9 @@ func (c *native) countType(t string) {
 	c.typeCounts[t]++
 }
 
-// seeVersion remembers an agent version that is a token.
+// seeVersion remembers an agent version that has the shape of one.
 func (c *native) seeVersion(v string) {
-	if receipt.IsToken(v) {
+	if leak.Version.Admit(v) {
 		c.versions[v] = true
 	}
 }
@@ -79,9 +80,22 @@ func (c *native) summarize(out *Output) {
 	out.Summary.Set("convert.input.record_types", receipt.L(types))
 }
 
-// label passes an id or enum through when it is a token and hashes it
-// otherwise.
-func (c *native) label(v string) string {
+// pass copies a value read from a pass-through field of that shape when the
+// shape admits it (leak.Shape.Admit: never free text, a path or a
+// secret-looking token), and writes its digest otherwise. The field must be
+// declared with the same shape in the converter's PassThrough: the leak
+// check only accepts copies of values it finds there.
+func (c *native) pass(shape leak.Shape, v string) string {
+	if shape.Admit(v) {
+		return v
+	}
+	return c.h.Text(v)
+}
+
+// keyPart is a span key's part taken from input: span keys are never
+// written (span ids are digests of them), so a token stays as it is and
+// anything else is hashed to keep keys short.
+func (c *native) keyPart(v string) string {
 	if receipt.IsToken(v) {
 		return v
 	}
@@ -89,18 +103,18 @@ func (c *native) label(v string) string {
 }
 
 // name writes a private name (MCP server or tool, skill, subagent type): a
-// digest unless names are revealed and it is a token.
+// digest unless names are revealed and it has the shape of a name.
 func (c *native) name(v string) string {
-	if c.env.RevealNames && receipt.IsToken(v) {
+	if c.env.RevealNames && leak.Name.Admit(v) {
 		return v
 	}
 	return c.h.Text(v)
 }
 
 // nameAttr writes a private name under key+".name_hash", or under
-// key+".name" in clear when names are revealed and it is a token.
+// key+".name" in clear when names are revealed and it has a name's shape.
 func (c *native) nameAttr(key, v string) receipt.Attr {
-	if c.env.RevealNames && receipt.IsToken(v) {
+	if c.env.RevealNames && leak.Name.Admit(v) {
 		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
 	}
 	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}

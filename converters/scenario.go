@@ -43,9 +43,11 @@ type Session struct {
 	out                     *Output
 }
 
-// Label returns v when it is a token and its digest otherwise (see Label).
+// Label returns v when it has the shape of a label (leak.Label: an enum-like
+// word, not free text, a path or a random-looking token) and its digest
+// otherwise (see Label).
 func (s *Session) Label(v string) string {
-	if receipt.IsToken(v) {
+	if leak.Label.Admit(v) {
 		return v
 	}
 	return s.Hash.Text(v)
@@ -140,7 +142,7 @@ func registerScenario(sc Scenario) {
 	for t, r := range sc.Records {
 		recs[t] = r
 	}
-	pass := leak.Paths{"type": true, "time": true, "session_id": true, "conversation_id": true, "agent": true}
+	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string
 	for t, r := range recs {
@@ -150,7 +152,7 @@ func registerScenario(sc Scenario) {
 		}
 		for _, m := range r.Moves {
 			if m.Pass && m.Path != "" {
-				pass[m.Path] = true
+				pass[m.Path] = leak.Label
 			}
 		}
 	}

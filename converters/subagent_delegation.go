@@ -2,6 +2,7 @@ package converters
 
 import (
 	"fmt"
+	"github.com/contextreceipts/convert/internal/leak"
 	"strconv"
 
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -161,7 +162,7 @@ func delegationCaptured(s *Session, r Record, a *receipt.Attrs) error {
 	if v, ok := a.Get("subagent.role"); ok {
 		span.Set("gen_ai.agent.name", v)
 		span.Set("subagent.role", v)
-		if receipt.IsToken(r.JSON.Get("subagent_role").String()) {
+		if leak.Label.Admit(r.JSON.Get("subagent_role").String()) {
 			name += " " + v.Str
 		}
 	}

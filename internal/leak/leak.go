@@ -1,21 +1,42 @@
 // Package leak decides whether any output string carries raw input content.
 //
-// The rule (DESIGN 2.4): an output string leaks when it contains a raw input
-// string of 8 or more bytes, or a run of 16 or more consecutive bytes of one,
-// or a secret-shaped token. Raw strings are the input's JSON string values
-// that the converter does not declare as pass-through. Output substrings that
-// are a pass-through value seen in the input are not leaks, and neither are
-// strings of the program's own vocabulary (schema keys, names, enum values).
+// The model (DESIGN 2.4) is provenance. Every output string is one of:
 //
-// The check is linear in input size and bounded by output size: the outputs
-// are indexed once (every 8-byte window), then each raw string is probed only
-// at offsets 0, 8, 16, ... because any 16-byte run contains one such aligned
-// 8-byte block.
+//   - vocabulary: a constant the program writes (schema keys, enum values,
+//     event and span names, schema URLs, scope names);
+//   - a digest (sha256:… or hmac-sha256:…);
+//   - a number the program computed;
+//   - a pass-through value: exactly a value the input holds in a declared
+//     pass-through field, inside that field's Shape, and not secret-looking;
+//   - a composite of those parts ("execute_tool Bash", "user=12");
+//   - or none of these: then it is checked whole, as an untyped string.
+//
+// Provenance is proven, not claimed: a string counts as a pass-through value
+// only when the input's declared fields actually hold it, and as vocabulary
+// only when the generated vocabulary holds it. Only untyped strings are
+// indexed and probed against the raw input, so a constant is never a false
+// positive whatever the session's own text says.
+//
+// Raw is every input string, object key and number that is not an admitted
+// pass-through value. An untyped output string leaks when it equals a raw
+// string (any length, ASCII case folded), contains a raw string of 8 or
+// more bytes, or a run of 16 or more consecutive bytes of one, or a
+// secret-shaped token; an output number leaks when it equals a raw input
+// number of 6 or more digits. Pass-through and composite strings are also
+// screened for secret shapes.
+//
+// The check is linear in input size: the input is walked once before the
+// outputs exist (collecting the admitted pass-through values and the raw
+// numbers), and, only when some output string is untyped, once more to probe
+// raw strings at stride 8 against an index of the untyped strings.
 package leak
 
 import (
+	"hash/maphash"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -27,19 +48,27 @@ type Finding struct {
 	What  string // "raw input run of N bytes" or "secret-shaped token (jwt)"
 }
 
-// Outputs collects every output string before the check. Add strings in
-// output order; Where labels say where each one came from.
+// Outputs collects every output string and number before the check. Add
+// strings in output order; Where labels say where each one came from.
 type Outputs struct {
 	seen  map[string]bool
 	strs  []string
 	where []string
+	msg   []bool // a message (stderr): its words may be any of Words
 	vocab map[string]bool
+	// Words are the single words of the vocabulary's phrases: a message the
+	// program composes ("record rejected: tool is listed twice") is typed
+	// when every word is one of them.
+	Words map[string]bool
+	nums  map[string]string // literal of 6+ digits -> where
+	numOr []string
 }
 
 // NewOutputs returns an empty collection. vocab holds the program's own
-// strings (schema keys, event names, enum values): exempt when whole.
+// strings (schema keys, event names, enum values, schema URLs): exempt when
+// whole, and as parts of composites.
 func NewOutputs(vocab map[string]bool) *Outputs {
-	return &Outputs{seen: map[string]bool{}, vocab: vocab}
+	return &Outputs{seen: map[string]bool{}, vocab: vocab, nums: map[string]string{}}
 }
 
 // Add records one output string found at where.
@@ -50,6 +79,88 @@ func (o *Outputs) Add(s, where string) {
 	o.seen[s] = true
 	o.strs = append(o.strs, s)
 	o.where = append(o.where, where)
+	o.msg = append(o.msg, false)
+}
+
+// AddMessage records a message the program composed (a warning or an
+// error for stderr) found at where.
+func (o *Outputs) AddMessage(s, where string) {
+	if o.seen[s] {
+		return
+	}
+	o.Add(s, where)
+	o.msg[len(o.msg)-1] = true
+}
+
+// AddNumber records an output number (its decimal literal) found at where.
+// Numbers shorter than 6 digits are counts, not identifiers: they are not kept.
+func (o *Outputs) AddNumber(lit, where string) {
+	lit = strings.TrimPrefix(lit, "-")
+	if len(lit) < 6 || !digits(lit) {
+		return
+	}
+	if _, ok := o.nums[lit]; !ok {
+		o.nums[lit] = where
+		o.numOr = append(o.numOr, lit)
+	}
+}
+
+// Input is what the check learns from the input before the outputs exist:
+// the admitted pass-through values and the raw numbers (as 64-bit keyed
+// hashes, so memory stays small on GB inputs), and how much raw content it
+// saw. Feed it every input line the converter saw, with Line.
+type Input struct {
+	seed     maphash.Seed
+	pass     []uint64
+	nums     []uint64
+	sorted   int // pass[:sorted] and nums are compacted when they grow
+	RawCount int64
+	RawBytes int64 // raw strings' bytes as encoded in the input
+	pathBuf  []byte
+	esc      []byte
+}
+
+// NewInput returns an empty Input.
+func NewInput() *Input { return &Input{seed: maphash.MakeSeed()} }
+
+func (in *Input) hash(s string) uint64 { return maphash.String(in.seed, s) }
+
+// Pass admits v as a pass-through value: the user's own words (the input's
+// file name, a path given on the command line).
+func (in *Input) Pass(v string) {
+	in.pass = append(in.pass, in.hash(v))
+	in.compact()
+}
+
+func (in *Input) compact() {
+	if len(in.pass) < 1024 || len(in.pass) < 2*in.sorted {
+		return
+	}
+	slices.Sort(in.pass)
+	in.pass = slices.Compact(in.pass)
+	in.sorted = len(in.pass)
+	if len(in.nums) > 1024 {
+		slices.Sort(in.nums)
+		in.nums = slices.Compact(in.nums)
+	}
+}
+
+func (in *Input) freeze() {
+	slices.Sort(in.pass)
+	in.pass = slices.Compact(in.pass)
+	in.sorted = len(in.pass)
+	slices.Sort(in.nums)
+	in.nums = slices.Compact(in.nums)
+}
+
+func (in *Input) has(s string) bool {
+	_, ok := slices.BinarySearch(in.pass, in.hash(s))
+	return ok
+}
+
+func (in *Input) hasNum(lit string) bool {
+	_, ok := slices.BinarySearch(in.nums, in.hash(lit))
+	return ok
 }
 
 type window struct {
@@ -58,43 +169,102 @@ type window struct {
 	str int32 // index of the indexed string holding it
 }
 
-// Checker holds the output index and the findings so far.
+// Checker holds the index of the untyped output strings and the findings.
 type Checker struct {
-	buf      []byte   // indexed output strings, concatenated
-	starts   []int32  // start of each indexed string in buf
-	labels   []string // where each indexed string came from
-	wins     []window // sorted by key
-	bloom    []uint64
-	bloomSh  uint
-	covered  map[int32]int32  // buf start -> end of the longest pass-through span there
-	cands    map[[2]int32]int // leaking span -> first input line
-	minRaw   map[int32]int    // idx of string with a short raw string -> line
-	secrets  []Finding
-	pathBuf  []byte // reused by Line
-	RawCount int64  // raw strings probed
+	o     *Outputs
+	in    *Input
+	extra map[string]bool // pass-through values given after NewChecker
+	built bool
+
+	buf     []byte   // indexed untyped strings, ASCII-folded, concatenated
+	starts  []int32  // start of each indexed string in buf
+	labels  []string // where each indexed string came from
+	wins    []window // sorted by key
+	bloom   []uint64
+	bloomSh uint
+	short   map[string]int32 // folded untyped strings and parts of 1-7 bytes -> indexed string
+	shortW  []string         // where of each short entry's string
+	cands   map[[2]int32]int // leaking span -> first input line
+	found   []Finding
+	scratch []byte
+	pathBuf []byte // reused by Line
+	esc     []byte
+
+	RawCount int64 // raw strings probed in Line and Raw
 	RawBytes int64
 }
 
-// NewChecker indexes the outputs. Strings shorter than 8 bytes cannot hold a
-// leak; digests carry no content; vocabulary strings are the program's own.
-func (o *Outputs) NewChecker() *Checker {
-	c := &Checker{covered: map[int32]int32{}, cands: map[[2]int32]int{}}
-	for i, s := range o.strs {
-		if o.vocab[s] || receipt.IsDigest(s) {
+// NewChecker returns a checker with no input knowledge: pass-through values
+// come through Pass (as `convert leakcheck` on files from elsewhere does).
+func (o *Outputs) NewChecker() *Checker { return o.Check(nil) }
+
+// Check returns the checker of these outputs against in (may be nil).
+func (o *Outputs) Check(in *Input) *Checker {
+	if in != nil {
+		in.freeze()
+	}
+	return &Checker{o: o, in: in, extra: map[string]bool{}, cands: map[[2]int32]int{}}
+}
+
+// Pass admits v as a pass-through value. It must be called before the first
+// Raw, Line, NeedsProbe or Findings.
+func (c *Checker) Pass(v string) { c.extra[v] = true }
+
+func (c *Checker) isPass(s string) bool {
+	return c.extra[s] || (c.in != nil && c.in.has(s))
+}
+
+// typedPart reports whether one part of a composite has a provenance:
+// whole, or as dotted segments ("mcp.tool_call.count").
+func (c *Checker) typedPart(p string) bool {
+	if c.typedWhole(p) {
+		return true
+	}
+	if !strings.Contains(p, ".") {
+		return false
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if !c.typedWhole(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Checker) typedWhole(p string) bool {
+	return p == "" || c.o.vocab[p] || receipt.IsDigest(p) || isNumber(p) || c.isPass(p)
+}
+
+// build classifies every output string and indexes the untyped ones.
+func (c *Checker) build() {
+	if c.built {
+		return
+	}
+	c.built = true
+	for i, s := range c.o.strs {
+		if c.o.vocab[s] || receipt.IsDigest(s) {
 			continue // the program's own strings, and digests: neither can carry content
 		}
 		if k := SecretKind(s); k != "" {
-			c.secrets = append(c.secrets, Finding{Where: o.where[i], What: "secret-shaped token (" + k + ")"})
+			c.found = append(c.found, Finding{Where: c.o.where[i], What: "secret-shaped token (" + k + ")"})
 		}
-		if len(s) < 8 {
+		if c.isPass(s) || isNumber(s) {
 			continue
 		}
-		start := int32(len(c.buf))
-		c.buf = append(c.buf, s...)
-		c.starts = append(c.starts, start)
-		c.labels = append(c.labels, o.where[i])
-		for p := 0; p+8 <= len(s); p++ {
-			c.wins = append(c.wins, window{key8(s, p), start + int32(p), int32(len(c.starts) - 1)})
+		parts := splitParts(s)
+		if len(parts) > 0 && all(parts, c.typedPart) {
+			continue
+		}
+		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.Words[p] }) {
+			continue
+		}
+		c.index(s, c.o.where[i], parts)
+	}
+	if c.in != nil {
+		for _, lit := range c.o.numOr {
+			if c.in.hasNum(lit) && !c.in.has(lit) {
+				c.found = append(c.found, Finding{Where: c.o.nums[lit], What: "raw input number of " + strconv.Itoa(len(lit)) + " digits"})
+			}
 		}
 	}
 	sort.Slice(c.wins, func(i, j int) bool {
@@ -113,12 +283,98 @@ func (o *Outputs) NewChecker() *Checker {
 		h := c.slot(w.key)
 		c.bloom[h/64] |= 1 << (h % 64)
 	}
-	return c
+}
+
+func all(parts []string, ok func(string) bool) bool {
+	for _, p := range parts {
+		if !ok(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// index adds one untyped string: its 8-byte windows for long raw strings,
+// and the whole string and its untyped parts for short ones.
+func (c *Checker) index(s, where string, parts []string) {
+	idx := int32(len(c.starts))
+	start := int32(len(c.buf))
+	c.buf = appendFolded(c.buf, s)
+	c.starts = append(c.starts, start)
+	c.labels = append(c.labels, where)
+	for p := 0; p+8 <= len(s); p++ {
+		c.wins = append(c.wins, window{load64(c.buf[start+int32(p):]), start + int32(p), idx})
+	}
+	if c.short == nil {
+		c.short = map[string]int32{}
+	}
+	if len(s) < 8 {
+		c.short[string(appendFolded(nil, s))] = idx
+	}
+	for _, p := range parts {
+		if len(p) < 8 && !c.typedPart(p) {
+			c.short[string(appendFolded(nil, p))] = idx
+		}
+	}
+}
+
+// splitParts splits a string at the separators composites are made with
+// (space = , ; ( ) [ ] and ':' outside digests; typedPart also tries a
+// part's dotted segments), keeping a digest's
+// "sha256:" with its hex.
+func splitParts(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool {
+		switch r {
+		case ' ', '=', ',', ';', '(', ')', '[', ']', '\n', '\t', '"':
+			return true
+		}
+		return false
+	})
+	var out []string
+	for _, p := range f {
+		p = strings.TrimRight(p, ":")
+		if !strings.Contains(p, ":") || receipt.IsDigest(p) {
+			out = append(out, p)
+			continue
+		}
+		sub := strings.Split(p, ":")
+		for i := 0; i < len(sub); i++ {
+			if i+1 < len(sub) && (sub[i] == "sha256" || sub[i] == "hmac-sha256") && receipt.IsDigest(sub[i]+":"+sub[i+1]) {
+				out = append(out, sub[i]+":"+sub[i+1])
+				i++
+				continue
+			}
+			out = append(out, sub[i])
+		}
+	}
+	return out
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			return false // no Inf, NaN or hex
+		}
+	}
+	return true
+}
+
+// NeedsProbe reports whether any output string is untyped: only then can a
+// raw string leak, so only then must the input be read again.
+func (c *Checker) NeedsProbe() bool {
+	c.build()
+	return len(c.starts) > 0
 }
 
 func (c *Checker) slot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> c.bloomSh }
 
-// lookup returns the buf positions whose 8-byte window equals k.
+// lookup returns the buf positions whose folded 8-byte window equals k.
 func (c *Checker) lookup(k uint64) []window {
 	if len(c.wins) == 0 {
 		return nil
@@ -149,69 +405,41 @@ func (c *Checker) end(i int32) int32 {
 	return int32(len(c.buf))
 }
 
-// key8 reads the 8-byte window of s at off.
-func key8(s string, off int) uint64 {
-	_ = s[off+7]
-	return uint64(s[off]) | uint64(s[off+1])<<8 | uint64(s[off+2])<<16 | uint64(s[off+3])<<24 |
-		uint64(s[off+4])<<32 | uint64(s[off+5])<<40 | uint64(s[off+6])<<48 | uint64(s[off+7])<<56
-}
-
-// Pass records a pass-through value: where it occurs whole in an output, those
-// bytes are not a leak even if a raw string also contains them. Pass values
-// come with every line (ids, times), so the probe uses the value's rarest
-// window, and stops at the first window no output has.
-func (c *Checker) Pass(v string) {
-	if len(v) < 8 {
-		return
-	}
-	var best []window
-	bestOff := 0
-	for off := 0; off+8 <= len(v); off++ {
-		ws := c.lookup(key8(v, off))
-		if len(ws) == 0 {
-			return // some 8 bytes of v are in no output: v is in none
-		}
-		if best == nil || len(ws) < len(best) {
-			best, bestOff = ws, off
-			if len(best) == 1 {
-				break
-			}
-		}
-	}
-	for _, w := range best {
-		start, end := w.pos-int32(bestOff), w.pos-int32(bestOff)+int32(len(v))
-		if start >= c.starts[w.str] && end <= c.end(w.str) && string(c.buf[start:end]) == v {
-			// The same id recurs on every line: keep one span per start.
-			c.covered[start] = max(c.covered[start], end)
-		}
-	}
-}
-
-// Raw probes one raw input string from input line.
+// Raw probes one raw input string (or key, or number literal) from input line.
 func (c *Checker) Raw(v string, line int) {
-	if len(v) < 8 {
-		return
-	}
+	c.build()
 	c.RawCount++
 	c.RawBytes += int64(len(v))
+	if len(c.starts) == 0 || len(v) == 0 {
+		return
+	}
+	if len(v) < 8 {
+		c.scratch = appendFolded(c.scratch[:0], v)
+		if idx, ok := c.short[string(c.scratch)]; ok {
+			c.found = append(c.found, Finding{Where: c.labels[idx], Line: line, What: "raw input value of " + strconv.Itoa(len(v)) + " bytes"})
+		}
+		return
+	}
 	if len(v) < 16 {
-		for _, w := range c.lookup(key8(v, 0)) {
+		c.scratch = appendFolded(c.scratch[:0], v)
+		for _, w := range c.lookup(load64(c.scratch)) {
 			lo, hi := c.starts[w.str], c.end(w.str)
 			end := w.pos + int32(len(v))
-			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == v {
+			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) {
 				c.candidate(w.pos, end, line)
 			}
 		}
 		return
 	}
 	for k := 0; k+8 <= len(v); k += 8 {
-		for _, w := range c.lookup(key8(v, k)) {
+		ws := c.lookup(fold64(loadStr64(v, k)))
+		for _, w := range ws {
 			lo, hi := c.starts[w.str], c.end(w.str)
 			a, b := w.pos, w.pos+8
-			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == v[i]; i-- {
+			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == fold(v[i]); i-- {
 				a--
 			}
-			for i := k + 8; i < len(v) && b < hi && c.buf[b] == v[i]; i++ {
+			for i := k + 8; i < len(v) && b < hi && c.buf[b] == fold(v[i]); i++ {
 				b++
 			}
 			if b-a >= 16 {
@@ -228,12 +456,11 @@ func (c *Checker) candidate(a, b int32, line int) {
 	}
 }
 
-// Findings resolves the candidates against the pass-through spans and returns
-// every leak, in output order. A candidate survives when an uncovered stretch
-// of it is 16 bytes or longer, or when a short raw string matched with none
-// of its bytes covered.
+// Findings returns every leak, secrets and numbers first, then raw runs in
+// output order, at most one per output string.
 func (c *Checker) Findings() []Finding {
-	out := append([]Finding(nil), c.secrets...)
+	c.build()
+	out := append([]Finding(nil), c.found...)
 	keys := make([][2]int32, 0, len(c.cands))
 	for k := range c.cands {
 		keys = append(keys, k)
@@ -246,40 +473,65 @@ func (c *Checker) Findings() []Finding {
 	})
 	reported := map[int]bool{}
 	for _, k := range keys {
-		a, b := k[0], k[1]
-		gap := c.longestUncovered(a, b)
-		if gap >= 16 || (b-a < 16 && gap == b-a) {
-			_, _, idx := c.bounds(a)
-			if reported[idx] {
-				continue
-			}
-			reported[idx] = true
-			out = append(out, Finding{Where: c.labels[idx], Line: c.cands[k], What: "raw input run of " + strconv.Itoa(int(b-a)) + " bytes"})
+		_, _, idx := c.bounds(k[0])
+		if reported[idx] {
+			continue
 		}
+		reported[idx] = true
+		out = append(out, Finding{Where: c.labels[idx], Line: c.cands[k], What: "raw input run of " + strconv.Itoa(int(k[1]-k[0])) + " bytes"})
 	}
 	return out
 }
 
-// longestUncovered returns the longest stretch of [a, b) that no pass-through
-// span covers.
-func (c *Checker) longestUncovered(a, b int32) int32 {
-	lo, _, _ := c.bounds(a)
-	cov := make([]bool, b-a)
-	for s := lo; s < b; s++ {
-		if e, ok := c.covered[s]; ok {
-			for p := max(s, a); p < min(e, b); p++ {
-				cov[p-a] = true
-			}
-		}
+// fold lower-cases one ASCII letter: a case-changed copy is still a copy.
+func fold(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b | 0x20
 	}
-	var best, run int32
-	for _, x := range cov {
-		if x {
-			run = 0
-			continue
-		}
-		run++
-		best = max(best, run)
+	return b
+}
+
+func appendFolded(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		dst = append(dst, fold(s[i]))
 	}
-	return best
+	return dst
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// fold64 lower-cases the ASCII letters of 8 bytes at once.
+func fold64(k uint64) uint64 {
+	low7 := k &^ highs
+	geA := low7 + (0x80-'A')*ones   // high bit set where byte >= 'A'
+	gtZ := low7 + (0x80-'Z'-1)*ones // high bit set where byte > 'Z'
+	upper := geA &^ gtZ &^ k & highs
+	return k | upper>>2
+}
+
+func load64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func loadStr64(s string, off int) uint64 {
+	_ = s[off+7]
+	return uint64(s[off]) | uint64(s[off+1])<<8 | uint64(s[off+2])<<16 | uint64(s[off+3])<<24 |
+		uint64(s[off+4])<<32 | uint64(s[off+5])<<40 | uint64(s[off+6])<<48 | uint64(s[off+7])<<56
+}
+
+// Untyped returns the output strings that have no provenance, in output
+// order: the strings the check probes whole. Our own outputs should have
+// none (the fuzz targets assert it); a file from elsewhere may have many.
+func (c *Checker) Untyped() []string {
+	c.build()
+	out := make([]string, len(c.starts))
+	for i := range c.starts {
+		out[i] = string(c.buf[c.starts[i]:c.end(int32(i))])
+	}
+	return out
 }

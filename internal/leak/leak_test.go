@@ -5,20 +5,24 @@ import (
 	"testing"
 )
 
-// check indexes outputs, walks one input line and returns the findings.
+// check collects the input's pass-through values, indexes outputs, probes
+// the input line and returns the findings: the pipeline's two passes.
 func check(t *testing.T, input string, pass Paths, vocab map[string]bool, outputs ...string) []Finding {
 	t.Helper()
+	in := NewInput()
+	in.Line([]byte(input), pass)
 	o := NewOutputs(vocab)
 	for i, s := range outputs {
 		o.Add(s, "output "+string(rune('A'+i)))
 	}
-	c := o.NewChecker()
+	c := o.Check(in)
 	c.Line([]byte(input), 7, pass)
 	return c.Findings()
 }
 
 func TestLeakRule(t *testing.T) {
 	const body = "the quarterly payroll export for Acme lives in bucket s3-private-77"
+	const aws = "AKIAQ7EXAMPLEKEY2024"
 	tests := []struct {
 		name    string
 		input   string
@@ -29,22 +33,37 @@ func TestLeakRule(t *testing.T) {
 	}{
 		{name: "whole raw string", input: `{"q":"Acme-Co secret"}`, outputs: []string{"Acme-Co secret"}, leak: true},
 		{name: "raw string of 8 bytes inside an output", input: `{"q":"Acme-Co!"}`, outputs: []string{"org=Acme-Co!;"}, leak: true},
-		{name: "raw string of 7 bytes is too short to matter", input: `{"q":"Acme-Co"}`, outputs: []string{"Acme-Co"}},
+		{name: "raw string of 7 bytes copied whole", input: `{"q":"Acme-Co"}`, outputs: []string{"Acme-Co"}, leak: true},
+		{name: "raw string of 3 bytes copied whole", input: `{"originator":"cli"}`, outputs: []string{"cli"}, leak: true},
+		{name: "short raw string as a part of a composite", input: `{"originator":"acme"}`, outputs: []string{"originator=acme"}, leak: true},
+		{name: "short raw string inside a word is not a copy", input: `{"q":"pay"}`, outputs: []string{"payments-team-ledger"}},
 		{name: "16-byte run of a long raw string", input: `{"body":"` + body + `"}`, outputs: []string{"x" + body[10:26] + "y"}, leak: true},
 		{name: "15-byte run is not a leak", input: `{"body":"` + body + `"}`, outputs: []string{"x" + body[10:25] + "y"}},
 		{name: "run at the very end of the raw string", input: `{"body":"` + body + `"}`, outputs: []string{body[len(body)-16:]}, leak: true},
+		{name: "case-changed copy", input: `{"body":"` + body + `"}`, outputs: []string{strings.ToUpper(body[4:30])}, leak: true},
+		{name: "lower-cased AWS key id", input: `{"k":"` + aws + `"}`, outputs: []string{strings.ToLower(aws)}, leak: true},
+		{name: "lower-cased URI scheme", input: `{"u":"HTTPS://files.example/payroll"}`, outputs: []string{"https://files.example/payroll"}, leak: true},
 		{name: "raw string in a nested array", input: `{"a":[{"b":["zz","customer payload 42"]}]}`, outputs: []string{"customer payload 42"}, leak: true},
 		{name: "escaped raw string is decoded first", input: `{"q":"line one\nline two"}`, outputs: []string{"line one\nline two"}, leak: true},
+		{name: "object key copied into an output", input: `{"result":{"tenant-acme-payroll":1}}`, outputs: []string{"tenant-acme-payroll"}, leak: true},
+		{name: "short object key copied whole", input: `{"result":{"acme":1}}`, outputs: []string{"acme"}, leak: true},
+		{name: "object keys are not the program's vocabulary", input: `{"definition_token_count":5}`, vocab: map[string]bool{"mcp.tool.definition_token_count_bucket": true}, outputs: []string{"mcp.tool.definition_token_count_bucket"}},
 		{name: "digest outputs carry no content", input: `{"q":"sha256:` + strings.Repeat("ab", 32) + `"}`, outputs: []string{"sha256:" + strings.Repeat("ab", 32)}},
-		{name: "pass-through id is not a leak", input: `{"session_id":"sess-2026-payments"}`, pass: Paths{"session_id": true}, outputs: []string{"sess-2026-payments"}},
-		{name: "pass-through id inside raw text is not a leak", input: `{"session_id":"sess-2026-payments","note":"see sess-2026-payments for details"}`, pass: Paths{"session_id": true}, outputs: []string{"sess-2026-payments:sha256:" + strings.Repeat("0", 64)}},
-		{name: "pass-through path with free text is raw", input: `{"status":"customer Acme-Co refused"}`, pass: Paths{"status": true}, outputs: []string{"customer Acme-Co refused"}, leak: true},
-		{name: "pass-through covers only its own bytes", input: `{"id":"sess-2026-payments","note":"sess-2026-payments and then the private tail text"}`, pass: Paths{"id": true}, outputs: []string{"sess-2026-payments and then the private tail text"}, leak: true},
+		{name: "pass-through id is not a leak", input: `{"session_id":"sess-2026-payments"}`, pass: Paths{"session_id": Label}, outputs: []string{"sess-2026-payments"}},
+		{name: "pass-through id inside raw text is not a leak", input: `{"session_id":"sess-2026-payments","note":"see sess-2026-payments for details"}`, pass: Paths{"session_id": Label}, outputs: []string{"sess-2026-payments:sha256:" + strings.Repeat("0", 64)}},
+		{name: "pass-through path with free text is raw", input: `{"status":"customer Acme-Co refused"}`, pass: Paths{"status": Label}, outputs: []string{"customer Acme-Co refused"}, leak: true},
+		{name: "pass-through value outside its shape is raw", input: `{"sessionId":"Tr0ub4dor-and-3-horses"}`, pass: Paths{"sessionId": UUID}, outputs: []string{"Tr0ub4dor-and-3-horses"}, leak: true},
+		{name: "password in a model field is raw", input: `{"model":"hunter2hunter2hunter2hunter22x"}`, pass: Paths{"model": Model}, outputs: []string{"hunter2hunter2hunter2hunter22x"}, leak: true},
+		{name: "short label on an undeclared path", input: `{"model_provider":"acme"}`, pass: Paths{"model": Model}, outputs: []string{"acme"}, leak: true},
+		{name: "pass-through is by field, not by value elsewhere", input: `{"model":"gpt-5.5","note":"claude-opus-4-6"}`, pass: Paths{"model": Model}, outputs: []string{"claude-opus-4-6"}, leak: true},
+		{name: "pass-through covers only its own bytes", input: `{"id":"sess-2026-payments","note":"sess-2026-payments and then the private tail text"}`, pass: Paths{"id": Label}, outputs: []string{"sess-2026-payments and then the private tail text"}, leak: true},
 		{name: "vocabulary string is the program's own", input: `{"q":"mcp.tool_search.performed"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"mcp.tool_search.performed"}},
-		{name: "vocabulary exemption is for whole strings only", input: `{"q":"mcp.tool_search.performed by Acme"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"x mcp.tool_search.performed by Acme"}, leak: true},
-		{name: "object keys are structure, not content", input: `{"definition_token_count":5}`, outputs: []string{"mcp.tool.definition_token_count_bucket"}},
-		{name: "unrelated output", input: `{"q":"private staging checkout failures"}`, outputs: []string{"sha256:" + strings.Repeat("1", 64), "under_25", "context.input.loaded"}},
+		{name: "vocabulary exemption is for whole parts only", input: `{"q":"mcp.tool_search.performed by Acme"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"x mcp.tool_search.performed by Acme"}, leak: true},
+		{name: "composite of vocabulary and pass-through", input: `{"name":"Bash","q":"execute_tool Bash"}`, pass: Paths{"name": Name}, vocab: map[string]bool{"execute_tool": true}, outputs: []string{"execute_tool Bash"}},
+		{name: "composite of vocabulary and counts", input: `{"q":"assistant=12 user=3"}`, vocab: map[string]bool{"assistant": true, "user": true}, outputs: []string{"assistant=12", "user=3"}},
+		{name: "unrelated output", input: `{"q":"private staging checkout failures"}`, outputs: []string{"sha256:" + strings.Repeat("1", 64), "under_25", "context.input.loaded"}, vocab: map[string]bool{"under_25": true, "context.input.loaded": true}},
 		{name: "secret shape without any input", input: `{}`, outputs: []string{"token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}, leak: true},
+		{name: "secret in a pass-through field", input: `{"model":"x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6"}`, pass: Paths{"model": Label}, outputs: []string{"x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6"}, leak: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +82,67 @@ func TestLeakRule(t *testing.T) {
 	}
 }
 
+// TestLeakNumbers: a raw input number of 6+ digits copied to an output
+// number leaks; the same number in a declared Count field does not; short
+// numbers are counts, never identifiers.
+func TestLeakNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		pass        Paths
+		out         string
+		leak        bool
+	}{
+		{"card number copied", `{"session_id":4111111111111111}`, nil, "4111111111111111", true},
+		{"phone number copied", `{"x":{"latency_ms":5551234567}}`, nil, "5551234567", true},
+		{"declared count", `{"usage":{"input_tokens":276011}}`, Paths{"usage.input_tokens": Count}, "276011", false},
+		{"short numbers are counts", `{"load_order":3}`, nil, "3", false},
+		{"unrelated number", `{"x":123456}`, nil, "654321", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInput()
+			in.Line([]byte(tc.input), tc.pass)
+			o := NewOutputs(nil)
+			o.AddNumber(tc.out, "receipt line 1")
+			c := o.Check(in)
+			if got := c.Findings(); (len(got) > 0) != tc.leak {
+				t.Fatalf("findings %+v, want leak %v", got, tc.leak)
+			}
+		})
+	}
+}
+
+// TestNoProbeWhenEveryOutputIsTyped: when every output string has a
+// provenance, nothing can leak through a raw string and the second pass is
+// not needed; one untyped string brings it back.
+func TestNoProbeWhenEveryOutputIsTyped(t *testing.T) {
+	input := `{"uuid":"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f","message":{"model":"claude-opus-4-6","content":"execute_tool Bash compaction https://opentelemetry.io/schemas/1.37.0"}}`
+	pass := Paths{"uuid": UUID, "message.model": Model}
+	vocab := map[string]bool{"execute_tool": true, "https://opentelemetry.io/schemas/1.37.0": true, "context.compaction.started": true}
+	in := NewInput()
+	in.Line([]byte(input), pass)
+	o := NewOutputs(vocab)
+	for _, s := range []string{"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "claude-opus-4-6", "execute_tool", "https://opentelemetry.io/schemas/1.37.0", "context.compaction.started", "sha256:" + strings.Repeat("a", 64)} {
+		o.Add(s, "out")
+	}
+	c := o.Check(in)
+	if c.NeedsProbe() {
+		t.Fatalf("every output is typed, yet a probe is needed")
+	}
+	c.Line([]byte(input), 1, pass)
+	if f := c.Findings(); len(f) != 0 {
+		t.Fatalf("findings %+v", f)
+	}
+	o.Add("execute_tool Bash compaction", "out2")
+	c = o.Check(in)
+	if !c.NeedsProbe() {
+		t.Fatalf("an untyped output needs the probe")
+	}
+	c.Line([]byte(input), 1, pass)
+	if f := c.Findings(); len(f) != 1 {
+		t.Fatalf("findings %+v, want the copied text", f)
+	}
+}
+
 // TestLeakFindingPositions checks that a finding names the output and the
 // input line, so a user can act on it without the content being printed.
 func TestLeakFindingPositions(t *testing.T) {
@@ -77,7 +157,7 @@ func TestCanaryInStderr(t *testing.T) {
 	o := NewOutputs(nil)
 	o.Add("samples/x.jsonl:3: session: skipped line: CANARY-raw-field-value", "stderr message 1")
 	c := o.NewChecker()
-	c.Line([]byte(`{"type":"x","v":"CANARY-raw-field-value"}`), 3, Paths{"type": true})
+	c.Line([]byte(`{"type":"x","v":"CANARY-raw-field-value"}`), 3, Paths{"type": Label})
 	if f := c.Findings(); len(f) != 1 || f[0].Where != "stderr message 1" {
 		t.Fatalf("findings = %+v, want the stderr message", f)
 	}

@@ -3,6 +3,7 @@ package leak
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // secretPatterns are token shapes that must never appear in any output,
@@ -12,30 +13,64 @@ var secretPatterns = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"api_key", regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}`)},
-	{"stripe_key", regexp.MustCompile(`\b[rsp]k_(?:live|test)_[A-Za-z0-9_]{6,}`)},
-	{"github_token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
-	{"aws_access_key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"slack_token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"google_api_key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{"stripe_webhook_secret", regexp.MustCompile(`\bwhsec_[A-Za-z0-9_]{12,}`)},
-	{"gitlab_token", regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}`)},
-	{"npm_token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{"huggingface_token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
-	{"sendgrid_key", regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)},
-	{"google_oauth_token", regexp.MustCompile(`\bya29\.[A-Za-z0-9_-]{20,}`)},
-	{"databricks_token", regexp.MustCompile(`\bdapi[0-9a-f]{32}\b`)},
-	{"slack_webhook", regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/-]{16,}`)},
-	{"url_credentials", regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@"']+:[^\s/@"']{3,}@`)},
+	// No pattern starts with \b: a leading word character (x_sk-ant-…,
+	// key_ghp_…, id_AKIA…) must not hide a token, so a token prefix only
+	// needs a non-letter (or the start) before it (see tok). The families follow
+	// gitleaks' rule set (github.com/gitleaks/gitleaks, config/gitleaks.toml);
+	// TestSecretKindEveryPlace runs each family's examples through every place
+	// a token can stand.
+	{"anthropic_key", tok(`sk-ant-(?:api|admin|sid)\d\d-[A-Za-z0-9_-]{16,}`)},
+	{"api_key", tok(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
+	{"stripe_key", tok(`[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{10,}`)},
+	{"github_token", tok(`(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`)},
+	{"aws_access_key", tok(`(?i:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}`)},
+	{"slack_token", tok(`xox[abposre]-[A-Za-z0-9-]{10,}`)},
+	{"slack_app_token", tok(`(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`)},
+	{"google_api_key", tok(`AIza[0-9A-Za-z_-]{35}`)},
+	{"jwt", tok(`ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{"stripe_webhook_secret", tok(`whsec_[A-Za-z0-9_]{20,}`)},
+	{"gitlab_token", tok(`gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|agent|oas)-[A-Za-z0-9_-]{20,}`)},
+	{"npm_token", tok(`npm_[A-Za-z0-9]{36}`)},
+	{"pypi_token", tok(`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+	{"huggingface_token", tok(`(?:hf_|api_org_)[A-Za-z0-9]{30,}`)},
+	{"sendgrid_key", tok(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)},
+	{"google_oauth_token", tok(`ya29\.[A-Za-z0-9_-]{20,}`)},
+	{"databricks_token", tok(`dapi[0-9a-f]{32}`)},
+	{"slack_webhook", regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}`)},
+	{"discord_webhook", regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}`)},
+	{"twilio_key", tok(`(?:SK|AC)[0-9a-fA-F]{32}`)},
+	{"shopify_token", tok(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`)},
+	{"digitalocean_token", tok(`do[opr]_v1_[a-f0-9]{64}`)},
+	{"age_secret_key", tok(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`)},
+	{"doppler_token", tok(`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`)},
+	{"linear_key", tok(`lin_api_[A-Za-z0-9]{40}`)},
+	{"postman_key", tok(`PMAK-[a-f0-9]{24}-[a-f0-9]{34}`)},
+	{"pulumi_token", tok(`pul-[a-f0-9]{40}`)},
+	{"planetscale_token", tok(`pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,}`)},
+	{"grafana_token", tok(`(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8})`)},
+	{"hashicorp_token", tok(`(?:hvs\.[A-Za-z0-9_-]{90,}|hvb\.[A-Za-z0-9_-]{138,}|[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9=_-]{60,})`)},
+	{"new_relic_key", tok(`NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}`)},
+	{"sentry_token", tok(`(?:sntrys_eyJ[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64})`)},
+	{"openai_admin_or_groq", tok(`(?:gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,})`)},
+	{"atlassian_token", tok(`ATATT3[A-Za-z0-9_=-]{100,}`)},
+	{"azure_ad_secret", regexp.MustCompile(`[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`)},
 	{"pem_block", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----`)},
-	{"bearer", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`)},
-	{"secret_assignment", regexp.MustCompile(`(?i)\b[a-z0-9_]*(?:token|secret|password|passwd|api_key|apikey|access_key|accesskey|accountkey|private_key)\s*[=:]\s*["']?[^\s"']{4,}`)},
+	{"private_key_material", regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
+	{"url_credentials", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@"']+:[^\s/@"']{3,}@`)},
+	{"bearer", regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}`)},
+	{"secret_assignment", regexp.MustCompile(`(?i)[a-z0-9_]*(?:token|secret|password|passwd|api_key|apikey|access_key|accesskey|accountkey|private_key|client_secret)\s*[=:]\s*["']?[^\s"']{4,}`)},
+}
+
+// tok compiles a token pattern that may follow anything but a letter: the
+// start of the string, a digit, punctuation, or an underscore (which \b
+// would treat as part of a word).
+func tok(body string) *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^A-Za-z])(?:` + body + `)`)
 }
 
 // SecretKind returns the name of the first secret shape found in s, or "".
 func SecretKind(s string) string {
-	if !anySecret.MatchString(s) {
+	if !mayHoldSecret(s) || !anySecret().MatchString(s) {
 		return "" // one pass over s instead of one per shape
 	}
 	for _, p := range secretPatterns {
@@ -46,11 +81,59 @@ func SecretKind(s string) string {
 	return ""
 }
 
-// anySecret is every shape in one alternation.
-var anySecret = func() *regexp.Regexp {
+// anySecret is every shape in one alternation, compiled on first use.
+var anySecret = sync.OnceValue(func() *regexp.Regexp {
 	parts := make([]string, len(secretPatterns))
 	for i, p := range secretPatterns {
 		parts[i] = "(?:" + p.re.String() + ")"
 	}
 	return regexp.MustCompile(strings.Join(parts, "|"))
+})
+
+// secretTrigrams are three-byte pieces (ASCII case folded) of which every
+// match of every pattern holds at least one: a string with none of them
+// cannot hold a secret, and most outputs (ids, labels, digests) have none,
+// so the regular expressions run on few strings. TestSecretKindEveryPlace
+// proves each family's examples get past this filter.
+var secretTrigrams = []string{
+	"sk-", "sk_", "rk_", "pk_", "ghp", "gho", "ghu", "ghs", "ghr", "hub_pat", "akia", "asia", "abia", "acca",
+	"agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka", "a3t", "xox", "xap", "aiz", ".ey", "whs", "glp",
+	"gld", "glr", "glc", "gli", "gls", "glf", "glag", "gloa", "npm_", "pypi", "hf_", "org_", "sg.", "ya29", "dapi",
+	"ks.s", "webh", "shpa", "shpc", "shpp", "shps", "_v1_", "-key-", "dp.", "lin_", "pmak", "pul-", "scale_",
+	"hvs.", "hvb.", "atlasv", "nrak", "nrjs", "nrii", "sntr", "gsk_", "xai-", "pplx", "atatt", "0q~", "1q~", "2q~", "3q~", "4q~", "5q~", "6q~", "7q~", "8q~", "9q~", "://",
+	"-----", "bearer", "token", "secret", "passw", "api_key", "apikey", "ccess_key", "ccesskey", "countkey",
+	"private_key",
+	// Twilio: SK or AC, then hex.
+	"sk0", "sk1", "sk2", "sk3", "sk4", "sk5", "sk6", "sk7", "sk8", "sk9", "ska", "skb", "skc", "skd", "ske", "skf",
+	"ac0", "ac1", "ac2", "ac3", "ac4", "ac5", "ac6", "ac7", "ac8", "ac9", "aca", "acb", "acc", "acd", "ace", "acf",
+}
+
+// trigramBits holds the first three bytes of each secretTrigrams entry,
+// hashed to 16 bits.
+var trigramBits = func() (b [1 << 16 / 64]uint64) {
+	for _, t := range secretTrigrams {
+		h := trigram(fold(t[0]), fold(t[1]), fold(t[2]))
+		b[h/64] |= 1 << (h % 64)
+	}
+	return b
 }()
+
+func trigram(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> 16
+}
+
+// mayHoldSecret is the cheap filter in front of the patterns.
+func mayHoldSecret(s string) bool {
+	if len(s) < 10 {
+		return false // the shortest match ("token:abcd") has 10 bytes
+	}
+	a, b := fold(s[0]), fold(s[1])
+	for i := 2; i < len(s); i++ {
+		c := fold(s[i])
+		if h := trigram(a, b, c); trigramBits[h/64]&(1<<(h%64)) != 0 {
+			return true
+		}
+		a, b = b, c
+	}
+	return false
+}

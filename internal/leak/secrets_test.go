@@ -12,7 +12,7 @@ import (
 func TestSecretKindFindsRealisticShapes(t *testing.T) {
 	for _, tc := range []struct{ in, kind string }{
 		{"sk-proj-7hG2kLq9Zx4TbW1mNvR8sYp3DcAa", "api_key"},
-		{"key sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6", "api_key"},
+		{"key sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6", "anthropic_key"},
 		{"sk-4fQ9pLm2Zx7Tb1Wn8Rv3Yc6Ds0Ae5Hg", "api_key"},
 		{"sk_live_51HxTq9ZlmN4pQr8sT2vW", "stripe_key"},
 		{"rk_test_9aBcD3eFgH", "stripe_key"},
@@ -80,6 +80,81 @@ func TestSecretKindIgnoresOwnVocabulary(t *testing.T) {
 	} {
 		if k := SecretKind(s); k != "" {
 			t.Errorf("SecretKind(%q) = %q, want no match", s, k)
+		}
+	}
+}
+
+// secretExamples are one fake but well-formed token per family (bodies
+// made up, shapes as the issuers document them).
+var secretExamples = map[string]string{
+	"anthropic_key":         "sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6Lm9Np2Qr5St8Vw1Yz4Bc7",
+	"api_key":               "sk-proj-7hG2kLq9Zx4TbW1mNvR8sYp3DcAa",
+	"stripe_key":            "sk_live_51HxTq9ZlmN4pQr8sT2vW",
+	"github_token":          "ghp_0123456789abcdefABCDEF0123456789abcd",
+	"aws_access_key":        "AKIAQ7EXAMPLEKEY2024",
+	"slack_token":           "xoxb-123456789012-1234567890123-AbCdEfGhIjKl",
+	"slack_app_token":       "xapp-1-A0123BCDEFG-1234567890123-0123456789abcdef0123456789abcdef",
+	"google_api_key":        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+	"jwt":                   "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+	"stripe_webhook_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	"gitlab_token":          "glpat-xYz12AbC34dEf56GhI78jK",
+	"npm_token":             "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+	"pypi_token":            "pypi-AgEIcHlwaS5vcmcCJGE4ZjMwZjI3LWUxZTgtNGNlNy05YmU1LWVlNjI1ZjQ0YjY0MwACKlsz",
+	"huggingface_token":     "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+	"sendgrid_key":          "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",
+	"google_oauth_token":    "ya29.a0AfH6SMBx1y2z3A4b5C6d7E8f9G0h",
+	"databricks_token":      "dapi0123456789abcdef0123456789abcdef",
+	"slack_webhook":         "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+	"discord_webhook":       "https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+	"twilio_key":            "SK0123456789abcdef0123456789abcdef",
+	"shopify_token":         "shpat_0123456789abcdef0123456789abcdef",
+	"digitalocean_token":    "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	"age_secret_key":        "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS",
+	"doppler_token":         "dp.pt.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd",
+	"linear_key":            "lin_api_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd",
+	"postman_key":           "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
+	"pulumi_token":          "pul-0123456789abcdef0123456789abcdef01234567",
+	"planetscale_token":     "pscale_tkn_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+	"grafana_token":         "glsa_AbCdEfGhIjKlMnOpQrStUvWxYz012345_0123abcd",
+	"new_relic_key":         "NRAK-ABCDEFGHIJKLMNOPQRSTUVWXYZA",
+	"sentry_token":          "sntryu_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	"openai_admin_or_groq":  "gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGh",
+	"azure_ad_secret":       "abc8Q~AbCdEfGhIjKlMnOpQrStUvWxYz0123456",
+	"url_credentials":       "postgres://billing:hunter2pw@db.internal:5432/prod",
+	"pem_block":             "-----BEGIN RSA PRIVATE KEY-----",
+	"bearer":                "Bearer abc.def-123456",
+	"hashicorp_token":       "hvs.CAESIAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQr",
+	"atlassian_token":       "ATATT3xFfGF0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt=0123ABCD",
+	"private_key_material":  "-----begin encrypted private key-----",
+	"secret_assignment":     "GITHUB_TOKEN=abcd1234efgh",
+}
+
+// TestSecretKindEveryPlace runs every family's example through every place
+// a token can stand in an output string: bare, glued to a word by an
+// underscore or a digit (where \b would fail), quoted, assigned, in a
+// query string, in a path, and followed by more text.
+func TestSecretKindEveryPlace(t *testing.T) {
+	places := []string{"%s", "x_%s", "key_%s", "id_%s", "a1%s", "9%s", `"%s"`, "k=%s", "?token=%s&x=1", "/v1/%s/x", "%s trailing words", "(%s)", "{\"v\":\"%s\"}"}
+	for _, p := range secretPatterns {
+		ex, ok := secretExamples[p.name]
+		if !ok {
+			t.Errorf("family %s has no example", p.name)
+			continue
+		}
+		for _, place := range places {
+			s := strings.Replace(place, "%s", ex, 1)
+			if SecretKind(s) == "" {
+				t.Errorf("%s: %q not found", p.name, s)
+			}
+		}
+	}
+	for name := range secretExamples {
+		found := false
+		for _, p := range secretPatterns {
+			found = found || p.name == name
+		}
+		if !found {
+			t.Errorf("example for unknown family %s", name)
 		}
 	}
 }

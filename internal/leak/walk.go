@@ -5,34 +5,61 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// Paths is a set of pass-through field paths: object keys joined by ".",
-// with "#" for any array element ("tool_names.#", "message.content.#.type").
-type Paths map[string]bool
-
-// Line probes every string value of one input JSON line. A value at a
-// pass-through path that is a token (receipt.IsToken) is a pass-through value;
-// every other string is raw, however short or harmless it looks. The line
-// must be valid JSON (the pipeline only probes lines it converted).
+// Line probes every raw string, object key and number of one input JSON
+// line against the untyped outputs. A value at a pass-through path that
+// fits the path's shape is a pass-through value and is not probed; every
+// other string is raw, however short or harmless it looks. The line must be
+// valid JSON (the pipeline only probes lines it converted).
 //
 // This is the hot loop of the second pass, so it is a single scan over the
 // bytes: no tree, no copy of strings without escapes.
 func (c *Checker) Line(doc []byte, n int, pass Paths) {
-	w := walker{c: c, doc: doc, line: n, pass: pass, path: c.pathBuf[:0]}
+	c.build()
+	w := walker{c: c, doc: doc, line: n, pass: pass, path: c.pathBuf[:0], esc: c.esc[:0]}
 	w.value(w.ws(0))
-	c.pathBuf = w.path[:0]
+	c.pathBuf, c.esc = w.path[:0], w.esc[:0]
+}
+
+// Line is the first pass over one input line: it records the pass-through
+// values that fit their field's shape, and the raw numbers, and counts the
+// raw strings.
+func (in *Input) Line(doc []byte, pass Paths) {
+	w := walker{in: in, doc: doc, pass: pass, path: in.pathBuf[:0], esc: in.esc[:0]}
+	w.value(w.ws(0))
+	in.pathBuf, in.esc = w.path[:0], w.esc[:0]
+}
+
+// skipString returns the index after the closing quote of the string whose
+// body starts at i, without decoding it.
+func skipString(doc []byte, i int) int {
+	for {
+		q := bytes.IndexByte(doc[i:], '"')
+		if q < 0 {
+			return len(doc)
+		}
+		j := i + q
+		bs := 0
+		for k := j - 1; k >= i && doc[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
 }
 
 type walker struct {
-	c    *Checker
+	c    *Checker // second pass: probe raw strings
+	in   *Input   // first pass: collect pass-through values and raw numbers
 	doc  []byte
 	line int
 	pass Paths
 	path []byte
 	esc  []byte // scratch for strings with escapes
+	wild []byte // scratch for "*.<last key>" look-ups
 	// visit, when set (tests), receives each string instead of the probe.
 	visit func(path, v string)
 }
@@ -60,18 +87,28 @@ func (w *walker) value(i int) int {
 	case '[':
 		return w.array(i + 1)
 	case '"':
+		if w.in != nil && w.visit == nil && w.pass[string(w.path)] == None {
+			// Pass one only counts a raw string: find its end, decode nothing.
+			j := skipString(w.doc, i+1)
+			w.in.RawCount++
+			w.in.RawBytes += int64(j - i - 2)
+			return j
+		}
 		s, j := w.str(i + 1)
 		w.leaf(s)
 		return j
 	}
-	for i < len(w.doc) { // number, true, false, null
-		switch w.doc[i] {
+	j := i
+	for j < len(w.doc) { // number, true, false, null
+		switch w.doc[j] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
+			w.number(w.doc[i:j])
+			return j
 		}
-		i++
+		j++
 	}
-	return i
+	w.number(w.doc[i:j])
+	return j
 }
 
 func (w *walker) object(i int) int {
@@ -86,6 +123,7 @@ func (w *walker) object(i int) int {
 			continue
 		}
 		key, j := w.str(i + 1)
+		w.key(key)
 		w.path = w.path[:base]
 		if base > 0 {
 			w.path = append(w.path, '.')
@@ -215,15 +253,81 @@ func (w *walker) hex4(i int) (rune, int) {
 	return r, 4
 }
 
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) } // read-only, no copy
+
 func (w *walker) leaf(s []byte) {
-	v := unsafe.String(unsafe.SliceData(s), len(s)) // read-only view, no copy
+	v := view(s)
 	if w.visit != nil {
 		w.visit(string(w.path), string(s))
 		return
 	}
-	if w.pass[string(w.path)] && receipt.IsToken(v) {
-		w.c.Pass(v)
-	} else {
+	if sh := w.pass[string(w.path)]; sh != None && sh != Count && sh.fits(v) {
+		if w.in != nil {
+			w.in.pass = append(w.in.pass, w.in.hash(v))
+			w.in.compact()
+		}
+		return
+	}
+	w.raw(v)
+}
+
+func (w *walker) raw(v string) {
+	if w.in != nil {
+		w.in.RawCount++
+		w.in.RawBytes += int64(len(v))
+		return
+	}
+	if w.c != nil {
 		w.c.Raw(v, w.line)
 	}
+}
+
+// key probes an object key: keys are input like values (a tool result's
+// keys are the tool's data).
+func (w *walker) key(k []byte) {
+	if w.visit == nil {
+		w.raw(view(k))
+	}
+}
+
+// number handles a number leaf (true, false and null too). A number in a
+// Count or EpochMs field is pass-through; any other of 6 or more digits is
+// remembered as raw, so an output number that copies it is a leak.
+func (w *walker) number(lit []byte) {
+	if w.visit != nil || len(lit) == 0 || lit[0] == 't' || lit[0] == 'f' || lit[0] == 'n' {
+		return
+	}
+	v := view(lit)
+	sh := w.pass[string(w.path)]
+	if sh == None {
+		// "*.input_tokens": a count field wherever it sits.
+		last := w.path[bytes.LastIndexByte(w.path, '.')+1:]
+		w.wild = append(append(w.wild[:0], "*."...), last...)
+		sh = w.pass[string(w.wild)]
+	}
+	if (sh == Count || sh == EpochMs) && sh.fits(v) {
+		if w.in != nil {
+			w.in.pass = append(w.in.pass, w.in.hash(v))
+			w.in.compact()
+		}
+		return
+	}
+	if w.in != nil {
+		if d := intDigits(v); len(d) >= 6 {
+			w.in.nums = append(w.in.nums, w.in.hash(d))
+		}
+	}
+	w.raw(v)
+}
+
+// intDigits returns the digits of an integer literal ("-123" -> "123"), or
+// "" when lit is not a plain integer.
+func intDigits(lit string) string {
+	if len(lit) > 0 && lit[0] == '-' {
+		lit = lit[1:]
+	}
+	if !digits(lit) {
+		return ""
+	}
+	return lit
 }

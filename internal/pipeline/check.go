@@ -15,7 +15,9 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/schema"
+	"github.com/contextreceipts/convert/internal/vocab"
 	"github.com/tidwall/gjson"
 )
 
@@ -115,33 +117,40 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]leak.F
 	if err != nil {
 		return nil, err
 	}
+	in := leak.NewInput()
+	for _, p := range inputs {
+		in.Pass(path.Base(p))
+		in.Pass(p)
+		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, conv.PassThrough) }); err != nil {
+			return nil, err
+		}
+	}
 	outs := leak.NewOutputs(vocabulary(set))
 	for _, f := range files {
 		if err := addFile(outs, f); err != nil {
 			return nil, err
 		}
 	}
-	chk := outs.NewChecker()
-	for _, in := range inputs {
-		chk.Pass(path.Base(in))
-		chk.Pass(in)
-	}
-	for _, in := range inputs {
-		if err := probeAll(chk, in, conv.PassThrough); err != nil {
-			return nil, err
+	chk := outs.Check(in)
+	if chk.NeedsProbe() {
+		for _, p := range inputs {
+			if err := eachInputLine(p, func(doc []byte, n int) { chk.Line(doc, n, conv.PassThrough) }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return chk.Findings(), nil
 }
 
-// probeAll probes every parseable line of an input (or a .json sidecar).
-func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
+// eachInputLine calls fn on every parseable line of an input (or on a .json
+// sidecar as one document).
+func eachInputLine(input string, fn func(doc []byte, line int)) error {
 	if strings.HasSuffix(input, ".json") {
 		doc, err := readMeta(input)
 		if err != nil {
 			return fmt.Errorf("%s: %w", input, err)
 		}
-		chk.Line(doc, 1, pass)
+		fn(doc, 1)
 		return nil
 	}
 	fh, err := openInput(input, false)
@@ -151,7 +160,7 @@ func probeAll(chk *leak.Checker, input string, pass leak.Paths) error {
 	defer fh.Close()
 	err = eachLine(jsonl.NewReader(fh, 0), func(l jsonl.Line) error {
 		if !l.TooLong && gjson.ValidBytes(l.Bytes) {
-			chk.Line(l.Bytes, l.N, pass)
+			fn(l.Bytes, l.N)
 		}
 		return nil
 	})
@@ -173,7 +182,7 @@ func addFile(outs *leak.Outputs, path string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if gjson.ValidBytes(doc) {
-			addStrings(outs, gjson.ParseBytes(doc), path, nil)
+			addJSON(outs, gjson.ParseBytes(doc), path, nil)
 			return nil
 		}
 		outs.Add(string(doc), path)
@@ -185,7 +194,7 @@ func addFile(outs *leak.Outputs, path string) error {
 		if len(line) > 0 {
 			where := path + " line " + strconv.Itoa(n)
 			if t := strings.TrimRight(line, "\r\n"); gjson.Valid(t) {
-				addStrings(outs, gjson.Parse(t), where, nil)
+				addJSON(outs, gjson.Parse(t), where, nil)
 			} else {
 				outs.Add(t, where)
 			}
@@ -200,21 +209,86 @@ func addFile(outs *leak.Outputs, path string) error {
 }
 
 // vocabulary is every string the program itself writes: schema keys, enum
-// and const values, event names, converter and span names.
-// It is built once per process and only read afterwards.
+// and const values, event names, converter and span names, record types,
+// the OTLP writer's field names and schema URL, and every string literal of
+// the packages that build outputs (internal/vocab, generated). It is built
+// once per process, from those sources, and only read afterwards.
 func vocabulary(set *schema.Set) map[string]bool {
 	vocabOnce.Do(func() {
-		vocab = set.Vocabulary()
+		words = set.Vocabulary()
 		for _, c := range converters.All() {
-			vocab[c.Name], vocab[c.SpanName] = true, true
+			words[c.Name], words[c.SpanName] = true, true
+			words[scopePrefix+c.Name] = true
+			for _, t := range c.Types {
+				words[t] = true
+			}
+			for _, e := range c.Events {
+				words[e] = true
+			}
+		}
+		for _, w := range otlp.Vocabulary() {
+			words[w] = true
+		}
+		for _, w := range vocab.Words() {
+			words[w] = true
+		}
+		words[Version] = true
+		for _, l := range receipt.Ladders() {
+			for _, b := range l.Labels {
+				words[b] = true
+			}
+		}
+		// The segments of dotted names are our words too: a span attribute
+		// key made of them says nothing of the input.
+		for w := range words {
+			if strings.Contains(w, ".") && !strings.ContainsAny(w, "/ ") {
+				for _, seg := range strings.Split(w, ".") {
+					words[seg] = true
+				}
+			}
 		}
 	})
-	return vocab
+	return words
+}
+
+// messageWords are the single words of every vocabulary phrase and format
+// string, for messages the program composes.
+func messageWords(set *schema.Set) map[string]bool {
+	msgOnce.Do(func() {
+		msgWords = map[string]bool{}
+		for w := range vocabulary(set) {
+			for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == ' ' || r == '.' || r == ':' || r == '"' }) {
+				msgWords[p] = true
+			}
+		}
+		for _, w := range vocab.Formats() {
+			for _, p := range strings.Fields(w) {
+				if !strings.Contains(p, "%") {
+					msgWords[strings.Trim(p, ":,.;()\"")] = true
+				}
+			}
+		}
+	})
+	return msgWords
+}
+
+var (
+	msgOnce  sync.Once
+	msgWords map[string]bool
+)
+
+// ownWords are the words of the pipeline's messages that appear in no
+// other literal (internal/vocab collects them from here).
+var ownWords = []string{
+	"skipped", "line", "warning", "withheld", "it", "would", "have", "contained", "raw", "input",
+	"line_too_long", "invalid_utf8", "truncated_last_line", "malformed_json", "not_an_object", "missing_type",
+	"unknown_record_type", "invalid_time", "record", "rejected", "message", "interrupted", "strict",
+	"service", "name", "version", "0", "invalid",
 }
 
 var (
 	vocabOnce sync.Once
-	vocab     map[string]bool
+	words     map[string]bool
 )
 
 // validateTraceLines checks an OTLP file-exporter file: one TracesData per line.

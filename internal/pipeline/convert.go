@@ -16,6 +16,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
@@ -63,6 +64,9 @@ type Stats struct {
 	SkipReasons                           map[string]int64
 	UnknownTypes                          map[string]bool // digests
 	Events                                int
+	// Untyped counts the output strings with no provenance (checked whole
+	// against the input): our own outputs should have none.
+	Untyped int
 }
 
 // file is the state of one conversion: one input, or one input group (a
@@ -82,6 +86,9 @@ type file struct {
 	sum   []byte // sha256 of the main file
 	start int64  // earliest record time, unix ns; 0 when none
 	end   int64
+	// input is what the leak check learns in pass one: the admitted
+	// pass-through values and raw numbers of every converted line.
+	input *leak.Input
 }
 
 // source is one file of the group as the two passes see it.
@@ -117,7 +124,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	}
 	res.Converter = conv.Name
 	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
-		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}}
+		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput()}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
 		return res
@@ -221,6 +228,14 @@ func (f *file) read() error {
 		}
 		f.srcs = append(f.srcs, src)
 	}
+	// Paths are the user's words, not input content: an input named after
+	// something its records also say is not a leak.
+	f.input.Pass(path.Base(f.rel))
+	for _, s := range f.srcs {
+		f.input.Pass(s.path)
+		f.input.Pass(path.Base(s.path))
+		f.input.Pass(s.rel)
+	}
 	for i := range f.srcs {
 		if err := f.readFile(i); err != nil {
 			return err
@@ -241,6 +256,7 @@ func (f *file) readFile(i int) error {
 		sf := converters.SourceFile{Index: i, Rel: src.rel}
 		if src.meta != nil {
 			sf.Meta = gjson.ParseBytes(src.meta)
+			f.input.Line(src.meta, f.conv.PassThrough)
 		}
 		if err := fs.StartFile(sf, &f.out); err != nil {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
@@ -331,11 +347,12 @@ func (f *file) line(i int, l jsonl.Line) error {
 		return f.skip(l.N, "missing_type", "")
 	}
 	if !f.conv.OpenTypes && !contains(f.conv.Types, typ.Str) {
-		d := receipt.FileDigest(sha(typ.Str))
+		d := f.opt.Hash.Text(typ.Str) // keyed in keyed mode: a type name is guessable
 		f.stats.UnknownTypes[d] = true
 		return f.skip(l.N, "unknown_record_type", " "+d)
 	}
 	rec.Type = typ.Str
+	f.input.Line(l.Bytes, f.conv.PassThrough)
 	if tf := rec.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
 		t, ok := parseTime(tf)
 		if !ok {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -75,9 +76,10 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	f.stats.Untyped = len(chk.Untyped())
 	// The leak check's own figures are numbers: they cannot carry content.
 	lines[len(lines)-1], err = receipt.Line{TraceID: tid.String(), SpanID: sid.String(),
-		Event: f.summary(chk.RawCount, chk.RawBytes), Converter: f.conv.Name}.AppendJSON(nil)
+		Event: f.summary(f.input.RawCount+chk.RawCount, f.input.RawBytes+chk.RawBytes), Converter: f.conv.Name}.AppendJSON(nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,11 +242,14 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 	}
 	return otlp.Trace{
 		Resource:     receipt.Attrs{{Key: "service.name", Value: receipt.S("convert")}, {Key: "service.version", Value: receipt.S(Version)}},
-		ScopeName:    "github.com/contextreceipts/convert/converters/" + f.conv.Name,
+		ScopeName:    scopePrefix + f.conv.Name,
 		ScopeVersion: Version,
 		Spans:        spans,
 	}
 }
+
+// scopePrefix names the instrumentation scope of each converter's spans.
+const scopePrefix = "github.com/contextreceipts/convert/converters/"
 
 func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 	var out receipt.Attrs
@@ -256,48 +261,45 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 	return out
 }
 
-// leakCheck is pass two: index every output string (receipt lines, trace,
-// warnings), then re-read the input and probe the raw strings of every
-// converted line. Warnings that would leak are withheld; any other finding
-// fails the input.
+// leakCheck indexes every output string (receipt lines, trace, warnings)
+// by provenance and, only when some string is untyped, re-reads the input
+// and probes the raw strings of every converted line (pass two). Warnings
+// that would leak are withheld; any other finding fails the input.
 func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []string) (*leak.Checker, error) {
 	outs := leak.NewOutputs(vocabulary(set))
 	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
-		addStrings(outs, gjson.Parse(view(l)), recName+" line "+strconv.Itoa(i+1), derivedFields)
+		addJSON(outs, gjson.Parse(view(l)), recName+" line "+strconv.Itoa(i+1), derivedFields)
 	}
 	if trace != nil {
-		addStrings(outs, gjson.Parse(view(trace)), OutputName(f.rel, ".otel.json"), traceSkip)
+		addJSON(outs, gjson.Parse(view(trace)), OutputName(f.rel, ".otel.json"), traceSkip)
 	}
+	outs.Words = messageWords(set)
 	for i, d := range f.diags {
-		outs.Add(d, "stderr message "+strconv.Itoa(i+1))
+		outs.AddMessage(f.trimPath(d), stderrWhere(i))
 	}
 	for i, m := range msgs {
-		outs.Add(m, "error message "+strconv.Itoa(i+1))
+		outs.AddMessage(f.trimPath(m), "error message "+strconv.Itoa(i+1))
 	}
-	chk := outs.NewChecker()
-	// Paths are the user's words, not input content: an input named after
-	// something its records also say is not a leak.
-	chk.Pass(path.Base(f.rel))
-	for _, src := range f.srcs {
-		chk.Pass(src.path)
-	}
-	for _, src := range f.srcs {
-		if err := f.probe(chk, src); err != nil {
-			return nil, err
+	chk := outs.Check(f.input)
+	if chk.NeedsProbe() {
+		for _, src := range f.srcs {
+			if err := f.probe(chk, src); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var findings []leak.Finding
-	withheld := map[string]bool{}
+	withheld := map[int]bool{}
 	for _, fd := range chk.Findings() {
 		if n, ok := stderrIndex(fd.Where); ok {
-			withheld[strconv.Itoa(n)] = true
+			withheld[n] = true
 			continue
 		}
 		findings = append(findings, fd)
 	}
 	for i := range f.diags {
-		if withheld[strconv.Itoa(i+1)] {
+		if withheld[i] {
 			f.diags[i] = fmt.Sprintf("%s: %s: warning withheld: it would have contained raw input", f.path, f.conv.Name)
 		}
 	}
@@ -307,28 +309,49 @@ func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []s
 	return chk, nil
 }
 
+// trimPath drops the input path a message starts with: it is the user's
+// own words, and a path may hold any character.
+func (f *file) trimPath(m string) string {
+	for _, s := range f.srcs {
+		if strings.HasPrefix(m, s.path) {
+			return m[len(s.path):]
+		}
+	}
+	return m
+}
+
+func stderrWhere(i int) string { return "stderr message " + strconv.Itoa(i+1) }
+
 func stderrIndex(where string) (int, bool) {
 	const p = "stderr message "
 	if len(where) > len(p) && where[:len(p)] == p {
 		n, err := strconv.Atoi(where[len(p):])
-		return n, err == nil
+		return n - 1, err == nil
 	}
 	return 0, false
 }
 
-// addStrings adds every key and string value of a JSON document, except the
-// values of the keys in skip.
-func addStrings(outs *leak.Outputs, v gjson.Result, where string, skip map[string]bool) {
+// addJSON adds every key, string value and number of a JSON document,
+// except the values of the keys in skip. OTLP's intValue strings are
+// numbers. Numbers under convert.* keys are the pipeline's own measures.
+func addJSON(outs *leak.Outputs, v gjson.Result, where string, skip map[string]bool) {
 	switch {
 	case v.Type == gjson.String:
 		outs.Add(v.Str, where)
+	case v.Type == gjson.Number:
+		outs.AddNumber(v.Raw, where)
 	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { addStrings(outs, e, where, skip); return true })
+		v.ForEach(func(_, e gjson.Result) bool { addJSON(outs, e, where, skip); return true })
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
 			outs.Add(k.Str, where)
-			if !skip[k.Str] {
-				addStrings(outs, e, where, skip)
+			switch {
+			case skip[k.Str]:
+			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
+			case k.Str == "intValue" && e.Type == gjson.String:
+				outs.AddNumber(e.Str, where)
+			default:
+				addJSON(outs, e, where, skip)
 			}
 			return true
 		})
@@ -342,6 +365,7 @@ func addStrings(outs *leak.Outputs, v gjson.Result, where string, skip map[strin
 // are indexed whole.
 var derivedFields = map[string]bool{
 	"trace_id": true, "span_id": true, "traceId": true, "spanId": true, "parentSpanId": true,
+	"time": true, "source_line": true, // a parsed, re-formatted record time; a line number
 	"timeUnixNano": true, "startTimeUnixNano": true, "endTimeUnixNano": true,
 }
 
@@ -381,7 +405,7 @@ func (f *file) screenFailure(err error) error {
 }
 
 // probe re-reads one file of the group and probes the raw strings of every
-// line the converter saw, and of its sidecar.
+// line the converter saw, and of its sidecar (pass two).
 func (f *file) probe(chk *leak.Checker, src source) error {
 	if src.meta != nil {
 		chk.Line(src.meta, 0, f.conv.PassThrough)

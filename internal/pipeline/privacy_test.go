@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/otlp"
+)
+
+// The privacy model's two sides, each as a corpus run by `make test`:
+// honest sessions that quote our own vocabulary convert with no finding
+// (no false refusal), and hostile sessions with a canary in every place a
+// log can hold one never let it reach any output or message.
+
+// ccLine is one Claude Code user or assistant record.
+func ccLine(typ, uuid, text string) string {
+	return fmt.Sprintf(`{"type":%q,"uuid":"%s","parentUuid":null,"sessionId":"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f","timestamp":"2026-05-01T10:00:0%sZ","version":"2.1.50","message":{"role":%q,"content":%s}}`,
+		typ, uuid, uuid[len(uuid)-1:], typ, quoteJSON(text))
+}
+
+func quoteJSON(s string) string {
+	b := new(strings.Builder)
+	fmt.Fprintf(b, "%q", s)
+	return strings.NewReplacer(`\x`, `\u00`).Replace(b.String())
+}
+
+func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", n) }
+
+// honestTexts are what people who use this tool write in their sessions:
+// our span, event and attribute names, schema URLs, pasted receipts and
+// traces, README lines.
+func honestTexts(t *testing.T) []string {
+	receipt, err := os.ReadFile(repoPath("golden/mcp_tool_search/basic.receipt.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile(repoPath("golden/mcp_tool_search/basic.otel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(repoPath("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"execute_tool Bash",
+		"why is there an execute_tool Bash span and a chat span of zero length?",
+		"compaction",
+		"the trace says " + otlp.SchemaURL + " and scope github.com/contextreceipts/convert/converters/claude_code",
+		"context.compaction.started, context.input.loaded and convert.summary are the event names",
+		"gen_ai.usage.input_tokens gen_ai.usage.cache_read.input_tokens mcp.tool_call.status",
+		"resourceSpans scopeSpans startTimeUnixNano endTimeUnixNano",
+		string(receipt),
+		string(trace),
+		string(readme[:min(len(readme), 6000)]),
+	}
+}
+
+// TestHonestSessionsConvert: a session that quotes our vocabulary is never
+// refused, and every output string has a provenance.
+func TestHonestSessionsConvert(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i, text := range honestTexts(t) {
+		typ := "user"
+		if i%2 == 1 {
+			typ = "assistant"
+		}
+		lines = append(lines, ccLine(typ, uuidN(i%10), text))
+	}
+	p := writeFile(t, dir, "6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f.jsonl", strings.Join(lines, "\n")+"\n")
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+	if res.Err != nil {
+		t.Fatalf("honest session refused: %v", res.Err)
+	}
+	if res.Stats.Untyped != 0 {
+		t.Fatalf("%d output strings without provenance", res.Stats.Untyped)
+	}
+	// Each quote alone is a session too.
+	for i, text := range honestTexts(t) {
+		p := writeFile(t, dir, fmt.Sprintf("honest-%d.jsonl", i), ccLine("user", uuidN(1), text)+"\n")
+		if res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{}); res.Err != nil {
+			t.Errorf("honest quote %d refused: %v", i, res.Err)
+		}
+	}
+}
+
+// TestSeedTranscriptsConvert: every real transcript of ../shared/corpus-seed
+// converts, with no finding and no untyped output string.
+func TestSeedTranscriptsConvert(t *testing.T) {
+	files, _ := filepath.Glob(repoPath("../shared/corpus-seed/*/*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no seed transcripts in ../shared/corpus-seed: the shared folder must sit beside the checkout")
+	}
+	refused := 0
+	for _, f := range files {
+		res := Convert(Input{Path: f, Rel: filepath.Base(f)}, Options{})
+		if res.Err != nil {
+			refused++
+			t.Errorf("%s: refused: %v", filepath.Base(f), res.Err)
+			continue
+		}
+		if res.Stats.Untyped != 0 {
+			t.Errorf("%s: %d output strings without provenance", filepath.Base(f), res.Stats.Untyped)
+		}
+	}
+	t.Logf("%d seed transcripts, %d refused", len(files), refused)
+}
+
+// hostileCase plants canaries in one class of place.
+type hostileCase struct {
+	name  string
+	lines []string
+	leak  bool // the conversion must fail closed (else: it must convert)
+}
+
+const sid = "6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f"
+
+func ccRec(extra string) string {
+	return `{"type":"assistant","uuid":"` + uuidN(1) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:01Z","version":"2.1.50"` + extra + `}`
+}
+
+// TestHostileSessions: canaries in object keys, numbers, short values,
+// case-changed copies, pass-through fields of every shape, and secrets of
+// every family glued to a word never reach an output or a message.
+func TestHostileSessions(t *testing.T) {
+	cases := []hostileCase{
+		{name: "canary as an object key of a tool result", lines: []string{
+			ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"toolu_01A","name":"Bash","input":{"CANARYkey-tenant-payroll":1}}]}`),
+			`{"type":"user","uuid":"` + uuidN(2) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:02Z","toolUseResult":{"CANARYresultkey":true},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01A","content":"CANARY output"}]}}`}},
+		{name: "canary password in a model field", lines: []string{
+			ccRec(`,"message":{"role":"assistant","model":"CANARYhunter2hunter2hunter2x","id":"msg_01A","content":[{"type":"text","text":"hi"}]}`)}},
+		{name: "canary password in a session id", lines: []string{
+			`{"type":"user","uuid":"` + uuidN(1) + `","sessionId":"CANARY-Tr0ub4dor-and-3-horses","timestamp":"2026-05-01T10:00:01Z","message":{"role":"user","content":"hello"}}`}},
+		{name: "canary in a version field", lines: []string{
+			`{"type":"user","uuid":"` + uuidN(1) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:01Z","version":"CANARY.1.2","message":{"role":"user","content":"hello"}}`}},
+		{name: "canary in a tool-use id", lines: []string{
+			ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"toolu_CANARY/with/slash","name":"Bash","input":{}}]}`)}},
+		{name: "numeric session id (a card number)", lines: []string{
+			`{"type":"user","uuid":"` + uuidN(1) + `","sessionId":4111111111111111,"timestamp":"2026-05-01T10:00:01Z","message":{"role":"user","content":"CANARY"}}`}},
+		{name: "secret glued to a word in the model field", lines: []string{
+			ccRec(`,"message":{"role":"assistant","model":"x_sk-ant-api03-CANARYQx7Lm2Np9Rt4Vw8Yz1Bc5Df","id":"msg_01A","content":[]}`)}},
+		{name: "secret in a stop reason", lines: []string{
+			ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","id":"msg_01A","stop_reason":"key_ghp_CANARY0123456789abcdefABCDEF0123","content":[]}`)}},
+		{name: "canary in an unknown record type", lines: []string{
+			`{"type":"CANARY-new-type","uuid":"` + uuidN(1) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:01Z"}`,
+			ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","content":[]}`)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := writeFile(t, dir, sid+".jsonl", strings.Join(tc.lines, "\n")+"\n")
+			res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+			if (res.Err != nil) != tc.leak {
+				t.Fatalf("err = %v, want failure %v", res.Err, tc.leak)
+			}
+			everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n")
+			if res.Err != nil {
+				everything += res.Err.Error()
+			}
+			for _, bad := range []string{"CANARY", "canary", "4111111111111111", "hunter2"} {
+				if strings.Contains(everything, bad) {
+					t.Fatalf("%q reached an output or message", bad)
+				}
+			}
+		})
+	}
+}
