@@ -79,9 +79,7 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return usageError("report: %v", err)
 			}
-			r := report.Build(loaded.Sessions, opt)
-			r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable =
-				loaded.Sources.Receipts, loaded.Sources.Converted, loaded.Sources.Traces, loaded.Sources.Unreadable
+			r := loaded.Report(opt)
 			if format == "html" {
 				if err := report.AddTimelines(r, opt.Timelines); err != nil {
 					fmt.Fprintln(stderr, "convert: report: "+err.Error())

@@ -62,7 +62,7 @@ func legend(ls []legendItem) []legendItem { return ls }
 
 func esc(s string) string { return html.EscapeString(s) }
 
-const chartW, chartH, padL, padB = 900, 220, 70, 40
+const chartW, chartH, padL, padB = 1100, 220, 70, 40
 
 // bars draws a bar chart of stacked series: labels along x, one stack of
 // (value, color, title) per label.
@@ -77,7 +77,7 @@ func bars(labels []string, stacks [][]barPart, ariaLabel string) string {
 		}
 		top = max(top, s)
 	}
-	plotW, plotH := float64(chartW-padL-10), float64(chartH-padB-10)
+	plotW, plotH := float64(chartW-padL-40), float64(chartH-padB-10)
 	fmt.Fprintf(&b, `<line x1="%d" y1="10" x2="%d" y2="%d" class="axis"/><line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padL, chartH-padB, padL, chartH-padB, chartW-10, chartH-padB)
 	fmt.Fprintf(&b, `<text x="%d" y="16" class="tick" text-anchor="end">%s</text><text x="%d" y="%d" class="tick" text-anchor="end">0</text>`, padL-6, num(top), padL-6, chartH-padB)
 	if len(labels) == 0 || top == 0 {
@@ -253,6 +253,9 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":   func(s []string) string { return strings.Join(s, ", ") },
 	"itoa":   strconv.Itoa,
 	"mclass": markerClass,
+	"markerKinds": func() [][2]string {
+		return [][2]string{{"input", "context input"}, {"skill", "skill"}, {"mcp", "MCP"}, {"compaction", "compaction"}, {"sub", "subagent"}, {"memory", "memory"}, {"gap", "audit gap"}, {"event", "other"}}
+	},
 	"numcol": func(t *table, c int) bool { return t.Num[c] },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -265,10 +268,11 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0 auto;max-width:1180px;padding:16px 24px;color:#1d2330;background:#fff}
 h1{font-size:22px;margin:8px 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #dde1e8;padding-bottom:4px}
 p.lead{color:#4a5263;margin:0 0 12px}
-table{border-collapse:collapse;margin:4px 0 6px;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;margin:4px 0 6px;font-variant-numeric:tabular-nums;display:block;overflow-x:auto;max-width:100%}
 th,td{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left;vertical-align:top}
 th{background:#f5f6f9;font-weight:600;white-space:nowrap}
-td.num,th.num{text-align:right}
+td.num,th.num{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}
+svg{max-width:100%;height:auto}
 table.kv td:first-child{color:#4a5263;white-space:nowrap}
 p.note{color:#596174;font-size:12.5px;margin:2px 0 8px}
 .charts{display:flex;flex-direction:column;gap:10px}
@@ -289,7 +293,7 @@ code{font-size:12px}
 </head>
 <body>
 <h1>convert report</h1>
-<p class="lead">What entered the agents' runs: built from receipts only (digests, counts, buckets, categories), so nothing raw is in this page. {{.R.Total.Sessions}} sessions, grouped by {{.R.By}}.</p>
+<p class="lead">What entered the agents' runs: built from receipts only (digests, counts, buckets, categories), so nothing raw is in this page. {{num .R.Total.Sessions64}} sessions, grouped by {{.R.By}}.</p>
 <div class="charts">
 {{range .Charts}}<figure id="{{.ID}}"><figcaption>{{.Title}}</figcaption>{{.SVG}}{{if .Legend}}<div class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Label}}</span>{{end}}</div>{{end}}</figure>
 {{end}}</div>
@@ -305,6 +309,7 @@ code{font-size:12px}
 {{end}}</tbody></table></div>
 <h2 id="timelines">Session timelines</h2>
 <p class="note">Bars: spans (agent, chat, tool, subagent); diamonds: context events on the span they belong to. Hover a diamond for its attributes, click it for its entry below.{{if .Timelines}} {{len .Timelines}} most recent sessions.{{end}}</p>
+<div class="legend">{{range $k := markerKinds}}<span><svg width="12" height="12" viewBox="0 0 12 12"><path d="M6 1 l5 5 l-5 5 l-5 -5 z" class="marker {{index $k 0}}"/></svg> {{index $k 1}}</span>{{end}}<span><i style="background:#4e79a7"></i>agent</span><span><i style="background:#76b7b2"></i>subagent</span><span><i style="background:#edc948"></i>chat</span><span><i style="background:#59a14f"></i>tool</span></div>
 {{range .Timelines}}<details class="timeline"{{if eq .N 0}} open{{end}}><summary>{{.T.Session}} · {{.T.Agent}} · {{.T.Start}} · {{len .T.Spans}} spans, {{len .T.Markers}} events</summary>
 {{.SVG}}{{if .T.MoreSpans}}<p class="note">{{.T.MoreSpans}} more spans not drawn.</p>{{end}}
 <details><summary>events and their attributes</summary><ol class="events">{{$n := .N}}{{range $j, $m := .T.Markers}}<li id="ev-{{$n}}-{{$j}}"><b>{{$m.Name}}</b> at {{num $m.AtMS}} ms{{range $m.Attrs}}<br><code>{{.Key}}</code> = {{.Value}}{{end}}</li>{{end}}</ol></details>

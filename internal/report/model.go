@@ -44,6 +44,9 @@ type PriceInfo struct {
 	Unpriced []string `json:"unpriced_models"`
 }
 
+// Sessions64 is the number of sessions, for the page's templates.
+func (s Sections) Sessions64() int64 { return int64(s.Sessions) }
+
 // Group is the sections of one --by key.
 type Group struct {
 	Key string `json:"key"`

@@ -118,6 +118,14 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 	return l, nil
 }
 
+// Report builds the report of what was loaded.
+func (l *Loaded) Report(opt Options) *Report {
+	r := Build(l.Sessions, opt)
+	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable =
+		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable
+	return r
+}
+
 // rec is a receipt file and its path relative to its argument.
 type rec struct{ path, rel string }
 
