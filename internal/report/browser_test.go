@@ -22,7 +22,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") != "" {
+	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
 		t.Fatal("chromium is not installed (CI installs Debian's chromium: apt-get install -y chromium)")
 	}
 	t.Skip("chromium is not installed; apt-get install -y chromium (CI fails here instead of skipping)")

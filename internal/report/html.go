@@ -17,8 +17,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	models := modelColors(r)
 	page := htmlPage{R: r, Tables: tables(r)}
 	page.Charts = []chart{
-		{ID: "chart-tokens", Title: "Tokens per day per model", SVG: template.HTML(tokensChart(r, models)), Legend: legend(models)},
-		{ID: "chart-inputs", Title: "Context inputs per session", SVG: template.HTML(inputsChart(r))},
+		{ID: "chart-tokens", Title: "Tokens per day per model", SVG: template.HTML(tokensChart(r, models)), Legend: models},
+		{ID: "chart-inputs", Title: "Context inputs per session", SVG: template.HTML(inputsChart(r)),
+			Legend: []legendItem{{"context inputs loaded", palette[0]}, {"skill invocations", palette[2]}}},
 		{ID: "chart-compactions", Title: "Compactions per day", SVG: template.HTML(compactionChart(r))},
 	}
 	for i, tl := range r.Timelines {
@@ -48,7 +49,8 @@ type timelineView struct {
 	SVG template.HTML
 }
 
-var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+	"#1f3b73", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#393b79"}
 
 func modelColors(r *Report) []legendItem {
 	var out []legendItem
@@ -57,8 +59,6 @@ func modelColors(r *Report) []legendItem {
 	}
 	return out
 }
-
-func legend(ls []legendItem) []legendItem { return ls }
 
 func esc(s string) string { return html.EscapeString(s) }
 

@@ -126,6 +126,9 @@ func (l *Loaded) Report(opt Options) *Report {
 	return r
 }
 
+// maxMessages bounds the unreadable receipts named on stderr.
+const maxMessages = 20
+
 // rec is a receipt file and its path relative to its argument.
 type rec struct{ path, rel string }
 
@@ -153,9 +156,16 @@ func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 		})
 	}
 	_ = g.Wait()
+	defer func() {
+		if n := l.Sources.Unreadable - maxMessages; n > 0 {
+			fmt.Fprintf(opt.Stderr, "convert: report: %d more unreadable receipts not shown\n", n)
+		}
+	}()
 	for i := range recs {
 		if errs[i] != nil {
-			fmt.Fprintln(opt.Stderr, "convert: report: "+errs[i].Error())
+			if l.Sources.Unreadable < maxMessages {
+				fmt.Fprintln(opt.Stderr, "convert: report: "+errs[i].Error())
+			}
 			l.Sources.Unreadable++
 			continue
 		}
