@@ -30,7 +30,7 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "sessions starting on or after `DATE` (2026-07-01 or an RFC 3339 time)"},
 			&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
 			&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens); no cost without it"},
-			&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with names in clear (as convert run --reveal names) and show project folders in clear"},
+			&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 			&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "logs converted in parallel (0: one per CPU)"},
 			&cli.IntFlag{Name: "timelines", Value: 50, Usage: "html: draw the timelines of the `N` most recent sessions (-1: all)"},

@@ -62,7 +62,7 @@ type Session struct {
 	TraceID   string
 	Agent     string // the converter
 	Versions  []string
-	Project   string // digest of the receipt's folder (in clear with --reveal names)
+	Project   string // digest of the receipt's folder
 	Input     string // convert.input.path: a file name
 	Start     time.Time
 	End       time.Time
@@ -92,7 +92,7 @@ func (s *Session) Models() []string {
 // ParseReceipt reads one receipt. rel is the receipt's path relative to the
 // argument it was found under (its folder names the project); name is used
 // in messages only. Errors are "name:line: reason" and never quote content.
-func ParseReceipt(name, rel string, r io.Reader, reveal bool) (*Session, error) {
+func ParseReceipt(name, rel string, r io.Reader) (*Session, error) {
 	s := &Session{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
@@ -116,7 +116,7 @@ func ParseReceipt(name, rel string, r io.Reader, reveal bool) (*Session, error) 
 	if s.Summary == nil {
 		return nil, fmt.Errorf("%s:%d: not a complete receipt: no convert.summary line", name, s.Events[len(s.Events)-1].Line)
 	}
-	s.Project = project(rel, reveal)
+	s.Project = project(rel)
 	return s, nil
 }
 
@@ -174,17 +174,14 @@ func (s *Session) addLine(line []byte, n int) error {
 	return nil
 }
 
-// project names the folder a receipt sits in, relative to its argument: a
-// digest of it, or the folder in clear when names are revealed. Claude
-// Code's project folders are the encoded working directory, so by default
-// they stay digests, as receipts keep every path.
-func project(rel string, reveal bool) string {
+// project names the folder a receipt sits in, relative to its argument, by
+// its digest. Claude Code's project folders are the encoded working
+// directory (raw input, which the leak check refuses), so even with
+// --reveal names they stay digests, as receipts keep every path.
+func project(rel string) string {
 	dir := path.Dir(strings.TrimPrefix(rel, "./"))
 	if dir == "." || dir == "/" {
 		return "(top)"
-	}
-	if reveal {
-		return dir
 	}
 	sum := sha256.Sum256([]byte(dir))
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -88,7 +88,11 @@ func tables(r *Report) []*table {
 		row := tokenRow(sum, false)
 		row[0] = "all models"
 		if priced {
-			row = append(row, fmt.Sprintf("%.2f", r.Prices.CostUSD))
+			c := fmt.Sprintf("%.2f", r.Prices.CostUSD)
+			if len(r.Prices.Unpriced) > 0 {
+				c = "at least " + c // the models without a price have no cost
+			}
+			row = append(row, c)
 		}
 		tk.add(row...)
 	}

@@ -103,33 +103,33 @@ func TestNoCanaryInAnyFormat(t *testing.T) {
 	}
 }
 
-// TestLeakCheckCatchesTheReport: a project folder named after raw input,
-// shown in clear with --reveal names, must fail the report's leak check.
+// TestLeakCheckCatchesTheReport: the report's own check fails closed. A
+// group key carrying raw input (as a bug copying a log value would) is
+// found; the honest report of the same logs, with names revealed, passes.
 func TestLeakCheckCatchesTheReport(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "CANARY-repo-acme-ledger-private")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join(samples, "session", "basic.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "basic.jsonl"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, reveal := range []bool{false, true} {
-		l, _ := load(t, LoadOptions{Reveal: reveal}, filepath.Dir(dir))
-		r := l.Report(Options{By: "project"})
-		findings, err := l.LeakCheck(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if reveal && len(findings) == 0 {
-			t.Error("a project folder named after raw input passed the leak check")
-		}
-		if !reveal && len(findings) > 0 {
-			t.Errorf("digested project folder refused: %v", findings)
-		}
+	for _, tc := range []struct {
+		name   string
+		tamper func(r *Report)
+		leaks  bool
+	}{
+		{"honest", func(*Report) {}, false},
+		{"raw repository name as a group", func(r *Report) { r.Groups[0].Key = "CANARY-repo-acme-ledger-private" }, true},
+		{"raw text inside a label", func(r *Report) {
+			r.Total.AuditGaps = append(r.Total.AuditGaps, GapRow{Gap: "gap: CANARY-why repository conventions"})
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, _ := load(t, LoadOptions{Reveal: true}, filepath.Join(samples, "session", "basic.jsonl"), filepath.Join(samples, "claude_code", "basic"))
+			r := l.Report(Options{By: "project"})
+			tc.tamper(r)
+			findings, err := l.LeakCheck(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(findings) > 0; got != tc.leaks {
+				t.Errorf("findings %v, want a leak: %v", findings, tc.leaks)
+			}
+		})
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 
 // LoadOptions say how PATHs become sessions.
 type LoadOptions struct {
-	Reveal      bool   // --reveal names: for logs converted here, and project folders
+	Reveal      bool   // --reveal names, for the logs converted here
 	OutReceipts string // also write the receipts and traces of converted logs here
 	Jobs        int    // logs converted in parallel; one per CPU if <= 0
 	Traces      bool   // keep traces (the html timelines need them)
@@ -145,7 +145,7 @@ func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 				return nil
 			}
 			defer fh.Close()
-			s, err := ParseReceipt(r.path, r.rel, fh, opt.Reveal)
+			s, err := ParseReceipt(r.path, r.rel, fh)
 			if err != nil {
 				errs[i] = err
 				return nil
@@ -240,7 +240,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 		if res == nil || res.Err != nil || res.Receipt == nil {
 			continue
 		}
-		s, err := ParseReceipt(res.Path, ins[i].Rel, bytes.NewReader(res.Receipt), opt.Reveal)
+		s, err := ParseReceipt(res.Path, ins[i].Rel, bytes.NewReader(res.Receipt))
 		if err != nil {
 			fmt.Fprintln(opt.Stderr, "convert: report: "+err.Error())
 			l.Failed++
@@ -272,7 +272,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 // own log already and is exempt, as a pass-through value is in a receipt
 // (without that, a model name or AGENTS.md from one session would be
 // refused because another session's prompt mentions it); every other string
-// (project folders, the report's own labels) is probed against every log.
+// (the report's own labels and composites) is probed against every log.
 // No logs, no check.
 func (l *Loaded) LeakCheck(r *Report) ([]leak.Finding, error) {
 	if len(l.converted) == 0 {
