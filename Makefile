@@ -52,6 +52,14 @@ BENCH_BIG_MB ?= 1024
 bench: build
 	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB)
 
+# bench-report writes a history of REPORT_SESSIONS sessions' receipts and
+# traces (copies of the bundled Claude Code and Codex samples, each with its
+# own ids and day) and times convert report over it in every format.
+REPORT_SESSIONS ?= 3000
+.PHONY: bench-report
+bench-report: build
+	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
+
 # demo-prepare loads the bundled sample artifacts into a temporary store,
 # prints a ready PreparedContext with its receipt, then validates it and
 # leak-checks the receipt, recall effort and trace against the query and bodies.

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/report"
+	"github.com/urfave/cli/v2"
+)
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts only",
+		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|session|project|agent|model] [--since DATE] [--until DATE] [--prices FILE] PATH...",
+		Description: "PATH: receipt files or folders of them (what convert run wrote), or native logs and their folders,\n" +
+			"converted in the same run through the same pipeline and leak check (no receipt is written unless\n" +
+			"--out-receipts DIR). A folder holding any *.receipt.ndjson is read as receipts. Sessions, agents,\n" +
+			"tokens per model, instruction files and other context inputs, audit gaps, skills, MCP, memory,\n" +
+			"compaction, subagents and conversion health, grouped by --by. Exit 0; 1 when a receipt could not be\n" +
+			"read or a log did not convert (the report covers the rest); 2 usage; 3 a leak: nothing written.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "`FORMAT`: table, json, markdown or html"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "by", Value: "day", Usage: "group by `KEY`: day, session, project, agent or model"},
+			&cli.StringFlag{Name: "since", Usage: "sessions starting on or after `DATE` (2026-07-01 or an RFC 3339 time)"},
+			&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
+			&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens); no cost without it"},
+			&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
+			&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "logs converted in parallel (0: one per CPU)"},
+			&cli.IntFlag{Name: "timelines", Value: 50, Usage: "html: draw the timelines of the `N` most recent sessions (-1: all)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("report needs at least one PATH (receipts, logs, or folders of them)")
+			}
+			format := c.String("format")
+			if !slices.Contains([]string{"table", "json", "markdown", "html"}, format) {
+				return usageError("--format takes table, json, markdown or html")
+			}
+			opt := report.Options{By: c.String("by"), Timelines: c.Int("timelines")}
+			if !slices.Contains(report.Bys, opt.By) {
+				return usageError("--by takes %s", strings.Join(report.Bys, ", "))
+			}
+			var err error
+			if v := c.String("since"); v != "" {
+				if opt.Since, err = report.ParseDate(v, false); err != nil {
+					return usageError("--since: %v", err)
+				}
+				opt.SinceText = v
+			}
+			if v := c.String("until"); v != "" {
+				if opt.Until, err = report.ParseDate(v, true); err != nil {
+					return usageError("--until: %v", err)
+				}
+				opt.UntilText = v
+			}
+			if r := c.String("reveal"); r != "" && r != "names" {
+				return usageError("--reveal takes one value: names")
+			}
+			if c.Int("jobs") < 0 {
+				return usageError("--jobs must not be negative")
+			}
+			if p := c.String("prices"); p != "" {
+				if opt.Prices, err = report.LoadPrices(p); err != nil {
+					return usageError("--prices: %v", err)
+				}
+			}
+			stderr := c.App.ErrWriter
+			loaded, err := report.Load(c.Context, c.Args().Slice(), report.LoadOptions{
+				Reveal: c.String("reveal") == "names", OutReceipts: c.String("out-receipts"), Jobs: c.Int("jobs"),
+				Traces: format == "html", Stderr: stderr,
+			})
+			if err != nil {
+				return usageError("report: %v", err)
+			}
+			r := loaded.Report(opt)
+			if format == "html" {
+				if err := report.AddTimelines(r, opt.Timelines); err != nil {
+					fmt.Fprintln(stderr, "convert: report: "+err.Error())
+					return exitError{exitFailed}
+				}
+			}
+			findings, err := loaded.LeakCheck(r)
+			if err != nil {
+				fmt.Fprintln(stderr, "convert: report: leak check: "+err.Error())
+				return exitError{exitFailed}
+			}
+			if len(findings) > 0 {
+				for _, f := range findings {
+					fmt.Fprintf(stderr, "convert: report: leak: %s (from input line %d)\n", f.What, f.Line)
+				}
+				fmt.Fprintln(stderr, "convert: report: the report would have carried raw input; nothing written")
+				return exitError{exitLeak}
+			}
+			var buf bytes.Buffer
+			switch format {
+			case "json":
+				if err := report.Validate(r); err != nil {
+					fmt.Fprintln(stderr, "convert: report: "+err.Error())
+					return exitError{exitSchema}
+				}
+				err = report.WriteJSON(&buf, r)
+			case "markdown":
+				err = report.WriteMarkdown(&buf, r)
+			case "html":
+				err = report.WriteHTML(&buf, r)
+			default:
+				color := c.String("out") == "" && terminal(c.App.Writer) != nil && os.Getenv("NO_COLOR") == ""
+				err = report.WriteTable(&buf, r, color)
+			}
+			if err != nil {
+				return err
+			}
+			if out := c.String("out"); out != "" {
+				if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+					fmt.Fprintf(stderr, "convert: report: %s: cannot write the report\n", out)
+					return exitError{exitFailed}
+				}
+				fmt.Fprintf(stderr, "convert: report of %d sessions written to %s\n", r.Sources.SessionsInRange, out)
+			} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			if loaded.Leaks > 0 {
+				// As convert run: nothing of those logs was written, nor entered the report.
+				fmt.Fprintf(stderr, "convert: report: %d logs left out: their receipts would have carried raw input\n", loaded.Leaks)
+				return exitError{exitLeak}
+			}
+			if loaded.Failed > 0 || loaded.Sources.Unreadable > 0 {
+				return exitError{exitFailed}
+			}
+			return nil
+		},
+	}
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a
+// reader never sees a partial report.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	fh, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(fh.Name())
+	if err := fh.Chmod(0o644); err != nil {
+		fh.Close()
+		return err
+	}
+	if _, err := fh.Write(data); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := fh.Close(); err != nil {
+		return err
+	}
+	return os.Rename(fh.Name(), path)
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/report"
+)
+
+func TestReportCLI(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	cc := filepath.Join(repo, "samples", "claude_code")
+	golden := filepath.Join(repo, "golden", "claude_code")
+	tmp := t.TempDir()
+	prices := filepath.Join(tmp, "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"claude-opus-4-7":{"input":5,"output":25,"cache_read":0.5,"cache_write":6.25}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		exit           int
+		stdout, stderr []string
+		files          []string // relative to tmp
+	}{
+		{"no path", []string{"report"}, 2, nil, []string{"at least one PATH"}, nil},
+		{"bad format", []string{"report", "--format", "pdf", cc}, 2, nil, []string{"--format takes table, json, markdown or html"}, nil},
+		{"bad by", []string{"report", "--by", "week", cc}, 2, nil, []string{"--by takes day, session, project, agent, model"}, nil},
+		{"bad date", []string{"report", "--since", "yesterday", cc}, 2, nil, []string{"--since:"}, nil},
+		{"missing path", []string{"report", "no/such/dir"}, 2, nil, []string{"no/such/dir"}, nil},
+		{"receipts as a table", []string{"report", golden}, 0, []string{"Tokens per model", "claude-opus-4-7", "174,100", "root_instruction_files_not_logged"}, nil, nil},
+		{"logs as markdown, by agent", []string{"report", "--format", "markdown", "--by", "agent", cc}, 0, []string{"## By agent", "| claude\\_code |"}, []string{"skipped line: malformed_json"}, nil},
+		{"json with prices", []string{"report", "-f", "json", "--prices", prices, golden}, 0, []string{`"cost_usd"`, `"unpriced_models"`}, nil, nil},
+		{"html to a file, receipts kept", []string{"report", "-f", "html", "-o", filepath.Join(tmp, "r.html"), "--out-receipts", filepath.Join(tmp, "rec"), cc}, 0,
+			nil, []string{"report of 4 sessions written to"}, []string{"r.html", "rec/basic/-Users-alice-src-acme-ledger/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
+		{"a leaking log is left out, exit 3", []string{"report", filepath.Join(repo, "samples", "session")}, 3, []string{"Overview"}, []string{"logs left out"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			t.Setenv("NO_COLOR", "")
+			if code := run(append([]string{"convert"}, tc.args...), &stdout, &stderr); code != tc.exit {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.exit, stdout.String(), stderr.String())
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+				}
+			}
+			for _, f := range tc.files {
+				if _, err := os.Stat(filepath.Join(tmp, f)); err != nil {
+					t.Errorf("no %s", f)
+				}
+			}
+			all := stdout.String() + stderr.String()
+			if strings.Contains(strings.ToUpper(all), "CANARY") || strings.Contains(all, "\x1b[") {
+				t.Error("a canary or a colour escape reached the output")
+			}
+			if strings.Contains(strings.Join(tc.args, " "), "-f json") {
+				if err := report.ValidateJSON(stdout.Bytes()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}

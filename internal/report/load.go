@@ -1,0 +1,207 @@
+// Package report aggregates receipts (what `convert run` writes) into a
+// report of what entered a history of agent runs: sessions, tokens per
+// model, instruction files and other context inputs, skills, MCP, memory,
+// compaction, subagents and conversion health. It reads receipts and traces
+// only, so a report holds nothing a receipt does not hold, and renders it as
+// an aligned table, JSON (schemas/report.schema.json), Markdown or one
+// self-contained HTML page.
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Event is one receipt line.
+type Event struct {
+	Name   string
+	Time   time.Time // zero when the line has none
+	SpanID string
+	Attrs  map[string]gjson.Result
+	Line   int
+}
+
+// Str returns a string attribute, or "".
+func (e *Event) Str(k string) string {
+	if v, ok := e.Attrs[k]; ok && v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
+}
+
+// Int returns an integer attribute, or 0.
+func (e *Event) Int(k string) int64 { return e.Attrs[k].Int() }
+
+// Bool returns a boolean attribute.
+func (e *Event) Bool(k string) bool { return e.Attrs[k].Type == gjson.True }
+
+// name returns a private name written as key.name (revealed) or
+// key.name_hash (a digest), whichever the receipt holds.
+func (e *Event) name(key string) string {
+	if s := e.Str(key + ".name"); s != "" {
+		return s
+	}
+	return e.Str(key + ".name_hash")
+}
+
+// Session is one receipt: one converted input.
+type Session struct {
+	ID        string // session.id, or the trace id
+	TraceID   string
+	Agent     string // the converter
+	Versions  []string
+	Project   string // digest of the receipt's folder
+	Input     string // convert.input.path: a file name
+	Start     time.Time
+	End       time.Time
+	Events    []Event
+	Summary   *Event
+	TracePath string // sibling trace file on disk, "" when none
+	Trace     []byte // trace bytes held in memory (converted in this run)
+}
+
+// Models returns the models with token usage in the session, sorted.
+func (s *Session) Models() []string {
+	var ms []string
+	seen := map[string]bool{}
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Name == "gen_ai.token_usage.summarized" {
+			if m := e.Str("gen_ai.request.model"); !seen[m] {
+				seen[m] = true
+				ms = append(ms, m)
+			}
+		}
+	}
+	sort.Strings(ms)
+	return ms
+}
+
+// ParseReceipt reads one receipt. rel is the receipt's path relative to the
+// argument it was found under (its folder names the project); name is used
+// in messages only. Errors are "name:line: reason" and never quote content.
+func ParseReceipt(name, rel string, r io.Reader) (*Session, error) {
+	s := &Session{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) > 0 {
+			if perr := s.addLine(line, n); perr != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, n, perr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+		}
+	}
+	if len(s.Events) == 0 {
+		return nil, fmt.Errorf("%s:1: not a receipt: no events", name)
+	}
+	if s.Summary == nil {
+		return nil, fmt.Errorf("%s:%d: not a complete receipt: no convert.summary line", name, s.Events[len(s.Events)-1].Line)
+	}
+	s.Project = project(rel)
+	return s, nil
+}
+
+func (s *Session) addLine(line []byte, n int) error {
+	if !gjson.ValidBytes(line) {
+		return errors.New("not a receipt line: malformed JSON")
+	}
+	v := gjson.ParseBytes(line)
+	if !v.IsObject() {
+		return errors.New("not a receipt line: not an object")
+	}
+	r := v.Get("name")
+	if r.Type != gjson.String || v.Get("schema").Str != "convert.receipt.v1" {
+		return errors.New("not a receipt line: no name or schema convert.receipt.v1")
+	}
+	e := Event{Name: r.Str, SpanID: v.Get("span_id").Str, Line: n, Attrs: map[string]gjson.Result{}}
+	if t := v.Get("time"); t.Type == gjson.String {
+		if tt, err := time.Parse(time.RFC3339Nano, t.Str); err == nil {
+			e.Time = tt.UTC()
+		}
+	}
+	v.Get("attributes").ForEach(func(k, val gjson.Result) bool {
+		e.Attrs[k.Str] = val
+		return true
+	})
+	if s.TraceID == "" {
+		s.TraceID = v.Get("trace_id").Str
+	}
+	if s.ID == "" {
+		s.ID = e.Str("session.id")
+	}
+	if s.Agent == "" {
+		s.Agent = v.Get("converter").Str
+	}
+	if !e.Time.IsZero() {
+		if s.Start.IsZero() || e.Time.Before(s.Start) {
+			s.Start = e.Time
+		}
+		if e.Time.After(s.End) {
+			s.End = e.Time
+		}
+	}
+	s.Events = append(s.Events, e)
+	if e.Name == "convert.summary" {
+		s.Summary = &s.Events[len(s.Events)-1]
+		s.Input = e.Str("convert.input.path")
+		if s.ID == "" {
+			s.ID = s.TraceID
+		}
+		s.Agent = e.Str("convert.converter")
+		for _, x := range e.Attrs["convert.input.agent_versions"].Array() {
+			s.Versions = append(s.Versions, x.Str)
+		}
+	}
+	return nil
+}
+
+// project names the folder a receipt sits in, relative to its argument, by
+// its digest. Claude Code's project folders are the encoded working
+// directory (raw input, which the leak check refuses), so even with
+// --reveal names they stay digests, as receipts keep every path.
+func project(rel string) string {
+	dir := path.Dir(strings.TrimPrefix(rel, "./"))
+	if dir == "." || dir == "/" {
+		return "(top)"
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ReceiptSuffix and the trace suffixes name what `convert run` writes.
+const ReceiptSuffix = ".receipt.ndjson"
+
+// TraceFor returns the trace written next to a receipt, or "".
+func TraceFor(receiptPath string) string {
+	base := strings.TrimSuffix(receiptPath, ReceiptSuffix)
+	for _, ext := range []string{".otel.json", ".otel.jsonl"} {
+		if st, err := os.Stat(base + ext); err == nil && !st.IsDir() {
+			return base + ext
+		}
+	}
+	return ""
+}
+
+// IsTrace reports whether p is a trace file `convert run` writes.
+func IsTrace(p string) bool {
+	return strings.HasSuffix(p, ".otel.json") || strings.HasSuffix(p, ".otel.jsonl")
+}

@@ -1,0 +1,489 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SchemaID names the JSON document (schemas/report.schema.json).
+const SchemaID = "convert.report.v1"
+
+// Report is the whole report; `--format json` writes it as is, the other
+// formats render it and nothing else, so checking it checks them all.
+type Report struct {
+	Schema    string     `json:"schema"`
+	By        string     `json:"by"`
+	Since     string     `json:"since,omitempty"`
+	Until     string     `json:"until,omitempty"`
+	Sources   Sources    `json:"sources"`
+	Prices    *PriceInfo `json:"prices,omitempty"`
+	Total     Sections   `json:"total"`
+	Groups    []Group    `json:"groups"`
+	Days      []DayRow   `json:"days"`
+	Sessions  []SessRow  `json:"sessions"`
+	Timelines []Timeline `json:"timelines,omitempty"`
+
+	order []*Session // the sessions in range, in the order of Sessions
+}
+
+// Sources says what the report was made from.
+type Sources struct {
+	Receipts        int `json:"receipts"`
+	Converted       int `json:"converted_inputs"`
+	Traces          int `json:"traces"`
+	SessionsInRange int `json:"sessions_in_range"`
+	OutOfRange      int `json:"sessions_out_of_range"`
+	Unreadable      int `json:"unreadable_receipts"`
+}
+
+// PriceInfo says which models had a price; cost is never guessed.
+type PriceInfo struct {
+	CostUSD  float64  `json:"cost_usd"`
+	Unpriced []string `json:"unpriced_models"`
+}
+
+// Sessions64 is the number of sessions, for the page's templates.
+func (s Sections) Sessions64() int64 { return int64(s.Sessions) }
+
+// Group is the sections of one --by key.
+type Group struct {
+	Key string `json:"key"`
+	Sections
+}
+
+// Count is one labelled number.
+type Count struct {
+	Key string `json:"key"`
+	N   int64  `json:"n"`
+}
+
+// Sections is everything the report shows for a set of sessions.
+type Sections struct {
+	Sessions      int           `json:"sessions"`
+	Agents        []Count       `json:"agents"`
+	AgentVersions []Count       `json:"agent_versions"`
+	First         string        `json:"first,omitempty"`
+	Last          string        `json:"last,omitempty"`
+	Events        int64         `json:"events"`
+	Tokens        []ModelTokens `json:"tokens"`
+	ContextInputs []InputRow    `json:"context_inputs"`
+	AuditGaps     []GapRow      `json:"audit_gaps"`
+	Skills        Skills        `json:"skills"`
+	MCP           MCP           `json:"mcp"`
+	Memory        Memory        `json:"memory"`
+	Compaction    Compaction    `json:"compaction"`
+	Subagents     Subagents     `json:"subagents"`
+	Health        Health        `json:"health"`
+}
+
+// ModelTokens is the token usage of one model. Input excludes cache reads
+// for every agent (Codex counts cached tokens inside input; they are taken
+// out), so the figures compare with ccusage's.
+type ModelTokens struct {
+	Model      string   `json:"model"`
+	Sessions   int      `json:"sessions"`
+	Input      int64    `json:"input"`
+	Output     int64    `json:"output"`
+	CacheRead  int64    `json:"cache_read"`
+	CacheWrite int64    `json:"cache_write"`
+	Total      int64    `json:"total"`
+	CostUSD    *float64 `json:"cost_usd,omitempty"`
+}
+
+// InputRow is one instruction file, overlay or other context input: loads
+// per conventional path (in clear) or path digest, and how many distinct
+// delivered versions it had.
+type InputRow struct {
+	Kind     string `json:"kind"`
+	Source   string `json:"source"` // conventional path, path digest, server or "" (not named)
+	Loads    int64  `json:"loads"`
+	Sessions int    `json:"sessions"`
+	Versions int    `json:"versions"`
+}
+
+// GapRow is one kind of audit gap: what a log cannot show.
+type GapRow struct {
+	Gap      string `json:"gap"`
+	Events   int64  `json:"events"`
+	Sessions int    `json:"sessions"`
+}
+
+// Skills are listings and invocations.
+type Skills struct {
+	Listings     int64      `json:"listings"`
+	ListingSizes []Count    `json:"listing_size_buckets"`
+	Invocations  []SkillRow `json:"invocations"`
+}
+
+// SkillRow counts the invocations of one skill by one trigger.
+type SkillRow struct {
+	Skill   string `json:"skill"`
+	Trigger string `json:"trigger"`
+	Count   int64  `json:"count"`
+}
+
+// MCP is the tool-search boundary in numbers.
+type MCP struct {
+	IndexLoads          int64       `json:"index_loads"`
+	ToolsOffered        int64       `json:"tools_offered"`
+	DefinitionsOnDemand int64       `json:"definitions_loaded_on_demand"`
+	DefinitionsUpfront  int64       `json:"definitions_loaded_at_startup"`
+	Searches            int64       `json:"searches"`
+	Calls               []Count     `json:"calls_by_status"`
+	Servers             []ServerRow `json:"servers"`
+}
+
+// ServerRow is one MCP server ("(index)" for an index over every server).
+type ServerRow struct {
+	Server       string  `json:"server"`
+	Sessions     int     `json:"sessions"`
+	ToolsOffered int64   `json:"tools_offered"` // the largest index seen in one session
+	Definitions  int64   `json:"definitions_loaded"`
+	Calls        []Count `json:"calls_by_status"`
+}
+
+// Memory is memory-file reads and writes and memory searches.
+type Memory struct {
+	Reads    int64      `json:"reads"`
+	Writes   int64      `json:"writes"`
+	Searches int64      `json:"searches"`
+	ByKind   []MemoryOp `json:"by_kind"`
+}
+
+// MemoryOp counts one operation on one kind of memory file.
+type MemoryOp struct {
+	Kind      string `json:"kind"`
+	Operation string `json:"operation"`
+	Count     int64  `json:"count"`
+}
+
+// Compaction is how often sessions compacted and the token buckets around it.
+type Compaction struct {
+	Compactions   int64   `json:"compactions"`
+	Sessions      int     `json:"sessions"`
+	MaxPerSession int64   `json:"max_per_session"`
+	Triggers      []Count `json:"triggers"`
+	Before        []Count `json:"before_buckets"`
+	After         []Count `json:"after_buckets"`
+}
+
+// Subagents is what was spawned and what crossed back.
+type Subagents struct {
+	Spawned      int64   `json:"spawned"`
+	Returned     int64   `json:"returned"`
+	Types        []Count `json:"types"`
+	Status       []Count `json:"result_status"`
+	Boundaries   []Count `json:"result_boundaries"`
+	ResultSizes  []Count `json:"result_size_buckets"`
+	TokenBuckets []Count `json:"token_buckets"`
+}
+
+// Health is conversion health from the summaries.
+type Health struct {
+	Inputs       int64   `json:"inputs"`
+	Bytes        int64   `json:"bytes"`
+	Lines        int64   `json:"lines"`
+	Records      int64   `json:"records"`
+	Skipped      int64   `json:"skipped"`
+	SkipReasons  []Count `json:"skipped_by_reason"`
+	UnknownTypes []Count `json:"unknown_record_types"` // digest -> sessions
+	LeakPassed   int64   `json:"leak_check_passed"`
+	RawStrings   int64   `json:"leak_check_raw_strings"`
+	RawBytes     int64   `json:"leak_check_raw_bytes"`
+	HashModes    []Count `json:"hash_modes"`
+	Gaps         []Count `json:"summary_audit_gaps"`
+}
+
+// DayRow is the tokens and context of one day, for the charts.
+type DayRow struct {
+	Day         string  `json:"day"`
+	Sessions    int     `json:"sessions"`
+	Tokens      []Count `json:"tokens_by_model"` // input+output+cache read+cache write
+	Compactions int64   `json:"compactions"`
+}
+
+// SessRow is one line of the sessions table.
+type SessRow struct {
+	ID            string   `json:"id"`
+	Agent         string   `json:"agent"`
+	Versions      []string `json:"agent_versions"`
+	Project       string   `json:"project"`
+	Input         string   `json:"input"`
+	Start         string   `json:"start,omitempty"`
+	End           string   `json:"end,omitempty"`
+	DurationMS    int64    `json:"duration_ms"`
+	Events        int      `json:"events"`
+	Models        []string `json:"models"`
+	InputTokens   int64    `json:"input_tokens"`
+	OutputTokens  int64    `json:"output_tokens"`
+	CacheRead     int64    `json:"cache_read_tokens"`
+	CacheWrite    int64    `json:"cache_write_tokens"`
+	ContextInputs int64    `json:"context_inputs"`
+	Skills        int64    `json:"skill_invocations"`
+	MCPCalls      int64    `json:"mcp_calls"`
+	Compactions   int64    `json:"compactions"`
+	Subagents     int64    `json:"subagents"`
+	Skipped       int64    `json:"skipped_lines"`
+}
+
+// Options shape a report.
+type Options struct {
+	By        string // day, session, project, agent or model
+	Since     time.Time
+	Until     time.Time // exclusive; zero: no bound
+	SinceText string
+	UntilText string
+	Prices    Prices
+	Timelines int // sessions with a timeline (html); the most recent first
+}
+
+// Bys are the --by values.
+var Bys = []string{"day", "session", "project", "agent", "model"}
+
+// Build aggregates sessions into a report.
+func Build(ss []*Session, opt Options) *Report {
+	if opt.By == "" {
+		opt.By = "day"
+	}
+	r := &Report{Schema: SchemaID, By: opt.By, Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
+	var in []*Session
+	for _, s := range ss {
+		if inRange(s, opt) {
+			in = append(in, s)
+		} else {
+			r.Sources.OutOfRange++
+		}
+	}
+	sort.SliceStable(in, func(i, j int) bool {
+		if !in[i].Start.Equal(in[j].Start) {
+			return in[i].Start.Before(in[j].Start)
+		}
+		return in[i].ID < in[j].ID
+	})
+	r.Sources.SessionsInRange = len(in)
+	r.order = in
+	total := newAgg()
+	groups := map[string]*agg{}
+	days := map[string]*dayAgg{}
+	for _, s := range in {
+		u := usageOf(s)
+		total.add(s, "")
+		for _, k := range groupKeys(s, opt.By, u) {
+			g := groups[k]
+			if g == nil {
+				g = newAgg()
+				groups[k] = g
+			}
+			model := ""
+			if opt.By == "model" {
+				model = k
+			}
+			g.add(s, model)
+		}
+		d := dayOf(s)
+		da := days[d]
+		if da == nil {
+			da = &dayAgg{tokens: map[string]int64{}}
+			days[d] = da
+		}
+		da.sessions++
+		for m, t := range u {
+			da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
+		}
+		da.compactions += countNamed(s, "context.compaction.started")
+		r.Sessions = append(r.Sessions, sessRow(s, u))
+	}
+	r.Total = total.sections(opt.Prices)
+	for _, k := range sortedKeys(groups) {
+		r.Groups = append(r.Groups, Group{Key: k, Sections: groups[k].sections(opt.Prices)})
+	}
+	for _, d := range sortedKeys(days) {
+		da := days[d]
+		r.Days = append(r.Days, DayRow{Day: d, Sessions: da.sessions, Tokens: counts(da.tokens), Compactions: da.compactions})
+	}
+	if opt.Prices != nil {
+		pi := &PriceInfo{Unpriced: []string{}}
+		for _, t := range r.Total.Tokens {
+			if t.CostUSD == nil {
+				pi.Unpriced = append(pi.Unpriced, t.Model)
+			} else {
+				pi.CostUSD += *t.CostUSD
+			}
+		}
+		r.Prices = pi
+	}
+	return r
+}
+
+func inRange(s *Session, opt Options) bool {
+	if opt.Since.IsZero() && opt.Until.IsZero() {
+		return true
+	}
+	if s.Start.IsZero() {
+		return false
+	}
+	return (opt.Since.IsZero() || !s.Start.Before(opt.Since)) && (opt.Until.IsZero() || s.Start.Before(opt.Until))
+}
+
+const noTime, noModel = "(no time)", "(no model)"
+
+func dayOf(s *Session) string {
+	if s.Start.IsZero() {
+		return noTime
+	}
+	return s.Start.Format("2006-01-02")
+}
+
+func groupKeys(s *Session, by string, u map[string]*ModelTokens) []string {
+	switch by {
+	case "session":
+		return []string{s.ID}
+	case "project":
+		return []string{s.Project}
+	case "agent":
+		return []string{s.Agent}
+	case "model":
+		if len(u) == 0 {
+			return []string{noModel}
+		}
+		return sortedKeys(u)
+	}
+	return []string{dayOf(s)}
+}
+
+func countNamed(s *Session, name string) int64 {
+	var n int64
+	for i := range s.Events {
+		if s.Events[i].Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// usageOf sums a session's token usage per model. Codex (cumulative
+// totals, OpenAI's convention) counts cached and cache-write tokens inside
+// input: they are taken out, so input means the same for every agent and
+// the four columns add up to Codex's total_tokens.
+func usageOf(s *Session) map[string]*ModelTokens {
+	u := map[string]*ModelTokens{}
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Name != "gen_ai.token_usage.summarized" {
+			continue
+		}
+		m := e.Str("gen_ai.request.model")
+		t := u[m]
+		if t == nil {
+			t = &ModelTokens{Model: m}
+			u[m] = t
+		}
+		in, cr, cw := e.Int("gen_ai.usage.input_tokens"), e.Int("gen_ai.usage.cache_read.input_tokens"), e.Int("gen_ai.usage.cache_creation.input_tokens")
+		if e.Str("gen_ai.usage.dedupe") == "cumulative_total_deltas" {
+			in -= cr + cw // inside input, as OpenAI counts: the four columns then add up to total_tokens
+		}
+		t.Input += in
+		t.Output += e.Int("gen_ai.usage.output_tokens")
+		t.CacheRead += cr
+		t.CacheWrite += cw
+	}
+	return u
+}
+
+func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
+	row := SessRow{ID: s.ID, Agent: s.Agent, Versions: nonNil(s.Versions), Project: s.Project, Input: s.Input, Events: len(s.Events), Models: nonNil(s.Models())}
+	if !s.Start.IsZero() {
+		row.Start, row.End = stamp(s.Start), stamp(s.End)
+		row.DurationMS = s.End.Sub(s.Start).Milliseconds()
+	}
+	for _, t := range u {
+		row.InputTokens += t.Input
+		row.OutputTokens += t.Output
+		row.CacheRead += t.CacheRead
+		row.CacheWrite += t.CacheWrite
+	}
+	for i := range s.Events {
+		switch s.Events[i].Name {
+		case "context.input.loaded":
+			row.ContextInputs++
+		case "context.skill.invoked":
+			row.Skills++
+		case "mcp.tool_call.completed":
+			row.MCPCalls++
+		case "context.compaction.started":
+			row.Compactions++
+		case "subagent.spawned":
+			row.Subagents++
+		}
+	}
+	row.Skipped = s.Summary.Int("convert.input.lines.skipped")
+	return row
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+type dayAgg struct {
+	sessions    int
+	tokens      map[string]int64
+	compactions int64
+}
+
+// ParseDate reads a --since/--until value: a day (YYYY-MM-DD, UTC) or an
+// RFC 3339 time. A day as --until includes that whole day.
+func ParseDate(v string, until bool) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		if until {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a day (2026-07-01) nor an RFC 3339 time (2026-07-01T10:00:00Z)", v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// counts turns a map into rows, largest first, then by key.
+func counts(m map[string]int64) []Count {
+	out := make([]Count, 0, len(m))
+	for k, n := range m {
+		out = append(out, Count{k, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].N != out[j].N {
+			return out[i].N > out[j].N
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// joinCounts writes rows as "a 3, b 1".
+func joinCounts(cs []Count) string {
+	if len(cs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %d", c.Key, c.N)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,360 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+	"golang.org/x/sync/errgroup"
+)
+
+// LoadOptions say how PATHs become sessions.
+type LoadOptions struct {
+	Reveal      bool   // --reveal names, for the logs converted here
+	OutReceipts string // also write the receipts and traces of converted logs here
+	Jobs        int    // logs converted in parallel; one per CPU if <= 0
+	Traces      bool   // keep traces (the html timelines need them)
+	Stderr      io.Writer
+}
+
+// Loaded is what the PATHs gave.
+type Loaded struct {
+	Sessions []*Session
+	Sources  Sources
+	// Failed and Leaks count logs that did not convert; Unreadable,
+	// receipts that could not be read. Their messages went to Stderr.
+	Failed, Leaks int
+	converted     map[string][]string // converter -> every file read (for the report's leak check)
+	// known holds every string of the receipts and traces converted here:
+	// each passed the leak check of its own input when it was written.
+	known map[string]bool
+}
+
+// Load reads receipt files and folders of them, and converts native logs
+// and their folders through the pipeline (leak check included). A folder
+// holding any *.receipt.ndjson is a folder of receipts; any other folder
+// is walked for logs as `convert run` walks it.
+func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) {
+	l := &Loaded{converted: map[string][]string{}, known: map[string]bool{}}
+	var logs []string
+	var recs []rec
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: no such file or directory", a)
+		}
+		if !st.IsDir() {
+			switch {
+			case strings.HasSuffix(a, ReceiptSuffix):
+				recs = append(recs, rec{a, filepath.Base(a)})
+			case IsTrace(a):
+				// read with its receipt
+			default:
+				logs = append(logs, a)
+			}
+			continue
+		}
+		var found []rec
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ReceiptSuffix) {
+				rel, _ := filepath.Rel(a, p)
+				found = append(found, rec{p, filepath.ToSlash(rel)})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot walk the folder", a)
+		}
+		if len(found) > 0 {
+			recs = append(recs, found...)
+		} else {
+			logs = append(logs, a)
+		}
+	}
+	if err := l.readReceipts(recs, opt); err != nil {
+		return nil, err
+	}
+	if len(logs) > 0 {
+		// Without --out-receipts nothing is written, so two arguments may
+		// hold files of the same relative name.
+		groups := [][]string{logs}
+		if opt.OutReceipts == "" {
+			groups = nil
+			for _, a := range logs {
+				groups = append(groups, []string{a})
+			}
+		}
+		var ins []pipeline.Input
+		for _, g := range groups {
+			found, err := pipeline.Expand(g)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, found...)
+		}
+		if len(ins) == 0 {
+			return nil, fmt.Errorf("no receipt (*%s) and no log (*.jsonl) found under %s", ReceiptSuffix, strings.Join(logs, " "))
+		}
+		l.convert(ctx, ins, opt)
+	}
+	return l, nil
+}
+
+// Report builds the report of what was loaded.
+func (l *Loaded) Report(opt Options) *Report {
+	r := Build(l.Sessions, opt)
+	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable =
+		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable
+	return r
+}
+
+// maxMessages bounds the unreadable receipts named on stderr.
+const maxMessages = 20
+
+// rec is a receipt file and its path relative to its argument.
+type rec struct{ path, rel string }
+
+func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
+	out := make([]*Session, len(recs))
+	errs := make([]error, len(recs))
+	var g errgroup.Group
+	g.SetLimit(max(2, runtime.NumCPU()))
+	for i, r := range recs {
+		g.Go(func() error {
+			fh, err := os.Open(r.path)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: cannot open the receipt", r.path)
+				return nil
+			}
+			defer fh.Close()
+			s, err := ParseReceipt(r.path, r.rel, fh)
+			if err != nil {
+				errs[i] = err
+				return nil
+			}
+			s.TracePath = TraceFor(r.path)
+			out[i] = s
+			return nil
+		})
+	}
+	_ = g.Wait()
+	defer func() {
+		if n := l.Sources.Unreadable - maxMessages; n > 0 {
+			fmt.Fprintf(opt.Stderr, "convert: report: %d more unreadable receipts not shown\n", n)
+		}
+	}()
+	for i := range recs {
+		if errs[i] != nil {
+			if l.Sources.Unreadable < maxMessages {
+				fmt.Fprintln(opt.Stderr, "convert: report: "+errs[i].Error())
+			}
+			l.Sources.Unreadable++
+			continue
+		}
+		l.Sessions = append(l.Sessions, out[i])
+		l.Sources.Receipts++
+		if out[i].TracePath != "" {
+			l.Sources.Traces++
+		}
+	}
+	return nil
+}
+
+// convert runs the logs through the pipeline: without OutReceipts nothing
+// is written; with it, `convert run --out OutReceipts --force` is done.
+func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOptions) {
+	popt := pipeline.Options{Reveal: opt.Reveal}
+	results := make([]*pipeline.Result, len(ins))
+	if opt.OutReceipts != "" {
+		var mu sync.Mutex
+		index := map[string]int{}
+		for i, in := range ins {
+			index[in.Path] = i
+		}
+		oc := pipeline.Run(ctx, ins, pipeline.RunOptions{Options: popt, Out: opt.OutReceipts, Jobs: opt.Jobs, Force: true,
+			AfterWrite: func(_ context.Context, in pipeline.Input, res *pipeline.Result) error {
+				keep := *res
+				keep.Receipt = bytes.Clone(res.Receipt)
+				if opt.Traces {
+					keep.Trace = bytes.Clone(res.Trace)
+				}
+				mu.Lock()
+				results[index[in.Path]] = &keep
+				mu.Unlock()
+				return nil
+			}}, opt.Stderr)
+		l.Leaks += oc.Leaks
+		l.Failed += oc.Failed + oc.SchemaErrors + oc.Interrupted
+	} else {
+		jobs := opt.Jobs
+		if jobs <= 0 {
+			jobs = runtime.NumCPU()
+		}
+		var g errgroup.Group
+		g.SetLimit(jobs)
+		for i, in := range ins {
+			g.Go(func() error {
+				res := pipeline.ConvertContext(ctx, in, popt)
+				if !opt.Traces {
+					res.Trace = nil
+				}
+				results[i] = &res
+				return nil
+			})
+		}
+		_ = g.Wait()
+		for _, res := range results {
+			for _, d := range res.Diags {
+				fmt.Fprintln(opt.Stderr, d)
+			}
+			if res.Err != nil {
+				fmt.Fprintln(opt.Stderr, res.Err)
+				var le *pipeline.LeakError
+				if errors.As(res.Err, &le) {
+					l.Leaks++
+				} else {
+					l.Failed++
+				}
+			}
+		}
+	}
+	for i, res := range results {
+		if res == nil || res.Err != nil || res.Receipt == nil {
+			continue
+		}
+		s, err := ParseReceipt(res.Path, ins[i].Rel, bytes.NewReader(res.Receipt))
+		if err != nil {
+			fmt.Fprintln(opt.Stderr, "convert: report: "+err.Error())
+			l.Failed++
+			continue
+		}
+		s.Trace = res.Trace
+		collectStrings(res.Receipt, l.known)
+		collectStrings(res.Trace, l.known)
+		if s.Trace != nil {
+			l.Sources.Traces++
+		}
+		l.Sessions = append(l.Sessions, s)
+		l.Sources.Converted++
+		files := []string{ins[i].Path}
+		for _, c := range ins[i].Companions {
+			files = append(files, c.Path)
+			if c.Meta != "" {
+				files = append(files, c.Meta)
+			}
+		}
+		l.converted[res.Converter] = append(l.converted[res.Converter], files...)
+	}
+}
+
+// LeakCheck checks the report against every log converted in this run,
+// with the leak check receipts pass: the report document holds every
+// string any format prints, so it is what is checked. A string the report
+// copies from the receipts and traces of those logs passed the check of its
+// own log already and is exempt, as a pass-through value is in a receipt
+// (without that, a model name or AGENTS.md from one session would be
+// refused because another session's prompt mentions it); every other string
+// (the report's own labels and composites) is probed against every log.
+// No logs, no check.
+func (l *Loaded) LeakCheck(r *Report) ([]leak.Finding, error) {
+	if len(l.converted) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r); err != nil {
+		return nil, err
+	}
+	all := map[string]bool{}
+	collectStrings(b.Bytes(), all)
+	var fresh []string
+	for s := range all {
+		if !l.known[s] && !derived(s) {
+			fresh = append(fresh, s)
+		}
+	}
+	sort.Strings(fresh)
+	doc, err := json.Marshal(fresh)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "convert-report-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(path, doc, 0o600); err != nil {
+		return nil, err
+	}
+	var findings []leak.Finding
+	convs := make([]string, 0, len(l.converted))
+	for c := range l.converted {
+		convs = append(convs, c)
+	}
+	sort.Strings(convs)
+	for _, c := range convs {
+		fs, err := pipeline.LeakCheckFiles(l.converted[c], c, []string{path})
+		if err != nil {
+			return nil, err
+		}
+		findings = append(findings, fs...)
+	}
+	return findings, nil
+}
+
+// derived reports whether s is a value the report computes and that cannot
+// carry input: a time it formatted from parsed times (as the pipeline leaves
+// ids and unix times out of its index), or a digest.
+func derived(s string) bool {
+	if receipt.IsDigest(s) {
+		return true
+	}
+	_, err := time.Parse("2006-01-02T15:04:05.000Z", s)
+	return err == nil && len(s) == len("2006-01-02T15:04:05.000Z")
+}
+
+// collectStrings adds every key and string value of a JSON document, or of
+// each line of an NDJSON file, to set.
+func collectStrings(doc []byte, set map[string]bool) {
+	var walk func(v gjson.Result)
+	walk = func(v gjson.Result) {
+		switch {
+		case v.Type == gjson.String:
+			set[v.Str] = true
+		case v.IsArray() || v.IsObject():
+			v.ForEach(func(k, e gjson.Result) bool {
+				if k.Type == gjson.String {
+					set[k.Str] = true
+				}
+				walk(e)
+				return true
+			})
+		}
+	}
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 && gjson.ValidBytes(line) {
+			walk(gjson.ParseBytes(line))
+		}
+	}
+	if trimmed := bytes.TrimSpace(doc); bytes.IndexByte(trimmed, '\n') >= 0 && gjson.ValidBytes(trimmed) {
+		walk(gjson.ParseBytes(trimmed))
+	}
+}
