@@ -155,6 +155,10 @@ var (
 	nameRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 )
 
+// Register adds a converter defined outside this package (a test's, or a
+// plugin's); the rules are register's.
+func Register(c Converter) { register(c) }
+
 func register(c Converter) {
 	switch {
 	case !nameRe.MatchString(c.Name):

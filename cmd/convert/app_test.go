@@ -41,7 +41,7 @@ func TestCLI(t *testing.T) {
 			stderr: []string{"bad_junk_lines.jsonl:2: session: malformed_json (--strict)"}, emptyOut: true},
 		{name: "invariant failure writes nothing", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index")}, exit: 1,
 			stderr: []string{"bad_definition_outside_index.jsonl:3: mcp_tool_search:"}, emptyOut: true},
-		{name: "leak writes nothing", args: []string{"run", "--converter", "session", sample("session", "bad_planted_secret_in_label")}, exit: 3,
+		{name: "leak writes nothing", args: []string{"run", "--converter", "test_leaky", leakyLog(t)}, exit: 3,
 			stderr: []string{"leak check failed, nothing written"}, emptyOut: true},
 		{name: "one bad input does not stop the others", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index"), sample("session", "basic")}, exit: 1,
 			wantFiles: []string{"basic.receipt.ndjson"}},
