@@ -107,7 +107,7 @@ func TestRunExport(t *testing.T) {
 		{name: "503 until the retries run out", answers: []answer{{status: 503}},
 			args: []string{"--otlp-endpoint", "{{URL}}", "--otlp-retries", "1", sample("session", "basic")},
 			exit: 1, requests: 2, path: "/v1/traces", traces: "basic.otel.json",
-			stderr: []string{"basic.jsonl: session: otlp export: {{URL}}/v1/traces: HTTP 503 Service Unavailable (gave up after 2 attempts) (the files were written)", "0 of 1"}},
+			stderr: []string{"basic.jsonl: session: otlp export: {{URL}}/v1/traces: HTTP 503 Service Unavailable (gave up after 2 attempts) (the files were written)", "1 of 1 inputs converted", "1 of 1 traces not exported"}},
 		{name: "slow endpoint", answers: []answer{{status: 200, delay: 5 * time.Second}},
 			args: []string{"--otlp-endpoint", "{{URL}}", "--otlp-timeout", "100ms", "--otlp-retries", "0", sample("session", "basic")},
 			exit: 1, requests: 1, path: "/v1/traces", traces: "basic.otel.json",

@@ -66,10 +66,10 @@ func verifyCommand() *cli.Command {
 			}
 			msg, code := verifyEnvelope(c, key)
 			if code != exitOK {
-				fmt.Fprintln(c.App.ErrWriter, "convert: verify: "+msg)
+				con(c).Error("convert: verify: %s", msg)
 				return exitError{code}
 			}
-			fmt.Fprintln(c.App.Writer, msg)
+			con(c).Result("%s", msg)
 			return nil
 		},
 	}
