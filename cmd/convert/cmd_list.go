@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/contextreceipts/convert/converters"
 	"github.com/urfave/cli/v2"
 )
