@@ -226,9 +226,15 @@ func valueHint(name string) string {
 }
 
 // run is main without os.Exit, so tests drive the whole CLI in process.
+// SIGINT and SIGTERM cancel the context: the run stops cleanly, exit 130.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+// runContext is run under ctx (tests cancel it to interrupt).
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	cons := app.Metadata["console"].(*console)
 	args, err := normalize(app, args)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -61,7 +62,11 @@ func normalize(app *cli.App, args []string) ([]string, error) {
 		words := []string{a}
 		switch f := findFlag(flags, name); {
 		case f != nil && len(path) > 0:
-			if takesValue(f) && !hasValue && i+1 < len(rest) {
+			if takesValue(f) && !hasValue {
+				if i+1 == len(rest) {
+					cmd := "convert " + commandPath(path)
+					return nil, fmt.Errorf("%s: %s needs a value (see %s --help)", strings.TrimPrefix(cmd, "convert "), dashes(name), cmd)
+				}
 				i++
 				words = append(words, rest[i])
 			}
@@ -86,9 +91,16 @@ func normalize(app *cli.App, args []string) ([]string, error) {
 		out = append(out, cmdFlags[i+1]...)
 	}
 	if len(path) == 0 {
-		// no command: positionals are what the app makes of them (an
-		// unknown command name, say)
-		return append(append(out, positional...), after...), nil
+		// no command: the app makes of the line what it can (an unknown
+		// command, say)
+		return append([]string{args[0]}, rest...), nil
+	}
+	for _, w := range cmdFlags[len(path)] {
+		if n, _ := flagName(w); n == "help" || n == "h" {
+			// help needs no arguments, and urfave/cli would take the
+			// first one for a command to show the help of
+			return out, nil
+		}
 	}
 	needDash := len(after) > 0
 	for _, p := range positional {
@@ -101,6 +113,14 @@ func normalize(app *cli.App, args []string) ([]string, error) {
 	}
 	out = append(out, positional...)
 	return append(out, after...), nil
+}
+
+func commandPath(path []*cli.Command) string {
+	var names []string
+	for _, c := range path {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, " ")
 }
 
 // isFlagWord: "-x", "--xyz", "--xyz=v"; not "-" (stdin) nor "--".

@@ -57,8 +57,9 @@ var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 // arguments are directories, each keeps its own subtree under the output
 // directory, named after the directory (with as many parent names as it
 // takes to tell them apart). "-" is standard input, which must have been
-// spooled with SpoolStdin first. Two inputs that would write the same
-// output are an error.
+// spooled with SpoolStdin first. Files of one name from different
+// directories are named the same way. Two inputs that would still write the
+// same output (the same file twice, say) are an error.
 func Expand(args []string) ([]Input, error) {
 	dirs := 0
 	for _, a := range args {
@@ -88,6 +89,21 @@ func Expand(args []string) ([]Input, error) {
 			continue
 		}
 		dirArgs = append(dirArgs, a)
+	}
+	// files of one name from different directories: each under its
+	// directory's name, as several directory arguments are
+	byName := map[string][]string{}
+	for _, in := range ins {
+		if in.Path != StdinName {
+			byName[in.Rel] = append(byName[in.Rel], filepath.Dir(in.Path))
+		}
+	}
+	for i, in := range ins {
+		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
+			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
+				ins[i].Rel = n + "/" + in.Rel
+			}
+		}
 	}
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {

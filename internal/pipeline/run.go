@@ -216,7 +216,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 			in.Path, outs[0], displayDir(opt.Out), prev))
 	}
 	res := ConvertContext(ctx, in, opt.Options)
-	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Records == 0 && res.Stats.Lines > res.Stats.Blank {
+	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
 		res.Receipt, res.Trace = nil, nil
 		res.Err = &InputError{Path: in.Path, Converter: res.Converter, Msg: fmt.Sprintf(
 			"none of its %d lines is a %s record, nothing written (is --converter right? --converter auto detects the kind)",
