@@ -130,7 +130,13 @@ func printOutcome(cons *console, s summary) {
 	fmt.Fprintf(&b, "; outputs in %s\n", s.Out)
 	row := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
 	if len(s.Converters) > 0 {
-		row("converters", counts(s.Converters))
+		for i, l := range wrap(counts(s.Converters), 72) {
+			if i == 0 {
+				row("converters", l)
+			} else {
+				row("", l)
+			}
+		}
 	}
 	rate := ""
 	if s.ElapsedMS > 0 {
@@ -163,16 +169,41 @@ func printOutcome(cons *console, s summary) {
 	cons.Info("%s", strings.TrimSuffix(b.String(), "\n"))
 	if e := s.Export; e != nil {
 		if e.Exported > 0 || e.Failed == 0 {
-			msg := fmt.Sprintf("convert: exported %d traces (%d spans) to %s", e.Exported, e.Spans, e.Endpoint)
+			msg := fmt.Sprintf("convert: exported %s (%s) to %s", plural(e.Exported, "trace"), plural(e.Spans, "span"), e.Endpoint)
 			if e.AlreadyExported > 0 {
 				msg += fmt.Sprintf("; %d it already had were not sent again (--reexport sends them)", e.AlreadyExported)
 			}
 			cons.Info("%s", msg)
 		}
 		if e.Failed > 0 {
-			cons.Error("convert: %d of %d traces not exported to %s: the first failure is above, and after it no other was tried; their files were written, and the next run sends them", e.Failed, e.Failed+e.Exported, e.Endpoint)
+			cons.Error("convert: %d of %s not exported to %s: the first failure is above, and after it no other was tried; their files were written, and the next run sends them", e.Failed, plural(e.Failed+e.Exported, "trace"), e.Endpoint)
 		}
 	}
+}
+
+// wrap breaks a ", "-separated list into lines of at most width bytes.
+func wrap(list string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, item := range strings.Split(list, ", ") {
+		switch {
+		case cur == "":
+			cur = item
+		case len(cur)+2+len(item) > width:
+			lines = append(lines, cur+",")
+			cur = item
+		default:
+			cur += ", " + item
+		}
+	}
+	return append(lines, cur)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // counts renders nonzero counts as "a 1, b 2", sorted by name.

@@ -125,6 +125,19 @@ func (m *manifest) exported(rel, endpoint string) bool {
 	return false
 }
 
+// took reports whether the endpoint accepted exactly the trace digest for
+// rel before.
+func (m *manifest) took(rel, endpoint, trace string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, x := range m.Inputs[rel].Exports {
+		if x.Endpoint == endpoint && x.Trace == trace {
+			return true
+		}
+	}
+	return false
+}
+
 // madeFrom is the main file the outputs of rel were last made from ("" when
 // the manifest does not know).
 func (m *manifest) madeFrom(rel string) string {

@@ -232,7 +232,11 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
 		traceSum := sha256Hex(res.Trace)
-		if opt.AfterWrite != nil {
+		switch {
+		case opt.AfterWrite == nil:
+		case !opt.Reexport && man.took(in.Rel, opt.ExportEndpoint, traceSum):
+			d.already = true // converted again (--force), same bytes: the endpoint has them
+		default:
 			d.spans = countSpans(res.Trace)
 			d.exportErr = opt.AfterWrite(ctx, in, &res)
 			if d.exportErr == nil {
@@ -287,6 +291,9 @@ func report(ctx context.Context, d *done, msg func(Message), oc *Outcome) {
 		oc.SkipReasons[k] += v
 	}
 	if r.Err == nil {
+		if d.already {
+			oc.AlreadyExported++
+		}
 		oc.Converted++
 		oc.Converters[r.Converter]++
 		oc.Events += r.Stats.Events
