@@ -17,11 +17,19 @@ import (
 // stdinReader is standard input; tests replace it.
 var stdinReader io.Reader = os.Stdin
 
+// stdinPiped reports whether standard input is a pipe or a file (not a
+// terminal, not /dev/null): convert run with no PATH then reads it.
+var stdinPiped = func() bool {
+	st, err := os.Stdin.Stat()
+	return err == nil && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
+}
+
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "convert JSONL logs (files, directories or - for standard input) to receipts and traces",
-		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-",
+		Name:  "run",
+		Usage: "convert JSONL logs (files, directories or - for standard input) to receipts and traces",
+		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-\n" +
+			"   ... | convert run [flags]   (no PATH, standard input a pipe or file: reads it)",
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR; with several directories\n" +
 			"each keeps its own subtree (DIR/<name>/...). - reads standard input (DIR/stdin.*). Empty files are\n" +
@@ -45,8 +53,17 @@ func runCommand() *cli.Command {
 
 func runAction(c *cli.Context) error {
 	cons := con(c)
-	if c.NArg() == 0 {
-		return usageError("run needs at least one PATH (a file, a directory, or - for standard input)")
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		if !stdinPiped() {
+			return usageError("run needs at least one PATH (a file, a directory, or - for standard input)")
+		}
+		args = []string{pipeline.StdinArg}
+	}
+	for i, a := range args {
+		if a == "/dev/stdin" || a == "/dev/fd/0" {
+			args[i] = pipeline.StdinArg
+		}
 	}
 	name := c.String("converter")
 	if _, ok := converters.Lookup(name); name != "auto" && !ok {
@@ -71,7 +88,6 @@ func runAction(c *cli.Context) error {
 			return usageError("--hash-key-file: %v", err)
 		}
 	}
-	args := c.Args().Slice()
 	stdins := 0
 	for _, a := range args {
 		if a == pipeline.StdinArg {

@@ -185,7 +185,7 @@ exporters:
 		go func() { j.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(3 * time.Second): // a clean shutdown takes Jaeger about 12 s
 			j.cmd.Process.Kill()
 		}
 	})

@@ -140,7 +140,11 @@ func printOutcome(cons *console, s summary) {
 	}
 	rate := ""
 	if s.ElapsedMS > 0 {
-		rate = fmt.Sprintf(" (%.1f MiB/s)", float64(s.BytesRead)/(1<<20)/(float64(s.ElapsedMS)/1000))
+		r := float64(s.BytesRead) / (1 << 20) / (float64(s.ElapsedMS) / 1000)
+		rate = fmt.Sprintf(" (%.1f MiB/s)", r)
+		if r < 10 {
+			rate = fmt.Sprintf(" (%.2f MiB/s)", r)
+		}
 	}
 	row("bytes read", pipeline.HumanBytes(s.BytesRead)+rate)
 	row("events", fmt.Sprint(s.Events))

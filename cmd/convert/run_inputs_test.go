@@ -49,6 +49,7 @@ func TestRunInputs(t *testing.T) {
 	tests := []struct {
 		name    string
 		stdin   string
+		piped   bool     // standard input is a pipe
 		args    []string // after run --out OUT
 		exit    int
 		stderr  []string
@@ -59,6 +60,11 @@ func TestRunInputs(t *testing.T) {
 			stderr: []string{"1 of 1 inputs converted", "session 1"}, files: []string{"stdin.receipt.ndjson", "stdin.otel.json"}},
 		{name: "standard input with a forced converter", stdin: string(basic), args: []string{"-c", "session", "-"}, exit: 0,
 			files: []string{"stdin.receipt.ndjson"}},
+		{name: "/dev/stdin is standard input", stdin: string(basic), args: []string{"/dev/stdin"}, exit: 0,
+			files: []string{"stdin.receipt.ndjson"}},
+		{name: "no PATH and a pipe on standard input", stdin: string(basic), piped: true, exit: 0,
+			files: []string{"stdin.receipt.ndjson"}},
+		{name: "a pipe given as a path", args: []string{"/dev/null"}, exit: 2, stderr: []string{"/dev/null: not a regular file (a pipe?); give it on standard input as -"}},
 		{name: "empty standard input is skipped", stdin: "", args: []string{"-"}, exit: 0,
 			stderr: []string{"0 of 1 inputs converted", "empty files    1 (skipped)"}, noFiles: []string{"stdin.receipt.ndjson"}},
 		{name: "empty files are skipped and counted, not failures", args: []string{tree}, exit: 0,
@@ -71,6 +77,9 @@ func TestRunInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
+			old := stdinPiped
+			stdinPiped = func() bool { return tt.piped }
+			defer func() { stdinPiped = old }()
 			code, so, se := runCLI(t, tt.stdin, append([]string{"run", "--out", out}, tt.args...)...)
 			if code != tt.exit {
 				t.Errorf("exit %d, want %d\n%s", code, tt.exit, se)

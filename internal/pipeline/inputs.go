@@ -85,6 +85,10 @@ func Expand(args []string) ([]Input, error) {
 			return nil, &ArgError{Arg: a, Msg: openError(err).Error()}
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				// a pipe or device reads once, and an input is read more than once
+				return nil, &ArgError{Arg: a, Msg: "not a regular file (a pipe?); give it on standard input as -, e.g. convert run - < " + a}
+			}
 			ins = append(ins, Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)})
 			continue
 		}
