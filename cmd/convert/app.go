@@ -230,6 +230,10 @@ func valueHint(name string) string {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process at once, as it would without us
+	}()
 	return runContext(ctx, args, stdout, stderr)
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 func TestNormalize(t *testing.T) {
@@ -170,4 +172,30 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 		t.Errorf("a canary reached stdout or stderr:\n%s%s", so.String(), se.String())
 	}
 	return code, so.String(), se.String()
+}
+
+// TestHelpEverywhere: -h and --help, before or after arguments, for every
+// command and subcommand, print that command's help and exit 0.
+func TestHelpEverywhere(t *testing.T) {
+	var paths [][]string
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			p := append(append([]string{}, prefix...), c.Name)
+			paths = append(paths, p)
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, commands())
+	if len(paths) < 12 {
+		t.Fatalf("only %d commands", len(paths))
+	}
+	for _, p := range paths {
+		for _, form := range [][]string{append(append([]string{}, p...), "-h"), append(append([]string{}, p...), "some-arg", "--help")} {
+			code, so, se := runCLI(t, "", form...)
+			if code != 0 || !strings.Contains(so, "convert "+strings.Join(p, " ")) || se != "" {
+				t.Errorf("%q: exit %d, stdout lacks the help of %q; stderr %q", form, code, strings.Join(p, " "), se)
+			}
+		}
+	}
 }

@@ -126,7 +126,7 @@ func printOutcome(cons *console, s summary) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "convert: %d of %d inputs converted in %s", s.Converted, s.Inputs, el)
+	b.WriteString(cons.Bold(fmt.Sprintf("convert: %d of %d inputs converted in %s", s.Converted, s.Inputs, el)))
 	fmt.Fprintf(&b, "; outputs in %s\n", s.Out)
 	row := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
 	if len(s.Converters) > 0 {
