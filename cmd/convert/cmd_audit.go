@@ -22,18 +22,23 @@ func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "audit",
 		Usage:     "check receipts for the failure modes a receipt alone reveals",
-		UsageText: "convert audit [--format text|json] [--as-of TIME] [--context FILE] FILE...",
+		UsageText: "convert audit [--format text|json] [--as-of TIME] [--context FILE] FILE|DIR...   (a DIR is walked for *.receipt.ndjson)",
 		Description: "FILE is a convert receipt (X.receipt.ndjson) or a state-assembly receipt (JSON or JSON Lines,\n" +
 			"seed 003 shape). Findings are printed as path:line: rule: message. Exit 0: no finding,\n" +
-			"1: findings (or an unreadable file), 2: usage.\n\nRULES:\n" + rules.String(),
+			"1: findings (or an unreadable file), 2: usage (or a missing FILE).\n\nRULES:\n" + rules.String(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "as-of", Usage: "the as_of `TIME` the assembly call asked for (RFC 3339)"},
 			&cli.StringFlag{Name: "context", Usage: "`FILE` with the bytes delivered to the agent, checked against output.context_hash"},
 		},
 		Action: func(c *cli.Context) error {
+			cons := con(c)
 			if c.NArg() == 0 {
-				return usageError("audit needs at least one FILE")
+				return usageError("audit needs at least one FILE or DIR")
+			}
+			files, err := expandFiles(c.Args().Slice(), receiptSuffixes)
+			if err != nil {
+				return err
 			}
 			format := c.String("format")
 			if format != "text" && format != "json" {
@@ -49,10 +54,10 @@ func auditCommand() *cli.Command {
 			}
 			all := []audit.Finding{}
 			failed := false
-			for _, p := range c.Args().Slice() {
+			for _, p := range files {
 				fs, err := audit.File(p, opt)
 				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: audit: %v\n", err)
+					cons.Error("convert: audit: %v", err)
 					failed = true
 					continue
 				}
@@ -62,17 +67,17 @@ func auditCommand() *cli.Command {
 				doc, err := json.MarshalIndent(struct {
 					Files    int             `json:"files"`
 					Findings []audit.Finding `json:"findings"`
-				}{c.NArg(), all}, "", "  ")
+				}{len(files), all}, "", "  ")
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(c.App.Writer, string(doc))
+				cons.Data("%s", doc)
 			} else {
 				for _, f := range all {
-					fmt.Fprintln(c.App.Writer, f)
+					cons.Data("%v", f)
 				}
 				if len(all) == 0 && !failed {
-					fmt.Fprintf(c.App.Writer, "%d files audited, no finding\n", c.NArg())
+					cons.Result("%d files audited, no finding", len(files))
 				}
 			}
 			if len(all) > 0 || failed {

@@ -25,7 +25,7 @@ func TestAudit(t *testing.T) {
 		{"byte tampering", []string{"audit", s("bad_context_hash.json")}, exitFindings, []string{"bad_context_hash.json:1: sa.context_hash_mismatch: "}},
 		{"--as-of", []string{"audit", "--as-of", "2026-06-02T00:00:00Z", s("good.json")}, exitFindings, []string{"sa.as_of_fallback"}},
 		{"--context", []string{"audit", "--context", "../../samples/session/basic.jsonl", s("good.json")}, exitFindings, []string{"sa.context_hash_mismatch"}},
-		{"missing file", []string{"audit", s("nope.json")}, exitFindings, nil},
+		{"missing file", []string{"audit", s("nope.json")}, exitUsage, nil},
 		{"no files", []string{"audit"}, exitUsage, nil},
 		{"bad format", []string{"audit", "--format", "xml", s("good.json")}, exitUsage, nil},
 	}

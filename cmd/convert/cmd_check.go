@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -12,27 +13,32 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check receipts against the schemas and traces against the OTLP/JSON rules",
-		UsageText: "convert validate FILE...   (*.receipt.ndjson and *.otel.json)",
+		UsageText: "convert validate FILE|DIR...   (*.receipt.ndjson, *.otel.json, *.otel.jsonl; a DIR is walked for them)",
 		Action: func(c *cli.Context) error {
+			cons := con(c)
 			if c.NArg() == 0 {
-				return usageError("validate needs at least one FILE")
+				return usageError("validate needs at least one FILE or DIR")
+			}
+			files, err := expandFiles(c.Args().Slice(), outputSuffixes)
+			if err != nil {
+				return err
 			}
 			bad := 0
-			for _, f := range c.Args().Slice() {
+			for _, f := range files {
 				probs, err := pipeline.ValidateFile(f)
 				if err != nil {
-					fmt.Fprintln(c.App.ErrWriter, err)
+					cons.Error("%v", err)
 					return exitError{exitFailed}
 				}
 				for _, p := range probs {
-					fmt.Fprintln(c.App.ErrWriter, p)
+					cons.Error("%v", p)
 				}
 				bad += len(probs)
 			}
 			if bad > 0 {
 				return exitError{exitSchema}
 			}
-			fmt.Fprintf(c.App.Writer, "%d files valid\n", c.NArg())
+			cons.Result("%d files valid", len(files))
 			return nil
 		},
 	}
@@ -42,19 +48,31 @@ func leakcheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "leakcheck",
 		Usage:     "check that no output (receipt, trace, saved stderr) carries raw content of an input log",
-		UsageText: "convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE...",
+		UsageText: "convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Required: true, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json sidecars)"},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply (auto: detect from LOG)"},
 		},
 		Action: func(c *cli.Context) error {
+			cons := con(c)
 			if c.NArg() == 0 {
 				return usageError("leakcheck needs at least one FILE to check")
 			}
 			inputs := c.StringSlice("input")
-			findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), c.Args().Slice())
+			for _, in := range inputs {
+				if st, err := os.Stat(in); err != nil {
+					return usageError("--input %s: %s", in, reason(err))
+				} else if st.IsDir() {
+					return usageError("--input %s is a directory; give the log file (repeat --input for its companions)", in)
+				}
+			}
+			files, err := expandFiles(c.Args().Slice(), outputSuffixes)
 			if err != nil {
-				fmt.Fprintln(c.App.ErrWriter, err)
+				return err
+			}
+			findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), files)
+			if err != nil {
+				cons.Error("%v", err)
 				return exitError{exitFailed}
 			}
 			for _, f := range findings {
@@ -62,12 +80,12 @@ func leakcheckCommand() *cli.Command {
 				if f.Line > 0 {
 					msg += fmt.Sprintf(" (from input line %d)", f.Line)
 				}
-				fmt.Fprintln(c.App.ErrWriter, msg)
+				cons.Error("%s", msg)
 			}
 			if len(findings) > 0 {
 				return exitError{exitLeak}
 			}
-			fmt.Fprintf(c.App.Writer, "no leak: %d files checked against %s\n", c.NArg(), strings.Join(inputs, ", "))
+			cons.Result("no leak: %d files checked against %s", len(files), strings.Join(inputs, ", "))
 			return nil
 		},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 
 	"github.com/contextreceipts/convert/internal/diff"
@@ -20,7 +19,8 @@ func diffCommand() *cli.Command {
 		Description: "Events are matched by name and identity (the attributes naming what they are about: path,\n" +
 			"uri, name and id digests); prints events added, removed and changed, buckets that moved,\n" +
 			"events that entered or left the selected and omitted sets, and summary changes.\n" +
-			"Exit 0: equivalent, 1: they differ (or a file cannot be read), 2: usage.",
+			"Exit 0: equivalent, 1: they differ (or a file is not a receipt), 2: usage or a file that\n" +
+			"cannot be read (the reason is printed).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		},
@@ -34,11 +34,11 @@ func diffCommand() *cli.Command {
 			a, b := c.Args().Get(0), c.Args().Get(1)
 			da, err := os.ReadFile(a)
 			if err != nil {
-				return fmt.Errorf("cannot read %s", a)
+				return usageError("diff: cannot read %s: %s", a, reason(err))
 			}
 			db, err := os.ReadFile(b)
 			if err != nil {
-				return fmt.Errorf("cannot read %s", b)
+				return usageError("diff: cannot read %s: %s", b, reason(err))
 			}
 			r, err := diff.Receipts(a, da, b, db)
 			if err != nil {
@@ -49,9 +49,9 @@ func diffCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(c.App.Writer, string(doc))
+				con(c).Data("%s", doc)
 			} else {
-				r.WriteText(c.App.Writer, a, b)
+				r.WriteText(con(c).Stdout(), a, b)
 			}
 			if !r.Equivalent {
 				return exitError{exitDiffer}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/contextreceipts/convert/converters"
 	"github.com/urfave/cli/v2"
 )
@@ -21,7 +19,7 @@ func listCommand() *cli.Command {
 				width = max(width, len(cv.Name))
 			}
 			for _, cv := range converters.All() {
-				fmt.Fprintf(c.App.Writer, "%-*s  %s\n", width, cv.Name, cv.Doc)
+				con(c).Data("%-*s  %s", width, cv.Name, cv.Doc)
 			}
 			return nil
 		},

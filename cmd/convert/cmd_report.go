@@ -111,7 +111,7 @@ func reportCommand() *cli.Command {
 			case "html":
 				err = report.WriteHTML(&buf, r)
 			default:
-				color := c.String("out") == "" && terminal(c.App.Writer) != nil && os.Getenv("NO_COLOR") == ""
+				color := c.String("out") == "" && isTerminal(con(c).out) && os.Getenv("NO_COLOR") == ""
 				err = report.WriteTable(&buf, r, color)
 			}
 			if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -12,14 +14,27 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// stdinReader is standard input; tests replace it.
+var stdinReader io.Reader = os.Stdin
+
+// stdinPiped reports whether standard input is a pipe or a file (not a
+// terminal, not /dev/null): convert run with no PATH then reads it.
+var stdinPiped = func() bool {
+	st, err := os.Stdin.Stat()
+	return err == nil && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
+}
+
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "convert JSONL logs (files or directories) to receipts and traces",
-		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--reveal names] [--hash-key-file FILE] PATH...",
+		Name:  "run",
+		Usage: "convert JSONL logs (files, directories or - for standard input) to receipts and traces",
+		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-\n" +
+			"   ... | convert run [flags]   (no PATH, standard input a pipe or file: reads it)",
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
-			"in sorted order (*.jsonl files) and their layout is mirrored under DIR. Bad lines are skipped,\n" +
-			"counted in the summary event and reported on stderr as path:line: converter: reason.",
+			"in sorted order (*.jsonl files) and their layout is mirrored under DIR; with several directories\n" +
+			"each keeps its own subtree (DIR/<name>/...). - reads standard input (DIR/stdin.*). Empty files are\n" +
+			"skipped and counted. Bad lines are skipped, counted in the summary event and reported on stderr as\n" +
+			"path:line: converter: reason.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter `NAME` (see convert list), or auto to detect it from each input"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "receipts", Usage: "output `DIR`"},
@@ -30,66 +45,108 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
+			&cli.BoolFlag{Name: "json", Usage: "print the run summary as one JSON object on stdout (schemas/run-summary.schema.json) instead of the closing table"},
 		}, exportFlags()...),
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usageError("run needs at least one PATH (file or directory)")
+		Action: runAction,
+	}
+}
+
+func runAction(c *cli.Context) error {
+	cons := con(c)
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		if !stdinPiped() {
+			return usageError("run needs at least one PATH (a file, a directory, or - for standard input)")
+		}
+		args = []string{pipeline.StdinArg}
+	}
+	for i, a := range args {
+		if a == "/dev/stdin" || a == "/dev/fd/0" {
+			args[i] = pipeline.StdinArg
+		}
+	}
+	name := c.String("converter")
+	if _, ok := converters.Lookup(name); name != "auto" && !ok {
+		return usageError("unknown converter %q (known: %s)", name, strings.Join(converters.Names(), ", "))
+	}
+	if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
+		return usageError("--jobs and --max-line-bytes must not be negative")
+	}
+	if f := c.String("otel-format"); f != "json" && f != "jsonl" {
+		return usageError("--otel-format takes json or jsonl")
+	}
+	if r := c.String("reveal"); r != "" && r != "names" {
+		return usageError("--reveal takes one value: names")
+	}
+	var h receipt.Hasher
+	if kf := c.String("hash-key-file"); kf != "" {
+		key, err := os.ReadFile(kf)
+		if err != nil {
+			return usageError("--hash-key-file: cannot read the key file")
+		}
+		if h, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key)))); err != nil {
+			return usageError("--hash-key-file: %v", err)
+		}
+	}
+	stdins := 0
+	for _, a := range args {
+		if a == pipeline.StdinArg {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return usageError("- (standard input) can be given once")
+	}
+	if stdins == 1 {
+		cleanup, err := pipeline.SpoolStdin(stdinReader)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		defer cleanup()
+	}
+	ins, err := pipeline.Expand(args)
+	var ae *pipeline.ArgError
+	switch {
+	case errors.As(err, &ae):
+		return usageError("%v", ae)
+	case err != nil:
+		return usageError("%v", err)
+	case len(ins) == 0:
+		return usageError("no *.jsonl input found under %s", strings.Join(args, " "))
+	}
+	exp, err := exportHook(c)
+	if err != nil {
+		return err
+	}
+	setMemoryLimit(c.Int("jobs"), len(ins))
+	opt := pipeline.RunOptions{
+		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
+			Reveal: c.String("reveal") == "names"},
+		Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
+		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
+		Progress: cons.Progress,
+		Messages: func(m pipeline.Message) {
+			if m.Kind == pipeline.Failure {
+				cons.Error("%s", m.Text)
+			} else {
+				cons.Warn("%s", m.Text)
 			}
-			name := c.String("converter")
-			if _, ok := converters.Lookup(name); name != "auto" && !ok {
-				return usageError("unknown converter %q (known: %s)", name, strings.Join(converters.Names(), ", "))
-			}
-			if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
-				return usageError("--jobs and --max-line-bytes must not be negative")
-			}
-			if f := c.String("otel-format"); f != "json" && f != "jsonl" {
-				return usageError("--otel-format takes json or jsonl")
-			}
-			if r := c.String("reveal"); r != "" && r != "names" {
-				return usageError("--reveal takes one value: names")
-			}
-			var h receipt.Hasher
-			if kf := c.String("hash-key-file"); kf != "" {
-				key, err := os.ReadFile(kf)
-				if err != nil {
-					return usageError("--hash-key-file: cannot read the key file")
-				}
-				if h, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key)))); err != nil {
-					return usageError("--hash-key-file: %v", err)
-				}
-			}
-			ins, err := pipeline.Expand(c.Args().Slice())
-			if err != nil {
-				return usageError("%v", err)
-			}
-			if len(ins) == 0 {
-				return usageError("no *.jsonl input found under %s", strings.Join(c.Args().Slice(), " "))
-			}
-			afterWrite, err := exportHook(c)
-			if err != nil {
-				return err
-			}
-			setMemoryLimit(c.Int("jobs"), len(ins))
-			oc := pipeline.Run(c.Context, ins, pipeline.RunOptions{
-				Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
-					Reveal: c.String("reveal") == "names"},
-				Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"), AfterWrite: afterWrite,
-				// An export must see every trace: the manifest's skipping is
-				// for local reruns only.
-				Force: c.Bool("force") || afterWrite != nil, Progress: terminal(c.App.ErrWriter),
-			}, c.App.ErrWriter)
-			printOutcome(c.App.ErrWriter, oc, c.String("out"))
-			switch {
-			case oc.Leaks > 0:
-				return exitError{exitLeak}
-			case oc.SchemaErrors > 0:
-				return exitError{exitSchema}
-			case oc.Failed > 0 || oc.Interrupted > 0:
-				return exitError{exitFailed}
-			}
-			return nil
 		},
 	}
+	if exp != nil {
+		opt.AfterWrite, opt.ExportEndpoint = exp.AfterWrite(), exp.Name()
+	}
+	oc := pipeline.Run(c.Context, ins, opt, nil)
+	interrupted := c.Context.Err() != nil
+	sum := newSummary(oc, opt, interrupted)
+	if c.Bool("json") {
+		if err := printSummaryJSON(cons, sum); err != nil {
+			return err
+		}
+	} else {
+		printOutcome(cons, sum)
+	}
+	return exitError{sum.ExitCode}
 }
 
 // memoryPerJob is the soft memory limit per parallel input. A 1 GB Claude

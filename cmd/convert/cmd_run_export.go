@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/contextreceipts/convert/internal/export"
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +15,8 @@ func exportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "otlp-endpoint", Usage: "also send each trace over OTLP/HTTP (JSON) to `URL`/v1/traces (an OpenTelemetry Collector, say); also OTEL_EXPORTER_OTLP_ENDPOINT, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT used as is"},
 		&cli.GenericFlag{Name: "otlp-header", Value: &headerList{}, Usage: "add the HTTP header `KEY=VALUE` to each export (repeatable); also OTEL_EXPORTER_OTLP_HEADERS"},
 		&cli.DurationFlag{Name: "otlp-timeout", Value: export.DefaultTimeout, Usage: "give up on one export attempt after `DURATION`; also OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds)"},
-		&cli.IntFlag{Name: "otlp-retries", Value: export.DefaultRetries, Usage: "retry a failed export up to `N` times (connection errors, 429, 502, 503, 504), with backoff and Retry-After"},
+		&cli.IntFlag{Name: "otlp-retries", Value: export.DefaultRetries, Usage: "retry a failed export up to `N` times (connection errors, 429, 502, 503, 504), with backoff and Retry-After; once they run out the other traces of the run are not sent"},
+		&cli.BoolFlag{Name: "reexport", Usage: "send every trace again, even those the manifest shows the endpoint already accepted"},
 	}
 }
 
@@ -28,11 +27,11 @@ type headerList []string
 func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 func (h *headerList) String() string     { return "" }
 
-// exportHook builds the pipeline's AfterWrite hook from the flags and the
-// OTLP environment variables: nil when no endpoint is set. Each trace is
-// exported exactly as it was written; a failed export fails its input
+// exportHook builds the exporter from the flags and the OTLP environment
+// variables: nil when no endpoint is set. Each trace is exported exactly as
+// it was written; a failed export is counted apart from the conversion
 // (exit 1) and leaves its files in place.
-func exportHook(c *cli.Context) (func(context.Context, pipeline.Input, *pipeline.Result) error, error) {
+func exportHook(c *cli.Context) (*export.Exporter, error) {
 	env, err := export.FromEnv(os.Getenv)
 	if err != nil {
 		return nil, usageError("%v", err)
@@ -54,8 +53,8 @@ func exportHook(c *cli.Context) (func(context.Context, pipeline.Input, *pipeline
 		}
 	}
 	if cfg.URL == "" {
-		if c.IsSet("otlp-header") || c.IsSet("otlp-timeout") || c.IsSet("otlp-retries") {
-			return nil, usageError("--otlp-header, --otlp-timeout and --otlp-retries need --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)")
+		if c.IsSet("otlp-header") || c.IsSet("otlp-timeout") || c.IsSet("otlp-retries") || c.IsSet("reexport") {
+			return nil, usageError("--otlp-header, --otlp-timeout, --otlp-retries and --reexport need --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)")
 		}
 		return nil, nil
 	}
@@ -69,5 +68,5 @@ func exportHook(c *cli.Context) (func(context.Context, pipeline.Input, *pipeline
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
-	return exp.AfterWrite(), nil
+	return exp, nil
 }

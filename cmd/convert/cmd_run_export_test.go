@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -107,7 +108,7 @@ func TestRunExport(t *testing.T) {
 		{name: "503 until the retries run out", answers: []answer{{status: 503}},
 			args: []string{"--otlp-endpoint", "{{URL}}", "--otlp-retries", "1", sample("session", "basic")},
 			exit: 1, requests: 2, path: "/v1/traces", traces: "basic.otel.json",
-			stderr: []string{"basic.jsonl: session: otlp export: {{URL}}/v1/traces: HTTP 503 Service Unavailable (gave up after 2 attempts) (the files were written)", "0 of 1"}},
+			stderr: []string{"basic.jsonl: session: otlp export: {{URL}}/v1/traces: HTTP 503 Service Unavailable (gave up after 2 attempts) (the files were written)", "1 of 1 inputs converted", "1 of 1 trace not exported"}},
 		{name: "slow endpoint", answers: []answer{{status: 200, delay: 5 * time.Second}},
 			args: []string{"--otlp-endpoint", "{{URL}}", "--otlp-timeout", "100ms", "--otlp-retries", "0", sample("session", "basic")},
 			exit: 1, requests: 1, path: "/v1/traces", traces: "basic.otel.json",
@@ -201,5 +202,67 @@ func TestRunExport(t *testing.T) {
 				t.Errorf("the posted bodies (%d distinct) are not the %d trace files written (%s)", len(posted), len(written), tt.traces)
 			}
 		})
+	}
+}
+
+// TestExportOnce: the manifest records what the endpoint accepted, so a
+// rerun sends nothing again (--reexport does); after one trace gives up on
+// the endpoint the others are not tried, and the summary tells converted
+// from exported.
+func TestExportOnce(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	for _, name := range []string{"basic", "bad_junk_lines", "bad_invalid_utf8"} {
+		copyTo(t, filepath.Join(repo, "samples", "session", name+".jsonl"), filepath.Join(dir, name+".jsonl"))
+	}
+	srv := newOTLPServer(t, answer{status: 200, body: `{}`})
+	other := newOTLPServer(t, answer{status: 200, body: `{}`})
+	out := t.TempDir()
+	steps := []struct {
+		name     string
+		srv      *otlpServer
+		extra    []string
+		requests int // new requests to srv in this step
+		stderr   string
+	}{
+		{"first run sends every trace", srv, nil, 3, "convert: exported 3 traces (3 spans) to {{URL}}/v1/traces"},
+		{"a rerun sends nothing", srv, nil, 0, "convert: exported 0 traces (0 spans) to {{URL}}/v1/traces; 3 it already had were not sent again (--reexport sends them)"},
+		{"another endpoint gets them all", other, nil, 3, "exported 3 traces"},
+		{"--reexport sends them again", srv, []string{"--reexport"}, 3, "exported 3 traces"},
+		{"--force converts again, but the endpoint has those bytes", srv, []string{"--force"}, 0, "3 of 3 inputs converted"},
+	}
+	for _, st := range steps {
+		st.srv.mu.Lock()
+		before := len(st.srv.requests)
+		st.srv.mu.Unlock()
+		code, _, se := runCLI(t, "", append([]string{"run", dir, "--out", out, "-c", "session", "--otlp-endpoint", st.srv.URL}, st.extra...)...)
+		st.srv.mu.Lock()
+		n := len(st.srv.requests) - before
+		st.srv.mu.Unlock()
+		if want := strings.ReplaceAll(st.stderr, "{{URL}}", st.srv.URL); code != 0 || n != st.requests || !strings.Contains(se, want) {
+			t.Errorf("%s: exit %d, %d requests (want %d), stderr lacks %q:\n%s", st.name, code, n, st.requests, want, se)
+		}
+	}
+
+	down := newOTLPServer(t, answer{status: 503})
+	start := time.Now()
+	code, so, se := runCLI(t, "", "run", dir, "--out", t.TempDir(), "-j", "1", "--json", "--otlp-endpoint", down.URL, "--otlp-retries", "1")
+	down.mu.Lock()
+	n := len(down.requests)
+	down.mu.Unlock()
+	if code != 1 || n != 2 {
+		t.Errorf("endpoint down: exit %d, %d requests (want 2: the first trace and its retry)\n%s", code, n, se)
+	}
+	if strings.Count(se, "otlp export:") != 1 {
+		t.Errorf("want the export failure once:\n%s", se)
+	}
+	validateSummary(t, so)
+	var sum summary
+	json.Unmarshal([]byte(so), &sum)
+	if sum.Converted != 3 || sum.Export == nil || sum.Export.Exported != 0 || sum.Export.Failed != 3 || sum.Status != "failed" {
+		t.Errorf("summary: %+v %+v", sum, sum.Export)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %s", el)
 	}
 }

@@ -29,7 +29,7 @@ func signCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sign",
 		Usage:     "sign receipts: write RECEIPT.sig.json, a DSSE envelope holding an in-toto statement",
-		UsageText: "convert sign --key FILE [--alg ed25519|hmac-sha256] RECEIPT...",
+		UsageText: "convert sign --key FILE [--alg ed25519|hmac-sha256] RECEIPT|DIR...   (a DIR is walked for *.receipt.ndjson)",
 		Description: "The statement names the receipt file and the source log (name and sha256) and carries the run\n" +
 			"summary. ed25519 (key from convert keygen) is for receipts shared with anyone; hmac-sha256\n" +
 			"(hmac-sha256-canonical-v1, a shared secret of 32+ bytes) is for teams. The key comes from --key,\n" +
@@ -39,8 +39,13 @@ func signCommand() *cli.Command {
 			&cli.StringFlag{Name: "alg", Usage: "ed25519 or hmac-sha256 (default: what the key is)"},
 		},
 		Action: func(c *cli.Context) error {
+			cons := con(c)
 			if c.NArg() == 0 {
-				return usageError("sign needs at least one RECEIPT")
+				return usageError("sign needs at least one RECEIPT or DIR")
+			}
+			files, err := expandFiles(c.Args().Slice(), receiptSuffixes)
+			if err != nil {
+				return err
 			}
 			key, err := loadKey(c.String("key"), envSignKey)
 			if err != nil {
@@ -55,14 +60,14 @@ func signCommand() *cli.Command {
 				return usageError("the key is a public key; sign with the private key (the .key file)")
 			}
 			failed := false
-			for _, p := range c.Args().Slice() {
+			for _, p := range files {
 				out, err := signFile(p, key)
 				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: sign: %v\n", err)
+					cons.Error("convert: sign: %v", err)
 					failed = true
 					continue
 				}
-				fmt.Fprintf(c.App.Writer, "signed %s -> %s (%s)\n", p, out, key.ID())
+				cons.Result("signed %s -> %s (%s)", p, out, key.ID())
 			}
 			if failed {
 				return exitError{exitFailed}
@@ -110,7 +115,7 @@ func loadKey(file, env string) (*sign.Key, error) {
 	case os.Getenv(env) != "":
 		data = []byte(os.Getenv(env))
 	default:
-		return nil, usageError("no key: pass --key FILE or set %s", env)
+		return nil, usageError("no key: pass --key FILE (anywhere on the line) or set %s", env)
 	}
 	k, err := sign.ParseKey(data)
 	if err != nil {
@@ -145,7 +150,7 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".pub", pub, 0o644); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s\n", prefix, prefix, id)
+				con(c).Result("wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s", prefix, prefix, id)
 			case sign.HMACSHA256:
 				buf := make([]byte, 32)
 				if _, err := rand.Read(buf); err != nil {
@@ -159,7 +164,7 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".secret", secret, 0o600); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "wrote %s.secret (shared secret: keep it in your team's secret store); key id %s\n", prefix, k.ID())
+				con(c).Result("wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", prefix, k.ID())
 			default:
 				return usageError("--alg takes ed25519 or hmac-sha256")
 			}

@@ -66,10 +66,10 @@ func verifyCommand() *cli.Command {
 			}
 			msg, code := verifyEnvelope(c, key)
 			if code != exitOK {
-				fmt.Fprintln(c.App.ErrWriter, "convert: verify: "+msg)
+				con(c).Error("convert: verify: %s", msg)
 				return exitError{code}
 			}
-			fmt.Fprintln(c.App.Writer, msg)
+			con(c).Result("%s", msg)
 			return nil
 		},
 	}
@@ -79,8 +79,8 @@ func verifyCommand() *cli.Command {
 func verifyEnvelope(c *cli.Context, key *sign.Key) (string, int) {
 	envPath := c.Args().First()
 	raw, err := os.ReadFile(envPath)
-	if err != nil {
-		return fmt.Sprintf("%s: %v", envPath, errors.Unwrap(err)), exitFailed
+	if err != nil { // the ENVELOPE argument itself: a usage error
+		return fmt.Sprintf("%s: %v", envPath, errors.Unwrap(err)), exitUsage
 	}
 	var env sign.Envelope
 	if err := json.Unmarshal(raw, &env); err != nil || env.Payload == "" || len(env.Signatures) == 0 {

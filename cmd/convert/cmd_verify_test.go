@@ -219,6 +219,7 @@ func TestSignVerifyUsage(t *testing.T) {
 		{"keygen never overwrites", []string{"keygen", "--out", filepath.Join(f.dir, "k")}, exitUsage, "never overwrites"},
 		{"verify without envelope", []string{"verify", "--key", f.verifyKey}, exitUsage, "exactly one ENVELOPE"},
 		{"verify a non-envelope", []string{"verify", "--key", f.verifyKey, f.rec}, exitFailed, "not a DSSE envelope"},
+		{"verify a missing envelope, key after it", []string{"verify", "nope.sig.json", "--key", f.verifyKey}, exitUsage, "nope.sig.json: no such file or directory"},
 		{"verify with the private key", []string{"verify", "--key", f.signKey, "--source", f.src, f.env}, exitOK, "byte-identical"},
 	}
 	for _, tt := range tests {

@@ -20,9 +20,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
+
+// ErrDown is returned, without a request, by every export after one that
+// gave up on the endpoint (all retries spent on connection failures,
+// timeouts or retryable statuses): one run does not spend its retries on
+// every trace against an endpoint that is down.
+var ErrDown = errors.New("not sent: the endpoint failed an earlier export in this run")
 
 // Defaults of Config's zero values.
 const (
@@ -60,7 +67,12 @@ type Exporter struct {
 	cfg    Config
 	name   string // the endpoint for messages: no credentials, no query
 	client *http.Client
+	down   atomic.Bool // an export gave up: the others fail fast
 }
+
+// Name is the endpoint as messages and the manifest show it: scheme, host
+// and path, never credentials or a query.
+func (e *Exporter) Name() string { return e.name }
 
 // New checks the configuration and returns an Exporter.
 func New(cfg Config) (*Exporter, error) {
@@ -104,6 +116,9 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 	var last error
 	attempts := e.cfg.Retries + 1
 	for i := 0; i < attempts; i++ {
+		if e.down.Load() {
+			return fmt.Errorf("%s: %w", e.name, ErrDown)
+		}
 		retryAfter, err := e.attempt(ctx, body)
 		if err == nil {
 			return nil
@@ -131,6 +146,7 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 		case <-t.C:
 		}
 	}
+	e.down.Store(true)
 	if attempts > 1 {
 		return fmt.Errorf("%w (gave up after %d attempts)", last, attempts)
 	}

@@ -2,18 +2,31 @@ package export
 
 import (
 	"context"
+	"errors"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // AfterWrite returns a pipeline.RunOptions.AfterWrite hook that exports
 // each input's trace exactly as it was written to its file. A failed export
-// fails that input; its files stay in place.
+// is that input's export failure; its files stay in place. Once the
+// endpoint is given up on, the remaining inputs fail at once with an error
+// that wraps pipeline.ErrExportSkipped.
 func (e *Exporter) AfterWrite() func(context.Context, pipeline.Input, *pipeline.Result) error {
 	return func(ctx context.Context, in pipeline.Input, res *pipeline.Result) error {
 		if err := e.Export(ctx, res.Trace); err != nil {
-			return &pipeline.InputError{Path: in.Path, Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
+			ie := &pipeline.InputError{Path: in.Path, Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
+			if errors.Is(err, ErrDown) {
+				return skipped{ie}
+			}
+			return ie
 		}
 		return nil
 	}
 }
+
+// skipped is an export not attempted: it reads as its InputError and is
+// pipeline.ErrExportSkipped.
+type skipped struct{ *pipeline.InputError }
+
+func (s skipped) Unwrap() []error { return []error{s.InputError, pipeline.ErrExportSkipped} }

@@ -61,6 +61,7 @@ type FileInfo struct {
 // Stats accounts for every line of the input.
 type Stats struct {
 	Bytes, Lines, Blank, Records, Skipped int64
+	Known                                 int64 // records of a type the converter lists (not just accepts)
 	SkipReasons                           map[string]int64
 	UnknownTypes                          map[string]bool // digests
 	Events                                int
@@ -353,6 +354,9 @@ func (f *file) line(i int, l jsonl.Line) error {
 	}
 	rec.Type = typ.Str
 	f.input.Line(l.Bytes, f.conv.PassThrough)
+	if contains(f.conv.Types, typ.Str) {
+		f.stats.Known++
+	}
 	if tf := rec.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
 		t, ok := parseTime(tf)
 		if !ok {

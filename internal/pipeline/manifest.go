@@ -30,6 +30,18 @@ type manifestEntry struct {
 	Settings string         `json:"settings"`
 	Files    []manifestFile `json:"files"`
 	Outputs  []string       `json:"outputs"` // relative to the output directory
+	// Trace is the sha256 of the trace written; Exports the endpoints that
+	// accepted exactly that trace. Both are optional: a manifest written
+	// before them still loads (its inputs are simply not known as
+	// exported), and an older convert ignores them.
+	Trace   string           `json:"trace,omitempty"`
+	Exports []manifestExport `json:"exports,omitempty"`
+}
+
+// manifestExport records one trace an endpoint accepted.
+type manifestExport struct {
+	Endpoint string `json:"endpoint"` // scheme, host and path: no credentials, no query
+	Trace    string `json:"trace"`    // sha256:... of the trace document sent
 }
 
 type manifestFile struct {
@@ -78,7 +90,7 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 	}
 	var newestInput int64
 	for i, p := range paths {
-		st, err := os.Stat(p)
+		st, err := statInput(p)
 		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != p {
 			return false
 		}
@@ -96,16 +108,70 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 	return true
 }
 
+// exported reports whether the trace on disk for rel is the one the
+// endpoint already accepted.
+func (m *manifest) exported(rel, endpoint string) bool {
+	m.mu.Lock()
+	e, ok := m.Inputs[rel]
+	m.mu.Unlock()
+	if !ok || e.Trace == "" || len(e.Outputs) < 2 {
+		return false
+	}
+	for _, x := range e.Exports {
+		if x.Endpoint == endpoint && x.Trace == e.Trace {
+			return "sha256:"+fileSHA256(filepath.Join(filepath.Dir(m.path), filepath.FromSlash(e.Outputs[1]))) == e.Trace
+		}
+	}
+	return false
+}
+
+// took reports whether the endpoint accepted exactly the trace digest for
+// rel before.
+func (m *manifest) took(rel, endpoint, trace string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, x := range m.Inputs[rel].Exports {
+		if x.Endpoint == endpoint && x.Trace == trace {
+			return true
+		}
+	}
+	return false
+}
+
+// madeFrom is the main file the outputs of rel were last made from ("" when
+// the manifest does not know).
+func (m *manifest) madeFrom(rel string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.Inputs[rel]; ok && len(e.Files) > 0 {
+		return e.Files[0].Path
+	}
+	return ""
+}
+
 // record remembers a converted input: its files' digests come from the
-// conversion (sidecars are hashed here).
-func (m *manifest) record(in Input, set string, outs []string, files []FileInfo) {
+// conversion (sidecars are hashed here); trace is the digest of the trace
+// written and exports the endpoints that took it now. Earlier exports of
+// the same trace bytes are kept.
+func (m *manifest) record(in Input, set string, outs []string, files []FileInfo, trace string, exports []manifestExport) {
 	known := map[string]FileInfo{}
 	for _, f := range files {
 		known[f.Path] = f
 	}
-	e := manifestEntry{Settings: set, Outputs: outs}
+	e := manifestEntry{Settings: set, Outputs: outs, Trace: trace}
+	m.mu.Lock()
+	if old, ok := m.Inputs[in.Rel]; ok && old.Trace == trace {
+		for _, x := range old.Exports {
+			if x.Trace == trace && !hasExport(exports, x.Endpoint) {
+				exports = append(exports, x)
+			}
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(exports, func(a, b int) bool { return exports[a].Endpoint < exports[b].Endpoint })
+	e.Exports = exports
 	for _, p := range inputPaths(in) {
-		st, err := os.Stat(p)
+		st, err := statInput(p)
 		if err != nil {
 			return
 		}
@@ -156,6 +222,15 @@ func (m *manifest) save() error {
 	return nil
 }
 
+func hasExport(xs []manifestExport, endpoint string) bool {
+	for _, x := range xs {
+		if x.Endpoint == endpoint {
+			return true
+		}
+	}
+	return false
+}
+
 func inputPaths(in Input) []string {
 	out := []string{in.Path}
 	for _, c := range in.Companions {
@@ -168,7 +243,7 @@ func inputPaths(in Input) []string {
 }
 
 func fileSHA256(p string) string {
-	fh, err := os.Open(p)
+	fh, err := os.Open(resolve(p))
 	if err != nil {
 		return ""
 	}

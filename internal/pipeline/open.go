@@ -45,7 +45,7 @@ func (discardHash) Write(p []byte) (int, error) { return len(p), nil }
 // openInput opens path for reading records; only a digesting open hashes
 // the file (pass one), the others (detection, pass two) just read it.
 func openInput(path string, digest bool) (*input, error) {
-	fh, err := os.Open(path)
+	fh, err := os.Open(resolve(path))
 	if err != nil {
 		return nil, openError(err)
 	}

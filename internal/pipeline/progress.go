@@ -2,15 +2,14 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
 	"sync/atomic"
 	"time"
 )
 
-// progress prints one self-overwriting status line (files, bytes, MB/s,
-// ETA) on a terminal while a batch runs.
+// progress hands a status line (files, MiB, MiB/s, ETA) to show about 4
+// times a second while a batch runs; the command owns the terminal.
 type progress struct {
-	w          io.Writer
+	show       func(string)
 	files      int
 	done       atomic.Int64
 	bytes      atomic.Int64
@@ -20,8 +19,8 @@ type progress struct {
 	finished   chan struct{}
 }
 
-func startProgress(w io.Writer, files int, totalBytes int64) *progress {
-	p := &progress{w: w, files: files, totalBytes: totalBytes, start: time.Now(),
+func startProgress(show func(string), files int, totalBytes int64) *progress {
+	p := &progress{show: show, files: files, totalBytes: totalBytes, start: time.Now(),
 		stop: make(chan struct{}), finished: make(chan struct{})}
 	go func() {
 		defer close(p.finished)
@@ -30,7 +29,7 @@ func startProgress(w io.Writer, files int, totalBytes int64) *progress {
 		for {
 			select {
 			case <-p.stop:
-				fmt.Fprint(p.w, "\r\033[K")
+				p.show("")
 				return
 			case <-t.C:
 				p.print()
@@ -43,13 +42,13 @@ func startProgress(w io.Writer, files int, totalBytes int64) *progress {
 func (p *progress) print() {
 	el := time.Since(p.start).Seconds()
 	b := p.bytes.Load()
-	rate := float64(b) / 1e6 / max(el, 1e-9)
+	rate := float64(b) / (1 << 20) / max(el, 1e-9)
 	eta := "?"
 	if b > 0 && p.totalBytes > b {
 		eta = (time.Duration(float64(p.totalBytes-b) / (float64(b) / el) * float64(time.Second))).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "\r\033[Kconvert: %d/%d files  %s/%s  %.1f MB/s  ETA %s",
-		p.done.Load(), p.files, HumanBytes(b), HumanBytes(p.totalBytes), rate, eta)
+	p.show(fmt.Sprintf("convert: %d/%d files  %s/%s  %.1f MiB/s  ETA %s",
+		p.done.Load(), p.files, HumanBytes(b), HumanBytes(p.totalBytes), rate, eta))
 }
 
 func (p *progress) end() {

@@ -3,92 +3,22 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
 )
-
-// Input is one file to convert: where it is, and its path relative to the
-// argument it was found under (which the output layout mirrors).
-type Input struct {
-	Path       string
-	Rel        string
-	Companions []Companion // further files of the same session, read after Path
-}
-
-// Companion is a file converted as part of another input: a subagent
-// transcript of a session, with its optional sidecar.
-type Companion struct {
-	Path string
-	Rel  string // relative to the main file's directory, slash-separated
-	Meta string // path of the sidecar .meta.json, "" when none
-}
-
-// inputSuffixes are the file endings a directory walk picks up.
-var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
-
-// Expand turns file and directory arguments into inputs. Directories are
-// walked in sorted order; files are taken whatever their name. Two inputs
-// that would write the same output are an error.
-func Expand(args []string) ([]Input, error) {
-	var ins []Input
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a, openError(err))
-		}
-		if !st.IsDir() {
-			ins = append(ins, Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)})
-			continue
-		}
-		var found []Input
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !hasInputSuffix(p) {
-				return nil
-			}
-			rel, err := filepath.Rel(a, p)
-			if err != nil {
-				return err
-			}
-			found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel)})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		ins = append(ins, group(found)...)
-	}
-	seen := map[string]string{}
-	for _, in := range ins {
-		o := OutputName(in.Rel, "")
-		if prev, dup := seen[o]; dup {
-			return nil, fmt.Errorf("%s and %s would write the same outputs; convert them in separate runs", prev, in.Path)
-		}
-		seen[o] = in.Path
-	}
-	return ins, nil
-}
-
-func hasInputSuffix(p string) bool {
-	for _, s := range inputSuffixes {
-		if strings.HasSuffix(p, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // OutputName maps an input's relative path to an output path: the input's
 // extension (.jsonl, .ndjson, .json, .log, each optionally .gz or .zst)
@@ -113,35 +43,98 @@ type RunOptions struct {
 	// TracesData per line, X.otel.jsonl).
 	OTelFormat string
 	// AfterWrite, when set, runs for each input whose outputs were written
-	// (an OTLP export, say); an error fails that input. It may run on
+	// (an OTLP export, say); an error is an export failure of that input
+	// (its files stay, it counts as converted, not exported). It may run on
 	// several goroutines at once.
 	AfterWrite func(ctx context.Context, in Input, res *Result) error
+	// ExportEndpoint names where AfterWrite sends traces (no credentials):
+	// the manifest records each trace sent there, so a rerun does not send
+	// it again unless Reexport.
+	ExportEndpoint string
+	Reexport       bool
 	// Force converts every input, even those the manifest shows unchanged.
 	Force bool
-	// Progress, when set (a terminal), shows files, bytes, MB/s and ETA.
-	Progress io.Writer
+	// Progress, when set (a terminal), is called about 4 times a second
+	// with a status line (files, MiB, MiB/s, ETA), and with "" at the end.
+	Progress func(status string)
+	// Messages, when set, receives every message instead of stderr, in
+	// input order: skipped-line warnings, notes and failures (each once).
+	Messages func(Message)
 }
 
-// Outcome sums up a batch: the exit code and the closing table come from it.
+// MessageKind tells a command how to show a message (-q keeps failures).
+type MessageKind int
+
+const (
+	Warning MessageKind = iota // a skipped line, an overwritten output
+	Failure                    // an input failed (or its export did)
+)
+
+// Message is one line for stderr, already screened by the leak check.
+type Message struct {
+	Kind MessageKind
+	Text string
+}
+
+// ErrExportSkipped marks an export not attempted because the endpoint
+// refused an earlier one in the same run (the exporter fails fast).
+var ErrExportSkipped = errors.New("not sent: the endpoint failed an earlier export in this run")
+
+// Outcome sums up a batch: the exit code, the closing table and the --json
+// summary come from it.
 type Outcome struct {
 	Inputs, Converted, Unchanged, Failed, Leaks, SchemaErrors, Interrupted int
+	Empty                                                                  int // blank or empty files, skipped
 	Events                                                                 int
 	Bytes, Skipped                                                         int64
 	SkipReasons                                                            map[string]int64
 	Failures                                                               []string // first line of each failure, in input order
+	// Converters counts the inputs converted per converter.
+	Converters map[string]int
+	// Tokens sums the gen_ai.token_usage.summarized events of the receipts
+	// written (input, output, cache read, cache write).
+	Tokens Tokens
+	// Exported and ExportFailed count traces sent (and refused) this run;
+	// AlreadyExported those the manifest shows the endpoint already has.
+	Exported, ExportFailed, AlreadyExported int
+	ExportedSpans                           int
+	Overwritten                             int // outputs of another input with the same name replaced
+	Elapsed                                 time.Duration
+}
+
+// Tokens are token counts from the receipts.
+type Tokens struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
+// done is what a finished input leaves for the report.
+type done struct {
+	res       Result
+	empty     bool
+	exportErr error
+	exported  bool
+	already   bool // unchanged and already exported to the endpoint
+	spans     int
+	tokens    Tokens
+	notes     []string
 }
 
 // Run converts every input with bounded parallelism and writes the outputs
-// of each one that passes. Messages go to stderr in input order, whatever the
-// scheduling, so runs are reproducible. Inputs the manifest shows unchanged
-// are skipped unless Force; a cancelled ctx stops the batch cleanly (inputs
-// not finished are reported, no partial file is left).
+// of each one that passes. Messages go to stderr (or opt.Messages) in input
+// order, whatever the scheduling, so runs are reproducible. Inputs the
+// manifest shows unchanged are skipped unless Force; a cancelled ctx stops
+// the batch cleanly (inputs not finished are counted as interrupted, and
+// not reported one by one; no partial file is left).
 func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Outcome {
+	began := time.Now()
 	jobs := opt.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	oc := Outcome{Inputs: len(ins), SkipReasons: map[string]int64{}}
+	if opt.Messages == nil {
+		opt.Messages = func(m Message) { fmt.Fprintln(stderr, m.Text) }
+	}
+	oc := Outcome{Inputs: len(ins), SkipReasons: map[string]int64{}, Converters: map[string]int{}}
 	man := loadManifest(opt.Out)
 	set := settings(opt)
 	var prog *progress
@@ -149,7 +142,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 		var total int64
 		for _, in := range ins {
 			for _, p := range inputPaths(in) {
-				if st, err := os.Stat(p); err == nil {
+				if st, err := statInput(p); err == nil {
 					total += st.Size()
 				}
 			}
@@ -157,13 +150,13 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 		prog = startProgress(opt.Progress, len(ins), total)
 		opt.Options.Progress = &prog.bytes
 	}
-	results := make([]*Result, len(ins))
+	results := make([]*done, len(ins))
 	var mu sync.Mutex
 	next := 0
 	flush := func() { // print finished results in input order
 		for next < len(results) && results[next] != nil {
-			report(results[next], stderr, &oc)
-			results[next] = &Result{}
+			report(ctx, results[next], opt.Messages, &oc)
+			results[next] = &done{}
 			next++
 		}
 	}
@@ -171,12 +164,12 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	g.SetLimit(jobs)
 	for i, in := range ins {
 		g.Go(func() error {
-			res := convertOne(ctx, in, opt, man, set)
+			d := convertOne(ctx, in, opt, man, set)
 			if prog != nil {
 				prog.done.Add(1)
 			}
 			mu.Lock()
-			results[i] = &res
+			results[i] = &d
 			flush()
 			mu.Unlock()
 			return nil
@@ -186,52 +179,111 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	if prog != nil {
 		prog.end()
 	}
-	if opt.Out != "" && oc.Converted > 0 {
+	if opt.Out != "" && (oc.Converted > 0 || oc.Exported > 0) {
 		if err := man.save(); err != nil {
-			fmt.Fprintf(stderr, "convert: manifest not saved (next run converts everything again): %v\n", err)
+			opt.Messages(Message{Failure, fmt.Sprintf("convert: manifest not saved (next run converts everything again): %v", openError(err))})
 		}
 	}
+	oc.Elapsed = time.Since(began)
 	return oc
 }
 
-// convertOne converts, writes and records one input. The result keeps only
-// what the report needs: the outputs' bytes are released once written.
-func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) Result {
+// convertOne converts, writes, exports and records one input. The result
+// keeps only what the report needs: the outputs' bytes are released once
+// written.
+func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) done {
 	if err := ctx.Err(); err != nil {
-		return Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted"}}
+		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted"}}}
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(in, set, outs) {
-		return Result{Path: in.Path, Rel: in.Rel, Unchanged: true}
+		switch {
+		case opt.AfterWrite == nil:
+			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}}
+		case !opt.Reexport && man.exported(in.Rel, opt.ExportEndpoint):
+			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}, already: true}
+		}
+		// unchanged, but its trace is not at this endpoint yet: convert
+		// again (same bytes) and send it
+	}
+	if len(in.Companions) == 0 && blank(in.Path) {
+		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}
+	}
+	d := done{}
+	if prev := man.madeFrom(in.Rel); prev != "" && prev != in.Path {
+		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from %s before (use another --out to keep both)",
+			in.Path, outs[0], displayDir(opt.Out), prev))
 	}
 	res := ConvertContext(ctx, in, opt.Options)
+	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
+		res.Receipt, res.Trace = nil, nil
+		res.Err = &InputError{Path: in.Path, Converter: res.Converter, Msg: fmt.Sprintf(
+			"none of its %d lines is a %s record, nothing written (is --converter right? --converter auto detects the kind)",
+			res.Stats.Lines-res.Stats.Blank, res.Converter)}
+	}
 	if res.Err == nil && opt.OTelFormat == "jsonl" {
 		res.Trace, res.Err = compactJSON(res.Trace)
 	}
 	if res.Err == nil {
 		res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
 	}
-	if res.Err == nil && opt.AfterWrite != nil {
-		res.Err = opt.AfterWrite(ctx, in, &res)
-	}
+	var exports []manifestExport
 	if res.Err == nil {
-		man.record(in, set, outs, res.Files)
+		d.tokens = receiptTokens(res.Receipt)
+		traceSum := sha256Hex(res.Trace)
+		switch {
+		case opt.AfterWrite == nil:
+		case !opt.Reexport && man.took(in.Rel, opt.ExportEndpoint, traceSum):
+			d.already = true // converted again (--force), same bytes: the endpoint has them
+		default:
+			d.spans = countSpans(res.Trace)
+			d.exportErr = opt.AfterWrite(ctx, in, &res)
+			if d.exportErr == nil {
+				d.exported = true
+				exports = append(exports, manifestExport{Endpoint: opt.ExportEndpoint, Trace: traceSum})
+			}
+		}
+		man.record(in, set, outs, res.Files, traceSum, exports)
 	}
 	res.Receipt, res.Trace = nil, nil
-	return res
+	d.res = res
+	return d
 }
 
-func report(r *Result, stderr io.Writer, oc *Outcome) {
+func displayDir(d string) string {
+	if d == "" {
+		return "."
+	}
+	return d
+}
+
+func report(ctx context.Context, d *done, msg func(Message), oc *Outcome) {
+	r := &d.res
 	if r.Unchanged {
 		oc.Unchanged++
+		if d.already {
+			oc.AlreadyExported++
+		}
 		return
 	}
-	for _, d := range r.Diags {
-		fmt.Fprintln(stderr, d)
+	if d.empty {
+		oc.Empty++
+		return
 	}
-	if extra := r.Stats.Skipped - int64(len(r.Diags)); r.Err == nil && extra > 0 {
-		fmt.Fprintf(stderr, "%s: %s: %d more skipped lines not shown (counted in the summary)\n", r.Path, r.Converter, extra)
+	for _, n := range d.notes {
+		oc.Overwritten++
+		msg(Message{Warning, n})
+	}
+	var ie *InputError
+	interrupted := r.Err != nil && errors.As(r.Err, &ie) && (ie.Msg == "interrupted" || ie.Msg == "not converted: interrupted")
+	if !interrupted {
+		for _, dg := range r.Diags {
+			msg(Message{Warning, dg})
+		}
+		if extra := r.Stats.Skipped - int64(len(r.Diags)); r.Err == nil && extra > 0 {
+			msg(Message{Warning, fmt.Sprintf("%s: %s: %d more skipped lines not shown (counted in the summary)", r.Path, r.Converter, extra)})
+		}
 	}
 	oc.Skipped += r.Stats.Skipped
 	oc.Bytes += r.Stats.Bytes
@@ -239,29 +291,93 @@ func report(r *Result, stderr io.Writer, oc *Outcome) {
 		oc.SkipReasons[k] += v
 	}
 	if r.Err == nil {
+		if d.already {
+			oc.AlreadyExported++
+		}
 		oc.Converted++
+		oc.Converters[r.Converter]++
 		oc.Events += r.Stats.Events
+		oc.Tokens.Input += d.tokens.Input
+		oc.Tokens.Output += d.tokens.Output
+		oc.Tokens.CacheRead += d.tokens.CacheRead
+		oc.Tokens.CacheWrite += d.tokens.CacheWrite
+		switch {
+		case d.exported:
+			oc.Exported++
+			oc.ExportedSpans += d.spans
+		case d.exportErr != nil:
+			oc.ExportFailed++
+			if !errors.Is(d.exportErr, ErrExportSkipped) { // the first refusal says why; the rest are counted
+				msg(Message{Failure, d.exportErr.Error()})
+				oc.Failures = append(oc.Failures, firstLine(d.exportErr.Error()))
+			}
+		}
 		return
 	}
-	fmt.Fprintln(stderr, r.Err)
-	msg := r.Err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
+	if interrupted {
+		oc.Interrupted++
+		return
 	}
-	oc.Failures = append(oc.Failures, msg)
+	msg(Message{Failure, r.Err.Error()})
+	oc.Failures = append(oc.Failures, firstLine(r.Err.Error()))
 	var le *LeakError
 	var se *SchemaError
-	var ie *InputError
 	switch {
 	case errors.As(r.Err, &le):
 		oc.Leaks++
 	case errors.As(r.Err, &se):
 		oc.SchemaErrors++
-	case errors.As(r.Err, &ie) && (ie.Msg == "interrupted" || ie.Msg == "not converted: interrupted"):
-		oc.Interrupted++
 	default:
 		oc.Failed++
 	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// countSpans counts the spans of an OTLP/JSON document.
+func countSpans(trace []byte) int {
+	n := 0
+	gjson.GetBytes(trace, "resourceSpans").ForEach(func(_, rs gjson.Result) bool {
+		rs.Get("scopeSpans").ForEach(func(_, ss gjson.Result) bool {
+			n += int(ss.Get("spans.#").Int())
+			return true
+		})
+		return true
+	})
+	return n
+}
+
+// receiptTokens sums the token usage events of a receipt.
+func receiptTokens(rec []byte) Tokens {
+	var t Tokens
+	marker := []byte(`"gen_ai.token_usage.summarized"`)
+	for len(rec) > 0 {
+		line := rec
+		if i := bytes.IndexByte(rec, '\n'); i >= 0 {
+			line, rec = rec[:i], rec[i+1:]
+		} else {
+			rec = nil
+		}
+		if !bytes.Contains(line, marker) || gjson.GetBytes(line, "name").Str != "gen_ai.token_usage.summarized" {
+			continue
+		}
+		a := gjson.GetBytes(line, "attributes")
+		t.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
+		t.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
+		t.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
+		t.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
+	}
+	return t
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
 }
 
 // write puts both outputs in place through temporary files and renames, so

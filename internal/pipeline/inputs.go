@@ -1,0 +1,282 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Input is one file to convert: where it is, and its path relative to the
+// argument it was found under (which the output layout mirrors).
+type Input struct {
+	Path       string
+	Rel        string
+	Companions []Companion // further files of the same session, read after Path
+}
+
+// Companion is a file converted as part of another input: a subagent
+// transcript of a session, with its optional sidecar.
+type Companion struct {
+	Path string
+	Rel  string // relative to the main file's directory, slash-separated
+	Meta string // path of the sidecar .meta.json, "" when none
+}
+
+// ArgError is an argument that cannot be used: a missing file or
+// directory, an unreadable one, or two arguments that would write the same
+// outputs. The command reports it as a usage error (exit 2).
+type ArgError struct {
+	Arg string
+	Msg string
+}
+
+func (e *ArgError) Error() string {
+	if e.Arg == "" {
+		return e.Msg
+	}
+	return e.Arg + ": " + e.Msg
+}
+
+// StdinArg is the argument that means standard input; StdinName is how the
+// input is named in messages and outputs (stdin.receipt.ndjson).
+const (
+	StdinArg  = "-"
+	StdinName = "stdin"
+)
+
+// inputSuffixes are the file endings a directory walk picks up.
+var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
+
+// Expand turns file and directory arguments into inputs. Directories are
+// walked in sorted order; files are taken whatever their name. When several
+// arguments are directories, each keeps its own subtree under the output
+// directory, named after the directory (with as many parent names as it
+// takes to tell them apart). "-" is standard input, which must have been
+// spooled with SpoolStdin first. Files of one name from different
+// directories are named the same way. Two inputs that would still write the
+// same output (the same file twice, say) are an error.
+func Expand(args []string) ([]Input, error) {
+	dirs := 0
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dirs++
+		}
+	}
+	var dirArgs []string
+	var ins []Input
+	for _, a := range args {
+		if a == StdinArg {
+			if stdinSpool() == "" {
+				return nil, &ArgError{Arg: a, Msg: "standard input was not read"}
+			}
+			ins = append(ins, Input{Path: StdinName, Rel: StdinName + ".jsonl"})
+			continue
+		}
+		if filepath.Clean(a) == StdinName && stdinSpool() != "" {
+			return nil, &ArgError{Arg: a, Msg: "a file named stdin and - (standard input) in one run; rename the file"}
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, &ArgError{Arg: a, Msg: openError(err).Error()}
+		}
+		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				// a pipe or device reads once, and an input is read more than once
+				return nil, &ArgError{Arg: a, Msg: "not a regular file (a pipe?); give it on standard input as -, e.g. convert run - < " + a}
+			}
+			ins = append(ins, Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)})
+			continue
+		}
+		dirArgs = append(dirArgs, a)
+	}
+	// files of one name from different directories: each under its
+	// directory's name, as several directory arguments are
+	byName := map[string][]string{}
+	for _, in := range ins {
+		if in.Path != StdinName {
+			byName[in.Rel] = append(byName[in.Rel], filepath.Dir(in.Path))
+		}
+	}
+	for i, in := range ins {
+		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
+			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
+				ins[i].Rel = n + "/" + in.Rel
+			}
+		}
+	}
+	prefixes := subtreeNames(dirArgs)
+	for _, a := range dirArgs {
+		found, err := walkInputs(a, prefixes[a])
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, found...)
+	}
+	seen := map[string]string{}
+	for _, in := range ins {
+		o := OutputName(in.Rel, "")
+		if prev, dup := seen[o]; dup {
+			return nil, &ArgError{Msg: fmt.Sprintf("%s and %s would write the same outputs; convert them in separate runs with different --out", prev, in.Path)}
+		}
+		seen[o] = in.Path
+	}
+	return ins, nil
+}
+
+// walkInputs finds the inputs under dir and groups sessions; their Rel is
+// prefix/relative path (prefix "" for one directory argument).
+func walkInputs(dir, prefix string) ([]Input, error) {
+	var found []Input
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &ArgError{Arg: p, Msg: openError(err).Error()}
+		}
+		if d.IsDir() || !hasInputSuffix(p) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	found = group(found)
+	if prefix != "" {
+		for i := range found {
+			found[i].Rel = prefix + "/" + found[i].Rel
+		}
+	}
+	return found, nil
+}
+
+// subtreeNames names each directory argument's subtree when there are
+// several: the last path element, or the last two, three... until they are
+// all different. One directory keeps today's layout (no prefix).
+func subtreeNames(dirs []string) map[string]string {
+	names := map[string]string{}
+	if len(dirs) < 2 {
+		return names
+	}
+	parts := make([][]string, len(dirs))
+	for i, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			abs = d
+		}
+		for _, p := range strings.Split(filepath.ToSlash(abs), "/") {
+			if p != "" {
+				parts[i] = append(parts[i], p)
+			}
+		}
+		if len(parts[i]) == 0 {
+			parts[i] = []string{"root"}
+		}
+	}
+	for depth := 1; ; depth++ {
+		seen, clash, longest := map[string]bool{}, false, 0
+		for i, d := range dirs {
+			ps := parts[i]
+			longest = max(longest, len(ps))
+			n := strings.Join(ps[max(0, len(ps)-depth):], "/")
+			if seen[n] {
+				clash = true
+			}
+			seen[n] = true
+			names[d] = n
+		}
+		if !clash || depth >= longest {
+			return names
+		}
+	}
+}
+
+func hasInputSuffix(p string) bool {
+	for _, s := range inputSuffixes {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdin is standard input copied to a private temporary file: the pipeline
+// reads an input more than once (detection, conversion, the leak check's
+// second pass), which a pipe cannot give.
+var stdin struct {
+	sync.Mutex
+	path string
+}
+
+func stdinSpool() string {
+	stdin.Lock()
+	defer stdin.Unlock()
+	return stdin.path
+}
+
+// SpoolStdin copies r (standard input) to a private temporary file that
+// the input "stdin" then reads, and returns the function that removes it.
+func SpoolStdin(r io.Reader) (cleanup func(), err error) {
+	fh, err := os.CreateTemp("", "convert-stdin-*.jsonl")
+	if err != nil {
+		return nil, &ArgError{Arg: StdinArg, Msg: "cannot spool standard input: " + openError(err).Error()}
+	}
+	_, cerr := io.Copy(fh, r)
+	if err := errors.Join(cerr, fh.Close()); err != nil {
+		os.Remove(fh.Name())
+		return nil, &ArgError{Arg: StdinArg, Msg: "cannot read standard input: " + openError(err).Error()}
+	}
+	stdin.Lock()
+	stdin.path = fh.Name()
+	stdin.Unlock()
+	return func() {
+		stdin.Lock()
+		stdin.path = ""
+		stdin.Unlock()
+		os.Remove(fh.Name())
+	}, nil
+}
+
+// resolve maps an input path to the file holding it: "stdin" to its spool.
+func resolve(p string) string {
+	if p == StdinName {
+		if s := stdinSpool(); s != "" {
+			return s
+		}
+	}
+	return p
+}
+
+// statInput is os.Stat of an input path (see resolve).
+func statInput(p string) (os.FileInfo, error) { return os.Stat(resolve(p)) }
+
+// blank reports whether the file holds nothing but whitespace (an empty
+// or blank-only log: real ~/.claude trees have them). It reads until the
+// first other byte, so it costs nothing on a real log.
+func blank(p string) bool {
+	fh, err := openInput(p, false)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := fh.Read(buf)
+		for _, b := range buf[:n] {
+			if b != ' ' && b != '\n' && b != '\r' && b != '\t' {
+				return false
+			}
+		}
+		if err != nil {
+			return errors.Is(err, io.EOF)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExpandNames(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}\n"), 0o644)
+		return p
+	}
+	mk("a/claude/x.jsonl")
+	mk("b/claude/x.jsonl")
+	mk("codex/y/x.jsonl")
+	f1, f2 := mk("one/s.jsonl"), mk("two/s.jsonl")
+	tests := []struct {
+		name string
+		args []string
+		want []string // Rel of each input
+		err  string
+	}{
+		{"one directory keeps its layout", []string{filepath.Join(root, "codex")}, []string{"y/x.jsonl"}, ""},
+		{"several directories: a subtree each", []string{filepath.Join(root, "a"), filepath.Join(root, "codex")}, []string{"a/claude/x.jsonl", "codex/y/x.jsonl"}, ""},
+		{"directories of one name: their parents tell them apart", []string{filepath.Join(root, "a", "claude"), filepath.Join(root, "b", "claude")}, []string{"a/claude/x.jsonl", "b/claude/x.jsonl"}, ""},
+		{"files of one name", []string{f1, f2}, []string{"one/s.jsonl", "two/s.jsonl"}, ""},
+		{"the same file twice", []string{f1, f1}, nil, "would write the same outputs"},
+		{"a missing argument", []string{filepath.Join(root, "nope")}, nil, "nope: no such file or directory"},
+		{"stdin not spooled", []string{"-"}, nil, "standard input was not read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ins, err := Expand(tt.args)
+			if tt.err != "" {
+				var ae *ArgError
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.As(err, &ae) {
+					t.Fatalf("err %v, want an ArgError with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, in := range ins {
+				got = append(got, in.Rel)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStdinAndBlank(t *testing.T) {
+	b, err := os.ReadFile(repoPath("samples/session/basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup, err := SpoolStdin(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	ins, err := Expand([]string{"-"})
+	if err != nil || len(ins) != 1 || ins[0].Path != "stdin" || ins[0].Rel != "stdin.jsonl" {
+		t.Fatalf("%+v %v", ins, err)
+	}
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	oc := Run(context.Background(), ins, RunOptions{Out: out}, &stderr)
+	if oc.Converted != 1 {
+		t.Fatalf("%+v %s", oc, stderr.String())
+	}
+	rec, _ := os.ReadFile(filepath.Join(out, "stdin.receipt.ndjson"))
+	if bytes.Count(rec, []byte("\n")) < 2 {
+		t.Errorf("receipt from stdin has %d lines", bytes.Count(rec, []byte("\n")))
+	}
+	dir := t.TempDir()
+	for name, data := range map[string]string{"empty.jsonl": "", "blank.jsonl": " \n\r\n\t\n", "x.jsonl": "\n\n{}"} {
+		os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
+	}
+	for name, want := range map[string]bool{"empty.jsonl": true, "blank.jsonl": true, "x.jsonl": false} {
+		if got := blank(filepath.Join(dir, name)); got != want {
+			t.Errorf("blank(%s) = %v", name, got)
+		}
+	}
+}
+
+// TestManifestBackwardCompatible: a manifest written before exports were
+// recorded still spares unchanged inputs, and an export then sends them
+// once and records it.
+func TestManifestBackwardCompatible(t *testing.T) {
+	out := t.TempDir()
+	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
+	var stderr bytes.Buffer
+	if oc := Run(context.Background(), ins, RunOptions{Out: out}, &stderr); oc.Converted != 1 {
+		t.Fatalf("%+v", oc)
+	}
+	p := filepath.Join(out, ManifestName)
+	var m map[string]any
+	b, _ := os.ReadFile(p)
+	json.Unmarshal(b, &m)
+	for _, e := range m["inputs"].(map[string]any) {
+		delete(e.(map[string]any), "trace")
+		delete(e.(map[string]any), "exports")
+	}
+	b, _ = json.Marshal(m)
+	os.WriteFile(p, b, 0o644)
+	if oc := Run(context.Background(), ins, RunOptions{Out: out}, &stderr); oc.Unchanged != 1 {
+		t.Fatalf("old manifest: %+v", oc)
+	}
+	sent := 0
+	exp := RunOptions{Out: out, ExportEndpoint: "http://x/v1/traces", AfterWrite: func(context.Context, Input, *Result) error { sent++; return nil }}
+	if oc := Run(context.Background(), ins, exp, &stderr); oc.Exported != 1 || sent != 1 || oc.ExportedSpans == 0 {
+		t.Fatalf("export after an old manifest: %+v, sent %d", oc, sent)
+	}
+	if oc := Run(context.Background(), ins, exp, &stderr); oc.AlreadyExported != 1 || sent != 1 {
+		t.Fatalf("rerun: %+v, sent %d", oc, sent)
+	}
+	b, _ = os.ReadFile(p)
+	if !bytes.Contains(b, []byte(`"exports":[{"endpoint":"http://x/v1/traces","trace":"sha256:`)) {
+		t.Errorf("manifest: %s", b)
+	}
+}
