@@ -78,22 +78,43 @@ REPORT_SESSIONS ?= 3000
 bench-report: build
 	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
 
-# demo-prepare loads the bundled sample artifacts into a temporary store,
-# prints a ready PreparedContext with its receipt, then validates it and
-# leak-checks the receipt, recall effort and trace against the query and bodies.
+# demo-prepare loads the bundled sample artifacts into a temporary store and
+# shows what the runtime is for: the README's plain question answered with
+# cited context. Then it prints a ready PreparedContext with its receipt,
+# validates it and leak-checks the receipt, recall effort and trace against
+# the query and bodies; repeats it with keyed digests; and, with the sample
+# grants, shows a referenced scope bob may not read left out and his exact
+# read of it failing like an unavailable revision.
 PREPARE_QUERY ?= Why did we choose SQLite for the payments ledger? CANARYQ
 .PHONY: demo-prepare
 demo-prepare: build
-	@set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; mkdir -p $(OUT)/prepare; \
 	  $(BIN) prepare load --store $$tmp/store.db samples/prepare/artifacts.jsonl; \
+	  echo '== the headline question, no extra flag'; \
+	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --query 'Why did we choose SQLite?'; \
+	  echo '== receipt, recall gate, lexical rerank, trace'; \
 	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --scope project:shared \
 	    --query '$(PREPARE_QUERY)' --include-receipt --recall-gate --rerank lexical \
-	    --recall-effort $(OUT)/prepare/recall-effort.json --otel $(OUT)/prepare/prepare.otel.json > $$tmp/context.json; \
-	  mkdir -p $(OUT)/prepare; cp $$tmp/context.json $(OUT)/prepare/context.json; cat $$tmp/context.json; \
+	    --recall-effort $(OUT)/prepare/recall-effort.json --otel $(OUT)/prepare/prepare.otel.json > $(OUT)/prepare/context.json; \
+	  cat $(OUT)/prepare/context.json; \
 	  $(BIN) prepare validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json; \
 	  $(BIN) validate $(OUT)/prepare/prepare.otel.json; \
 	  $(BIN) prepare leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
-	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json
+	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json; \
+	  echo '== keyed digests (a fresh random key)'; \
+	  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $$tmp/key; \
+	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --query '$(PREPARE_QUERY)' --include-receipt \
+	    --hash-key-file $$tmp/key > $(OUT)/prepare/context.keyed.json; \
+	  grep -o '"query_digest":"hmac-sha256:[0-9a-f]*"' $(OUT)/prepare/context.keyed.json; \
+	  $(BIN) prepare validate $(OUT)/prepare/context.keyed.json; \
+	  echo '== authorization: bob may read project:payments only'; \
+	  $(BIN) prepare load --store $$tmp/auth.db samples/prepare/artifacts.jsonl samples/prepare/grants.jsonl; \
+	  $(BIN) prepare --store $$tmp/auth.db --caller bob --scope project:payments --scope project:shared \
+	    --query '$(PREPARE_QUERY)' --include-receipt > $(OUT)/prepare/context.bob.json; \
+	  if grep -q project:shared $(OUT)/prepare/context.bob.json; then echo 'denied scope in the result'; exit 1; fi; \
+	  if $(BIN) prepare read --store $$tmp/auth.db --caller bob --scope project:shared --family atomic-memory \
+	    --artifact mem-storage --revision 1; then echo 'denied read succeeded'; exit 1; fi; \
+	  echo 'prepare outputs are in $(OUT)/prepare/'
 
 # fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
 # executions and whether it found anything (a finding is written under the

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/prepare"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,15 +20,20 @@ func prepareCommand() *cli.Command {
 		Name:  "prepare",
 		Usage: "assemble a PreparedContext from an embedded artifact store, with an optional content-free receipt",
 		UsageText: "convert prepare --store DB --scope S [--scope S2...] (--query Q | --query-file F) [--max-bytes N] [--include-receipt]\n" +
-			"   [--sections LIST] [--recall-gate] [--recall-effort FILE] [--rerank lexical] [--vector] [--otel FILE]\n" +
+			"   [--sections LIST] [--recall-gate [--recall-policy FILE]] [--recall-effort FILE] [--rerank lexical] [--vector] [--otel FILE]\n" +
+			"   [--caller NAME] [--hash-key-file FILE]\n" +
 			"convert prepare --store DB --request REQ.json [--recall-gate] ...\n" +
 			"convert prepare load --store DB FILE.jsonl...\n" +
-			"convert prepare read --store DB --scope S --family F --artifact ID --revision N\n" +
+			"convert prepare read --store DB [--caller NAME] --scope S --family F --artifact ID --revision N\n" +
+			"convert prepare read --store DB [--caller NAME] [--hash-key-file FILE] --scope S --family code --fingerprint F --path P\n" +
+			"   --file-sha256 D --start-line N --end-line M --snippet-sha256 D\n" +
 			"convert prepare validate FILE...\n" +
 			"convert prepare leakcheck --artifacts FILE.jsonl (--query Q | --query-file F) FILE...",
 		Description: "Prints the PreparedContext JSON (schema, status, content, content_bytes; receipt only with\n" +
-			"--include-receipt). The receipt, the recall effort and the trace are validated against their schemas\n" +
-			"and leak-checked against the query and every artifact body; on a leak nothing is written (exit 3).",
+			"--include-receipt). The receipt is validated and leak-checked against the query and every artifact body;\n" +
+			"a receipt that cannot be built completely is left out with a content-free message on stderr, and the\n" +
+			"output is then exactly the output without --include-receipt; a recall effort that would leak is\n" +
+			"withheld the same way. The trace fails closed: on a leak nothing is written (exit 3).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "store", Usage: "artifact store `DB` (SQLite file made by prepare load)"},
 			&cli.StringSliceFlag{Name: "scope", Usage: "scope `ID`; the first is the current scope, repeat for referenced scopes"},
@@ -42,6 +48,9 @@ func prepareCommand() *cli.Command {
 			&cli.StringFlag{Name: "rerank", Value: "none", Usage: "Memory reranker: none or lexical (deterministic, non-model)"},
 			&cli.BoolFlag{Name: "vector", Usage: "hybrid search: add the store's deterministic hashed-vector channel to FTS"},
 			&cli.StringFlag{Name: "otel", Usage: "write an OTLP/JSON trace (span context.prepare, stage events) to `FILE`"},
+			&cli.StringFlag{Name: "recall-policy", Usage: "the gate's versioned thresholds and floors as JSON `FILE` (default powercontext.recall-gate.v1)"},
+			&cli.StringFlag{Name: "caller", Usage: "the caller `NAME`; a store with grants serves only the scopes granted to it"},
+			hashKeyFlag(),
 		},
 		Subcommands: []*cli.Command{prepareLoadCommand(), prepareReadCommand(), prepareValidateCommand(), prepareLeakcheckCommand()},
 		Action:      prepareAction,
@@ -135,6 +144,29 @@ func openStore(c *cli.Context, create bool) (*prepare.Store, error) {
 	return prepare.Open(path)
 }
 
+func hashKeyFlag() cli.Flag {
+	return &cli.StringFlag{Name: "hash-key-file", EnvVars: []string{"CONVERT_HASH_KEY_FILE"},
+		Usage: "keyed digests (HMAC-SHA256) of the query, content and code with the key in `FILE`; also CONVERT_HASH_KEY_FILE"}
+}
+
+// prepareHasher reads --hash-key-file (or CONVERT_HASH_KEY_FILE): plain
+// sha256 without it.
+func prepareHasher(c *cli.Context) (receipt.Hasher, error) {
+	kf := c.String("hash-key-file")
+	if kf == "" {
+		return receipt.Hasher{}, nil
+	}
+	key, err := os.ReadFile(kf)
+	if err != nil {
+		return receipt.Hasher{}, usageError("--hash-key-file: cannot read the key file")
+	}
+	h, err := receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
+	if err != nil {
+		return receipt.Hasher{}, usageError("--hash-key-file: %v", err)
+	}
+	return h, nil
+}
+
 func prepareAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("prepare takes no arguments (subcommands: load, read, validate, leakcheck)")
@@ -154,15 +186,28 @@ func prepareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	req.Caller = c.String("caller")
 	if err := req.Validate(); err != nil {
 		return usageError("%v", err)
 	}
 	opt := prepare.Options{}
+	if opt.Hasher, err = prepareHasher(c); err != nil {
+		return err
+	}
 	if c.Bool("recall-gate") {
 		g := prepare.DefaultGatePolicy()
+		if f := c.String("recall-policy"); f != "" {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return usageError("--recall-policy: cannot read %s", f)
+			}
+			if g, err = prepare.ParseGatePolicy(b); err != nil {
+				return usageError("--recall-policy: %v", err)
+			}
+		}
 		opt.Gate = &g
-	} else if c.IsSet("recall-effort") {
-		return usageError("--recall-effort needs --recall-gate")
+	} else if c.IsSet("recall-effort") || c.IsSet("recall-policy") {
+		return usageError("--recall-effort and --recall-policy need --recall-gate")
 	}
 	switch c.String("rerank") {
 	case "none":
@@ -184,7 +229,13 @@ func prepareAction(c *cli.Context) error {
 		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
 	}
 	res, err := prepare.NewRuntime(st, opt).Prepare(context.Background(), req)
-	if err != nil {
+	switch {
+	case errors.Is(err, prepare.ErrCallerRequired):
+		return usageError("--caller: %v", err)
+	case errors.Is(err, prepare.ErrNotAuthorized):
+		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: "+err.Error())
+		return exitError{exitFailed}
+	case err != nil:
 		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
 	}
 	out, err := prepare.Render(res, req, bodies, c.IsSet("otel"))
@@ -208,7 +259,7 @@ func prepareAction(c *cli.Context) error {
 			return failSafe(c, "cannot write the trace file", req.Query, bodies, exitFailed)
 		}
 	}
-	if f := c.String("recall-effort"); f != "" {
+	if f := c.String("recall-effort"); f != "" && out.Effort != nil {
 		if err := writeFile(f, out.Effort); err != nil {
 			return failSafe(c, "cannot write the recall effort file", req.Query, bodies, exitFailed)
 		}
@@ -266,7 +317,7 @@ func prepareLoadCommand() *cli.Command {
 					fmt.Fprintln(c.App.ErrWriter, "convert: prepare load: "+err.Error())
 					return exitError{exitFailed}
 				}
-				fmt.Fprintf(c.App.Writer, "%s: %d revisions, %d entries, %d lifecycle changes\n", f, stats.Revisions, stats.Entries, stats.Lifecycle)
+				fmt.Fprintf(c.App.Writer, "%s: %d revisions, %d entries, %d lifecycle changes, %d grants\n", f, stats.Revisions, stats.Entries, stats.Lifecycle, stats.Grants)
 			}
 			return nil
 		},
@@ -275,27 +326,73 @@ func prepareLoadCommand() *cli.Command {
 
 func prepareReadCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "read",
-		Usage:     "exact read of one recorded artifact revision (historical revisions stay readable after forget, merge, retire)",
-		UsageText: "convert prepare read --store DB --scope S --family F --artifact ID --revision N",
+		Name: "read",
+		Usage: "exact read of one recorded artifact revision (historical revisions stay readable after forget, merge, retire)\n" +
+			"or of one code range; a revision that was never recorded and one the caller may not read fail alike",
+		UsageText: "convert prepare read --store DB [--caller NAME] --scope S --family F --artifact ID --revision N\n" +
+			"convert prepare read --store DB [--caller NAME] [--hash-key-file FILE] --scope S --family code --fingerprint F --path P\n" +
+			"   --file-sha256 D --start-line N --end-line M --snippet-sha256 D",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "store", Usage: "artifact store `DB`"},
+			&cli.StringFlag{Name: "caller", Usage: "the caller `NAME` (required once the store has grants)"},
 			&cli.StringFlag{Name: "scope", Required: true, Usage: "scope `ID`"},
-			&cli.StringFlag{Name: "family", Required: true, Usage: "atomic-memory, topic-memory, experience or profile"},
-			&cli.StringFlag{Name: "artifact", Required: true, Usage: "artifact `ID`"},
-			&cli.IntFlag{Name: "revision", Required: true, Usage: "exact revision `N`"},
+			&cli.StringFlag{Name: "family", Required: true, Usage: "atomic-memory, topic-memory, experience, profile or code"},
+			&cli.StringFlag{Name: "artifact", Usage: "artifact `ID`"},
+			&cli.IntFlag{Name: "revision", Usage: "exact revision `N`"},
+			&cli.StringFlag{Name: "fingerprint", Usage: "code: repository fingerprint"},
+			&cli.StringFlag{Name: "path", Usage: "code: repository-relative path"},
+			&cli.StringFlag{Name: "file-sha256", Usage: "code: file digest as the receipt records it"},
+			&cli.IntFlag{Name: "start-line", Usage: "code: first line"},
+			&cli.IntFlag{Name: "end-line", Usage: "code: last line"},
+			&cli.StringFlag{Name: "snippet-sha256", Usage: "code: snippet digest as the receipt records it"},
+			hashKeyFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			code := c.String("family") == prepare.FamilyCode
+			need := []string{"artifact", "revision"}
+			if code {
+				need = []string{"fingerprint", "path", "file-sha256", "start-line", "end-line", "snippet-sha256"}
+			}
+			for _, f := range need {
+				if !c.IsSet(f) {
+					return usageError("prepare read --family %s needs --%s", c.String("family"), strings.Join(need, ", --"))
+				}
+			}
+			h, err := prepareHasher(c)
+			if err != nil {
+				return err
+			}
 			st, err := openStore(c, false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
-			rev, err := st.Read(c.Context, a)
+			acc, err := st.Access(c.Context, c.String("caller"))
 			if err != nil {
+				return usageError("--caller: %v", err)
+			}
+			fail := func(err error) error {
 				fmt.Fprintln(c.App.ErrWriter, "convert: prepare read: "+err.Error())
 				return exitError{exitFailed}
+			}
+			if code {
+				ref := prepare.CodeRef{ScopeID: c.String("scope"), Fingerprint: c.String("fingerprint"), Path: c.String("path"), FileSHA256: c.String("file-sha256"),
+					StartLine: c.Int("start-line"), EndLine: c.Int("end-line"), SnippetSHA256: c.String("snippet-sha256")}
+				snippet, err := st.ReadCode(c.Context, acc, h, ref)
+				if err != nil {
+					return fail(err)
+				}
+				b, _ := json.Marshal(struct {
+					Code    prepare.CodeRef `json:"code_evidence"`
+					Snippet string          `json:"snippet"`
+				}{ref, snippet})
+				fmt.Fprintln(c.App.Writer, string(b))
+				return nil
+			}
+			a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
+			rev, err := st.Read(c.Context, acc, a)
+			if err != nil {
+				return fail(err)
 			}
 			type entry struct {
 				EntryID        string `json:"entry_id,omitempty"`

@@ -143,7 +143,7 @@ func TestPreparedContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := strings.Replace(string(good), `"omitted": [`, `"omitted": [`+strings.Repeat(`{"family": "profile", "reason": "duplicate", "count": 1, "pad": "`+strings.Repeat("x", 500)+`"},`, 17), 1)
+	big := strings.Replace(string(good), `"omitted": [`, `"omitted": [`+strings.Repeat(`{"family": "profile", "reason": "duplicate", "count": 1, "pad": "`+strings.Repeat("x", 1000)+`"},`, 17), 1)
 	tests := []struct {
 		name  string
 		data  string

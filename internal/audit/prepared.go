@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/contextreceipts/convert/internal/prepare"
 	"sort"
 	"strings"
 )
@@ -30,7 +31,7 @@ func init() {
 	Rules = append(Rules, [][2]string{
 		{RulePCShape, "a PreparedContext receipt lacks its schema, policy_id or retrieval lists"},
 		{RulePCNullReceipt, `a PreparedContext carries "receipt": null (omission is required)`},
-		{RulePCBounds, "more than 3 rounds, 32 searches, 8 rerank configs, 32 reranks, 32 selected, 16 omitted, 8 stages, or 8192 serialized bytes"},
+		{RulePCBounds, "more than 3 rounds, 32 searches, 8 rerank configs, 32 reranks, 32 selected, 16 omitted, 8 stages, or prepare.ReceiptByteCap serialized bytes"},
 		{RulePCBytes, "used_bytes is not content_bytes, or exceeds requested_max_bytes"},
 		{RulePCContentDigest, "content_digest is not sha256 of the injected content, or is not null exactly when status is empty"},
 		{RulePCTruncated, "truncated is not true exactly when a selected item is truncated"},
@@ -99,8 +100,8 @@ func prepared(path string, d doc) []Finding {
 		add(RulePCShape, "schema and policy_id must be %s, and retrieval must be present", preparedReceiptSchema)
 		return fs
 	}
-	if raw, err := json.Marshal(r); err == nil && len(raw) > 8192 {
-		add(RulePCBounds, "the serialized receipt is %d bytes, over 8192", len(raw))
+	if raw, err := json.Marshal(r); err == nil && len(raw) > prepare.ReceiptByteCap {
+		add(RulePCBounds, "the serialized receipt is %d bytes, over %d", len(raw), prepare.ReceiptByteCap)
 	}
 	for _, b := range []struct {
 		m   map[string]any

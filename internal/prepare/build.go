@@ -3,6 +3,8 @@ package prepare
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Section is one participating family and its item limit.
@@ -70,38 +72,45 @@ func header(c Candidate) string {
 const sep = "\n\n"
 
 // cut shortens a candidate's body to at most n bytes: at a rune boundary,
-// or for code at a line boundary with the final range and snippet hash.
-func cut(c Candidate, n int) Candidate {
+// or for code at a line boundary with the final range and snippet hash (made
+// by h). A code body whose first line alone is longer than n cannot be cut
+// honestly: ok is false.
+func cut(c Candidate, n int, h receipt.Hasher) (_ Candidate, ok bool) {
 	if len(c.Body) <= n {
-		return c
+		return c, true
 	}
 	if c.Code == nil {
 		c.Body = truncateUTF8(c.Body, n)
-		return c
+		return c, true
 	}
-	lines := strings.SplitAfter(c.Body, "\n")
 	var b strings.Builder
 	kept := 0
-	for _, l := range lines {
+	for _, l := range strings.SplitAfter(c.Body, "\n") {
 		if b.Len()+len(l) > n {
 			break
 		}
 		b.WriteString(l)
 		kept++
 	}
+	if kept == 0 {
+		return c, false
+	}
 	ref := *c.Code
 	c.Body = b.String()
-	ref.EndLine = ref.StartLine + max(kept, 1) - 1
-	ref.SnippetSHA256 = digest([]byte(c.Body))
+	ref.EndLine = ref.StartLine + kept - 1
+	ref.SnippetSHA256 = h.Text(c.Body)
 	c.Code = &ref
-	return c
+	return c, true
 }
 
-// fit selects, truncates and renders candidates under maxBytes. hist holds
-// each historical section's candidates in section order; they are
-// interleaved round-robin, then code follows. combined > 0 caps the
-// historical items together (the default builder).
-func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined int) build {
+// fit selects, truncates and renders candidates under maxBytes. Each
+// historical section's candidates are interleaved round-robin, then code
+// follows. combined > 0 caps the historical items together (the default
+// builder). Candidates are fitted round by round: every round-0 candidate is
+// offered (in today's order, so a run that did not expand is unchanged)
+// before any candidate a later round added, which can therefore only use the
+// slots and bytes round 0 left: expansion never displaces round 0.
+func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined int, h receipt.Hasher) build {
 	b := build{maxBytes: maxBytes, entryLimit: map[string]int{}, dropBelow: map[string]int{}, dropNoFit: map[string]int{}}
 	var frags []string
 	used := 0
@@ -112,7 +121,13 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 		}
 		truncated := false
 		if len(c.Body) > MaxEntryContentBytes {
-			c, truncated = cut(c, MaxEntryContentBytes), true
+			c2, ok := cut(c, MaxEntryContentBytes, h)
+			if !ok || len(c2.Body) < MinTruncatedBytes {
+				b.noFit++
+				b.dropNoFit[c.family()]++
+				return false
+			}
+			c, truncated = c2, true
 		}
 		frag := header(c) + c.Body
 		if used+s+len(frag) > maxBytes {
@@ -122,11 +137,11 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 				return false
 			}
 			avail := maxBytes - used - s - len(header(c))
-			c2 := c
+			c2, ok := c, false
 			if avail >= MinTruncatedBytes {
-				c2 = cut(c, avail)
+				c2, ok = cut(c, avail, h)
 			}
-			if avail < MinTruncatedBytes || len(c2.Body) < MinTruncatedBytes {
+			if !ok || len(c2.Body) < MinTruncatedBytes {
 				b.noFit++
 				b.dropNoFit[c.family()]++
 				return false
@@ -148,34 +163,48 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 	}
 	var hist []Section
 	var code *Section
+	last := 0
 	for i := range sections {
 		if sections[i].Family == FamilyCode {
 			code = &sections[i]
 		} else {
 			hist = append(hist, sections[i])
 		}
+		for _, c := range cands[sections[i].Family] {
+			last = max(last, c.round)
+		}
 	}
-	next := make([]int, len(hist))
 	taken := make([]int, len(hist))
 	total := 0
-	for progress := true; progress; {
-		progress = false
+	for round := 0; round <= last; round++ {
+		lists := make([][]Candidate, len(hist))
 		for i, s := range hist {
-			list := cands[s.Family]
-			for next[i] < len(list) && taken[i] < s.Limit && (combined == 0 || total < combined) {
-				c := list[next[i]]
-				next[i]++
-				progress = true
-				if take(c) {
-					taken[i]++
-					total++
-					break
+			for _, c := range cands[s.Family] {
+				if c.round == round {
+					lists[i] = append(lists[i], c)
 				}
 			}
 		}
-	}
-	for i, s := range hist {
-		b.entryLimit[s.Family] += len(cands[s.Family]) - next[i]
+		next := make([]int, len(hist))
+		for progress := true; progress; {
+			progress = false
+			for i, s := range hist {
+				list := lists[i]
+				for next[i] < len(list) && taken[i] < s.Limit && (combined == 0 || total < combined) {
+					c := list[next[i]]
+					next[i]++
+					progress = true
+					if take(c) {
+						taken[i]++
+						total++
+						break
+					}
+				}
+			}
+		}
+		for i, s := range hist {
+			b.entryLimit[s.Family] += len(lists[i]) - next[i]
+		}
 	}
 	if code != nil {
 		n := 0

@@ -53,6 +53,7 @@ func loadSchemas() (*schemaSet, error) {
 				return
 			}
 		}
+		programVocab(s.vocab)
 		if s.context, loadErr = c.Compile(schemaBase + "prepare/prepared-context.schema.json"); loadErr != nil {
 			return
 		}
@@ -94,6 +95,48 @@ func vocab(v any, out map[string]bool) {
 			vocab(e, out)
 		}
 	}
+}
+
+// programVocab adds every constant prepare writes outside its schemas: the
+// built-in reranker's configuration, the schema and default policy ids, the
+// hash modes, and the trace's field names, span, event and attribute names
+// (gathered from a trace of a synthetic result, keys and names only, never
+// values). A query that quotes them is not leaked by an output holding them.
+func programVocab(out map[string]bool) {
+	for _, s := range []string{LexicalPolicyID, LexicalAlgorithm, GatePolicyID, EffortSchema, ContextSchema, ReceiptSchema, "hmac-sha256", "sha256"} {
+		out[s] = true
+	}
+	keyed, _ := receipt.NewKeyed([]byte("vocabulary-only-never-used-key"))
+	res := Result{Effort: &RecallEffort{}, Searches: []SearchGroup{{}}, Context: PreparedContext{Status: StatusReady}, Hash: keyed}
+	for name := range stageOrder {
+		res.Stages = append(res.Stages, StageTiming{Stage: name})
+	}
+	var b bytes.Buffer
+	if otlp.Write(&b, Trace(res, Request{})) != nil {
+		return
+	}
+	var doc any
+	if json.Unmarshal(b.Bytes(), &doc) != nil {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, e := range t {
+				out[k] = true
+				if s, ok := e.(string); ok && (k == "key" || k == "name" || k == "schemaUrl") {
+					out[s] = true
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
 }
 
 // Kind names which prepare schema a document is checked against.
@@ -221,7 +264,7 @@ func PassThrough(r *Receipt) []string {
 // Trace builds the OTLP trace of one prepare: a root span context.prepare
 // with one event per stage and per recall round, counts only.
 func Trace(res Result, req Request) otlp.Trace {
-	key := QueryDigest(req.Query)
+	key := res.QueryDigest
 	if res.Context.Receipt != nil {
 		key = res.Context.Receipt.ReceiptID
 	}
@@ -231,9 +274,14 @@ func Trace(res Result, req Request) otlp.Trace {
 	sp.Attrs.Set("context.prepare.status", receipt.S(res.Context.Status))
 	sp.Attrs.Set("context.prepare.content_bytes", receipt.I(int64(res.Context.ContentBytes)))
 	sp.Attrs.Set("context.prepare.max_bytes", receipt.I(int64(res.MaxBytes)))
-	sp.Attrs.Set("context.prepare.query_digest", receipt.S(QueryDigest(req.Query)))
+	sp.Attrs.Set("context.prepare.query_digest", receipt.S(res.QueryDigest))
 	sp.Attrs.Set("context.prepare.receipt", receipt.B(res.Context.Receipt != nil))
+	sp.Attrs.Set("context.prepare.hash.mode", receipt.S(res.Hash.Mode()))
+	if id := res.Hash.KeyID(); id != "" {
+		sp.Attrs.Set("context.prepare.hash.key_id", receipt.S(id))
+	}
 	if res.Effort != nil {
+		sp.Attrs.Set("recall.policy", receipt.S(res.Effort.Policy))
 		sp.Attrs.Set("recall.rounds", receipt.I(int64(res.Effort.Rounds)))
 		sp.Attrs.Set("recall.assessment", receipt.S(res.Effort.Assessment))
 		sp.Attrs.Set("recall.truncated_items", receipt.I(int64(res.Effort.TruncatedItems)))
@@ -282,7 +330,7 @@ func ArtifactBodies(data []byte, name string) (bodies, pass []string, err error)
 			bodies = append(bodies, e.Body)
 			pass = append(pass, e.EntryID, e.EntryVersionID)
 		}
-		pass = append(pass, rec.ScopeID, rec.ArtifactID, rec.Fingerprint, rec.Path)
+		pass = append(pass, rec.ScopeID, rec.ArtifactID, rec.Fingerprint, rec.Path, rec.Caller)
 	}
 	return bodies, pass, nil
 }

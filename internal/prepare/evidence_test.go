@@ -54,7 +54,9 @@ func TestSearchEvidence(t *testing.T) {
 				{0, FamilyMemory, ModeFTS, OutcomeCompleted, FallbackTimeout, 1}, {0, FamilyMemory, ModeHybrid, OutcomeCompleted, FallbackNone, 1},
 				{1, FamilyMemory, ModeFTS, OutcomeCompleted, FallbackReusedFTS, 1}, {1, FamilyMemory, ModeHybrid, OutcomeCompleted, FallbackNone, 1},
 				{2, FamilyMemory, ModeFTS, OutcomeCompleted, FallbackReusedFTS, 1}, {2, FamilyMemory, ModeHybrid, OutcomeCompleted, FallbackNone, 1}},
-			rounds: []RecallRound{{0, RoundCompleted, true}, {1, RoundCompleted, true}, {2, RoundCompleted, true}}},
+			// Both expansions found only round 0's entries again: completed,
+			// but they contribute nothing, so they are not retained.
+			rounds: []RecallRound{{0, RoundCompleted, true}, {1, RoundCompleted, false}, {2, RoundCompleted, false}}},
 		{name: "failed expansion keeps round zero only", opt: func() Options {
 			return Options{Gate: &g, searchFault: func(round int, fam, scope string) error {
 				if round == 1 && scope == scopeB {
@@ -109,6 +111,8 @@ type scopedReranker struct {
 	ev    map[string]*RerankEvidence
 	calls int
 }
+
+func (s *scopedReranker) ModelBacked() bool { return true }
 
 func (s *scopedReranker) Rerank(_ context.Context, _ string, c []Candidate) RerankResult {
 	s.calls++
@@ -213,6 +217,9 @@ func TestBudgetDrops(t *testing.T) {
 	if omitted(r, FamilyTopic, OmitBelowMinBytes) != 1 || omitted(r, FamilyExperience, OmitNoFittingTruncation) != 1 {
 		t.Fatalf("drops: %+v", r.Omitted)
 	}
+	if omitted(r, FamilyTopic, OmitNotRetrieved) != 0 || omitted(r, FamilyExperience, OmitNotRetrieved) != 0 || omitted(r, FamilyProfile, OmitNotRetrieved) != 1 {
+		t.Fatalf("not_retrieved is absent for a family whose candidates were all dropped: %+v", r.Omitted)
+	}
 	if e.DroppedBelowMinBytes != 1 || e.DroppedNoFittingTruncation != 1 || e.DroppedItems != 2 || e.Assessment != "budget-bound" || e.Rounds != 1 {
 		t.Fatalf("effort: %+v", e)
 	}
@@ -274,48 +281,72 @@ func TestCountCaps(t *testing.T) {
 }
 
 // TestPayloadSizes measures serialized receipts for representative mixed
-// family, cross-scope, reranked workloads with real identity lengths.
+// family, cross-scope, reranked workloads with real identity lengths (UUID
+// artifact, entry and version ids, a 40-hex fingerprint, ordinary paths) and
+// pins the sizes the README quotes. The cap was revised from seed 000's
+// 8192 bytes because the explicit assembly maximum (26 historical + 4 code)
+// measures 9,696 bytes with one model rerank config: it never fit.
 func TestPayloadSizes(t *testing.T) {
+	full := "memory:8,topic-memory:8,profile:8,experience:2,code:4"
 	tests := []struct {
 		name     string
-		idLen    int
-		sections string
-		fits     bool
+		sections string // "" is the default assembly
+		prompts  int    // distinct rerank Prompts (one per scope)
+		gate     bool   // gate on, forced through both expansion rounds
+		want     int    // serialized bytes, pinned
 	}{
-		{"default assembly, 36-byte ids", 36, "", true},
-		{"18 historical + 4 code, 36-byte ids", 36, "memory:8,topic-memory:8,experience:2,code:4", true},
-		{"26 historical + 4 code, 5-byte ids", 5, "memory:8,topic-memory:8,profile:8,experience:2,code:4", true},
-		{"26 historical + 4 code, 16-byte ids", 16, "memory:8,topic-memory:8,profile:8,experience:2,code:4", false},
-		{"26 historical + 4 code, 128-byte ids", 128, "memory:8,topic-memory:8,profile:8,experience:2,code:4", false},
+		{"default assembly (8 historical + 4 code)", "", 1, false, 5786},
+		{"18 historical + 4 code", "memory:8,topic-memory:8,experience:2,code:4", 1, false, 8117},
+		{"26 historical + 4 code", full, 1, false, 9696},
+		{"26 historical + 4 code, two Prompts, three rounds", full, 2, true, 10890},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := mixedStore(t, tt.idLen)
-			var secs []Section
-			if tt.sections != "" {
-				secs, _ = ParseSections(tt.sections)
-			}
-			rr := &scopedReranker{ev: map[string]*RerankEvidence{scopeA: modelEvidence("acme:rerank-large-2026-09", 0, scopeA, "c")}}
-			req := Request{ScopeIDs: []string{scopeA, scopeB}, Query: "ledger", MaxBytes: MaxMaxBytes, IncludeReceipt: true, Sections: secs}
-			res := doPrepare(t, st, Options{Reranker: rr, Embedder: HashEmbedder{}}, req)
-			out := render(t, st, res, req)
-			req.IncludeReceipt = false
-			plain := doPrepare(t, st, Options{Reranker: rr, Embedder: HashEmbedder{}}, req)
-			if (res.Context.Receipt != nil) != tt.fits {
-				t.Fatalf("receipt present %v, want %v (%s)", res.Context.Receipt != nil, tt.fits, res.Diagnostic)
-			}
-			if tt.fits {
-				b, _ := jsonMarshal(res.Context.Receipt)
-				t.Logf("%s: %d selected, %d bytes of %d", tt.name, len(res.Context.Receipt.Selected), len(b), ReceiptByteCap)
+			st, req := uuidWorkload(t, full)
+			if tt.sections == "" {
+				req.Sections = nil
 			} else {
-				if !strings.Contains(res.Diagnostic, ErrBytes.Error()) {
-					t.Fatalf("diagnostic %q", res.Diagnostic)
-				}
-				t.Logf("%s: %s", tt.name, res.Diagnostic)
-				if !bytes.Equal(out.Context, render(t, st, plain, req).Context) {
-					t.Fatal("byte overflow must leave the injection unchanged")
-				}
+				req.Sections, _ = ParseSections(tt.sections)
+			}
+			cur, ref := req.ScopeIDs[0], req.ScopeIDs[1]
+			ev := map[string]*RerankEvidence{cur: modelEvidence("acme:rerank-large-2026-09", 0, cur, "c"), ref: modelEvidence("acme:rerank-large-2026-09", 0, cur, "c")}
+			if tt.prompts == 2 {
+				ev[ref] = modelEvidence("acme:rerank-large-2026-09", 0, ref, "c2")
+			}
+			opt := Options{Reranker: &scopedReranker{ev: ev}, Embedder: HashEmbedder{}}
+			if tt.gate {
+				g := DefaultGatePolicy()
+				g.MinCandidates, g.AllowRerankCalls = 99, true
+				opt.Gate = &g
+			}
+			res := doPrepare(t, st, opt, req)
+			render(t, st, res, req)
+			if res.Context.Receipt == nil {
+				t.Fatalf("dropped: %s", res.Diagnostic)
+			}
+			b, _ := jsonMarshal(res.Context.Receipt)
+			t.Logf("%s: %d selected, %d bytes of %d", tt.name, len(res.Context.Receipt.Selected), len(b), ReceiptByteCap)
+			if len(b) != tt.want {
+				t.Errorf("measured %d bytes, the README quotes %d: update both", len(b), tt.want)
 			}
 		})
 	}
+	t.Run("128-byte ids overflow and drop the whole receipt", func(t *testing.T) {
+		recs, scopes, ev := longIDRecs()
+		st := openWith(t, recs...)
+		secs, _ := ParseSections(full)
+		rr := &scopedReranker{ev: ev}
+		req := Request{ScopeIDs: scopes, Query: "ledger team", MaxBytes: MaxMaxBytes, IncludeReceipt: true, Sections: secs}
+		res := doPrepare(t, st, Options{Reranker: rr, Embedder: HashEmbedder{}}, req)
+		out := render(t, st, res, req)
+		req.IncludeReceipt = false
+		plain := doPrepare(t, st, Options{Reranker: rr, Embedder: HashEmbedder{}}, req)
+		if res.Context.Receipt != nil || !strings.Contains(res.Diagnostic, ErrBytes.Error()) {
+			t.Fatalf("want a byte-cap drop, got %q", res.Diagnostic)
+		}
+		t.Log(res.Diagnostic)
+		if !bytes.Equal(out.Context, render(t, st, plain, req).Context) {
+			t.Fatal("byte overflow must leave the injection unchanged")
+		}
+	})
 }

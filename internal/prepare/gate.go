@@ -1,19 +1,78 @@
 package prepare
 
-// GatePolicy is the versioned recall sufficiency policy. A nil policy in
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// GatePolicy is the versioned recall sufficiency policy: every threshold the
+// gate reads and every admission floor the expander applies. It is
+// deployment configuration (--recall-policy), never a request parameter, and
+// its ID is recorded in the RecallEffort and the trace. A nil policy in
 // Options turns the gate off.
 type GatePolicy struct {
-	ID               string
-	MinCandidates    int     // fewer distinct admitted candidates is thin
-	MinTop1          float64 // a best score below this is weak
-	MinUnusedBytes   int     // less unused budget than this is budget-bound
-	MaxExpansions    int     // at most 2
-	AllowRerankCalls bool    // expansion may pay model-backed rerank calls
+	ID               string  `json:"id"`
+	MinCandidates    int     `json:"min_candidates"`     // fewer distinct admitted candidates is thin
+	MinTop1          float64 `json:"min_top1"`           // a best score below this is weak
+	MinUnusedBytes   int     `json:"min_unused_bytes"`   // less unused budget than this is budget-bound
+	MaxExpansions    int     `json:"max_expansions"`     // 0-2
+	AllowRerankCalls bool    `json:"allow_rerank_calls"` // expansion may pay model-backed rerank calls
+	Floors           []Floor `json:"floors"`             // the admission floor of rounds 1..MaxExpansions
 }
+
+// baseFloor is round 0's admission: the derived lexical requirement and the
+// 0.3 cosine baseline, today's behaviour, never part of a policy.
+var baseFloor = Floor{MinSimilarity: 0.3}
 
 // DefaultGatePolicy is powercontext.recall-gate.v1.
 func DefaultGatePolicy() GatePolicy {
-	return GatePolicy{ID: GatePolicyID, MinCandidates: 3, MinTop1: 0.5, MinUnusedBytes: 256, MaxExpansions: 2}
+	return GatePolicy{ID: GatePolicyID, MinCandidates: 3, MinTop1: 0.5, MinUnusedBytes: 256, MaxExpansions: 2,
+		Floors: []Floor{{Action: "admission", Relax: 1, MinSimilarity: 0.2}, {Action: "policy-floor", Relax: maxRelax, MinSimilarity: 0.1}}}
+}
+
+// maxRelax lowers any derived lexical requirement to its minimum of one term.
+const maxRelax = 32
+
+// Check validates a policy: a token ID, at most two expansions, one floor per
+// expansion, each no stricter than the one before and than round 0.
+func (p GatePolicy) Check() error {
+	switch {
+	case !receipt.IsToken(p.ID):
+		return errors.New("policy id must be a token")
+	case p.MaxExpansions < 0 || p.MaxExpansions > 2:
+		return errors.New("max_expansions must be 0-2")
+	case len(p.Floors) < p.MaxExpansions || len(p.Floors) > 2:
+		return errors.New("floors must give one floor per expansion round (at most 2)")
+	case p.MinCandidates < 0 || p.MinUnusedBytes < 0 || p.MinTop1 < 0 || p.MinTop1 > 1:
+		return errors.New("min_candidates and min_unused_bytes must be >= 0, min_top1 0-1")
+	}
+	prev := baseFloor
+	for i, f := range p.Floors {
+		if f.Action != "admission" && f.Action != "policy-floor" {
+			return fmt.Errorf("floors[%d].action must be admission or policy-floor", i)
+		}
+		if f.Relax < prev.Relax || f.Relax > maxRelax || f.MinSimilarity > prev.MinSimilarity || f.MinSimilarity < 0 {
+			return fmt.Errorf("floors[%d] must not be stricter than the round before (relax %d-%d, min_similarity 0-%g)", i, prev.Relax, maxRelax, prev.MinSimilarity)
+		}
+		prev = f
+	}
+	return nil
+}
+
+// ParseGatePolicy reads a policy document (JSON, no unknown fields) and
+// checks it.
+func ParseGatePolicy(doc []byte) (GatePolicy, error) {
+	var p GatePolicy
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, errors.New("not a recall policy document (id, min_candidates, min_top1, min_unused_bytes, max_expansions, allow_rerank_calls, floors)")
+	}
+	return p, p.Check()
 }
 
 // GateFamily is one searchable family's view for the gate.
@@ -73,21 +132,18 @@ func Assess(fams []GateFamily, budget BudgetView, p GatePolicy) Assessment {
 
 // Floor is the admission floor of one round.
 type Floor struct {
-	Action        string // "" for round 0, then admission, policy-floor
-	Relax         int    // lower the required distinct query terms by this (min 1)
-	MinSimilarity float64
+	Action        string  `json:"action"`         // "" for round 0, then admission, policy-floor
+	Relax         int     `json:"relax"`          // lower the required distinct query terms by this (min 1)
+	MinSimilarity float64 `json:"min_similarity"` // the vector channel's cosine floor
 }
 
-// Expand is the recall expander: the admission floor of round r (pure). It
-// never names a family, a limit or a mode.
-func Expand(r int) Floor {
-	switch r {
-	case 0:
-		return Floor{MinSimilarity: 0.3}
-	case 1:
-		return Floor{Action: "admission", Relax: 1, MinSimilarity: 0.2}
+// Expand is the recall expander: the admission floor of round r under
+// policy p (pure). It never names a family, a limit or a mode.
+func Expand(r int, p GatePolicy) Floor {
+	if r == 0 || r > len(p.Floors) {
+		return baseFloor
 	}
-	return Floor{Action: "policy-floor", Relax: 1 << 30, MinSimilarity: 0.1}
+	return p.Floors[r-1]
 }
 
 // AdmissionCounts is one searchable family's admission in one scope.

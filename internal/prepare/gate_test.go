@@ -37,10 +37,14 @@ func TestAssess(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	if f := Expand(0); f.Action != "" || f.Relax != 0 || f.MinSimilarity != 0.3 {
+	p := DefaultGatePolicy()
+	if f := Expand(0, p); f.Action != "" || f.Relax != 0 || f.MinSimilarity != 0.3 {
 		t.Fatalf("round 0 must be today's floor: %+v", f)
 	}
-	f1, f2 := Expand(1), Expand(2)
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	f1, f2 := Expand(1, p), Expand(2, p)
 	if f1.Action != "admission" || f2.Action != "policy-floor" || !(f2.Relax > f1.Relax && f1.Relax > 0) || !(f2.MinSimilarity < f1.MinSimilarity && f1.MinSimilarity < 0.3) {
 		t.Fatalf("floors must fall: %+v %+v", f1, f2)
 	}
@@ -64,22 +68,22 @@ func TestMergeKeepsCeilingAndPrefix(t *testing.T) {
 	r0.add(FamilyMemory, scopeA, memCands(scopeA, a...))
 	r1.add(FamilyMemory, scopeA, memCands(scopeA, b...))
 	dup := map[string]int{}
-	merged := merge(r0, r1, dup)
-	if len(merged[FamilyMemory][scopeA]) != 17 || dup[FamilyMemory] != 15 {
-		t.Fatalf("union %d, dup %d", len(merged[FamilyMemory][scopeA]), dup[FamilyMemory])
+	added := fresh([]pools{r0}, r1, dup)
+	if len(r0[FamilyMemory][scopeA])+len(added[FamilyMemory][scopeA]) != 17 || dup[FamilyMemory] != 15 {
+		t.Fatalf("union %d, dup %d", len(added[FamilyMemory][scopeA]), dup[FamilyMemory])
 	}
-	final, dropped := reselect(merged, []string{scopeA})
-	if len(final[FamilyMemory]) != MemoryCandidateLimit || dropped[FamilyMemory] != 1 {
-		t.Fatalf("reselect must clamp to the ceiling: %d dropped %d", len(final[FamilyMemory]), dropped[FamilyMemory])
+	final := allocate([]pools{r0, added}, []string{scopeA})
+	if len(final.cands[FamilyMemory]) != MemoryCandidateLimit || final.clamped[FamilyMemory] != 1 {
+		t.Fatalf("reselect must clamp to the ceiling: %d dropped %d", len(final.cands[FamilyMemory]), final.clamped[FamilyMemory])
 	}
-	if !slices.EqualFunc(final[FamilyMemory], r0[FamilyMemory][scopeA], func(x, y Candidate) bool { return x.key() == y.key() }) {
+	if !slices.EqualFunc(final.cands[FamilyMemory], r0[FamilyMemory][scopeA], func(x, y Candidate) bool { return x.key() == y.key() }) {
 		t.Fatal("round 0 must stay the prefix; only later candidates are cut")
 	}
 	// Round robin across scope groups keeps every family at its ceiling.
 	two := pools{}
 	two.add(FamilyMemory, scopeA, memCands(scopeA, a...))
 	two.add(FamilyMemory, scopeB, memCands(scopeB, a...))
-	f2, _ := reselect(two, []string{scopeA, scopeB})
+	f2 := allocate([]pools{two}, []string{scopeA, scopeB}).cands
 	if len(f2[FamilyMemory]) != 16 || f2[FamilyMemory][1].Addr.ScopeID != scopeB {
 		t.Fatal("allocator must round-robin scopes up to the ceiling")
 	}

@@ -8,6 +8,8 @@
 // rounds that lower the admission floor over the same candidate pool.
 package prepare
 
+import "fmt"
+
 // Schema and policy identifiers.
 const (
 	ContextSchema = "powercontext.prepared-context.v1"
@@ -45,7 +47,7 @@ const (
 	MaxMaxBytes              = 32768
 	DefaultMaxBytes          = 8000
 	MaxQueryChars            = 4096
-	ReceiptByteCap           = 8192
+	ReceiptByteCap           = 16384 // seed 000 proposed 8192; revised by measurement (README, TestPayloadSizes)
 )
 
 // Receipt count caps.
@@ -129,13 +131,16 @@ type Candidate struct {
 	Body           string
 	Score          float64 // matched query terms / query terms; 0 for experience and code
 	HasScore       bool
+	round          int // the recall round that first contributed it
 }
 
 // key is the family's evidence identity: the entry for atomic memory, the
-// revision for the other artifact families, the range for code.
+// revision for the other artifact families, for code the scope,
+// fingerprint, path, file hash and line range (the snippet hash follows
+// from those).
 func (c Candidate) key() string {
-	if c.Code != nil {
-		return c.Code.ScopeID + "\x00" + c.Code.Fingerprint + "\x00" + c.Code.Path
+	if r := c.Code; r != nil {
+		return fmt.Sprint("code\x00", r.ScopeID, "\x00", r.Fingerprint, "\x00", r.Path, "\x00", r.FileSHA256, "\x00", r.StartLine, "-", r.EndLine)
 	}
 	k := c.Addr.ScopeID + "\x00" + c.Addr.Family + "\x00" + c.Addr.ArtifactID
 	if c.Addr.Family == FamilyMemory {

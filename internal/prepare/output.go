@@ -13,8 +13,8 @@ import (
 type Output struct {
 	Context    []byte // PreparedContext JSON, one line
 	Trace      []byte // OTLP/JSON, when asked for
-	Effort     []byte // RecallEffort JSON, when the gate is on
-	Diagnostic string // content-free receipt failure, or ""
+	Effort     []byte // RecallEffort JSON, when the gate is on (nil when it was withheld)
+	Diagnostic string // content-free receipt or recall effort failure, or ""
 }
 
 // SchemaError is an output that broke its schema or the OTLP/JSON rules.
@@ -32,9 +32,32 @@ func (e LeakError) Error() string {
 // Render serializes a Result, validates every document against its schema
 // (the trace against the OTLP/JSON rules) and leak-checks the receipt, the
 // trace, the recall effort and the diagnostic against the query and bodies.
-// It fails closed: on any error nothing of it may be written.
+//
+// The receipt fails open (seed 000): a receipt that breaks its schema or
+// would carry raw input is dropped, the PreparedContext is exactly the one
+// without include_receipt, and Diagnostic says why without content. So does
+// the recall effort (seed 001: a failing sink is swallowed and logged).
+// The PreparedContext itself and the trace fail closed: on any other error
+// nothing of it may be written.
 func Render(res Result, req Request, bodies []string, withTrace bool) (Output, error) {
 	var out Output
+	pass := append([]string{}, req.ScopeIDs...) // identities the caller named
+	if res.Effort != nil {
+		pass = append(pass, res.Effort.Policy) // configuration, not input
+	}
+	if id := res.Hash.KeyID(); id != "" {
+		pass = append(pass, id)
+	}
+	if r := res.Context.Receipt; r != nil {
+		rb, _ := json.Marshal(r)
+		if err := Validate(rb, KindReceipt); err != nil {
+			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: receipt does not match its schema"
+		} else if f, err := LeakCheck(map[string][]byte{"receipt": rb}, req.Query, bodies, append(PassThrough(r), pass...)); err != nil {
+			return out, err
+		} else if len(f) > 0 {
+			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: leak check found raw input"
+		}
+	}
 	b, err := json.Marshal(res.Context)
 	if err != nil {
 		return out, err
@@ -44,20 +67,23 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		return out, SchemaError{"prepared context: " + err.Error()}
 	}
 	checked := map[string][]byte{}
-	if r := res.Context.Receipt; r != nil {
-		rb, _ := json.Marshal(r)
-		if err := Validate(rb, KindReceipt); err != nil {
-			return out, SchemaError{"receipt: " + err.Error()}
-		}
-		checked["receipt"] = rb
-	}
 	if res.Effort != nil {
 		eb, _ := json.Marshal(res.Effort)
+		why := ""
 		if err := Validate(eb, KindEffort); err != nil {
-			return out, SchemaError{"recall effort: " + err.Error()}
+			why = "recall effort omitted: it does not match its schema"
+		} else if f, err := LeakCheck(map[string][]byte{"recall effort": eb}, req.Query, bodies, pass); err != nil {
+			return out, err
+		} else if len(f) > 0 {
+			why = "recall effort omitted: leak check found raw input"
 		}
-		out.Effort = append(eb, '\n')
-		checked["recall effort"] = eb
+		if why == "" {
+			out.Effort = append(eb, '\n')
+		} else if res.Diagnostic == "" {
+			res.Diagnostic = why
+		} else {
+			res.Diagnostic += "; " + why
+		}
 	}
 	if withTrace {
 		var tb bytes.Buffer
@@ -74,7 +100,7 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		out.Diagnostic = res.Diagnostic
 		checked["diagnostic"] = []byte(res.Diagnostic)
 	}
-	f, err := LeakCheck(checked, req.Query, bodies, PassThrough(res.Context.Receipt))
+	f, err := LeakCheck(checked, req.Query, bodies, pass)
 	if err != nil {
 		return out, err
 	}

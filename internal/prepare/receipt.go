@@ -92,12 +92,12 @@ func (p *prep) receipt(b build, pc PreparedContext, om []OmittedGroup) (*Receipt
 	}
 	r := &Receipt{
 		Schema: ReceiptSchema, ReceiptID: p.rt.opt.NewID(), PolicyID: ReceiptSchema,
-		QueryDigest: QueryDigest(p.req.Query), RequestedMaxBytes: p.req.MaxBytes, UsedBytes: pc.ContentBytes,
+		QueryDigest: p.h.Text(NormalizeQuery(p.req.Query)), RequestedMaxBytes: p.req.MaxBytes, UsedBytes: pc.ContentBytes,
 		Truncated: b.truncated > 0, Omitted: om, Stages: append([]StageTiming{}, p.stages...),
 		Selected: []SelectedItem{},
 	}
 	if pc.Content != nil {
-		d := digest([]byte(*pc.Content))
+		d := p.h.Text(*pc.Content)
 		r.ContentDigest = &d
 	}
 	r.Retrieval.Rounds = append([]RecallRound{}, p.rounds...)

@@ -24,6 +24,9 @@ func (f *fakeReranker) Rerank(_ context.Context, _ string, cands []Candidate) Re
 	return f.res(cands)
 }
 
+// ModelBacked: the fakes stand for model rerankers.
+func (f *fakeReranker) ModelBacked() bool { return true }
+
 func identity(n int) []int {
 	o := make([]int, n)
 	for i := range o {
@@ -301,13 +304,13 @@ func TestCodeResults(t *testing.T) {
 func TestSelectedIdentitiesMustEqualOrigins(t *testing.T) {
 	st := mixedStore(t, 0)
 	req := Request{ScopeIDs: []string{scopeA}, Query: "ledger", IncludeReceipt: true}
-	p := &prep{rt: NewRuntime(st, fixed(Options{})), req: req, sections: defaultSections(), qterms: terms(req.Query, 32), vecs: map[string]vecState{}}
+	p := &prep{rt: NewRuntime(st, fixed(Options{})), req: req, scopes: req.ScopeIDs, sections: defaultSections(), qterms: terms(req.Query, 32), vecs: map[string]vecState{}}
 	r0, err := p.recall(context.Background(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	final, _ := reselect(r0.cands, req.ScopeIDs)
-	b := fit(p.sections, final, 8000, DefaultEntryLimit)
+	final := allocate([]pools{r0.cands}, req.ScopeIDs).cands
+	b := fit(p.sections, final, 8000, DefaultEntryLimit, p.h)
 	pc := PreparedContext{Status: StatusReady, Content: &b.content, ContentBytes: len(b.content)}
 	rc, err := p.receipt(b, pc, []OmittedGroup{})
 	if err != nil || checkReceipt(rc, b) != nil {
@@ -374,7 +377,7 @@ func TestExactReadAfterLifecycle(t *testing.T) {
 		{"m-retire", 1, ArtifactStateRetired, 1, "ledger"},
 	}
 	for _, tt := range tests {
-		rev, err := st.Read(context.Background(), Address{scopeA, FamilyMemory, tt.id, tt.rev})
+		rev, err := st.Read(context.Background(), Access{open: true}, Address{scopeA, FamilyMemory, tt.id, tt.rev})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.id, err)
 		}
@@ -382,7 +385,7 @@ func TestExactReadAfterLifecycle(t *testing.T) {
 			t.Fatalf("%s: read %+v", tt.id, rev)
 		}
 	}
-	if _, err := st.Read(context.Background(), Address{scopeB, FamilyMemory, "m-merge", 1}); err == nil {
+	if _, err := st.Read(context.Background(), Access{open: true}, Address{scopeB, FamilyMemory, "m-merge", 1}); err == nil {
 		t.Fatal("another scope must not resolve the address")
 	}
 	req := Request{ScopeIDs: []string{scopeA}, Query: "ledger", IncludeReceipt: true}
@@ -454,7 +457,9 @@ func TestNoForbiddenContent(t *testing.T) {
 		out := render(t, st, res, req)
 		rb, _ := json.Marshal(res.Context.Receipt)
 		for _, b := range [][]byte{rb, out.Trace, []byte(out.Diagnostic)} {
-			if bytes.Contains(b, []byte("CANARY")) || bytes.Contains(b, []byte("ledger")) {
+			// "ledger" may appear inside a code path (a pass-through
+			// identity), never as body or query text.
+			if bytes.Contains(b, []byte("CANARY")) || bytes.Contains(b, []byte(q)) || bytes.Contains(b, []byte("filler text")) {
 				t.Fatal("query or body text in a receipt, trace or diagnostic")
 			}
 		}

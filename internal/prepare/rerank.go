@@ -60,9 +60,13 @@ type RerankResult struct {
 	Evidence       *RerankEvidence
 }
 
-// Reranker reorders one Memory search's admitted candidates.
+// Reranker reorders one Memory search's admitted candidates. ModelBacked
+// declares, before any call, whether an invocation is a paid, model-backed
+// generation call: the gate reads it to decide whether an expansion round
+// would pay extra calls. Its evidence must agree with the declaration.
 type Reranker interface {
 	Rerank(ctx context.Context, query string, cands []Candidate) RerankResult
+	ModelBacked() bool
 }
 
 // rerankConfigVersion versions the config record and its settings allowlist.
@@ -145,6 +149,17 @@ func settingOK(kind string, v any) bool {
 // orders candidates by query-term coverage, ties kept in search order.
 type LexicalReranker struct{}
 
+// The built-in reranker's configuration constants. They are program
+// vocabulary: a query that names them is not leaked by the receipt.
+const (
+	LexicalPolicyID         = "convert.rerank.lexical.v1"
+	LexicalAlgorithm        = "lexical-coverage"
+	LexicalAlgorithmVersion = "1"
+)
+
+// ModelBacked implements Reranker: the lexical reranker makes no model call.
+func (LexicalReranker) ModelBacked() bool { return false }
+
 // Rerank implements Reranker.
 func (LexicalReranker) Rerank(_ context.Context, _ string, cands []Candidate) RerankResult {
 	order := make([]int, len(cands))
@@ -156,8 +171,8 @@ func (LexicalReranker) Rerank(_ context.Context, _ string, cands []Candidate) Re
 	if len(cands) == 0 {
 		out.Outcome, out.FallbackReason = RerankFallback, RerankEmptySelection
 	}
-	out.Evidence = &RerankEvidence{Declared: true, PolicyID: "convert.rerank.lexical.v1",
-		Settings:       map[string]any{"algorithm": "lexical-coverage", "algorithm_version": "1", "top_n": MemoryCandidateLimit},
+	out.Evidence = &RerankEvidence{Declared: true, PolicyID: LexicalPolicyID,
+		Settings:       map[string]any{"algorithm": LexicalAlgorithm, "algorithm_version": LexicalAlgorithmVersion, "top_n": MemoryCandidateLimit},
 		TimeoutSeconds: 1, MaxRequests: 1}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Embedder embeds a query for the vector channel. Errors wrapping
@@ -32,7 +34,8 @@ func (HashEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
 }
 
 // Options configures a Runtime. The zero value is a deterministic FTS-only
-// runtime with the gate off, a wall clock and random receipt ids.
+// runtime with the gate off, plain sha256 digests, a wall clock and random
+// receipt ids.
 type Options struct {
 	Clock        func() time.Time // injected for deterministic stage timings
 	NewID        func() string    // receipt ids; default random UUID v4
@@ -42,6 +45,11 @@ type Options struct {
 	Gate         *GatePolicy      // nil: recall gate off
 	EffortSink   func(RecallEffort)
 	NoReader     map[string]bool // families with no configured reader (searched as not_run)
+	// Hasher makes every digest derived from the input: query, content,
+	// snippet and computed file digests. Keyed (receipt.NewKeyed), they are
+	// HMAC-SHA256, so a guessable query or snippet cannot be confirmed from a
+	// shared receipt or trace.
+	Hasher receipt.Hasher
 	// searchFault, when set, may fail one search (tests of all-or-nothing rounds).
 	searchFault func(round int, family, scope string) error
 }
@@ -73,6 +81,7 @@ func randomUUID() string {
 
 // Request is one prepare request.
 type Request struct {
+	Caller         string   // the named caller; required once the store has grants
 	ScopeIDs       []string // the first is the current Scope; the rest are referenced Scopes
 	Query          string
 	MaxBytes       int       // 0: DefaultMaxBytes
@@ -82,14 +91,16 @@ type Request struct {
 
 // Result is a prepared context and what a caller may need next to it.
 type Result struct {
-	Context    PreparedContext
-	Diagnostic string        // content-free reason the receipt was omitted; "" if none
-	Effort     *RecallEffort // set when the gate is on
-	Stages     []StageTiming
-	Start, End time.Time
-	MaxBytes   int // the effective max_bytes
-	Searches   []SearchGroup
-	Rounds     []RecallRound
+	Context     PreparedContext
+	QueryDigest string // made by Options.Hasher
+	Hash        receipt.Hasher
+	Diagnostic  string        // content-free reason the receipt (or recall effort) was omitted; "" if none
+	Effort      *RecallEffort // set when the gate is on
+	Stages      []StageTiming
+	Start, End  time.Time
+	MaxBytes    int // the effective max_bytes
+	Searches    []SearchGroup
+	Rounds      []RecallRound
 }
 
 // ParseSections parses "memory:8,topic-memory,code:2". The selector
@@ -134,7 +145,7 @@ func (r *Request) Validate() error {
 	if r.MaxBytes < MinMaxBytes || r.MaxBytes > MaxMaxBytes {
 		return fmt.Errorf("max_bytes must be %d-%d", MinMaxBytes, MaxMaxBytes)
 	}
-	q := strings.TrimSpace(r.Query)
+	q := trimQuery(r.Query)
 	if q == "" {
 		return errors.New("query is empty")
 	}
@@ -143,6 +154,9 @@ func (r *Request) Validate() error {
 	}
 	if len(r.ScopeIDs) == 0 {
 		return errors.New("at least one scope is needed")
+	}
+	if r.Caller != "" && checkID("caller", r.Caller) != nil {
+		return errors.New("caller must be a token")
 	}
 	seen := map[string]bool{}
 	for _, s := range r.ScopeIDs {
@@ -168,46 +182,54 @@ func (p pools) add(fam, scope string, cs []Candidate) {
 var ceilings = map[string]int{FamilyMemory: MemoryCandidateLimit, FamilyTopic: TopicCandidateLimit,
 	FamilyExperience: ExperienceCandidateLimit, FamilyProfile: ProfileLimit, FamilyCode: 2 * CodeLimit}
 
-// reselect clamps each family to its ceiling, round-robin across scope
-// groups in scope order; it returns the flat lists and the exclusions.
-func reselect(p pools, scopes []string) (map[string][]Candidate, map[string]int) {
-	out := map[string][]Candidate{}
-	dropped := map[string]int{}
-	for fam, byScope := range p {
-		idx := map[string]int{}
-		total := 0
-		for _, s := range scopes {
-			total += len(byScope[s])
-		}
-		for progress := true; progress && len(out[fam]) < ceilings[fam]; {
-			progress = false
-			for _, s := range scopes {
-				if idx[s] < len(byScope[s]) && len(out[fam]) < ceilings[fam] {
-					out[fam] = append(out[fam], byScope[s][idx[s]])
-					idx[s]++
-					progress = true
-				}
-			}
-		}
-		dropped[fam] = total - len(out[fam])
-	}
-	return out, dropped
+// allocation is the candidate set offered to the Builder.
+type allocation struct {
+	cands   map[string][]Candidate // per family, round 0 first, then each later round's additions
+	clamped map[string]int         // candidates the family ceiling cut
 }
 
-// merge appends the stage's new identities after the committed ones, per
-// family and scope, in round order; repeats count as duplicates.
-func merge(committed, stage pools, dup map[string]int) pools {
-	out := pools{}
-	for fam, byScope := range committed {
-		for s, cs := range byScope {
-			out.add(fam, s, cs)
+// allocate clamps each family to its ceiling, round-robin across scope
+// groups in scope order, one committed round after the other: round 0 is
+// allocated exactly as without expansion, and a later round only fills what
+// room is left. A clamp can therefore only cut candidates a later round
+// added; no round-0 candidate is ever displaced, whatever the scopes.
+func allocate(rounds []pools, scopes []string) allocation {
+	a := allocation{cands: map[string][]Candidate{}, clamped: map[string]int{}}
+	for _, p := range rounds {
+		for fam, byScope := range p {
+			idx := map[string]int{}
+			total, taken := 0, 0
+			for _, s := range scopes {
+				total += len(byScope[s])
+			}
+			for progress := true; progress && len(a.cands[fam]) < ceilings[fam]; {
+				progress = false
+				for _, s := range scopes {
+					if idx[s] < len(byScope[s]) && len(a.cands[fam]) < ceilings[fam] {
+						a.cands[fam] = append(a.cands[fam], byScope[s][idx[s]])
+						idx[s]++
+						taken++
+						progress = true
+					}
+				}
+			}
+			a.clamped[fam] += total - taken
 		}
 	}
+	return a
+}
+
+// fresh returns the identities a stage adds to the committed rounds, per
+// family and scope in the stage's order; repeats count as duplicates.
+func fresh(committed []pools, stage pools, dup map[string]int) pools {
+	out := pools{}
 	for fam, byScope := range stage {
 		for s, cs := range byScope {
 			have := map[string]bool{}
-			for _, c := range out[fam][s] {
-				have[c.key()] = true
+			for _, p := range committed {
+				for _, c := range p[fam][s] {
+					have[c.key()] = true
+				}
 			}
 			for _, c := range cs {
 				if have[c.key()] {
@@ -228,6 +250,8 @@ var stageOrder = map[string]int{"recall": 0, "rerank": 1, "budget_probe": 2, "ga
 type prep struct {
 	rt       *Runtime
 	req      Request
+	h        receipt.Hasher
+	scopes   []string // the current scope, then the referenced scopes the caller may read
 	qterms   []string
 	sections []Section
 	vecs     map[string]vecState
@@ -237,13 +261,13 @@ type prep struct {
 	rounds   []RecallRound
 	embeds   int // query embeddings paid after round 0
 	genCalls int
-	modelRR  bool  // a model-backed reranker ran
 	evidence error // first rerank evidence failure
 }
 
 type vecState struct {
 	vec      []float32
 	fallback string // "" when the vector channel is usable
+	round    int    // the round whose embedding failed
 }
 
 type rerankCall struct {
@@ -253,13 +277,17 @@ type rerankCall struct {
 	fallback string
 }
 
-// roundOut is one recall round's staged result.
+// roundOut is one recall round's staged result and its exclusion counts.
 type roundOut struct {
 	cands     pools
-	counts    []AdmissionCounts
+	counts    []AdmissionCounts // only with the gate on (the RecallEffort counters)
 	belowAdm  map[string]int
 	candLimit map[string]int
 	dup       map[string]int
+}
+
+func newRoundOut() roundOut {
+	return roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
 }
 
 func (p *prep) stage(name string, f func() error) error {
@@ -286,20 +314,29 @@ func searchable(fam string) bool {
 	return fam == FamilyMemory || fam == FamilyTopic || fam == FamilyExperience
 }
 
-// scopesFor: memory and experience are searched in every scope; topic
-// memory, profile and code in the current scope only.
+// scopesFor: memory and experience are searched in every scope the caller
+// may read; topic memory, profile and code in the current scope only.
 func (p *prep) scopesFor(fam string) []string {
 	if fam == FamilyMemory || fam == FamilyExperience {
-		return p.req.ScopeIDs
+		return p.scopes
 	}
-	return p.req.ScopeIDs[:1]
+	return p.scopes[:1]
+}
+
+// paidRerank reports whether a Memory search pays a model-backed rerank
+// call: the configured reranker's declaration, whether or not it ran yet.
+func (p *prep) paidRerank() bool {
+	return p.rt.opt.Reranker != nil && p.rt.opt.Reranker.ModelBacked()
 }
 
 // recall runs one round over the selected families (only growable ones
 // after round 0). Any failed search fails the whole round.
 func (p *prep) recall(ctx context.Context, round int, grow map[string]bool) (roundOut, error) {
-	out := roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
-	floor := Expand(round)
+	out := newRoundOut()
+	floor := baseFloor
+	if g := p.rt.opt.Gate; g != nil {
+		floor = Expand(round, *g)
+	}
 	for _, sec := range p.sections {
 		fam := sec.Family
 		if round > 0 && !grow[fam] {
@@ -352,35 +389,36 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 			if round > 0 {
 				p.embeds++
 			}
-			vs = vecState{vec: v}
+			vs = vecState{vec: v, round: round}
 			if err != nil {
-				vs = vecState{fallback: FallbackUnavailable}
+				vs = vecState{fallback: FallbackUnavailable, round: round}
 				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInferenceTimeout) {
 					vs.fallback = FallbackTimeout
 				}
 			}
 			p.vecs[scope] = vs
-		} else if vs.fallback != "" {
-			vs.fallback = FallbackReusedFTS
 		}
-		if vs.fallback != "" {
-			fallback = vs.fallback
-		} else {
+		switch {
+		case vs.fallback == "":
 			mode, qvec = ModeHybrid, vs.vec
+		case round > vs.round:
+			fallback = FallbackReusedFTS // a later round reuses that failure's FTS-only outcome
+		default:
+			fallback = vs.fallback // the observed error class, for every search of its round
 		}
 	}
 	pool := 4 * ceilings[fam]
 	if fam == FamilyMemory {
 		pool = max(pool, 32)
 	}
-	ftsRows, err := p.rt.store.searchFTS(ctx, scope, fam, p.qterms, pool)
+	ftsRows, err := p.rt.store.searchFTS(ctx, p.h, scope, fam, p.qterms, pool)
 	if err != nil {
 		p.call(round, fam, mode, OutcomeFailed, fallback)
 		return err
 	}
 	var vecRows []row
 	if qvec != nil {
-		if vecRows, err = p.rt.store.searchVector(ctx, scope, fam, qvec, pool); err != nil {
+		if vecRows, err = p.rt.store.searchVector(ctx, p.h, scope, fam, qvec, pool); err != nil {
 			p.call(round, fam, mode, OutcomeFailed, fallback)
 			return err
 		}
@@ -392,7 +430,6 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 	type fused struct {
 		r     row
 		score float64
-		order int
 	}
 	byID := map[int64]*fused{}
 	var list []*fused
@@ -403,7 +440,7 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 			out.dup[fam]++
 			return
 		}
-		f := &fused{r: r, score: 1 / float64(60+rank), order: len(list)}
+		f := &fused{r: r, score: 1 / float64(60+rank)}
 		byID[r.id] = f
 		list = append(list, f)
 	}
@@ -428,10 +465,13 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
 	retrieved := len(ftsRows) + len(vecRows)
 	out.belowAdm[fam] += retrieved - admitted
-	out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
+	if p.rt.opt.Gate != nil && searchable(fam) {
+		out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
+	}
 	cs := make([]Candidate, 0, len(list))
 	for _, f := range list {
 		c := f.r.cand
+		c.round = round
 		if fam == FamilyMemory || fam == FamilyTopic {
 			c.HasScore = true
 			if len(p.qterms) > 0 {
@@ -455,16 +495,17 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 }
 
 func (p *prep) rerank(ctx context.Context, round int, cs []Candidate) []Candidate {
-	res := p.rt.opt.Reranker.Rerank(ctx, NormalizeQuery(p.req.Query), cs)
+	rr := p.rt.opt.Reranker
+	res := rr.Rerank(ctx, NormalizeQuery(p.req.Query), cs)
 	cfg, err := configOf(res.Evidence)
+	if err == nil && res.Evidence.ModelBacked != rr.ModelBacked() {
+		err = fmt.Errorf("reranker declaration disagrees with its evidence: %w", errEvidence)
+	}
 	if err != nil && p.evidence == nil {
 		p.evidence = err
 	}
-	if res.Evidence != nil && res.Evidence.ModelBacked {
-		p.modelRR = true
-		if round > 0 {
-			p.genCalls++
-		}
+	if rr.ModelBacked() && round > 0 {
+		p.genCalls++
 	}
 	outcome, fb := res.Outcome, res.FallbackReason
 	valid := outcome == RerankSelected && validOrder(res.Order, len(cs))
@@ -500,36 +541,51 @@ func validOrder(order []int, n int) bool {
 }
 
 // Prepare runs recall, the optional gate, the Builder and, on request, the
-// Receipt. An error means the request was invalid or round 0 failed; a
-// Receipt failure never fails Prepare (the Diagnostic says why).
+// Receipt. An error means the request was invalid, the caller may not read
+// the current scope, or round 0 failed; a Receipt failure never fails
+// Prepare and never changes the PreparedContext (the Diagnostic says why).
 func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	p := &prep{rt: rt, req: req, vecs: map[string]vecState{}, qterms: terms(NormalizeQuery(req.Query), maxQueryTerms)}
+	acc, err := rt.store.Access(ctx, req.Caller)
+	if err != nil {
+		return Result{}, err
+	}
+	if !acc.Can(req.ScopeIDs[0]) {
+		return Result{}, ErrNotAuthorized
+	}
+	h := rt.opt.Hasher
+	p := &prep{rt: rt, req: req, h: h, vecs: map[string]vecState{}, qterms: queryTerms(NormalizeQuery(req.Query))}
+	// A referenced scope the caller may not read is never searched: it
+	// leaves no candidate, no search call and no count in the receipt.
+	p.scopes = []string{req.ScopeIDs[0]}
+	for _, s := range req.ScopeIDs[1:] {
+		if acc.Can(s) {
+			p.scopes = append(p.scopes, s)
+		}
+	}
 	p.sections = req.Sections
 	combined := 0
 	if p.sections == nil {
 		p.sections, combined = defaultSections(), DefaultEntryLimit
 	}
-	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes}
+	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes, Hash: h, QueryDigest: h.Text(NormalizeQuery(req.Query))}
 	var r0 roundOut
 	if err := p.stage("recall", func() (err error) { r0, err = p.recall(ctx, 0, nil); return }); err != nil {
 		return Result{}, fmt.Errorf("recall failed: %w", err)
 	}
 	p.rounds = append(p.rounds, RecallRound{Round: 0, Outcome: RoundCompleted, Retained: true})
-	committed, last := r0.cands, r0
-	dup := map[string]int{}
-	for f, n := range r0.dup {
-		dup[f] += n
-	}
-	final, clamped := reselect(committed, req.ScopeIDs)
+	committed := []pools{r0.cands}
+	outs := map[int]roundOut{0: r0} // completed rounds, families not searched carried forward
+	last := r0
+	final := allocate(committed, p.scopes)
 	var effort *RecallEffort
 	if g := rt.opt.Gate; g != nil {
-		effort = &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(final)}}
+		effort = &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(final.cands)}}
 		for r := 1; r <= min(g.MaxExpansions, 2); r++ {
 			var probe build
-			_ = p.stage("budget_probe", func() error { probe = fit(p.sections, final, req.MaxBytes, combined); return nil })
+			_ = p.stage("budget_probe", func() error { probe = fit(p.sections, final.cands, req.MaxBytes, combined, h); return nil })
 			var a Assessment
 			grow := map[string]bool{}
 			_ = p.stage("gate", func() error {
@@ -538,13 +594,13 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 					if !searchable(s.Family) || rt.opt.NoReader[s.Family] {
 						continue
 					}
-					gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(final[s.Family]), HasScore: s.Family != FamilyExperience}
+					gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(final.cands[s.Family]), HasScore: s.Family != FamilyExperience}
 					for _, c := range last.counts {
 						if c.Family == s.Family {
 							gf.Retrieved += c.Retrieved
 						}
 					}
-					for _, c := range final[s.Family] {
+					for _, c := range final.cands[s.Family] {
 						gf.Top1 = max(gf.Top1, c.Score)
 					}
 					if gf.Admitted < gf.Ceiling {
@@ -553,7 +609,9 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 					fams = append(fams, gf)
 				}
 				a = Assess(fams, BudgetView{MaxBytes: req.MaxBytes, Delivered: len(probe.items), Truncated: probe.truncated, Dropped: probe.belowMin + probe.noFit, Unused: probe.unused()}, *g)
-				if !a.Sufficient && !g.AllowRerankCalls && p.modelRR {
+				// An expansion round that searches Memory would pay a model
+				// rerank call: skip it unless the policy allows the call.
+				if !a.Sufficient && grow[FamilyMemory] && p.paidRerank() && !g.AllowRerankCalls {
 					a = Assessment{true, "rerank-calls-not-allowed"}
 				}
 				return nil
@@ -566,14 +624,13 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 			err := p.stage("recall", func() (err error) { st, err = p.recall(ctx, r, grow); return })
 			effort.Rounds++
 			if err != nil {
+				// The whole stage is discarded: the committed set stands.
 				p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
+				effort.CandidatesByRound = append(effort.CandidatesByRound, count(final.cands))
 				break
 			}
-			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted, Retained: true})
-			committed = merge(committed, st.cands, dup)
-			for f, n := range st.dup {
-				dup[f] += n
-			}
+			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted})
+			committed = append(committed, fresh(committed, st.cands, st.dup))
 			// Families not searched this round keep their last counts.
 			for _, c := range last.counts {
 				if !grow[c.Family] {
@@ -590,17 +647,41 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 					st.candLimit[f] += n
 				}
 			}
-			last = st
-			final, clamped = reselect(committed, req.ScopeIDs)
-			effort.ExpansionActions = append(effort.ExpansionActions, Expand(r).Action)
-			effort.CandidatesByRound = append(effort.CandidatesByRound, count(final))
+			last, outs[r] = st, st
+			final = allocate(committed, p.scopes)
+			effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, *g).Action)
+			effort.CandidatesByRound = append(effort.CandidatesByRound, count(final.cands))
 		}
 		effort.AdmissionByFamily = append([]AdmissionCounts{}, last.counts...)
 		effort.AddedEmbeddings = p.embeds // the round-0 query vector is reused per scope
 		effort.AddedGenerationCalls = p.genCalls
 	}
+	// A round is retained when its candidate pool contributes to the final
+	// build: round 0 always, a later round when one of its additions
+	// survived the ceiling. The omission counts come from the retained
+	// rounds only: the last retained round's pool view and every retained
+	// round's duplicates.
+	contrib := map[int]bool{0: true}
+	for _, cs := range final.cands {
+		for _, c := range cs {
+			contrib[c.round] = true
+		}
+	}
+	view := r0
+	dup := map[string]int{}
+	for i := range p.rounds {
+		rd := &p.rounds[i]
+		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
+			continue
+		}
+		rd.Retained = true
+		view = outs[rd.Round]
+		for f, n := range outs[rd.Round].dup {
+			dup[f] += n
+		}
+	}
 	var b build
-	_ = p.stage("build", func() error { b = fit(p.sections, final, req.MaxBytes, combined); return nil })
+	_ = p.stage("build", func() error { b = fit(p.sections, final.cands, req.MaxBytes, combined, h); return nil })
 	if len(b.content) > req.MaxBytes {
 		return Result{}, errors.New("invariant: content over max_bytes")
 	}
@@ -622,7 +703,7 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
 	res.Searches = groupSearches(p.searches)
 	if req.IncludeReceipt {
-		om := omissions(p.sections, final, b, last, clamped, dup)
+		om := omissions(p.sections, final.cands, b, view, final.clamped, dup)
 		rc, err := p.receipt(b, pc, om)
 		if err == nil {
 			err = checkReceipt(rc, b)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +38,9 @@ CREATE TABLE IF NOT EXISTS heads(
   scope_id TEXT NOT NULL, family TEXT NOT NULL, artifact_id TEXT NOT NULL,
   revision INTEGER NOT NULL, state TEXT NOT NULL,
   PRIMARY KEY(scope_id, family, artifact_id));
+CREATE TABLE IF NOT EXISTS grants(
+  caller TEXT NOT NULL, scope_id TEXT NOT NULL,
+  PRIMARY KEY(caller, scope_id));
 CREATE VIRTUAL TABLE IF NOT EXISTS artifacts_fts USING fts5(body, content='artifacts', content_rowid='id', tokenize='unicode61 remove_diacritics 0');
 `
 
@@ -74,14 +79,16 @@ type record struct {
 	FileSHA256  string `json:"file_sha256"`
 	StartLine   int    `json:"start_line"`
 	Action      string `json:"action"`
+	Caller      string `json:"caller"` // grant only
 }
 
 // LoadStats counts what Load imported.
-type LoadStats struct{ Revisions, Entries, Lifecycle int }
+type LoadStats struct{ Revisions, Entries, Lifecycle, Grants int }
 
 // Load imports an artifacts JSONL stream (name labels errors as name:line).
 // A record is atomic-memory (entries), topic-memory, experience, profile or
-// code (body), or lifecycle (action forget, merge or retire on an artifact).
+// code (body), lifecycle (action forget, merge or retire on an artifact), or
+// grant (caller may read scope_id).
 // The whole load is one transaction: a bad line imports nothing.
 func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
 	var st LoadStats
@@ -140,6 +147,15 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		return err
 	}
 	switch rec.Kind {
+	case "grant":
+		if err := checkID("caller", rec.Caller); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO grants VALUES(?,?) ON CONFLICT DO NOTHING`, rec.Caller, rec.ScopeID); err != nil {
+			return err
+		}
+		st.Grants++
+		return nil
 	case "lifecycle":
 		state := map[string]string{"forget": ArtifactStateForgotten, "merge": ArtifactStateMerged, "retire": ArtifactStateRetired}[rec.Action]
 		if state == "" {
@@ -164,17 +180,16 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		if strings.HasPrefix(rec.Path, "/") || strings.Contains(rec.Path, "..") {
 			return errors.New("code path must be repository-relative")
 		}
+		// An absent file_sha256 means the body is the whole file: its digest
+		// is made at prepare time, with the key in keyed mode.
 		fsha := rec.FileSHA256
-		if fsha == "" {
-			fsha = digest([]byte(*rec.Body))
-		} else if !receipt.IsDigest(fsha) {
+		if fsha != "" && (!strings.HasPrefix(fsha, "sha256:") || !receipt.IsDigest(fsha)) {
 			return errors.New("file_sha256 must be sha256:<64 hex>")
 		}
-		id := rec.Fingerprint + ":" + fmt.Sprint(rec.StartLine)
-		return s.insert(tx, rec.ScopeID, FamilyCode, id, 1, "", "", rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body, st)
+		return s.insert(tx, rec.ScopeID, FamilyCode, codeID(rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body), 1, "", "", rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body, st)
 	case FamilyMemory, FamilyTopic, FamilyExperience, FamilyProfile:
 	default:
-		return errors.New("kind must be atomic-memory, topic-memory, experience, profile, code or lifecycle")
+		return errors.New("kind must be atomic-memory, topic-memory, experience, profile, code, lifecycle or grant")
 	}
 	if err := checkID("artifact_id", rec.ArtifactID); err != nil {
 		return err
@@ -211,11 +226,27 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 	return err
 }
 
+// codeID is a code snippet's storage key: its whole identity (fingerprint,
+// path, file hash, line range), so two files of one repository whose ranges
+// start on the same line never collide. It is never shown.
+func codeID(fp, path, fsha string, start int, body string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprint(fp, "\x00", path, "\x00", fsha, "\x00", start, "-", endLine(start, body))))
+	return "code-" + hex.EncodeToString(sum[:16])
+}
+
+// endLine is the last line a snippet starting at start covers.
+func endLine(start int, body string) int {
+	return start + strings.Count(strings.TrimSuffix(body, "\n"), "\n")
+}
+
 func (s *Store) insert(tx *sql.Tx, scope, fam, id string, rev int, eid, evid, fp, path, fsha string, start int, body string, st *LoadStats) error {
 	res, err := tx.Exec(`INSERT INTO artifacts(scope_id,family,artifact_id,revision,entry_id,entry_version_id,fingerprint,path,file_sha256,start_line,body,vec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
 		scope, fam, id, rev, eid, evid, fp, path, fsha, start, body, vecBytes(HashEmbed(body)))
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {
+			if fam == FamilyCode {
+				return errors.New("duplicate code snippet (same fingerprint, path, file hash and line range)")
+			}
 			return errors.New("duplicate artifact revision or entry")
 		}
 		return err
@@ -259,7 +290,8 @@ type row struct {
 	sim     float64 // cosine with the query vector (vector channel)
 }
 
-func scanRows(rows *sql.Rows) ([]row, error) {
+// scanRows reads rows; code rows get their CodeRef, digests made by h.
+func scanRows(rows *sql.Rows, h receipt.Hasher) ([]row, error) {
 	defer rows.Close()
 	var out []row
 	for rows.Next() {
@@ -272,8 +304,10 @@ func scanRows(rows *sql.Rows) ([]row, error) {
 			return nil, err
 		}
 		if c.Addr.Family == FamilyCode {
-			end := start + strings.Count(strings.TrimSuffix(c.Body, "\n"), "\n")
-			c.Code = &CodeRef{ScopeID: c.Addr.ScopeID, Fingerprint: fp, Path: path, FileSHA256: fsha, StartLine: start, EndLine: end, SnippetSHA256: digest([]byte(c.Body))}
+			if fsha == "" {
+				fsha = h.Text(c.Body)
+			}
+			c.Code = &CodeRef{ScopeID: c.Addr.ScopeID, Fingerprint: fp, Path: path, FileSHA256: fsha, StartLine: start, EndLine: endLine(start, c.Body), SnippetSHA256: h.Text(c.Body)}
 		}
 		r.cand, r.vec = c, bytesVec(vb)
 		out = append(out, r)
@@ -283,7 +317,7 @@ func scanRows(rows *sql.Rows) ([]row, error) {
 
 // searchFTS returns up to pool active head rows of one family in one scope
 // that match any query term, best bm25 first.
-func (s *Store) searchFTS(ctx context.Context, scope, family string, qterms []string, pool int) ([]row, error) {
+func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family string, qterms []string, pool int) ([]row, error) {
 	if len(qterms) == 0 {
 		return nil, nil
 	}
@@ -294,19 +328,19 @@ func (s *Store) searchFTS(ctx context.Context, scope, family string, qterms []st
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", family, err)
 	}
-	return scanRows(rows)
+	return scanRows(rows, h)
 }
 
 // searchVector returns up to pool active head rows of one family in one
 // scope, most similar to qvec first.
-func (s *Store) searchVector(ctx context.Context, scope, family string, qvec []float32, pool int) ([]row, error) {
+func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, family string, qvec []float32, pool int) ([]row, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a
 		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
 		WHERE a.scope_id = ? AND a.family = ? AND h.state = 'active' ORDER BY a.id`, scope, family)
 	if err != nil {
 		return nil, fmt.Errorf("vector search %s: %w", family, err)
 	}
-	all, err := scanRows(rows)
+	all, err := scanRows(rows, h)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +360,7 @@ func (s *Store) profiles(ctx context.Context, scope string) ([]Candidate, error)
 	if err != nil {
 		return nil, fmt.Errorf("profile snapshot: %w", err)
 	}
-	rs, err := scanRows(rows)
+	rs, err := scanRows(rows, receipt.Hasher{})
 	out := make([]Candidate, len(rs))
 	for i, r := range rs {
 		out[i] = r.cand
@@ -343,14 +377,68 @@ type Revision struct {
 	Entries []Candidate
 }
 
+// ErrUnavailable is every failed exact read: a revision never recorded, an
+// unknown artifact, a code range that does not match, and a scope the caller
+// may not read. One message for all, so a denial reveals nothing.
+var ErrUnavailable = errors.New("no such revision")
+
+// Authorization errors of a prepare request.
+var (
+	ErrCallerRequired = errors.New("this store has grants: name the caller")
+	ErrNotAuthorized  = errors.New("the caller is not authorized to read the current scope")
+)
+
+// Access is what one caller may read. A store without any grant is a
+// single-user store: every scope is readable. Once a store holds a grant,
+// every read needs a named caller and a grant for the scope.
+type Access struct {
+	open   bool
+	scopes map[string]bool
+}
+
+// Can reports whether the caller may read scope.
+func (a Access) Can(scope string) bool { return a.open || a.scopes[scope] }
+
+// Access resolves the grants of caller ("" for none named).
+func (s *Store) Access(ctx context.Context, caller string) (Access, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM grants`).Scan(&n); err != nil {
+		return Access{}, err
+	}
+	if n == 0 {
+		return Access{open: true}, nil
+	}
+	if caller == "" {
+		return Access{}, ErrCallerRequired
+	}
+	a := Access{scopes: map[string]bool{}}
+	rows, err := s.db.QueryContext(ctx, `SELECT scope_id FROM grants WHERE caller=?`, caller)
+	if err != nil {
+		return Access{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sc string
+		if err := rows.Scan(&sc); err != nil {
+			return Access{}, err
+		}
+		a.scopes[sc] = true
+	}
+	return a, rows.Err()
+}
+
 // Read returns exactly the recorded revision, whatever the head is now:
 // forgotten, merged and retired artifacts keep their historical revisions
-// readable, and a newer head is never followed.
-func (s *Store) Read(ctx context.Context, a Address) (Revision, error) {
+// readable, and a newer head is never followed. It is authorized now (acc),
+// not when the receipt was made.
+func (s *Store) Read(ctx context.Context, acc Access, a Address) (Revision, error) {
 	rev := Revision{Address: a}
+	if !acc.Can(a.ScopeID) || a.Family == FamilyCode {
+		return rev, ErrUnavailable
+	}
 	err := s.db.QueryRowContext(ctx, `SELECT revision, state FROM heads WHERE scope_id=? AND family=? AND artifact_id=?`, a.ScopeID, a.Family, a.ArtifactID).Scan(&rev.Head, &rev.State)
 	if errors.Is(err, sql.ErrNoRows) {
-		return rev, errors.New("no such artifact")
+		return rev, ErrUnavailable
 	}
 	if err != nil {
 		return rev, err
@@ -359,17 +447,48 @@ func (s *Store) Read(ctx context.Context, a Address) (Revision, error) {
 	if err != nil {
 		return rev, err
 	}
-	rs, err := scanRows(rows)
+	rs, err := scanRows(rows, receipt.Hasher{})
 	if err != nil {
 		return rev, err
 	}
 	if len(rs) == 0 {
-		return rev, errors.New("no such revision")
+		return rev, ErrUnavailable
 	}
 	for _, r := range rs {
 		rev.Entries = append(rev.Entries, r.cand)
 	}
 	return rev, nil
+}
+
+// ReadCode is the exact code read: by scope, fingerprint, path, file hash
+// and line range, checked against the snippet hash (digests made by h, the
+// hasher the receipt was made with). It serves a truncated item's final
+// range too: the recorded snippet's lines start..end.
+func (s *Store) ReadCode(ctx context.Context, acc Access, h receipt.Hasher, ref CodeRef) (string, error) {
+	if !acc.Can(ref.ScopeID) || ref.StartLine < 1 || ref.EndLine < ref.StartLine {
+		return "", ErrUnavailable
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE scope_id=? AND family='code' AND fingerprint=? AND path=? AND start_line<=? ORDER BY id`,
+		ref.ScopeID, ref.Fingerprint, ref.Path, ref.StartLine)
+	if err != nil {
+		return "", err
+	}
+	rs, err := scanRows(rows, h)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rs {
+		c := r.cand.Code
+		if c.FileSHA256 != ref.FileSHA256 || ref.EndLine > c.EndLine {
+			continue
+		}
+		lines := strings.SplitAfter(r.cand.Body, "\n")
+		snippet := strings.Join(lines[ref.StartLine-c.StartLine:ref.EndLine-c.StartLine+1], "")
+		if h.Text(snippet) == ref.SnippetSHA256 {
+			return snippet, nil
+		}
+	}
+	return "", ErrUnavailable
 }
 
 // Bodies returns every stored body of the given scopes, all revisions: the

@@ -13,10 +13,18 @@ import (
 )
 
 // NormalizeQuery is the normalized query the digest covers: NFC of the
-// trimmed query.
-func NormalizeQuery(q string) string { return norm.NFC.String(strings.TrimSpace(q)) }
+// trimmed query (the reference's normalize_query).
+func NormalizeQuery(q string) string { return norm.NFC.String(trimQuery(q)) }
 
-// QueryDigest is sha256 over the UTF-8 bytes of NormalizeQuery(q).
+// trimQuery trims what the reference's str.strip() trims: Unicode White_Space
+// (Go's unicode.IsSpace) and the four information separators U+001C-U+001F,
+// which Python counts as whitespace and Go does not.
+func trimQuery(q string) string {
+	return strings.TrimFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
+}
+
+// QueryDigest is the plain sha256 over the UTF-8 bytes of NormalizeQuery(q);
+// keyed mode uses Hasher.Text(NormalizeQuery(q)) instead.
 func QueryDigest(q string) string { return digest([]byte(NormalizeQuery(q))) }
 
 func digest(b []byte) string {
@@ -44,6 +52,36 @@ func terms(text string, limit int) []string {
 		}
 	}
 	return out
+}
+
+// stopWords are English function words: a question's "why", "did", "we"
+// are not lexical evidence, and counting them in the admission floor made a
+// plain question ("Why did we choose SQLite?") admit nothing.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`about after all also am an and any are as at be been before being but by can could
+	did do does doing done for from had has have having he her here hers him his how if in into is it its me might
+	must my no nor not of on or our ours shall she should so some than that the their theirs them then there these
+	they this those to too us was we were what when where which while who whom whose why will with would you your yours`) {
+		stopWords[w] = true
+	}
+}
+
+// queryTerms are the query's distinct terms without stop words; a query of
+// stop words only keeps them all, so it still searches.
+func queryTerms(normalized string) []string {
+	all := terms(normalized, 0)
+	var out []string
+	for _, w := range all {
+		if !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		out = all
+	}
+	return out[:min(len(out), maxQueryTerms)]
 }
 
 // ftsQuery renders query terms as an FTS5 OR query of quoted phrases.
