@@ -1,12 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,14 +23,19 @@ import (
 type Result struct {
 	Name        string  `json:"name"`
 	Bytes       int64   `json:"bytes"`
+	Inputs      int     `json:"inputs,omitempty"`    // files the run read (convert: its own count)
+	Converted   int     `json:"converted,omitempty"` // inputs convert converted
+	ExitCode    int     `json:"exit_code"`
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	MBpsWall    float64 `json:"mb_per_s_wall"`
 	MBpsCPU     float64 `json:"mb_per_s_cpu"`
-	RatioWall   float64 `json:"ratio_wall_to_baseline,omitempty"`
+	RatioWall   float64 `json:"ratio_wall_to_baseline,omitempty"` // baseline wall / this wall, per byte
 	RatioCPU    float64 `json:"ratio_cpu_to_baseline,omitempty"`
+	RatioTool   float64 `json:"ratio_wall_to_ccusage,omitempty"` // ccusage wall / this wall, same tree
 	PeakRSSMB   float64 `json:"peak_rss_mb,omitempty"`
 	Note        string  `json:"note,omitempty"`
+	Stdout      []byte  `json:"-"`
 }
 
 func (r *Result) rates() {
@@ -106,16 +115,21 @@ func selfCPU() float64 {
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // Command runs a program, measuring wall and CPU time and peak RSS from the
-// kernel's accounting of the child.
-func Command(name string, bytes int64, env []string, argv ...string) (Result, error) {
+// kernel's accounting of the child. Its stdout is kept in Result.Stdout
+// when keep is set.
+func Command(name string, size int64, env []string, keep bool, argv ...string) (Result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	var stdout bytes.Buffer
 	cmd.Stdout = io.Discard
+	if keep {
+		cmd.Stdout = &stdout
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
 	err := cmd.Run()
-	res := Result{Name: name, Bytes: bytes, WallSeconds: time.Since(start).Seconds()}
+	res := Result{Name: name, Bytes: size, WallSeconds: time.Since(start).Seconds(), Stdout: stdout.Bytes()}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			res.CPUSeconds = tv(ru.Utime) + tv(ru.Stime)
@@ -123,6 +137,25 @@ func Command(name string, bytes int64, env []string, argv ...string) (Result, er
 		}
 	}
 	res.rates()
+	if m := convertedRE.FindStringSubmatch(stderr.String()); m != nil {
+		res.Converted, _ = strconv.Atoi(m[1])
+		res.Inputs, _ = strconv.Atoi(m[2])
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.ExitCode = ee.ExitCode()
+		switch res.ExitCode {
+		case 1, 3, 4:
+		default:
+			res.Inputs = 0
+		}
+		if res.Inputs > 0 {
+			// convert's "some inputs failed (3: a leak, 4: a schema), the
+			// others converted": the run did its work and is timed all the same.
+			res.Note = fmt.Sprintf("exit %d: %d of %d inputs failed (%s)", res.ExitCode, res.Inputs-res.Converted, res.Inputs, failureKinds(stderr.String()))
+			return res, nil
+		}
+	}
 	if err != nil {
 		msg := stderr.String()
 		if len(msg) > 400 {
@@ -131,4 +164,17 @@ func Command(name string, bytes int64, env []string, argv ...string) (Result, er
 		return res, errors.New(strings.TrimSpace(msg) + ": " + err.Error())
 	}
 	return res, nil
+}
+
+var (
+	convertedRE = regexp.MustCompile(`(\d+) of (\d+) inputs? converted`)
+	failedRE    = regexp.MustCompile(`failed +\d+ \(([^)]*)\)`)
+)
+
+// failureKinds is convert's own breakdown of failed inputs ("leak 2, ...").
+func failureKinds(stderr string) string {
+	if m := failedRE.FindStringSubmatch(stderr); m != nil {
+		return m[1]
+	}
+	return "see stderr"
 }
