@@ -128,14 +128,23 @@ func Command(name string, size int64, env []string, keep bool, argv ...string) (
 	cmd.Stderr = &stderr
 	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var hwm int64
+	if err == nil {
+		done := make(chan struct{})
+		polled := make(chan int64)
+		go func() { polled <- pollHWM(cmd.Process.Pid, done) }()
+		err = cmd.Wait()
+		close(done)
+		hwm = <-polled
+	}
 	res := Result{Name: name, Bytes: size, WallSeconds: time.Since(start).Seconds(), Stdout: stdout.Bytes()}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			res.CPUSeconds = tv(ru.Utime) + tv(ru.Stime)
-			res.PeakRSSMB = float64(ru.Maxrss) / 1024
 		}
 	}
+	res.PeakRSSMB = float64(hwm) / 1024
 	res.rates()
 	if m := convertedRE.FindStringSubmatch(stderr.String()); m != nil {
 		res.Converted, _ = strconv.Atoi(m[1])
@@ -164,6 +173,34 @@ func Command(name string, size int64, env []string, keep bool, argv ...string) (
 		return res, errors.New(strings.TrimSpace(msg) + ": " + err.Error())
 	}
 	return res, nil
+}
+
+// pollHWM reads the peak resident set size (VmHWM, KiB) of process pid
+// every 5 ms until done. The kernel's own figure (rusage maxrss) is no
+// use here: Go starts children with vfork, and a child's maxrss is at
+// least the RSS its parent had then, the whole bench's.
+func pollHWM(pid int, done <-chan struct{}) int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	var peak int64
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if i := bytes.Index(b, []byte("VmHWM:")); i >= 0 {
+				f := strings.Fields(string(b[i+6 : i+6+bytes.IndexByte(b[i+6:], '\n')]))
+				if len(f) > 0 {
+					if v, err := strconv.ParseInt(f[0], 10, 64); err == nil && v > peak {
+						peak = v
+					}
+				}
+			}
+		}
+		select {
+		case <-done:
+			return peak
+		case <-t.C:
+		}
+	}
 }
 
 var (
