@@ -83,7 +83,8 @@ FUZZTIME ?= 60s
 # converter targets' time on whole-file inputs: keep it short.
 FUZZMINIMIZETIME ?= 2s
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck \
-	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare
+	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare \
+	./internal/schema:FuzzDifferential
 .PHONY: fuzz
 fuzz:
 	@status=0; for t in $(FUZZ_TARGETS); do \
