@@ -94,6 +94,7 @@ type seed struct {
 	session string // its session id (sessionId, or the Codex session_meta id)
 	version string // Claude Code version, for synthetic lines
 	bytes   int64
+	prompts []int // lines that are a typed user prompt: where a subagent transcript starts
 }
 
 func loadSeeds(dir string) (claude, codex []*seed, err error) {
@@ -114,6 +115,9 @@ func loadSeeds(dir string) (claude, codex []*seed, err error) {
 					continue
 				}
 				s.lines = append(s.lines, l)
+				if r := gjson.GetManyBytes(l, "type", "message.content", "isMeta"); r[0].Str == "user" && r[1].Type == gjson.String && !r[2].Bool() {
+					s.prompts = append(s.prompts, len(s.lines)-1)
+				}
 				if s.session == "" {
 					if part.sub == "codex" {
 						if gjson.GetBytes(l, "type").Str == "session_meta" {
@@ -218,8 +222,11 @@ func (f *file) close() error {
 func (g *gen) cut(f *file, seeds []*seed, size int64, codex bool, agent string) {
 	s := seeds[g.r.IntN(len(seeds))]
 	start := 0
-	if g.r.IntN(2) == 0 {
-		start = g.r.IntN(len(s.lines))
+	switch {
+	case agent != "" && len(s.prompts) > 0:
+		start = s.prompts[g.r.IntN(len(s.prompts))] // a subagent starts with its prompt
+	case g.r.IntN(2) == 0:
+		start = g.r.IntN(len(s.lines)) // a resumed session, or one cut short by a checkpoint
 	}
 	first := true
 	for f.n < size {
@@ -358,7 +365,7 @@ const specFile = ".spec.json"
 
 // generatorVersion is part of that record: bump it when Generate writes
 // other bytes for the same Spec.
-const generatorVersion = 1
+const generatorVersion = 2
 
 // Generate writes the corpus under dir, or reuses the one there when it was
 // built from the same Spec and seeds.

@@ -25,6 +25,7 @@ type Result struct {
 	Bytes       int64   `json:"bytes"`
 	Inputs      int     `json:"inputs,omitempty"`    // files the run read (convert: its own count)
 	Converted   int     `json:"converted,omitempty"` // inputs convert converted
+	Unchanged   int     `json:"unchanged,omitempty"` // inputs skipped as unchanged since the last run (manifest)
 	ExitCode    int     `json:"exit_code"`
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"cpu_seconds"`
@@ -150,6 +151,9 @@ func Command(name string, size int64, env []string, keep bool, argv ...string) (
 		res.Converted, _ = strconv.Atoi(m[1])
 		res.Inputs, _ = strconv.Atoi(m[2])
 	}
+	if m := unchangedRE.FindStringSubmatch(stderr.String()); m != nil {
+		res.Unchanged, _ = strconv.Atoi(m[1])
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		res.ExitCode = ee.ExitCode()
@@ -161,7 +165,7 @@ func Command(name string, size int64, env []string, keep bool, argv ...string) (
 		if res.Inputs > 0 {
 			// convert's "some inputs failed (3: a leak, 4: a schema), the
 			// others converted": the run did its work and is timed all the same.
-			res.Note = fmt.Sprintf("exit %d: %d of %d inputs failed (%s)", res.ExitCode, res.Inputs-res.Converted, res.Inputs, failureKinds(stderr.String()))
+			res.Note = fmt.Sprintf("exit %d: %d of %d inputs failed (%s)", res.ExitCode, res.Inputs-res.Converted-res.Unchanged, res.Inputs, failureKinds(stderr.String()))
 			return res, nil
 		}
 	}
@@ -205,6 +209,7 @@ func pollHWM(pid int, done <-chan struct{}) int64 {
 
 var (
 	convertedRE = regexp.MustCompile(`(\d+) of (\d+) inputs? converted`)
+	unchangedRE = regexp.MustCompile(`(\d+) unchanged since the last run`)
 	failedRE    = regexp.MustCompile(`failed +\d+ \(([^)]*)\)`)
 )
 

@@ -393,13 +393,13 @@ func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, r
 	}
 	fmt.Printf("\nfixed cost: one-line file, start to exit: median %.1f ms, min %.1f ms, p90 %.1f ms, %.1f ms CPU (%d runs; spawning /bin/true: %.1f ms)\n\n",
 		fixed.MedianMs, fixed.MinMs, fixed.P90Ms, fixed.CPUMs, fixed.Runs, fixed.TrueMedianMs)
-	fmt.Printf("%-66s %8s %8s %9s %9s %7s %7s %8s %8s\n", "run", "wall s", "cpu s", "MB/s wall", "MB/s cpu", "x base", "x cc", "RSS MB", "")
+	fmt.Printf("%-66s %8s %8s %9s %9s %7s %7s %7s %7s\n", "run", "wall s", "cpu s", "MB/s wall", "MB/s cpu", "x base", "x b.cpu", "x cc", "RSS MB")
 	for _, r := range results {
 		if r.WallSeconds == 0 {
 			fmt.Printf("%-66s %s\n", r.Name, r.Note)
 			continue
 		}
-		fmt.Printf("%-66s %8.2f %8.2f %9.1f %9.1f %7.2f %7s %8.0f  %s\n", r.Name, r.WallSeconds, r.CPUSeconds, r.MBpsWall, r.MBpsCPU, r.RatioWall, opt(r.RatioTool), r.PeakRSSMB, r.Note)
+		fmt.Printf("%-66s %8.2f %8.2f %9.1f %9.1f %7.2f %7.2f %7s %7.0f  %s\n", r.Name, r.WallSeconds, r.CPUSeconds, r.MBpsWall, r.MBpsCPU, r.RatioWall, r.RatioCPU, opt(r.RatioTool), r.PeakRSSMB, r.Note)
 	}
 	fmt.Printf("\nlinearity (convert --jobs 1):\n%8s %9s %9s %8s %8s %10s %10s %12s %8s\n", "fraction", "MB", "files", "wall s", "cpu s", "wall s/MB", "cpu s/MB", "ms/file", "RSS MB")
 	for _, p := range points {
