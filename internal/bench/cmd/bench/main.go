@@ -89,7 +89,9 @@ func (b *bencher) add(r bench.Result, err error) bench.Result {
 	if err != nil {
 		r.Note = "failed: " + err.Error()
 	}
-	if b.base.MBpsWall > 0 && r.MBpsWall > 0 {
+	if b.base.MBpsWall == 0 && strings.HasPrefix(r.Name, "baseline") {
+		r.RatioWall, r.RatioCPU = 1, 1
+	} else if b.base.MBpsWall > 0 && r.MBpsWall > 0 {
 		r.RatioWall, r.RatioCPU = r.MBpsWall/b.base.MBpsWall, r.MBpsCPU/b.base.MBpsCPU
 	}
 	b.results = append(b.results, r)
@@ -193,8 +195,8 @@ func run(o opts) error {
 		}
 		bigBase.Name = "baseline, the big session"
 		saved := b.base
-		b.base = bigBase
-		b.add(bigBase, nil)
+		b.base = bench.Result{}
+		b.base = b.add(bigBase, nil)
 		big = b.convert("convert run --jobs 1, the big session alone", c.BigBytes, 1, out("big"), false, "jobs1-big.prof", c.BigFile)
 		b.base = saved
 	}
