@@ -240,7 +240,7 @@ func (g *gen) cut(f *file, seeds []*seed, size int64, codex bool, agent string) 
 		}
 		for i := start; i < len(s.lines) && f.n < size; i++ {
 			f.write(g.rewrite(rw, s.lines[i], agent))
-			if !codex && agent == "" && g.r.IntN(800) == 0 {
+			if !codex && agent == "" && g.r.IntN(6000) == 0 {
 				f.write(g.image(f.sid, s.version)) // a pasted screenshot: the seeds have one
 			}
 		}
@@ -271,11 +271,12 @@ func (g *gen) rewrite(rw *rewriter, l []byte, agent string) []byte {
 	return b
 }
 
-// image is a synthetic user line with a base64 PNG of 150 KB to 1 MB:
-// pasted screenshots are common in real histories and rare in the seeds.
+// image is a synthetic user line with a base64 PNG of 100 to 700 KB, one
+// in about 6000 main-session lines (about 2% of the bytes): pasted
+// screenshots are common in real histories and rare in the seeds.
 func (g *gen) image(sid, version string) []byte {
 	g.c.Images++
-	raw := make([]byte, 150<<10+g.r.IntN(850<<10))
+	raw := make([]byte, 100<<10+g.r.IntN(600<<10))
 	for i := range raw {
 		raw[i] = byte(g.r.Uint32())
 	}
@@ -365,7 +366,7 @@ const specFile = ".spec.json"
 
 // generatorVersion is part of that record: bump it when Generate writes
 // other bytes for the same Spec.
-const generatorVersion = 2
+const generatorVersion = 3
 
 // Generate writes the corpus under dir, or reuses the one there when it was
 // built from the same Spec and seeds.
