@@ -61,14 +61,20 @@ check: lint test
 clean:
 	rm -rf bin $(OUT) receipts
 
-# bench generates a deterministic corpus (about BENCH_MB MB of Claude Code and
-# Codex logs plus one BENCH_BIG_MB MB session) and measures convert against
-# the extract-and-hash baseline, jq and ccusage in the same run; it writes
-# bench/results.json and prints a table.
-BENCH_MB     ?= 500
+# bench builds a corpus shaped like a real history (BENCH_MB MB of Claude
+# Code and Codex sessions, long-tailed sizes, subagent folders, plus one
+# BENCH_BIG_MB MB session) from the real transcripts in BENCH_SEEDS, with
+# fresh ids per copy, and measures convert against the extract-and-hash
+# baseline, ccusage and jq in the same run: a table, and every figure in
+# bench/results.json. Quick: make bench BENCH_MB=100 BENCH_BIG_MB=0.
+# A full run needs about 3 GB of disk; the corpus is reused while its spec
+# is unchanged. BENCH_FLAGS=-cpuprofile=bench/prof profiles the 1-worker runs.
+BENCH_MB     ?= 1000
 BENCH_BIG_MB ?= 1024
+BENCH_SEEDS  ?= ../shared/corpus-seed
+BENCH_FLAGS  ?=
 bench: build
-	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB)
+	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -seeds $(BENCH_SEEDS) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB) $(BENCH_FLAGS)
 
 # bench-report writes a history of REPORT_SESSIONS sessions' receipts and
 # traces (copies of the bundled Claude Code and Codex samples, each with its
@@ -124,7 +130,8 @@ FUZZTIME ?= 60s
 # converter targets' time on whole-file inputs: keep it short.
 FUZZMINIMIZETIME ?= 2s
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck \
-	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare
+	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare \
+	./internal/schema:FuzzDifferential
 .PHONY: fuzz
 fuzz:
 	@status=0; for t in $(FUZZ_TARGETS); do \

@@ -5,5 +5,8 @@ package main
 import "os"
 
 func main() {
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	stop := startCPUProfile(os.Getenv("CONVERT_CPUPROFILE"), os.Stderr)
+	code := run(os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -1,12 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,14 +23,20 @@ import (
 type Result struct {
 	Name        string  `json:"name"`
 	Bytes       int64   `json:"bytes"`
+	Inputs      int     `json:"inputs,omitempty"`    // files the run read (convert: its own count)
+	Converted   int     `json:"converted,omitempty"` // inputs convert converted
+	Unchanged   int     `json:"unchanged,omitempty"` // inputs skipped as unchanged since the last run (manifest)
+	ExitCode    int     `json:"exit_code"`
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	MBpsWall    float64 `json:"mb_per_s_wall"`
 	MBpsCPU     float64 `json:"mb_per_s_cpu"`
-	RatioWall   float64 `json:"ratio_wall_to_baseline,omitempty"`
+	RatioWall   float64 `json:"ratio_wall_to_baseline,omitempty"` // baseline wall / this wall, per byte
 	RatioCPU    float64 `json:"ratio_cpu_to_baseline,omitempty"`
+	RatioTool   float64 `json:"ratio_wall_to_ccusage,omitempty"` // ccusage wall / this wall, same tree
 	PeakRSSMB   float64 `json:"peak_rss_mb,omitempty"`
 	Note        string  `json:"note,omitempty"`
+	Stdout      []byte  `json:"-"`
 }
 
 func (r *Result) rates() {
@@ -106,23 +116,59 @@ func selfCPU() float64 {
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // Command runs a program, measuring wall and CPU time and peak RSS from the
-// kernel's accounting of the child.
-func Command(name string, bytes int64, env []string, argv ...string) (Result, error) {
+// kernel's accounting of the child. Its stdout is kept in Result.Stdout
+// when keep is set.
+func Command(name string, size int64, env []string, keep bool, argv ...string) (Result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	var stdout bytes.Buffer
 	cmd.Stdout = io.Discard
+	if keep {
+		cmd.Stdout = &stdout
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
-	err := cmd.Run()
-	res := Result{Name: name, Bytes: bytes, WallSeconds: time.Since(start).Seconds()}
+	err := cmd.Start()
+	var hwm int64
+	if err == nil {
+		done := make(chan struct{})
+		polled := make(chan int64)
+		go func() { polled <- pollHWM(cmd.Process.Pid, done) }()
+		err = cmd.Wait()
+		close(done)
+		hwm = <-polled
+	}
+	res := Result{Name: name, Bytes: size, WallSeconds: time.Since(start).Seconds(), Stdout: stdout.Bytes()}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			res.CPUSeconds = tv(ru.Utime) + tv(ru.Stime)
-			res.PeakRSSMB = float64(ru.Maxrss) / 1024
 		}
 	}
+	res.PeakRSSMB = float64(hwm) / 1024
 	res.rates()
+	if m := convertedRE.FindStringSubmatch(stderr.String()); m != nil {
+		res.Converted, _ = strconv.Atoi(m[1])
+		res.Inputs, _ = strconv.Atoi(m[2])
+	}
+	if m := unchangedRE.FindStringSubmatch(stderr.String()); m != nil {
+		res.Unchanged, _ = strconv.Atoi(m[1])
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.ExitCode = ee.ExitCode()
+		switch res.ExitCode {
+		case 1, 3, 4:
+		default:
+			res.Inputs = 0
+		}
+		if res.Inputs > 0 {
+			// convert's "some inputs failed (3: a leak, 4: a schema), the
+			// others converted": the run did its work and is timed all the same.
+			res.Note = fmt.Sprintf("exit %d: %d of %d inputs failed (%s)", res.ExitCode, res.Inputs-res.Converted-res.Unchanged, res.Inputs, failureKinds(stderr.String()))
+			return res, nil
+		}
+	}
 	if err != nil {
 		msg := stderr.String()
 		if len(msg) > 400 {
@@ -131,4 +177,46 @@ func Command(name string, bytes int64, env []string, argv ...string) (Result, er
 		return res, errors.New(strings.TrimSpace(msg) + ": " + err.Error())
 	}
 	return res, nil
+}
+
+// pollHWM reads the peak resident set size (VmHWM, KiB) of process pid
+// every 5 ms until done. The kernel's own figure (rusage maxrss) is no
+// use here: Go starts children with vfork, and a child's maxrss is at
+// least the RSS its parent had then, the whole bench's.
+func pollHWM(pid int, done <-chan struct{}) int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	var peak int64
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if i := bytes.Index(b, []byte("VmHWM:")); i >= 0 {
+				f := strings.Fields(string(b[i+6 : i+6+bytes.IndexByte(b[i+6:], '\n')]))
+				if len(f) > 0 {
+					if v, err := strconv.ParseInt(f[0], 10, 64); err == nil && v > peak {
+						peak = v
+					}
+				}
+			}
+		}
+		select {
+		case <-done:
+			return peak
+		case <-t.C:
+		}
+	}
+}
+
+var (
+	convertedRE = regexp.MustCompile(`(\d+) of (\d+) inputs? converted`)
+	unchangedRE = regexp.MustCompile(`(\d+) unchanged since the last run`)
+	failedRE    = regexp.MustCompile(`failed +\d+ \(([^)]*)\)`)
+)
+
+// failureKinds is convert's own breakdown of failed inputs ("leak 2, ...").
+func failureKinds(stderr string) string {
+	if m := failedRE.FindStringSubmatch(stderr); m != nil {
+		return m[1]
+	}
+	return "see stderr"
 }

@@ -20,11 +20,27 @@ import (
 
 const base = "https://schemas.contextreceipts.dev/convert/v1/"
 
-// Set is the compiled schemas.
+// Set validates receipt lines against the embedded schemas. Each schema is
+// compiled on first use into a small validator (fast.go); jsonschema itself
+// is compiled, once, only when a line is rejected, to word the error, so a
+// run whose lines are all valid never pays its 80 ms of compilation.
 type Set struct {
+	fsys  fs.FS
+	names map[string]bool // event names that have a schema
+
+	mu   sync.Mutex // guards fc and writes to fast
+	fc   *fastCompiler
+	fast sync.Map // "" (the envelope) or event name -> *node; nil: jsonschema decides
+
+	slowOnce sync.Once
+	slow     *slowSet
+	slowErr  error
+}
+
+// slowSet is the jsonschema compilation of every schema.
+type slowSet struct {
 	envelope *jsonschema.Schema
 	events   map[string]*jsonschema.Schema
-	vocab    map[string]bool
 }
 
 var (
@@ -33,16 +49,66 @@ var (
 	loadErr error
 )
 
-// Load compiles the embedded schemas (once per process).
+// Load returns the embedded schemas' Set (once per process). It reads only
+// the list of event schemas and the envelope; each event's schema is
+// compiled when a line of that event is first validated.
 func Load() (*Set, error) {
-	once.Do(func() { loaded, loadErr = compile(schemas.FS) })
+	once.Do(func() { loaded, loadErr = newSet(schemas.FS) })
 	return loaded, loadErr
 }
 
-func compile(fsys fs.FS) (*Set, error) {
+func newSet(fsys fs.FS) (*Set, error) {
+	s := &Set{fsys: fsys, names: map[string]bool{}, fc: newFastCompiler(fsys)}
+	files, err := fs.Glob(fsys, "events/*.schema.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		s.names[strings.TrimSuffix(path.Base(f), ".schema.json")] = true
+	}
+	if _, err := s.validator(""); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// validator returns the fast validator of the envelope ("") or of an event:
+// nil when the schema uses a keyword fast.go lacks (jsonschema decides).
+// The error is for a schema that cannot be read at all.
+func (s *Set) validator(name string) (*node, error) {
+	if v, ok := s.fast.Load(name); ok {
+		return v.(*node), nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.fast.Load(name); ok {
+		return v.(*node), nil
+	}
+	file := "receipt.schema.json"
+	if name != "" {
+		file = "events/" + name + ".schema.json"
+	}
+	if _, err := fs.Stat(s.fsys, file); err != nil {
+		return nil, err
+	}
+	n, err := s.fc.compileURL(base + file)
+	if err != nil {
+		n = nil // outside the subset: jsonschema validates this one
+	}
+	s.fast.Store(name, n)
+	return n, nil
+}
+
+// slowSchemas compiles every schema with jsonschema (once per Set).
+func (s *Set) slowSchemas() (*slowSet, error) {
+	s.slowOnce.Do(func() { s.slow, s.slowErr = compile(s.fsys) })
+	return s.slow, s.slowErr
+}
+
+func compile(fsys fs.FS) (*slowSet, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
-	s := &Set{events: map[string]*jsonschema.Schema{}, vocab: map[string]bool{}}
+	s := &slowSet{events: map[string]*jsonschema.Schema{}}
 	var files []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".schema.json") {
@@ -58,11 +124,6 @@ func compile(fsys fs.FS) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		var doc any
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("schemas/%s: %w", f, err)
-		}
-		collectVocab(doc, s.vocab)
 		if err := c.AddResource(base+f, bytes.NewReader(b)); err != nil {
 			return nil, fmt.Errorf("schemas/%s: %w", f, err)
 		}
@@ -76,10 +137,26 @@ func compile(fsys fs.FS) (*Set, error) {
 			if s.events[name], err = c.Compile(base + f); err != nil {
 				return nil, err
 			}
-			s.vocab[name] = true
 		}
 	}
 	return s, nil
+}
+
+// validate is jsonschema's verdict on a decoded line, worded for people.
+func (s *slowSet) validate(doc any) error {
+	if err := s.envelope.Validate(doc); err != nil {
+		return describe(err)
+	}
+	m := doc.(map[string]any)
+	name := m["name"].(string)
+	ev := s.events[name]
+	if ev == nil {
+		return fmt.Errorf("event %q has no schema", name)
+	}
+	if err := ev.Validate(m["attributes"]); err != nil {
+		return fmt.Errorf("event %q: %w", name, describe(err))
+	}
+	return nil
 }
 
 // collectVocab gathers the program's own strings from a schema: property
@@ -117,10 +194,13 @@ func collectVocab(v any, out map[string]bool) {
 	}
 }
 
-// Vocabulary returns the strings the schemas define (a fresh copy).
+// Vocabulary returns the strings the schemas define (a fresh copy): every
+// property name, const and enum string and event name. It is read from
+// vocab_gen.go, which TestVocabularyFile keeps equal to the schemas, so no
+// schema is parsed for it at run time.
 func (s *Set) Vocabulary() map[string]bool {
-	out := make(map[string]bool, len(s.vocab))
-	for k := range s.vocab {
+	out := make(map[string]bool, len(vocabulary))
+	for _, k := range vocabulary {
 		out[k] = true
 	}
 	return out
@@ -129,7 +209,7 @@ func (s *Set) Vocabulary() map[string]bool {
 // Events returns the event names that have a schema, sorted.
 func (s *Set) Events() []string {
 	var out []string
-	for k := range s.events {
+	for k := range s.names {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -137,7 +217,7 @@ func (s *Set) Events() []string {
 }
 
 // HasEvent reports whether event name has a schema.
-func (s *Set) HasEvent(name string) bool { return s.events[name] != nil }
+func (s *Set) HasEvent(name string) bool { return s.names[name] }
 
 // ValidateLine checks one receipt line: the envelope, then the attributes
 // against the schema of its event name. The error names the failing field.
@@ -151,19 +231,40 @@ func (s *Set) ValidateLine(line []byte) error {
 	if dec.More() {
 		return errors.New("trailing data after the JSON object")
 	}
-	if err := s.envelope.Validate(doc); err != nil {
-		return describe(err)
+	if s.fastValid(doc) {
+		return nil
 	}
-	m := doc.(map[string]any)
-	name := m["name"].(string)
-	ev := s.events[name]
-	if ev == nil {
-		return fmt.Errorf("event %q has no schema", name)
+	slow, err := s.slowSchemas()
+	if err != nil {
+		return err
 	}
-	if err := ev.Validate(m["attributes"]); err != nil {
-		return fmt.Errorf("event %q: %w", name, describe(err))
+	if err := slow.validate(doc); err != nil {
+		return err
 	}
-	return nil
+	// Fail closed: TestDifferential makes this unreachable.
+	return errors.New("internal error: the fast validator rejects a line jsonschema accepts")
+}
+
+// fastValid reports whether the fast validators accept doc; false also
+// when a schema is outside their subset (jsonschema decides then).
+func (s *Set) fastValid(doc any) bool {
+	env, err := s.validator("")
+	if err != nil || env == nil || !env.valid(doc) {
+		return false
+	}
+	m, ok := doc.(map[string]any) // the envelope requires an object with a string name
+	if !ok {
+		return false
+	}
+	name, _ := m["name"].(string)
+	if !s.names[name] {
+		return false
+	}
+	ev, err := s.validator(name)
+	if err != nil || ev == nil {
+		return false
+	}
+	return ev.valid(m["attributes"])
 }
 
 // describe reduces a validation error to its deepest causes, one line.

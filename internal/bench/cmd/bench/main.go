@@ -1,5 +1,8 @@
-// Command bench generates the benchmark corpus and measures convert against
-// the extract-and-hash baseline, jq and ccusage on it (make bench).
+// Command bench builds a corpus shaped like a real history from the real
+// transcripts in ../shared/corpus-seed and measures convert on it against
+// the extract-and-hash baseline, ccusage and jq, all in the same run
+// (make bench). It prints a table and writes every figure to
+// bench/results.json.
 package main
 
 import (
@@ -10,105 +13,431 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/bench"
 )
 
 func main() {
-	dir := flag.String("dir", "bench/corpus", "corpus `DIR` (rewritten)")
-	out := flag.String("results", "bench/results.json", "results `FILE`")
-	convert := flag.String("convert", "bin/convert", "convert binary")
-	totalMB := flag.Int("total-mb", 500, "corpus size in MB, besides the big file")
-	bigMB := flag.Int("big-mb", 1024, "size of the single big session in MB (0: none)")
-	tools := flag.String("tools", "bench/.tools", "where ccusage is installed (npm)")
+	o := opts{}
+	flag.StringVar(&o.dir, "dir", "bench/corpus", "corpus `DIR` (rebuilt unless built from the same spec)")
+	flag.StringVar(&o.seeds, "seeds", "../shared/corpus-seed", "`DIR` of real transcripts: claude-code/*.jsonl, codex/*.jsonl")
+	flag.StringVar(&o.out, "results", "bench/results.json", "results `FILE`")
+	flag.StringVar(&o.convert, "convert", "bin/convert", "convert binary")
+	flag.IntVar(&o.totalMB, "total-mb", 1000, "size of the history in MB (Claude Code and Codex sessions)")
+	flag.IntVar(&o.bigMB, "big-mb", 1024, "size of the single big Claude Code session in MB (0: none)")
+	flag.StringVar(&o.tools, "tools", "bench/.tools", "where ccusage is installed (npm)")
+	flag.IntVar(&o.oneRuns, "fixed-runs", 50, "runs of the one-line file for the fixed cost")
+	flag.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the one-worker runs to `DIR` (CONVERT_CPUPROFILE)")
+	flag.BoolVar(&o.jq, "jq", true, "also time jq over the history")
 	flag.Parse()
-	if err := run(*dir, *out, *convert, *tools, int64(*totalMB)<<20, int64(*bigMB)<<20); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, out, convert, tools string, total, big int64) error {
-	fmt.Fprintf(os.Stderr, "bench: generating %d MB + %d MB corpus in %s\n", total>>20, big>>20, dir)
-	c, err := bench.Generate(dir, bench.Spec{TotalBytes: total, BigBytes: big, Seed: 42})
+type opts struct {
+	dir, seeds, out, convert, tools, profile string
+	totalMB, bigMB, oneRuns                  int
+	jq                                       bool
+}
+
+// Fixed is the per-process cost: a one-line file converted, start to exit.
+type Fixed struct {
+	Runs         int     `json:"runs"`
+	MedianMs     float64 `json:"median_ms"`
+	MeanMs       float64 `json:"mean_ms"`
+	MinMs        float64 `json:"min_ms"`
+	P90Ms        float64 `json:"p90_ms"`
+	CPUMs        float64 `json:"mean_cpu_ms"`
+	TrueMedianMs float64 `json:"process_spawn_median_ms"` // /bin/true, the floor
+}
+
+// Point is one corpus size of the linearity series.
+type Point struct {
+	Fraction      float64 `json:"fraction"`
+	Bytes         int64   `json:"bytes"`
+	Files         int     `json:"files"` // input files: sessions and subagent transcripts
+	WallSeconds   float64 `json:"wall_seconds"`
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	WallSecPerMB  float64 `json:"wall_s_per_mb"`
+	CPUSecPerMB   float64 `json:"cpu_s_per_mb"`
+	WallMsPerSess float64 `json:"wall_ms_per_file"`
+	PeakRSSMB     float64 `json:"peak_rss_mb"`
+}
+
+// Target is one of issue #16's goals, with the figure measured for it.
+type Target struct {
+	Goal     string  `json:"goal"`
+	Measured float64 `json:"measured"`
+	Want     string  `json:"want"`
+	Met      bool    `json:"met"`
+	Note     string  `json:"note,omitempty"`
+}
+
+type bencher struct {
+	o       opts
+	results []bench.Result
+	base    bench.Result
+}
+
+func (b *bencher) add(r bench.Result, err error) bench.Result {
+	if err != nil {
+		r.Note = "failed: " + err.Error()
+	}
+	if b.base.MBpsWall == 0 && strings.HasPrefix(r.Name, "baseline") {
+		r.RatioWall, r.RatioCPU = 1, 1
+	} else if b.base.MBpsWall > 0 && r.MBpsWall > 0 {
+		r.RatioWall, r.RatioCPU = r.MBpsWall/b.base.MBpsWall, r.MBpsCPU/b.base.MBpsCPU
+	}
+	b.results = append(b.results, r)
+	fmt.Fprintf(os.Stderr, "bench: %-66s %7.2fs wall %7.1f MB/s %6.0f MB RSS %s\n", r.Name, r.WallSeconds, r.MBpsWall, r.PeakRSSMB, r.Note)
+	return r
+}
+
+// convert times one convert run into out (emptied first unless keep).
+func (b *bencher) convert(name string, size int64, jobs int, out string, keep bool, profile string, paths ...string) bench.Result {
+	if !keep {
+		os.RemoveAll(out)
+	}
+	argv := []string{b.o.convert, "run", "--jobs", strconv.Itoa(jobs), "--out", out}
+	if !keep {
+		argv = append(argv, "--force")
+	}
+	var env []string
+	if profile != "" && b.o.profile != "" {
+		os.MkdirAll(b.o.profile, 0o755)
+		env = append(env, "CONVERT_CPUPROFILE="+filepath.Join(b.o.profile, profile))
+	}
+	return b.add(bench.Command(name, size, env, false, append(argv, paths...)...))
+}
+
+func run(o opts) error {
+	b := &bencher{o: o}
+	cpus := runtime.NumCPU()
+	t0 := time.Now()
+	fmt.Fprintf(os.Stderr, "bench: corpus of %d MB + a %d MB session from %s in %s\n", o.totalMB, o.bigMB, o.seeds, o.dir)
+	c, err := bench.Generate(o.dir, bench.Spec{Seeds: o.seeds, TotalBytes: int64(o.totalMB) << 20, BigBytes: int64(o.bigMB) << 20, Seed: 42})
 	if err != nil {
 		return err
 	}
-	files, size, err := bench.Files(filepath.Join(dir, "projects"), filepath.Join(dir, "codex"))
+	genSeconds := time.Since(t0).Seconds()
+	ccProjects := filepath.Join(c.Claude, "projects")
+	cxSessions := filepath.Join(c.Codex, "sessions")
+	files, size, err := bench.Files(ccProjects, cxSessions)
 	if err != nil {
 		return err
 	}
-	var results []bench.Result
-	add := func(r bench.Result, err error) {
-		if err != nil {
-			r.Note = "failed: " + err.Error()
-		}
-		results = append(results, r)
-		fmt.Fprintf(os.Stderr, "bench: %s: %.1f MB/s wall\n", r.Name, r.MBpsWall)
+	fmt.Fprintf(os.Stderr, "bench: %d files, %.0f MB, built in %.1fs\n", len(files), float64(size)/1e6, genSeconds)
+	outRoot := filepath.Join(filepath.Dir(o.dir), "out")
+	defer os.RemoveAll(outRoot)
+	out := func(name string) string { return filepath.Join(outRoot, name) }
+
+	fixed, err := fixedCost(o, c.OneLine, out("oneline"))
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(os.Stderr, "bench: fixed cost: one-line file %.1f ms median over %d runs (process spawn %.1f ms)\n", fixed.MedianMs, fixed.Runs, fixed.TrueMedianMs)
+
 	base, err := bench.Baseline(files, size)
 	if err != nil {
 		return err
 	}
-	add(base, nil)
-	outDir := filepath.Join(dir, "..", "out")
-	roots := []string{filepath.Join(dir, "projects"), filepath.Join(dir, "codex")}
-	for _, jobs := range []int{1, runtime.NumCPU()} {
-		os.RemoveAll(outDir)
-		argv := append([]string{convert, "run", "--force", "--jobs", strconv.Itoa(jobs), "--out", outDir}, roots...)
-		add(bench.Command(fmt.Sprintf("convert run, %d worker(s), whole corpus", jobs), size, nil, argv...))
-	}
-	if c.BigFile != "" {
-		st, _ := os.Stat(c.BigFile)
-		os.RemoveAll(outDir)
-		add(bench.Command("convert run, 1 worker, the big session alone", st.Size(), nil,
-			convert, "run", "--force", "--jobs", "1", "--out", outDir, c.BigFile))
-	}
-	os.RemoveAll(outDir)
-	add(bench.Command(fmt.Sprintf("convert run, %d worker(s), Claude Code part", runtime.NumCPU()), c.ClaudeBytes, nil,
-		convert, "run", "--force", "--out", outDir, filepath.Join(dir, "projects")))
-	os.RemoveAll(outDir)
-	if jq, err := exec.LookPath("jq"); err == nil {
-		add(bench.Command("jq -c '{t:.type,s:.sessionId}'", size, nil, append([]string{jq, "-c", "{t:.type,s:.sessionId}"}, files...)...))
+	b.base = b.add(base, nil)
+
+	one := b.convert("convert run --jobs 1, history", size, 1, out("one"), false, "jobs1-history.prof", ccProjects, cxSessions)
+	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
+	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, out("all"), true, "", ccProjects, cxSessions)
+
+	cc := b.convert(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, out("cc"), false, "", ccProjects)
+	empty := filepath.Join(outRoot, "empty-home")
+	os.MkdirAll(empty, 0o755)
+	ccusage, cerr := ccusageBin(o.tools)
+	var ccu, cxu bench.Result
+	if cerr == nil {
+		r, err := bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
+			[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
+		ccu = b.tool(r, err, &cc)
 	} else {
-		results = append(results, bench.Result{Name: "jq", Note: "not installed: skipped"})
+		b.results = append(b.results, bench.Result{Name: "ccusage", Note: "not available: " + cerr.Error()})
 	}
-	if cc, err := ccusage(tools); err == nil {
-		add(bench.Command("ccusage session --json --offline (Claude Code part; sums tokens only)", c.ClaudeBytes,
-			[]string{"CLAUDE_CONFIG_DIR=" + dir}, cc, "session", "--json", "--offline"))
-	} else {
-		results = append(results, bench.Result{Name: "ccusage", Note: "not available: " + err.Error()})
+	cx := b.convert(fmt.Sprintf("convert run --jobs %d, Codex part", cpus), c.CodexShape.Bytes, cpus, out("cx"), false, "", cxSessions)
+	if cerr == nil {
+		r, err := bench.Command("ccusage codex session --json --offline, Codex part", c.CodexShape.Bytes,
+			[]string{"HOME=" + empty, "CODEX_HOME=" + c.Codex, "CLAUDE_CONFIG_DIR=" + empty}, true, ccusage, "codex", "session", "--json", "--offline")
+		cxu = b.tool(r, err, &cx)
 	}
-	for i := range results {
-		if results[i].MBpsWall > 0 && base.MBpsWall > 0 {
-			results[i].RatioWall = results[i].MBpsWall / base.MBpsWall
-			results[i].RatioCPU = results[i].MBpsCPU / base.MBpsCPU
+
+	// Linearity: the history's first tenth and first three tenths (whole
+	// project and day folders, in a fixed shuffled order), then all of it.
+	points := []Point{}
+	units := unitsOf(c)
+	for _, frac := range []float64{0.1, 0.3} {
+		paths, n := subset(units, int64(frac*float64(size)))
+		r := b.convert(fmt.Sprintf("convert run --jobs 1, %.0f%% of the history", frac*100), n, 1, out("sub"), false, "", paths...)
+		fs, _, _ := bench.Files(paths...)
+		points = append(points, point(r, len(fs)))
+	}
+	points = append(points, point(one, len(files)))
+	for i := range points {
+		points[i].Fraction = float64(points[i].Bytes) / float64(size)
+	}
+
+	// Memory should follow the largest input, not the number of inputs:
+	// the history's largest file alone, against the whole history.
+	largest, largestSize := "", int64(0)
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() > largestSize {
+			largest, largestSize = f, st.Size()
 		}
 	}
-	report := map[string]any{"corpus": map[string]any{"files": c.Files, "bytes": size, "claude_code_bytes": c.ClaudeBytes,
-		"codex_bytes": c.CodexBytes, "big_file_bytes": big}, "cpus": runtime.NumCPU(), "results": results}
-	b, _ := json.MarshalIndent(report, "", "  ")
-	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+	alone := b.convert("convert run --jobs 1, the history's largest file alone", largestSize, 1, out("largest"), false, "", largest)
+
+	var big, bigBase bench.Result
+	if c.BigFile != "" {
+		bigBase, err = bench.Baseline([]string{c.BigFile}, c.BigBytes)
+		if err != nil {
+			return err
+		}
+		bigBase.Name = "baseline, the big session"
+		saved := b.base
+		b.base = bench.Result{}
+		b.base = b.add(bigBase, nil)
+		big = b.convert("convert run --jobs 1, the big session alone", c.BigBytes, 1, out("big"), false, "jobs1-big.prof", c.BigFile)
+		b.base = saved
+	}
+	if o.jq {
+		if jq, err := exec.LookPath("jq"); err == nil {
+			b.add(bench.Command("jq -c '{t:.type,s:.sessionId}', history", size, nil, false, append([]string{jq, "-c", "{t:.type,s:.sessionId}"}, files...)...))
+		}
+	}
+
+	targets := []Target{
+		target("convert (all CPUs) vs ccusage session, Claude Code part: ccusage wall / convert wall", cc.RatioTool, ">= 1.0 (aim 2)", cc.RatioTool >= 1, ccu.Note),
+		target("convert (all CPUs) vs ccusage codex session, Codex part: ccusage wall / convert wall", cx.RatioTool, ">= 1.0", cx.RatioTool >= 1, cxu.Note),
+		target("convert --jobs 1 vs baseline, history (MB/s ratio)", one.RatioWall, ">= 0.8", one.RatioWall >= 0.8, ""),
+		target("convert --jobs 1 vs baseline, the big session (MB/s ratio)", big.RatioWall, ">= 0.8", big.RatioWall >= 0.8, skipped(c.BigFile)),
+		target("fixed cost: one-line file, start to exit, median ms", fixed.MedianMs, "<= 15", fixed.MedianMs <= 15, ""),
+		target("peak RSS, the big session, 1 worker (MB)", big.PeakRSSMB, "<= 200", c.BigFile != "" && big.PeakRSSMB <= 200, skipped(c.BigFile)),
+		target("peak RSS follows the largest input, not the corpus: 1 worker, history / its largest file alone", ratio(one.PeakRSSMB, alone.PeakRSSMB), "<= 1.25", ratio(one.PeakRSSMB, alone.PeakRSSMB) <= 1.25,
+			fmt.Sprintf("%.0f / %.0f MB; 10%% of the history: %.0f MB", one.PeakRSSMB, alone.PeakRSSMB, points[0].PeakRSSMB)),
+		target(fmt.Sprintf("peak RSS grows with workers: %d / 1 worker(s), history", cpus), ratio(all.PeakRSSMB, one.PeakRSSMB), "informative", true, ""),
+		target("cost linear in bytes: CPU s/MB, 100% / 10% of the history", ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), "0.8-1.25", between(ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), 0.8, 1.25), ""),
+		target("second run over the unchanged history / first run (wall)", ratio(again.WallSeconds, all.WallSeconds), "<= 0.05", ratio(again.WallSeconds, all.WallSeconds) <= 0.05, ""),
+	}
+
+	report := map[string]any{
+		"date": time.Now().UTC().Format(time.RFC3339), "cpus": cpus, "go": runtime.Version(),
+		"spec":   map[string]any{"total_mb": o.totalMB, "big_mb": o.bigMB, "seeds": o.seeds, "build_seconds": genSeconds},
+		"corpus": c, "history_files": len(files), "history_bytes": size,
+		"fixed_cost": fixed, "results": b.results, "linearity": points, "targets": targets,
+	}
+	js, _ := json.MarshalIndent(report, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("corpus: %d files, %.0f MB (Claude Code %.0f MB, Codex %.0f MB), %d CPUs\n\n", c.Files, float64(size)/1e6,
-		float64(c.ClaudeBytes)/1e6, float64(c.CodexBytes)/1e6, runtime.NumCPU())
-	fmt.Printf("%-72s %9s %9s %8s %8s %9s\n", "run", "MB/s wall", "MB/s cpu", "x base", "x b.cpu", "peak RSS")
-	for _, r := range results {
-		if r.Note != "" && r.WallSeconds == 0 {
-			fmt.Printf("%-72s %s\n", r.Name, r.Note)
-			continue
-		}
-		fmt.Printf("%-72s %9.1f %9.1f %8.2f %8.2f %7.0fMB %s\n", r.Name, r.MBpsWall, r.MBpsCPU, r.RatioWall, r.RatioCPU, r.PeakRSSMB, r.Note)
+	if err := os.WriteFile(o.out, append(js, '\n'), 0o644); err != nil {
+		return err
 	}
-	fmt.Printf("\nresults in %s\n", out)
+	printReport(c, len(files), size, cpus, fixed, b.results, points, targets)
+	fmt.Printf("\nresults in %s\n", o.out)
+	if o.profile != "" {
+		fmt.Printf("CPU profiles in %s: go tool pprof -top %s %s/jobs1-history.prof\n", o.profile, o.convert, o.profile)
+	}
 	return nil
 }
 
-// ccusage returns the ccusage binary, installing ccusage 20.0.24 with its
+// tool records a comparison tool's run over the tree conv converted, and
+// sets conv's ratio to it (the tool's wall over convert's).
+func (b *bencher) tool(r bench.Result, err error, conv *bench.Result) bench.Result {
+	if err == nil {
+		r.Note = reported(r.Stdout)
+	}
+	r = b.add(r, err)
+	if err == nil && conv.WallSeconds > 0 {
+		conv.RatioTool = r.WallSeconds / conv.WallSeconds
+		for i := range b.results {
+			if b.results[i].Name == conv.Name {
+				b.results[i].RatioTool = conv.RatioTool
+			}
+		}
+	}
+	return r
+}
+
+// reported says how many sessions a ccusage JSON report lists: a run that
+// read nothing would be fast for nothing.
+func reported(stdout []byte) string {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(stdout, &doc) != nil {
+		return "output is not a JSON object"
+	}
+	for _, k := range []string{"sessions", "session"} {
+		var l []json.RawMessage
+		if json.Unmarshal(doc[k], &l) == nil {
+			return fmt.Sprintf("%d sessions reported", len(l))
+		}
+	}
+	keys := []string{}
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "keys " + strings.Join(keys, ",")
+}
+
+func target(goal string, v float64, want string, met bool, note string) Target {
+	return Target{Goal: goal, Measured: v, Want: want, Met: met, Note: note}
+}
+
+func skipped(big string) string {
+	if big == "" {
+		return "no big session (BENCH_BIG_MB=0)"
+	}
+	return ""
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func between(v, lo, hi float64) bool { return v >= lo && v <= hi }
+
+func point(r bench.Result, sessions int) Point {
+	p := Point{Bytes: r.Bytes, Files: sessions, WallSeconds: r.WallSeconds, CPUSeconds: r.CPUSeconds, PeakRSSMB: r.PeakRSSMB}
+	if mb := float64(r.Bytes) / 1e6; mb > 0 {
+		p.WallSecPerMB, p.CPUSecPerMB = r.WallSeconds/mb, r.CPUSeconds/mb
+	}
+	if p.Files > 0 {
+		p.WallMsPerSess = r.WallSeconds * 1000 / float64(p.Files)
+	}
+	return p
+}
+
+type unit struct {
+	path  string
+	bytes int64
+}
+
+// unitsOf lists the history's project folders and Codex day folders, in a
+// fixed shuffled order, with their sizes.
+func unitsOf(c bench.Corpus) []unit {
+	dirs := append([]string(nil), c.Projects...)
+	days, _ := filepath.Glob(filepath.Join(c.Codex, "sessions", "*", "*", "*"))
+	dirs = append(dirs, days...)
+	sort.Strings(dirs)
+	var out []unit
+	for _, d := range dirs {
+		_, n, _ := bench.Files(d)
+		out = append(out, unit{d, n})
+	}
+	// A fixed interleaving, so a prefix mixes Claude Code and Codex.
+	for i := range out {
+		j := (i * 7919) % len(out)
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+func subset(units []unit, want int64) ([]string, int64) {
+	var paths []string
+	var n int64
+	for _, u := range units {
+		if n >= want {
+			break
+		}
+		paths = append(paths, u.path)
+		n += u.bytes
+	}
+	return paths, n
+}
+
+// fixedCost converts the one-line file runs times, process start to exit.
+func fixedCost(o opts, file, out string) (Fixed, error) {
+	f := Fixed{Runs: o.oneRuns}
+	if f.Runs <= 0 {
+		return f, nil
+	}
+	var walls []float64
+	var cpu float64
+	for range f.Runs {
+		r, err := bench.Command("one line", 0, nil, false, o.convert, "run", "--force", "--jobs", "1", "--out", out, file)
+		if err != nil {
+			return f, fmt.Errorf("one-line file: %w", err)
+		}
+		walls = append(walls, r.WallSeconds*1000)
+		cpu += r.CPUSeconds * 1000
+	}
+	sort.Float64s(walls)
+	var sum float64
+	for _, w := range walls {
+		sum += w
+	}
+	f.MedianMs, f.MeanMs, f.MinMs, f.P90Ms, f.CPUMs = walls[len(walls)/2], sum/float64(len(walls)), walls[0], walls[len(walls)*9/10], cpu/float64(len(walls))
+	if tr, err := exec.LookPath("true"); err == nil {
+		var t []float64
+		for range 20 {
+			r, _ := bench.Command("true", 0, nil, false, tr)
+			t = append(t, r.WallSeconds*1000)
+		}
+		sort.Float64s(t)
+		f.TrueMedianMs = t[len(t)/2]
+	}
+	return f, nil
+}
+
+func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, results []bench.Result, points []Point, targets []Target) {
+	sh := func(s bench.Shape) string {
+		return fmt.Sprintf("%d sessions (%d subagent files), %.0f MB; session size median %.0f KB, p90 %.0f KB, p99 %.1f MB, max %.1f MB, %d over 10 MB",
+			s.Sessions, s.SubagentFiles, float64(s.Bytes)/1e6, float64(s.Median)/1e3, float64(s.P90)/1e3, float64(s.P99)/1e6, float64(s.Max)/1e6, s.Over10MB)
+	}
+	fmt.Printf("corpus (%d CPUs): %d files, %.0f MB, from %d real seed transcripts (%.1f MB) in %d id-rewritten copies, %d synthetic screenshots\n",
+		cpus, files, float64(size)/1e6, c.SeedFiles, float64(c.SeedBytes)/1e6, c.Copies, c.Images)
+	fmt.Printf("  Claude Code: %s\n  Codex:       %s\n", sh(c.ClaudeShape), sh(c.CodexShape))
+	if c.BigFile != "" {
+		fmt.Printf("  big session: %.0f MB\n", float64(c.BigBytes)/1e6)
+	}
+	fmt.Printf("\nfixed cost: one-line file, start to exit: median %.1f ms, min %.1f ms, p90 %.1f ms, %.1f ms CPU (%d runs; spawning /bin/true: %.1f ms)\n\n",
+		fixed.MedianMs, fixed.MinMs, fixed.P90Ms, fixed.CPUMs, fixed.Runs, fixed.TrueMedianMs)
+	fmt.Printf("%-66s %8s %8s %9s %9s %7s %7s %7s %7s\n", "run", "wall s", "cpu s", "MB/s wall", "MB/s cpu", "x base", "x b.cpu", "x cc", "RSS MB")
+	for _, r := range results {
+		if r.WallSeconds == 0 {
+			fmt.Printf("%-66s %s\n", r.Name, r.Note)
+			continue
+		}
+		fmt.Printf("%-66s %8.2f %8.2f %9.1f %9.1f %7.2f %7.2f %7s %7.0f  %s\n", r.Name, r.WallSeconds, r.CPUSeconds, r.MBpsWall, r.MBpsCPU, r.RatioWall, r.RatioCPU, opt(r.RatioTool), r.PeakRSSMB, r.Note)
+	}
+	fmt.Printf("\nlinearity (convert --jobs 1):\n%8s %9s %9s %8s %8s %10s %10s %12s %8s\n", "fraction", "MB", "files", "wall s", "cpu s", "wall s/MB", "cpu s/MB", "ms/file", "RSS MB")
+	for _, p := range points {
+		fmt.Printf("%8.2f %9.1f %9d %8.2f %8.2f %10.4f %10.4f %12.2f %8.0f\n", p.Fraction, float64(p.Bytes)/1e6, p.Files, p.WallSeconds, p.CPUSeconds, p.WallSecPerMB, p.CPUSecPerMB, p.WallMsPerSess, p.PeakRSSMB)
+	}
+	fmt.Printf("\ntargets (issue #16):\n")
+	for _, t := range targets {
+		mark := "MET "
+		if !t.Met {
+			mark = "MISS"
+		}
+		fmt.Printf("  %s %-92s %8.3f (want %s) %s\n", mark, t.Goal, t.Measured, t.Want, t.Note)
+	}
+}
+
+func opt(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// ccusageBin returns the ccusage binary, installing ccusage 20.0.24 with its
 // Linux binary package into tools with npm when it is not there yet.
-func ccusage(tools string) (string, error) {
+func ccusageBin(tools string) (string, error) {
 	bin := filepath.Join(tools, "node_modules", ".bin", "ccusage")
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil

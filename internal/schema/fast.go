@@ -1,0 +1,469 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// node is one compiled (sub)schema of the small JSON Schema 2020-12 subset
+// the embedded schemas use. It answers only "valid or not": when it says
+// not, ValidateLine asks jsonschema for the message, so what is reported
+// never changes. Keywords outside the subset make the compiler refuse the
+// schema, and the event falls back to jsonschema: nothing is ever skipped.
+// TestDifferential proves both accept and reject exactly the same lines.
+type node struct {
+	boolean   *bool // a boolean schema (true or false)
+	types     []string
+	hasConst  bool
+	constant  any
+	enum      []any
+	pattern   *regexp.Regexp
+	minLength int
+	minimum   *big.Rat
+	required  []string
+	props     map[string]*node
+	addl      *node
+	propNames *node
+	items     *node
+	anyOf     []*node
+	allOf     []*node
+	ref       *node
+}
+
+// annotations are keywords that never change whether a value is valid.
+var annotations = map[string]bool{"$schema": true, "$id": true, "$defs": true, "$comment": true,
+	"title": true, "description": true, "examples": true, "default": true, "deprecated": true}
+
+// fastCompiler builds nodes from the schema files in fsys, loading each
+// file once, on first reference.
+type fastCompiler struct {
+	fsys     fs.FS
+	docs     map[string]any   // file URL (no fragment) -> parsed document
+	nodes    map[string]*node // absolute URL with fragment -> compiled node
+	patterns map[string]*regexp.Regexp
+}
+
+func newFastCompiler(fsys fs.FS) *fastCompiler {
+	return &fastCompiler{fsys: fsys, docs: map[string]any{}, nodes: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
+}
+
+// compileURL compiles the schema at an absolute URL (base + file path, with
+// an optional JSON pointer fragment).
+func (c *fastCompiler) compileURL(u string) (*node, error) {
+	if n, ok := c.nodes[u]; ok {
+		return n, nil
+	}
+	file, frag, _ := strings.Cut(u, "#")
+	doc, err := c.doc(file)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pointer(doc, frag)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u, err)
+	}
+	n := &node{minLength: -1}
+	c.nodes[u] = n // before compiling: a recursive $ref finds it
+	if err := c.fill(n, v, file, frag == "" || frag == "/"); err != nil {
+		delete(c.nodes, u)
+		return nil, fmt.Errorf("%s: %w", u, err)
+	}
+	return n, nil
+}
+
+func (c *fastCompiler) doc(file string) (any, error) {
+	if d, ok := c.docs[file]; ok {
+		return d, nil
+	}
+	rel, ok := strings.CutPrefix(file, base)
+	if !ok {
+		return nil, fmt.Errorf("schema %s is not embedded", file)
+	}
+	b, err := fs.ReadFile(c.fsys, rel)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers keep their exact value, as jsonschema reads them
+	var d any
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("schemas/%s: %w", rel, err)
+	}
+	if m, ok := d.(map[string]any); ok {
+		if id, ok := m["$id"]; ok && id != file {
+			return nil, fmt.Errorf("schemas/%s: $id %v is not its URL", rel, id)
+		}
+	}
+	c.docs[file] = d
+	return d, nil
+}
+
+// pointer resolves a JSON pointer fragment ("" or "/$defs/x") in doc.
+func pointer(doc any, frag string) (any, error) {
+	if frag == "" {
+		return doc, nil
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, fmt.Errorf("fragment %q is not a JSON pointer", frag)
+	}
+	frag, err := url.PathUnescape(frag)
+	if err != nil {
+		return nil, err
+	}
+	v := doc
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch t := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = t[tok]; !ok {
+				return nil, fmt.Errorf("no %q", tok)
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil, fmt.Errorf("no index %q", tok)
+			}
+			v = t[i]
+		default:
+			return nil, fmt.Errorf("no %q", tok)
+		}
+	}
+	return v, nil
+}
+
+// fill compiles schema value v (in file) into n.
+func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
+	if b, ok := v.(bool); ok {
+		n.boolean = &b
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("schema is a %T", v)
+	}
+	sub := func(v any) (*node, error) {
+		s := &node{minLength: -1}
+		return s, c.fill(s, v, file, false)
+	}
+	subs := func(v any) ([]*node, error) {
+		l, ok := v.([]any)
+		if !ok || len(l) == 0 {
+			return nil, fmt.Errorf("not a non-empty array")
+		}
+		var out []*node
+		for _, e := range l {
+			s, err := sub(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	for k, e := range m {
+		var err error
+		switch k {
+		case "$id":
+			if !root {
+				err = fmt.Errorf("nested $id is not supported")
+			}
+		case "type":
+			switch t := e.(type) {
+			case string:
+				n.types = []string{t}
+			case []any:
+				for _, x := range t {
+					s, ok := x.(string)
+					if !ok {
+						return fmt.Errorf("type: %v", x)
+					}
+					n.types = append(n.types, s)
+				}
+			default:
+				err = fmt.Errorf("type: %v", e)
+			}
+			for _, t := range n.types {
+				switch t {
+				case "null", "boolean", "object", "array", "number", "integer", "string":
+				default:
+					err = fmt.Errorf("type %q", t)
+				}
+			}
+		case "const":
+			n.hasConst, n.constant = true, e
+		case "enum":
+			l, ok := e.([]any)
+			if !ok {
+				err = fmt.Errorf("enum is not an array")
+			}
+			n.enum = l
+		case "pattern":
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("pattern is not a string")
+			}
+			if n.pattern = c.patterns[s]; n.pattern == nil {
+				if n.pattern, err = regexp.Compile(s); err == nil {
+					c.patterns[s] = n.pattern
+				}
+			}
+		case "minLength":
+			f, ok := e.(json.Number)
+			i, aerr := strconv.Atoi(string(f))
+			if !ok || aerr != nil || i < 0 {
+				return fmt.Errorf("minLength %v", e)
+			}
+			n.minLength = i
+		case "minimum":
+			f, ok := e.(json.Number)
+			if ok {
+				n.minimum, ok = rat(f)
+			}
+			if !ok {
+				return fmt.Errorf("minimum %v", e)
+			}
+		case "required":
+			l, ok := e.([]any)
+			if !ok {
+				return fmt.Errorf("required is not an array")
+			}
+			n.required = []string{} // present, possibly empty
+			for _, x := range l {
+				s, ok := x.(string)
+				if !ok {
+					return fmt.Errorf("required: %v", x)
+				}
+				n.required = append(n.required, s)
+			}
+		case "properties":
+			pm, ok := e.(map[string]any)
+			if !ok {
+				return fmt.Errorf("properties is not an object")
+			}
+			n.props = make(map[string]*node, len(pm))
+			for name, ps := range pm {
+				if n.props[name], err = sub(ps); err != nil {
+					return fmt.Errorf("properties/%s: %w", name, err)
+				}
+			}
+		case "additionalProperties":
+			n.addl, err = sub(e)
+		case "propertyNames":
+			n.propNames, err = sub(e)
+		case "items":
+			n.items, err = sub(e)
+		case "anyOf":
+			n.anyOf, err = subs(e)
+		case "allOf":
+			n.allOf, err = subs(e)
+		case "$ref":
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("$ref is not a string")
+			}
+			bu, perr := url.Parse(file)
+			ru, rerr := url.Parse(s)
+			if perr != nil || rerr != nil {
+				return fmt.Errorf("$ref %q", s)
+			}
+			abs := bu.ResolveReference(ru)
+			frag := abs.Fragment
+			abs.Fragment = ""
+			target := abs.String()
+			if frag != "" {
+				target += "#" + frag
+			}
+			n.ref, err = c.compileURL(target)
+		default:
+			if !annotations[k] {
+				err = fmt.Errorf("keyword %q is not supported by the fast validator", k)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// valid reports whether v (decoded with UseNumber) satisfies n, with
+// jsonschema's semantics for every keyword of the subset.
+func (n *node) valid(v any) bool {
+	if n.boolean != nil {
+		return *n.boolean
+	}
+	if n.ref != nil && !n.ref.valid(v) {
+		return false
+	}
+	if n.types != nil && !typeOK(n.types, v) {
+		return false
+	}
+	if n.hasConst && !equals(v, n.constant) {
+		return false
+	}
+	if n.enum != nil {
+		found := false
+		for _, e := range n.enum {
+			if equals(v, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	switch t := v.(type) {
+	case string:
+		if n.minLength >= 0 && utf8.RuneCountInString(t) < n.minLength {
+			return false
+		}
+		if n.pattern != nil && !n.pattern.MatchString(t) {
+			return false
+		}
+	case json.Number:
+		if n.minimum != nil {
+			r, ok := rat(t)
+			if !ok || r.Cmp(n.minimum) < 0 {
+				return false
+			}
+		}
+	case map[string]any:
+		for _, r := range n.required {
+			if _, ok := t[r]; !ok {
+				return false
+			}
+		}
+		for k, e := range t {
+			if n.propNames != nil && !n.propNames.valid(k) {
+				return false
+			}
+			if p, ok := n.props[k]; ok {
+				if !p.valid(e) {
+					return false
+				}
+			} else if n.addl != nil && !n.addl.valid(e) {
+				return false
+			}
+		}
+	case []any:
+		if n.items != nil {
+			for _, e := range t {
+				if !n.items.valid(e) {
+					return false
+				}
+			}
+		}
+	}
+	for _, s := range n.allOf {
+		if !s.valid(v) {
+			return false
+		}
+	}
+	if n.anyOf != nil {
+		for _, s := range n.anyOf {
+			if s.valid(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func typeOK(types []string, v any) bool {
+	for _, t := range types {
+		switch x := v.(type) {
+		case nil:
+			if t == "null" {
+				return true
+			}
+		case bool:
+			if t == "boolean" {
+				return true
+			}
+		case string:
+			if t == "string" {
+				return true
+			}
+		case map[string]any:
+			if t == "object" {
+				return true
+			}
+		case []any:
+			if t == "array" {
+				return true
+			}
+		case json.Number:
+			if t == "number" {
+				return true
+			}
+			if t == "integer" {
+				if r, ok := rat(x); ok && r.IsInt() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// rat is the exact value of a JSON number, as jsonschema reads it.
+func rat(n json.Number) (*big.Rat, bool) {
+	return new(big.Rat).SetString(string(n))
+}
+
+// equals is JSON equality: numbers by value, objects by key set.
+func equals(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		ra, ok1 := rat(x)
+		rb, ok2 := rat(y)
+		return ok1 && ok2 && ra.Cmp(rb) == 0
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equals(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, e := range x {
+			f, ok := y[k]
+			if !ok || !equals(e, f) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
