@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/convert
 OUT     ?= out
 
-.PHONY: build demo test test-short golden lint check clean bench
+.PHONY: build demo test test-short test-fleet golden lint check clean bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/convert
@@ -28,6 +28,15 @@ test: lint
 
 test-short:
 	$(GO) test -count=1 ./...
+
+# test-fleet builds the fleet Collector (tools/fleet, its own module: contrib's
+# load-balancing exporter; about 5 min cold on 2 cores, seconds cached) and runs
+# its integration test: a front and two back Collectors on loopback, every
+# sample exported through the front, one back end restarted mid-run.
+FLEET_BIN ?= bin/otelcol-fleet
+test-fleet: build
+	cd tools/fleet && $(GO) build -trimpath -o $(abspath $(FLEET_BIN)) .
+	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
 golden:
