@@ -54,7 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:                stdout,
 		ErrWriter:             stderr,
 		HideHelpCommand:       true,
-		Commands:              []*cli.Command{runCommand(), listCommand(), validateCommand(), leakcheckCommand(), signCommand(), keygenCommand(), verifyCommand(), auditCommand(), diffCommand(), prepareCommand()},
+		Commands:              []*cli.Command{runCommand(), listCommand(), validateCommand(), leakcheckCommand(), signCommand(), keygenCommand(), verifyCommand(), auditCommand(), diffCommand(), prepareCommand(), hookCommand()},
 		ExitErrHandler:        func(*cli.Context, error) {},
 		CommandNotFound: func(c *cli.Context, name string) {
 			fmt.Fprintf(stderr, "convert: unknown command %q (see convert --help)\n", name)
