@@ -83,7 +83,8 @@ func hookAgentCommand(agent string) *cli.Command {
 		},
 		// A hook never fails its agent, not even on a bad flag.
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			logFor(c, agent).Printf("hook %s: usage: %s", agent, err)
+			// Not the error itself: it quotes the command line.
+			logFor(c, agent).Printf("hook %s: usage: a flag is not defined or has a bad value (see convert hook %s --help)", agent, agent)
 			return nil
 		},
 		Action: func(c *cli.Context) error {

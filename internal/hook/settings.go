@@ -329,12 +329,6 @@ func MergeCodex(config []byte, argv []string) (out []byte, changed bool, err err
 	if at == len(lines) && len(lines) > 0 && lines[len(lines)-1] == "" {
 		at-- // before the final newline
 	}
-	if at > 0 && strings.TrimSpace(lines[at-1]) != "" {
-		add = append([]string{""}, add...)
-	}
-	if at < len(lines) && strings.TrimSpace(lines[at]) != "" {
-		add = append(add, "")
-	}
 	lines = append(lines[:at:at], append(add, lines[at:]...)...)
 	s := strings.Join(lines, "\n")
 	if !strings.HasSuffix(s, "\n") {
