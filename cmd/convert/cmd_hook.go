@@ -418,88 +418,106 @@ func hookInstallCommand(uninstall bool) *cli.Command {
 	if uninstall {
 		name, verb = "uninstall", "take convert's hook out of"
 	}
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:      name,
 		Usage:     "print the settings that " + verb + " an agent (claude-code, codex); --write applies them",
-		UsageText: "convert hook " + name + " claude-code|codex [--scope user|project] [--write]",
-		Flags: []cli.Flag{
+		UsageText: "convert hook " + name + " claude-code|codex [--scope user|project] [--settings FILE] [--write]",
+		Action: func(c *cli.Context) error {
+			return usageError("hook %s takes one agent: claude-code or codex", name)
+		},
+	}
+	for _, agent := range []string{"claude-code", "codex"} {
+		flags := []cli.Flag{
 			&cli.StringFlag{Name: "scope", Value: "user", Usage: "`user` (~/.claude/settings.json, $CODEX_HOME/config.toml) or project (.claude/settings.json, .codex/config.toml under the current directory)"},
 			&cli.StringFlag{Name: "settings", Usage: "the settings `FILE` to edit, instead of the scope's"},
 			&cli.BoolFlag{Name: "write", Usage: "edit the settings file (keeping what is there, the old file as FILE.bak); without it, only print"},
-			&cli.StringFlag{Name: "command", Usage: "the convert `PROGRAM` the agent runs (default: this binary's absolute path for --scope user, convert for project)"},
-			&cli.StringSliceFlag{Name: "event", Value: cli.NewStringSlice("SessionEnd"), Usage: "Claude Code hook `EVENT` to run on (repeatable): SessionEnd, Stop, SubagentStop, PreCompact"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 || hookAgents[c.Args().First()] == "" {
-				return usageError("hook %s takes one agent: claude-code or codex", name)
+		}
+		if !uninstall {
+			flags = append(flags, &cli.StringFlag{Name: "command", Usage: "the convert `PROGRAM` the agent runs (default: this binary's absolute path for --scope user, convert for project)"})
+			if agent == "claude-code" {
+				flags = append(flags, &cli.StringSliceFlag{Name: "event", Value: cli.NewStringSlice("SessionEnd"), Usage: "Claude Code hook `EVENT` to run on (repeatable): SessionEnd, Stop, SubagentStop, PreCompact"})
 			}
-			agent := c.Args().First()
-			scope := c.String("scope")
-			if scope != "user" && scope != "project" {
-				return usageError("--scope takes user or project")
+		}
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:   agent,
+			Usage:  verb + " " + agent,
+			Flags:  flags,
+			Action: hookInstallAction(agent, uninstall),
+		})
+	}
+	return cmd
+}
+
+func hookInstallAction(agent string, uninstall bool) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 0 {
+			return usageError("unexpected argument %q", c.Args().First())
+		}
+		scope := c.String("scope")
+		if scope != "user" && scope != "project" {
+			return usageError("--scope takes user or project")
+		}
+		for _, ev := range c.StringSlice("event") {
+			if !strings.Contains(" "+strings.Join(hook.Events, " ")+" ", " "+ev+" ") {
+				return usageError("--event takes %s", strings.Join(hook.Events, ", "))
 			}
-			for _, ev := range c.StringSlice("event") {
-				if !strings.Contains(" "+strings.Join(hook.Events, " ")+" ", " "+ev+" ") {
-					return usageError("--event takes %s", strings.Join(hook.Events, ", "))
+		}
+		path := c.String("settings")
+		if path == "" {
+			path = settingsPath(agent, scope)
+		}
+		prog := c.String("command")
+		if prog == "" {
+			prog = "convert"
+			if exe, err := os.Executable(); err == nil && scope == "user" {
+				if abs, err := filepath.Abs(exe); err == nil {
+					prog = abs
 				}
 			}
-			path := c.String("settings")
-			if path == "" {
-				path = settingsPath(agent, scope)
-			}
-			prog := c.String("command")
-			if prog == "" {
-				prog = "convert"
-				if exe, err := os.Executable(); err == nil && scope == "user" {
-					if abs, err := filepath.Abs(exe); err == nil {
-						prog = abs
-					}
-				}
-			}
-			old, err := os.ReadFile(path)
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot read it\n", path)
-				return exitError{exitFailed}
-			}
-			var out []byte
-			var changed bool
-			switch {
-			case agent == "claude-code" && !uninstall:
-				cmd := shellQuote(prog) + " hook claude-code"
-				fmt.Fprintf(c.App.Writer, "# Claude Code settings (%s): convert a receipt of each session as it ends\n%s", path, hook.ClaudeSnippet(cmd, c.StringSlice("event")))
-				out, changed, err = hook.MergeClaude(old, cmd, c.StringSlice("event"))
-			case agent == "claude-code":
-				out, changed, err = hook.RemoveClaude(old)
-			case !uninstall:
-				line := hook.CodexNotify([]string{prog, "hook", "codex"})
-				fmt.Fprintf(c.App.Writer, "# Codex config (%s), at the top level before any [table]: a receipt after each turn\n%s\n", path, line)
-				out, changed, err = hook.MergeCodex(old, []string{prog, "hook", "codex"})
-			default:
-				out, changed = hook.RemoveCodex(old)
-			}
+		}
+		old, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot read it\n", path)
+			return exitError{exitFailed}
+		}
+		var out []byte
+		var changed bool
+		switch {
+		case agent == "claude-code" && !uninstall:
+			cmd := shellQuote(prog) + " hook claude-code"
+			fmt.Fprintf(c.App.Writer, "# Claude Code settings (%s): convert a receipt of each session as it ends\n%s", path, hook.ClaudeSnippet(cmd, c.StringSlice("event")))
+			out, changed, err = hook.MergeClaude(old, cmd, c.StringSlice("event"))
+		case agent == "claude-code":
+			out, changed, err = hook.RemoveClaude(old)
+		case !uninstall:
+			line := hook.CodexNotify([]string{prog, "hook", "codex"})
+			fmt.Fprintf(c.App.Writer, "# Codex config (%s), at the top level before any [table]: a receipt after each turn\n%s\n", path, line)
+			out, changed, err = hook.MergeCodex(old, []string{prog, "hook", "codex"})
+		default:
+			out, changed = hook.RemoveCodex(old)
+		}
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: %v\n", path, err)
+			return exitError{exitFailed}
+		}
+		switch {
+		case !changed:
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: nothing to change\n", path)
+		case !c.Bool("write"):
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s would change; run again with --write to apply it\n", path)
+		default:
+			backup, err := hook.WriteFile(path, out)
 			if err != nil {
-				fmt.Fprintf(c.App.ErrWriter, "convert: %s: %v\n", path, err)
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot write it: %v\n", path, err)
 				return exitError{exitFailed}
 			}
-			switch {
-			case !changed:
-				fmt.Fprintf(c.App.ErrWriter, "convert: %s: nothing to change\n", path)
-			case !c.Bool("write"):
-				fmt.Fprintf(c.App.ErrWriter, "convert: %s would change; run again with --write to apply it\n", path)
-			default:
-				backup, err := hook.WriteFile(path, out)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot write it: %v\n", path, err)
-					return exitError{exitFailed}
-				}
-				if backup != "" {
-					fmt.Fprintf(c.App.ErrWriter, "convert: %s updated (the previous file is %s)\n", path, backup)
-				} else {
-					fmt.Fprintf(c.App.ErrWriter, "convert: %s written\n", path)
-				}
+			if backup != "" {
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s updated (the previous file is %s)\n", path, backup)
+			} else {
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s written\n", path)
 			}
-			return nil
-		},
+		}
+		return nil
 	}
 }
 
