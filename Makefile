@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/convert
 OUT     ?= out
 
-.PHONY: build demo test test-short golden lint check clean bench test-jaeger
+.PHONY: build demo test test-short golden lint check clean bench test-jaeger test-fleet
 
 # The commit goes into convert --version (the Go build information has none
 # with -buildvcs=false).
@@ -46,6 +46,15 @@ test-jaeger:
 	  (cd tools/jaeger && $(GO) build -trimpath -o "$(JAEGER_BIN)" github.com/jaegertracing/jaeger/cmd/jaeger); \
 	fi
 	JAEGER_BIN="$(JAEGER_BIN)" $(GO) test -count=1 -run 'TestJaeger$$' -v ./cmd/convert
+
+# test-fleet builds the fleet Collector (tools/fleet, its own module: contrib's
+# load-balancing exporter; about 5 min cold on 2 cores, seconds cached) and runs
+# its integration test: a front and two back Collectors on loopback, every
+# sample exported through the front, one back end restarted mid-run.
+FLEET_BIN ?= bin/otelcol-fleet
+test-fleet: build
+	cd tools/fleet && $(GO) build -trimpath -o $(abspath $(FLEET_BIN)) .
+	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
 golden:

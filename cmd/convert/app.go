@@ -123,6 +123,7 @@ func commands() []*cli.Command {
 		auditCommand(),
 		diffCommand(),
 		reportCommand(),
+		hookCommand(),
 		prepareCommand(),
 		versionCommand(),
 	}
@@ -147,8 +148,10 @@ func versionCommand() *cli.Command {
 // one-line usage error (urfave/cli prints the whole help otherwise), and
 // checks required flags itself for the same reason.
 func oneLineUsage(cmd *cli.Command, path string) {
-	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-		return usage{fmt.Sprintf("%s: %s (see %s --help)", strings.TrimPrefix(path, "convert "), flagProblem(err), path)}
+	if cmd.OnUsageError == nil { // a command may handle its own (hook never fails its agent)
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			return usage{fmt.Sprintf("%s: %s (see %s --help)", strings.TrimPrefix(path, "convert "), flagProblem(err), path)}
+		}
 	}
 	var required []string
 	for _, f := range cmd.Flags {

@@ -44,6 +44,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
 			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
+			&cli.StringFlag{Name: "shard", Usage: "convert only share `K/N` of the inputs (0 <= K < N), chosen by session id, so N workers given the same PATHs cover them exactly once"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 			&cli.BoolFlag{Name: "json", Usage: "print the run summary as one JSON object on stdout (schemas/run-summary.schema.json) instead of the closing table"},
 		}, exportFlags()...),
@@ -113,6 +114,13 @@ func runAction(c *cli.Context) error {
 		return usageError("%v", err)
 	case len(ins) == 0:
 		return usageError("no *.jsonl input found under %s", strings.Join(args, " "))
+	}
+	if s := c.String("shard"); s != "" {
+		k, n, err := pipeline.ParseShard(s)
+		if err != nil {
+			return usageError("--shard: %v", err)
+		}
+		ins = pipeline.Shard(ins, k, n)
 	}
 	exp, err := exportHook(c)
 	if err != nil {

@@ -1,0 +1,551 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/contextreceipts/convert/internal/export"
+	"github.com/contextreceipts/convert/internal/hook"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/urfave/cli/v2"
+)
+
+// A hook runs inside an agent: it must never block or break it. `convert
+// hook AGENT` always exits 0 and prints nothing; it reads the payload,
+// starts a detached worker (`convert hook worker`) that converts the
+// session into the receipts directory and exports it, waits for it up to
+// --budget, and leaves it running past that. Problems go to the log file,
+// scrubbed of paths and raw values.
+
+// hookStdin is where the payload is read from (tests replace it).
+var hookStdin io.Reader = os.Stdin
+
+// hookAgents maps the hook's agent name to its converter.
+var hookAgents = map[string]string{"claude-code": "claude_code", "codex": "codex"}
+
+// hookJob is what the front hands its worker, on the worker's stdin (never
+// on the command line: headers can be credentials, paths are raw).
+type hookJob struct {
+	Agent       string            `json:"agent"`
+	Event       string            `json:"event,omitempty"`
+	Input       string            `json:"input"`
+	Out         string            `json:"out"`
+	Log         string            `json:"log"`
+	Withhold    []string          `json:"withhold,omitempty"`
+	HashKeyFile string            `json:"hash_key_file,omitempty"`
+	ExportURL   string            `json:"export_url,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
+	Retries     int               `json:"retries"`
+}
+
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "convert the session an agent's hook names (claude-code, codex), or install that hook",
+		Description: "convert hook claude-code reads a Claude Code hook payload on stdin; convert hook codex reads a Codex notify\n" +
+			"payload (its last argument). Either converts that session, subagents included, into the receipts directory\n" +
+			"and exports it when an OTLP endpoint is set. It always exits 0 and prints nothing; problems go to the log.",
+		Subcommands: []*cli.Command{
+			hookAgentCommand("claude-code"), hookAgentCommand("codex"),
+			hookInstallCommand(false), hookInstallCommand(true), hookWorkerCommand(),
+		},
+	}
+}
+
+func hookAgentCommand(agent string) *cli.Command {
+	return &cli.Command{
+		Name:  agent,
+		Usage: "convert the session named by a " + agent + " hook payload (run by the agent, see convert hook install)",
+		UsageText: map[string]string{
+			"claude-code": "convert hook claude-code [--out DIR] [--budget 2s] [--otlp-endpoint URL] < payload.json",
+			"codex":       "convert hook codex [--out DIR] [--budget 2s] [--otlp-endpoint URL] PAYLOAD_JSON",
+		}[agent],
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "receipts `DIR` (default: DATA/receipts/" + agent + ", DATA being convert's data directory, see README)"},
+			&cli.StringFlag{Name: "log", Usage: "log `FILE` (default: DATA/hook.log)"},
+			&cli.DurationFlag{Name: "budget", Value: 2 * time.Second, Usage: "return to the agent after `DURATION`; a longer conversion continues in the background"},
+			&cli.BoolFlag{Name: "foreground", Usage: "convert in this process and wait for it, whatever the budget (to try it out)"},
+			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests with the key in `FILE`; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
+			&cli.StringFlag{Name: "otlp-endpoint", Usage: "also export the trace to `URL`/v1/traces; also OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_EXPORTER_OTLP_* variables)"},
+			&cli.StringSliceFlag{Name: "otlp-header", Usage: "HTTP header `KEY=VALUE` for the export (repeatable); also OTEL_EXPORTER_OTLP_HEADERS"},
+			&cli.DurationFlag{Name: "otlp-timeout", Usage: "per-attempt export timeout (default 10s); also OTEL_EXPORTER_OTLP_TIMEOUT"},
+		},
+		// A hook never fails its agent, not even on a bad flag.
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			// Not the error itself: it quotes the command line.
+			logFor(c, agent).Printf("hook %s: usage: a flag is not defined or has a bad value (see convert hook %s --help)", agent, agent)
+			return nil
+		},
+		Action: func(c *cli.Context) error {
+			lg := logFor(c, agent)
+			defer func() {
+				if p := recover(); p != nil {
+					lg.Printf("hook %s: internal error: %v", agent, p)
+				}
+			}()
+			hookFront(c, agent, lg)
+			return nil
+		},
+	}
+}
+
+// dataDir is convert's per-user data directory (see hook.DataDir).
+func dataDir() string {
+	home, _ := os.UserHomeDir()
+	return hook.DataDir(os.Getenv, runtime.GOOS, home)
+}
+
+func logFor(c *cli.Context, agent string) *hook.Log {
+	p := c.String("log")
+	if p == "" {
+		p = filepath.Join(dataDir(), "hook.log")
+	}
+	return hook.OpenLog(p)
+}
+
+// hookFront is the part of the hook the agent waits for.
+func hookFront(c *cli.Context, agent string, lg *hook.Log) {
+	start := time.Now()
+	budget := c.Duration("budget")
+	if budget <= 0 {
+		budget = 2 * time.Second
+	}
+	payload, err := readPayload(c, agent, min(budget/2, time.Second))
+	if err != nil {
+		lg.Printf("hook %s: %v", agent, err)
+		return
+	}
+	var p hook.Payload
+	if agent == "claude-code" {
+		p, err = hook.ParseClaude(payload)
+	} else {
+		p, err = hook.ParseCodex(payload)
+	}
+	withhold := rawFields(payload)
+	lg.Withhold(withhold...)
+	if err != nil {
+		lg.Printf("hook %s: %v", agent, err)
+		return
+	}
+	if p.Transcript == "" { // Codex: find the rollout by thread id
+		home, _ := os.UserHomeDir()
+		if p.Transcript, err = hook.FindRollout(hook.CodexHome(os.Getenv, home), p.SessionID); err != nil {
+			lg.Printf("hook %s %s: %v", agent, p.Event, err)
+			return
+		}
+	}
+	ref := hook.SessionRef(p.Transcript)
+	if st, err := os.Stat(p.Transcript); err != nil || !st.Mode().IsRegular() {
+		lg.Printf("hook %s %s %s: the session file is not there (or not a file)", agent, p.Event, ref)
+		return
+	}
+	job, err := newHookJob(c, agent, p, withhold)
+	if err != nil {
+		lg.Printf("hook %s %s %s: %v (nothing converted)", agent, p.Event, ref, err)
+		return
+	}
+	if c.Bool("foreground") {
+		runHookJob(c.Context, job)
+		return
+	}
+	remaining := budget - time.Since(start)
+	done, err := startWorker(job)
+	if err != nil { // no worker: convert here within the budget, or leave it for the next run
+		lg.Printf("hook %s %s %s: no background worker (%v): converting in the hook", agent, p.Event, ref, err)
+		ctx, cancel := context.WithTimeout(c.Context, remaining)
+		defer cancel()
+		runHookJob(ctx, job)
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(remaining):
+		lg.Printf("hook %s %s %s: still converting after %s: it continues in the background", agent, p.Event, ref, budget)
+	}
+}
+
+// readPayload reads the payload: the last argument (Codex notify) or
+// stdin, without waiting for an end of file that may never come (the
+// first JSON value is enough) and for at most wait.
+func readPayload(c *cli.Context, agent string, wait time.Duration) ([]byte, error) {
+	if agent == "codex" && c.NArg() > 0 {
+		a := c.Args().Get(c.NArg() - 1)
+		if len(a) > hook.MaxPayload {
+			return nil, errors.New("the payload argument is too long")
+		}
+		return []byte(a), nil
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		var raw json.RawMessage
+		err := json.NewDecoder(io.LimitReader(hookStdin, hook.MaxPayload)).Decode(&raw)
+		ch <- read{raw, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, errors.New("stdin holds no JSON payload")
+		}
+		return r.b, nil
+	case <-time.After(wait):
+		return nil, fmt.Errorf("no payload on stdin within %s", wait)
+	}
+}
+
+// rawFields are the payload's string values a log line must never hold:
+// the cwd, the transcript path and its directories, messages.
+func rawFields(payload []byte) []string {
+	var m map[string]any
+	if json.Unmarshal(payload, &m) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+			if filepath.IsAbs(x) {
+				for d := filepath.Dir(x); d != filepath.Dir(d); d = filepath.Dir(d) {
+					if b := filepath.Base(d); len(b) >= 8 {
+						out = append(out, b)
+					}
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for k, v := range m {
+		switch k {
+		case "session_id", "hook_event_name", "type", "thread-id", "turn-id", "permission_mode", "client":
+			continue // ids and categories: what the log names sessions by
+		}
+		walk(v)
+	}
+	return out
+}
+
+func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string) (hookJob, error) {
+	job := hookJob{Agent: agent, Event: p.Event, Input: p.Transcript, Out: c.String("out"), Log: c.String("log"),
+		Withhold: withhold, HashKeyFile: c.String("hash-key-file"), Retries: export.DefaultRetries}
+	if job.Out == "" {
+		job.Out = filepath.Join(dataDir(), "receipts", agent)
+	}
+	if job.Log == "" {
+		job.Log = filepath.Join(dataDir(), "hook.log")
+	}
+	env, err := export.FromEnv(os.Getenv)
+	if err != nil {
+		return job, err
+	}
+	job.ExportURL, job.Headers = env.URL, env.Headers
+	if v := strings.TrimSpace(c.String("otlp-endpoint")); v != "" {
+		job.ExportURL = export.TracesURL(v)
+	}
+	for i, h := range c.StringSlice("otlp-header") {
+		k, v, err := export.SplitHeader(h)
+		if err != nil {
+			return job, fmt.Errorf("--otlp-header (occurrence %d): %v", i+1, err)
+		}
+		job.Headers[k] = v
+	}
+	job.TimeoutMS = env.Timeout.Milliseconds()
+	if d := c.Duration("otlp-timeout"); d > 0 {
+		job.TimeoutMS = d.Milliseconds()
+	}
+	return job, nil
+}
+
+// startWorker starts `convert hook worker` detached from the agent (its
+// own session, stdio on the null device, so the agent waits for neither)
+// and returns a channel closed when it exits.
+func startWorker(job hookJob) (<-chan struct{}, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(job)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if len(b) > 60<<10 { // more than a pipe holds before the worker reads it
+		w.Close()
+		return nil, errors.New("the job is too large to hand over")
+	}
+	_, err = w.Write(b)
+	w.Close()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "hook", "worker")
+	cmd.Stdin = r
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return done, nil
+}
+
+func hookWorkerCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "worker",
+		Hidden: true,
+		Usage:  "the background half of convert hook (reads its job on stdin)",
+		Action: func(c *cli.Context) error {
+			var job hookJob
+			b, err := io.ReadAll(io.LimitReader(hookStdin, 1<<20))
+			if err == nil {
+				err = json.Unmarshal(b, &job)
+			}
+			if err != nil || job.Input == "" || job.Out == "" {
+				hook.OpenLog(filepath.Join(dataDir(), "hook.log")).Printf("hook worker: no job on stdin")
+				return nil
+			}
+			runHookJob(c.Context, job)
+			return nil
+		},
+	}
+}
+
+// runHookJob converts one session (incrementally: the manifest in the
+// receipts directory skips a session unchanged since the last run) and
+// exports it, logging one line.
+func runHookJob(ctx context.Context, job hookJob) {
+	lg := hook.OpenLog(job.Log)
+	lg.Withhold(job.Withhold...)
+	dir := filepath.Dir(job.Input)
+	lg.Replace(dir+string(filepath.Separator), "")
+	lg.Replace(job.Out, "<receipts>")
+	lg.Withhold(dir)
+	ref := hook.SessionRef(job.Input)
+	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, ref)
+	prefix = strings.Replace(prefix, "  ", " ", 1)
+	defer func() {
+		if p := recover(); p != nil {
+			lg.Printf("%sinternal error: %v", prefix, p)
+		}
+	}()
+	start := time.Now()
+	opt := pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent]}, Out: job.Out, Jobs: 1, OTelFormat: "json"}
+	if job.HashKeyFile != "" {
+		key, err := os.ReadFile(job.HashKeyFile)
+		if err == nil {
+			opt.Hash, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
+		}
+		if err != nil {
+			lg.Printf("%sthe hash key file cannot be used (nothing converted)", prefix)
+			return
+		}
+	}
+	exported := ""
+	if job.ExportURL != "" {
+		exp, err := export.New(export.Config{URL: job.ExportURL, Headers: job.Headers, Timeout: time.Duration(job.TimeoutMS) * time.Millisecond, Retries: job.Retries})
+		if err != nil {
+			lg.Printf("%s%v (nothing converted)", prefix, err)
+			return
+		}
+		opt.AfterWrite = exp.AfterWrite()
+		exported = ", exported"
+	}
+	// Convert from the session's own directory, so every path the pipeline
+	// keeps (the manifest's) or prints is relative to it: the directory
+	// names the user's project.
+	input := job.Input
+	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
+		defer os.Chdir(wd)
+		input = filepath.Base(job.Input)
+	}
+	ins, err := pipeline.Expand([]string{input})
+	if err != nil || len(ins) != 1 {
+		lg.Printf("%sthe session file cannot be read", prefix)
+		return
+	}
+	if !strings.HasPrefix(ref, "sha256:") {
+		ins[0].Rel = ref // the agent's own name: a session id
+	} else { // any other name may be raw: the outputs are named by its digest
+		ins[0].Rel = "session-" + strings.TrimPrefix(ref, "sha256:") + ".jsonl"
+	}
+	setMemoryLimit(1, 1)
+	msgs := lg.Writer(prefix)
+	oc := pipeline.Run(ctx, ins, opt, msgs)
+	msgs.Flush()
+	took := time.Since(start).Round(time.Millisecond)
+	switch {
+	case oc.Unchanged > 0:
+		lg.Printf("%sunchanged since the last run (%s)", prefix, took)
+	case oc.Converted > 0 && oc.ExportFailed > 0:
+		lg.Printf("%sconverted, %d files, %d events; export failed (%s)", prefix, 1+len(ins[0].Companions), oc.Events, took)
+	case oc.Converted > 0:
+		lg.Printf("%sconverted, %d files, %d events%s (%s)", prefix, 1+len(ins[0].Companions), oc.Events, exported, took)
+	case oc.Interrupted > 0:
+		lg.Printf("%snot converted within the budget: left for the next run", prefix)
+	default:
+		lg.Printf("%sfailed (leak %d, schema %d); see the lines above", prefix, oc.Leaks, oc.SchemaErrors)
+	}
+}
+
+// install / uninstall
+
+func hookInstallCommand(uninstall bool) *cli.Command {
+	name, verb := "install", "add convert's hook to"
+	if uninstall {
+		name, verb = "uninstall", "take convert's hook out of"
+	}
+	cmd := &cli.Command{
+		Name:      name,
+		Usage:     "print the settings that " + verb + " an agent (claude-code, codex); --write applies them",
+		UsageText: "convert hook " + name + " claude-code|codex [--scope user|project] [--settings FILE] [--write]",
+		Action: func(c *cli.Context) error {
+			return usageError("hook %s takes one agent: claude-code or codex", name)
+		},
+	}
+	for _, agent := range []string{"claude-code", "codex"} {
+		flags := []cli.Flag{
+			&cli.StringFlag{Name: "scope", Value: "user", Usage: "`user` (~/.claude/settings.json, $CODEX_HOME/config.toml) or project (.claude/settings.json, .codex/config.toml under the current directory)"},
+			&cli.StringFlag{Name: "settings", Usage: "the settings `FILE` to edit, instead of the scope's"},
+			&cli.BoolFlag{Name: "write", Usage: "edit the settings file (keeping what is there, the old file as FILE.bak); without it, only print"},
+		}
+		if !uninstall {
+			flags = append(flags, &cli.StringFlag{Name: "command", Usage: "the convert `PROGRAM` the agent runs (default: this binary's absolute path for --scope user, convert for project)"})
+			if agent == "claude-code" {
+				flags = append(flags, &cli.StringSliceFlag{Name: "event", Value: cli.NewStringSlice("SessionEnd"), Usage: "Claude Code hook `EVENT` to run on (repeatable): SessionEnd, Stop, SubagentStop, PreCompact"})
+			}
+		}
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:   agent,
+			Usage:  verb + " " + agent,
+			Flags:  flags,
+			Action: hookInstallAction(agent, uninstall),
+		})
+	}
+	return cmd
+}
+
+func hookInstallAction(agent string, uninstall bool) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 0 {
+			return usageError("unexpected argument %q", c.Args().First())
+		}
+		scope := c.String("scope")
+		if scope != "user" && scope != "project" {
+			return usageError("--scope takes user or project")
+		}
+		for _, ev := range c.StringSlice("event") {
+			if !strings.Contains(" "+strings.Join(hook.Events, " ")+" ", " "+ev+" ") {
+				return usageError("--event takes %s", strings.Join(hook.Events, ", "))
+			}
+		}
+		path := c.String("settings")
+		if path == "" {
+			path = settingsPath(agent, scope)
+		}
+		prog := c.String("command")
+		if prog == "" {
+			prog = "convert"
+			if exe, err := os.Executable(); err == nil && scope == "user" {
+				if abs, err := filepath.Abs(exe); err == nil {
+					prog = abs
+				}
+			}
+		}
+		old, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot read it\n", path)
+			return exitError{exitFailed}
+		}
+		var out []byte
+		var changed bool
+		switch {
+		case agent == "claude-code" && !uninstall:
+			cmd := shellQuote(prog) + " hook claude-code"
+			fmt.Fprintf(c.App.Writer, "# Claude Code settings (%s): convert a receipt of each session as it ends\n%s", path, hook.ClaudeSnippet(cmd, c.StringSlice("event")))
+			out, changed, err = hook.MergeClaude(old, cmd, c.StringSlice("event"))
+		case agent == "claude-code":
+			out, changed, err = hook.RemoveClaude(old)
+		case !uninstall:
+			line := hook.CodexNotify([]string{prog, "hook", "codex"})
+			fmt.Fprintf(c.App.Writer, "# Codex config (%s), at the top level before any [table]: a receipt after each turn\n%s\n", path, line)
+			out, changed, err = hook.MergeCodex(old, []string{prog, "hook", "codex"})
+		default:
+			out, changed = hook.RemoveCodex(old)
+		}
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: %v\n", path, err)
+			return exitError{exitFailed}
+		}
+		switch {
+		case !changed:
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s: nothing to change\n", path)
+		case !c.Bool("write"):
+			fmt.Fprintf(c.App.ErrWriter, "convert: %s would change; run again with --write to apply it\n", path)
+		default:
+			backup, err := hook.WriteFile(path, out)
+			if err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot write it: %v\n", path, err)
+				return exitError{exitFailed}
+			}
+			if backup != "" {
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s updated (the previous file is %s)\n", path, backup)
+			} else {
+				fmt.Fprintf(c.App.ErrWriter, "convert: %s written\n", path)
+			}
+		}
+		return nil
+	}
+}
+
+// settingsPath is the settings file of an agent at a scope.
+func settingsPath(agent, scope string) string {
+	home, _ := os.UserHomeDir()
+	switch {
+	case agent == "claude-code" && scope == "user":
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return filepath.Join(d, "settings.json")
+		}
+		return filepath.Join(home, ".claude", "settings.json")
+	case agent == "claude-code":
+		return filepath.Join(".claude", "settings.json")
+	case scope == "user":
+		return filepath.Join(hook.CodexHome(os.Getenv, home), "config.toml")
+	}
+	return filepath.Join(".codex", "config.toml")
+}
+
+// shellQuote quotes a program path for the shell command Claude Code runs.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

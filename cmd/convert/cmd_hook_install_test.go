@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestHookInstall(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(dir, "claude"))
+	t.Setenv("CODEX_HOME", filepath.Join(dir, "codex"))
+	claude := filepath.Join(dir, "claude", "settings.json")
+	codex := filepath.Join(dir, "codex", "config.toml")
+	os.MkdirAll(filepath.Dir(claude), 0o755)
+	os.MkdirAll(filepath.Dir(codex), 0o755)
+	claudeOld := `{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"~/notify.sh"}]}]}}`
+	codexOld := "model = \"o3\"\n\n[tui]\nnotifications = true\n"
+	for _, tc := range []struct {
+		name, file, old string
+		args            []string
+		exit            int
+		stdout, stderr  string
+		changed         bool // the file differs from old afterwards
+	}{
+		{"claude print only", claude, claudeOld, []string{"hook", "install", "claude-code"}, 0, `"command": "convert hook claude-code"`, "run again with --write", false},
+		{"claude write", claude, claudeOld, []string{"hook", "install", "claude-code", "--write", "--event", "SessionEnd", "--event", "PreCompact"}, 0, `"PreCompact"`, "updated (the previous file is", true},
+		{"claude bad event", claude, claudeOld, []string{"hook", "install", "claude-code", "--event", "Nope"}, 2, "", "--event takes", false},
+		{"claude bad scope", claude, claudeOld, []string{"hook", "install", "claude-code", "--scope", "team"}, 2, "", "--scope takes user or project", false},
+		{"claude not json", claude, "{oops", []string{"hook", "install", "claude-code", "--write"}, 1, "", "not a JSON object", false},
+		{"codex write", codex, codexOld, []string{"hook", "install", "codex", "--write"}, 0, `notify = ["convert","hook","codex"]`, "updated", true},
+		{"codex keeps another notify", codex, "notify = [\"terminal-notifier\"]\n", []string{"hook", "install", "codex", "--write"}, 1, "", "Codex runs only one", false},
+		{"no agent", "", "", []string{"hook", "install"}, 2, "", "takes one agent", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.file != "" {
+				os.WriteFile(tc.file, []byte(tc.old), 0o644)
+				os.Remove(tc.file + ".bak")
+			}
+			code, stdout, stderr := runHook(t, strings.NewReader(""), append(tc.args, "--command", "convert")...)
+			if tc.name == "no agent" {
+				code, stdout, stderr = runHook(t, strings.NewReader(""), tc.args...)
+			}
+			if code != tc.exit || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout %s\nstderr %s", code, tc.exit, stdout, stderr)
+			}
+			if tc.file == "" {
+				return
+			}
+			now, _ := os.ReadFile(tc.file)
+			if (string(now) != tc.old) != tc.changed {
+				t.Fatalf("file changed = %v, want %v:\n%s", string(now) != tc.old, tc.changed, now)
+			}
+			if !tc.changed {
+				return
+			}
+			if bak, _ := os.ReadFile(tc.file + ".bak"); string(bak) != tc.old {
+				t.Errorf("backup %q, want the old file", bak)
+			}
+			// Idempotent, and uninstall gives the old settings back.
+			if code, _, stderr := runHook(t, strings.NewReader(""), append(tc.args, "--command", "convert")...); code != 0 || !strings.Contains(stderr, "nothing to change") {
+				t.Errorf("second install: exit %d, %s", code, stderr)
+			}
+			agent := tc.args[2]
+			if code, _, stderr := runHook(t, strings.NewReader(""), "hook", "uninstall", agent, "--write"); code != 0 || !strings.Contains(stderr, "updated") {
+				t.Fatalf("uninstall: exit %d, %s", code, stderr)
+			}
+			back, _ := os.ReadFile(tc.file)
+			if agent == "codex" && string(back) != tc.old {
+				t.Errorf("uninstall left %q, want %q", back, tc.old)
+			}
+			if agent == "claude-code" {
+				var a, b any
+				json.Unmarshal(back, &a)
+				json.Unmarshal([]byte(tc.old), &b)
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("uninstall left %s, want %s", back, tc.old)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,182 @@
+// Package hook is what `convert hook` needs besides the pipeline: reading
+// the payloads agents hand their hooks, finding the session file they name,
+// the per-user data directory, merging the hook into an agent's settings,
+// and a log that never holds raw content.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MaxPayload bounds what is read of a payload: Claude Code's are well under
+// a kilobyte, Codex's carry the turn's messages.
+const MaxPayload = 4 << 20
+
+// Payload is what a hook needs of an agent's payload. Its fields are raw
+// (the path names the user's project): they are used, never logged.
+type Payload struct {
+	Agent      string // "claude-code" or "codex"
+	Event      string // hook_event_name (SessionEnd, Stop, ...) or Codex's type
+	SessionID  string // Claude Code session_id, Codex thread-id
+	Transcript string // Claude Code transcript_path; "" for Codex (found by FindRollout)
+}
+
+// Events are the Claude Code hook events a receipt is made on. Others are
+// accepted too (the transcript is what counts), but these are the ones
+// install writes or documents.
+var Events = []string{"SessionEnd", "Stop", "SubagentStop", "PreCompact"}
+
+var idRe = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`)
+
+// ParseClaude reads a Claude Code hook payload (JSON on stdin):
+// session_id, transcript_path, hook_event_name (cwd and the rest are not
+// needed). Errors never quote the payload.
+func ParseClaude(b []byte) (Payload, error) {
+	var p struct {
+		SessionID      string `json:"session_id"`
+		TranscriptPath string `json:"transcript_path"`
+		HookEventName  string `json:"hook_event_name"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(b), &p); err != nil {
+		return Payload{}, errors.New("the payload is not a JSON object with session_id and transcript_path")
+	}
+	if p.TranscriptPath == "" {
+		return Payload{}, errors.New("the payload has no transcript_path")
+	}
+	if !filepath.IsAbs(p.TranscriptPath) || !strings.HasSuffix(p.TranscriptPath, ".jsonl") {
+		return Payload{}, errors.New("transcript_path is not an absolute path to a .jsonl file")
+	}
+	if p.SessionID != "" && !idRe.MatchString(p.SessionID) {
+		return Payload{}, errors.New("session_id is not an id")
+	}
+	return Payload{Agent: "claude-code", Event: token(p.HookEventName), SessionID: p.SessionID, Transcript: filepath.Clean(p.TranscriptPath)}, nil
+}
+
+// ParseCodex reads what Codex hands convert hook codex: the notify
+// payload (JSON, the last argument: type agent-turn-complete and
+// thread-id), or a lifecycle hook's payload on stdin (session_id, and
+// transcript_path when Codex knows it). Errors never quote the payload.
+func ParseCodex(b []byte) (Payload, error) {
+	var p struct {
+		Type           string  `json:"type"`
+		ThreadID       string  `json:"thread-id"`
+		SessionID      string  `json:"session_id"`
+		TranscriptPath *string `json:"transcript_path"`
+		HookEventName  string  `json:"hook_event_name"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(b), &p); err != nil {
+		return Payload{}, errors.New("the payload is not a JSON object with type and thread-id")
+	}
+	if p.HookEventName != "" || p.SessionID != "" { // a lifecycle hook
+		out := Payload{Agent: "codex", Event: token(p.HookEventName), SessionID: p.SessionID}
+		if p.TranscriptPath != nil && *p.TranscriptPath != "" {
+			tp := *p.TranscriptPath
+			if !filepath.IsAbs(tp) || !(strings.HasSuffix(tp, ".jsonl") || strings.HasSuffix(tp, ".jsonl.zst")) {
+				return Payload{}, errors.New("transcript_path is not an absolute path to a .jsonl file")
+			}
+			out.Transcript = filepath.Clean(tp)
+			return out, nil
+		}
+		if !idRe.MatchString(p.SessionID) {
+			return Payload{}, errors.New("the payload has no usable session_id")
+		}
+		return out, nil
+	}
+	if p.Type != "agent-turn-complete" {
+		return Payload{Agent: "codex", Event: token(p.Type)}, fmt.Errorf("notification type %s names no finished turn", quoteToken(p.Type))
+	}
+	if !idRe.MatchString(p.ThreadID) {
+		return Payload{}, errors.New("the payload has no usable thread-id")
+	}
+	return Payload{Agent: "codex", Event: p.Type, SessionID: p.ThreadID}, nil
+}
+
+// token keeps a categorical value (an event name) only when it is a short
+// identifier; anything else is not written anywhere.
+var tokenRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+func token(s string) string {
+	if len(s) <= 40 && tokenRe.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+func quoteToken(s string) string {
+	if t := token(s); t != "" {
+		return t
+	}
+	return "(not an identifier)"
+}
+
+// FindRollout finds the rollout file of a Codex thread under
+// codexHome/sessions/YYYY/MM/DD/rollout-*-<thread>.jsonl, newest day first
+// (a plain file before a compressed one). It reads directory names only.
+func FindRollout(codexHome, thread string) (string, error) {
+	if !idRe.MatchString(thread) {
+		return "", errors.New("not a thread id")
+	}
+	root := filepath.Join(codexHome, "sessions")
+	years := subdirs(root)
+	for i := len(years) - 1; i >= 0; i-- {
+		months := subdirs(filepath.Join(root, years[i]))
+		for j := len(months) - 1; j >= 0; j-- {
+			days := subdirs(filepath.Join(root, years[i], months[j]))
+			for d := len(days) - 1; d >= 0; d-- {
+				dir := filepath.Join(root, years[i], months[j], days[d])
+				for _, ext := range []string{".jsonl", ".jsonl.zst"} {
+					m, _ := filepath.Glob(filepath.Join(dir, "rollout-*"+thread+ext))
+					if len(m) > 0 {
+						sort.Strings(m)
+						return m[len(m)-1], nil
+					}
+				}
+			}
+		}
+	}
+	return "", errors.New("no rollout file of this thread under $CODEX_HOME/sessions")
+}
+
+func subdirs(dir string) []string {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range es {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CodexHome is $CODEX_HOME, or ~/.codex.
+func CodexHome(getenv func(string) string, home string) string {
+	if h := getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// SessionRef names a session file in logs without raw content: its base
+// name when that is the agent's own shape (a session id, a rollout name),
+// else a digest of the path.
+func SessionRef(path string) string {
+	base := filepath.Base(path)
+	if refRe.MatchString(base) {
+		return base
+	}
+	return Digest(path)
+}
+
+var refRe = regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)
