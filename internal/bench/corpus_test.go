@@ -140,12 +140,12 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 func TestGenerate(t *testing.T) {
 	seeds := writeSeeds(t)
 	dir := filepath.Join(t.TempDir(), "corpus")
-	spec := Spec{Seeds: seeds, TotalBytes: 4 << 20, BigBytes: 1 << 20, Seed: 7}
+	spec := Spec{Seeds: seeds, TotalBytes: 8 << 20, BigBytes: 1 << 20, Seed: 7}
 	c, err := Generate(dir, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ClaudeShape.Sessions < 20 || c.CodexShape.Sessions < 5 || c.ClaudeShape.SubagentFiles == 0 {
+	if c.ClaudeShape.Sessions < 10 || c.CodexShape.Sessions < 5 || c.ClaudeShape.SubagentFiles == 0 {
 		t.Fatalf("shape: %+v %+v", c.ClaudeShape, c.CodexShape)
 	}
 	if c.ClaudeShape.Median > c.ClaudeShape.P90 || c.ClaudeShape.P90 > c.ClaudeShape.Max || c.ClaudeShape.Median > 200<<10 {

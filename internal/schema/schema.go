@@ -1,5 +1,7 @@
-// Package schema compiles the embedded JSON Schemas once and validates
-// receipt lines against the envelope and their event's attribute schema.
+// Package schema validates receipt lines against the embedded JSON Schemas:
+// the envelope, then their event's attribute schema, each compiled on first
+// use. That the schemas themselves are well-formed (jsonschema compiles
+// them all, meta-schema included) is checked by the tests, not per run.
 package schema
 
 import (

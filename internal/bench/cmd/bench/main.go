@@ -119,6 +119,12 @@ func (b *bencher) convert(name string, size int64, jobs int, out string, keep bo
 func run(o opts) error {
 	b := &bencher{o: o}
 	cpus := runtime.NumCPU()
+	if o.profile != "" { // no profile of an earlier run in this one's summary
+		old, _ := filepath.Glob(filepath.Join(o.profile, "*.prof"))
+		for _, p := range old {
+			os.Remove(p)
+		}
+	}
 	t0 := time.Now()
 	fmt.Fprintf(os.Stderr, "bench: corpus of %d MB + a %d MB session from %s in %s\n", o.totalMB, o.bigMB, o.seeds, o.dir)
 	c, err := bench.Generate(o.dir, bench.Spec{Seeds: o.seeds, TotalBytes: int64(o.totalMB) << 20, BigBytes: int64(o.bigMB) << 20, Seed: 42})
@@ -236,6 +242,9 @@ func run(o opts) error {
 		"corpus": c, "history_files": len(files), "history_bytes": size,
 		"fixed_cost": fixed, "results": b.results, "linearity": points, "targets": targets,
 	}
+	if o.profile != "" {
+		report["profiles"] = profileSummaries(o.convert, o.profile)
+	}
 	js, _ := json.MarshalIndent(report, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
@@ -249,6 +258,28 @@ func run(o opts) error {
 		fmt.Printf("CPU profiles in %s: go tool pprof -top %s %s/jobs1-history.prof\n", o.profile, o.convert, o.profile)
 	}
 	return nil
+}
+
+// profileSummaries is the top of each CPU profile the run wrote, by
+// cumulative time, as go tool pprof prints it.
+func profileSummaries(convert, dir string) map[string][]string {
+	out := map[string][]string{}
+	profs, _ := filepath.Glob(filepath.Join(dir, "*.prof"))
+	for _, p := range profs {
+		b, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=30", convert, p).Output()
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "flat%") {
+				lines = lines[i:]
+				break
+			}
+		}
+		out[strings.TrimSuffix(filepath.Base(p), ".prof")] = lines
+	}
+	return out
 }
 
 // tool records a comparison tool's run over the tree conv converted, and
