@@ -191,9 +191,10 @@ func readPayload(c *cli.Context, agent string, wait time.Duration) ([]byte, erro
 		err error
 	}
 	ch := make(chan read, 1)
+	stdin := hookStdin // the reader may outlive this call
 	go func() {
 		var raw json.RawMessage
-		err := json.NewDecoder(io.LimitReader(hookStdin, hook.MaxPayload)).Decode(&raw)
+		err := json.NewDecoder(io.LimitReader(stdin, hook.MaxPayload)).Decode(&raw)
 		ch <- read{raw, err}
 	}()
 	select {
