@@ -28,6 +28,7 @@ func hookHome(t *testing.T) (home, transcript string) {
 	proj := filepath.Join(home, ".claude", "projects", "-Users-CANARY-alice-src-acme-ledger")
 	copyTree(t, filepath.Join(repo, "samples/claude_code/basic/-Users-alice-src-acme-ledger"), proj)
 	copyTree(t, filepath.Join(repo, "samples/codex/v058_envelope/sessions"), filepath.Join(home, ".codex", "sessions"))
+	copyTree(t, filepath.Join(repo, "samples/codex/basic/sessions"), filepath.Join(home, ".codex", "sessions"))
 	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 	t.Setenv("CONVERT_DATA_DIR", filepath.Join(home, "data"))
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "CONVERT_HASH_KEY_FILE"} {
@@ -65,9 +66,9 @@ func claudePayload(transcript string) string {
 	return string(b)
 }
 
-func codexPayload() string {
+func codexPayload(thread string) string {
 	b, _ := json.Marshal(map[string]any{
-		"type": "agent-turn-complete", "thread-id": cxThread, "turn-id": "7", "cwd": "/Users/CANARY-alice/src",
+		"type": "agent-turn-complete", "thread-id": thread, "turn-id": "7", "cwd": "/Users/CANARY-alice/src",
 		"input-messages": []string{"CANARY-prompt: rename the ledger"}, "last-assistant-message": "CANARY-answer: done",
 	})
 	return string(b)
@@ -167,7 +168,7 @@ func TestHookClaudeCode(t *testing.T) {
 func TestHookCodex(t *testing.T) {
 	home, _ := hookHome(t)
 	data := filepath.Join(home, "data")
-	code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", codexPayload())
+	code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", codexPayload(cxThread))
 	if code != 0 || stdout+stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -178,6 +179,21 @@ func TestHookCodex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "receipts", "codex", rollout+".receipt.ndjson")); err != nil {
 		t.Error(err)
+	}
+	// A thread that spawned a subagent: its rollout is converted too (the
+	// fork beside it is not a subagent).
+	parent := "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+	if code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", "--foreground", codexPayload(parent)); code != 0 || stdout+stderr != "" {
+		t.Fatalf("exit %d, %q %q", code, stdout, stderr)
+	}
+	log = waitFor(t, filepath.Join(data, "hook.log"), "subagent threads")
+	if !strings.Contains(log, "rollout-2026-03-14T09-12-03-"+parent+".jsonl: the thread and 1 subagent threads: 2 converted, 0 unchanged since the last run, 0 failed") {
+		t.Errorf("log:\n%s", log)
+	}
+	for _, f := range []string{"rollout-2026-03-14T09-12-03-" + parent, "rollout-2026-03-14T09-12-12-0199a1b2-c3d4-7e5f-8a9b-cccccccccccc"} {
+		if _, err := os.Stat(filepath.Join(data, "receipts", "codex", f+".receipt.ndjson")); err != nil {
+			t.Error(err)
+		}
 	}
 	noCanary(t, data)
 }
