@@ -257,6 +257,15 @@ func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string)
 	if job.Log == "" {
 		job.Log = filepath.Join(dataDir(), "hook.log")
 	}
+	// The worker converts from the session's directory: paths given
+	// relative to the hook's are made absolute here.
+	for _, p := range []*string{&job.Out, &job.Log, &job.HashKeyFile} {
+		if *p != "" {
+			if abs, err := filepath.Abs(*p); err == nil {
+				*p = abs
+			}
+		}
+	}
 	env, err := export.FromEnv(os.Getenv)
 	if err != nil {
 		return job, err
@@ -409,6 +418,16 @@ func runHookJob(ctx context.Context, job hookJob) {
 	for i := range ins {
 		ins[i].Rel = rels[i]
 	}
+	// One worker at a time per receipts directory (its manifest); a run
+	// that waits converts the newer snapshot once the other is done.
+	lockCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	unlock, err := hook.Lock(lockCtx, job.Out, 30*time.Minute)
+	cancel()
+	if err != nil {
+		lg.Printf("%sanother hook run kept the receipts directory busy: left for the next run", prefix)
+		return
+	}
+	defer unlock()
 	setMemoryLimit(1, 1)
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -351,4 +352,50 @@ func TestHookLogsSkippedLines(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 	noCanary(t, filepath.Join(home, "data"))
+}
+
+// TestHookRelativePaths: --out and --log relative to where the hook runs,
+// though the worker converts from the session's directory.
+func TestHookRelativePaths(t *testing.T) {
+	_, transcript := hookHome(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--out", "r", "--log", "l/hook.log")
+	if code != 0 || stdout+stderr != "" {
+		t.Fatalf("exit %d, %q %q", code, stdout, stderr)
+	}
+	waitFor(t, filepath.Join(wd, "l", "hook.log"), "converted")
+	if _, err := os.Stat(filepath.Join(wd, "r", ccSession+".receipt.ndjson")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHookConcurrent: two hooks of one session at once (Stop, then
+// SessionEnd) take turns on the receipts directory: one converts, the
+// other finds it unchanged.
+func TestHookConcurrent(t *testing.T) {
+	home, transcript := hookHome(t)
+	logf := filepath.Join(home, "data", "hook.log")
+	exe, _ := os.Executable() // the test binary, as the CLI (TestMain)
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(exe, "hook", "claude-code")
+		cmd.Stdin = strings.NewReader(claudePayload(transcript))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("hook: %v", err)
+		}
+	}
+	log := waitFor(t, logf, "unchanged since the last run")
+	if n := strings.Count(log, ": converted, "); n != 1 {
+		t.Errorf("%d conversions, want 1:\n%s", n, log)
+	}
+	if _, err := os.Stat(filepath.Join(home, "data", "receipts", "claude-code", ".hook.lock")); !os.IsNotExist(err) {
+		t.Errorf("the lock is left behind: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -380,4 +381,48 @@ func TestCodexSubagents(t *testing.T) {
 	if got := CodexSubagents(filepath.Join(day, "not-a-rollout.jsonl")); got != nil {
 		t.Errorf("got %v for a file that is no rollout", got)
 	}
+}
+
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := Lock(context.Background(), dir, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held: a second one waits, and gives up with its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	if _, err := Lock(ctx, dir, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second lock: %v, want a deadline", err)
+	}
+	// Released: the waiting one gets it.
+	got := make(chan error, 1)
+	go func() {
+		u, err := Lock(context.Background(), dir, time.Minute)
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	unlock()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting lock never got it")
+	}
+	// Stale: a lock left by a dead worker is taken over.
+	os.WriteFile(filepath.Join(dir, ".hook.lock"), []byte("1\n"), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, ".hook.lock"), old, old)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	u, err := Lock(ctx2, dir, time.Minute)
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	u()
 }
