@@ -191,9 +191,10 @@ func readPayload(c *cli.Context, agent string, wait time.Duration) ([]byte, erro
 		err error
 	}
 	ch := make(chan read, 1)
+	stdin := hookStdin // the reader may outlive this call
 	go func() {
 		var raw json.RawMessage
-		err := json.NewDecoder(io.LimitReader(hookStdin, hook.MaxPayload)).Decode(&raw)
+		err := json.NewDecoder(io.LimitReader(stdin, hook.MaxPayload)).Decode(&raw)
 		ch <- read{raw, err}
 	}()
 	select {
@@ -255,6 +256,15 @@ func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string)
 	}
 	if job.Log == "" {
 		job.Log = filepath.Join(dataDir(), "hook.log")
+	}
+	// The worker converts from the session's directory: paths given
+	// relative to the hook's are made absolute here.
+	for _, p := range []*string{&job.Out, &job.Log, &job.HashKeyFile} {
+		if *p != "" {
+			if abs, err := filepath.Abs(*p); err == nil {
+				*p = abs
+			}
+		}
 	}
 	env, err := export.FromEnv(os.Getenv)
 	if err != nil {
@@ -337,8 +347,9 @@ func hookWorkerCommand() *cli.Command {
 }
 
 // runHookJob converts one session (incrementally: the manifest in the
-// receipts directory skips a session unchanged since the last run) and
-// exports it, logging one line.
+// receipts directory skips a session unchanged since the last run), and
+// for Codex the rollouts of its subagent threads, exports them, and logs
+// one line.
 func runHookJob(ctx context.Context, job hookJob) {
 	lg := hook.OpenLog(job.Log)
 	lg.Withhold(job.Withhold...)
@@ -379,27 +390,53 @@ func runHookJob(ctx context.Context, job hookJob) {
 	// Convert from the session's own directory, so every path the pipeline
 	// keeps (the manifest's) or prints is relative to it: the directory
 	// names the user's project.
-	input := job.Input
+	paths := []string{job.Input}
+	if job.Agent == "codex" { // each subagent thread has a rollout of its own
+		paths = append(paths, hook.CodexSubagents(job.Input)...)
+	}
+	rels := make([]string, len(paths))
+	for i, p := range paths {
+		if r := hook.SessionRef(p); !strings.HasPrefix(r, "sha256:") {
+			rels[i] = r // the agent's own name: a session id
+		} else { // any other name may be raw: the outputs are named by its digest
+			rels[i] = "session-" + strings.TrimPrefix(r, "sha256:") + ".jsonl"
+		}
+	}
 	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
 		defer os.Chdir(wd)
-		input = filepath.Base(job.Input)
+		for i, p := range paths {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				paths[i] = rel
+			}
+		}
 	}
-	ins, err := pipeline.Expand([]string{input})
-	if err != nil || len(ins) != 1 {
+	ins, err := pipeline.Expand(paths)
+	if err != nil || len(ins) != len(paths) {
 		lg.Printf("%sthe session file cannot be read", prefix)
 		return
 	}
-	if !strings.HasPrefix(ref, "sha256:") {
-		ins[0].Rel = ref // the agent's own name: a session id
-	} else { // any other name may be raw: the outputs are named by its digest
-		ins[0].Rel = "session-" + strings.TrimPrefix(ref, "sha256:") + ".jsonl"
+	for i := range ins {
+		ins[i].Rel = rels[i]
 	}
+	// One worker at a time per receipts directory (its manifest); a run
+	// that waits converts the newer snapshot once the other is done.
+	lockCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	unlock, err := hook.Lock(lockCtx, job.Out, 30*time.Minute)
+	cancel()
+	if err != nil {
+		lg.Printf("%sanother hook run kept the receipts directory busy: left for the next run", prefix)
+		return
+	}
+	defer unlock()
 	setMemoryLimit(1, 1)
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)
 	msgs.Flush()
 	took := time.Since(start).Round(time.Millisecond)
 	switch {
+	case len(ins) > 1:
+		lg.Printf("%sthe thread and %d subagent threads: %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",
+			prefix, len(ins)-1, oc.Converted, oc.Unchanged, oc.Failed+oc.Leaks+oc.SchemaErrors+oc.Interrupted, oc.Events, exported, took)
 	case oc.Unchanged > 0:
 		lg.Printf("%sunchanged since the last run (%s)", prefix, took)
 	case oc.Converted > 0 && oc.ExportFailed > 0:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func hookHome(t *testing.T) (home, transcript string) {
 	proj := filepath.Join(home, ".claude", "projects", "-Users-CANARY-alice-src-acme-ledger")
 	copyTree(t, filepath.Join(repo, "samples/claude_code/basic/-Users-alice-src-acme-ledger"), proj)
 	copyTree(t, filepath.Join(repo, "samples/codex/v058_envelope/sessions"), filepath.Join(home, ".codex", "sessions"))
+	copyTree(t, filepath.Join(repo, "samples/codex/basic/sessions"), filepath.Join(home, ".codex", "sessions"))
 	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 	t.Setenv("CONVERT_DATA_DIR", filepath.Join(home, "data"))
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "CONVERT_HASH_KEY_FILE"} {
@@ -65,9 +67,9 @@ func claudePayload(transcript string) string {
 	return string(b)
 }
 
-func codexPayload() string {
+func codexPayload(thread string) string {
 	b, _ := json.Marshal(map[string]any{
-		"type": "agent-turn-complete", "thread-id": cxThread, "turn-id": "7", "cwd": "/Users/CANARY-alice/src",
+		"type": "agent-turn-complete", "thread-id": thread, "turn-id": "7", "cwd": "/Users/CANARY-alice/src",
 		"input-messages": []string{"CANARY-prompt: rename the ledger"}, "last-assistant-message": "CANARY-answer: done",
 	})
 	return string(b)
@@ -167,7 +169,7 @@ func TestHookClaudeCode(t *testing.T) {
 func TestHookCodex(t *testing.T) {
 	home, _ := hookHome(t)
 	data := filepath.Join(home, "data")
-	code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", codexPayload())
+	code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", codexPayload(cxThread))
 	if code != 0 || stdout+stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -178,6 +180,21 @@ func TestHookCodex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "receipts", "codex", rollout+".receipt.ndjson")); err != nil {
 		t.Error(err)
+	}
+	// A thread that spawned a subagent: its rollout is converted too (the
+	// fork beside it is not a subagent).
+	parent := "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+	if code, stdout, stderr := runHook(t, strings.NewReader(""), "hook", "codex", "--foreground", codexPayload(parent)); code != 0 || stdout+stderr != "" {
+		t.Fatalf("exit %d, %q %q", code, stdout, stderr)
+	}
+	log = waitFor(t, filepath.Join(data, "hook.log"), "subagent threads")
+	if !strings.Contains(log, "rollout-2026-03-14T09-12-03-"+parent+".jsonl: the thread and 1 subagent threads: 2 converted, 0 unchanged since the last run, 0 failed") {
+		t.Errorf("log:\n%s", log)
+	}
+	for _, f := range []string{"rollout-2026-03-14T09-12-03-" + parent, "rollout-2026-03-14T09-12-12-0199a1b2-c3d4-7e5f-8a9b-cccccccccccc"} {
+		if _, err := os.Stat(filepath.Join(data, "receipts", "codex", f+".receipt.ndjson")); err != nil {
+			t.Error(err)
+		}
 	}
 	noCanary(t, data)
 }
@@ -198,7 +215,8 @@ func TestHookNeverFails(t *testing.T) {
 	}{
 		{"empty stdin", strings.NewReader(""), []string{"hook", "claude-code"}, "stdin holds no JSON payload"},
 		{"garbage", strings.NewReader("CANARY \x00\xff garbage"), []string{"hook", "claude-code"}, "stdin holds no JSON payload"},
-		{"huge stdin", strings.NewReader(`"` + strings.Repeat("CANARY", 2<<20)), []string{"hook", "claude-code"}, "stdin holds no JSON payload"},
+		// Past MaxPayload, or past the wait on a slow machine: either way, no payload.
+		{"huge stdin", strings.NewReader(`"` + strings.Repeat("CANARY", 2<<20)), []string{"hook", "claude-code"}, "payload"},
 		{"stdin never closed", never, []string{"hook", "claude-code", "--budget", "400ms"}, "no payload on stdin within 200ms"},
 		{"an array", strings.NewReader(`["CANARY"]`), []string{"hook", "claude-code"}, "not a JSON object"},
 		{"no transcript", strings.NewReader(`{"session_id":"x","cwd":"/CANARY-cwd"}`), []string{"hook", "claude-code"}, "no transcript_path"},
@@ -334,4 +352,50 @@ func TestHookLogsSkippedLines(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 	noCanary(t, filepath.Join(home, "data"))
+}
+
+// TestHookRelativePaths: --out and --log relative to where the hook runs,
+// though the worker converts from the session's directory.
+func TestHookRelativePaths(t *testing.T) {
+	_, transcript := hookHome(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--out", "r", "--log", "l/hook.log")
+	if code != 0 || stdout+stderr != "" {
+		t.Fatalf("exit %d, %q %q", code, stdout, stderr)
+	}
+	waitFor(t, filepath.Join(wd, "l", "hook.log"), "converted")
+	if _, err := os.Stat(filepath.Join(wd, "r", ccSession+".receipt.ndjson")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHookConcurrent: two hooks of one session at once (Stop, then
+// SessionEnd) take turns on the receipts directory: one converts, the
+// other finds it unchanged.
+func TestHookConcurrent(t *testing.T) {
+	home, transcript := hookHome(t)
+	logf := filepath.Join(home, "data", "hook.log")
+	exe, _ := os.Executable() // the test binary, as the CLI (TestMain)
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(exe, "hook", "claude-code")
+		cmd.Stdin = strings.NewReader(claudePayload(transcript))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("hook: %v", err)
+		}
+	}
+	log := waitFor(t, logf, "unchanged since the last run")
+	if n := strings.Count(log, ": converted, "); n != 1 {
+		t.Errorf("%d conversions, want 1:\n%s", n, log)
+	}
+	if _, err := os.Stat(filepath.Join(home, "data", "receipts", "claude-code", ".hook.lock")); !os.IsNotExist(err) {
+		t.Errorf("the lock is left behind: %v", err)
+	}
 }

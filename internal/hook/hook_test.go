@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -342,4 +343,86 @@ func TestSessionRef(t *testing.T) {
 			t.Errorf("SessionRef(%s) = %s", p, got)
 		}
 	}
+}
+
+func TestCodexSubagents(t *testing.T) {
+	home := t.TempDir()
+	day := filepath.Join(home, "sessions", "2026", "03", "14")
+	next := filepath.Join(home, "sessions", "2026", "03", "15")
+	os.MkdirAll(day, 0o755)
+	os.MkdirAll(next, 0o755)
+	src, _ := filepath.Glob("../../samples/codex/basic/sessions/2026/03/14/*.jsonl")
+	if len(src) != 3 {
+		t.Fatalf("want the 3 rollouts of the codex basic sample, found %d", len(src))
+	}
+	for _, f := range src {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(day, filepath.Base(f)), b, 0o644)
+	}
+	meta := func(id, parent string) string {
+		return `{"timestamp":"2026-03-15T00:10:00.000Z","type":"session_meta","payload":{"id":"` + id + `","source":{"subagent":{"thread_spawn":{"parent_thread_id":"` + parent + `","depth":2}}}}}` + "\n"
+	}
+	// A grandchild the next day (spawned by the sample's subagent), and a
+	// stranger's subagent.
+	os.WriteFile(filepath.Join(next, "rollout-2026-03-15T00-10-00-0199a1b2-c3d4-7e5f-8a9b-dddddddddddd.jsonl"), []byte(meta("0199a1b2-c3d4-7e5f-8a9b-dddddddddddd", "0199a1b2-c3d4-7e5f-8a9b-cccccccccccc")), 0o644)
+	os.WriteFile(filepath.Join(next, "rollout-2026-03-15T00-11-00-0199a1b2-c3d4-7e5f-8a9b-eeeeeeeeeeee.jsonl"), []byte(meta("0199a1b2-c3d4-7e5f-8a9b-eeeeeeeeeeee", "0199a1b2-0000-7e5f-8a9b-000000000000")), 0o644)
+	got := CodexSubagents(filepath.Join(day, "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"))
+	var names []string
+	for _, g := range got {
+		names = append(names, filepath.Base(g))
+	}
+	want := []string{
+		"rollout-2026-03-14T09-12-12-0199a1b2-c3d4-7e5f-8a9b-cccccccccccc.jsonl", // subagent (the fork ffff is not one)
+		"rollout-2026-03-15T00-10-00-0199a1b2-c3d4-7e5f-8a9b-dddddddddddd.jsonl", // its subagent, past midnight
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("got %v, want %v", names, want)
+	}
+	if got := CodexSubagents(filepath.Join(day, "not-a-rollout.jsonl")); got != nil {
+		t.Errorf("got %v for a file that is no rollout", got)
+	}
+}
+
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := Lock(context.Background(), dir, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held: a second one waits, and gives up with its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	if _, err := Lock(ctx, dir, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second lock: %v, want a deadline", err)
+	}
+	// Released: the waiting one gets it.
+	got := make(chan error, 1)
+	go func() {
+		u, err := Lock(context.Background(), dir, time.Minute)
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	unlock()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting lock never got it")
+	}
+	// Stale: a lock left by a dead worker is taken over.
+	os.WriteFile(filepath.Join(dir, ".hook.lock"), []byte("1\n"), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, ".hook.lock"), old, old)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	u, err := Lock(ctx2, dir, time.Minute)
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	u()
 }

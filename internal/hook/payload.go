@@ -9,11 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // MaxPayload bounds what is read of a payload: Claude Code's are well under
@@ -180,3 +183,86 @@ func SessionRef(path string) string {
 }
 
 var refRe = regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)
+
+// rolloutIDRe takes the thread id out of a rollout file name.
+var rolloutIDRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$`)
+
+// MaxSubagents bounds how many subagent rollouts one hook run converts.
+const MaxSubagents = 256
+
+// CodexSubagents finds the rollouts of the threads a Codex thread spawned
+// (and those they spawned): Codex writes each subagent its own rollout,
+// whose session_meta names its parent_thread_id. It looks in the thread's
+// day folder and the next one (a session may pass midnight), reading the
+// first line of each plain rollout there, in time order.
+func CodexSubagents(rollout string) []string {
+	m := rolloutIDRe.FindStringSubmatch(filepath.Base(rollout))
+	if m == nil {
+		return nil
+	}
+	parents := map[string]bool{strings.ToLower(m[1]): true}
+	day := filepath.Dir(rollout)
+	dirs := []string{day}
+	if next := nextDay(day); next != "" {
+		dirs = append(dirs, next)
+	}
+	var out []string
+	for _, d := range dirs {
+		files, _ := filepath.Glob(filepath.Join(d, "rollout-*.jsonl"))
+		sort.Strings(files) // names start with the creation time
+		for _, f := range files {
+			id := rolloutIDRe.FindStringSubmatch(filepath.Base(f))
+			if f == rollout || id == nil || len(out) >= MaxSubagents {
+				continue
+			}
+			if p := parentThread(f); p != "" && parents[p] {
+				out = append(out, f)
+				parents[strings.ToLower(id[1])] = true
+			}
+		}
+	}
+	return out
+}
+
+// nextDay is the day folder after day (sessions/YYYY/MM/DD), "" if none.
+func nextDay(day string) string {
+	root := filepath.Dir(filepath.Dir(filepath.Dir(day)))
+	var all []string
+	for _, y := range subdirs(root) {
+		for _, mo := range subdirs(filepath.Join(root, y)) {
+			for _, d := range subdirs(filepath.Join(root, y, mo)) {
+				all = append(all, filepath.Join(root, y, mo, d))
+			}
+		}
+	}
+	for i, d := range all {
+		if d == day && i+1 < len(all) {
+			return all[i+1]
+		}
+	}
+	return ""
+}
+
+// parentThread reads a rollout's first line (its session_meta) for the
+// thread that spawned it.
+func parentThread(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n, _ := io.ReadFull(f, buf)
+	line := buf[:n]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if gjson.GetBytes(line, "type").String() != "session_meta" {
+		return ""
+	}
+	p := gjson.GetBytes(line, "payload.parent_thread_id").String()
+	if p == "" {
+		p = gjson.GetBytes(line, "payload.source.subagent.thread_spawn.parent_thread_id").String()
+	}
+	return strings.ToLower(p)
+}
