@@ -101,7 +101,7 @@ func TestPrepareReceiptFailOpen(t *testing.T) {
 func TestPrepareKeyed(t *testing.T) {
 	_, sample := prepStore(t)
 	db := loadStore(t, sample)
-	key := "k3y-for-tests-0123456789abcdef-CANARYKEY"
+	key := "11261636966b9247d3fc7345a64b49307a5c525c962085c12814e2994fccc20d"
 	kf := writeTemp(t, "key", key+"\n")
 	h, _ := receipt.NewKeyed([]byte(key))
 	q := "Why did we choose SQLite for the payments ledger?"

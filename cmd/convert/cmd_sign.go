@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"os"
 	"path/filepath"
 
@@ -127,11 +128,11 @@ func loadKey(file, env string) (*sign.Key, error) {
 func keygenCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "keygen",
-		Usage:     "make a signing key: an ed25519 pair (PREFIX.key, PREFIX.pub) or an hmac secret (PREFIX.secret)",
-		UsageText: "convert keygen [--alg ed25519|hmac-sha256] [--out PREFIX]",
+		Usage:     "make a key: a signing pair (PREFIX.key, PREFIX.pub), an hmac signing secret (PREFIX.secret), or a hash key for keyed digests (PREFIX.hashkey)",
+		UsageText: "convert keygen [--alg ed25519|hmac-sha256|hash] [--out PREFIX]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "convert-signing", Usage: "`PREFIX` of the key files"},
-			&cli.StringFlag{Name: "alg", Value: sign.Ed25519, Usage: "ed25519 or hmac-sha256"},
+			&cli.StringFlag{Name: "alg", Value: sign.Ed25519, Usage: "ed25519 or hmac-sha256 (signing), or hash (a --hash-key-file key)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -165,8 +166,22 @@ func keygenCommand() *cli.Command {
 					return err
 				}
 				con(c).Result("wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", prefix, k.ID())
+			case "hash":
+				buf := make([]byte, receipt.MinKeyBytes)
+				if _, err := rand.Read(buf); err != nil {
+					return err
+				}
+				text := []byte(hex.EncodeToString(buf) + "\n")
+				h, err := receipt.NewKeyed(text)
+				if err != nil {
+					return err // 32 bytes from the system's random source under the entropy floor: try again
+				}
+				if err := writeNew(prefix+".hashkey", text, 0o600); err != nil {
+					return err
+				}
+				con(c).Result("wrote %s.hashkey (keep it private; give it to --hash-key-file); key id %s", prefix, h.KeyID())
 			default:
-				return usageError("--alg takes ed25519 or hmac-sha256")
+				return usageError("--alg takes ed25519, hmac-sha256 or hash")
 			}
 			return nil
 		},

@@ -284,8 +284,8 @@ func TestVerifySessionGroup(t *testing.T) {
 func TestVerifyKeyedMode(t *testing.T) {
 	f := setup(t, "ed25519")
 	hk := filepath.Join(f.dir, "hash.key")
-	os.WriteFile(hk, []byte("CANARY-hash-key-0123456789abcdef"), 0o600)
-	secrets := append(f.secrets, "CANARY-hash-key")
+	os.WriteFile(hk, []byte("a12dd3a7fd3203a452eb34d91a9be20569d5e337a3384347068895c07f3e0c5a\n"), 0o600)
+	secrets := append(f.secrets, "a12dd3a7fd3203a452eb34d9")
 	if code, _, errs := call(t, secrets, "run", "--hash-key-file", hk, "--out", filepath.Join(f.dir, "out"), f.src); code != 0 {
 		t.Fatal(errs)
 	}

@@ -125,7 +125,7 @@ func TestStageTimings(t *testing.T) {
 // written anywhere.
 func TestKeyedDigests(t *testing.T) {
 	st := mixedStore(t, 0)
-	h, err := receipt.NewKeyed([]byte("0123456789abcdef-test-key"))
+	h, err := receipt.NewKeyed([]byte("45666d976bab316d970ec459afd866d9e9a0681ac510f0911f2ac33e9142e51b"))
 	if err != nil {
 		t.Fatal(err)
 	}

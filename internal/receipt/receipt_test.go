@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -43,12 +45,15 @@ func TestCanonicalText(t *testing.T) {
 }
 
 func TestKeyed(t *testing.T) {
-	k1, _ := NewKeyed([]byte("0123456789abcdef"))
-	k2, _ := NewKeyed([]byte("0123456789abcdeX"))
+	k1, err1 := NewKeyed([]byte("6ab9f1eb8f7d3388f4f9d586f66e99fd54080df2c446f0e58668b09c08a16dd0"))
+	k2, err2 := NewKeyed([]byte("015f7e6bc5aeaf483724089e9252cc13b50951a6b69412522765cff4d780306e\n"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
 	if k1.Text("npm test") == k2.Text("npm test") || !strings.HasPrefix(k1.Text("x"), "hmac-sha256:") {
 		t.Error("keyed digests must depend on the key")
 	}
-	if k1.KeyID() == k2.KeyID() || len(k1.KeyID()) != 16 || strings.Contains(k1.KeyID(), "0123456789") {
+	if k1.KeyID() == k2.KeyID() || len(k1.KeyID()) != 16 || strings.Contains("6ab9f1eb8f7d3388f4f9d586f66e99fd54080df2c446f0e58668b09c08a16dd0", k1.KeyID()) {
 		t.Error("key ids must differ per key and not show the key")
 	}
 }
@@ -111,3 +116,36 @@ func TestLineJSON(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+// TestKeyStrength: keyed mode refuses what a guess list could find: short
+// keys, passphrases, and encodings of low-entropy bytes; it takes hex,
+// base64 and raw random bytes of 32+ bytes.
+func TestKeyStrength(t *testing.T) {
+	random := make([]byte, 32)
+	for i := range random {
+		random[i] = byte(i*97 + 13) // 32 distinct bytes: 5 bits of entropy
+	}
+	for _, tc := range []struct {
+		name string
+		key  []byte
+		ok   bool
+	}{
+		{"hex of 32 random bytes", []byte(hex.EncodeToString(random) + "\n"), true},
+		{"base64 of 32 random bytes", []byte(base64.StdEncoding.EncodeToString(random)), true},
+		{"raw random bytes", random, true},
+		{"the README's old passphrase", []byte("a long random team secret, 16+ bytes"), false},
+		{"16 random bytes in hex", []byte(hex.EncodeToString(random[:16])), false},
+		{"hex of a repeated byte", []byte(strings.Repeat("ab", 32)), false},
+		{"a word, hex-looking", []byte(strings.Repeat("deadbeef", 8)), false},
+		{"base64 of text", []byte(base64.StdEncoding.EncodeToString([]byte("password password password password"))), false},
+		{"short", []byte("short"), false},
+	} {
+		h, err := NewKeyed(tc.key)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok %v", tc.name, err, tc.ok)
+		}
+		if err == nil && (len(h.KeyID()) != 16 || strings.Contains(string(tc.key), h.KeyID())) {
+			t.Errorf("%s: key id %q", tc.name, h.KeyID())
+		}
+	}
+}
