@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/contextreceipts/convert/internal/pipeline"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,7 +261,7 @@ func TestVerifySessionGroup(t *testing.T) {
 		t.Fatal(errs)
 	}
 	rel, _ := filepath.Rel(filepath.Join(dir, "in"), main)
-	rec := filepath.Join(dir, "out", strings.TrimSuffix(rel, ".jsonl")+".receipt.ndjson")
+	rec := filepath.Join(dir, "out", filepath.FromSlash(pipeline.OutputName(filepath.ToSlash(rel), ".receipt.ndjson")))
 	call(t, nil, "keygen", "--out", filepath.Join(dir, "k"))
 	secrets := keyMaterial(t, filepath.Join(dir, "k.key"))
 	if code, _, errs := call(t, secrets, "sign", "--key", filepath.Join(dir, "k.key"), rec); code != 0 {

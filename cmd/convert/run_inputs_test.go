@@ -117,7 +117,7 @@ func TestSameNameInSeparateRuns(t *testing.T) {
 		t.Fatalf("first run: %d\n%s", code, se)
 	}
 	code, _, se := runCLI(t, "", "run", second, "--out", out)
-	if code != 0 || !strings.Contains(se, "replaces basic.receipt.ndjson in "+out+", made from "+first) || !strings.Contains(se, "use another --out") {
+	if code != 0 || !strings.Contains(se, "replaces basic.receipt.ndjson in "+out+", made from another input") || !strings.Contains(se, "use another --out") {
 		t.Errorf("second run: exit %d, no word of the replaced outputs:\n%s", code, se)
 	}
 	if code, _, se := runCLI(t, "", "run", second, "--out", out); code != 0 || strings.Contains(se, "replaces") {

@@ -11,12 +11,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
 // ManifestName is the file in the output directory that makes runs
 // incremental: for each input it remembers the files read (size, mtime,
 // sha256) and the settings, so an unchanged input is not converted again.
+// It names inputs and files by digests of their paths (pathID), never by
+// the paths: a receipts folder is made to be shared, and a path holds the
+// user name and the project layout.
 const ManifestName = ".convert-manifest.json"
 
 type manifest struct {
@@ -61,7 +65,17 @@ func loadManifest(dir string) *manifest {
 	}
 	var old manifest
 	if json.Unmarshal(b, &old) == nil && old.Version == Version && old.Inputs != nil {
-		m.Inputs = old.Inputs
+		for k, e := range old.Inputs {
+			// A manifest written before paths were digested: digest them
+			// now, so it is read as it was and rewritten without them.
+			if !strings.HasPrefix(k, "sha256:") {
+				k = pathID(k)
+				for i := range e.Files {
+					e.Files[i].Path = pathID(e.Files[i].Path)
+				}
+			}
+			m.Inputs[k] = e
+		}
 	}
 	return m
 }
@@ -82,7 +96,7 @@ func settings(opt RunOptions) string {
 // the size and sha256 it had (the mtime spares re-hashing when it is equal).
 func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 	m.mu.Lock()
-	e, ok := m.Inputs[in.Rel]
+	e, ok := m.Inputs[pathID(in.Rel)]
 	m.mu.Unlock()
 	paths := inputPaths(in)
 	if !ok || e.Settings != set || len(e.Files) != len(paths) || !equalStrings(e.Outputs, outs) {
@@ -91,7 +105,7 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 	var newestInput int64
 	for i, p := range paths {
 		st, err := statInput(p)
-		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != p {
+		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != pathID(p) {
 			return false
 		}
 		newestInput = max(newestInput, st.ModTime().UnixNano())
@@ -112,7 +126,7 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 // endpoint already accepted.
 func (m *manifest) exported(rel, endpoint string) bool {
 	m.mu.Lock()
-	e, ok := m.Inputs[rel]
+	e, ok := m.Inputs[pathID(rel)]
 	m.mu.Unlock()
 	if !ok || e.Trace == "" || len(e.Outputs) < 2 {
 		return false
@@ -130,7 +144,7 @@ func (m *manifest) exported(rel, endpoint string) bool {
 func (m *manifest) took(rel, endpoint, trace string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, x := range m.Inputs[rel].Exports {
+	for _, x := range m.Inputs[pathID(rel)].Exports {
 		if x.Endpoint == endpoint && x.Trace == trace {
 			return true
 		}
@@ -143,7 +157,7 @@ func (m *manifest) took(rel, endpoint, trace string) bool {
 func (m *manifest) madeFrom(rel string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e, ok := m.Inputs[rel]; ok && len(e.Files) > 0 {
+	if e, ok := m.Inputs[pathID(rel)]; ok && len(e.Files) > 0 {
 		return e.Files[0].Path
 	}
 	return ""
@@ -160,7 +174,7 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 	}
 	e := manifestEntry{Settings: set, Outputs: outs, Trace: trace}
 	m.mu.Lock()
-	if old, ok := m.Inputs[in.Rel]; ok && old.Trace == trace {
+	if old, ok := m.Inputs[pathID(in.Rel)]; ok && old.Trace == trace {
 		for _, x := range old.Exports {
 			if x.Trace == trace && !hasExport(exports, x.Endpoint) {
 				exports = append(exports, x)
@@ -179,11 +193,18 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 		if f, ok := known[p]; ok {
 			sum = hex.EncodeToString(f.SHA256)
 		}
-		e.Files = append(e.Files, manifestFile{Path: p, Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
+		e.Files = append(e.Files, manifestFile{Path: pathID(p), Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
 	}
 	m.mu.Lock()
-	m.Inputs[in.Rel] = e
+	m.Inputs[pathID(in.Rel)] = e
 	m.mu.Unlock()
+}
+
+// pathID names a path in the manifest: its sha256, so the manifest compares
+// paths without holding one.
+func pathID(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // save writes the manifest through a temporary file and a rename.

@@ -24,13 +24,46 @@ import (
 // extension (.jsonl, .ndjson, .json, .log, each optionally .gz or .zst)
 // replaced by suffix.
 func OutputName(rel, suffix string) string {
-	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst")
+	rel = privateDirs(strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
 		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
 			return rel[:len(rel)-len(ext)] + suffix
 		}
 	}
 	return rel + suffix
+}
+
+// privateDirs replaces the folders of rel that encode a working directory
+// (Claude Code's "-Users-alice-src-ledger", Cursor's "Users-alice-src-ledger")
+// with "project-" and 12 hex digits of their sha256: output folders must not
+// carry a user name or a project layout. The same folder always gets the same
+// name, so sessions of one project stay together.
+func privateDirs(rel string) string {
+	parts := strings.Split(rel, "/")
+	for i := 0; i < len(parts)-1; i++ {
+		if encodedDir(parts[i]) {
+			sum := sha256.Sum256([]byte(parts[i]))
+			parts[i] = "project-" + hex.EncodeToString(sum[:6])
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// encodedDir reports a folder name that is a path with its separators
+// turned into '-'.
+func encodedDir(d string) bool {
+	if strings.Count(d, "-") < 2 {
+		return false
+	}
+	if strings.HasPrefix(d, "-") {
+		return true
+	}
+	for _, root := range []string{"Users-", "home-", "root-", "private-", "var-", "tmp-", "mnt-", "srv-", "opt-", "workspace-", "workspaces-", "c-Users-", "C-Users-"} {
+		if strings.HasPrefix(d, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // RunOptions are the settings of a batch.
@@ -211,9 +244,9 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}
 	}
 	d := done{}
-	if prev := man.madeFrom(in.Rel); prev != "" && prev != in.Path {
-		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from %s before (use another --out to keep both)",
-			in.Path, outs[0], displayDir(opt.Out), prev))
+	if prev := man.madeFrom(in.Rel); prev != "" && prev != pathID(in.Path) {
+		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
+			in.Path, outs[0], displayDir(opt.Out)))
 	}
 	res := ConvertContext(ctx, in, opt.Options)
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {

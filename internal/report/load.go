@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/contextreceipts/convert/internal/pipeline"
 	"io"
 	"os"
 	"path"
@@ -179,7 +180,9 @@ func (s *Session) addLine(line []byte, n int) error {
 // directory (raw input, which the leak check refuses), so even with
 // --reveal names they stay digests, as receipts keep every path.
 func project(rel string) string {
-	dir := path.Dir(strings.TrimPrefix(rel, "./"))
+	// The folder as convert run names it: a log's "-Users-alice-src-x"
+	// and its receipt's "project-<hex>" are one project.
+	dir := path.Dir(pipeline.OutputName(strings.TrimPrefix(rel, "./"), ""))
 	if dir == "." || dir == "/" {
 		return "(top)"
 	}

@@ -133,8 +133,12 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	t.Logf("%d traces, %d spans; spans per back end: %v", len(want), total, perBack)
-	if perBack["back1-a"] == 0 || perBack["back2"] == 0 || perBack["back1-b"] == 0 {
-		t.Errorf("load not spread over both back ends and the restarted one: %v", perBack)
+	// Which back end a trace goes to follows the hash ring of the (random)
+	// ports, so batch 1 may all land on back2: what must hold is that both
+	// back ends took traces, and that the restarted one took the traces
+	// routed to it while it was down.
+	if perBack["back2"] == 0 || perBack["back1-b"] == 0 {
+		t.Errorf("load not spread over both back ends, or nothing reached the restarted one: %v", perBack)
 	}
 }
 
