@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"github.com/contextreceipts/convert/internal/leak"
 	"io"
 	"os"
 	"strings"
@@ -36,7 +38,7 @@ type console struct {
 }
 
 func newConsole(stdout, stderr io.Writer) *console {
-	c := &console{out: stdout, err: stderr}
+	c := &console{out: stdout, err: stderr, screen: screenSecrets}
 	c.tty = isTerminal(stderr)
 	c.color = c.tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	return c
@@ -73,6 +75,26 @@ func (c *console) writeLocked(stream string, p []byte) {
 	} else {
 		c.err.Write(p)
 	}
+}
+
+// screenSecrets is the last screen of every message on stderr: a line that
+// holds a secret-shaped token (a credential in an endpoint URL, a key in a
+// file name, a token a schema error quoted) is replaced whole. stdout is
+// left alone: it carries what a command exists to print (prepare's injected
+// context is the user's own content by design), and the pipeline checks its
+// own messages against the input before they get here.
+func screenSecrets(stream string, p []byte) []byte {
+	if stream == "stdout" || leak.SecretKind(string(p)) == "" {
+		return p
+	}
+	var out []byte
+	for _, l := range bytes.SplitAfter(p, []byte("\n")) {
+		if k := leak.SecretKind(string(l)); k != "" {
+			l = []byte("convert: a message was withheld: it held a secret-shaped token (" + k + ")\n")
+		}
+		out = append(out, l...)
+	}
+	return out
 }
 
 func line(format string, a []any) []byte {

@@ -247,3 +247,19 @@ func TestConsole(t *testing.T) {
 		t.Errorf("-q: %q", errb.String())
 	}
 }
+
+// TestStderrScreensSecrets: whatever a message says, a secret-shaped token
+// never reaches stderr (here: a token in the endpoint URL's path).
+func TestStderrScreensSecrets(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := newConsole(&out, &errb)
+	c.Error("convert: otlp export: https://collector.example/v1/ghp_0123456789abcdefABCDEF0123456789abcd/traces: refused")
+	c.Error("convert: an honest message")
+	c.Data("stdout is data: ghp_0123456789abcdefABCDEF0123456789abcd")
+	if strings.Contains(errb.String(), "ghp_") || !strings.Contains(errb.String(), "withheld") || !strings.Contains(errb.String(), "an honest message") {
+		t.Fatalf("stderr:\n%s", errb.String())
+	}
+	if !strings.Contains(out.String(), "ghp_") {
+		t.Fatal("stdout is the command's data and is not rewritten")
+	}
+}
