@@ -102,7 +102,8 @@ var claudeBuiltinCommands = map[string]bool{
 type claudeAgent struct {
 	key       string
 	depth     int
-	spanIndex int // index in out.Spans; -1 for the root
+	spanIndex int   // index in out.Spans; -1 for the root
+	prompted  int64 // time of the agent's last user record: its next chat span starts there
 }
 
 // claudeTool is a tool call waiting for its result.
@@ -193,6 +194,9 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		c.assistant(r, agent)
 	case "user":
 		c.user(r, agent)
+		if r.NS > 0 {
+			agent.prompted = r.NS
+		}
 	case "system":
 		c.system(r, agent)
 	case "attachment":

@@ -25,8 +25,14 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 		if !ok {
 			idx = len(c.out.Spans)
 			c.chats[key] = idx
+			// A chat span runs from the record that prompted it (the user
+			// turn or tool result before it) to its last response line.
+			start := r.NS
+			if agent.prompted > 0 && agent.prompted < r.NS {
+				start = agent.prompted
+			}
 			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.pass(leak.Model, model), Kind: 3,
-				Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
+				Start: start, End: r.NS, Attrs: receipt.Attrs{
 					{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
 					{Key: "gen_ai.provider.name", Value: receipt.S("anthropic")},
 					{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
@@ -99,10 +105,14 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 		spanName += " " + name
 	case strings.HasPrefix(name, "mcp__"):
 		t.mcpServer, t.mcpTool = splitMCP(name)
+		tool := c.nameAttr("mcp.tool", t.mcpTool)
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool))
+			c.nameAttr("mcp.server", t.mcpServer), tool)
+		spanName = toolSpanName(tool)
 	default:
-		attrs = append(attrs, c.nameAttr("gen_ai.tool", name))
+		tool := c.nameAttr("gen_ai.tool", name)
+		attrs = append(attrs, tool)
+		spanName = toolSpanName(tool)
 	}
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
 	c.tools[key] = t

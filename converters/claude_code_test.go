@@ -49,7 +49,7 @@ func spansOf(t *testing.T, trace []byte) map[string]span {
 	return out
 }
 
-// chain is the names from a span up to the root: "invoke_agent < execute_tool Agent < invoke_agent".
+// chain is the names from a span up to the root: "invoke_agent < execute_tool Agent < invoke_agent claude-code".
 func chain(spans map[string]span, id string) string {
 	var names []string
 	for id != "" {
@@ -101,14 +101,14 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 		link     string
 		extra    map[string]string // span name -> chain
 	}{
-		{"samples/claude_code/basic", "invoke_agent < execute_tool Agent < invoke_agent", "sidecar_tool_use_id",
-			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Agent < invoke_agent",
-				"chat claude-haiku-4-5": "chat claude-haiku-4-5 < invoke_agent < execute_tool Agent < invoke_agent",
-				"execute_tool Bash":     "execute_tool Bash < invoke_agent"}},
-		{"samples/claude_code/v1_inline", "invoke_agent < execute_tool Task < invoke_agent", "prompt_digest",
-			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Task < invoke_agent"}},
-		{"samples/claude_code/v20_siblings", "invoke_agent < execute_tool Task < invoke_agent", "prompt_digest",
-			map[string]string{"chat claude-haiku-4-5-20251001": "chat claude-haiku-4-5-20251001 < invoke_agent < execute_tool Task < invoke_agent"}},
+		{"samples/claude_code/basic", "invoke_agent < execute_tool Agent < invoke_agent claude-code", "sidecar_tool_use_id",
+			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Agent < invoke_agent claude-code",
+				"chat claude-haiku-4-5": "chat claude-haiku-4-5 < invoke_agent < execute_tool Agent < invoke_agent claude-code",
+				"execute_tool Bash":     "execute_tool Bash < invoke_agent claude-code"}},
+		{"samples/claude_code/v1_inline", "invoke_agent < execute_tool Task < invoke_agent claude-code", "prompt_digest",
+			map[string]string{"execute_tool Grep": "execute_tool Grep < invoke_agent < execute_tool Task < invoke_agent claude-code"}},
+		{"samples/claude_code/v20_siblings", "invoke_agent < execute_tool Task < invoke_agent claude-code", "prompt_digest",
+			map[string]string{"chat claude-haiku-4-5-20251001": "chat claude-haiku-4-5-20251001 < invoke_agent < execute_tool Task < invoke_agent claude-code"}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.dir), func(t *testing.T) {

@@ -182,13 +182,17 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 	spanName := "execute_tool"
 	switch {
 	case t.mcpServer != "":
+		tool := c.nameAttr("mcp.tool", t.mcpTool)
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool))
+			c.nameAttr("mcp.server", t.mcpServer), tool)
+		spanName = toolSpanName(tool)
 	case codexBuiltinTools[name]:
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
 		spanName += " " + name
 	default:
-		attrs = append(attrs, c.nameAttr("gen_ai.tool", name))
+		tool := c.nameAttr("gen_ai.tool", name)
+		attrs = append(attrs, tool)
+		spanName = toolSpanName(tool)
 	}
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
 	c.tools[key] = t

@@ -130,10 +130,10 @@ func TestCodexSpans(t *testing.T) {
 	parent := byName["rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"]
 	spans := spansOf(t, parent.Trace)
 	ids := find(spans, "subagent.spawned")
-	if len(ids) != 1 || chain(spans, ids[0]) != "invoke_agent < execute_tool spawn_agent < invoke_agent" {
+	if len(ids) != 1 || chain(spans, ids[0]) != "invoke_agent < execute_tool spawn_agent < invoke_agent codex" {
 		t.Errorf("subagent spans %v", ids)
 	}
-	for _, want := range []string{"execute_tool shell < invoke_agent", "execute_tool apply_patch < invoke_agent", "execute_tool tool_search < invoke_agent"} {
+	for _, want := range []string{"execute_tool shell < invoke_agent codex", "execute_tool apply_patch < invoke_agent codex", "execute_tool tool_search < invoke_agent codex"} {
 		found := false
 		for id := range spans {
 			if chain(spans, id) == want {

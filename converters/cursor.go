@@ -121,12 +121,13 @@ type cursorTool struct {
 
 type cursorState struct {
 	native
-	fileID  string
-	model   string
-	cur     string // span key of the agent the records belong to; "" is the root
-	file    int
-	fileRel string
-	bound   map[string]bool // task tool keys whose subagent transcript was read
+	prompted int64 // time of the last user or tool record: the next chat span starts there
+	fileID   string
+	model    string
+	cur      string // span key of the agent the records belong to; "" is the root
+	file     int
+	fileRel  string
+	bound    map[string]bool // task tool keys whose subagent transcript was read
 
 	stream, transcript bool
 	tools              map[string]*cursorTool
@@ -225,10 +226,18 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.counts["system_"+cursorSubtype(r)]++
 	case "user":
 		c.user(r)
+		c.prompted = r.NS // 0 when the prompt has no time: the first thinking line then says when the call began
+	case "thinking":
+		if c.prompted == 0 {
+			c.prompted = r.NS
+		}
 	case "assistant":
 		c.assistant(r)
 	case "tool_call":
 		c.toolCall(r)
+		if r.NS > 0 && r.JSON.Get("subtype").Str == "completed" {
+			c.prompted = r.NS // a tool's result prompts the next model call
+		}
 	case "result":
 		c.result = true
 		c.usage = r.JSON.Get("usage")
@@ -236,7 +245,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 			c.counts["failed_runs"]++
 		}
 		if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
-			c.out.Span.Set("cursor.duration_ms", receipt.I(d.Int()))
+			c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
 		}
 	case "turn_ended":
 		c.counts["turns"]++

@@ -52,7 +52,12 @@ func (c *cursorState) assistant(r Record) {
 		if c.model != "" {
 			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 		}
-		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: c.chatName(), Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
+		start := r.NS
+		if c.prompted > 0 && c.prompted < r.NS {
+			start = c.prompted // from the record that prompted the call
+		}
+		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: c.chatName(), Kind: 3, Start: start, End: r.NS, Attrs: attrs})
+		c.prompted = 0
 		c.counts["model_calls"]++
 	}
 	touchSpan(&c.out.Spans[idx], r.NS)
@@ -162,13 +167,17 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 	switch {
 	case name == "mcpToolCall":
 		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
+		tool := c.nameAttr("mcp.tool", t.mcpTool)
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool))
+			c.nameAttr("mcp.server", t.mcpServer), tool)
+		spanName = toolSpanName(tool)
 	case cursorBuiltinTools[name]:
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
 		spanName += " " + name
 	case name != "":
-		attrs = append(attrs, c.nameAttr("gen_ai.tool", name))
+		tool := c.nameAttr("gen_ai.tool", name)
+		attrs = append(attrs, tool)
+		spanName = toolSpanName(tool)
 	}
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t

@@ -2,6 +2,7 @@ package converters
 
 import (
 	"fmt"
+	"github.com/contextreceipts/convert/internal/leak"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -10,8 +11,9 @@ import (
 // A Move maps one input field to one attribute. Scenario converters are
 // tables of moves; the few things a table cannot say go in a Then hook.
 type Move struct {
-	Path     string // input field (gjson path); "" for moves that read none
-	Pass     bool   // the field's token values may appear verbatim in output
+	Path     string     // input field (gjson path); "" for moves that read none
+	Pass     bool       // the field's token values may appear verbatim in output
+	Shape    leak.Shape // the shape of a pass-through field's values (leak.Label unless set)
 	Required bool
 	apply    func(s *Session, v gjson.Result, a *receipt.Attrs) error
 }
@@ -45,12 +47,17 @@ func Hash(path, key string) Move {
 	}}
 }
 
-// Int copies a whole number.
+// Int copies a whole number: a count, declared as such (leak.Count), so a
+// number above leak.MaxCount (a card or phone number in a count field) is
+// refused rather than copied.
 func Int(path, key string) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Pass: true, Shape: leak.Count, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		n, err := wholeNumber(path, v)
 		if err != nil {
 			return err
+		}
+		if n < 0 || n > leak.MaxCount {
+			return fmt.Errorf("field %q must be a count from 0 to 2^40", path)
 		}
 		a.Set(key, receipt.I(n))
 		return nil

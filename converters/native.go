@@ -120,6 +120,10 @@ func (c *native) nameAttr(key, v string) receipt.Attr {
 	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
 }
 
+// toolSpanName names a tool's span after the tool: its name when names are
+// revealed, else its digest (a viewer then still tells two tools apart).
+func toolSpanName(tool receipt.Attr) string { return "execute_tool " + tool.Value.Str }
+
 // digest hashes a value: text as text, anything else as canonical JSON.
 func (c *native) digest(v gjson.Result) string {
 	if v.Type == gjson.String {

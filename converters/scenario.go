@@ -153,6 +153,9 @@ func registerScenario(sc Scenario) {
 		for _, m := range r.Moves {
 			if m.Pass && m.Path != "" {
 				pass[m.Path] = leak.Label
+				if m.Shape != leak.None {
+					pass[m.Path] = m.Shape
+				}
 			}
 		}
 	}

@@ -320,13 +320,13 @@ func TestHookBudget(t *testing.T) {
 	}
 	f.Close()
 	start := time.Now()
-	code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--budget", "300ms")
+	code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--budget", "50ms")
 	took := time.Since(start)
 	if code != 0 || stdout+stderr != "" {
 		t.Fatalf("exit %d, %q %q", code, stdout, stderr)
 	}
 	if took > 1500*time.Millisecond {
-		t.Errorf("the hook took %s with a 300ms budget", took)
+		t.Errorf("the hook took %s with a 50ms budget", took)
 	}
 	log := waitFor(t, filepath.Join(data, "hook.log"), "converted")
 	if !strings.Contains(log, "continues in the background") {

@@ -32,6 +32,8 @@ type Options struct {
 	Hash      receipt.Hasher
 	MaxDiags  int  // warnings printed per input before they are only counted; 20 if 0
 	Reveal    bool // --reveal names: see converters.Env.RevealNames
+	// ServiceName overrides the trace's service.name (the agent by default).
+	ServiceName string
 	// Progress, when set, is advanced by the bytes read in pass one.
 	Progress *atomic.Int64
 }
@@ -232,6 +234,9 @@ func (f *file) read() error {
 	// Paths are the user's words, not input content: an input named after
 	// something its records also say is not a leak.
 	f.input.Pass(path.Base(f.rel))
+	if f.opt.ServiceName != "" {
+		f.input.Pass(f.opt.ServiceName) // the user's own words
+	}
 	for _, s := range f.srcs {
 		f.input.Pass(s.path)
 		f.input.Pass(path.Base(s.path))

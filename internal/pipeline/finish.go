@@ -203,7 +203,22 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 	attrs = append(attrs, f.out.Span...)
 	attrs.Set("convert.converter", receipt.S(f.conv.Name))
 	attrs.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
-	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: f.conv.SpanName, Kind: otlp.KindInternal,
+	// The trace is the agent's: its service is the agent (claude-code,
+	// codex, ...), its root "invoke_agent <agent>"; convert is the
+	// instrumentation scope and the telemetry.sdk that wrote it.
+	agent := f.conv.Name
+	if v, ok := f.out.Span.Get("gen_ai.agent.name"); ok && v.Kind == receipt.String && v.Str != "" {
+		agent = v.Str
+	}
+	service := agent
+	if f.opt.ServiceName != "" {
+		service = f.opt.ServiceName
+	}
+	rootName := f.conv.SpanName
+	if rootName == "invoke_agent" {
+		rootName += " " + agent
+	}
+	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
 		Start: f.start, End: f.end, Attrs: attrs}}
 	index := map[string]int{"": 0}
 	for _, sp := range f.out.Spans {
@@ -241,7 +256,9 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		}
 	}
 	return otlp.Trace{
-		Resource:     receipt.Attrs{{Key: "service.name", Value: receipt.S("convert")}, {Key: "service.version", Value: receipt.S(Version)}},
+		Resource: receipt.Attrs{{Key: "service.name", Value: receipt.S(service)},
+			{Key: "telemetry.sdk.name", Value: receipt.S("convert")}, {Key: "telemetry.sdk.version", Value: receipt.S(Version)},
+			{Key: "telemetry.sdk.language", Value: receipt.S("go")}},
 		ScopeName:    scopePrefix + f.conv.Name,
 		ScopeVersion: Version,
 		Spans:        spans,
