@@ -231,6 +231,24 @@ func (c *Checker) typedPart(p string) bool {
 	return true
 }
 
+// ownPart reports a part that is ours (vocabulary, digest, number), whole or
+// as dotted segments: no input, so no secret, can be in it.
+func (c *Checker) ownPart(p string) bool {
+	own := func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || isNumber(w) }
+	if own(p) {
+		return true
+	}
+	if !strings.Contains(p, ".") {
+		return false
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if !own(seg) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *Checker) typedWhole(p string) bool {
 	return p == "" || c.o.vocab[p] || receipt.IsDigest(p) || isNumber(p) || c.isPass(p)
 }
@@ -245,13 +263,22 @@ func (c *Checker) build() {
 		if c.o.vocab[s] || receipt.IsDigest(s) {
 			continue // the program's own strings, and digests: neither can carry content
 		}
-		if k := SecretKind(s); k != "" {
-			c.found = append(c.found, Finding{Where: c.o.where[i], What: "secret-shaped token (" + k + ")"})
-		}
-		if c.isPass(s) || isNumber(s) {
+		if isNumber(s) {
 			continue
 		}
 		parts := splitParts(s)
+		if all(parts, c.ownPart) {
+			continue // made of our own words, digests and numbers only
+		}
+		// No secret has the shape of a UUID or a time: spare the patterns.
+		if !isUUID(s) && !isTime(s) {
+			if k := SecretKind(s); k != "" {
+				c.found = append(c.found, Finding{Where: c.o.where[i], What: "secret-shaped token (" + k + ")"})
+			}
+		}
+		if c.isPass(s) {
+			continue
+		}
 		if len(parts) > 0 && all(parts, c.typedPart) {
 			continue
 		}

@@ -103,9 +103,8 @@ var secretTrigrams = []string{
 	"hvs.", "hvb.", "atlasv", "nrak", "nrjs", "nrii", "sntr", "gsk_", "xai-", "pplx", "atatt", "0q~", "1q~", "2q~", "3q~", "4q~", "5q~", "6q~", "7q~", "8q~", "9q~", "://",
 	"-----", "bearer", "token", "secret", "passw", "api_key", "apikey", "ccess_key", "ccesskey", "countkey",
 	"private_key",
-	// Twilio: SK or AC, then hex.
-	"sk0", "sk1", "sk2", "sk3", "sk4", "sk5", "sk6", "sk7", "sk8", "sk9", "ska", "skb", "skc", "skd", "ske", "skf",
-	"ac0", "ac1", "ac2", "ac3", "ac4", "ac5", "ac6", "ac7", "ac8", "ac9", "aca", "acb", "acc", "acd", "ace", "acf",
+	// Twilio's SK/AC + hex is found by twilioLike: as folded trigrams,
+	// "ac" + a hex digit is in half the UUIDs and ids.
 }
 
 // trigramBits holds the first three bytes of each secretTrigrams entry,
@@ -127,6 +126,9 @@ func mayHoldSecret(s string) bool {
 	if len(s) < 10 {
 		return false // the shortest match ("token:abcd") has 10 bytes
 	}
+	if twilioLike(s) {
+		return true
+	}
 	a, b := fold(s[0]), fold(s[1])
 	for i := 2; i < len(s); i++ {
 		c := fold(s[i])
@@ -136,4 +138,24 @@ func mayHoldSecret(s string) bool {
 		a, b = b, c
 	}
 	return false
+}
+
+// twilioLike reports "SK" or "AC" (upper case, as Twilio writes them)
+// followed by 32 hex digits.
+func twilioLike(s string) bool {
+	for i := 0; i+34 <= len(s); i++ {
+		if (s[i] == 'S' && s[i+1] == 'K' || s[i] == 'A' && s[i+1] == 'C') && allHex(s[i+2:i+34]) {
+			return true
+		}
+	}
+	return false
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
 }
