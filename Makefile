@@ -138,7 +138,7 @@ FUZZTIME ?= 60s
 # Minimizing each new interesting input (60 s by default) ate most of the
 # converter targets' time on whole-file inputs: keep it short.
 FUZZMINIMIZETIME ?= 2s
-FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck \
+FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare \
 	./internal/schema:FuzzDifferential
 .PHONY: fuzz

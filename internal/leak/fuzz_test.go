@@ -3,6 +3,7 @@ package leak
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,4 +66,71 @@ func FuzzLeakCheck(f *testing.F) {
 
 func isDigestLike(s string) bool {
 	return strings.HasPrefix(s, "sha256:") && len(s) == 71 || strings.HasPrefix(s, "hmac-sha256:") && len(s) == 76
+}
+
+// FuzzLeakCheckKeysAndNumbers: raw text planted as an object key is found
+// in an output exactly as it is as a value (case changed too), and a raw
+// number of 6+ digits copied to an output number is found, while the same
+// number in a declared count field is not.
+func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
+	f.Add("CANARY-tenant-payroll-export", uint64(4111111111111111), true)
+	f.Add("acme", uint64(123456), false)
+	f.Add("x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df", uint64(5551234567), true)
+	f.Fuzz(func(t *testing.T, raw string, num uint64, upper bool) {
+		doc, err := json.Marshal(map[string]any{"result": map[string]int{raw: 1}})
+		if err != nil {
+			return
+		}
+		var keys map[string]map[string]int
+		if json.Unmarshal(doc, &keys) != nil {
+			return
+		}
+		for k := range keys["result"] {
+			raw = k // as JSON decodes it
+		}
+		if raw == "" || strings.ContainsAny(raw, " =,;()[]\n\t\".:") || isNumber(raw) {
+			return // separators make composite parts; a number string is a number
+		}
+		planted := raw
+		if upper {
+			planted = strings.ToUpper(raw)
+		}
+		in := NewInput()
+		in.Line(doc, nil)
+		o := NewOutputs(nil)
+		o.Add(planted, "output")
+		c := o.Check(in)
+		c.Line(doc, 1, nil)
+		if len(c.Findings()) == 0 && !isDigestLike(planted) && isASCII(raw) {
+			t.Fatalf("a key %q copied to an output was not found", raw)
+		}
+
+		if num < 100000 || num > 1<<53 {
+			return
+		}
+		lit := strconv.FormatUint(num, 10)
+		ndoc := []byte(`{"x":{"v":` + lit + `},"usage":{"input_tokens":1}}`)
+		in = NewInput()
+		in.Line(ndoc, Paths{"usage.input_tokens": Count})
+		o = NewOutputs(nil)
+		o.AddNumber(lit, "output")
+		if len(o.Check(in).Findings()) == 0 {
+			t.Fatalf("a raw number %s copied to an output was not found", lit)
+		}
+		cdoc := []byte(`{"usage":{"input_tokens":` + lit + `}}`)
+		in = NewInput()
+		in.Line(cdoc, Paths{"usage.input_tokens": Count})
+		if fs := o.Check(in).Findings(); len(fs) != 0 && num <= MaxCount {
+			t.Fatalf("a declared count %s was reported: %+v", lit, fs)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

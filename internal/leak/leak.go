@@ -185,6 +185,7 @@ type Checker struct {
 	short   map[string]int32 // folded untyped strings and parts of 1-7 bytes -> indexed string
 	shortW  []string         // where of each short entry's string
 	cands   map[[2]int32]int // leaking span -> first input line
+	flagged []bool           // indexed strings that already have a finding
 	found   []Finding
 	scratch []byte
 	pathBuf []byte // reused by Line
@@ -294,6 +295,7 @@ func (c *Checker) build() {
 			}
 		}
 	}
+	c.flagged = make([]bool, len(c.starts))
 	sort.Slice(c.wins, func(i, j int) bool {
 		if c.wins[i].key != c.wins[j].key {
 			return c.wins[i].key < c.wins[j].key
@@ -461,6 +463,9 @@ func (c *Checker) Raw(v string, line int) {
 	for k := 0; k+8 <= len(v); k += 8 {
 		ws := c.lookup(fold64(loadStr64(v, k)))
 		for _, w := range ws {
+			if c.flagged[w.str] {
+				continue // one finding per output string: repetitive text stays linear
+			}
 			lo, hi := c.starts[w.str], c.end(w.str)
 			a, b := w.pos, w.pos+8
 			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == fold(v[i]); i-- {
@@ -477,6 +482,10 @@ func (c *Checker) Raw(v string, line int) {
 }
 
 func (c *Checker) candidate(a, b int32, line int) {
+	if b-a >= 16 {
+		_, _, idx := c.bounds(a)
+		c.flagged[idx] = true
+	}
 	key := [2]int32{a, b}
 	if _, ok := c.cands[key]; !ok {
 		c.cands[key] = line
