@@ -296,6 +296,7 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 		c.parent = c.pass(leak.ID, parent)
 		a = append(a, receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.parent)})
 		c.out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
+		c.out.Links = append(c.out.Links, Link{TraceKey: c.parent, Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("parent_rollout")}}})
 	}
 	c.out.Span.Set("subagent.depth", receipt.I(depth))
 	c.emit(r, "", "subagent.spawned", a)

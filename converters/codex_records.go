@@ -487,13 +487,16 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 	}
 	c.agents[thread] = key
 	c.counts["subagents"]++
+	// The child's rollout is its own trace: link this span to its root
+	// (the child links back to the parent's root), both ways.
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS,
 		Attrs: receipt.Attrs{
 			{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 			{Key: "gen_ai.agent.name", Value: receipt.S("codex-subagent")},
 			{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			{Key: "subagent.link", Value: receipt.S(link)},
-		}})
+		},
+		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})
 	c.emit(r, key, "subagent.spawned", receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S(link)},
 		{Key: "subagent.depth", Value: receipt.I(1)},

@@ -134,6 +134,7 @@ type Output struct {
 	TraceKey string // e.g. the session id; "" lets the pipeline use the input digest
 	Spans    []Span
 	Summary  receipt.Attrs // added to convert.summary (keys must be in its schema)
+	Links    []Link        // links of the root span
 }
 
 // Span is a child span. Keys are unique within an input; span ids derive
@@ -145,6 +146,16 @@ type Span struct {
 	Start, End  int64 // unix nanoseconds
 	Error       bool
 	Attrs       receipt.Attrs
+	Links       []Link
+}
+
+// Link points a span at the root span of another input's trace: the
+// pipeline derives that trace's id from the converter and the key (the
+// session or thread id) exactly as it derives every trace id, so two
+// rollouts link to each other without either being read twice.
+type Link struct {
+	TraceKey string // the other trace's TraceKey (its session or thread id)
+	Attrs    receipt.Attrs
 }
 
 // Emit appends an event.

@@ -460,12 +460,22 @@ func (c *Checker) Raw(v string, line int) {
 		}
 		return
 	}
+	// done holds a few keys whose windows all sit in strings that already
+	// have a finding: repetitive text probes the same keys again and again.
+	var done [32]uint64
+	nd := 0
 	for k := 0; k+8 <= len(v); k += 8 {
-		ws := c.lookup(fold64(loadStr64(v, k)))
+		key := fold64(loadStr64(v, k))
+		if slices.Contains(done[:min(nd, len(done))], key) {
+			continue
+		}
+		ws := c.lookup(key)
+		allFlagged := len(ws) > 0
 		for _, w := range ws {
 			if c.flagged[w.str] {
 				continue // one finding per output string: repetitive text stays linear
 			}
+			allFlagged = false
 			lo, hi := c.starts[w.str], c.end(w.str)
 			a, b := w.pos, w.pos+8
 			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == fold(v[i]); i-- {
@@ -478,7 +488,20 @@ func (c *Checker) Raw(v string, line int) {
 				c.candidate(a, b, line)
 			}
 		}
+		if allFlagged || (len(ws) > 0 && allIn(c.flagged, ws)) {
+			done[nd%len(done)] = key
+			nd++
+		}
 	}
+}
+
+func allIn(flagged []bool, ws []window) bool {
+	for _, w := range ws {
+		if !flagged[w.str] {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Checker) candidate(a, b int32, line int) {

@@ -43,6 +43,15 @@ type Span struct {
 	Error      bool  // status ERROR (a failed tool call, say); unset otherwise
 	Attrs      receipt.Attrs
 	Events     []Event
+	Links      []Link
+}
+
+// Link points from a span to a span of another trace (a subagent's own
+// trace, the parent that spawned it).
+type Link struct {
+	TraceID TraceID
+	SpanID  SpanID
+	Attrs   receipt.Attrs
 }
 
 // Event is one span event.
@@ -129,7 +138,14 @@ type jsonSpan struct {
 	EndTimeUnixNano   string         `json:"endTimeUnixNano"`
 	Attributes        []jsonKeyValue `json:"attributes,omitempty"`
 	Events            []jsonEvent    `json:"events,omitempty"`
+	Links             []jsonLink     `json:"links,omitempty"`
 	Status            *jsonStatus    `json:"status,omitempty"`
+}
+
+type jsonLink struct {
+	TraceID    string         `json:"traceId"`
+	SpanID     string         `json:"spanId"`
+	Attributes []jsonKeyValue `json:"attributes,omitempty"`
 }
 
 type jsonStatus struct {
@@ -183,6 +199,9 @@ func Write(w io.Writer, t Trace) error {
 		}
 		for _, e := range s.Events {
 			js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
+		}
+		for _, l := range s.Links {
+			js.Links = append(js.Links, jsonLink{TraceID: l.TraceID.String(), SpanID: l.SpanID.String(), Attributes: keyValues(l.Attrs)})
 		}
 		spans[i] = js
 	}

@@ -101,6 +101,12 @@ func (v *validator) span(p string, s jsonSpan) {
 		}
 		v.attrs(q+".attributes", e.Attributes)
 	}
+	for i, l := range s.Links {
+		q := fmt.Sprintf("%s.links[%d]", p, i)
+		v.hexID(q+".traceId", l.TraceID, 32)
+		v.hexID(q+".spanId", l.SpanID, 16)
+		v.attrs(q+".attributes", l.Attributes)
+	}
 }
 
 func (v *validator) hexID(path, id string, n int) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/contextreceipts/convert/converters"
 	"path"
 	"sort"
 	"strconv"
@@ -219,7 +220,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		rootName += " " + agent
 	}
 	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
-		Start: f.start, End: f.end, Attrs: attrs}}
+		Start: f.start, End: f.end, Attrs: attrs, Links: f.links(f.out.Links)}}
 	index := map[string]int{"": 0}
 	for _, sp := range f.out.Spans {
 		start, end := sp.Start, sp.End
@@ -231,7 +232,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		}
 		index[sp.Key] = len(spans)
 		spans = append(spans, otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
-			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs})
+			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs, Links: f.links(sp.Links)})
 	}
 	summary := f.summary(0, 0)
 	// The trace carries the summary without the leak check's figures: they
@@ -255,6 +256,19 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 			spans[i].End = max(spans[i].End, e.Time)
 		}
 	}
+	// A child that ends after its parent says why, so a viewer's warning
+	// has an answer: a subagent goes on after the call that spawned it
+	// returned; anything else was recorded after its parent ended.
+	for i, sp := range f.out.Spans {
+		child, parent := &spans[i+1], &spans[index[sp.Parent]]
+		if child.End > parent.End {
+			why := "recorded_after_parent_ended"
+			if strings.HasPrefix(child.Name, "invoke_agent") {
+				why = "subagent_runs_after_spawn_call_returned"
+			}
+			child.Attrs = append(append(receipt.Attrs(nil), child.Attrs...), receipt.Attr{Key: "convert.span.ends_after_parent", Value: receipt.S(why)})
+		}
+	}
 	return otlp.Trace{
 		Resource: receipt.Attrs{{Key: "service.name", Value: receipt.S(service)},
 			{Key: "telemetry.sdk.name", Value: receipt.S("convert")}, {Key: "telemetry.sdk.version", Value: receipt.S(Version)},
@@ -263,6 +277,20 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		ScopeVersion: Version,
 		Spans:        spans,
 	}
+}
+
+// links resolves a converter's links: the other trace's id is derived from
+// the converter and its key as this one's is, and a link points at its root.
+func (f *file) links(ls []converters.Link) []otlp.Link {
+	var out []otlp.Link
+	for _, l := range ls {
+		if l.TraceKey == "" {
+			continue
+		}
+		tid := otlp.NewTraceID(f.conv.Name, l.TraceKey)
+		out = append(out, otlp.Link{TraceID: tid, SpanID: otlp.NewSpanID(tid, "root"), Attrs: l.Attrs})
+	}
+	return out
 }
 
 // scopePrefix names the instrumentation scope of each converter's spans.
