@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math/big"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,9 +24,11 @@ type node struct {
 	hasConst  bool
 	constant  any
 	enum      []any
-	pattern   *regexp.Regexp
+	pattern   matcher
 	minLength int
 	minimum   *big.Rat
+	minInt    int64 // minimum, when it is an integer that fits (minIntOK)
+	minIntOK  bool
 	required  []string
 	props     map[string]*node
 	addl      *node
@@ -48,11 +49,11 @@ type fastCompiler struct {
 	fsys     fs.FS
 	docs     map[string]any   // file URL (no fragment) -> parsed document
 	nodes    map[string]*node // absolute URL with fragment -> compiled node
-	patterns map[string]*regexp.Regexp
+	patterns map[string]matcher
 }
 
 func newFastCompiler(fsys fs.FS) *fastCompiler {
-	return &fastCompiler{fsys: fsys, docs: map[string]any{}, nodes: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
+	return &fastCompiler{fsys: fsys, docs: map[string]any{}, nodes: map[string]*node{}, patterns: map[string]matcher{}}
 }
 
 // compileURL compiles the schema at an absolute URL (base + file path, with
@@ -212,7 +213,7 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 				return fmt.Errorf("pattern is not a string")
 			}
 			if n.pattern = c.patterns[s]; n.pattern == nil {
-				if n.pattern, err = regexp.Compile(s); err == nil {
+				if n.pattern, err = compilePattern(s); err == nil {
 					c.patterns[s] = n.pattern
 				}
 			}
@@ -230,6 +231,9 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 			}
 			if !ok {
 				return fmt.Errorf("minimum %v", e)
+			}
+			if n.minimum.IsInt() && n.minimum.Num().IsInt64() {
+				n.minInt, n.minIntOK = n.minimum.Num().Int64(), true
 			}
 		case "required":
 			l, ok := e.([]any)
@@ -327,13 +331,16 @@ func (n *node) valid(v any) bool {
 		if n.minLength >= 0 && utf8.RuneCountInString(t) < n.minLength {
 			return false
 		}
-		if n.pattern != nil && !n.pattern.MatchString(t) {
+		if n.pattern != nil && !n.pattern(t) {
 			return false
 		}
 	case json.Number:
 		if n.minimum != nil {
-			r, ok := rat(t)
-			if !ok || r.Cmp(n.minimum) < 0 {
+			if i, ok := smallInt(t); ok && n.minIntOK {
+				if i < n.minInt {
+					return false
+				}
+			} else if r, ok := rat(t); !ok || r.Cmp(n.minimum) < 0 {
 				return false
 			}
 		}
@@ -408,6 +415,9 @@ func typeOK(types []string, v any) bool {
 				return true
 			}
 			if t == "integer" {
+				if _, ok := smallInt(x); ok {
+					return true
+				}
 				if r, ok := rat(x); ok && r.IsInt() {
 					return true
 				}
@@ -415,6 +425,25 @@ func typeOK(types []string, v any) bool {
 		}
 	}
 	return false
+}
+
+// smallInt is a JSON number written as a plain integer of at most 18
+// digits ("-0" is 0), the common case, without big.Rat.
+func smallInt(n json.Number) (int64, bool) {
+	s := string(n)
+	if len(s) == 0 || len(s) > 19 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c == '-' && i == 0) {
+			return 0, false
+		}
+	}
+	if len(s) > 18 && s[0] != '-' {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
 }
 
 // rat is the exact value of a JSON number, as jsonschema reads it.

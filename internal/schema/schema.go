@@ -295,14 +295,21 @@ func describe(err error) error {
 	return errors.New(strings.Join(leaves, "; "))
 }
 
-var quotedList = regexp.MustCompile(`'[^']*'(?:, '[^']*')+`)
+// A name as jsonschema quotes it: in single quotes, with \' and \\ escapes
+// (so a name may hold quotes and ", " itself).
+const quotedName = `'(?:[^'\\]|\\.)*'`
+
+var (
+	quotedList = regexp.MustCompile(quotedName + `(?:, ` + quotedName + `)+`)
+	quotedItem = regexp.MustCompile(quotedName)
+)
 
 // sortLists orders the quoted names a message lists ("additionalProperties
 // 'b', 'a' not allowed"): the validator builds them from maps, and messages
 // must not change between runs.
 func sortLists(msg string) string {
 	return quotedList.ReplaceAllStringFunc(msg, func(l string) string {
-		items := strings.Split(l, ", ")
+		items := quotedItem.FindAllString(l, -1)
 		sort.Strings(items)
 		return strings.Join(items, ", ")
 	})
