@@ -280,7 +280,7 @@ func (g *gen) image(sid, version string) []byte {
 	for i := range raw {
 		raw[i] = byte(g.r.Uint32())
 	}
-	line, _ := json.Marshal(map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": "/home/dev/app",
+	line, _ := json.Marshal(map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": "/srv/dev/app",
 		"sessionId": sid, "version": version, "gitBranch": "main", "type": "user", "uuid": g.uuid(), "timestamp": "2026-05-01T10:00:00.000Z",
 		"message": map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(raw)}},
@@ -409,7 +409,7 @@ func Generate(dir string, spec Spec) (Corpus, error) {
 		tail = 1 + int(ccBudget/(300<<20))
 	}
 	err = g.fill(ccBudget, tail, func(size int64) (int64, error) {
-		project := filepath.Join(c.Claude, "projects", fmt.Sprintf("-home-dev-src-project-%02d", g.r.IntN(40)))
+		project := filepath.Join(c.Claude, "projects", fmt.Sprintf("-srv-dev-src-project-%02d", g.r.IntN(40)))
 		return g.claudeSession(project, size, true)
 	})
 	if err != nil {
@@ -425,7 +425,7 @@ func Generate(dir string, spec Spec) (Corpus, error) {
 	}
 	if spec.BigBytes > 0 {
 		c.Big = filepath.Join(dir, "big")
-		project := filepath.Join(c.Big, "projects", "-home-dev-src-monorepo")
+		project := filepath.Join(c.Big, "projects", "-srv-dev-src-monorepo")
 		sid := g.uuid()
 		c.BigFile = filepath.Join(project, sid+".jsonl")
 		f, err := create(c.BigFile, sid)

@@ -101,7 +101,7 @@ func writeSeeds(t *testing.T) string {
 	for i := range 2 {
 		sid := fmt.Sprintf("019e%04x-1cf7-72a3-92f5-c0aa98fb134e", i)
 		var b strings.Builder
-		fmt.Fprintf(&b, `{"timestamp":"2026-06-18T04:57:49.150Z","type":"session_meta","payload":{"id":"%s","cwd":"/home/x"}}`+"\n", sid)
+		fmt.Fprintf(&b, `{"timestamp":"2026-06-18T04:57:49.150Z","type":"session_meta","payload":{"id":"%s","cwd":"/srv/x"}}`+"\n", sid)
 		for j := range 80 {
 			fmt.Fprintf(&b, `{"type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"call_%020d","arguments":"{}"}}`+"\n", i*100+j)
 			fmt.Fprintf(&b, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_%020d","output":"%s"}}`+"\n", i*100+j, strings.Repeat("y", 300))

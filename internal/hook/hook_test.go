@@ -19,8 +19,8 @@ func TestParseClaude(t *testing.T) {
 		want     Payload
 		err      string
 	}{
-		{"session end", `{"session_id":"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b","transcript_path":"/home/CANARY/.claude/projects/-x/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl","cwd":"/home/CANARY","hook_event_name":"SessionEnd","reason":"exit"}`,
-			Payload{Agent: "claude-code", Event: "SessionEnd", SessionID: "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", Transcript: "/home/CANARY/.claude/projects/-x/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"}, ""},
+		{"session end", `{"session_id":"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b","transcript_path":"/Users/CANARY/.claude/projects/-x/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl","cwd":"/Users/CANARY","hook_event_name":"SessionEnd","reason":"exit"}`,
+			Payload{Agent: "claude-code", Event: "SessionEnd", SessionID: "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", Transcript: "/Users/CANARY/.claude/projects/-x/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"}, ""},
 		{"an event name that is not a token is dropped", `{"transcript_path":"/a/b.jsonl","hook_event_name":"CANARY secret words"}`,
 			Payload{Agent: "claude-code", Transcript: "/a/b.jsonl"}, ""},
 		{"garbage", `CANARY not json`, Payload{}, "not a JSON object"},
@@ -121,12 +121,12 @@ func TestDataDir(t *testing.T) {
 	}{
 		{map[string]string{"CONVERT_DATA_DIR": "/d"}, "linux", "/d"},
 		{map[string]string{"XDG_DATA_HOME": "/x"}, "linux", "/x/convert"},
-		{nil, "linux", "/home/u/.local/share/convert"},
-		{nil, "darwin", "/home/u/Library/Application Support/convert"},
+		{nil, "linux", "/srv/u/.local/share/convert"},
+		{nil, "darwin", "/srv/u/Library/Application Support/convert"},
 		{map[string]string{"XDG_DATA_HOME": "/x"}, "darwin", "/x/convert"},
 		{map[string]string{"LOCALAPPDATA": "/l", "XDG_DATA_HOME": "/x"}, "windows", "/l/convert"},
 	} {
-		got := DataDir(func(k string) string { return tc.env[k] }, tc.goos, "/home/u")
+		got := DataDir(func(k string) string { return tc.env[k] }, tc.goos, "/srv/u")
 		if filepath.ToSlash(got) != tc.want {
 			t.Errorf("%s %v: %q, want %q", tc.goos, tc.env, got, tc.want)
 		}
@@ -270,7 +270,7 @@ func TestMergeCodex(t *testing.T) {
 		{"only tables", "[profiles.a]\nmodel = \"x\"\n", true, nil},
 		{"no final newline", "model = \"o3\"", true, nil},
 		{"ours already", "notify = [\"convert\", \"hook\", \"codex\"]\n[x]\n", false, nil},
-		{"another program", "notify = [\"python3\", \"/home/u/notify.py\"]\n", false, ErrOtherNotify},
+		{"another program", "notify = [\"python3\", \"/srv/u/notify.py\"]\n", false, ErrOtherNotify},
 		{"another program over lines", "notify = [\n  \"python3\",\n  \"n.py\",\n]\n", false, ErrOtherNotify},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,10 +307,10 @@ func TestLog(t *testing.T) {
 	dir := t.TempDir()
 	l := OpenLog(filepath.Join(dir, "sub", "hook.log"))
 	l.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	l.Replace("/home/CANARY/proj/", "")
-	l.Withhold("/home/CANARY/proj", "CANARY-cwd", "abc")
+	l.Replace("/Users/CANARY/proj/", "")
+	l.Withhold("/Users/CANARY/proj", "CANARY-cwd", "abc")
 	w := l.Writer("hook x: ")
-	w.Write([]byte("/home/CANARY/proj/a.jsonl:3: claude_code: skipped line: malformed_json\nthe cwd is CANARY-cwd\npart"))
+	w.Write([]byte("/Users/CANARY/proj/a.jsonl:3: claude_code: skipped line: malformed_json\nthe cwd is CANARY-cwd\npart"))
 	w.Flush()
 	l.Printf("abc is too short to withhold")
 	b, _ := os.ReadFile(filepath.Join(dir, "sub", "hook.log"))
