@@ -127,7 +127,9 @@ func (in *Input) hash(s string) uint64 { return maphash.String(in.seed, s) }
 
 // Pass admits v as a pass-through value: the user's own words (the input's
 // file name, a path given on the command line).
-func (in *Input) Pass(v string) {
+func (in *Input) Pass(v string) { in.addPass(v) }
+
+func (in *Input) addPass(v string) {
 	in.pass = append(in.pass, in.hash(v))
 	in.compact()
 }
@@ -217,33 +219,25 @@ func (c *Checker) isPass(s string) bool {
 
 // typedPart reports whether one part of a composite has a provenance:
 // whole, or as dotted segments ("mcp.tool_call.count").
-func (c *Checker) typedPart(p string) bool {
-	if c.typedWhole(p) {
-		return true
-	}
-	if !strings.Contains(p, ".") {
-		return false
-	}
-	for _, seg := range strings.Split(p, ".") {
-		if !c.typedWhole(seg) {
-			return false
-		}
-	}
-	return true
-}
+func (c *Checker) typedPart(p string) bool { return wholeOrSegments(p, c.typedWhole) }
 
 // ownPart reports a part that is ours (vocabulary, digest, number), whole or
 // as dotted segments: no input, so no secret, can be in it.
 func (c *Checker) ownPart(p string) bool {
-	own := func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || isNumber(w) }
-	if own(p) {
+	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || isNumber(w) })
+}
+
+// wholeOrSegments reports whether ok holds for p, or for every dotted
+// segment of p.
+func wholeOrSegments(p string, ok func(string) bool) bool {
+	if ok(p) {
 		return true
 	}
 	if !strings.Contains(p, ".") {
 		return false
 	}
 	for _, seg := range strings.Split(p, ".") {
-		if !own(seg) {
+		if !ok(seg) {
 			return false
 		}
 	}
@@ -470,12 +464,10 @@ func (c *Checker) Raw(v string, line int) {
 			continue
 		}
 		ws := c.lookup(key)
-		allFlagged := len(ws) > 0
 		for _, w := range ws {
 			if c.flagged[w.str] {
 				continue // one finding per output string: repetitive text stays linear
 			}
-			allFlagged = false
 			lo, hi := c.starts[w.str], c.end(w.str)
 			a, b := w.pos, w.pos+8
 			for i := k - 1; i >= 0 && a > lo && c.buf[a-1] == fold(v[i]); i-- {
@@ -488,7 +480,7 @@ func (c *Checker) Raw(v string, line int) {
 				c.candidate(a, b, line)
 			}
 		}
-		if allFlagged || (len(ws) > 0 && allIn(c.flagged, ws)) {
+		if len(ws) > 0 && allIn(c.flagged, ws) {
 			done[nd%len(done)] = key
 			nd++
 		}

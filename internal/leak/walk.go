@@ -263,8 +263,7 @@ func (w *walker) leaf(s []byte) {
 	}
 	if sh := w.pass[string(w.path)]; sh != None && sh != Count && sh.fits(v) {
 		if w.in != nil {
-			w.in.pass = append(w.in.pass, w.in.hash(v))
-			w.in.compact()
+			w.in.addPass(v)
 		}
 		return
 	}
@@ -307,8 +306,7 @@ func (w *walker) number(lit []byte) {
 	}
 	if (sh == Count || sh == EpochMs) && sh.fits(v) {
 		if w.in != nil {
-			w.in.pass = append(w.in.pass, w.in.hash(v))
-			w.in.compact()
+			w.in.addPass(v)
 		}
 		return
 	}
