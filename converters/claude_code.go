@@ -41,6 +41,11 @@ func init() {
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newClaude(env) },
+		Native: &Format{
+			Layout:    claudeLayout,
+			Locations: claudeLocations,
+			Seeds:     []string{"samples/claude_code"},
+		},
 	})
 }
 
@@ -217,7 +222,7 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 		if c.agent == nil {
 			id := r.Get("agentId").Str
 			if id == "" {
-				id = strings.TrimSuffix(strings.TrimPrefix(pathBase(c.fileRel), "agent-"), ".jsonl")
+				id = claudeAgentFileID(c.fileRel)
 			}
 			c.agent = c.startAgent(r, "agent:"+c.fileRelKey(id), id, c.fileMeta)
 		}
@@ -297,7 +302,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	}
 	layout := "sidechain_inline"
 	switch {
-	case r.File > 0 && strings.Contains(c.fileRel, "/subagents/"):
+	case r.File > 0 && claudeSubagentsDir(c.fileRel):
 		layout = "session_subagents_dir"
 	case r.File > 0:
 		layout = "sibling_agent_file"

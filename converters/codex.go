@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,6 @@ func init() {
 		Name:        "codex",
 		Doc:         "OpenAI Codex CLI rollouts (pre-envelope to 0.14x, .jsonl.zst): instructions, tools, MCP, compaction, tokens",
 		SpanName:    "invoke_agent",
-		TypeField:   "@codex_type",
 		TimeField:   "timestamp",
 		Types:       codexTypes,
 		OpenTypes:   true,
@@ -40,22 +40,40 @@ func init() {
 			"subagent.result.returned", "gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newCodex(env) },
+		Native: &Format{
+			Type:      codexType,
+			Layout:    Layout{SessionID: codexRolloutID},
+			Locations: []Location{{Env: "CODEX_HOME", Default: ".codex", Below: "sessions"}},
+			Seeds:     []string{"samples/codex"},
+		},
 	})
-	// A pre-envelope rollout starts with a bare header {id, timestamp,
-	// instructions} and has {"record_type":"state"} markers: neither has a
-	// type, so the type field names them.
-	gjson.AddModifier("codex_type", func(doc, _ string) string {
-		r := gjson.Parse(doc)
-		switch {
-		case r.Get("type").Type == gjson.String:
-			return r.Get("type").Raw
-		case r.Get("record_type").Type == gjson.String:
-			return `"state_marker"`
-		case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
-			return `"session_header"`
-		}
-		return ""
-	})
+}
+
+// codexType is a record's type. A pre-envelope rollout starts with a bare
+// header {id, timestamp, instructions} and has {"record_type":"state"}
+// markers: neither has a type, so the type names them.
+func codexType(r Record) gjson.Result {
+	switch {
+	case r.Get("type").Type == gjson.String:
+		return r.Get("type")
+	case r.Get("record_type").Type == gjson.String:
+		return gjson.Result{Type: gjson.String, Str: "state_marker"}
+	case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
+		return gjson.Result{Type: gjson.String, Str: "session_header"}
+	}
+	return gjson.Result{}
+}
+
+// codexRolloutRe is a rollout file name (sessions/YYYY/MM/DD/rollout-
+// <time>-<thread-uuid>.jsonl), ending in its thread id.
+var codexRolloutRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.gz|\.zst)?$`)
+
+// codexRolloutID is the thread id in a rollout's file name ("" for none).
+func codexRolloutID(base string) string {
+	if m := codexRolloutRe.FindStringSubmatch(base); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // codexItemTypes are the Responses-API item types: response_item payloads,

@@ -29,8 +29,6 @@ func init() {
 		Name:      "cursor",
 		Doc:       "Cursor agent stream-json captures and agent transcripts: tool calls, MCP, subagents, usage, audit gaps",
 		SpanName:  "invoke_agent",
-		TypeField: "@cursor_type",
-		TimeField: "@cursor_time",
 		Types:     cursorTypes,
 		Hints:     []string{"session_id", "model_call_id", "call_id", "timestamp_ms", "apiKeySource", "request_id", "role"},
 		OpenTypes: true,
@@ -54,31 +52,40 @@ func init() {
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newCursor(env) },
+		Native: &Format{
+			Type:      cursorType,
+			Time:      cursorTime,
+			Layout:    cursorLayout,
+			Locations: cursorLocations,
+			Seeds:     []string{"samples/cursor"},
+		},
 	})
-	// Transcript lines carry a role and no type; Claude Code lines (which
-	// share the type names) carry uuid and sessionId, which Cursor never
-	// writes: those are not Cursor records.
-	gjson.AddModifier("cursor_type", func(doc, _ string) string {
-		r := gjson.Parse(doc)
-		if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
-			return ""
-		}
-		if t := r.Get("type"); t.Type == gjson.String {
-			return t.Raw
-		}
-		if t := r.Get("role"); t.Type == gjson.String {
-			return t.Raw
-		}
-		return ""
-	})
-	// Cursor writes epoch milliseconds (timestamp_ms), on some lines only.
-	gjson.AddModifier("cursor_time", func(doc, _ string) string {
-		ms := cursorMS(gjson.Get(doc, "timestamp_ms"))
-		if ms <= 0 {
-			return ""
-		}
-		return `"` + time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) + `"`
-	})
+}
+
+// cursorType is a record's type. Transcript lines carry a role and no type;
+// Claude Code lines (which share the type names) carry uuid and sessionId,
+// which Cursor never writes: those are not Cursor records.
+func cursorType(r Record) gjson.Result {
+	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
+		return gjson.Result{}
+	}
+	if t := r.Get("type"); t.Type == gjson.String {
+		return t
+	}
+	if t := r.Get("role"); t.Type == gjson.String {
+		return t
+	}
+	return gjson.Result{}
+}
+
+// cursorTime is a record's time: Cursor writes epoch milliseconds
+// (timestamp_ms), on some lines only.
+func cursorTime(r Record) gjson.Result {
+	ms := cursorMS(r.Get("timestamp_ms"))
+	if ms <= 0 {
+		return gjson.Result{}
+	}
+	return gjson.Result{Type: gjson.String, Str: time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)}
 }
 
 var cursorTypes = []string{
