@@ -133,6 +133,10 @@ type claudeUsage struct {
 	responses                                 int64
 }
 
+func (u claudeUsage) tokens() tokens {
+	return tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite}
+}
+
 type claudeState struct {
 	native
 
@@ -273,12 +277,9 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	}
 	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.out.Spans)}
 	c.agents[key] = a
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-		{Key: "gen_ai.agent.name", Value: receipt.S("claude-code-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
-		{Key: "subagent.link", Value: receipt.S(link)},
-	}
+	attrs := append(agentSpan("claude-code-subagent"),
+		receipt.Attr{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		receipt.Attr{Key: "subagent.link", Value: receipt.S(link)})
 	if id != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
@@ -336,17 +337,11 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 	return c.h.Text(strings.Join(texts, "\n"))
 }
 
-// touch stretches a span to cover a record time.
+// touch stretches a span (an index in Spans; -1 is the root) to cover a
+// record time.
 func (c *claudeState) touch(index int, ns int64) {
-	if index < 0 || ns == 0 {
-		return
-	}
-	sp := &c.out.Spans[index]
-	if sp.Start == 0 || ns < sp.Start {
-		sp.Start = ns
-	}
-	if ns > sp.End {
-		sp.End = ns
+	if index >= 0 {
+		c.out.Spans[index].Cover(ns)
 	}
 }
 
@@ -356,12 +351,7 @@ func (c *claudeState) End(out *Output) error {
 	var models []string
 	for _, k := range c.usageOrder {
 		u := c.usage[k]
-		sp := &out.Spans[u.span]
-		sp.Attrs = append(sp.Attrs,
-			receipt.Attr{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
-			receipt.Attr{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
-			receipt.Attr{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cacheRead)},
-			receipt.Attr{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)})
+		u.tokens().Set(&out.Spans[u.span].Attrs)
 		t := totals[u.model]
 		if t == nil {
 			t = &claudeUsage{model: u.model}
@@ -385,25 +375,15 @@ func (c *claudeState) End(out *Output) error {
 		all.output += t.output
 		all.cacheRead += t.cacheRead
 		all.cacheWrite += t.cacheWrite
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: "", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))},
-			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input)},
-			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
-			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cacheRead)},
-			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(t.cacheWrite)},
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: usageSummary(c.pass(leak.Model, m), t.tokens(), receipt.Attrs{
 			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
 			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
 			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},
 			{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_and_request_id_largest_output")},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
-		}})
+		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
 	c.rootIdentity(out, "claude-code", "anthropic")
-	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
-	out.Span.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(all.cacheRead))
-	out.Span.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(all.cacheWrite))
+	all.tokens().Set(&out.Span)
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -424,11 +404,4 @@ func (c *claudeState) openTools() int64 {
 		}
 	}
 	return n
-}
-
-func pathBase(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }

@@ -146,6 +146,18 @@ type codexUsage struct {
 	input, cached, cacheWrite, output, reasoning, total int64
 }
 
+func (u codexUsage) tokens() tokens {
+	return tokens{Input: u.input, Output: u.output, CacheRead: u.cached, CacheWrite: u.cacheWrite}
+}
+
+// own are the counts OpenAI reports beyond the common four.
+func (u codexUsage) own() receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
+	}
+}
+
 func (u *codexUsage) add(v codexUsage) {
 	u.input += v.input
 	u.cached += v.cached
@@ -327,10 +339,7 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 		c.model = m.Str
 	}
 	c.chat = len(c.out.Spans)
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
-		{Key: "gen_ai.provider.name", Value: receipt.S("openai")},
-	}
+	attrs := chatSpan("openai")
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
@@ -360,15 +369,8 @@ func (c *codexState) modelOr() string {
 
 // touch stretches the current chat span to cover a record time.
 func (c *codexState) touch(ns int64) {
-	if c.chat < 0 || ns == 0 {
-		return
-	}
-	sp := &c.out.Spans[c.chat]
-	if sp.Start == 0 || ns < sp.Start {
-		sp.Start = ns
-	}
-	if ns > sp.End {
-		sp.End = ns
+	if c.chat >= 0 {
+		c.out.Spans[c.chat].Cover(ns)
 	}
 }
 
@@ -384,12 +386,7 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 		return
 	}
 	c.loads[key] = true
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S(kind)},
-		{Key: "context.input.loaded_by", Value: receipt.S("codex")},
-		{Key: "context.input.activation", Value: receipt.S(codexActivation(via))},
-		{Key: "context.input.delivered.via", Value: receipt.S(via)},
-	}
+	a := append(inputLoaded(kind, "codex", codexActivation(via)), receipt.Attr{Key: "context.input.delivered.via", Value: receipt.S(via)})
 	if kind == "agents_md" {
 		a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S("AGENTS.md")})
 		if dir != "" {
@@ -397,16 +394,9 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 		}
 	}
 	src, del := source.String(), delivered.String()
-	a = append(a,
-		receipt.Attr{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(src))},
-		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(src))))},
-		receipt.Attr{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
-		receipt.Attr{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(src))},
-		receipt.Attr{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
-		receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(del))},
-		receipt.Attr{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(del))))},
-		receipt.Attr{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-codex")},
-		receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	sourceIdentity(&a, c.h, src)
+	deliveredIdentity(&a, c.h, del, "as-recorded-by-codex", true)
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
 	}
@@ -423,17 +413,14 @@ func (c *codexState) End(out *Output) error {
 	for _, m := range c.models {
 		u := c.perModel[m]
 		all.add(*u)
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: c.usageAttrs(receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))}}, *u, receipt.Attrs{
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S("cumulative_total_deltas")},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("thread")},
-		})})
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
+			Attrs: usageSummary(c.pass(leak.Model, m), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
 	}
 	for idx, u := range c.chatUsage {
-		out.Spans[idx].Attrs = c.usageAttrs(out.Spans[idx].Attrs, *u, nil)
+		usageAttrs(&out.Spans[idx].Attrs, *u)
 	}
 	c.rootIdentity(out, "codex", "openai")
-	out.Span = c.usageAttrs(out.Span, all, nil)
+	usageAttrs(&out.Span, all)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -453,21 +440,14 @@ func (c *codexState) End(out *Output) error {
 	return nil
 }
 
-// usageAttrs appends the OpenTelemetry usage attributes. OpenAI's input
+// usageAttrs sets the OpenTelemetry usage attributes. OpenAI's input
 // count includes the cached tokens and its output count the reasoning
 // tokens; both parts are written apart too.
-func (c *codexState) usageAttrs(a receipt.Attrs, u codexUsage, tail receipt.Attrs) receipt.Attrs {
-	for _, x := range []receipt.Attr{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
-		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
-		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cached)},
-		{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)},
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
-	} {
+func usageAttrs(a *receipt.Attrs, u codexUsage) {
+	u.tokens().Set(a)
+	for _, x := range u.own() {
 		a.Set(x.Key, x.Value)
 	}
-	return append(a, tail...)
 }
 
 // codexActivation says when a place delivers its text: at session start

@@ -175,14 +175,6 @@ func optText(r Record, path string) (string, bool, error) {
 	return v.Str, true, nil
 }
 
-func attrStr(a *receipt.Attrs, key string) string {
-	v, ok := a.Get(key)
-	if !ok {
-		return ""
-	}
-	return v.Str
-}
-
 func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (identity, error) {
 	var id identity
 	var err error
@@ -254,11 +246,7 @@ func isClipOf(delivered, full string) bool {
 // known to be equal.
 func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	if id.hasSource {
-		a.Set("context.input.source.bytes_hash", receipt.S(s.Hash.Text(id.source)))
-		a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.source)))))
-		a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
-		a.Set("context.input.source.canonical.hash", receipt.S(s.Hash.CanonicalText(id.source)))
-		a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
+		sourceIdentity(a, s.Hash, id.source)
 	}
 	if !id.hasDelivered {
 		for _, f := range []bool{id.hasFullRender, id.hasTmpl, id.truncated != nil, id.hasLimit, id.renderStatus != ""} {
@@ -266,7 +254,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 				return fmt.Errorf("delivery details given without delivered_text")
 			}
 		}
-		a.Set("context.input.audit_gap", receipt.S("delivered_text_not_logged"))
+		deliveredNotLogged(a)
 		if !id.hasSource {
 			return nil
 		}
@@ -274,9 +262,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	}
 	s.Add("context.input.delivered", 1)
 	delivered := s.Hash.Text(id.delivered)
-	a.Set("context.input.delivered.hash", receipt.S(delivered))
-	a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.delivered)))))
-	a.Set("context.input.delivered.transform", receipt.S(id.transform))
+	deliveredIdentity(a, s.Hash, id.delivered, id.transform, true)
 
 	// Truncation: declared, or inferred from the full render (or source).
 	var truncated bool

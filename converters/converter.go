@@ -155,6 +155,25 @@ type Span struct {
 	Links       []Link
 }
 
+// Cover stretches s to cover the time ns (unix nanoseconds; 0 is no time).
+func (s *Span) Cover(ns int64) {
+	if ns == 0 {
+		return
+	}
+	if s.Start == 0 || ns < s.Start {
+		s.Start = ns
+	}
+	s.Reach(ns)
+}
+
+// Reach moves the end of s to ns when that is later, leaving its start: a
+// late sign of life of a call or an agent (its result, a message).
+func (s *Span) Reach(ns int64) {
+	if ns > s.End {
+		s.End = ns
+	}
+}
+
 // Link points a span at the root span of another input's trace: the
 // pipeline derives that trace's id from the converter and the key (the
 // session or thread id) exactly as it derives every trace id, so two

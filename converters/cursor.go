@@ -182,11 +182,8 @@ func (c *cursorState) subagentFile(r Record) {
 		return
 	}
 	c.cur = "agent:file:" + strconv.Itoa(c.file)
-	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-		{Key: "gen_ai.agent.name", Value: receipt.S("cursor-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-	}})
+	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: append(agentSpan("cursor-subagent"),
+		receipt.Attr{Key: "subagent.depth", Value: receipt.I(1)})})
 	c.emit(r, c.cur, "subagent.spawned", receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S("unlinked")},
 		{Key: "subagent.depth", Value: receipt.I(1)},
