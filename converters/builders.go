@@ -182,3 +182,86 @@ func usageSummary(model string, t tokens, extra receipt.Attrs, dedupe, scope str
 	a.Set("gen_ai.usage.scope", receipt.S(scope))
 	return a
 }
+
+// auditGap is a context.audit_gap.recorded event's attributes: what the
+// format never records, and why.
+func auditGap(gap, detail string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "context.audit_gap", Value: receipt.S(gap)},
+		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
+	}
+}
+
+// toolIndex is what an mcp.tool_index.loaded event says: tools listed at
+// startup, and how many of them came with their full definitions.
+type toolIndex struct {
+	Strategy  string // deferred_tool_loading, all_definitions_at_startup
+	NamesHash string // digest of the tool names (native.listDigest)
+	Count     int64
+	Servers   receipt.Attrs // what the agent says of its servers, after the count
+	AtStartup int64         // full definitions loaded at startup; 0: an index only
+}
+
+// Attrs is the event's attributes.
+func (t toolIndex) Attrs() receipt.Attrs {
+	a := receipt.Attrs{
+		{Key: "mcp.tool_loading.strategy", Value: receipt.S(t.Strategy)},
+		{Key: "mcp.tool.names_hash", Value: receipt.S(t.NamesHash)},
+		{Key: "mcp.tool.count", Value: receipt.I(t.Count)},
+	}
+	a = append(a, t.Servers...)
+	return append(a,
+		receipt.Attr{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(t.AtStartup)},
+		receipt.Attr{Key: "mcp.tool.index_only", Value: receipt.B(t.AtStartup == 0)},
+		receipt.Attr{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
+		receipt.Attr{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)})
+}
+
+// toolSearch is what an mcp.tool_search.performed event says: the query's
+// digest, the tools it selected and who chose them.
+type toolSearch struct {
+	QueryHash    string
+	Selected     int
+	SelectedHash string        // digest of the selected names; "" when none were
+	Deferred     receipt.Attrs // how many tools were searchable, when the log says
+	Policy       string        // model_tool_search, server_tool_search
+}
+
+// Attrs is the event's attributes.
+func (t toolSearch) Attrs() receipt.Attrs {
+	a := receipt.Attrs{
+		{Key: "mcp.tool_search.query_hash", Value: receipt.S(t.QueryHash)},
+		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(t.Selected))},
+		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(t.Selected)))},
+	}
+	a = append(a, t.Deferred...)
+	if t.SelectedHash != "" {
+		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(t.SelectedHash)})
+	}
+	return append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S(t.Policy)},
+		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
+}
+
+// definitionOnDemand ends an mcp.tool_definition.loaded event (after the
+// tool's name attributes): why the definition was loaded, on demand.
+func definitionOnDemand(reason string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "mcp.tool.definition_load_reason", Value: receipt.S(reason)},
+		{Key: "mcp.tool.definition_loaded_on_demand", Value: receipt.B(true)},
+		{Key: "privacy.raw_tool_definition_recorded", Value: receipt.B(false)},
+	}
+}
+
+// subagentSpawned starts a subagent.spawned event: how the subagent is
+// tied to its parent (link) and how deep it is.
+func subagentSpawned(link string, depth int64) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S(link)},
+		{Key: "subagent.depth", Value: receipt.I(depth)},
+	}
+}
+
+// transcriptLayout says where a subagent's records are kept.
+func transcriptLayout(layout string) receipt.Attr {
+	return receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)}
+}

@@ -192,10 +192,8 @@ func (c *claudeState) Record(r Record, out *Output) error {
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
 		c.gapDone = true
-		c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
-			{Key: "context.audit_gap", Value: receipt.S("root_instruction_files_not_logged")},
-			{Key: "context.audit_gap.detail", Value: receipt.S("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record")},
-		})
+		c.emit(r, "", "context.audit_gap.recorded", auditGap("root_instruction_files_not_logged",
+			"claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record"))
 	}
 	agent := c.agentFor(r)
 	switch r.Type {
@@ -288,10 +286,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
-	ev := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
-	}
+	ev := subagentSpawned(link, int64(depth))
 	if t := meta.Get("agentType"); t.Type == gjson.String {
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
 	}
@@ -308,7 +303,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	case r.File > 0:
 		layout = "sibling_agent_file"
 	}
-	ev = append(ev, receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)})
+	ev = append(ev, transcriptLayout(layout))
 	c.emit(r, key, "subagent.spawned", ev)
 	c.counts["subagents"]++
 	return a

@@ -255,20 +255,14 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 		}
 		return true
 	})
-	a := receipt.Attrs{
-		{Key: "mcp.tool_search.query_hash", Value: receipt.S(c.digest(t.input.Get("query")))},
-		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(len(refs)))},
-		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(len(refs))))},
-	}
+	s := toolSearch{QueryHash: c.digest(t.input.Get("query")), Selected: len(refs), Policy: "model_tool_search"}
 	if n := tur.Get("total_deferred_tools"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())})
+		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())}}
 	}
 	if len(refs) > 0 {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(c.listDigest(refs))})
+		s.SelectedHash = c.listDigest(refs)
 	}
-	a = append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S("model_tool_search")},
-		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
-	c.emit(r, t.key, "mcp.tool_search.performed", a)
+	c.emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
 	for _, name := range refs {
 		d := receipt.Attrs{}
 		if strings.HasPrefix(name, "mcp__") {
@@ -279,9 +273,7 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 		} else {
 			d = append(d, c.nameAttr("mcp.tool", name))
 		}
-		d = append(d, receipt.Attr{Key: "mcp.tool.definition_load_reason", Value: receipt.S("selected_by_tool_search")},
-			receipt.Attr{Key: "mcp.tool.definition_loaded_on_demand", Value: receipt.B(true)},
-			receipt.Attr{Key: "privacy.raw_tool_definition_recorded", Value: receipt.B(false)})
+		d = append(d, definitionOnDemand("selected_by_tool_search")...)
 		c.emit(r, t.key, "mcp.tool_definition.loaded", d)
 	}
 }
@@ -526,20 +518,15 @@ func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Resul
 			servers[s] = true
 		}
 	}
-	a := receipt.Attrs{
-		{Key: "mcp.tool_loading.strategy", Value: receipt.S("deferred_tool_loading")},
-		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
-		{Key: "mcp.tool.count", Value: receipt.I(int64(len(added)))},
-		{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
-		{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
-		{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
-		{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
-		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(0)},
-		{Key: "mcp.tool.index_only", Value: receipt.B(true)},
-		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
-		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
-	}
-	c.emit(r, agent.key, "mcp.tool_index.loaded", a)
+	c.emit(r, agent.key, "mcp.tool_index.loaded", toolIndex{
+		Strategy: "deferred_tool_loading", NamesHash: c.listDigest(names), Count: int64(len(added)),
+		Servers: receipt.Attrs{
+			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
+			{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
+			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
+			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
+		},
+	}.Attrs())
 }
 
 // str returns a pointer to a string value, nil when v is not a string.

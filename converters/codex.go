@@ -307,11 +307,7 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 	if depth < 1 {
 		depth = 1
 	}
-	a := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("parent_thread_id")},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
-	}
+	a := append(subagentSpawned("parent_thread_id", depth), transcriptLayout("separate_rollout"))
 	kind := ""
 	switch {
 	case sub.Type == gjson.String:
@@ -488,15 +484,9 @@ func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	if deferred > 0 {
 		strategy = "deferred_tool_loading"
 	}
-	c.emit(r, "", "mcp.tool_index.loaded", receipt.Attrs{
-		{Key: "mcp.tool_loading.strategy", Value: receipt.S(strategy)},
-		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
-		{Key: "mcp.tool.count", Value: receipt.I(int64(len(names)))},
-		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(int64(len(names)) - deferred)},
-		{Key: "mcp.tool.index_only", Value: receipt.B(deferred == int64(len(names)))},
-		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
-		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
-	})
+	c.emit(r, "", "mcp.tool_index.loaded", toolIndex{
+		Strategy: strategy, NamesHash: c.listDigest(names), Count: int64(len(names)), AtStartup: int64(len(names)) - deferred,
+	}.Attrs())
 }
 
 // chatName names a chat span after its model, or just "chat" when the log

@@ -262,21 +262,14 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 	if !query.Exists() {
 		query = t.args
 	}
-	a := receipt.Attrs{
-		{Key: "mcp.tool_search.query_hash", Value: receipt.S(c.digest(query))},
-		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(len(names)))},
-		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(len(names))))},
-	}
+	s := toolSearch{QueryHash: c.digest(query), Selected: len(names), Policy: "model_tool_search"}
 	if len(names) > 0 {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(c.listDigest(names))})
+		s.SelectedHash = c.listDigest(names)
 	}
-	policy := "model_tool_search"
 	if e := p.Get("execution").Str; e == "server" {
-		policy = "server_tool_search"
+		s.Policy = "server_tool_search"
 	}
-	a = append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S(policy)},
-		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
-	c.emit(r, t.key, "mcp.tool_search.performed", a)
+	c.emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
 }
 
 // agentMessage is an inter-agent message: from a child thread, it is what
@@ -464,12 +457,8 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 			receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			receipt.Attr{Key: "subagent.link", Value: receipt.S(link)}),
 		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})
-	c.emit(r, key, "subagent.spawned", receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
-		{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))},
-	})
+	c.emit(r, key, "subagent.spawned", append(subagentSpawned(link, 1), transcriptLayout("separate_rollout"),
+		receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))}))
 }
 
 // compacted writes a compaction: the context size before it (the input of

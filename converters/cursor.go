@@ -184,20 +184,13 @@ func (c *cursorState) subagentFile(r Record) {
 	c.cur = "agent:file:" + strconv.Itoa(c.file)
 	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: append(agentSpan("cursor-subagent"),
 		receipt.Attr{Key: "subagent.depth", Value: receipt.I(1)})})
-	c.emit(r, c.cur, "subagent.spawned", receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("unlinked")},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
-	})
+	c.emit(r, c.cur, "subagent.spawned", append(subagentSpawned("unlinked", 1), transcriptLayout("session_subagents_dir")))
 	c.counts["subagents"]++
 }
 
 // gap writes an explicit audit gap: something the format never records.
 func (c *cursorState) gap(r Record, gap, detail string) {
-	c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
-		{Key: "context.audit_gap", Value: receipt.S(gap)},
-		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
-	})
+	c.emit(r, "", "context.audit_gap.recorded", auditGap(gap, detail))
 }
 
 func (c *cursorState) Record(r Record, out *Output) error {

@@ -174,11 +174,7 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	t.agent = "agent:" + t.key
 	depth := int64(1)
-	a := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("task_tool_call")},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
-	}
+	a := append(subagentSpawned("task_tool_call", depth), transcriptLayout("inline_tool_call"))
 	spanAttrs := append(agentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.I(depth)})
 	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
 		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
