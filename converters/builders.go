@@ -265,3 +265,30 @@ func subagentSpawned(link string, depth int64) receipt.Attrs {
 func transcriptLayout(layout string) receipt.Attr {
 	return receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)}
 }
+
+// toolKind is what a tool call names, as each format tells it.
+type toolKind int
+
+const (
+	toolUnnamed toolKind = iota // the log names no tool
+	toolOther                   // a tool the agent does not ship: its name is private
+	toolBuiltin                 // one of the agent's own tools: its name passes through
+	toolMCP                     // an MCP server's tool
+)
+
+// describeTool appends what an execute_tool span says of its tool (name,
+// the agent's tool name, or for MCP the extension's server and tool) and
+// returns the span's name.
+func (c *native) describeTool(attrs receipt.Attrs, kind toolKind, name, server, tool string) (receipt.Attrs, string) {
+	switch kind {
+	case toolBuiltin:
+		return append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)}), "execute_tool " + name
+	case toolMCP:
+		t := c.nameAttr("mcp.tool", tool)
+		return append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")}, c.nameAttr("mcp.server", server), t), toolSpanName(t)
+	case toolOther:
+		t := c.nameAttr("gen_ai.tool", name)
+		return append(attrs, t), toolSpanName(t)
+	}
+	return attrs, "execute_tool"
+}

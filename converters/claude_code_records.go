@@ -92,22 +92,15 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, input: input}
 	t.inputDigest = c.digest(input)
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
-	spanName := "execute_tool"
+	kind := toolOther
 	switch {
 	case claudeBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
+		kind = toolBuiltin
 	case strings.HasPrefix(name, "mcp__"):
+		kind = toolMCP
 		t.mcpServer, t.mcpTool = splitMCP(name)
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
 	}
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})

@@ -168,21 +168,14 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 	if id != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
-	spanName := "execute_tool"
+	kind := toolOther
 	switch {
 	case t.mcpServer != "":
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
+		kind = toolMCP
 	case codexBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
+		kind = toolBuiltin
 	}
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})

@@ -145,22 +145,17 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 	c.counts["tool_calls"]++
 	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: args}
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
-	spanName := "execute_tool"
+	kind := toolUnnamed
 	switch {
 	case name == "mcpToolCall":
+		kind = toolMCP
 		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
 	case cursorBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
+		kind = toolBuiltin
 	case name != "":
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
+		kind = toolOther
 	}
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
 	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
