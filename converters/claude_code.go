@@ -255,17 +255,7 @@ func (c *claudeState) fileRelKey(id string) string {
 // found through the sidecar's toolUseId, the spawning call's result agentId,
 // the prompt the call passed, or (inline) the oldest Task call still open.
 func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *claudeAgent {
-	parent, link := "", "unlinked"
-	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
-		parent, link = "tool:"+t, "sidecar_tool_use_id"
-	} else if t, ok := c.agentTool[id]; ok && id != "" {
-		parent, link = t, "result_agent_id"
-	} else if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
-		parent, link = t, "prompt_digest"
-	} else if r.File == 0 && len(c.pendingTask) > 0 {
-		parent, link = c.pendingTask[0], "inline_order"
-		c.pendingTask = c.pendingTask[1:]
-	}
+	parent, link := c.spawner(r, id, meta)
 	depth := 1
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
@@ -296,17 +286,42 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	if p := c.firstPromptDigest(r); p != "" {
 		ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p)})
 	}
-	layout := "sidechain_inline"
-	switch {
-	case r.File > 0 && claudeSubagentsDir(c.fileRel):
-		layout = "session_subagents_dir"
-	case r.File > 0:
-		layout = "sibling_agent_file"
-	}
-	ev = append(ev, transcriptLayout(layout))
+	ev = append(ev, transcriptLayout(c.layoutOf(r)))
 	c.emit(r, key, "subagent.spawned", ev)
 	c.counts["subagents"]++
 	return a
+}
+
+// spawner finds the tool call that spawned a subagent (its span key, ""
+// when none is found) and how: the sidecar's toolUseId, the agent id a
+// result named, the prompt digest, or (inline 1.0.x) the order of calls.
+func (c *claudeState) spawner(r Record, id string, meta gjson.Result) (parent, link string) {
+	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
+		return "tool:" + t, "sidecar_tool_use_id"
+	}
+	if t, ok := c.agentTool[id]; ok && id != "" {
+		return t, "result_agent_id"
+	}
+	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
+		return t, "prompt_digest"
+	}
+	if r.File == 0 && len(c.pendingTask) > 0 {
+		parent = c.pendingTask[0]
+		c.pendingTask = c.pendingTask[1:]
+		return parent, "inline_order"
+	}
+	return "", "unlinked"
+}
+
+// layoutOf says where the subagent of a record keeps its records.
+func (c *claudeState) layoutOf(r Record) string {
+	switch {
+	case r.File > 0 && claudeSubagentsDir(c.fileRel):
+		return "session_subagents_dir"
+	case r.File > 0:
+		return "sibling_agent_file"
+	}
+	return "sidechain_inline"
 }
 
 // firstPromptDigest is the digest of a record's user text: how a subagent's

@@ -195,26 +195,7 @@ func (c *cursorState) gap(r Record, gap, detail string) {
 
 func (c *cursorState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
-	if r.NS != 0 {
-		c.timed = true
-	}
-	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
-	if role || r.Type == "turn_ended" {
-		c.transcript = true
-	} else {
-		c.stream = true
-	}
-	if r.File > 0 && c.cur == "" {
-		c.subagentFile(r)
-	}
-	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
-		c.session = c.pass(leak.ID, sid.Str)
-	}
-	if !c.gapDone {
-		c.gapDone = true
-		c.gap(r, "instruction_loads_not_logged", "cursor_rules_agents_md_and_user_rules_load_without_a_record")
-	}
+	c.see(r)
 	switch r.Type {
 	case "system":
 		if m := r.JSON.Get("model"); m.Type == gjson.String && m.Str != "" {
@@ -236,14 +217,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 			c.prompted = r.NS // a tool's result prompts the next model call
 		}
 	case "result":
-		c.result = true
-		c.usage = r.JSON.Get("usage")
-		if r.JSON.Get("is_error").Bool() {
-			c.counts["failed_runs"]++
-		}
-		if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
-			c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
-		}
+		c.runResult(r)
 	case "turn_ended":
 		c.counts["turns"]++
 		if s := r.JSON.Get("status").Str; s != "" && s != "success" {
@@ -253,6 +227,45 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.counts[r.Type]++
 	}
 	return nil
+}
+
+// see notes what any record says of the log: its type, whether it is
+// timed, a stream capture or a transcript, the file's subagent, the
+// session id, and (once) the audit gap of instruction loads.
+func (c *cursorState) see(r Record) {
+	c.countType(r.Type)
+	if r.NS != 0 {
+		c.timed = true
+	}
+	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
+	if role || r.Type == "turn_ended" {
+		c.transcript = true
+	} else {
+		c.stream = true
+	}
+	if r.File > 0 && c.cur == "" {
+		c.subagentFile(r)
+	}
+	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
+		c.session = c.pass(leak.ID, sid.Str)
+	}
+	if !c.gapDone {
+		c.gapDone = true
+		c.gap(r, "instruction_loads_not_logged", "cursor_rules_agents_md_and_user_rules_load_without_a_record")
+	}
+}
+
+// runResult reads the terminal result of a stream capture: its usage
+// (written at End), failure and duration.
+func (c *cursorState) runResult(r Record) {
+	c.result = true
+	c.usage = r.JSON.Get("usage")
+	if r.JSON.Get("is_error").Bool() {
+		c.counts["failed_runs"]++
+	}
+	if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
+		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
+	}
 }
 
 func cursorSubtype(r Record) string {
