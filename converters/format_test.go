@@ -123,9 +123,15 @@ func TestNativeFormats(t *testing.T) {
 			t.Errorf("%s: no locations", c.Name)
 		}
 		for _, dir := range c.Samples() {
-			seeds, _ := filepath.Glob(filepath.Join("..", filepath.FromSlash(dir), "*.jsonl"))
-			if len(seeds) == 0 {
-				t.Errorf("%s: no .jsonl seeds directly in %s", c.Name, dir)
+			seeds := 0
+			filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					seeds++
+				}
+				return nil
+			})
+			if seeds == 0 {
+				t.Errorf("%s: no .jsonl seeds under %s", c.Name, dir)
 			}
 		}
 	}
