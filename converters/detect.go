@@ -7,9 +7,9 @@ import (
 )
 
 // Detect picks the converter for an input from the record types seen in its
-// first lines: types maps each type field (Converter.TypeField) to the type
-// names seen under it and their occurrences. Each converter is scored on
-// its own type field. A type seen by several converters counts for each as
+// first lines: types maps each Typer's Key to the type names it found and
+// their occurrences. Each converter is scored on its own way of finding
+// types. A type seen by several converters counts for each as
 // 1/n, so shared types (session.start) decide nothing and the converter
 // that knows the distinctive types wins. Each hint field seen (keys: the
 // top-level field names of those lines) adds half a point, which breaks
@@ -21,7 +21,7 @@ func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, e
 	known := map[string]int{}
 	for _, c := range All() {
 		for _, t := range c.Types {
-			if types[c.TypeField][t] > 0 {
+			if types[c.typeKey()][t] > 0 {
 				known[t]++
 			}
 		}
@@ -34,7 +34,7 @@ func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, e
 	for _, c := range All() {
 		v := 0.0
 		for _, t := range c.Types {
-			if types[c.TypeField][t] > 0 {
+			if types[c.typeKey()][t] > 0 {
 				v += 1 / float64(known[t])
 			}
 		}
@@ -62,19 +62,4 @@ func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, e
 		return Converter{}, fmt.Errorf("input matches %s and %s equally; pass --converter", scores[0].c.Name, scores[1].c.Name)
 	}
 	return scores[0].c, nil
-}
-
-// TypeFields returns the distinct type fields of the registered converters,
-// sorted: the fields detection reads.
-func TypeFields() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range All() {
-		if !seen[c.TypeField] {
-			seen[c.TypeField] = true
-			out = append(out, c.TypeField)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
