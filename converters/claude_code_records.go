@@ -98,23 +98,12 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
 		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
 	}
-	spanName := "execute_tool"
-	switch {
-	case claudeBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
-	case strings.HasPrefix(name, "mcp__"):
+	isMCP := strings.HasPrefix(name, "mcp__") && !claudeBuiltinTools[name]
+	if isMCP {
 		t.mcpServer, t.mcpTool = splitMCP(name)
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
 	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
+	naming, spanName := c.toolNaming(name, claudeBuiltinTools[name], isMCP, t.mcpServer, t.mcpTool)
+	attrs = append(append(attrs, naming...), receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {

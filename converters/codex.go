@@ -147,9 +147,10 @@ func codexUsageOf(v gjson.Result) codexUsage {
 
 type codexState struct {
 	native
-	fileID string // thread id from the file name, when the records have none
-	model  string
-	chat   int // index in out.Spans of the current turn's chat span; -1 before the first turn
+	fileID   string // thread id from the file name, when the records have none
+	model    string
+	provider string // the chat spans' gen_ai.provider.name: session_meta's model_provider, else openai
+	chat     int    // index in out.Spans of the current turn's chat span; -1 before the first turn
 
 	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
 	tools        map[string]*codexTool
@@ -171,7 +172,7 @@ type codexState struct {
 
 func newCodex(env Env) *codexState {
 	return &codexState{
-		native: newNative(env, codexTypes), chat: -1, historyStart: -1,
+		native: newNative(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
 		counts: map[string]int64{},
@@ -246,7 +247,7 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
 	}
 	if pr := p.Get("model_provider"); pr.Type == gjson.String {
-		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.pass(leak.Label, pr.Str)))
+		c.provider = c.pass(leak.Label, pr.Str)
 	}
 	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
@@ -311,7 +312,7 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 	c.chat = len(c.out.Spans)
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
-		{Key: "gen_ai.provider.name", Value: receipt.S("openai")},
+		{Key: "gen_ai.provider.name", Value: receipt.S(c.provider)},
 	}
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
@@ -411,11 +412,15 @@ func (c *codexState) End(out *Output) error {
 			{Key: "gen_ai.usage.scope", Value: receipt.S("thread")},
 		})})
 	}
+	// The spans' usage follows the GenAI conventions (input already holds
+	// the cached tokens, as OpenAI counts them); receipts keep usageAttrs.
 	for idx, u := range c.chatUsage {
-		out.Spans[idx].Attrs = c.usageAttrs(out.Spans[idx].Attrs, *u, nil)
+		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, chatUsage(u.input, u.output, u.cached, u.cacheWrite)...),
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
 	}
-	c.rootIdentity(out, "codex", "openai")
-	out.Span = c.usageAttrs(out.Span, all, nil)
+	c.rootIdentity(out, "codex")
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}

@@ -179,22 +179,9 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 	if id != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
-	spanName := "execute_tool"
-	switch {
-	case t.mcpServer != "":
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
-	case codexBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
-	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
+	naming, spanName := c.toolNaming(name, codexBuiltinTools[name] && t.mcpServer == "", t.mcpServer != "", t.mcpServer, t.mcpTool)
+	attrs = append(attrs, naming...)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	return t
@@ -493,7 +480,7 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 		Attrs: receipt.Attrs{
 			{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 			{Key: "gen_ai.agent.name", Value: receipt.S("codex-subagent")},
-			{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
+			{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			{Key: "subagent.link", Value: receipt.S(link)},
 		},
 		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})

@@ -164,22 +164,15 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
 	}
 	spanName := "execute_tool"
-	switch {
-	case name == "mcpToolCall":
+	if name == "mcpToolCall" {
 		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
-	case cursorBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
-	case name != "":
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
 	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	if name != "" {
+		var naming receipt.Attrs
+		naming, spanName = c.toolNaming(name, cursorBuiltinTools[name] && name != "mcpToolCall", name == "mcpToolCall", t.mcpServer, t.mcpTool)
+		attrs = append(attrs, naming...)
+	}
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	if name == "taskToolCall" || name == "Task" {
@@ -204,7 +197,7 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	}
 	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
 		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
-		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
 	}
 	var kinds []string
 	if st := args.Get("subagentType"); st.IsObject() {
@@ -330,7 +323,7 @@ func (c *cursorState) End(out *Output) error {
 	if c.transcript && open > 0 {
 		c.gap(end, "tool_results_not_logged", "cursor_transcripts_have_no_tool_results")
 	}
-	c.rootIdentity(out, "cursor-agent", "cursor")
+	c.rootIdentity(out, "cursor-agent")
 	if c.model != "" {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
 	}
