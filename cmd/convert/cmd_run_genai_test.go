@@ -76,3 +76,21 @@ func TestLegacyGenAINamesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestHookLegacyGenAINames: the hook, run by the agent, honours
+// CONVERT_LEGACY_GENAI_NAMES from the agent's environment as convert run does.
+func TestHookLegacyGenAINames(t *testing.T) {
+	home, transcript := hookHome(t)
+	t.Setenv("CONVERT_LEGACY_GENAI_NAMES", "true")
+	if code, so, se := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--foreground"); code != 0 || so+se != "" {
+		t.Fatalf("exit %d, %q %q", code, so, se)
+	}
+	b, err := os.ReadFile(filepath.Join(home, "data", "receipts", "claude-code", ccSession+".otel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := gjson.GetBytes(b, "resourceSpans.0.scopeSpans.0.spans.#.attributes.#.key").String()
+	if !strings.Contains(keys, `"gen_ai.usage.cache_creation.input_tokens"`) || !strings.Contains(keys, `"gen_ai.usage.cache_write.input_tokens"`) {
+		t.Errorf("span attributes lack the old or the new name: %s", keys)
+	}
+}
