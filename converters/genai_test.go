@@ -23,7 +23,8 @@ func claudeChat(ts, id string, in, cacheRead, cacheWrite int, content string) st
 // TestGenAISpanAttributes: the trace-only GenAI attributes of a Claude Code
 // session: chat input counts cache reads and writes, a chat after a
 // compaction says so, and gen_ai.skills follows each skill through
-// compaction and re-injection. Skill and MCP names stay digests.
+// compaction and re-injection, and the Skill call names its skill. Skill and
+// MCP names stay digests.
 func TestGenAISpanAttributes(t *testing.T) {
 	prompt := claudeLine("01", `"type":"user","uuid":"u-1","message":{"role":"user","content":"CANARY-prompt fix it"}`)
 	skill := claudeChat("02", "1", 6, 100, 50, `{"type":"tool_use","id":"toolu_s","name":"Skill","input":{"skill":"CANARY-refund-audit"}},{"type":"tool_use","id":"toolu_m","name":"mcp__CANARY-jira__search","input":{"q":"CANARY-q"}}`)
@@ -107,6 +108,9 @@ func TestGenAISpanAttributes(t *testing.T) {
 			}
 			if tn := attr(mcp, "gen_ai.tool.name").Get("stringValue").Str; !strings.HasPrefix(tn, "sha256:") || mcp.Get("name").Str != "execute_tool "+tn {
 				t.Errorf("MCP tool named %q, span %q: want its digest in both", tn, mcp.Get("name").Str)
+			}
+			if got := attr(tools[0], "gen_ai.skill.name").Get("stringValue").Str; got != name {
+				t.Errorf("the Skill call's gen_ai.skill.name = %q, want the skill's digest %q", got, name)
 			}
 			if attr(tools[0], "error.type").Exists() {
 				t.Error("a successful tool call has error.type")

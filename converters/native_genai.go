@@ -51,6 +51,8 @@ func (c *native) noteContext(span, name string, a receipt.Attrs) {
 //   - gen_ai.conversation.compacted (true, never false: the conventions make
 //     it a positive indicator) on each chat span that began after a
 //     compaction of its agent, microcompactions included;
+//   - gen_ai.skill.name on the execute_tool span of a call that loaded a
+//     skill (Claude Code's Skill tool), as the conventions qualify it;
 //   - gen_ai.conversation.id on the root agent's chat spans;
 //   - error.type tool_error on failed execute_tool spans.
 func (c *native) genAISpans(out *Output) {
@@ -74,6 +76,11 @@ func (c *native) genAISpans(out *Output) {
 	skills := map[string][]Skill{}
 	compactedFrom := map[string]int{} // agent -> spans existing at its first compaction
 	for _, ch := range c.context {
+		if i, ok := index[ch.span]; ok && ch.skill != "" {
+			if op, _ := out.Spans[i].Attrs.Get("gen_ai.operation.name"); op.Str == "execute_tool" {
+				out.Spans[i].Attrs.Set("gen_ai.skill.name", receipt.S(ch.skill))
+			}
+		}
 		agent := agentOf(ch.span)
 		list := skills[agent]
 		if ch.skill == "" {

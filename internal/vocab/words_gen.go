@@ -1241,6 +1241,7 @@ var words = []string{
 	"gen_ai.request.model",
 	"gen_ai.response.finish_reasons",
 	"gen_ai.response.id",
+	"gen_ai.skill.name",
 	"gen_ai.skills",
 	"gen_ai.token_usage.summarized",
 	"gen_ai.tool.call.id",
