@@ -161,7 +161,8 @@ type tokens struct {
 	Input, Output, CacheRead, CacheWrite int64
 }
 
-// Set sets the four counts on a (a span's or an event's attributes).
+// Set sets the four counts on an event's attributes, under the receipt's
+// names (spans count as the GenAI conventions do: see chatUsage).
 func (t tokens) Set(a *receipt.Attrs) {
 	a.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
 	a.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
@@ -276,19 +277,24 @@ const (
 	toolMCP                     // an MCP server's tool
 )
 
-// describeTool appends what an execute_tool span says of its tool (name,
-// the agent's tool name, or for MCP the extension's server and tool) and
-// returns the span's name.
+// describeTool appends what an execute_tool span says of its tool, as the
+// GenAI conventions name it (gen_ai.tool.name: a built-in's own name, else
+// the name as native.name writes it; for MCP also the extension type, the
+// MCP method and the server) and returns the span's name.
 func (c *native) describeTool(attrs receipt.Attrs, kind toolKind, name, server, tool string) (receipt.Attrs, string) {
 	switch kind {
 	case toolBuiltin:
 		return append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)}), "execute_tool " + name
 	case toolMCP:
-		t := c.nameAttr("mcp.tool", tool)
-		return append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")}, c.nameAttr("mcp.server", server), t), toolSpanName(t)
+		t := c.name(tool)
+		return append(attrs,
+			receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(t)},
+			receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
+			receipt.Attr{Key: "mcp.method.name", Value: receipt.S("tools/call")},
+			c.nameAttr("convert.mcp.server", server)), "execute_tool " + t
 	case toolOther:
-		t := c.nameAttr("gen_ai.tool", name)
-		return append(attrs, t), toolSpanName(t)
+		t := c.name(name)
+		return append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(t)}), "execute_tool " + t
 	}
 	return attrs, "execute_tool"
 }

@@ -269,7 +269,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 		receipt.Attr{Key: "subagent.depth", Value: receipt.I(int64(depth))},
 		receipt.Attr{Key: "subagent.link", Value: receipt.S(link)})
 	if id != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id))})
+		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
 	if t := meta.Get("agentType"); t.Type == gjson.String {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
@@ -361,7 +361,11 @@ func (c *claudeState) End(out *Output) error {
 	var models []string
 	for _, k := range c.usageOrder {
 		u := c.usage[k]
-		u.tokens().Set(&out.Spans[u.span].Attrs)
+		// Anthropic's input_tokens leaves out cache reads and writes; the
+		// trace's counts them, as the GenAI conventions do (receipts keep
+		// Anthropic's figures).
+		sp := &out.Spans[u.span]
+		sp.Attrs = append(sp.Attrs, chatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
 		t := totals[u.model]
 		if t == nil {
 			t = &claudeUsage{model: u.model}
@@ -392,8 +396,9 @@ func (c *claudeState) End(out *Output) error {
 			{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
 		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
-	c.rootIdentity(out, "claude-code", "anthropic")
-	all.tokens().Set(&out.Span)
+	c.rootIdentity(out, "claude-code")
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input+all.cacheRead+all.cacheWrite))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}

@@ -101,7 +101,7 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 		t.mcpServer, t.mcpTool = splitMCP(name)
 	}
 	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {

@@ -177,9 +177,10 @@ func codexUsageOf(v gjson.Result) codexUsage {
 
 type codexState struct {
 	native
-	fileID string // thread id from the file name, when the records have none
-	model  string
-	chat   int // index in out.Spans of the current turn's chat span; -1 before the first turn
+	fileID   string // thread id from the file name, when the records have none
+	model    string
+	provider string // the chat spans' gen_ai.provider.name: session_meta's model_provider, else openai
+	chat     int    // index in out.Spans of the current turn's chat span; -1 before the first turn
 
 	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
 	tools        map[string]*codexTool
@@ -201,7 +202,7 @@ type codexState struct {
 
 func newCodex(env Env) *codexState {
 	return &codexState{
-		native: newNative(env, codexTypes), chat: -1, historyStart: -1,
+		native: newNative(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
 		counts: map[string]int64{},
@@ -276,7 +277,7 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
 	}
 	if pr := p.Get("model_provider"); pr.Type == gjson.String {
-		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.pass(leak.Label, pr.Str)))
+		c.provider = c.pass(leak.Label, pr.Str)
 	}
 	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
@@ -335,7 +336,7 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 		c.model = m.Str
 	}
 	c.chat = len(c.out.Spans)
-	attrs := chatSpan("openai")
+	attrs := chatSpan(c.provider)
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
@@ -412,11 +413,15 @@ func (c *codexState) End(out *Output) error {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
 			Attrs: usageSummary(c.pass(leak.Model, m), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
 	}
+	// The spans' usage follows the GenAI conventions (input already holds
+	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
 	for idx, u := range c.chatUsage {
-		usageAttrs(&out.Spans[idx].Attrs, *u)
+		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, chatUsage(u.input, u.output, u.cached, u.cacheWrite)...),
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
 	}
-	c.rootIdentity(out, "codex", "openai")
-	usageAttrs(&out.Span, all)
+	c.rootIdentity(out, "codex")
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -434,16 +439,6 @@ func (c *codexState) End(out *Output) error {
 	}
 	c.summarize(out)
 	return nil
-}
-
-// usageAttrs sets the OpenTelemetry usage attributes. OpenAI's input
-// count includes the cached tokens and its output count the reasoning
-// tokens; both parts are written apart too.
-func usageAttrs(a *receipt.Attrs, u codexUsage) {
-	u.tokens().Set(a)
-	for _, x := range u.own() {
-		a.Set(x.Key, x.Value)
-	}
 }
 
 // codexActivation says when a place delivers its text: at session start

@@ -176,7 +176,7 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 		kind = toolBuiltin
 	}
 	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	return t
@@ -447,7 +447,7 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 	// (the child links back to the parent's root), both ways.
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS,
 		Attrs: append(agentSpan("codex-subagent"),
-			receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
+			receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			receipt.Attr{Key: "subagent.link", Value: receipt.S(link)}),
 		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})
 	c.emit(r, key, "subagent.spawned", append(subagentSpawned(link, 1), transcriptLayout("separate_rollout"),

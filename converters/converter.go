@@ -141,6 +141,7 @@ type Output struct {
 	Spans    []Span
 	Summary  receipt.Attrs // added to convert.summary (keys must be in its schema)
 	Links    []Link        // links of the root span
+	Skills   []Skill       // the root span's gen_ai.skills
 }
 
 // Span is a child span. Keys are unique within an input; span ids derive
@@ -153,6 +154,7 @@ type Span struct {
 	Error       bool
 	Attrs       receipt.Attrs
 	Links       []Link
+	Skills      []Skill // gen_ai.skills of an invoke_agent span
 }
 
 // Cover stretches s to cover the time ns (unix nanoseconds; 0 is no time).

@@ -156,7 +156,7 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 		kind = toolOther
 	}
 	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	if name == "taskToolCall" || name == "Task" {
@@ -173,7 +173,7 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	spanAttrs := append(agentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.I(depth)})
 	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
 		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
-		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
 	}
 	var kinds []string
 	if st := args.Get("subagentType"); st.IsObject() {
@@ -282,7 +282,7 @@ func (c *cursorState) End(out *Output) error {
 	if c.transcript && open > 0 {
 		c.gap(end, "tool_results_not_logged", "cursor_transcripts_have_no_tool_results")
 	}
-	c.rootIdentity(out, "cursor-agent", "cursor")
+	c.rootIdentity(out, "cursor-agent")
 	if c.model != "" {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	Reveal    bool // --reveal names: see converters.Env.RevealNames
 	// ServiceName overrides the trace's service.name (the agent by default).
 	ServiceName string
+	// LegacyGenAINames also writes the old name of each renamed GenAI span
+	// attribute next to the current one (otlp.LegacyNames).
+	LegacyGenAINames bool
 	// Progress, when set, is advanced by the bytes read in pass one.
 	Progress *atomic.Int64
 }
