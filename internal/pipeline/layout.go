@@ -41,6 +41,8 @@ func group(ins []Input) []Input {
 			if filepath.Base(dir) == sid { // Cursor: the session's folder is named after it
 				mains[sessionKey(filepath.Dir(dir), sid)] = i
 			}
+		} else if sid := geminiSessionID(in.Path); sid != "" {
+			mains[sessionKey(filepath.Dir(in.Path), sid)] = i
 		}
 	}
 	if len(mains) == 0 {
@@ -77,6 +79,17 @@ func group(ins []Input) []Input {
 		sort.Slice(out[i].Companions, func(a, b int) bool { return out[i].Companions[a].Rel < out[i].Companions[b].Rel })
 	}
 	return out
+}
+
+// geminiSessionID is the session id of a Gemini CLI chat
+// (chats/session-<time>-<id8>.jsonl), whose subagent chats live in
+// chats/<session id>/ (gemini_cli reader; readers branch).
+func geminiSessionID(p string) string {
+	base := path.Base(filepath.ToSlash(p))
+	if !strings.HasPrefix(base, "session-") || !strings.HasSuffix(base, ".jsonl") {
+		return ""
+	}
+	return peekSessionID(p)
 }
 
 func sessionKey(dir, sid string) string { return filepath.Clean(dir) + "\x00" + sid }
