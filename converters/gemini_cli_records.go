@@ -583,7 +583,9 @@ func (c *geminiState) End(out *Output) error {
 		})
 	}
 	c.rootIdentity(out, "gemini-cli", "gcp.gemini")
-	out.Span = geminiUsageAttrs(out.Span, all)
+	if len(models) > 0 { // unknown is not zero: the audit gap says so
+		out.Span = geminiUsageAttrs(out.Span, all)
+	}
 	format := "chat_jsonl"
 	switch {
 	case c.legacy && c.jsonl:
