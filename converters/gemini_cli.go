@@ -21,7 +21,10 @@ import (
 // lastUpdated, messages: [...]}) when that document is on one line (see
 // README: a pretty-printed .json file has to be compacted first).
 //
-// It writes a trace in the GenAI shape (an invoke_agent root, a chat span
+// It writes the context the CLI injects into the history (the
+// <session_context> environment message, hook context) as context loads;
+// user messages that carry tool responses, slash commands or injections
+// are not counted as prompts. It writes a trace in the GenAI shape (an invoke_agent root, a chat span
 // per model message, an execute_tool span per tool call, subagents as
 // invoke_agent spans under the call that started them), the tokens of
 // every model message, MCP calls, skill activations, and explicit audit
@@ -44,7 +47,7 @@ func init() {
 		OpenTypes:   true,
 		PassThrough: geminiPass,
 		Events: []string{
-			"context.audit_gap.recorded", "context.skill.invoked", "mcp.tool_call.completed",
+			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"subagent.spawned", "subagent.result.returned", "gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newGemini(env) },
@@ -133,7 +136,7 @@ var geminiBuiltinTools = map[string]bool{
 	"read_file": true, "write_file": true, "replace": true, "edit": true, "run_shell_command": true, "glob": true,
 	"search_file_content": true, "grep_search": true, "list_directory": true, "read_many_files": true,
 	"web_fetch": true, "google_web_search": true, "save_memory": true, "write_todos": true, "activate_skill": true,
-	"codebase_investigator": true, "delegate_to_agent": true, "cli_help": true, "ask_user": true,
+	"codebase_investigator": true, "delegate_to_agent": true, "invoke_agent": true, "cli_help": true, "ask_user": true,
 	"enter_plan_mode": true, "exit_plan_mode": true, "get_internal_docs": true, "complete_task": true,
 }
 

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,7 +130,7 @@ func (c *geminiState) Record(r Record, out *Output) error {
 		})
 	case "metadata_set":
 		c.jsonl = true
-		c.set(r.JSON.Get(`\$set`))
+		c.set(r, r.JSON.Get(`\$set`))
 	case "rewind_to":
 		c.jsonl = true
 		c.rewind(r.JSON.Get(`\$rewindTo`).Str)
@@ -240,11 +241,9 @@ func (c *geminiState) message(r Record) {
 		c.order = append(c.order, g)
 		switch r.Type {
 		case "user":
-			if r.File == 0 {
-				c.counts["user_prompts"]++
-			}
+			c.user(r, agent, m.Get("content"))
 			if r.NS > 0 {
-				agent.prompted = r.NS
+				agent.prompted = r.NS // a prompt, or a tool's response: the next model call starts there
 			}
 		case "gemini":
 			c.counts["model_messages"]++
@@ -299,7 +298,7 @@ func (c *geminiState) touchAgent(a *geminiAgent, ns int64) {
 var geminiDone = map[string]bool{"success": true, "error": true, "cancelled": true}
 
 // geminiAgentTools are the built-in tools that run a subagent.
-var geminiAgentTools = map[string]bool{"codebase_investigator": true, "delegate_to_agent": true, "cli_help": true}
+var geminiAgentTools = map[string]bool{"codebase_investigator": true, "delegate_to_agent": true, "invoke_agent": true, "cli_help": true}
 
 // toolCall reads one tool call of a model message: opened at its first
 // sight, finished when a later copy gives it a final status.
@@ -310,9 +309,12 @@ func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gj
 		return
 	}
 	key := "tool:" + strconv.Itoa(r.File) + ":" + c.keyPart(id)
-	ns := r.NS
+	ns, start := r.NS, r.NS // the call's timestamp is its completion
 	if at, _ := geminiAt(tc.Get("timestamp")); at > 0 {
 		ns = at
+		if start == 0 || start > at {
+			start = at
+		}
 	}
 	t := c.tools[key]
 	if t == nil {
@@ -358,7 +360,7 @@ func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gj
 		if g.chat >= 0 {
 			parent = c.out.Spans[g.chat].Key
 		}
-		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: ns, End: ns, Attrs: attrs})
+		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: start, End: ns, Attrs: attrs})
 		if name == "activate_skill" {
 			c.skillCall(r, agent, key, args)
 		}
@@ -428,6 +430,12 @@ func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjso
 	if status != "success" {
 		sp.Error = true
 		c.counts["failed_tool_calls"]++
+	} else if t.name == "run_shell_command" && geminiExitNonzero(tc.Get("result")) {
+		// A command that exits non-zero is recorded as a success; the exit
+		// code is only in the output the model reads.
+		sp.Error = true
+		sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "gemini_cli.tool_call.exit_nonzero", Value: receipt.B(true)})
+		c.counts["failed_tool_calls"]++
 	}
 	if t.mcpTool == "" {
 		return
@@ -450,15 +458,28 @@ func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjso
 
 // set reads a metadata patch. Its keys are counted (known keys by name);
 // a messages key replaces the recorded history (the CLI syncs masked or
-// compressed history back), which is counted, not re-read: its messages
-// were read when they were first recorded.
-func (c *geminiState) set(s gjson.Result) {
-	s.ForEach(func(k, _ gjson.Result) bool {
+// compressed history back), which is counted; of its messages only those
+// never recorded on their own are read (the others were, when recorded).
+func (c *geminiState) set(r Record, s gjson.Result) {
+	s.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName":
 			c.counts["set_"+k.Str]++
 		case "messages":
 			c.counts["history_rewrites"]++
+			// A message first seen here is one the CLI put in the history
+			// itself (the <session_context> injection at start, a summary).
+			v.ForEach(func(_, m gjson.Result) bool {
+				if id := m.Get("id"); id.Type == gjson.String && c.msgs[strconv.Itoa(r.File)+":"+c.keyPart(id.Str)] == nil && geminiType(m) != "" {
+					ns, at := geminiAt(m.Get("timestamp"))
+					if ns == 0 {
+						ns, at = r.NS, r.Time
+					}
+					c.counts["history_only_messages"]++
+					c.message(Record{Line: r.Line, File: r.File, Type: m.Get("type").Str, Time: at, NS: ns, JSON: m})
+				}
+				return true
+			})
 		default:
 			c.counts["set_other"]++
 		}
@@ -594,7 +615,7 @@ func (c *geminiState) End(out *Output) error {
 		format = "legacy_session_document"
 	}
 	out.Span.Set("gemini_cli.log_format", receipt.S(format))
-	for _, k := range []string{"user_prompts", "model_messages", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "rewinds", "rewound_messages", "history_rewrites", "thoughts", "errors"} {
+	for _, k := range []string{"user_prompts", "tool_responses", "slash_commands", "context_loads", "model_messages", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "rewinds", "rewound_messages", "history_rewrites", "thoughts", "errors"} {
 		out.Span.Set("gemini_cli."+k+".count", receipt.I(c.counts[k]))
 	}
 	var open int64
@@ -624,4 +645,85 @@ func geminiUsageAttrs(a receipt.Attrs, t geminiTokens) receipt.Attrs {
 		a.Set(x.Key, x.Value)
 	}
 	return a
+}
+
+// geminiIgnored are the prefixes of user messages that are not typed
+// prompts (utils/sessionUtils.ts isIgnoredUserContent): slash commands,
+// help, and the context the CLI injects.
+var geminiIgnored = []string{"/", "?", "<session_context>", "<hook_context>"}
+
+// user classifies a user message: a typed prompt, a tool's response (the
+// CLI records function responses as user messages), a slash command, or
+// context the CLI injected, which is written as a context load. In a
+// subagent chat the "prompt" is the calling model's instruction.
+func (c *geminiState) user(r Record, agent *geminiAgent, content gjson.Result) {
+	var texts []string
+	response := false
+	if content.Type == gjson.String {
+		texts = append(texts, content.Str)
+	}
+	content.ForEach(func(_, p gjson.Result) bool {
+		switch {
+		case p.Get("functionResponse").Exists():
+			response = true
+		case p.Get("text").Type == gjson.String && !p.Get("thought").Bool():
+			texts = append(texts, p.Get("text").Str)
+		}
+		return true
+	})
+	text := strings.TrimSpace(strings.Join(texts, "\n"))
+	switch {
+	case response:
+		c.counts["tool_responses"]++
+	case strings.HasPrefix(text, "<session_context>"):
+		c.contextLoaded(r, agent, "environment_context", "session_start", text)
+	case strings.HasPrefix(text, "<hook_context>"):
+		c.contextLoaded(r, agent, "hook_context", "hook", text)
+	case text == "":
+		c.counts["empty_user_messages"]++
+	case strings.HasPrefix(text, "/") || strings.HasPrefix(text, "?"):
+		c.counts["slash_commands"]++
+	case r.File > 0:
+		c.counts["agent_instructions"]++
+	default:
+		c.counts["user_prompts"]++
+	}
+}
+
+// contextLoaded writes context the CLI injected into the history as a
+// user message: digests and size, never the text.
+func (c *geminiState) contextLoaded(r Record, agent *geminiAgent, kind, activation, text string) {
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S(kind)},
+		{Key: "context.input.loaded_by", Value: receipt.S("gemini_cli")},
+		{Key: "context.input.activation", Value: receipt.S(activation)},
+		{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(text))},
+		{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
+		{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
+		{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(text))},
+		{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
+		{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text))},
+		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
+		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
+	}
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+	}
+	c.emit(r, agent.key, "context.input.loaded", a)
+	c.counts["context_loads"]++
+}
+
+var geminiExitRe = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*`)
+
+// geminiExitNonzero reports whether a shell call's output says the
+// command exited non-zero.
+func geminiExitNonzero(result gjson.Result) bool {
+	found := false
+	result.ForEach(func(_, p gjson.Result) bool {
+		if out := p.Get("functionResponse.response.output"); out.Type == gjson.String && geminiExitRe.MatchString(out.Str) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -42,7 +42,8 @@ func outline(t *testing.T, res pipeline.Result) []string {
 		"gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens",
 		"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.dedupe", "context.input.kind",
 		"context.input.duplicate.role", "gemini_cli.tool_call.status", "gemini_cli.rewound", "copilot_cli.tool_call.status",
-		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type"}
+		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type", "gemini_cli.tool_call.exit_nonzero",
+		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count"}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(res.Receipt))
 	sc.Buffer(nil, 1<<20)
@@ -188,6 +189,21 @@ func TestGeminiMapping(t *testing.T) {
 			[]string{gmHeader, gmUser, gmModel("01", "null", "")},
 			[][]string{{"event context.audit_gap.recorded", "context.audit_gap=token_usage_not_logged", "detail=gemini_messages_have_no_token_counts"}},
 			[]string{"input_tokens=", "event gen_ai.token_usage.summarized"}},
+		{"user messages that are tool responses, slash commands or injected context are not prompts",
+			[]string{gmHeader,
+				`{"$set":{"messages":[{"id":"4f9c2a7e1b3d5f6a8c0e2b4d6f8a1c3e","timestamp":"2026-03-20T10:00:01.000Z","type":"user","content":[{"text":"<session_context>CANARY-env</session_context>"}]}]}}`,
+				gmUser, gmModel("01", gmTokens, gmCall("read_file-1-0", "read_file", "success", "")),
+				`{"id":"0a9b8c7d-0201-4e5f-8a6b-7c8d9e0f1e01","timestamp":"2026-03-20T10:00:12.000Z","type":"user","content":[{"functionResponse":{"id":"read_file-1-0","name":"read_file","response":{"output":"CANARY"}}}]}`,
+				`{"id":"0a9b8c7d-0202-4e5f-8a6b-7c8d9e0f1e02","timestamp":"2026-03-20T10:00:13.000Z","type":"user","content":"/stats CANARY"}`,
+				`{"$set":{"messages":[{"id":"4f9c2a7e1b3d5f6a8c0e2b4d6f8a1c3e","timestamp":"2026-03-20T10:00:01.000Z","type":"user","content":[{"text":"<session_context>CANARY-env</session_context>"}]}]}}`},
+			[][]string{
+				{"event context.input.loaded", "context.input.kind=environment_context"},
+				{"span invoke_agent gemini-cli", "user_prompts.count=1", "tool_responses.count=1", "slash_commands.count=1"},
+			}, nil},
+		{"a shell command that exits non-zero is a failed call though recorded as a success",
+			[]string{gmHeader, gmModel("01", gmTokens, `{"id":"run_shell_command-1-0","name":"run_shell_command","args":{"command":"CANARY"},"status":"success","timestamp":"2026-03-20T10:00:30.000Z",`+
+				`"result":[{"functionResponse":{"response":{"output":"Output: CANARY\nExit Code: 1\nProcess Group PGID: 7"}}}]}`)},
+			[][]string{{"span execute_tool run_shell_command", "[error]", "gemini_cli.tool_call.status=success", "exit_nonzero=true"}}, nil},
 		{"a legacy one-line session document",
 			[]string{`{"sessionId":"3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b","projectHash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","startTime":"2025-09-02T14:04:00.000Z","lastUpdated":"2025-09-02T14:06:00.000Z","messages":[` +
 				gmUser + `,` + gmModel("01", gmTokens, gmCall("write_file-1", "write_file", "error", "")) + `]}`},
