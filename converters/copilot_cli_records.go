@@ -59,6 +59,7 @@ type copilotState struct {
 
 	shutdown, usage map[string]*copilotUsage // per model: shutdown metrics, per-call usage records
 	shutdowns       int64
+	sinceShutdown   int64 // model calls after the last shutdown with metrics
 	counts          map[string]int64
 	compaction      int
 	instructions    bool // a system message was recorded
@@ -222,6 +223,7 @@ func (c *copilotState) openChat(r Record, a *copilotAgent) {
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: a.key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	a.prompted = 0
 	c.counts["model_calls"]++
+	c.sinceShutdown++
 }
 
 // message reads a model response: its output tokens (the only per-call
@@ -273,9 +275,14 @@ func (c *copilotState) addUsage(to map[string]*copilotUsage, model string, u cop
 }
 
 // shutdownMetrics reads the per-model totals a session writes when it
-// ends. A resumed session ends again; each process run's totals are added.
+// ends. The CLI resets them each time a session is entered, so a resumed
+// session's shutdowns are added; one without metrics leaves the calls
+// since the last one uncounted.
 func (c *copilotState) shutdownMetrics(d gjson.Result) {
 	c.shutdowns++
+	if d.Get("modelMetrics").IsObject() {
+		c.sinceShutdown = 0
+	}
 	if d.Get("shutdownType").Str == "error" {
 		c.counts["error_shutdowns"]++
 	}
@@ -615,8 +622,14 @@ func (c *copilotState) End(out *Output) error {
 			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
 		}})
 	}
-	if len(models) == 0 {
+	switch {
+	case len(models) == 0:
 		c.gap("token_usage_not_logged", "copilot_session_has_no_shutdown_metrics")
+	case dedupe == "shutdown_model_metrics" && c.sinceShutdown > 0:
+		// Resumed and not ended, or left with /new: those calls' tokens
+		// were never written.
+		c.gap("token_usage_not_logged", "copilot_calls_after_last_shutdown_not_counted")
+		out.Span.Set("copilot_cli.model_calls.after_last_shutdown", receipt.I(c.sinceShutdown))
 	}
 	c.rootIdentity(out, "copilot-cli", "github.copilot")
 	if c.model != "" {

@@ -26,7 +26,7 @@ func cpEvent(n int, typ, agent, data string) string {
 	return s + "}"
 }
 
-const cpStart = `{"sessionId":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b","version":1,"producer":"copilot-agent","copilotVersion":"0.0.420","startTime":"2026-03-25T09:00:00.000Z","selectedModel":"claude-sonnet-4.5","context":{"cwd":"/Users/alice/CANARY"}}`
+const cpStart = `{"sessionId":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b","version":1,"producer":"copilot-agent","copilotVersion":"1.0.68","startTime":"2026-03-25T09:00:00.000Z","selectedModel":"claude-sonnet-4.5","context":{"cwd":"/Users/alice/CANARY"}}`
 
 // cpSession numbers the events of a session after its session.start.
 func cpSession(evs ...[3]string) []string {
@@ -76,6 +76,14 @@ func TestCopilotMapping(t *testing.T) {
 				{"event gen_ai.token_usage.summarized", "model=claude-sonnet-4.5", "input_tokens=30000", "output_tokens=120", "cache_read.input_tokens=20000", "cache_creation.input_tokens=4000", "dedupe=shutdown_model_metrics"},
 				{"event context.audit_gap.recorded", "detail=copilot_instructions_and_agents_md_load_without_a_record"},
 			}, []string{"token_usage_not_logged"}},
+		{"a resumed session: shutdown totals are added, calls after the last one are a gap",
+			cpSession(ev("assistant.turn_start", `{"turnId":"0"}`), ev("session.shutdown", cpShutdown), ev("session.resume", `{"eventCount":3}`),
+				ev("assistant.turn_start", `{"turnId":"1"}`), ev("session.shutdown", cpShutdown), ev("session.resume", `{"eventCount":6}`),
+				ev("assistant.turn_start", `{"turnId":"2"}`)),
+			[][]string{
+				{"event gen_ai.token_usage.summarized", "input_tokens=60000", "output_tokens=240"},
+				{"event context.audit_gap.recorded", "detail=copilot_calls_after_last_shutdown_not_counted"},
+			}, nil},
 		{"no shutdown record: tokens are an audit gap, and no zero totals",
 			cpSession(ev("assistant.turn_start", `{"turnId":"0"}`), ev("assistant.message", `{"messageId":"m","content":"CANARY","outputTokens":9}`)),
 			[][]string{{"event context.audit_gap.recorded", "context.audit_gap=token_usage_not_logged", "detail=copilot_session_has_no_shutdown_metrics"}},

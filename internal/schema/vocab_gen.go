@@ -508,6 +508,7 @@ var vocabulary = []string{
 	"converted_inputs",
 	"converter",
 	"converters",
+	"copilot_calls_after_last_shutdown_not_counted",
 	"copilot_instructions_and_agents_md_load_without_a_record",
 	"copilot_session_has_no_shutdown_metrics",
 	"corrected",
