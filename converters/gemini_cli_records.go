@@ -631,12 +631,13 @@ func (c *geminiState) End(out *Output) error {
 	return nil
 }
 
-// geminiUsageAttrs sets the OpenTelemetry usage attributes. Gemini's input
-// count includes the cached tokens (written apart too); its output count
-// excludes the thinking tokens, written as reasoning tokens.
+// geminiUsageAttrs sets the OpenTelemetry usage attributes. Input is the
+// prompt count, which includes the cached tokens (written apart too), plus
+// the tool-use prompt count, which it does not (the CLI's own totals add
+// it); output excludes the thinking tokens, written as reasoning tokens.
 func geminiUsageAttrs(a receipt.Attrs, t geminiTokens) receipt.Attrs {
 	for _, x := range []receipt.Attr{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input)},
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input + t.tool)},
 		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
 		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cached)},
 		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.thoughts)},

@@ -129,7 +129,7 @@ func gmCall(id, name, status, extra string) string {
 	return `{"id":"` + id + `","name":"` + name + `","args":{"name":"CANARY-skill","CANARY-arg":"CANARY"},"status":"` + status + `","timestamp":"2026-03-20T10:00:30.000Z","result":[{"functionResponse":{"response":{"output":"CANARY-result"}}}]` + extra + `}`
 }
 
-const gmTokens = `{"input":1200,"output":30,"cached":800,"thoughts":7,"tool":0,"total":1237}`
+const gmTokens = `{"input":1175,"output":30,"cached":800,"thoughts":7,"tool":25,"total":1237}`
 
 // TestGeminiMapping maps every record type of both versions: messages
 // written again with tokens or later tool statuses, $set patches,
