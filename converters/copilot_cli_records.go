@@ -90,7 +90,11 @@ func (c *copilotState) Record(r Record, out *Output) error {
 			c.model = m
 		}
 	case "user.message":
-		if agent == c.root {
+		// source names who wrote it: a person ("user", or none in older
+		// builds) or the runtime (a command, a schedule, a skill).
+		if src := d.Get("source").Str; src != "" && src != "user" {
+			c.counts["injected_messages"]++
+		} else if agent == c.root {
 			c.counts["user_prompts"]++
 		}
 		c.counts["attachments"] += int64(len(d.Get("attachments").Array()))
