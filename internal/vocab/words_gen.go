@@ -1480,6 +1480,7 @@ var words = []string{
 	"init",
 	"init_command",
 	"injected_message",
+	"injected_messages",
 	"injection_policy",
 	"injection_reason",
 	"inline_order",
