@@ -31,6 +31,7 @@ func init() {
 		TypeField:   "type",
 		TimeField:   "timestamp",
 		Types:       claudeTypes,
+		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
 		PassThrough: claudePass,
 		Events: []string{
