@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -710,7 +711,7 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 		}
 		if err == nil {
 			rb, _ := json.Marshal(rc)
-			if Validate(rb, KindReceipt) != nil {
+			if gate.ValidateDocument(rb) != nil {
 				err = errors.New("receipt does not match its schema")
 			}
 		}
