@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -225,11 +224,16 @@ func prepareAction(c *cli.Context) error {
 	}
 	defer st.Close()
 	bodies, err := st.Bodies(c.Context, req.ScopeIDs)
+	if c.Context.Err() != nil {
+		return interrupted(c)
+	}
 	if err != nil {
 		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
 	}
-	res, err := prepare.NewRuntime(st, opt).Prepare(context.Background(), req)
+	res, err := prepare.NewRuntime(st, opt).Prepare(c.Context, req)
 	switch {
+	case c.Context.Err() != nil:
+		return interrupted(c)
 	case errors.Is(err, prepare.ErrCallerRequired):
 		return usageError("--caller: %v", err)
 	case errors.Is(err, prepare.ErrNotAuthorized):
@@ -254,6 +258,9 @@ func prepareAction(c *cli.Context) error {
 	case err != nil:
 		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
 	}
+	if c.Context.Err() != nil { // the last moment to stop with nothing written
+		return interrupted(c)
+	}
 	if f := c.String("otel"); f != "" {
 		if err := writeFile(f, out.Trace); err != nil {
 			return failSafe(c, "cannot write the trace file", req.Query, bodies, exitFailed)
@@ -271,13 +278,38 @@ func prepareAction(c *cli.Context) error {
 	return err
 }
 
+// interrupted ends a prepare that Ctrl-C (or SIGTERM) stopped: exit 130, as
+// convert run, with nothing written.
+func interrupted(c *cli.Context) error {
+	fmt.Fprintln(c.App.ErrWriter, "convert: prepare: interrupted; nothing written")
+	return exitError{exitInterrupted}
+}
+
+// writeFile writes b to path whole or not at all: a temporary file beside
+// it, renamed into place.
 func writeFile(path string, b []byte) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // failSafe prints msg unless it would carry the query or a body (an engine

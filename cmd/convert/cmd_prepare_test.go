@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -238,5 +239,29 @@ func TestPrepareDiagnosticsFailOpen(t *testing.T) {
 	}
 	if tr, err := os.ReadFile(otel); err != nil || bytes.Contains(tr, []byte("CANARY")) {
 		t.Fatal("the trace (scope-free) is still written, without the scope")
+	}
+}
+
+// TestPrepareInterrupted: Ctrl-C (a cancelled context, as run's signal
+// handler makes it) stops convert prepare with exit 130 and nothing
+// written: no PreparedContext on stdout, no trace or recall effort file.
+func TestPrepareInterrupted(t *testing.T) {
+	db, _ := prepStore(t)
+	dir := t.TempDir()
+	otel, effort := filepath.Join(dir, "p.otel.json"), filepath.Join(dir, "effort.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := runContext(ctx, []string{"convert", "prepare", "--store", db, "--scope", "project:payments", "--query", prepQuery,
+		"--include-receipt", "--recall-gate", "--recall-effort", effort, "--otel", otel}, &out, &errb)
+	if code != exitInterrupted || out.Len() > 0 || !strings.Contains(errb.String(), "interrupted; nothing written") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if strings.Contains(errb.String(), "CANARY") {
+		t.Fatal("the query reached stderr")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) > 0 {
+		t.Fatalf("an interrupted prepare wrote %v", entries)
 	}
 }
