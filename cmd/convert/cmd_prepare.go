@@ -166,16 +166,14 @@ func prepareHasher(c *cli.Context) (receipt.Hasher, error) {
 	return h, nil
 }
 
-func prepareAction(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usageError("prepare takes no arguments (subcommands: load, read; convert validate and convert leakcheck check its outputs)")
-	}
+// prepareRequest is the request of --request or of the flags, validated.
+func prepareRequest(c *cli.Context) (prepare.Request, error) {
 	var req prepare.Request
 	var err error
 	if c.IsSet("request") {
 		for _, f := range []string{"scope", "query", "query-file", "max-bytes", "include-receipt", "sections"} {
 			if c.IsSet(f) {
-				return usageError("--request cannot be combined with --%s", f)
+				return req, usageError("--request cannot be combined with --%s", f)
 			}
 		}
 		req, err = readRequest(c.String("request"))
@@ -183,40 +181,62 @@ func prepareAction(c *cli.Context) error {
 		req, err = flagRequest(c)
 	}
 	if err != nil {
-		return err
+		return req, err
 	}
 	req.Caller = c.String("caller")
 	if err := req.Validate(); err != nil {
-		return usageError("%v", err)
+		return req, usageError("%v", err)
 	}
+	return req, nil
+}
+
+// prepareOptions is the runtime's configuration: digests, the recall gate
+// and its policy, the reranker and the vector channel.
+func prepareOptions(c *cli.Context) (prepare.Options, error) {
 	opt := prepare.Options{}
+	var err error
 	if opt.Hasher, err = prepareHasher(c); err != nil {
-		return err
+		return opt, err
 	}
 	if c.Bool("recall-gate") {
 		g := prepare.DefaultGatePolicy()
 		if f := c.String("recall-policy"); f != "" {
 			b, err := os.ReadFile(f)
 			if err != nil {
-				return usageError("--recall-policy: cannot read %s", f)
+				return opt, usageError("--recall-policy: cannot read %s", f)
 			}
 			if g, err = prepare.ParseGatePolicy(b); err != nil {
-				return usageError("--recall-policy: %v", err)
+				return opt, usageError("--recall-policy: %v", err)
 			}
 		}
 		opt.Gate = &g
 	} else if c.IsSet("recall-effort") || c.IsSet("recall-policy") {
-		return usageError("--recall-effort and --recall-policy need --recall-gate")
+		return opt, usageError("--recall-effort and --recall-policy need --recall-gate")
 	}
 	switch c.String("rerank") {
 	case "none":
 	case "lexical":
 		opt.Reranker = prepare.LexicalReranker{}
 	default:
-		return usageError("--rerank takes none or lexical")
+		return opt, usageError("--rerank takes none or lexical")
 	}
 	if c.Bool("vector") {
 		opt.Embedder = prepare.HashEmbedder{}
+	}
+	return opt, nil
+}
+
+func prepareAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("prepare takes no arguments (subcommands: load, read; convert validate and convert leakcheck check its outputs)")
+	}
+	req, err := prepareRequest(c)
+	if err != nil {
+		return err
+	}
+	opt, err := prepareOptions(c)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(c, false)
 	if err != nil {
