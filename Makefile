@@ -112,16 +112,15 @@ demo-prepare: build
 	    --query '$(PREPARE_QUERY)' --include-receipt --recall-gate --rerank lexical \
 	    --recall-effort $(OUT)/prepare/recall-effort.json --otel $(OUT)/prepare/prepare.otel.json > $(OUT)/prepare/context.json; \
 	  cat $(OUT)/prepare/context.json; \
-	  $(BIN) prepare validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json; \
-	  $(BIN) validate $(OUT)/prepare/prepare.otel.json; \
-	  $(BIN) prepare leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
+	  $(BIN) validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json; \
+	  $(BIN) leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
 	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json; \
 	  echo '== keyed digests (a fresh random key)'; \
 	  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $$tmp/key; \
 	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --query '$(PREPARE_QUERY)' --include-receipt \
 	    --hash-key-file $$tmp/key > $(OUT)/prepare/context.keyed.json; \
 	  grep -o '"query_digest":"hmac-sha256:[0-9a-f]*"' $(OUT)/prepare/context.keyed.json; \
-	  $(BIN) prepare validate $(OUT)/prepare/context.keyed.json; \
+	  $(BIN) validate $(OUT)/prepare/context.keyed.json; \
 	  echo '== authorization: bob may read project:payments only'; \
 	  $(BIN) prepare load --store $$tmp/auth.db samples/prepare/artifacts.jsonl samples/prepare/grants.jsonl; \
 	  $(BIN) prepare --store $$tmp/auth.db --caller bob --scope project:payments --scope project:shared \

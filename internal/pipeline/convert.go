@@ -291,7 +291,7 @@ func (f *file) readFile(i int) error {
 		}
 		if l.N%1024 == 0 {
 			if err := f.ctx.Err(); err != nil {
-				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted"}
+				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
 			}
 			if f.opt.Progress != nil {
 				f.opt.Progress.Add(fh.n - reported)
