@@ -136,8 +136,19 @@ func spanMove(m Move) Move {
 	return m
 }
 
+// scenarios lists the registered scenario converters, in registration order.
+var scenarios []string
+
+// Scenarios returns the names of the registered scenario converters, sorted.
+func Scenarios() []string {
+	out := append([]string(nil), scenarios...)
+	sort.Strings(out)
+	return out
+}
+
 // registerScenario turns a scenario table into a registered Converter.
 func registerScenario(sc Scenario) {
+	scenarios = append(scenarios, sc.Name)
 	recs := map[string]Rec{"session.start": sessionStart, "session.end": sessionEnd}
 	for t, r := range sc.Records {
 		recs[t] = r
