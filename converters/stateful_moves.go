@@ -180,17 +180,3 @@ func allIn(s *Session, set string, ds []string) bool {
 	}
 	return true
 }
-
-// overlap reports whether two digest lists share a value.
-func overlap(a, b []string) bool {
-	in := map[string]bool{}
-	for _, d := range a {
-		in[d] = true
-	}
-	for _, d := range b {
-		if in[d] {
-			return true
-		}
-	}
-	return false
-}
