@@ -104,7 +104,7 @@ func init() {
 					SubsetOf("rejected_candidate_ids", govPresented, "candidate_ids").Within("request_id", "request_id").
 						Says("rejected_candidate_ids is not a subset of the presented candidate_ids"),
 					Disjoint("confirmed_candidate_ids", "rejected_candidate_ids").Says("a candidate is both confirmed and rejected"),
-					Check(func(_ *Session, v *Values) error {
+					Check("confirmed false confirms no candidate", func(_ *Session, v *Values) error {
 						if !v.Bool("confirmed") && v.Has("confirmed_candidate_ids") && len(v.Get("confirmed_candidate_ids").Array()) > 0 {
 							return fmt.Errorf("confirmed is false but confirmed_candidate_ids is not empty")
 						}
@@ -137,7 +137,7 @@ func init() {
 					// Only confirmed identities are deleted, and nothing is both
 					// deleted and retained.
 					requested,
-					Check(deletedWithConfirmation),
+					Check("deleted memories had the confirmation their candidates required", deletedWithConfirmation),
 					SubsetOf("deleted_ids", govConfirmed, "confirmed_candidate_ids").Within("request_id", "request_id").
 						Says("deleted_ids is not a subset of the confirmed_candidate_ids"),
 					Disjoint("deleted_ids", "retained_ids").Says("a memory is both deleted and retained"),

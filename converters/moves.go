@@ -27,6 +27,7 @@ type Move struct {
 	reads    []string   // further fields the move reads (invariants, Use)
 	inv      *invariant // set for an invariant move
 	check    func(s *Session, v *Values, a *receipt.Attrs) error
+	rule     string // Check: what it checks
 }
 
 // The JSON types of attributes: definitions in schemas/defs.schema.json,
@@ -61,9 +62,10 @@ func LadderDef(l receipt.Ladder) string {
 func Use(paths ...string) Move { return Move{reads: paths} }
 
 // Check runs a rule the invariant kinds cannot say, in its place among the
-// moves, on the record's declared values.
-func Check(fn func(s *Session, v *Values) error) Move {
-	return Move{check: func(s *Session, v *Values, _ *receipt.Attrs) error { return fn(s, v) }}
+// moves, on the record's declared values; rule says it in a few words for
+// `convert list -v`.
+func Check(rule string, fn func(s *Session, v *Values) error) Move {
+	return Move{rule: rule, check: func(s *Session, v *Values, _ *receipt.Attrs) error { return fn(s, v) }}
 }
 
 // reading returns the fields a move reads.

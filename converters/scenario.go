@@ -232,8 +232,11 @@ func describe(plans map[string]*recPlan) []RecordInfo {
 	for t, p := range plans {
 		ri := RecordInfo{Type: t, Event: p.Event}
 		for _, m := range p.Moves {
-			if m.inv != nil {
+			switch {
+			case m.inv != nil:
 				ri.Invariants = append(ri.Invariants, m.inv.String())
+			case m.rule != "":
+				ri.Invariants = append(ri.Invariants, "check: "+m.rule)
 			}
 		}
 		out = append(out, ri)
