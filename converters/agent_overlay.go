@@ -23,6 +23,7 @@ func init() {
 			"session.start": overlaySessionStart,
 			"agent_context.loaded": {
 				Moves: []Move{
+					Use("delivered_text"), // its identity, never the text
 					Const("context.input.kind", receipt.S("agent_instructions")),
 					Req(Move{Path: "source_path", Pass: true, apply: sourcePath}), // public overlay names are tokens; other paths are only hashed
 					Req(Label("source_role", "context.input.source.role")),
@@ -42,7 +43,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Then: overlayRecord,
+				Hook: overlayRecord,
 			},
 		},
 		Extra: []string{"context.input.loaded", "context.input.candidate_suppressed"},
@@ -73,11 +74,11 @@ const (
 // for the session's agent, load orders increase, every record names the same
 // composition policy, a suppressed candidate delivers nothing, and a
 // candidate suppressed as "wrong agent" really targets another agent.
-func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
+func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
 	if ws := s.Recall("overlay.workspace"); ws != "" {
 		a.Set("workspace.name", receipt.S(ws))
 	}
-	order := r.JSON.Get("load_order").Int()
+	order := v.Get("load_order").Int()
 	role := attrStr(a, "context.input.source.role")
 	target := attrStr(a, "context.input.applies_to")
 	agent := s.Agent
@@ -89,7 +90,7 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 	if attrStr(a, "context.input.scope") == "" {
 		a.Set("context.input.scope", receipt.S("repo"))
 	}
-	delivered := r.JSON.Get("delivered_text")
+	delivered := v.Get("delivered_text")
 	if delivered.Exists() && delivered.Type != gjson.String {
 		return fmt.Errorf("field %q must be a string", "delivered_text")
 	}
@@ -113,7 +114,7 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 		a.Set("context.input.duplicate.suppression_policy", receipt.S("suppress_overlay_for_non_target_agent"))
 		a.Set("context.input.duplicate.role", receipt.S("suppressed"))
 		s.Add("overlay.suppressed", 1)
-		s.Emit(receipt.Event{Name: "context.input.candidate_suppressed", Time: r.Time, Line: r.Line, Attrs: *a})
+		s.Emit(receipt.Event{Name: "context.input.candidate_suppressed", Time: v.Time, Line: v.Line, Attrs: *a})
 		return nil
 	}
 
@@ -151,13 +152,13 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 	if attrStr(a, "context.input.loaded_by") == "" {
 		a.Set("context.input.loaded_by", receipt.S(attrStr(a, "context.input.activation")))
 	}
-	src := r.JSON.Get("source_text")
+	src := v.Get("source_text")
 	truncated := src.Type == gjson.String && isClipOf(delivered.Str, src.Str)
 	a.Set("context.input.delivered.truncated", receipt.B(truncated))
 	a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order"))
 	a.Set("context.input.duplicate.role", receipt.S("selected"))
 	s.Add("overlay.loaded", 1)
-	s.Emit(receipt.Event{Name: "context.input.loaded", Time: r.Time, Line: r.Line, Attrs: *a})
+	s.Emit(receipt.Event{Name: "context.input.loaded", Time: v.Time, Line: v.Line, Attrs: *a})
 	return nil
 }
 

@@ -36,7 +36,7 @@ func init() {
 					Const("privacy.raw_index_recorded", receipt.B(false)),
 					Const("privacy.raw_upstream_tool_schemas_recorded", receipt.B(false)),
 				},
-				Then: gatewayIndexLoaded,
+				Hook: gatewayIndexLoaded,
 			},
 			"mcp.gateway.tool_schema.loaded": {
 				Event: "mcp.gateway.tool_schema.loaded",
@@ -55,7 +55,7 @@ func init() {
 					Const("privacy.raw_tool_schema_recorded", receipt.B(false)),
 					Const("privacy.raw_unselected_tool_names_recorded", receipt.B(false)),
 				},
-				Then: gatewaySchemaLoaded,
+				Hook: gatewaySchemaLoaded,
 			},
 			"mcp.gateway.tool_invoked": {
 				Event: "mcp.gateway.tool_invoked",
@@ -73,7 +73,7 @@ func init() {
 					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
 				},
-				Then: gatewayToolInvoked,
+				Hook: gatewayToolInvoked,
 			},
 			"mcp.gateway.session.completed": {
 				Event: "mcp.gateway.session.completed",
@@ -85,7 +85,7 @@ func init() {
 					Int("invoked_tool_count", "mcp.gateway.invoked_tool_count"),
 					Const("mcp.gateway.progressive_disclosure.audit_gap", receipt.S("receipt_proves_gateway_disclosure_boundary_not_tool_result_correctness")),
 				},
-				Then: gatewayCompleted,
+				Hook: gatewayCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -100,25 +100,25 @@ func init() {
 // too, so the schema declares it as our own vocabulary.
 const gatewayStrategy = "meta_tool_index_then_on_demand_schema"
 
-func gatewayKey(s *Session, r Record, field string) string {
-	return s.Hash.Text(r.JSON.Get("gateway").String()) + "/" + s.Hash.Text(r.JSON.Get(field).String())
+func gatewayKey(s *Session, v *Values, field string) string {
+	return s.Hash.Text(v.Get("gateway").String()) + "/" + s.Hash.Text(v.Get(field).String())
 }
 
 // gatewayIndexLoaded records the startup surface. When the log does not say
 // whether full upstream schemas were loaded at startup, the receipt derives
 // it: a visible index smaller than the full schema set cannot hold it.
-func gatewayIndexLoaded(s *Session, r Record, a *receipt.Attrs) error {
-	gw := r.JSON.Get("gateway").String()
+func gatewayIndexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
+	gw := v.Get("gateway").String()
 	s.Mark("gw.indexed", s.Hash.Text(gw))
 	if _, ok := a.Get("mcp.gateway.full_upstream_schemas_loaded_at_startup"); !ok {
-		visible, full := r.JSON.Get("visible_index_token_count"), r.JSON.Get("full_upstream_schema_token_count")
+		visible, full := v.Get("visible_index_token_count"), v.Get("full_upstream_schema_token_count")
 		if visible.Exists() && full.Exists() {
 			a.Set("mcp.gateway.full_upstream_schemas_loaded_at_startup", receipt.B(visible.Int() >= full.Int()))
 		}
 	}
 	s.Span.Set("mcp.gateway.name", receipt.S(s.Label(gw)))
 	s.Span.Set("mcp.gateway.disclosure.strategy", receipt.S(gatewayStrategy))
-	if m := r.JSON.Get("mode"); m.Type == gjson.String {
+	if m := v.Get("mode"); m.Type == gjson.String {
 		s.Span.Set("mcp.gateway.tool_mode", receipt.S(s.Label(m.Str)))
 	}
 	return nil
@@ -127,25 +127,25 @@ func gatewayIndexLoaded(s *Session, r Record, a *receipt.Attrs) error {
 // gatewaySchemaLoaded enforces that a schema is hydrated only through a
 // gateway whose index was loaded first, and that the hydrated tool is not
 // also listed among the tools whose schemas stayed out.
-func gatewaySchemaLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	if !s.Has("gw.indexed", s.Hash.Text(r.JSON.Get("gateway").String())) {
+func gatewaySchemaLoaded(s *Session, v *Values, _ *receipt.Attrs) error {
+	if !s.Has("gw.indexed", s.Hash.Text(v.Get("gateway").String())) {
 		return fmt.Errorf("tool schema loaded through a gateway with no mcp.gateway.index.loaded record before it")
 	}
-	tool := r.JSON.Get("tool").String()
-	for _, u := range r.JSON.Get("unselected_tool_names").Array() {
+	tool := v.Get("tool").String()
+	for _, u := range v.Get("unselected_tool_names").Array() {
 		if u.String() == tool {
 			return fmt.Errorf("tool is listed both as loaded and in unselected_tool_names")
 		}
 	}
-	s.Mark("gw.schema", gatewayKey(s, r, "tool"))
+	s.Mark("gw.schema", gatewayKey(s, v, "tool"))
 	return nil
 }
 
-func gatewayToolInvoked(s *Session, r Record, a *receipt.Attrs) error {
-	if !s.Has("gw.indexed", s.Hash.Text(r.JSON.Get("gateway").String())) {
+func gatewayToolInvoked(s *Session, v *Values, a *receipt.Attrs) error {
+	if !s.Has("gw.indexed", s.Hash.Text(v.Get("gateway").String())) {
 		return fmt.Errorf("tool invoked through a gateway with no mcp.gateway.index.loaded record before it")
 	}
-	key := gatewayKey(s, r, "tool")
+	key := gatewayKey(s, v, "tool")
 	s.Mark("gw.invoked", key)
 	a.Set("mcp.tool_call.schema_loaded_before_call", receipt.B(s.Has("gw.schema", key)))
 	return nil
@@ -153,11 +153,11 @@ func gatewayToolInvoked(s *Session, r Record, a *receipt.Attrs) error {
 
 // gatewayCompleted checks the log's totals (distinct tools) against the
 // records seen.
-func gatewayCompleted(s *Session, r Record, _ *receipt.Attrs) error {
-	if v := r.JSON.Get("loaded_tool_schema_count"); v.Exists() && v.Int() != int64(s.Len("gw.schema")) {
+func gatewayCompleted(s *Session, v *Values, _ *receipt.Attrs) error {
+	if v := v.Get("loaded_tool_schema_count"); v.Exists() && v.Int() != int64(s.Len("gw.schema")) {
 		return fmt.Errorf("loaded_tool_schema_count does not match the distinct tools of mcp.gateway.tool_schema.loaded records before it")
 	}
-	if v := r.JSON.Get("invoked_tool_count"); v.Exists() && v.Int() != int64(s.Len("gw.invoked")) {
+	if v := v.Get("invoked_tool_count"); v.Exists() && v.Int() != int64(s.Len("gw.invoked")) {
 		return fmt.Errorf("invoked_tool_count does not match the distinct tools of mcp.gateway.tool_invoked records before it")
 	}
 	return nil

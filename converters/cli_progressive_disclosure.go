@@ -35,7 +35,7 @@ func init() {
 					Const("privacy.raw_openapi_recorded", receipt.B(false)),
 					Const("privacy.raw_mcp_schemas_recorded", receipt.B(false)),
 				},
-				Then: cliPromptLoaded,
+				Hook: cliPromptLoaded,
 			},
 			"cli.command_help.loaded": {
 				Event: "cli.command_help.loaded",
@@ -53,7 +53,7 @@ func init() {
 					Const("privacy.raw_help_recorded", receipt.B(false)),
 					Const("privacy.raw_unselected_commands_recorded", receipt.B(false)),
 				},
-				Then: cliHelpLoaded,
+				Hook: cliHelpLoaded,
 			},
 			"cli.command.executed": {
 				Event: "cli.command.executed",
@@ -72,7 +72,7 @@ func init() {
 					Const("privacy.raw_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_results_recorded", receipt.B(false)),
 				},
-				Then: cliCommandExecuted,
+				Hook: cliCommandExecuted,
 			},
 			"cli.session.completed": {
 				Event: "cli.session.completed",
@@ -85,7 +85,7 @@ func init() {
 					Bool("loaded_mcp_schemas", "cli.full_mcp_schemas.loaded"),
 					Const("cli.progressive_disclosure.audit_gap", receipt.S("receipt_proves_disclosure_boundary_not_api_result_correctness")),
 				},
-				Then: cliSessionCompleted,
+				Hook: cliSessionCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -102,12 +102,12 @@ func init() {
 const cliStrategy = "agent_prompt_then_command_help"
 
 // cliCommandKey is the state key of a command of a CLI, as digests.
-func cliCommandKey(s *Session, r Record) string {
-	return s.Hash.Text(r.JSON.Get("cli_name").String()) + "/" + s.Hash.Text(r.JSON.Get("command").String())
+func cliCommandKey(s *Session, v *Values) string {
+	return s.Hash.Text(v.Get("cli_name").String()) + "/" + s.Hash.Text(v.Get("command").String())
 }
 
-func cliPromptLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	name := r.JSON.Get("cli_name").String()
+func cliPromptLoaded(s *Session, v *Values, _ *receipt.Attrs) error {
+	name := v.Get("cli_name").String()
 	s.Mark("cli.prompted", s.Hash.Text(name))
 	s.Span.Set("cli.name", receipt.S(s.Label(name)))
 	s.Span.Set("cli.disclosure.strategy", receipt.S(cliStrategy))
@@ -117,42 +117,42 @@ func cliPromptLoaded(s *Session, r Record, _ *receipt.Attrs) error {
 // cliHelpLoaded enforces the disclosure order (the agent prompt of the CLI
 // came first) and that the selected command is not also listed among the
 // commands whose help stayed out.
-func cliHelpLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	if !s.Has("cli.prompted", s.Hash.Text(r.JSON.Get("cli_name").String())) {
+func cliHelpLoaded(s *Session, v *Values, _ *receipt.Attrs) error {
+	if !s.Has("cli.prompted", s.Hash.Text(v.Get("cli_name").String())) {
 		return fmt.Errorf("command help loaded before any cli.agent_prompt.loaded record of its cli")
 	}
-	cmd := r.JSON.Get("command").String()
-	for _, u := range r.JSON.Get("unselected_commands").Array() {
+	cmd := v.Get("command").String()
+	for _, u := range v.Get("unselected_commands").Array() {
 		if u.String() == cmd {
 			return fmt.Errorf("command is listed both as selected and in unselected_commands")
 		}
 	}
-	s.Mark("cli.help", cliCommandKey(s, r))
+	s.Mark("cli.help", cliCommandKey(s, v))
 	s.Add("cli.help", 1)
-	s.Add("cli.unselected_help", r.JSON.Get("unselected_help_loaded").Int())
+	s.Add("cli.unselected_help", v.Get("unselected_help_loaded").Int())
 	return nil
 }
 
-func cliCommandExecuted(s *Session, r Record, a *receipt.Attrs) error {
-	if !s.Has("cli.prompted", s.Hash.Text(r.JSON.Get("cli_name").String())) {
+func cliCommandExecuted(s *Session, v *Values, a *receipt.Attrs) error {
+	if !s.Has("cli.prompted", s.Hash.Text(v.Get("cli_name").String())) {
 		return fmt.Errorf("command executed before any cli.agent_prompt.loaded record of its cli")
 	}
 	s.Add("cli.exec", 1)
-	a.Set("cli.command.help_loaded_before_execution", receipt.B(s.Has("cli.help", cliCommandKey(s, r))))
+	a.Set("cli.command.help_loaded_before_execution", receipt.B(s.Has("cli.help", cliCommandKey(s, v))))
 	return nil
 }
 
 // cliSessionCompleted checks the log's own totals against the records seen,
 // and states whether the disclosure boundary held: no full spec or schema set
 // and no unselected command's help entered the context.
-func cliSessionCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if v := r.JSON.Get("commands_executed"); v.Exists() && v.Int() != s.Count("cli.exec") {
+func cliSessionCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	if v := v.Get("commands_executed"); v.Exists() && v.Int() != s.Count("cli.exec") {
 		return fmt.Errorf("commands_executed does not match the cli.command.executed records before it")
 	}
-	if v := r.JSON.Get("loaded_command_help_count"); v.Exists() && v.Int() != s.Count("cli.help") {
+	if v := v.Get("loaded_command_help_count"); v.Exists() && v.Int() != s.Count("cli.help") {
 		return fmt.Errorf("loaded_command_help_count does not match the cli.command_help.loaded records before it")
 	}
-	openapi, mcp := r.JSON.Get("loaded_full_openapi"), r.JSON.Get("loaded_mcp_schemas")
+	openapi, mcp := v.Get("loaded_full_openapi"), v.Get("loaded_mcp_schemas")
 	if openapi.IsBool() && mcp.IsBool() {
 		held := !openapi.Bool() && !mcp.Bool() && s.Count("cli.unselected_help") == 0
 		a.Set("cli.progressive_disclosure.boundary_held", receipt.B(held))

@@ -42,8 +42,8 @@ func init() {
 					Const("privacy.raw_codebase_path_recorded", receipt.B(false)),
 					Const("privacy.raw_embedding_config_recorded", receipt.B(false)),
 				},
-				Then: func(s *Session, r Record, _ *receipt.Attrs) error {
-					s.Mark("snapshots", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					s.Mark("snapshots", s.Hash.Text(v.Get("index_snapshot_id").String()))
 					return nil
 				},
 			},
@@ -61,12 +61,13 @@ func init() {
 					Const("privacy.raw_filter_recorded", receipt.B(false)),
 					Const("audit_gap", receipt.S("receipt_proves_search_identity_and_candidate_scale_not_relevance")),
 				},
-				Then: codeSearchPerformed,
+				Hook: codeSearchPerformed,
 			},
-			"code.search.results.returned": {Then: codeSearchResults},
+			"code.search.results.returned": {Moves: []Move{Use("index_snapshot_id", "results")}, Hook: codeSearchResults},
 			"context.input.loaded": {
 				Event: "context.input.loaded",
 				Moves: []Move{
+					Use("suppression_reasons"),
 					SessionIDs(),
 					Const("context.input.kind", receipt.S("retrieved_code_chunks")),
 					Const("context.input.source", receipt.S("code_search")),
@@ -83,7 +84,7 @@ func init() {
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")),
 				},
-				Then: codeSearchLoaded,
+				Hook: codeSearchLoaded,
 			},
 		},
 		End: func(s *Session) error {
@@ -108,12 +109,12 @@ var codeSearchSuppressionReasons = map[string]bool{
 	"below_score_threshold": true, "filtered": true, "not_selected": true, "policy": true,
 }
 
-func codeSearchPerformed(s *Session, r Record, _ *receipt.Attrs) error {
-	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
+func codeSearchPerformed(s *Session, v *Values, _ *receipt.Attrs) error {
+	if v := v.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
 		return fmt.Errorf("search names an index snapshot with no code.index.snapshot.used record before it")
 	}
-	setCount(s, "top_k", r.JSON.Get("top_k").Int())
-	if !r.JSON.Get("top_k").Exists() {
+	setCount(s, "top_k", v.Get("top_k").Int())
+	if !v.Get("top_k").Exists() {
 		setCount(s, "top_k", 0)
 	}
 	s.Add("searches", 1)
@@ -121,7 +122,7 @@ func codeSearchPerformed(s *Session, r Record, _ *receipt.Attrs) error {
 }
 
 // codeSearchResults checks the returned list and keeps it for the load.
-func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
+func codeSearchResults(s *Session, v *Values, _ *receipt.Attrs) error {
 	if s.Count("searches") == 0 {
 		return fmt.Errorf("results returned before any code.search.performed record")
 	}
@@ -130,10 +131,10 @@ func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
 			return err
 		}
 	}
-	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
+	if v := v.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
 		return fmt.Errorf("results name an index snapshot with no code.index.snapshot.used record before it")
 	}
-	res := r.JSON.Get("results")
+	res := v.Get("results")
 	if !res.IsArray() {
 		return fmt.Errorf("field \"results\" must be a list")
 	}
@@ -158,26 +159,26 @@ func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
 		seen[s.Hash.Text(id.Str)] = true
 	}
 	s.Note("results", res.Raw)
-	s.Note("results_time", r.Time)
-	s.Note("results_snapshot", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
-	if !r.JSON.Get("index_snapshot_id").Exists() {
+	s.Note("results_time", v.Time)
+	s.Note("results_snapshot", s.Hash.Text(v.Get("index_snapshot_id").String()))
+	if !v.Get("index_snapshot_id").Exists() {
 		s.Note("results_snapshot", "")
 	}
-	setCount(s, "results_line", int64(r.Line))
+	setCount(s, "results_line", int64(v.Line))
 	return nil
 }
 
 // codeSearchLoaded enforces that the load is a partition of the returned
 // chunks, writes the kept results' events and the shared load event.
-func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
+func codeSearchLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Recall("results") == "" {
 		return fmt.Errorf("context loaded with no code.search.results.returned record before it")
 	}
-	loaded, err := idDigests(s, r, "loaded_chunk_ids")
+	loaded, err := v.IDList("loaded_chunk_ids")
 	if err != nil {
 		return err
 	}
-	supp, err := idDigests(s, r, "suppressed_chunk_ids")
+	supp, err := v.IDList("suppressed_chunk_ids")
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
 	}
 	reasons := map[string]string{}
 	var bad error
-	r.JSON.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
+	v.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
 		d := s.Hash.Text(k.String())
 		if fate[d] != "suppressed" {
 			bad = fmt.Errorf("suppression_reasons names a chunk that is not in suppressed_chunk_ids")

@@ -23,6 +23,7 @@ func init() {
 			"context.compaction.start": {
 				Event: "context.compaction.started",
 				Moves: []Move{
+					Use("compaction_id"),
 					SessionIDs(), AgentName(),
 					Label("reason", "context.compaction.reason"),
 					Label("trigger", "context.compaction.trigger"),
@@ -34,7 +35,7 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionStart,
+				Hook: compactionStart,
 			},
 			"context.item.evaluated": {
 				Event: "context.compaction.item.evaluated",
@@ -54,7 +55,7 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionItem,
+				Hook: compactionItem,
 			},
 			"context.compaction.completed": {
 				Event: "context.compaction.completed",
@@ -73,7 +74,7 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionCompleted,
+				Hook: compactionCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -90,12 +91,12 @@ var compactionActions = []string{"preserved", "summarized", "dropped", "preserve
 // compactionStart opens a compaction. Its id is the record's compaction_id
 // when the log has one, else derived from the session and start time, so
 // every event of one compaction joins on it.
-func compactionStart(s *Session, r Record, a *receipt.Attrs) error {
+func compactionStart(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("open") > 0 {
 		return fmt.Errorf("compaction started while another compaction is still open")
 	}
-	id := s.Hash.Text("context.compaction:" + s.ID + ":" + r.Time)
-	if v := r.JSON.Get("compaction_id"); v.Type == gjson.String {
+	id := s.Hash.Text("context.compaction:" + s.ID + ":" + v.Time)
+	if v := v.Get("compaction_id"); v.Type == gjson.String {
 		id = s.Hash.Text(v.Str)
 	}
 	s.Note("context.compaction.id_hash", id)
@@ -105,7 +106,7 @@ func compactionStart(s *Session, r Record, a *receipt.Attrs) error {
 	for _, act := range compactionActions {
 		setCount(s, "items:"+act, 0)
 	}
-	if v := r.JSON.Get("token_count_before"); v.Exists() {
+	if v := v.Get("token_count_before"); v.Exists() {
 		setCount(s, "tokens_before", v.Int())
 		s.Mark("flags", "tokens_before")
 	}
@@ -128,11 +129,11 @@ func compactionItemSource(s *Session, v gjson.Result, a *receipt.Attrs) error {
 
 // compactionItem enforces the action vocabulary and the reasons that go with
 // it, and counts each decision.
-func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
+func compactionItem(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("open") == 0 {
 		return fmt.Errorf("item evaluated outside a compaction (no open context.compaction.start)")
 	}
-	act := r.JSON.Get("action").String()
+	act := v.Get("action").String()
 	known := false
 	for _, k := range compactionActions {
 		known = known || act == k
@@ -140,10 +141,10 @@ func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
 	if !known {
 		return fmt.Errorf("action must be preserved, summarized, dropped or preserved_hash_only")
 	}
-	if act == "dropped" && r.JSON.Get("drop_reason").String() == "" {
+	if act == "dropped" && v.Get("drop_reason").String() == "" {
 		return fmt.Errorf("dropped item without drop_reason")
 	}
-	if act == "summarized" && !r.JSON.Get("summary_token_count").Exists() {
+	if act == "summarized" && !v.Get("summary_token_count").Exists() {
 		return fmt.Errorf("summarized item without summary_token_count")
 	}
 	s.Add("items:"+act, 1)
@@ -154,11 +155,11 @@ func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
 // compactionCompleted enforces that the item counts add up: dropped and
 // summarized as evaluated, preserved counting both preserved and
 // preserved_hash_only items.
-func compactionCompleted(s *Session, r Record, a *receipt.Attrs) error {
+func compactionCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("open") == 0 {
 		return fmt.Errorf("compaction completed without an open context.compaction.start")
 	}
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	n := func(f string) int64 { return v.Get(f).Int() }
 	kept := s.Count("items:preserved") + s.Count("items:preserved_hash_only")
 	switch {
 	case n("dropped_count") != s.Count("items:dropped"):
@@ -172,7 +173,7 @@ func compactionCompleted(s *Session, r Record, a *receipt.Attrs) error {
 	a.Set("context.compaction.item.count", receipt.I(total))
 	a.Set("context.compaction.items.preserved_hash_only", receipt.I(s.Count("items:preserved_hash_only")))
 	a.Set("context.compaction.item_counts_add_up", receipt.B(true))
-	if after := r.JSON.Get("token_count_after"); after.Exists() && s.Has("flags", "tokens_before") {
+	if after := v.Get("token_count_after"); after.Exists() && s.Has("flags", "tokens_before") {
 		a.Set("context.compaction.token_count.reduced", receipt.B(after.Int() < s.Count("tokens_before")))
 	}
 	setCount(s, "open", 0)

@@ -40,7 +40,7 @@ func init() {
 					Const("privacy.raw_tool_registry_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnStarted,
+				Hook: txnStarted,
 			},
 			"context.compaction.summary.attempted": {
 				Event: "context.compaction.summary.attempted",
@@ -56,7 +56,7 @@ func init() {
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnSummary,
+				Hook: txnSummary,
 			},
 			"context.compaction.rollback.completed": {
 				Event: "context.compaction.rollback.completed",
@@ -76,7 +76,7 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnRollback,
+				Hook: txnRollback,
 			},
 			"context.compaction.transaction.completed": {
 				Event: "context.compaction.transaction.completed",
@@ -94,7 +94,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnCompleted,
+				Hook: txnCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -113,14 +113,14 @@ var txnFigures = [][2]string{
 	{"pending_system_reminder_count", "pending_system_reminder_count_after"},
 }
 
-func txnStarted(s *Session, r Record, _ *receipt.Attrs) error {
+func txnStarted(s *Session, v *Values, _ *receipt.Attrs) error {
 	if s.Count("open") > 0 {
 		return fmt.Errorf("transaction started while another transaction is still open")
 	}
-	s.Note("txn", s.Hash.Text(r.JSON.Get("transaction_id").String()))
+	s.Note("txn", s.Hash.Text(v.Get("transaction_id").String()))
 	for _, f := range txnFigures {
 		delete(s.sets["flags"], f[0])
-		if v := r.JSON.Get(f[0]); v.Exists() {
+		if v := v.Get(f[0]); v.Exists() {
 			setCount(s, f[0], v.Int())
 			s.Mark("flags", f[0])
 		}
@@ -133,22 +133,22 @@ func txnStarted(s *Session, r Record, _ *receipt.Attrs) error {
 }
 
 // txnSame enforces that a record belongs to the open transaction.
-func txnSame(s *Session, r Record) error {
+func txnSame(s *Session, v *Values) error {
 	if s.Count("open") == 0 {
 		return fmt.Errorf("record outside a transaction (no open context.compaction.transaction.started)")
 	}
-	if s.Hash.Text(r.JSON.Get("transaction_id").String()) != s.Recall("txn") {
+	if s.Hash.Text(v.Get("transaction_id").String()) != s.Recall("txn") {
 		return fmt.Errorf("transaction_id differs from the open transaction's")
 	}
 	return nil
 }
 
-func txnSummary(s *Session, r Record, _ *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnSummary(s *Session, v *Values, _ *receipt.Attrs) error {
+	if err := txnSame(s, v); err != nil {
 		return err
 	}
-	ok := r.JSON.Get("candidate_summary_available").Bool()
-	if !ok && r.JSON.Get("candidate_summary_text").String() != "" {
+	ok := v.Get("candidate_summary_available").Bool()
+	if !ok && v.Get("candidate_summary_text").String() != "" {
 		return fmt.Errorf("candidate_summary_available is false but candidate_summary_text is not empty")
 	}
 	if ok {
@@ -158,11 +158,11 @@ func txnSummary(s *Session, r Record, _ *receipt.Attrs) error {
 }
 
 // txnRollback enforces that a rollback left no half-applied state.
-func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnRollback(s *Session, v *Values, a *receipt.Attrs) error {
+	if err := txnSame(s, v); err != nil {
 		return err
 	}
-	b := func(f string) bool { return r.JSON.Get(f).Bool() }
+	b := func(f string) bool { return v.Get(f).Bool() }
 	switch {
 	case b("swap_committed"):
 		return fmt.Errorf("rollback with swap_committed true: the compacted context was swapped in")
@@ -173,11 +173,11 @@ func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
 	}
 	clean := true
 	for _, f := range []string{"deferred_tool_registry_restored", "system_reminder_queue_restored"} {
-		if v := r.JSON.Get(f); v.Exists() && !v.Bool() {
+		if v := v.Get(f); v.Exists() && !v.Bool() {
 			clean = false
 		}
 	}
-	if r.JSON.Get("replayed_system_reminder_count").Int() > 0 {
+	if v.Get("replayed_system_reminder_count").Int() > 0 {
 		clean = false
 	}
 	a.Set("context.compaction.rollback.state_restored", receipt.B(clean))
@@ -188,17 +188,17 @@ func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
 // txnCompleted enforces the outcome: a rolled-back transaction has a
 // rollback record and leaves every count as it was before; a committed one
 // had an available candidate summary and no rollback.
-func txnCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	if err := txnSame(s, v); err != nil {
 		return err
 	}
-	switch r.JSON.Get("status").String() {
+	switch v.Get("status").String() {
 	case "rolled_back":
 		if s.Count("rollback") == 0 {
 			return fmt.Errorf("status rolled_back without a context.compaction.rollback.completed record")
 		}
 		for _, f := range txnFigures {
-			if v := r.JSON.Get(f[1]); v.Exists() && s.Has("flags", f[0]) && v.Int() != s.Count(f[0]) {
+			if v := v.Get(f[1]); v.Exists() && s.Has("flags", f[0]) && v.Int() != s.Count(f[0]) {
 				return fmt.Errorf("rolled back transaction changed a count: %s differs from %s", f[1], f[0])
 			}
 		}

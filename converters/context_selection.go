@@ -53,11 +53,12 @@ func selectionScenario(name, doc, span string) Scenario {
 					Const("context.selection.audit_gap", receipt.S("selection_receipt_proves_delivery_pressure_not_semantic_relevance")),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: selectionEvaluated,
+				Hook: selectionEvaluated,
 			},
 			"context.input": {
 				Event: "context.input.loaded",
 				Moves: []Move{
+					Use("raw_context_text"), // its identity, never the text
 					SessionIDs(),
 					Req(Label("kind", "context.input.kind")),
 					Req(Hash("source_id", "context.input.source.id_hash")),
@@ -68,11 +69,12 @@ func selectionScenario(name, doc, span string) Scenario {
 					Label("token_bucket", "context.input.token_bucket"),
 					Const("context.input.audit_gap", receipt.S("hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness")),
 				},
-				Then: selectedInput,
+				Hook: selectedInput,
 			},
 			"context.decision.relevance": {
 				Event: "context.decision.relevance.evaluated",
 				Moves: []Move{
+					Use("decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"),
 					SessionIDs(),
 					Req(Hash("decision_id", "decision.id_hash")),
 					Req(Int("selected_count", "context.input.selected_count")),
@@ -82,20 +84,20 @@ func selectionScenario(name, doc, span string) Scenario {
 					Label("decision_relevance_evaluator", "context.decision.evaluator"),
 					Const("context.decision.audit_gap", receipt.S("relevance_is_evaluator_derived_loaded_receipts_only_prove_delivery")),
 				},
-				Then: relevanceEvaluated,
+				Hook: relevanceEvaluated,
 			},
 		},
 		End: selectionEnd,
 	}
 }
 
-func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
+func selectionEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("sel.selections") > 0 {
 		return fmt.Errorf("a second context.selection record: one selection per receipt")
 	}
 	s.Add("sel.selections", 1)
-	cand, sel := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int()
-	sup, del := r.JSON.Get("suppressed_count").Int(), r.JSON.Get("delivered_hash_count").Int()
+	cand, sel := v.Get("candidate_count").Int(), v.Get("selected_count").Int()
+	sup, del := v.Get("suppressed_count").Int(), v.Get("delivered_hash_count").Int()
 	switch {
 	case cand < 0 || sel < 0 || sup < 0 || del < 0:
 		return fmt.Errorf("selection counts must not be negative")
@@ -114,11 +116,11 @@ func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 
 // selectedInput writes the delivered identity of one selected input and
 // remembers it by rank so the relevance event can join back to it.
-func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
+func selectedInput(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("sel.selections") == 0 {
 		return fmt.Errorf("context.input before the context.selection record it belongs to")
 	}
-	rank := r.JSON.Get("selection_rank").Int()
+	rank := v.Get("selection_rank").Int()
 	if rank < 1 {
 		return fmt.Errorf("selection_rank must be 1 or more")
 	}
@@ -136,7 +138,7 @@ func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
 	// The delivered identity: the text when the log carries it; otherwise
 	// the canonical JSON of the delivery's identity fields, labelled so.
 	var digest string
-	if text := r.JSON.Get("raw_context_text"); text.Exists() {
+	if text := v.Get("raw_context_text"); text.Exists() {
 		if text.Type != gjson.String {
 			return fmt.Errorf("field %q must be a string", "raw_context_text")
 		}
@@ -145,7 +147,7 @@ func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
 	} else {
 		var err error
 		if digest, err = s.Hash.JSON([]byte(fmt.Sprintf(`{"kind":%s,"selection_rank":%d,"source_id":%s}`,
-			r.JSON.Get("kind").Raw, rank, r.JSON.Get("source_id").Raw))); err != nil {
+			v.Get("kind").Raw, rank, v.Get("source_id").Raw))); err != nil {
 			return fmt.Errorf("delivery identity: %w", err)
 		}
 		a.Set("context.input.delivered.hash_basis", receipt.S("delivery_record_identity"))
@@ -159,25 +161,25 @@ func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
 }
 
 // relevanceEvaluated accounts for every selected input exactly once.
-func relevanceEvaluated(s *Session, r Record, a *receipt.Attrs) error {
+func relevanceEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("sel.selections") == 0 {
 		return fmt.Errorf("relevance record without a context.selection record")
 	}
-	sel := r.JSON.Get("selected_count").Int()
+	sel := v.Get("selected_count").Int()
 	if sel != s.Count("sel.selected") {
 		return fmt.Errorf("selected_count differs from the selection record's")
 	}
-	if v := r.JSON.Get("suppressed_count"); v.Exists() && v.Int() != s.Count("sel.suppressed") {
+	if v := v.Get("suppressed_count"); v.Exists() && v.Int() != s.Count("sel.suppressed") {
 		return fmt.Errorf("suppressed_count differs from the selection record's")
 	}
-	if v := r.JSON.Get("delivered_hash_count"); v.Exists() && v.Int() != s.Count("sel.delivered_declared") {
+	if v := v.Get("delivered_hash_count"); v.Exists() && v.Int() != s.Count("sel.delivered_declared") {
 		return fmt.Errorf("delivered_hash_count differs from the selection record's")
 	}
 	seen := map[int64]bool{}
 	var counts [4]int64
 	var useful []string
 	for i, list := range []string{"decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"} {
-		v := r.JSON.Get(list)
+		v := v.Get(list)
 		if v.Exists() && !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", list)
 		}

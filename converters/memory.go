@@ -42,7 +42,7 @@ func init() {
 					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
 					SessionIDs(),
 				},
-				Then: memorySearched,
+				Hook: memorySearched,
 			},
 			"context.input": contextInputRec("as-returned-by-memory-client", []Move{
 				Hash("retrieval_id", "context.input.retrieval.id_hash"),
@@ -70,8 +70,8 @@ func memoryKey(s *Session, retrieval, id string) string {
 // memorySearched remembers what each search returned, writes the top
 // result's identity and score bucket, and enforces that a retrieval id names
 // one search and that a search lists each memory once.
-func memorySearched(s *Session, r Record, a *receipt.Attrs) error {
-	ret := r.JSON.Get("retrieval_id").String()
+func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
+	ret := v.Get("retrieval_id").String()
 	if s.Has("memory.retrievals", s.Hash.Text(ret)) {
 		return fmt.Errorf("retrieval_id repeats an earlier search")
 	}
@@ -79,7 +79,7 @@ func memorySearched(s *Session, r Record, a *receipt.Attrs) error {
 	s.Add("memory.searches", 1)
 	top, topScore := gjson.Result{}, -1.0
 	seen := map[string]bool{}
-	for _, res := range r.JSON.Get("results").Array() {
+	for _, res := range v.Get("results").Array() {
 		id, text := res.Get("id"), res.Get("text")
 		if id.Type != gjson.String || id.Str == "" {
 			return fmt.Errorf("every result needs a string id")

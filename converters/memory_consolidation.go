@@ -37,7 +37,7 @@ func init() {
 					Const("privacy.raw_candidate_text_recorded", receipt.B(false)),
 					Const("privacy.raw_project_path_recorded", receipt.B(false)),
 				},
-				Then: consolidationPrecheck,
+				Hook: consolidationPrecheck,
 			},
 			"memory.consolidation.cluster.selected": {
 				Event: "memory.consolidation.cluster.selected",
@@ -53,7 +53,7 @@ func init() {
 					Const("privacy.raw_cluster_notes_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_text_recorded", receipt.B(false)),
 				},
-				Then: consolidationCluster,
+				Hook: consolidationCluster,
 			},
 			"memory.consolidation.output.created": {
 				Event: "memory.consolidation.output.created",
@@ -73,7 +73,7 @@ func init() {
 					Const("privacy.raw_consolidated_memory_recorded", receipt.B(false)),
 					Const("privacy.raw_entity_names_recorded", receipt.B(false)),
 				},
-				Then: consolidationOutput,
+				Hook: consolidationOutput,
 			},
 			"memory.consolidation.completed": {
 				Event: "memory.consolidation.completed",
@@ -97,7 +97,7 @@ func init() {
 					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_text_recorded", receipt.B(false)),
 				},
-				Then: consolidationCompleted,
+				Hook: consolidationCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -110,38 +110,38 @@ func init() {
 }
 
 // consolidationPrecheck records the candidate set every cluster must draw from.
-func consolidationPrecheck(s *Session, r Record, _ *receipt.Attrs) error {
-	ids, err := idDigests(s, r, "candidate_ids")
+func consolidationPrecheck(s *Session, v *Values, _ *receipt.Attrs) error {
+	ids, err := v.IDList("candidate_ids")
 	if err != nil {
 		return err
 	}
-	if ids != nil && int64(len(ids)) != r.JSON.Get("candidate_count").Int() {
+	if ids != nil && int64(len(ids)) != v.Get("candidate_count").Int() {
 		return fmt.Errorf("candidate_count differs from the length of candidate_ids")
 	}
 	markAll(s, "candidates", ids)
 	s.Add("prechecks", 1)
-	setCount(s, "candidate_count", r.JSON.Get("candidate_count").Int())
+	setCount(s, "candidate_count", v.Get("candidate_count").Int())
 	setCount(s, "candidate_ids_listed", int64(len(ids)))
 	return nil
 }
 
 // consolidationCluster enforces that a cluster follows the precheck and draws
 // its sources from the precheck's candidates.
-func consolidationCluster(s *Session, r Record, a *receipt.Attrs) error {
+func consolidationCluster(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("prechecks") == 0 {
 		return fmt.Errorf("cluster selected before any memory.consolidation.precheck record")
 	}
-	src, err := idDigests(s, r, "source_ids")
+	src, err := v.IDList("source_ids")
 	if err != nil {
 		return err
 	}
-	if n := r.JSON.Get("source_count"); n.Exists() && n.Int() != int64(len(src)) {
+	if n := v.Get("source_count"); n.Exists() && n.Int() != int64(len(src)) {
 		return fmt.Errorf("source_count differs from the length of source_ids")
 	}
 	if s.Count("candidate_ids_listed") > 0 && !allIn(s, "candidates", src) {
 		return fmt.Errorf("cluster source is not among the precheck candidate_ids")
 	}
-	cluster := s.Hash.Text(r.JSON.Get("cluster_id").String())
+	cluster := s.Hash.Text(v.Get("cluster_id").String())
 	s.Mark("clusters", cluster)
 	markAll(s, "cluster:"+cluster, src)
 	setCount(s, "cluster_size:"+cluster, int64(len(src)))
@@ -152,12 +152,12 @@ func consolidationCluster(s *Session, r Record, a *receipt.Attrs) error {
 
 // consolidationOutput enforces lineage: an output names a selected cluster
 // and exactly that cluster's sources.
-func consolidationOutput(s *Session, r Record, a *receipt.Attrs) error {
-	cluster := s.Hash.Text(r.JSON.Get("cluster_id").String())
+func consolidationOutput(s *Session, v *Values, a *receipt.Attrs) error {
+	cluster := s.Hash.Text(v.Get("cluster_id").String())
 	if !s.Has("clusters", cluster) {
 		return fmt.Errorf("output created for a cluster that was never selected")
 	}
-	src, err := idDigests(s, r, "source_ids")
+	src, err := v.IDList("source_ids")
 	if err != nil {
 		return err
 	}
@@ -188,8 +188,8 @@ func overlapsSelf(ds []string) bool {
 // consolidationCompleted enforces that the completion's figures are the
 // run's: clusters and outputs as recorded, and every candidate either
 // consolidated or skipped.
-func consolidationCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+func consolidationCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	n := func(f string) int64 { return v.Get(f).Int() }
 	if s.Count("prechecks") == 0 {
 		return fmt.Errorf("completed without a memory.consolidation.precheck record")
 	}
@@ -203,7 +203,7 @@ func consolidationCompleted(s *Session, r Record, a *receipt.Attrs) error {
 	case n("candidate_count") != s.Count("consolidated_sources")+n("skipped_count"):
 		return fmt.Errorf("candidate_count is not accounted for by consolidated sources + skipped_count")
 	}
-	if d, b := r.JSON.Get("duration_ms"), r.JSON.Get("latency_budget_ms"); d.Exists() && b.Exists() {
+	if d, b := v.Get("duration_ms"), v.Get("latency_budget_ms"); d.Exists() && b.Exists() {
 		a.Set("memory.consolidation.within_latency_budget", receipt.B(d.Int() <= b.Int()))
 	}
 	a.Set("memory.consolidation.candidates_accounted", receipt.B(true))

@@ -37,7 +37,7 @@ func init() {
 				Const("team_memory.privacy.raw_body_recorded", receipt.B(false)),
 				Const("team_memory.privacy.raw_rationale_recorded", receipt.B(false)),
 			},
-			Then: func(s *Session, r Record, a *receipt.Attrs) error { return teamMemoryEntry(s, r, a, op) },
+			Hook: func(s *Session, v *Values, a *receipt.Attrs) error { return teamMemoryEntry(s, v, a, op) },
 		}
 	}
 	registerScenario(Scenario{
@@ -72,7 +72,7 @@ func init() {
 					Const("team_memory.privacy.raw_query_recorded", receipt.B(false)),
 					Const("team_memory.privacy.raw_bundle_recorded", receipt.B(false)),
 				},
-				Then: teamMemoryHydrated,
+				Hook: teamMemoryHydrated,
 			},
 			"memory.provenance.evaluated": {
 				Event: "team_memory.provenance.evaluated",
@@ -94,7 +94,7 @@ func init() {
 					Const("team_memory.accounting.invariant", receipt.S("selected_equals_author_buckets_and_relevance_buckets")),
 					Const("team_memory.audit_gap", receipt.S("receipt_proves_authorship_order_and_loading_not_memory_truth")),
 				},
-				Then: teamMemoryEvaluated,
+				Hook: teamMemoryEvaluated,
 			},
 		},
 		End: func(s *Session) error {
@@ -109,17 +109,17 @@ func init() {
 // teamMemoryEntry keeps the write order and which entries have a known
 // author. Sequences are monotonic across promotions and corrections, and a
 // correction must follow the entry it corrects.
-func teamMemoryEntry(s *Session, r Record, a *receipt.Attrs, op string) error {
-	seq := r.JSON.Get("sequence").Int()
+func teamMemoryEntry(s *Session, v *Values, a *receipt.Attrs, op string) error {
+	seq := v.Get("sequence").Int()
 	if s.Count("writes") > 0 && seq <= s.Count("last_sequence") {
 		return fmt.Errorf("sequence is not greater than the previous entry's sequence")
 	}
 	setCount(s, "last_sequence", seq)
 	s.Add("writes", 1)
-	id := s.Hash.Text(r.JSON.Get("entry_id").String())
+	id := s.Hash.Text(v.Get("entry_id").String())
 	if op == "corrected" {
 		prev := id
-		if p := r.JSON.Get("supersedes_entry_id"); p.Exists() && p.String() != "" {
+		if p := v.Get("supersedes_entry_id"); p.Exists() && p.String() != "" {
 			prev = s.Hash.Text(p.String())
 		}
 		if !s.Has("entries", prev) {
@@ -128,7 +128,7 @@ func teamMemoryEntry(s *Session, r Record, a *receipt.Attrs, op string) error {
 		a.Set("team_memory.entry.previous.id_hash", receipt.S(prev))
 	}
 	s.Mark("entries", id)
-	known := r.JSON.Get("author_agent_id").String() != "" || r.JSON.Get("author_human_id").String() != ""
+	known := v.Get("author_agent_id").String() != "" || v.Get("author_human_id").String() != ""
 	if known {
 		s.Mark("authored", id)
 	}
@@ -139,24 +139,24 @@ func teamMemoryEntry(s *Session, r Record, a *receipt.Attrs, op string) error {
 // teamMemoryHydrated enforces that every hydrated memory has known author
 // provenance and that the selected and suppressed sets are disjoint parts of
 // the candidates.
-func teamMemoryHydrated(s *Session, r Record, a *receipt.Attrs) error {
-	sel, err := idDigests(s, r, "selected_entry_ids")
+func teamMemoryHydrated(s *Session, v *Values, a *receipt.Attrs) error {
+	sel, err := v.IDList("selected_entry_ids")
 	if err != nil {
 		return err
 	}
-	sup, err := idDigests(s, r, "suppressed_entry_ids")
+	sup, err := v.IDList("suppressed_entry_ids")
 	if err != nil {
 		return err
 	}
-	cand, err := idDigests(s, r, "candidate_entry_ids")
+	cand, err := v.IDList("candidate_entry_ids")
 	if err != nil {
 		return err
 	}
 	if overlap(sel, sup) {
 		return fmt.Errorf("an entry is both selected and suppressed")
 	}
-	if r.JSON.Get("candidate_entry_ids").Exists() {
-		key := fmt.Sprintf("candidates:%d", r.Line)
+	if v.Get("candidate_entry_ids").Exists() {
+		key := fmt.Sprintf("candidates:%d", v.Line)
 		markAll(s, key, cand)
 		if !allIn(s, key, sel) || !allIn(s, key, sup) {
 			return fmt.Errorf("selected or suppressed entry is not among candidate_entry_ids")
@@ -183,8 +183,8 @@ func teamMemoryHydrated(s *Session, r Record, a *receipt.Attrs) error {
 // teamMemoryEvaluated enforces the accounting: selected_count equals the
 // author buckets and the relevance buckets, every author is known, and the
 // figures match the bundle that was actually hydrated.
-func teamMemoryEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+func teamMemoryEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	n := func(f string) int64 { return v.Get(f).Int() }
 	sel := n("selected_count")
 	if sel != n("known_author_count")+n("unknown_author_count") {
 		return fmt.Errorf("selected_count is not accounted for by known_author_count + unknown_author_count")

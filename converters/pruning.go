@@ -38,7 +38,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: pruneStart,
+				Hook: pruneStart,
 			},
 			"context.prune.strategy.evaluated": {
 				Event: "context.prune.strategy.evaluated",
@@ -60,7 +60,7 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
 				},
-				Then: pruneStrategy,
+				Hook: pruneStrategy,
 			},
 			"context.prune.completed": {
 				Event: "context.prune.completed",
@@ -82,7 +82,7 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
 				},
-				Then: pruneCompleted,
+				Hook: pruneCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -104,17 +104,17 @@ var pruneTotals = [][2]string{
 	{"protected_count", "protected_item_count"},
 }
 
-func pruneStart(s *Session, r Record, a *receipt.Attrs) error {
+func pruneStart(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("open") > 0 {
 		return fmt.Errorf("pruning run started while another run is still open")
 	}
 	for _, f := range []string{"token_count_before", "byte_count_before"} {
-		v, err := whole(r, f)
+		n, err := v.Whole(f)
 		if err != nil {
 			return err
 		}
-		setCount(s, f, v)
-		if r.JSON.Get(f).Exists() {
+		setCount(s, f, n)
+		if v.Get(f).Exists() {
 			s.Mark("flags", f)
 		} else {
 			delete(s.sets["flags"], f)
@@ -123,13 +123,13 @@ func pruneStart(s *Session, r Record, a *receipt.Attrs) error {
 	for _, f := range pruneTotals {
 		setCount(s, "sum:"+f[0], 0)
 	}
-	if w := r.JSON.Get("context_window_tokens").Int(); w > 0 && s.Has("flags", "token_count_before") {
+	if w := v.Get("context_window_tokens").Int(); w > 0 && s.Has("flags", "token_count_before") {
 		a.Set("context.prune.start_ratio_bucket", receipt.S(percentLadder.Bucket(s.Count("token_count_before")*100/w)))
 		setCount(s, "window", w)
 	} else {
 		setCount(s, "window", 0)
 	}
-	a.Set("context.prune.backup.created", receipt.B(r.JSON.Get("backup_id").String() != ""))
+	a.Set("context.prune.backup.created", receipt.B(v.Get("backup_id").String() != ""))
 	setCount(s, "open", 1)
 	s.Add("runs", 1)
 	return nil
@@ -138,25 +138,25 @@ func pruneStart(s *Session, r Record, a *receipt.Attrs) error {
 // pruneStrategy enforces the action vocabulary and per-strategy bounds: a
 // protected strategy changes and removes nothing, changed items are among
 // the candidates, removed tokens were there before.
-func pruneStrategy(s *Session, r Record, _ *receipt.Attrs) error {
+func pruneStrategy(s *Session, v *Values, _ *receipt.Attrs) error {
 	if s.Count("open") == 0 {
 		return fmt.Errorf("strategy evaluated outside a pruning run (no open context.prune.start)")
 	}
-	act := r.JSON.Get("action").String()
+	act := v.Get("action").String()
 	if !pruneActions[act] {
 		return fmt.Errorf("action must be trimmed, minified, deduped, stubbed or protected")
 	}
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	n := func(f string) int64 { return v.Get(f).Int() }
 	switch {
 	case act == "protected" && (n("changed_count") != 0 || n("token_count_removed") != 0 || n("byte_count_removed") != 0):
 		return fmt.Errorf("protected strategy reports changed items or removed tokens or bytes")
-	case r.JSON.Get("candidate_count").Exists() && n("changed_count") > n("candidate_count"):
+	case v.Get("candidate_count").Exists() && n("changed_count") > n("candidate_count"):
 		return fmt.Errorf("changed_count exceeds candidate_count")
-	case r.JSON.Get("token_count_before").Exists() && n("token_count_removed") > n("token_count_before"):
+	case v.Get("token_count_before").Exists() && n("token_count_removed") > n("token_count_before"):
 		return fmt.Errorf("token_count_removed exceeds the strategy's token_count_before")
 	}
 	for _, f := range pruneTotals {
-		v, err := whole(r, f[0])
+		v, err := v.Whole(f[0])
 		if err != nil {
 			return err
 		}
@@ -168,12 +168,12 @@ func pruneStrategy(s *Session, r Record, _ *receipt.Attrs) error {
 
 // pruneCompleted enforces that the totals are the strategies' sums and that
 // after = before - removed for tokens and bytes.
-func pruneCompleted(s *Session, r Record, a *receipt.Attrs) error {
+func pruneCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("open") == 0 {
 		return fmt.Errorf("pruning completed without an open context.prune.start")
 	}
 	for _, f := range pruneTotals {
-		if v := r.JSON.Get(f[1]); v.Exists() && v.Int() != s.Count("sum:"+f[0]) {
+		if v := v.Get(f[1]); v.Exists() && v.Int() != s.Count("sum:"+f[0]) {
 			return fmt.Errorf("totals do not add up: %s differs from the sum of the strategies' %s", f[1], f[0])
 		}
 	}
@@ -181,12 +181,12 @@ func pruneCompleted(s *Session, r Record, a *receipt.Attrs) error {
 		{"token_count_before", "total_token_count_removed", "token_count_after"},
 		{"byte_count_before", "total_byte_count_removed", "byte_count_after"},
 	} {
-		removed, after := r.JSON.Get(f[1]), r.JSON.Get(f[2])
+		removed, after := v.Get(f[1]), v.Get(f[2])
 		if s.Has("flags", f[0]) && removed.Exists() && after.Exists() && s.Count(f[0])-removed.Int() != after.Int() {
 			return fmt.Errorf("totals do not add up: %s is not %s minus %s", f[2], f[0], f[1])
 		}
 	}
-	if w, after := s.Count("window"), r.JSON.Get("token_count_after"); w > 0 && after.Exists() {
+	if w, after := s.Count("window"), v.Get("token_count_after"); w > 0 && after.Exists() {
 		a.Set("context.prune.end_ratio_bucket", receipt.S(percentLadder.Bucket(after.Int()*100/w)))
 	}
 	a.Set("context.prune.totals_add_up", receipt.B(true))

@@ -331,7 +331,7 @@ func (st *scenarioState) Record(r Record, out *Output) error {
 // values reads the fields the record type declares, each once.
 func (st *scenarioState) values(p *recPlan, r Record) *Values {
 	v := &st.v
-	*v = Values{Type: r.Type, Line: r.Line, Time: r.Time, hash: st.s.Hash, fields: v.fields}
+	*v = Values{Type: r.Type, Line: r.Line, Time: r.Time, NS: r.NS, hash: st.s.Hash, fields: v.fields}
 	clear(v.fields)
 	if v.fields == nil {
 		v.fields = map[string]gjson.Result{}
@@ -370,11 +370,12 @@ func (st *scenarioState) move(m Move, v *Values, a *receipt.Attrs) error {
 // field no move declares, or change an attribute a move wrote.
 func (st *scenarioState) hook(p *recPlan, v *Values, a *receipt.Attrs) error {
 	moved := slices.Clone(*a)
-	if err := p.Hook(st.s, v, a); err != nil {
-		return err
-	}
+	err := p.Hook(st.s, v, a)
 	if v.undeclared != "" {
 		return fmt.Errorf("converter bug: the hook reads field %q, which no move of the record declares (declare it with Use)", v.undeclared)
+	}
+	if err != nil {
+		return err
 	}
 	for i, at := range moved {
 		if !sameValue((*a)[i].Value, at.Value) {

@@ -54,7 +54,7 @@ func init() {
 					Const("privacy.raw_diff_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 				),
-				Then: secretScanRequested,
+				Hook: secretScanRequested,
 			},
 			"security.secret_scanning.completed": {
 				Event: "security.secret_scanning.completed",
@@ -71,7 +71,7 @@ func init() {
 					Const("privacy.raw_tool_response_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 				),
-				Then: secretScanCompleted,
+				Hook: secretScanCompleted,
 			},
 			"security.secret_scanning.finding.presented": {
 				Event: "security.secret_scanning.finding.presented",
@@ -89,7 +89,7 @@ func init() {
 					Const("privacy.raw_secret_value_recorded", receipt.B(false)),
 					Const("privacy.raw_remediation_text_recorded", receipt.B(false)),
 				),
-				Then: secretScanFinding,
+				Hook: secretScanFinding,
 			},
 			"security.secret_scanning.bypass.evaluated": {
 				Event: "security.secret_scanning.bypass.evaluated",
@@ -102,7 +102,7 @@ func init() {
 					Hash("operator_note", "security.operator_note_hash"),
 					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
 				),
-				Then: secretScanBypass,
+				Hook: secretScanBypass,
 			},
 			"security.secret_scanning.remediation.verified": {
 				Event: "security.secret_scanning.remediation.verified",
@@ -118,7 +118,7 @@ func init() {
 					Const("privacy.raw_rotation_ticket_recorded", receipt.B(false)),
 					Const("audit.gap", receipt.S("receipt_proves_scan_findings_policy_and_clean_rescan_not_secret_revocation_completion")),
 				),
-				Then: secretScanRemediation,
+				Hook: secretScanRemediation,
 			},
 		},
 		End: secretScanEnd,
@@ -147,19 +147,19 @@ func secretScanMoves(moves ...Move) []Move {
 }
 
 // The state keys of one scan request, by the digest of its id.
-func secretScanReq(s *Session, r Record) string {
-	return s.Hash.Text(r.JSON.Get("request_id").String())
+func secretScanReq(s *Session, v *Values) string {
+	return s.Hash.Text(v.Get("request_id").String())
 }
 
-func secretScanRequested(s *Session, r Record, _ *receipt.Attrs) error {
-	s.Mark("scan.requested", secretScanReq(s, r))
+func secretScanRequested(s *Session, v *Values, _ *receipt.Attrs) error {
+	s.Mark("scan.requested", secretScanReq(s, v))
 	return nil
 }
 
 // secretScanKnown enforces that a record belongs to a scan that was
 // requested, and, past completion, to one that completed.
-func secretScanKnown(s *Session, r Record, completed bool) (string, error) {
-	req := secretScanReq(s, r)
+func secretScanKnown(s *Session, v *Values, completed bool) (string, error) {
+	req := secretScanReq(s, v)
 	if !s.Has("scan.requested", req) {
 		return "", fmt.Errorf("request_id has no security.secret_scanning.requested record before it")
 	}
@@ -169,8 +169,8 @@ func secretScanKnown(s *Session, r Record, completed bool) (string, error) {
 	return req, nil
 }
 
-func secretScanCompleted(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, false)
+func secretScanCompleted(s *Session, v *Values, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, v, false)
 	if err != nil {
 		return err
 	}
@@ -178,15 +178,15 @@ func secretScanCompleted(s *Session, r Record, _ *receipt.Attrs) error {
 		return fmt.Errorf("request_id already has a security.secret_scanning.completed record")
 	}
 	s.Mark("scan.completed", req)
-	s.Add("scan.declared:"+req, r.JSON.Get("finding_count").Int())
-	s.Add("scan.findings_declared", r.JSON.Get("finding_count").Int())
+	s.Add("scan.declared:"+req, v.Get("finding_count").Int())
+	s.Add("scan.findings_declared", v.Get("finding_count").Int())
 	return nil
 }
 
 // secretScanFinding counts the finding against the scan's declared total
 // and remembers whether any finding forbids a bypass.
-func secretScanFinding(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
+func secretScanFinding(s *Session, v *Values, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, v, true)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func secretScanFinding(s *Session, r Record, _ *receipt.Attrs) error {
 	if s.Count("scan.presented:"+req) > s.Count("scan.declared:"+req) {
 		return fmt.Errorf("more findings presented than the scan's finding_count")
 	}
-	if v := r.JSON.Get("bypass_allowed"); v.IsBool() && !v.Bool() {
+	if v := v.Get("bypass_allowed"); v.IsBool() && !v.Bool() {
 		s.Mark("scan.no_bypass", req)
 	}
 	return nil
@@ -203,12 +203,12 @@ func secretScanFinding(s *Session, r Record, _ *receipt.Attrs) error {
 
 // secretScanBypass enforces that the policy evaluation does not allow a
 // bypass that a presented finding forbids.
-func secretScanBypass(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
+func secretScanBypass(s *Session, v *Values, _ *receipt.Attrs) error {
+	req, err := secretScanKnown(s, v, true)
 	if err != nil {
 		return err
 	}
-	if r.JSON.Get("bypass_allowed").Bool() && s.Has("scan.no_bypass", req) {
+	if v.Get("bypass_allowed").Bool() && s.Has("scan.no_bypass", req) {
 		return fmt.Errorf("bypass allowed although a presented finding forbids bypass")
 	}
 	return nil
@@ -217,16 +217,16 @@ func secretScanBypass(s *Session, r Record, _ *receipt.Attrs) error {
 // secretScanRemediation enforces that the rescan follows a completed scan
 // whose findings were all presented, and that a clean status means no
 // findings are left.
-func secretScanRemediation(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
+func secretScanRemediation(s *Session, v *Values, a *receipt.Attrs) error {
+	req, err := secretScanKnown(s, v, true)
 	if err != nil {
 		return err
 	}
 	if s.Count("scan.presented:"+req) != s.Count("scan.declared:"+req) {
 		return fmt.Errorf("remediation verified before every finding of the scan was presented")
 	}
-	after := r.JSON.Get("finding_count_after").Int()
-	if r.JSON.Get("status").String() == "clean" && after != 0 {
+	after := v.Get("finding_count_after").Int()
+	if v.Get("status").String() == "clean" && after != 0 {
 		return fmt.Errorf("rescan status is clean but finding_count_after is not zero")
 	}
 	a.Set("security.secret_scanning.findings_resolved", receipt.B(after == 0))

@@ -13,7 +13,7 @@ func init() {
 			"context.input": contextInputLoaded("as-recorded-by-session-log"),
 			// Tool calls are counted, never described: names, paths and
 			// commands are raw.
-			"tool.call": {Then: func(s *Session, _ Record, _ *receipt.Attrs) error {
+			"tool.call": {Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
 				s.Add("tool_call", 1)
 				return nil
 			}},

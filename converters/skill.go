@@ -46,7 +46,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Then: skillInvoked,
+				Hook: skillInvoked,
 			},
 		},
 		Extra: []string{"context.skill.invoked"},
@@ -77,7 +77,7 @@ func skillPath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 // a hook activation names its hook event and a manual one names none; a
 // suppressed or duplicate load follows a selected load with the same key;
 // a second selected load of a key the policy suppresses is an error.
-func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
+func skillInvoked(s *Session, v *Values, a *receipt.Attrs) error {
 	act := attrStr(a, "context.input.activation")
 	hook := attrStr(a, "context.input.hook_event")
 	if hook == "" {
@@ -108,9 +108,9 @@ func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
 	if scope == "" {
 		scope = "unknown_session"
 	}
-	delivered := r.JSON.Get("delivered_text").String()
+	delivered := v.Get("delivered_text").String()
 	key := scope + ":" + s.Hash.Text(strings.Join([]string{
-		s.Hash.Text(r.JSON.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
+		s.Hash.Text(v.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
 	policy := attrStr(a, "context.input.duplicate.suppression_policy")
 	if policy == "" {
 		policy = policySuppressEqual
@@ -142,7 +142,7 @@ func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
 	if isHook {
 		s.Add("skill.hook", 1)
 	}
-	s.Emit(receipt.Event{Name: "context.skill.invoked", Time: r.Time, Line: r.Line, Attrs: *a})
+	s.Emit(receipt.Event{Name: "context.skill.invoked", Time: v.Time, Line: v.Line, Attrs: *a})
 	return nil
 }
 

@@ -37,7 +37,7 @@ func init() {
 					Label("cache_status", "context.skill.cache.status"),
 					Req(Label("injection_policy", "context.skill.injection.policy")),
 				)...),
-				Then: registryIndex,
+				Hook: registryIndex,
 			},
 			"skill.store": {
 				Event: "context.skill.registry.skill.stored",
@@ -49,7 +49,7 @@ func init() {
 					Label("body_token_bucket", "context.skill.body.token_bucket"),
 					Req(Label("write_status", "context.skill.write.status")),
 				),
-				Then: func(s *Session, r Record, a *receipt.Attrs) error {
+				Hook: func(s *Session, v *Values, a *receipt.Attrs) error {
 					if attrStr(a, "context.skill.write.status") == "stored" {
 						s.Mark("registry.stored", attrStr(a, "context.skill.id_hash"))
 					}
@@ -65,7 +65,7 @@ func init() {
 					Label("body_token_bucket", "context.skill.body.token_bucket"),
 					Req(Label("read_status", "context.skill.read.status")),
 				),
-				Then: registryRead,
+				Hook: registryRead,
 			},
 			"skill.inject": {
 				Event: "context.skill.registry.skill.injected",
@@ -77,7 +77,7 @@ func init() {
 					Req(Label("delivery_status", "context.skill.delivery.status")),
 					Req(Int("suppressed_count", "context.skill.suppressed_count")),
 				),
-				Then: registryInject,
+				Hook: registryInject,
 			},
 			"skill.reuse": {
 				Event: "context.skill.registry.reuse.evaluated",
@@ -93,7 +93,7 @@ func init() {
 					Label("outcome", "context.skill.relevance.outcome"),
 					Hash("raw_decision_notes", "context.skill.decision_notes_hash"),
 				),
-				Then: registryReuse,
+				Hook: registryReuse,
 			},
 		},
 		End: func(s *Session) error {
@@ -108,8 +108,8 @@ func init() {
 // registryIndex: an index-only policy means full bodies stayed out, so its
 // body bucket must say not_loaded; the index cannot list more skills than
 // the registry offered.
-func registryIndex(s *Session, r Record, a *receipt.Attrs) error {
-	cand, idx := r.JSON.Get("candidate_skill_count").Int(), r.JSON.Get("indexed_skill_count").Int()
+func registryIndex(s *Session, v *Values, a *receipt.Attrs) error {
+	cand, idx := v.Get("candidate_skill_count").Int(), v.Get("indexed_skill_count").Int()
 	if cand < 0 || idx < 0 || idx > cand {
 		return fmt.Errorf("indexed_skill_count must be between 0 and candidate_skill_count")
 	}
@@ -122,7 +122,7 @@ func registryIndex(s *Session, r Record, a *receipt.Attrs) error {
 }
 
 // registryRead: a full body is read only after an index was loaded.
-func registryRead(s *Session, r Record, a *receipt.Attrs) error {
+func registryRead(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("registry.indexes") == 0 {
 		return fmt.Errorf("skill body read before any skill index was loaded")
 	}
@@ -137,16 +137,16 @@ func registryRead(s *Session, r Record, a *receipt.Attrs) error {
 
 // registryInject: a body is injected only after it was read; the receipt
 // says whether what was delivered is the body that was read.
-func registryInject(s *Session, r Record, a *receipt.Attrs) error {
+func registryInject(s *Session, v *Values, a *receipt.Attrs) error {
 	id := attrStr(a, "context.skill.id_hash")
 	if !s.Has("registry.read", id) {
 		return fmt.Errorf("skill injected without an earlier read of its full body")
 	}
-	sup := r.JSON.Get("suppressed_count").Int()
+	sup := v.Get("suppressed_count").Int()
 	if sup < 0 || (s.Count("registry.indexed") > 0 && sup >= s.Count("registry.indexed")) {
 		return fmt.Errorf("suppressed_count must be below the indexed skill count")
 	}
-	a.Set("context.skill.delivered.matches_read_body", receipt.B(s.Recall("registry.body:"+id) == s.Hash.Text(r.JSON.Get("raw_delivered_body").String())))
+	a.Set("context.skill.delivered.matches_read_body", receipt.B(s.Recall("registry.body:"+id) == s.Hash.Text(v.Get("raw_delivered_body").String())))
 	if attrStr(a, "context.skill.delivery.status") == "delivered" {
 		s.Mark("registry.injected", id)
 		setCount(s, "registry.suppressed:"+id, sup)
@@ -156,12 +156,12 @@ func registryInject(s *Session, r Record, a *receipt.Attrs) error {
 
 // registryReuse: reuse is evaluated for an injected skill, and every
 // selected skill is accounted for.
-func registryReuse(s *Session, r Record, a *receipt.Attrs) error {
+func registryReuse(s *Session, v *Values, a *receipt.Attrs) error {
 	id := attrStr(a, "context.skill.id_hash")
 	if !s.Has("registry.injected", id) {
 		return fmt.Errorf("reuse evaluated for a skill that was never injected")
 	}
-	j := r.JSON
+	j := v
 	sel := j.Get("selected_count").Int()
 	dec, sup, unu, unk := j.Get("decisive_count").Int(), j.Get("supporting_count").Int(), j.Get("unused_count").Int(), j.Get("unknown_count").Int()
 	if dec < 0 || sup < 0 || unu < 0 || unk < 0 || sel != dec+sup+unu+unk {

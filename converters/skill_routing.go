@@ -44,7 +44,7 @@ func init() {
 					Const("privacy.raw_skill_descriptions_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_bodies_recorded", receipt.B(false)),
 				},
-				Then: routerIndex,
+				Hook: routerIndex,
 			},
 			"skill.router.case.evaluated": {
 				Event: "skill.router.case.evaluated",
@@ -63,7 +63,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
 				},
-				Then: routerCase,
+				Hook: routerCase,
 			},
 			"skill.body.loaded": {
 				Event: "skill.body.loaded",
@@ -75,7 +75,7 @@ func init() {
 					Label("load_reason", "skill.body.load_reason"),
 					Const("privacy.raw_skill_body_recorded", receipt.B(false)),
 				},
-				Then: routerBody,
+				Hook: routerBody,
 			},
 			"skill.router.benchmark.completed": {
 				Event: "skill.router.benchmark.completed",
@@ -95,7 +95,7 @@ func init() {
 					Const("privacy.raw_benchmark_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_text_recorded", receipt.B(false)),
 				},
-				Then: routerCompleted,
+				Hook: routerCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -132,8 +132,8 @@ func rateMove(path, key string) func(s *Session, v gjson.Result, a *receipt.Attr
 	}
 }
 
-func routerIndex(s *Session, r Record, a *receipt.Attrs) error {
-	for _, n := range r.JSON.Get("skill_names").Array() {
+func routerIndex(s *Session, v *Values, a *receipt.Attrs) error {
+	for _, n := range v.Get("skill_names").Array() {
 		s.Mark("route.index", s.Hash.Text(n.String()))
 	}
 	s.Add("route.indexes", 1)
@@ -147,11 +147,11 @@ func routerIndex(s *Session, r Record, a *receipt.Attrs) error {
 }
 
 // routerCase checks a routed case against the index and its own top_k.
-func routerCase(s *Session, r Record, a *receipt.Attrs) error {
+func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("route.indexes") == 0 {
 		return fmt.Errorf("a case was routed before any skill index was loaded")
 	}
-	j := r.JSON
+	j := v
 	expected, selected := s.Hash.Text(j.Get("expected_skill").String()), s.Hash.Text(j.Get("selected_skill").String())
 	if !s.Has("route.index", expected) || !s.Has("route.index", selected) {
 		return fmt.Errorf("expected_skill or selected_skill is not in the loaded skill index")
@@ -203,7 +203,7 @@ func routerCase(s *Session, r Record, a *receipt.Attrs) error {
 
 // routerBody: a full body loads only after routing selected that skill for
 // that case.
-func routerBody(s *Session, r Record, a *receipt.Attrs) error {
+func routerBody(s *Session, v *Values, a *receipt.Attrs) error {
 	caseID, skill := attrStr(a, "skill.router.case.id_hash"), attrStr(a, "skill.name_hash")
 	if !s.Has("route.selected", caseID+"/"+skill) {
 		return fmt.Errorf("skill body loaded without an earlier case that selected it")
@@ -214,8 +214,8 @@ func routerBody(s *Session, r Record, a *receipt.Attrs) error {
 }
 
 // routerCompleted: the summary accounts for the cases the log routed.
-func routerCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	j := r.JSON
+func routerCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	j := v
 	total, usable, fails := j.Get("records_total").Int(), j.Get("usable_records").Int(), j.Get("format_failures").Int()
 	switch {
 	case total != s.Count("route.cases"):

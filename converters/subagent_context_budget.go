@@ -29,7 +29,7 @@ func init() {
 				Hash("raw_component_sample", "subagent.context.component_sample_hash"),
 				Const("privacy.raw_component_recorded", receipt.B(false)),
 			},
-			Then: budgetComponent,
+			Hook: budgetComponent,
 		}
 	}
 	registerScenario(Scenario{
@@ -58,7 +58,7 @@ func init() {
 					Const("privacy.raw_project_rules_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_index_recorded", receipt.B(false)),
 				},
-				Then: budgetEvaluated,
+				Hook: budgetEvaluated,
 			},
 			"subagent.context_component.loaded":     component("subagent.context_component.loaded"),
 			"subagent.context_component.suppressed": component("subagent.context_component.suppressed"),
@@ -74,7 +74,7 @@ func init() {
 					Hash("mitigation", "subagent.boot.mitigation_hash"),
 					Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice")),
 				},
-				Then: budgetCompleted,
+				Hook: budgetCompleted,
 			},
 		},
 		End: func(s *Session) error {
@@ -108,8 +108,8 @@ func budgetSubagentID() Move {
 
 // budgetEvaluated starts the accounting of one subagent boot. The startup
 // context cannot exceed the window it is loaded into.
-func budgetEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	startup, window := r.JSON.Get("subagent_startup_context_token_count").Int(), r.JSON.Get("total_context_window_tokens").Int()
+func budgetEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	startup, window := v.Get("subagent_startup_context_token_count").Int(), v.Get("total_context_window_tokens").Int()
 	if window <= 0 || startup > window {
 		return fmt.Errorf("subagent_startup_context_token_count exceeds total_context_window_tokens")
 	}
@@ -120,8 +120,8 @@ func budgetEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 	s.Add("budget.startup", startup)
 	s.Add("budget.window", window)
 	s.Add("budget.booted", 1)
-	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(r.JSON.Get("subagent_id").String())))
-	if p := r.JSON.Get("tools_policy"); p.Exists() {
+	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(v.Get("subagent_id").String())))
+	if p := v.Get("tools_policy"); p.Exists() {
 		s.Span.Set("subagent.tools.policy", receipt.S(s.Label(p.String())))
 	}
 	s.Span.Set("subagent.context.receipt.scope", receipt.S(budgetScope))
@@ -132,22 +132,22 @@ func budgetEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 // and that its counts add up: every candidate is selected or suppressed, a
 // loaded component selected something and a suppressed one suppressed
 // something.
-func budgetComponent(s *Session, r Record, _ *receipt.Attrs) error {
+func budgetComponent(s *Session, v *Values, _ *receipt.Attrs) error {
 	if s.Count("budget.booted") == 0 {
 		return fmt.Errorf("context component before any subagent.boot.context_budget.evaluated record")
 	}
-	cand, sel, sup := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int(), r.JSON.Get("suppressed_count").Int()
+	cand, sel, sup := v.Get("candidate_count").Int(), v.Get("selected_count").Int(), v.Get("suppressed_count").Int()
 	if sel+sup != cand {
 		return fmt.Errorf("selected_count plus suppressed_count does not equal candidate_count")
 	}
 	s.Add("budget.selected", sel)
 	s.Add("budget.suppressed_items", sup)
-	if r.Type == "subagent.context_component.loaded" {
+	if v.Type == "subagent.context_component.loaded" {
 		if sel == 0 {
 			return fmt.Errorf("loaded component selected nothing")
 		}
 		s.Add("budget.loaded", 1)
-		s.Add("budget.loaded_tokens", r.JSON.Get("token_count").Int())
+		s.Add("budget.loaded_tokens", v.Get("token_count").Int())
 	} else {
 		if sup == 0 {
 			return fmt.Errorf("suppressed component suppressed nothing")
@@ -160,11 +160,11 @@ func budgetComponent(s *Session, r Record, _ *receipt.Attrs) error {
 // budgetCompleted closes the boot: the startup context matches the one
 // evaluated, holds every loaded component, and together with what remains
 // fills the window exactly.
-func budgetCompleted(s *Session, r Record, a *receipt.Attrs) error {
+func budgetCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 	if s.Count("budget.booted") == 0 {
 		return fmt.Errorf("boot completed before any subagent.boot.context_budget.evaluated record")
 	}
-	startup, remaining := r.JSON.Get("startup_context_token_count"), r.JSON.Get("remaining_context_token_count")
+	startup, remaining := v.Get("startup_context_token_count"), v.Get("remaining_context_token_count")
 	if startup.Exists() && startup.Int() != s.Count("budget.startup") {
 		return fmt.Errorf("startup_context_token_count differs from the boot evaluation")
 	}

@@ -43,7 +43,7 @@ func init() {
 					Const("privacy.raw_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 				},
-				Then: toolsearchProbe,
+				Hook: toolsearchProbe,
 			},
 			"subagent.toolsearch.matrix.completed": {
 				Event: "subagent.toolsearch.matrix.completed",
@@ -57,7 +57,7 @@ func init() {
 					Const("subagent.toolsearch.pass_rule", receipt.S("toolsearch_exposed")),
 					Const("subagent.toolsearch.audit_gap", receipt.S("proves_toolsearch_exposure_and_mcp_count_buckets_not_tool_relevance_or_call_success")),
 				},
-				Then: toolsearchMatrix,
+				Hook: toolsearchMatrix,
 			},
 		},
 		End: func(s *Session) error {
@@ -69,9 +69,9 @@ func init() {
 	})
 }
 
-func toolsearchProbe(s *Session, r Record, a *receipt.Attrs) error {
-	exposed := r.JSON.Get("toolsearch_exposed").Bool()
-	if !exposed && r.JSON.Get("deferred_tool_definition_count").Int() > 0 {
+func toolsearchProbe(s *Session, v *Values, a *receipt.Attrs) error {
+	exposed := v.Get("toolsearch_exposed").Bool()
+	if !exposed && v.Get("deferred_tool_definition_count").Int() > 0 {
 		return fmt.Errorf("deferred tool definitions reported without the ToolSearch channel exposed")
 	}
 	s.Add("ts.probes", 1)
@@ -84,15 +84,15 @@ func toolsearchProbe(s *Session, r Record, a *receipt.Attrs) error {
 }
 
 // toolsearchMatrix checks the matrix totals against the probes seen.
-func toolsearchMatrix(s *Session, r Record, _ *receipt.Attrs) error {
+func toolsearchMatrix(s *Session, v *Values, _ *receipt.Attrs) error {
 	probes, passing := s.Count("ts.probes"), s.Count("ts.passing")
-	if v := r.JSON.Get("probe_count"); v.Exists() && v.Int() != probes {
+	if v := v.Get("probe_count"); v.Exists() && v.Int() != probes {
 		return fmt.Errorf("probe_count does not match the subagent.spawn.probe records before it")
 	}
-	if v := r.JSON.Get("passing_probe_count"); v.Exists() && v.Int() != passing {
+	if v := v.Get("passing_probe_count"); v.Exists() && v.Int() != passing {
 		return fmt.Errorf("passing_probe_count does not match the probes with toolsearch_exposed")
 	}
-	if v := r.JSON.Get("failing_probe_count"); v.Exists() && v.Int() != probes-passing {
+	if v := v.Get("failing_probe_count"); v.Exists() && v.Int() != probes-passing {
 		return fmt.Errorf("failing_probe_count does not match the probes without toolsearch_exposed")
 	}
 	return nil

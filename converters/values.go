@@ -16,6 +16,7 @@ type Values struct {
 	Type string // the record type
 	Line int
 	Time string
+	NS   int64 // Time as unix nanoseconds, 0 when the record has none
 
 	hash       receipt.Hasher
 	fields     map[string]gjson.Result // declared path -> the value read ("" Result when absent)
@@ -60,6 +61,15 @@ func (v *Values) Digest(path string) string {
 // one per element for a list of strings, none when absent.
 func (v *Values) IDs(path string) ([]string, error) {
 	return ids(v.hash, path, v.Get(path))
+}
+
+// IDList returns the digests of a declared list of strings, in order (none
+// when absent).
+func (v *Values) IDList(path string) ([]string, error) {
+	if r := v.Get(path); v.Has(path) && !r.IsArray() {
+		return nil, fmt.Errorf("field %q must be a list", path)
+	}
+	return v.IDs(path)
 }
 
 // Whole returns a declared whole-number field (0 when absent).
