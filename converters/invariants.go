@@ -23,19 +23,23 @@ import (
 //	LengthOf(count, of, list)      the number at count is the length of list in the latest earlier `of` record
 //	SumEq(total, parts...)         the number at total is the sum of the numbers at parts
 //	SumOf(total, of, path)         the number at total is the sum of path over the earlier `of` records
+//	CountOf(count, of)             the number at count is the number of earlier `of` records (Where: those whose flag is as given)
+//	DistinctOf(count, of, paths...) the number at count is the number of distinct value tuples at paths of earlier `of` records
 //
 // Within(scope, ofScope) scopes the cross-record kinds: only `of` records
 // whose ofScope value equals this record's scope value count.
 type invariant struct {
-	kind            invKind
-	rec             string // the record type it belongs to (set at registration)
-	key             string // SeenBefore: the attribute written
-	path, other     string // the field checked; the second field (Disjoint, LenEq)
-	parts           []string
-	of, ofPath      string
-	scope, ofScope  string
-	msg             string
-	optionalAbsence bool // LengthOf, SumOf: a missing earlier record counts as 0
+	kind           invKind
+	rec            string // the record type it belongs to (set at registration)
+	key            string // SeenBefore: the attribute written
+	path, other    string // the field checked; the second field (Disjoint, LenEq)
+	parts          []string
+	of, ofPath     string
+	scope, ofScope string
+	msg            string
+	where          string // CountOf: count only `of` records whose where flag is want
+	want           bool
+	ofPaths        []string // DistinctOf
 }
 
 type invKind int
@@ -49,9 +53,9 @@ const (
 	invLengthOf
 	invSumEq
 	invSumOf
+	invCountOf
+	invDistinctOf
 )
-
-var invKindNames = [...]string{"after", "subset", "seen", "disjoint", "len_eq", "length_of", "sum_eq", "sum_of"}
 
 // After requires each value at path (a string or a list of strings) to have
 // appeared at ofPath of an earlier record of type of. It is the ordering
@@ -87,7 +91,7 @@ func LenEq(count, list string) Move {
 // length of the list at list in the latest earlier record of type of (0
 // when there is none).
 func LengthOf(count, of, list string) Move {
-	return invMove(&invariant{kind: invLengthOf, path: count, of: of, ofPath: list, optionalAbsence: true})
+	return invMove(&invariant{kind: invLengthOf, path: count, of: of, ofPath: list})
 }
 
 // SumEq requires the whole number at total, when present, to be the sum of
@@ -99,7 +103,27 @@ func SumEq(total string, parts ...string) Move {
 // SumOf requires the whole number at total, when present, to be the sum of
 // path over the earlier records of type of.
 func SumOf(total, of, path string) Move {
-	return invMove(&invariant{kind: invSumOf, path: total, of: of, ofPath: path, optionalAbsence: true})
+	return invMove(&invariant{kind: invSumOf, path: total, of: of, ofPath: path})
+}
+
+// CountOf requires the whole number at count, when present, to be the
+// number of earlier records of type of.
+func CountOf(count, of string) Move {
+	return invMove(&invariant{kind: invCountOf, path: count, of: of})
+}
+
+// Where narrows a CountOf to the records whose boolean flag is want.
+func (m Move) Where(flag string, want bool) Move {
+	inv := m.invariant()
+	inv.where, inv.want = flag, want
+	return m
+}
+
+// DistinctOf requires the whole number at count, when present, to be the
+// number of distinct tuples of the values at paths of earlier records of
+// type of.
+func DistinctOf(count, of string, paths ...string) Move {
+	return invMove(&invariant{kind: invDistinctOf, path: count, of: of, ofPaths: paths})
 }
 
 // Within scopes a cross-record invariant: only earlier records whose ofScope
@@ -159,8 +183,16 @@ func (inv *invariant) String() string {
 		return fmt.Sprintf("length_of: %s is the length of %s in the latest earlier %s%s", inv.path, inv.ofPath, inv.of, scope)
 	case invSumEq:
 		return fmt.Sprintf("sum_eq: %s is %s", inv.path, strings.Join(inv.parts, " + "))
-	default: // invSumOf
+	case invSumOf:
 		return fmt.Sprintf("sum_of: %s is the sum of %s over earlier %s records%s", inv.path, inv.ofPath, inv.of, scope)
+	case invCountOf:
+		where := ""
+		if inv.where != "" {
+			where = fmt.Sprintf(" whose %s is %t", inv.where, inv.want)
+		}
+		return fmt.Sprintf("count_of: %s is the number of earlier %s records%s", inv.path, inv.of, where)
+	default: // invDistinctOf
+		return fmt.Sprintf("distinct_of: %s is the number of distinct %s of earlier %s records", inv.path, strings.Join(inv.ofPaths, ", "), inv.of)
 	}
 }
 
@@ -182,8 +214,12 @@ func (inv *invariant) message() string {
 		return fmt.Sprintf("%s differs from the length of %s in the %s record before it", inv.path, inv.ofPath, inv.of)
 	case invSumEq:
 		return fmt.Sprintf("%s is not %s", inv.path, strings.Join(inv.parts, " + "))
-	default: // invSumOf; invSeen never fails
+	case invSumOf:
 		return fmt.Sprintf("%s differs from the sum of %s over the %s records before it", inv.path, inv.ofPath, inv.of)
+	case invCountOf:
+		return fmt.Sprintf("%s does not match the %s records before it", inv.path, inv.of)
+	default: // invDistinctOf; invSeen never fails
+		return fmt.Sprintf("%s does not match the distinct %s of %s records before it", inv.path, strings.Join(inv.ofPaths, ", "), inv.of)
 	}
 }
 
@@ -192,14 +228,17 @@ func (inv *invariant) message() string {
 type tallyKey struct {
 	kind             tallyKind
 	rec, path, scope string
+	want             bool // tallyCount: count only records whose path flag is want
 }
 
 type tallyKind int
 
 const (
-	tallyIDs tallyKind = iota // every value seen
-	tallyLen                  // the latest list length
-	tallySum                  // the running sum
+	tallyIDs    tallyKind = iota // every value seen
+	tallyLen                     // the latest list length
+	tallySum                     // the running sum
+	tallyCount                   // the records (whose path flag is want, when path is set)
+	tallyTuples                  // every tuple of the values at path's "\x00"-joined fields
 )
 
 func (inv *invariant) tally() (tallyKey, bool) {
@@ -211,6 +250,10 @@ func (inv *invariant) tally() (tallyKey, bool) {
 		k.kind = tallyLen
 	case invSumOf:
 		k.kind = tallySum
+	case invCountOf:
+		k.kind, k.path, k.want = tallyCount, inv.where, inv.want
+	case invDistinctOf:
+		k.kind, k.path = tallyTuples, strings.Join(inv.ofPaths, "\x00")
 	default:
 		return tallyKey{}, false
 	}
@@ -261,8 +304,23 @@ func (t tallies) record(k tallyKey, v *Values) error {
 			return err
 		}
 		ta.n += n
+	case tallyCount:
+		if k.path == "" || v.Bool(k.path) == k.want {
+			ta.n++
+		}
+	case tallyTuples:
+		var tuple []string
+		for _, f := range strings.Split(k.path, "\x00") {
+			tuple = append(tuple, v.Digest(f))
+		}
+		ta.ids[strings.Join(tuple, "/")] = true
 	}
 	return nil
+}
+
+// fields returns the fields a tally reads of its record.
+func (k tallyKey) fields() []string {
+	return append(strings.Split(k.path, "\x00"), k.scope)
 }
 
 // check runs an invariant on a record's values; a SeenBefore writes its
@@ -304,7 +362,7 @@ func (inv *invariant) check(s *Session, v *Values, a *receipt.Attrs) error {
 		if overlap(x, y) {
 			return fail
 		}
-	case invLenEq, invLengthOf, invSumEq, invSumOf:
+	case invLenEq, invLengthOf, invSumEq, invSumOf, invCountOf, invDistinctOf:
 		if !v.Has(inv.path) {
 			return nil
 		}
@@ -342,7 +400,9 @@ func (inv *invariant) expected(v *Values, ta *tally) (int64, error) {
 			sum += n
 		}
 		return sum, nil
-	default: // invLengthOf, invSumOf
+	case invDistinctOf:
+		return int64(len(ta.ids)), nil
+	default: // invLengthOf, invSumOf, invCountOf
 		return ta.n, nil
 	}
 }

@@ -218,7 +218,7 @@ func compile(name string, recs map[string]Rec) map[string]*recPlan {
 			if !ok {
 				panic(fmt.Sprintf("converters: %s: %s: invariant %q names record type %q, which the table does not map", name, t, inv.String(), inv.of))
 			}
-			of.declare(k.path, k.scope)
+			of.declare(k.fields()...)
 			if !slices.Contains(of.tallies, k) {
 				of.tallies = append(of.tallies, k)
 			}
