@@ -16,6 +16,7 @@ import (
 // Says replaces the wording where a scenario has its own.
 //
 //	After(path, of, ofPath)        the record's path value(s) appeared at ofPath of an earlier `of` record
+//	AfterAny(of)                   an `of` record came earlier
 //	SubsetOf(path, of, ofPath)     every value of the list at path appeared at ofPath of an earlier `of` record
 //	SeenBefore(key, path, of, ofPath)  writes key: true when After would hold, false otherwise (never fails)
 //	Disjoint(a, b)                 the lists at a and b share no value
@@ -55,6 +56,7 @@ const (
 	invSumOf
 	invCountOf
 	invDistinctOf
+	invAfterAny
 )
 
 // After requires each value at path (a string or a list of strings) to have
@@ -63,6 +65,10 @@ const (
 func After(path, of, ofPath string) Move {
 	return invMove(&invariant{kind: invAfter, path: path, of: of, ofPath: ofPath})
 }
+
+// AfterAny requires an earlier record of type of: the ordering rule with no
+// id to join on.
+func AfterAny(of string) Move { return invMove(&invariant{kind: invAfterAny, of: of}) }
 
 // SubsetOf requires the values at path to be a subset of those that
 // appeared at ofPath of earlier records of type of.
@@ -152,7 +158,10 @@ func (m *Move) invariant() *invariant {
 
 func invMove(inv *invariant) Move {
 	m := Move{inv: inv}
-	m.reads = append([]string{inv.path}, inv.parts...)
+	if inv.path != "" {
+		m.reads = append(m.reads, inv.path)
+	}
+	m.reads = append(m.reads, inv.parts...)
 	if inv.other != "" {
 		m.reads = append(m.reads, inv.other)
 	}
@@ -185,6 +194,8 @@ func (inv *invariant) String() string {
 		return fmt.Sprintf("sum_eq: %s is %s", inv.path, strings.Join(inv.parts, " + "))
 	case invSumOf:
 		return fmt.Sprintf("sum_of: %s is the sum of %s over earlier %s records%s", inv.path, inv.ofPath, inv.of, scope)
+	case invAfterAny:
+		return fmt.Sprintf("after_any: only after a %s record", inv.of)
 	case invCountOf:
 		where := ""
 		if inv.where != "" {
@@ -218,6 +229,8 @@ func (inv *invariant) message() string {
 		return fmt.Sprintf("%s differs from the sum of %s over the %s records before it", inv.path, inv.ofPath, inv.of)
 	case invCountOf:
 		return fmt.Sprintf("%s does not match the %s records before it", inv.path, inv.of)
+	case invAfterAny:
+		return fmt.Sprintf("record before any %s record", inv.of)
 	default: // invDistinctOf; invSeen never fails
 		return fmt.Sprintf("%s does not match the distinct %s of %s records before it", inv.path, strings.Join(inv.ofPaths, ", "), inv.of)
 	}
@@ -252,6 +265,8 @@ func (inv *invariant) tally() (tallyKey, bool) {
 		k.kind = tallySum
 	case invCountOf:
 		k.kind, k.path, k.want = tallyCount, inv.where, inv.want
+	case invAfterAny:
+		k.kind = tallyCount
 	case invDistinctOf:
 		k.kind, k.path = tallyTuples, strings.Join(inv.ofPaths, "\x00")
 	default:
@@ -348,6 +363,10 @@ func (inv *invariant) check(s *Session, v *Values, a *receipt.Attrs) error {
 		if inv.kind == invSeen {
 			a.Set(inv.key, receipt.B(len(ds) > 0 && all))
 		} else if !all {
+			return fail
+		}
+	case invAfterAny:
+		if ta.n == 0 {
 			return fail
 		}
 	case invDisjoint:
