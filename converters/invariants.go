@@ -17,6 +17,7 @@ import (
 //
 //	After(path, of, ofPath)        the record's path value(s) appeared at ofPath of an earlier `of` record
 //	AfterAny(of)                   an `of` record came earlier
+//	Once(path)                     no earlier record of this type had the same path value
 //	SubsetOf(path, of, ofPath)     every value of the list at path appeared at ofPath of an earlier `of` record
 //	SeenBefore(key, path, of, ofPath)  writes key: true when After would hold, false otherwise (never fails)
 //	Disjoint(a, b)                 the lists at a and b share no value
@@ -57,6 +58,7 @@ const (
 	invCountOf
 	invDistinctOf
 	invAfterAny
+	invOnce
 )
 
 // After requires each value at path (a string or a list of strings) to have
@@ -69,6 +71,9 @@ func After(path, of, ofPath string) Move {
 // AfterAny requires an earlier record of type of: the ordering rule with no
 // id to join on.
 func AfterAny(of string) Move { return invMove(&invariant{kind: invAfterAny, of: of}) }
+
+// Once requires the value at path to be new among the records of this type.
+func Once(path string) Move { return invMove(&invariant{kind: invOnce, path: path, ofPath: path}) }
 
 // SubsetOf requires the values at path to be a subset of those that
 // appeared at ofPath of earlier records of type of.
@@ -196,6 +201,8 @@ func (inv *invariant) String() string {
 		return fmt.Sprintf("sum_of: %s is the sum of %s over earlier %s records%s", inv.path, inv.ofPath, inv.of, scope)
 	case invAfterAny:
 		return fmt.Sprintf("after_any: only after a %s record", inv.of)
+	case invOnce:
+		return fmt.Sprintf("once: %s is new among the %s records", inv.path, inv.of)
 	case invCountOf:
 		where := ""
 		if inv.where != "" {
@@ -231,6 +238,8 @@ func (inv *invariant) message() string {
 		return fmt.Sprintf("%s does not match the %s records before it", inv.path, inv.of)
 	case invAfterAny:
 		return fmt.Sprintf("record before any %s record", inv.of)
+	case invOnce:
+		return fmt.Sprintf("%s repeats an earlier %s record", inv.path, inv.of)
 	default: // invDistinctOf; invSeen never fails
 		return fmt.Sprintf("%s does not match the distinct %s of %s records before it", inv.path, strings.Join(inv.ofPaths, ", "), inv.of)
 	}
@@ -257,7 +266,7 @@ const (
 func (inv *invariant) tally() (tallyKey, bool) {
 	k := tallyKey{rec: inv.of, path: inv.ofPath, scope: inv.ofScope}
 	switch inv.kind {
-	case invAfter, invSubset, invSeen:
+	case invAfter, invSubset, invSeen, invOnce:
 		k.kind = tallyIDs
 	case invLengthOf:
 		k.kind = tallyLen
@@ -368,6 +377,16 @@ func (inv *invariant) check(s *Session, v *Values, a *receipt.Attrs) error {
 	case invAfterAny:
 		if ta.n == 0 {
 			return fail
+		}
+	case invOnce:
+		ds, err := v.IDs(inv.path)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if ta.ids[d] {
+				return fail
+			}
 		}
 	case invDisjoint:
 		x, err := v.IDs(inv.path)

@@ -209,6 +209,9 @@ func compile(name string, recs map[string]Rec) map[string]*recPlan {
 			}
 			inv := *m.inv
 			inv.rec = t
+			if inv.kind == invOnce {
+				inv.of = t
+			}
 			p.Moves[i].inv = &inv
 			k, ok := inv.tally()
 			if !ok {

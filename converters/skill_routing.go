@@ -62,6 +62,12 @@ func init() {
 					Hash("reason", "skill.router.reason_hash"),
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
+					AfterAny("skill.router.index.loaded").Says("a case was routed before any skill index was loaded"),
+					SubsetOf("expected_skill", "skill.router.index.loaded", "skill_names").Says("expected_skill or selected_skill is not in the loaded skill index"),
+					SubsetOf("selected_skill", "skill.router.index.loaded", "skill_names").Says("expected_skill or selected_skill is not in the loaded skill index"),
+					Check("top_k starts with selected_skill", routerTopKHead),
+					SubsetOf("top_k", "skill.router.index.loaded", "skill_names").Says("top_k names a skill that is not in the loaded index"),
+					Once("case_id").Says("case_id repeats an earlier case"),
 				},
 				Hook: routerCase,
 			},
@@ -74,8 +80,14 @@ func init() {
 					Hash("raw_skill_body", "skill.body.hash"),
 					Label("load_reason", "skill.body.load_reason"),
 					Const("privacy.raw_skill_body_recorded", receipt.B(false)),
+					After("skill", "skill.router.case.evaluated", "selected_skill").Within("case_id", "case_id").
+						Says("skill body loaded without an earlier case that selected it"),
+					Const("skill.body.loaded_after_route", receipt.B(true)),
 				},
-				Hook: routerBody,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[routeState](s).bodies++
+					return nil
+				},
 			},
 			"skill.router.benchmark.completed": {
 				Event: "skill.router.benchmark.completed",
@@ -94,14 +106,19 @@ func init() {
 					Const("skill.router.audit_gap", receipt.S("receipt_proves_routing_boundary_not_task_effectiveness")),
 					Const("privacy.raw_benchmark_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_text_recorded", receipt.B(false)),
+					// The summary accounts for the cases the log routed.
+					CountOf("records_total", "skill.router.case.evaluated").Says("records_total differs from the number of routed cases"),
+					SumEq("records_total", "usable_records", "format_failures").Says("usable_records + format_failures is not records_total"),
 				},
 				Hook: routerCompleted,
 			},
 		},
+		NewState: func() any { return &routeState{} },
 		End: func(s *Session) error {
-			s.Span.Set("skill.router.case_count", receipt.I(s.Count("route.cases")))
-			s.Span.Set("skill.body.loaded_count", receipt.I(s.Count("route.bodies")))
-			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(s.Count("route.eager") > 0))
+			st := StateOf[routeState](s)
+			s.Span.Set("skill.router.case_count", receipt.I(st.cases))
+			s.Span.Set("skill.body.loaded_count", receipt.I(st.bodies))
+			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(st.eager))
 			return nil
 		},
 	})
@@ -132,43 +149,42 @@ func rateMove(path, key string) func(s *Session, v gjson.Result, a *receipt.Attr
 	}
 }
 
-func routerIndex(s *Session, v *Values, a *receipt.Attrs) error {
-	for _, n := range v.Get("skill_names").Array() {
-		s.Mark("route.index", s.Hash.Text(n.String()))
-	}
-	s.Add("route.indexes", 1)
+// routeState counts the cases routed, for the summary's rates and the root
+// span.
+type routeState struct {
+	cases, top1, top2, bodies int64
+	eager                     bool // an index loaded full bodies at startup
+}
+
+func routerIndex(s *Session, _ *Values, a *receipt.Attrs) error {
 	// Only a description-only index keeps full bodies out at startup.
 	eager := attrStr(a, "skill.router.startup_strategy") != "description_index_only"
 	a.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(eager))
 	if eager {
-		s.Add("route.eager", 1)
+		StateOf[routeState](s).eager = true
 	}
 	return nil
 }
 
-// routerCase checks a routed case against the index and its own top_k.
-func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
-	if s.Count("route.indexes") == 0 {
-		return fmt.Errorf("a case was routed before any skill index was loaded")
-	}
-	j := v
-	expected, selected := s.Hash.Text(j.Get("expected_skill").String()), s.Hash.Text(j.Get("selected_skill").String())
-	if !s.Has("route.index", expected) || !s.Has("route.index", selected) {
-		return fmt.Errorf("expected_skill or selected_skill is not in the loaded skill index")
-	}
-	top := j.Get("top_k").Array()
+// routerTopKHead: top_k starts with the selected skill.
+func routerTopKHead(_ *Session, v *Values) error {
+	top := v.Get("top_k").Array()
 	if len(top) == 0 {
 		return fmt.Errorf("top_k must list at least the selected skill")
 	}
-	if s.Hash.Text(top[0].String()) != selected {
+	if top[0].String() != v.Str("selected_skill") {
 		return fmt.Errorf("selected_skill is not the first of top_k")
 	}
+	return nil
+}
+
+// routerCase checks the match label against the expected skill's place in
+// top_k.
+func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
+	expected, top := v.Str("expected_skill"), v.Get("top_k").Array()
 	rank := 0
 	for i, t := range top {
-		if !s.Has("route.index", s.Hash.Text(t.String())) {
-			return fmt.Errorf("top_k names a skill that is not in the loaded index")
-		}
-		if rank == 0 && s.Hash.Text(t.String()) == expected {
+		if rank == 0 && t.String() == expected {
 			rank = i + 1
 		}
 	}
@@ -185,49 +201,25 @@ func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
 		return fmt.Errorf("match label disagrees with the expected skill's place in top_k")
 	}
 	a.Set("skill.router.expected_rank", receipt.I(int64(rank)))
-	caseID := attrStr(a, "skill.router.case.id_hash")
-	if s.Has("route.cases_seen", caseID) {
-		return fmt.Errorf("case_id repeats an earlier case")
-	}
-	s.Mark("route.cases_seen", caseID)
-	s.Mark("route.selected", caseID+"/"+selected)
-	s.Add("route.cases", 1)
+	st := StateOf[routeState](s)
+	st.cases++
 	if rank == 1 {
-		s.Add("route.top1", 1)
+		st.top1++
 	}
 	if rank == 1 || rank == 2 {
-		s.Add("route.top2", 1)
+		st.top2++
 	}
 	return nil
 }
 
-// routerBody: a full body loads only after routing selected that skill for
-// that case.
-func routerBody(s *Session, v *Values, a *receipt.Attrs) error {
-	caseID, skill := attrStr(a, "skill.router.case.id_hash"), attrStr(a, "skill.name_hash")
-	if !s.Has("route.selected", caseID+"/"+skill) {
-		return fmt.Errorf("skill body loaded without an earlier case that selected it")
-	}
-	a.Set("skill.body.loaded_after_route", receipt.B(true))
-	s.Add("route.bodies", 1)
-	return nil
-}
-
-// routerCompleted: the summary accounts for the cases the log routed.
+// routerCompleted: the summary's rates are those of the routed cases.
 func routerCompleted(s *Session, v *Values, a *receipt.Attrs) error {
-	j := v
-	total, usable, fails := j.Get("records_total").Int(), j.Get("usable_records").Int(), j.Get("format_failures").Int()
-	switch {
-	case total != s.Count("route.cases"):
-		return fmt.Errorf("records_total differs from the number of routed cases")
-	case usable < 0 || fails < 0 || usable+fails != total:
-		return fmt.Errorf("usable_records + format_failures is not records_total")
-	}
+	st, usable := StateOf[routeState](s), v.Int("usable_records")
 	for _, c := range []struct {
 		path string
 		hits int64
-	}{{"top1_rate", s.Count("route.top1")}, {"top2_rate", s.Count("route.top2")}} {
-		v := j.Get(c.path)
+	}{{"top1_rate", st.top1}, {"top2_rate", st.top2}} {
+		v := v.Get(c.path)
 		if !v.Exists() || usable == 0 {
 			continue
 		}
