@@ -28,6 +28,11 @@ type Move struct {
 	inv      *invariant // set for an invariant move
 	check    func(s *Session, v *Values, a *receipt.Attrs) error
 	rule     string // Check: what it checks
+	also     []Move // further attributes the move writes (their Key and Def only)
+	spanKey  string // a move redirected to the root span: the key it writes there
+	// fromSpan lists the root-span keys the move copies to the event; their
+	// types are those of the moves that wrote them on the span.
+	fromSpan []string
 }
 
 // The JSON types of attributes: definitions in schemas/defs.schema.json,
@@ -171,7 +176,7 @@ func Const(key string, v receipt.Value) Move {
 
 // SessionIDs writes session.id and gen_ai.conversation.id from session.start.
 func SessionIDs() Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "session.id", Def: DefID, also: []Move{{Key: "gen_ai.conversation.id", Def: DefID}}, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		if s.ID != "" {
 			a.Set("session.id", receipt.S(s.ID))
 		}
@@ -184,7 +189,7 @@ func SessionIDs() Move {
 
 // AgentName writes agent.name from session.start.
 func AgentName() Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "agent.name", Def: DefID, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		if s.Agent != "" {
 			a.Set("agent.name", receipt.S(s.Agent))
 		}

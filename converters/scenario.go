@@ -143,6 +143,7 @@ var sessionEnd = Rec{Moves: []Move{spanMove(Label("status", "session.status"))}}
 
 // spanMove redirects a move's attribute to the root span.
 func spanMove(m Move) Move {
+	m.spanKey, m.Key = m.Key, "" // on the root span, not the event
 	inner := m.apply
 	m.apply = func(s *Session, v gjson.Result, _ *receipt.Attrs) error { return inner(s, v, &s.Span) }
 	return m
@@ -151,8 +152,9 @@ func spanMove(m Move) Move {
 // scenarios lists the registered scenario converters, in registration order,
 // and tables what `convert list -v` says of each.
 var (
-	scenarios []string
-	tables    = map[string][]RecordInfo{}
+	scenarios     []string
+	tables        = map[string][]RecordInfo{}
+	scenarioPlans = map[string]map[string]*recPlan{} // for the schema conformance test
 )
 
 // RecordInfo describes one record type of a scenario table: the event it
@@ -257,6 +259,7 @@ func registerScenario(sc Scenario) {
 	}
 	plans := compile(sc.Name, recs)
 	tables[sc.Name] = describe(plans)
+	scenarioPlans[sc.Name] = plans
 	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string

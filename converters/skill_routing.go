@@ -58,7 +58,7 @@ func init() {
 					Req(Hash("top_k", "skill.router.top_k_hash")),
 					Count("top_k", "skill.router.top_k_count"),
 					Req(Label("match", "skill.router.match")),
-					Move{Path: "confidence", apply: rateMove("confidence", "skill.router.confidence_bucket")},
+					rateMove("confidence", "skill.router.confidence_bucket"),
 					Hash("reason", "skill.router.reason_hash"),
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
@@ -98,8 +98,8 @@ func init() {
 					Req(Int("records_total", "skill.router.records_total")),
 					Req(Int("usable_records", "skill.router.usable_records")),
 					Req(Int("format_failures", "skill.router.format_failures")),
-					Move{Path: "top1_rate", apply: rateMove("top1_rate", "skill.router.top1_rate_bucket")},
-					Move{Path: "top2_rate", apply: rateMove("top2_rate", "skill.router.top2_rate_bucket")},
+					rateMove("top1_rate", "skill.router.top1_rate_bucket"),
+					rateMove("top2_rate", "skill.router.top2_rate_bucket"),
 					Hash("model_results", "skill.router.model_results_hash"),
 					Count("model_results", "skill.router.model_count"),
 					Hash("next_action", "skill.router.next_action_hash"),
@@ -126,9 +126,9 @@ func init() {
 
 // rateLadder buckets a rate or confidence in [0, 1], in thousandths; the
 // labels name the lower bound a value reaches.
-var rateLadder = receipt.Ladder{Name: "rate_0_1",
+var rateLadder = refusingInvalid(receipt.Ladder{Name: "rate_0_1",
 	Bounds: []int64{250, 500, 750, 950},
-	Labels: []string{"under_0_25", "gte_0_25", "gte_0_50", "gte_0_75", "gte_0_95"}}
+	Labels: []string{"under_0_25", "gte_0_25", "gte_0_50", "gte_0_75", "gte_0_95"}})
 
 // rateBucket buckets a number in [0, 1]; anything else is invalid input.
 func rateBucket(path string, v gjson.Result) (string, error) {
@@ -138,15 +138,16 @@ func rateBucket(path string, v gjson.Result) (string, error) {
 	return rateLadder.Bucket(int64(math.Round(v.Num * 1000))), nil
 }
 
-func rateMove(path, key string) func(s *Session, v gjson.Result, a *receipt.Attrs) error {
-	return func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+// rateMove writes the rate ladder's bucket of a number in [0, 1].
+func rateMove(path, key string) Move {
+	return Move{Path: path, Key: key, Def: LadderDef(rateLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		b, err := rateBucket(path, v)
 		if err != nil {
 			return err
 		}
 		a.Set(key, receipt.S(b))
 		return nil
-	}
+	}}
 }
 
 // routeState counts the cases routed, for the summary's rates and the root

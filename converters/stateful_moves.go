@@ -19,21 +19,21 @@ import (
 var (
 	// scoreLadder buckets a relevance or quality score in [0, 1], in
 	// thousandths.
-	scoreLadder = receipt.Ladder{Name: "score_0_1",
+	scoreLadder = customLadder(receipt.Ladder{Name: "score_0_1",
 		Bounds: []int64{500, 800, 900},
-		Labels: []string{"low", "medium", "high", "very_high"}}
+		Labels: []string{"low", "medium", "high", "very_high"}})
 	// healthLadder buckets a 0-100 health score.
-	healthLadder = receipt.Ladder{Name: "score_0_100",
+	healthLadder = customLadder(receipt.Ladder{Name: "score_0_100",
 		Bounds: []int64{50, 75, 90},
-		Labels: []string{"under_50", "under_75", "under_90", "90_plus"}}
+		Labels: []string{"under_50", "under_75", "under_90", "90_plus"}})
 	// usdLadder buckets a spend in US cents.
-	usdLadder = receipt.Ladder{Name: "usd_cents",
+	usdLadder = customLadder(receipt.Ladder{Name: "usd_cents",
 		Bounds: []int64{100, 500, 2500, 10000},
-		Labels: []string{"under_1_usd", "under_5_usd", "under_25_usd", "under_100_usd", "100_usd_plus"}}
+		Labels: []string{"under_1_usd", "under_5_usd", "under_25_usd", "under_100_usd", "100_usd_plus"}})
 	// percentLadder buckets a ratio in percent.
-	percentLadder = receipt.Ladder{Name: "percent",
+	percentLadder = customLadder(receipt.Ladder{Name: "percent",
 		Bounds: []int64{25, 50, 75, 90, 100},
-		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}}
+		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
 )
 
 // setCount replaces a named counter's value.
@@ -42,6 +42,7 @@ func setCount(s *Session, name string, v int64) { s.Add(name, v-s.Count(name)) }
 // OnSpan writes a move's attribute on the event and on the root span, so
 // events after it can copy it with FromSpan.
 func OnSpan(key string, m Move) Move {
+	m.spanKey = key
 	inner := m.apply
 	m.apply = func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		if err := inner(s, v, a); err != nil {
@@ -60,7 +61,7 @@ func ToSpan(m Move) Move { return spanMove(m) }
 
 // FromSpan copies run-level attributes from the root span to the event.
 func FromSpan(keys ...string) Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: keys, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		for _, k := range keys {
 			if v, ok := s.Span.Get(k); ok {
 				a.Set(k, v)
@@ -72,7 +73,7 @@ func FromSpan(keys ...string) Move {
 
 // Noted writes the string noted under key, when there is one.
 func Noted(key string) Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: []string{key}, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		if v := s.Recall(key); v != "" {
 			a.Set(key, receipt.S(v))
 		}
@@ -98,7 +99,7 @@ func Noting(key string, m Move) Move {
 
 // ListBucket writes the count-ladder bucket of a list's length.
 func ListBucket(path, key string) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(receipt.CountLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
@@ -110,7 +111,7 @@ func ListBucket(path, key string) Move {
 // ScaledBucket writes the ladder bucket of a number times scale, rounded
 // (scores in thousandths, dollars in cents).
 func ScaledBucket(path, key string, l receipt.Ladder, scale float64) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		n, err := scaled(path, v, scale)
 		if err != nil {
 			return err

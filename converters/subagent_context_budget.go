@@ -91,9 +91,9 @@ const budgetScope = "startup_budget_before_first_task"
 
 // budgetRatioLadder buckets the share of the context window a subagent's
 // startup context takes, in percent.
-var budgetRatioLadder = receipt.Ladder{Name: "percent",
+var budgetRatioLadder = customLadder(receipt.Ladder{Name: "context_window_percent",
 	Bounds: []int64{10, 25, 50, 75, 90, 100},
-	Labels: []string{"under_10_percent", "under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}}
+	Labels: []string{"under_10_percent", "under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
 
 // budgetSubagentID writes the digest of the subagent the boot evaluation
 // named: component and completion records carry no id of their own.
