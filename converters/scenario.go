@@ -154,7 +154,8 @@ func spanMove(m Move) Move {
 var (
 	scenarios     []string
 	tables        = map[string][]RecordInfo{}
-	scenarioPlans = map[string]map[string]*recPlan{} // for the schema conformance test
+	scenarioPlans = map[string]map[string]*recPlan{} // for the conformance tests
+	scenarioDefs  = map[string]Scenario{}
 )
 
 // RecordInfo describes one record type of a scenario table: the event it
@@ -260,6 +261,7 @@ func registerScenario(sc Scenario) {
 	plans := compile(sc.Name, recs)
 	tables[sc.Name] = describe(plans)
 	scenarioPlans[sc.Name] = plans
+	scenarioDefs[sc.Name] = sc
 	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string
@@ -285,14 +287,16 @@ func registerScenario(sc Scenario) {
 		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
 		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
 		PassThrough: pass, Events: sortedKeys(events),
-		New: func(env Env) State {
-			s := &Session{Hash: env.Hash, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}, tallies: tallies{}}
-			if sc.NewState != nil {
-				s.state = sc.NewState()
-			}
-			return &scenarioState{sc: sc, plans: plans, s: s}
-		},
+		New: func(env Env) State { return newScenarioState(sc, plans, env.Hash) },
 	})
+}
+
+func newScenarioState(sc Scenario, plans map[string]*recPlan, h receipt.Hasher) *scenarioState {
+	s := &Session{Hash: h, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}, tallies: tallies{}}
+	if sc.NewState != nil {
+		s.state = sc.NewState()
+	}
+	return &scenarioState{sc: sc, plans: plans, s: s}
 }
 
 type scenarioState struct {
