@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -400,4 +404,60 @@ func readSample(t *testing.T, name string) []string {
 		}
 	}
 	return out
+}
+
+// TestHooksReadDeclaredFields reads the hooks' source: every field a hook
+// names in a Values read (v.Get("x"), v.Int("x"), ...) must be declared by a
+// move of that converter's table, so that a branch the samples never take
+// cannot fail at run time with an undeclared read.
+func TestHooksReadDeclaredFields(t *testing.T) {
+	reads := map[string]bool{"Get": true, "Has": true, "Str": true, "Int": true, "Bool": true, "Digest": true, "IDs": true, "IDList": true, "Whole": true, "Cents": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		name := strings.TrimSuffix(file, ".go")
+		declared := map[string]bool{}
+		for conv, plans := range scenarioPlans {
+			if conv != name && scenarioPlans[name] != nil {
+				continue // a converter's own file: its own table
+			}
+			for _, p := range plans {
+				for _, f := range p.fields {
+					declared[f] = true
+				}
+			}
+		}
+		af, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !reads[sel.Sel.Name] {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "v" {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			field, _ := strconv.Unquote(lit.Value)
+			if !declared[field] && scenarioPlans[name] != nil {
+				t.Errorf("%s: a hook reads field %q, which no move of %s declares (declare it with Use)", fset.Position(lit.Pos()), field, name)
+			}
+			return true
+		})
+	}
 }
