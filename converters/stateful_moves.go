@@ -8,11 +8,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Moves and state helpers shared by the memory, brain, code-search,
-// compaction and pruning scenarios: run-level attributes kept on the root
-// span and copied to events, one remembered string per key, fractional and
-// money buckets, and subset checks over id lists (which compare digests, so
-// no raw id ever sits in state an error could print).
+// Moves shared by the memory, brain, code-search, compaction and pruning
+// scenarios: run-level attributes kept on the root span and copied to
+// events, one remembered string per key, fractional and money buckets.
 
 // The ladders these scenarios add to receipt's; each is documented where its
 // events' schemas enumerate its labels.
@@ -35,9 +33,6 @@ var (
 		Bounds: []int64{25, 50, 75, 90, 100},
 		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
 )
-
-// setCount replaces a named counter's value.
-func setCount(s *Session, name string, v int64) { s.Add(name, v-s.Count(name)) }
 
 // OnSpan writes a move's attribute on the event and on the root span, so
 // events after it can copy it with FromSpan.
@@ -126,58 +121,4 @@ func scaled(path string, v gjson.Result, scale float64) (int64, error) {
 		return 0, fmt.Errorf("field %q must be a number", path)
 	}
 	return int64(math.Round(v.Num * scale)), nil
-}
-
-// cents reads a dollar amount as whole cents (0 when absent).
-func cents(r Record, path string) (int64, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return 0, nil
-	}
-	return scaled(path, v, 100)
-}
-
-// whole reads a whole number field (0 when absent).
-func whole(r Record, path string) (int64, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return 0, nil
-	}
-	return wholeNumber(path, v)
-}
-
-// idDigests returns the digests of a list field's values, in order.
-func idDigests(s *Session, r Record, path string) ([]string, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil, nil
-	}
-	if !v.IsArray() {
-		return nil, fmt.Errorf("field %q must be a list", path)
-	}
-	var out []string
-	for _, e := range v.Array() {
-		if e.Type != gjson.String {
-			return nil, fmt.Errorf("field %q must be a list of strings", path)
-		}
-		out = append(out, s.Hash.Text(e.Str))
-	}
-	return out, nil
-}
-
-// markAll adds digests to a named set.
-func markAll(s *Session, set string, ds []string) {
-	for _, d := range ds {
-		s.Mark(set, d)
-	}
-}
-
-// allIn reports whether every digest is in the named set.
-func allIn(s *Session, set string, ds []string) bool {
-	for _, d := range ds {
-		if !s.Has(set, d) {
-			return false
-		}
-	}
-	return true
 }
