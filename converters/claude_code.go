@@ -31,6 +31,7 @@ func init() {
 		TypeField:   "type",
 		TimeField:   "timestamp",
 		Types:       claudeTypes,
+		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
 		PassThrough: claudePass,
 		Events: []string{
@@ -41,6 +42,11 @@ func init() {
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newClaude(env) },
+		Native: &Format{
+			Layout:    claudeLayout,
+			Locations: claudeLocations,
+			Seeds:     []string{"samples/claude_code"},
+		},
 	})
 }
 
@@ -128,6 +134,10 @@ type claudeUsage struct {
 	responses                                 int64
 }
 
+func (u claudeUsage) tokens() tokens {
+	return tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite}
+}
+
 type claudeState struct {
 	native
 
@@ -183,10 +193,8 @@ func (c *claudeState) Record(r Record, out *Output) error {
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
 		c.gapDone = true
-		c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
-			{Key: "context.audit_gap", Value: receipt.S("root_instruction_files_not_logged")},
-			{Key: "context.audit_gap.detail", Value: receipt.S("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record")},
-		})
+		c.emit(r, "", "context.audit_gap.recorded", auditGap("root_instruction_files_not_logged",
+			"claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record"))
 	}
 	agent := c.agentFor(r)
 	switch r.Type {
@@ -217,7 +225,7 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 		if c.agent == nil {
 			id := r.Get("agentId").Str
 			if id == "" {
-				id = strings.TrimSuffix(strings.TrimPrefix(pathBase(c.fileRel), "agent-"), ".jsonl")
+				id = claudeAgentFileID(c.fileRel)
 			}
 			c.agent = c.startAgent(r, "agent:"+c.fileRelKey(id), id, c.fileMeta)
 		}
@@ -248,17 +256,7 @@ func (c *claudeState) fileRelKey(id string) string {
 // found through the sidecar's toolUseId, the spawning call's result agentId,
 // the prompt the call passed, or (inline) the oldest Task call still open.
 func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *claudeAgent {
-	parent, link := "", "unlinked"
-	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
-		parent, link = "tool:"+t, "sidecar_tool_use_id"
-	} else if t, ok := c.agentTool[id]; ok && id != "" {
-		parent, link = t, "result_agent_id"
-	} else if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
-		parent, link = t, "prompt_digest"
-	} else if r.File == 0 && len(c.pendingTask) > 0 {
-		parent, link = c.pendingTask[0], "inline_order"
-		c.pendingTask = c.pendingTask[1:]
-	}
+	parent, link := c.spawner(r, id, meta)
 	depth := 1
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
@@ -268,24 +266,18 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	}
 	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.out.Spans)}
 	c.agents[key] = a
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-		{Key: "gen_ai.agent.name", Value: receipt.S("claude-code-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
-		{Key: "subagent.link", Value: receipt.S(link)},
-	}
+	attrs := append(agentSpan("claude-code-subagent"),
+		receipt.Attr{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		receipt.Attr{Key: "subagent.link", Value: receipt.S(link)})
 	if id != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id))})
+		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
 	if t := meta.Get("agentType"); t.Type == gjson.String {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
-	ev := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
-	}
+	ev := subagentSpawned(link, int64(depth))
 	if t := meta.Get("agentType"); t.Type == gjson.String {
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
 	}
@@ -295,17 +287,42 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	if p := c.firstPromptDigest(r); p != "" {
 		ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p)})
 	}
-	layout := "sidechain_inline"
-	switch {
-	case r.File > 0 && strings.Contains(c.fileRel, "/subagents/"):
-		layout = "session_subagents_dir"
-	case r.File > 0:
-		layout = "sibling_agent_file"
-	}
-	ev = append(ev, receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)})
+	ev = append(ev, transcriptLayout(c.layoutOf(r)))
 	c.emit(r, key, "subagent.spawned", ev)
 	c.counts["subagents"]++
 	return a
+}
+
+// spawner finds the tool call that spawned a subagent (its span key, ""
+// when none is found) and how: the sidecar's toolUseId, the agent id a
+// result named, the prompt digest, or (inline 1.0.x) the order of calls.
+func (c *claudeState) spawner(r Record, id string, meta gjson.Result) (parent, link string) {
+	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
+		return "tool:" + t, "sidecar_tool_use_id"
+	}
+	if t, ok := c.agentTool[id]; ok && id != "" {
+		return t, "result_agent_id"
+	}
+	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
+		return t, "prompt_digest"
+	}
+	if r.File == 0 && len(c.pendingTask) > 0 {
+		parent = c.pendingTask[0]
+		c.pendingTask = c.pendingTask[1:]
+		return parent, "inline_order"
+	}
+	return "", "unlinked"
+}
+
+// layoutOf says where the subagent of a record keeps its records.
+func (c *claudeState) layoutOf(r Record) string {
+	switch {
+	case r.File > 0 && claudeSubagentsDir(c.fileRel):
+		return "session_subagents_dir"
+	case r.File > 0:
+		return "sibling_agent_file"
+	}
+	return "sidechain_inline"
 }
 
 // firstPromptDigest is the digest of a record's user text: how a subagent's
@@ -331,17 +348,11 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 	return c.h.Text(strings.Join(texts, "\n"))
 }
 
-// touch stretches a span to cover a record time.
+// touch stretches a span (an index in Spans; -1 is the root) to cover a
+// record time.
 func (c *claudeState) touch(index int, ns int64) {
-	if index < 0 || ns == 0 {
-		return
-	}
-	sp := &c.out.Spans[index]
-	if sp.Start == 0 || ns < sp.Start {
-		sp.Start = ns
-	}
-	if ns > sp.End {
-		sp.End = ns
+	if index >= 0 {
+		c.out.Spans[index].Cover(ns)
 	}
 }
 
@@ -351,12 +362,11 @@ func (c *claudeState) End(out *Output) error {
 	var models []string
 	for _, k := range c.usageOrder {
 		u := c.usage[k]
+		// Anthropic's input_tokens leaves out cache reads and writes; the
+		// trace's counts them, as the GenAI conventions do (receipts keep
+		// Anthropic's figures).
 		sp := &out.Spans[u.span]
-		sp.Attrs = append(sp.Attrs,
-			receipt.Attr{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
-			receipt.Attr{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
-			receipt.Attr{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cacheRead)},
-			receipt.Attr{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)})
+		sp.Attrs = append(sp.Attrs, chatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
 		t := totals[u.model]
 		if t == nil {
 			t = &claudeUsage{model: u.model}
@@ -380,25 +390,16 @@ func (c *claudeState) End(out *Output) error {
 		all.output += t.output
 		all.cacheRead += t.cacheRead
 		all.cacheWrite += t.cacheWrite
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: "", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))},
-			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input)},
-			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
-			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cacheRead)},
-			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(t.cacheWrite)},
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: usageSummary(c.pass(leak.Model, m), t.tokens(), receipt.Attrs{
 			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
 			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
 			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},
 			{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_and_request_id_largest_output")},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
-		}})
+		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
-	c.rootIdentity(out, "claude-code", "anthropic")
-	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+	c.rootIdentity(out, "claude-code")
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input+all.cacheRead+all.cacheWrite))
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
-	out.Span.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(all.cacheRead))
-	out.Span.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(all.cacheWrite))
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -419,11 +420,4 @@ func (c *claudeState) openTools() int64 {
 		}
 	}
 	return n
-}
-
-func pathBase(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }

@@ -32,12 +32,9 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 				start = agent.prompted
 			}
 			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.pass(leak.Model, model), Kind: 3,
-				Start: start, End: r.NS, Attrs: receipt.Attrs{
-					{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
-					{Key: "gen_ai.provider.name", Value: receipt.S("anthropic")},
-					{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
-					{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, msg.Get("id").Str))},
-				}})
+				Start: start, End: r.NS, Attrs: append(chatSpan("anthropic"),
+					receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
+					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, msg.Get("id").Str))})})
 		}
 		c.touch(idx, r.NS)
 		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
@@ -94,27 +91,17 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	c.counts["tool_calls"]++
 	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, input: input}
 	t.inputDigest = c.digest(input)
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
-		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
-	}
-	spanName := "execute_tool"
+	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
+	kind := toolOther
 	switch {
 	case claudeBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
+		kind = toolBuiltin
 	case strings.HasPrefix(name, "mcp__"):
+		kind = toolMCP
 		t.mcpServer, t.mcpTool = splitMCP(name)
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
 	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {
@@ -134,34 +121,15 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	}
 }
 
-func splitMCP(name string) (server, tool string) {
-	rest := strings.TrimPrefix(name, "mcp__")
-	if i := strings.Index(rest, "__"); i >= 0 {
-		return rest[:i], rest[i+2:]
-	}
-	return rest, ""
-}
-
 // skillInvoked writes a context.skill.invoked event.
 func (c *claudeState) skillInvoked(r Record, span, skill, activation string, body gjson.Result) {
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S("skill")},
-		{Key: "context.input.activation", Value: receipt.S(activation)},
-		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
-	}
-	role := "selected"
-	if c.skills[skill] {
-		role = "duplicate"
-	}
+	a := skillInvocation(c.h, "claude_code", activation, skill, c.skills[skill])
 	c.skills[skill] = true
-	a = append(a, receipt.Attr{Key: "context.skill.id", Value: receipt.S(c.h.Text(skill))},
-		receipt.Attr{Key: "context.input.duplicate.role", Value: receipt.S(role)})
 	if c.env.RevealNames && leak.Name.Admit(skill) {
 		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
 	}
 	if body.Type == gjson.String {
-		a = append(a, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(body.Str))},
-			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body.Str))))})
+		bodyIdentity(&a, c.h, body.Str)
 	}
 	c.emit(r, span, "context.skill.invoked", a)
 }
@@ -246,9 +214,7 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	}
 	t.done = true
 	sp := &c.out.Spans[t.span]
-	if r.NS > sp.End {
-		sp.End = r.NS
-	}
+	sp.Reach(r.NS)
 	isErr := f[1].Bool()
 	sp.Error = sp.Error || isErr
 	res := f[2]
@@ -259,17 +225,10 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	}
 	switch {
 	case t.mcpServer != "":
-		c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
-			c.nameAttr("mcp.server", t.mcpServer),
-			c.nameAttr("mcp.tool", t.mcpTool),
-			{Key: "mcp.tool_call.status", Value: receipt.S(status)},
-			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(t.inputDigest)},
-			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.input.Raw))))},
-			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(res))},
-			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(res.Raw))))},
-			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
-			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
-		})
+		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
+			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: status,
+			ArgsHash: t.inputDigest, ArgsSize: len(t.input.Raw), ResultHash: c.digest(res), ResultSize: len(res.Raw),
+		}.Attrs())
 	case t.name == "ToolSearch":
 		c.toolSearch(r, t, res, tur)
 	case t.name == "Task" || t.name == "Agent":
@@ -289,20 +248,14 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 		}
 		return true
 	})
-	a := receipt.Attrs{
-		{Key: "mcp.tool_search.query_hash", Value: receipt.S(c.digest(t.input.Get("query")))},
-		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(len(refs)))},
-		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(len(refs))))},
-	}
+	s := toolSearch{QueryHash: c.digest(t.input.Get("query")), Selected: len(refs), Policy: "model_tool_search"}
 	if n := tur.Get("total_deferred_tools"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())})
+		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())}}
 	}
 	if len(refs) > 0 {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(c.listDigest(refs))})
+		s.SelectedHash = c.listDigest(refs)
 	}
-	a = append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S("model_tool_search")},
-		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
-	c.emit(r, t.key, "mcp.tool_search.performed", a)
+	c.emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
 	for _, name := range refs {
 		d := receipt.Attrs{}
 		if strings.HasPrefix(name, "mcp__") {
@@ -313,9 +266,7 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 		} else {
 			d = append(d, c.nameAttr("mcp.tool", name))
 		}
-		d = append(d, receipt.Attr{Key: "mcp.tool.definition_load_reason", Value: receipt.S("selected_by_tool_search")},
-			receipt.Attr{Key: "mcp.tool.definition_loaded_on_demand", Value: receipt.B(true)},
-			receipt.Attr{Key: "privacy.raw_tool_definition_recorded", Value: receipt.B(false)})
+		d = append(d, definitionOnDemand("selected_by_tool_search")...)
 		c.emit(r, t.key, "mcp.tool_definition.loaded", d)
 	}
 }
@@ -333,12 +284,7 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 		}
 	}
 	text := resultText(res)
-	a := receipt.Attrs{
-		{Key: "subagent.result.hash", Value: receipt.S(c.h.Text(text))},
-		{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
-		{Key: "subagent.result.status", Value: receipt.S(status)},
-		{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
-	}
+	a := subagentReturned(c.h.Text(text), len(text), status, "final_text_returned_to_parent")
 	if n := tur.Get("totalTokens"); n.Type == gjson.Number {
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
 	}
@@ -348,7 +294,7 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 	if at := t.input.Get("subagent_type"); at.Type == gjson.String {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str))})
 	}
-	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+	a = append(a, rawSummaryNotRecorded)
 	c.emit(r, t.key, "subagent.result.returned", a)
 }
 
@@ -443,15 +389,12 @@ func (c *claudeState) system(r Record, agent *claudeAgent) {
 func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger string, pre gjson.Result, kind string) {
 	c.compaction++
 	c.counts["compactions"]++
-	a := receipt.Attrs{
-		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":" + r.Get("uuid").Str + ":" + strconv.Itoa(r.Line)))},
-		{Key: "context.compaction.reason", Value: receipt.S(kind)},
-	}
+	a := compactionStarted(c.h.Text(c.session+":"+r.Get("uuid").Str+":"+strconv.Itoa(r.Line)), kind)
 	if trigger != "" {
 		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.pass(leak.Label, trigger))})
 	}
 	if pre.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(pre.Int()))})
+		tokensBefore(&a, pre.Int())
 	}
 	c.emit(r, agent.key, "context.compaction.started", a)
 }
@@ -460,11 +403,7 @@ func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger st
 // its digest and size, never its text.
 func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson.Result) {
 	text := resultText(content)
-	a := receipt.Attrs{
-		{Key: "context.compaction.summary.hash", Value: receipt.S(c.h.Text(text))},
-		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
-		{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
-	}
+	a := compactionSummary(c.h.Text(text), len(text))
 	if c.postTokens >= 0 {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.postTokens))})
 		c.postTokens = -1
@@ -528,11 +467,7 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 // contextLoaded writes a context.input.loaded event for content that the
 // transcript shows entering the prompt.
 func (c *claudeState) contextLoaded(r Record, span, kind, activation, path string, body *string) {
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S(kind)},
-		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
-		{Key: "context.input.activation", Value: receipt.S(activation)},
-	}
+	a := inputLoaded(kind, "claude_code", activation)
 	if path != "" {
 		if publicInstructionPaths[path] {
 			a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S(path)})
@@ -540,16 +475,10 @@ func (c *claudeState) contextLoaded(r Record, span, kind, activation, path strin
 		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(path))})
 	}
 	if body != nil {
-		a = append(a,
-			receipt.Attr{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(*body))},
-			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(*body))))},
-			receipt.Attr{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
-			receipt.Attr{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(*body))},
-			receipt.Attr{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
-			receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(*body))},
-			receipt.Attr{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-claude-code")})
+		sourceIdentity(&a, c.h, *body)
+		deliveredIdentity(&a, c.h, *body, "as-recorded-by-claude-code", false)
 	} else {
-		a = append(a, receipt.Attr{Key: "context.input.audit_gap", Value: receipt.S("delivered_text_not_logged")})
+		deliveredNotLogged(&a)
 	}
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
@@ -558,11 +487,7 @@ func (c *claudeState) contextLoaded(r Record, span, kind, activation, path strin
 }
 
 func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server string, blk gjson.Result) {
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S("mcp_server_instructions")},
-		{Key: "context.input.loaded_by", Value: receipt.S("claude_code")},
-		{Key: "context.input.activation", Value: receipt.S("mcp_server_connected")},
-	}
+	a := inputLoaded("mcp_server_instructions", "claude_code", "mcp_server_connected")
 	if server != "" {
 		a = append(a, c.nameAttr("mcp.server", server))
 	}
@@ -570,8 +495,7 @@ func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server strin
 	if blk.Type != gjson.String {
 		text = blk.Raw
 	}
-	a = append(a, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text))},
-		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))})
+	bodyIdentity(&a, c.h, text)
 	c.emit(r, agent.key, "context.input.loaded", a)
 }
 
@@ -587,20 +511,15 @@ func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Resul
 			servers[s] = true
 		}
 	}
-	a := receipt.Attrs{
-		{Key: "mcp.tool_loading.strategy", Value: receipt.S("deferred_tool_loading")},
-		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
-		{Key: "mcp.tool.count", Value: receipt.I(int64(len(added)))},
-		{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
-		{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
-		{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
-		{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
-		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(0)},
-		{Key: "mcp.tool.index_only", Value: receipt.B(true)},
-		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
-		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
-	}
-	c.emit(r, agent.key, "mcp.tool_index.loaded", a)
+	c.emit(r, agent.key, "mcp.tool_index.loaded", toolIndex{
+		Strategy: "deferred_tool_loading", NamesHash: c.listDigest(names), Count: int64(len(added)),
+		Servers: receipt.Attrs{
+			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
+			{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
+			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
+			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
+		},
+	}.Attrs())
 }
 
 // str returns a pointer to a string value, nil when v is not a string.
@@ -610,27 +529,6 @@ func str(v gjson.Result) *string {
 	}
 	s := v.Str
 	return &s
-}
-
-func joinStrings(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return v.Str
-	}
-	var parts []string
-	v.ForEach(func(_, e gjson.Result) bool {
-		parts = append(parts, e.String())
-		return true
-	})
-	return strings.Join(parts, "\n")
-}
-
-func firstString(vs ...gjson.Result) string {
-	for _, v := range vs {
-		if v.Type == gjson.String && v.Str != "" {
-			return v.Str
-		}
-	}
-	return ""
 }
 
 // fields reads several keys of an object in one scan: a content block holds

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,6 @@ func init() {
 		Name:        "codex",
 		Doc:         "OpenAI Codex CLI rollouts (pre-envelope to 0.14x, .jsonl.zst): instructions, tools, MCP, compaction, tokens",
 		SpanName:    "invoke_agent",
-		TypeField:   "@codex_type",
 		TimeField:   "timestamp",
 		Types:       codexTypes,
 		OpenTypes:   true,
@@ -40,22 +40,40 @@ func init() {
 			"subagent.result.returned", "gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newCodex(env) },
+		Native: &Format{
+			Type:      codexType,
+			Layout:    Layout{SessionID: codexRolloutID},
+			Locations: []Location{{Env: "CODEX_HOME", Default: ".codex", Below: "sessions"}},
+			Seeds:     []string{"samples/codex"},
+		},
 	})
-	// A pre-envelope rollout starts with a bare header {id, timestamp,
-	// instructions} and has {"record_type":"state"} markers: neither has a
-	// type, so the type field names them.
-	gjson.AddModifier("codex_type", func(doc, _ string) string {
-		r := gjson.Parse(doc)
-		switch {
-		case r.Get("type").Type == gjson.String:
-			return r.Get("type").Raw
-		case r.Get("record_type").Type == gjson.String:
-			return `"state_marker"`
-		case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
-			return `"session_header"`
-		}
-		return ""
-	})
+}
+
+// codexType is a record's type. A pre-envelope rollout starts with a bare
+// header {id, timestamp, instructions} and has {"record_type":"state"}
+// markers: neither has a type, so the type names them.
+func codexType(r Record) gjson.Result {
+	switch {
+	case r.Get("type").Type == gjson.String:
+		return r.Get("type")
+	case r.Get("record_type").Type == gjson.String:
+		return gjson.Result{Type: gjson.String, Str: "state_marker"}
+	case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
+		return gjson.Result{Type: gjson.String, Str: "session_header"}
+	}
+	return gjson.Result{}
+}
+
+// codexRolloutRe is a rollout file name (sessions/YYYY/MM/DD/rollout-
+// <time>-<thread-uuid>.jsonl), ending in its thread id.
+var codexRolloutRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.gz|\.zst)?$`)
+
+// codexRolloutID is the thread id in a rollout's file name ("" for none).
+func codexRolloutID(base string) string {
+	if m := codexRolloutRe.FindStringSubmatch(base); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // codexItemTypes are the Responses-API item types: response_item payloads,
@@ -128,6 +146,18 @@ type codexUsage struct {
 	input, cached, cacheWrite, output, reasoning, total int64
 }
 
+func (u codexUsage) tokens() tokens {
+	return tokens{Input: u.input, Output: u.output, CacheRead: u.cached, CacheWrite: u.cacheWrite}
+}
+
+// own are the counts OpenAI reports beyond the common four.
+func (u codexUsage) own() receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
+	}
+}
+
 func (u *codexUsage) add(v codexUsage) {
 	u.input += v.input
 	u.cached += v.cached
@@ -147,9 +177,10 @@ func codexUsageOf(v gjson.Result) codexUsage {
 
 type codexState struct {
 	native
-	fileID string // thread id from the file name, when the records have none
-	model  string
-	chat   int // index in out.Spans of the current turn's chat span; -1 before the first turn
+	fileID   string // thread id from the file name, when the records have none
+	model    string
+	provider string // the chat spans' gen_ai.provider.name: session_meta's model_provider, else openai
+	chat     int    // index in out.Spans of the current turn's chat span; -1 before the first turn
 
 	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
 	tools        map[string]*codexTool
@@ -171,7 +202,7 @@ type codexState struct {
 
 func newCodex(env Env) *codexState {
 	return &codexState{
-		native: newNative(env, codexTypes), chat: -1, historyStart: -1,
+		native: newNative(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
 		counts: map[string]int64{},
@@ -246,7 +277,7 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
 	}
 	if pr := p.Get("model_provider"); pr.Type == gjson.String {
-		c.out.Span.Set("gen_ai.provider.name", receipt.S(c.pass(leak.Label, pr.Str)))
+		c.provider = c.pass(leak.Label, pr.Str)
 	}
 	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
@@ -277,11 +308,7 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 	if depth < 1 {
 		depth = 1
 	}
-	a := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("parent_thread_id")},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
-	}
+	a := append(subagentSpawned("parent_thread_id", depth), transcriptLayout("separate_rollout"))
 	kind := ""
 	switch {
 	case sub.Type == gjson.String:
@@ -309,10 +336,7 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 		c.model = m.Str
 	}
 	c.chat = len(c.out.Spans)
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
-		{Key: "gen_ai.provider.name", Value: receipt.S("openai")},
-	}
+	attrs := chatSpan(c.provider)
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
@@ -342,15 +366,8 @@ func (c *codexState) modelOr() string {
 
 // touch stretches the current chat span to cover a record time.
 func (c *codexState) touch(ns int64) {
-	if c.chat < 0 || ns == 0 {
-		return
-	}
-	sp := &c.out.Spans[c.chat]
-	if sp.Start == 0 || ns < sp.Start {
-		sp.Start = ns
-	}
-	if ns > sp.End {
-		sp.End = ns
+	if c.chat >= 0 {
+		c.out.Spans[c.chat].Cover(ns)
 	}
 }
 
@@ -366,12 +383,7 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 		return
 	}
 	c.loads[key] = true
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S(kind)},
-		{Key: "context.input.loaded_by", Value: receipt.S("codex")},
-		{Key: "context.input.activation", Value: receipt.S(codexActivation(via))},
-		{Key: "context.input.delivered.via", Value: receipt.S(via)},
-	}
+	a := append(inputLoaded(kind, "codex", codexActivation(via)), receipt.Attr{Key: "context.input.delivered.via", Value: receipt.S(via)})
 	if kind == "agents_md" {
 		a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S("AGENTS.md")})
 		if dir != "" {
@@ -379,16 +391,9 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 		}
 	}
 	src, del := source.String(), delivered.String()
-	a = append(a,
-		receipt.Attr{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(src))},
-		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(src))))},
-		receipt.Attr{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
-		receipt.Attr{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(src))},
-		receipt.Attr{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
-		receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(del))},
-		receipt.Attr{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(del))))},
-		receipt.Attr{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-codex")},
-		receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	sourceIdentity(&a, c.h, src)
+	deliveredIdentity(&a, c.h, del, "as-recorded-by-codex", true)
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
 	}
@@ -405,17 +410,18 @@ func (c *codexState) End(out *Output) error {
 	for _, m := range c.models {
 		u := c.perModel[m]
 		all.add(*u)
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: c.usageAttrs(receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))}}, *u, receipt.Attrs{
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S("cumulative_total_deltas")},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("thread")},
-		})})
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
+			Attrs: usageSummary(c.pass(leak.Model, m), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
 	}
+	// The spans' usage follows the GenAI conventions (input already holds
+	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
 	for idx, u := range c.chatUsage {
-		out.Spans[idx].Attrs = c.usageAttrs(out.Spans[idx].Attrs, *u, nil)
+		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, chatUsage(u.input, u.output, u.cached, u.cacheWrite)...),
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
 	}
-	c.rootIdentity(out, "codex", "openai")
-	out.Span = c.usageAttrs(out.Span, all, nil)
+	c.rootIdentity(out, "codex")
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -433,23 +439,6 @@ func (c *codexState) End(out *Output) error {
 	}
 	c.summarize(out)
 	return nil
-}
-
-// usageAttrs appends the OpenTelemetry usage attributes. OpenAI's input
-// count includes the cached tokens and its output count the reasoning
-// tokens; both parts are written apart too.
-func (c *codexState) usageAttrs(a receipt.Attrs, u codexUsage, tail receipt.Attrs) receipt.Attrs {
-	for _, x := range []receipt.Attr{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
-		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
-		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cached)},
-		{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)},
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
-	} {
-		a.Set(x.Key, x.Value)
-	}
-	return append(a, tail...)
 }
 
 // codexActivation says when a place delivers its text: at session start
@@ -490,15 +479,9 @@ func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	if deferred > 0 {
 		strategy = "deferred_tool_loading"
 	}
-	c.emit(r, "", "mcp.tool_index.loaded", receipt.Attrs{
-		{Key: "mcp.tool_loading.strategy", Value: receipt.S(strategy)},
-		{Key: "mcp.tool.names_hash", Value: receipt.S(c.listDigest(names))},
-		{Key: "mcp.tool.count", Value: receipt.I(int64(len(names)))},
-		{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(int64(len(names)) - deferred)},
-		{Key: "mcp.tool.index_only", Value: receipt.B(deferred == int64(len(names)))},
-		{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
-		{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)},
-	})
+	c.emit(r, "", "mcp.tool_index.loaded", toolIndex{
+		Strategy: strategy, NamesHash: c.listDigest(names), Count: int64(len(names)), AtStartup: int64(len(names)) - deferred,
+	}.Attrs())
 }
 
 // chatName names a chat span after its model, or just "chat" when the log

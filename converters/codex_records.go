@@ -128,25 +128,14 @@ func (c *codexState) message(r Record, p gjson.Result) {
 
 // skill writes a skill body Codex injected as a <skill> block.
 func (c *codexState) skill(r Record, name, path, body string) {
-	role := "selected"
-	if c.skills[name] {
-		role = "duplicate"
-	}
+	a := skillInvocation(c.h, "codex", "skill_block_injected", name, c.skills[name])
 	c.skills[name] = true
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S("skill")},
-		{Key: "context.input.activation", Value: receipt.S("skill_block_injected")},
-		{Key: "context.input.loaded_by", Value: receipt.S("codex")},
-		{Key: "context.skill.id", Value: receipt.S(c.h.Text(name))},
-		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
-	}
 	// The name is never revealed: it exists only inside the injected text,
 	// so the leak check could not tell it from content.
 	if path != "" {
 		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(path))})
 	}
-	a = append(a, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(body))},
-		receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body))))})
+	bodyIdentity(&a, c.h, body)
 	c.emit(r, "", "context.skill.invoked", a)
 }
 
@@ -175,26 +164,19 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 		i := strings.Index(name, "__")
 		t.mcpServer, t.mcpTool = name[:i], name[i+2:]
 	}
-	attrs := receipt.Attrs{{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")}}
+	attrs := receipt.Attrs{operation("execute_tool")}
 	if id != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
-	spanName := "execute_tool"
+	kind := toolOther
 	switch {
 	case t.mcpServer != "":
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
+		kind = toolMCP
 	case codexBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
-	default:
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
+		kind = toolBuiltin
 	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsDigest)})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	return t
@@ -207,13 +189,6 @@ func (c *codexState) tool(id string) *codexTool {
 	return c.tools["tool:"+c.keyPart(id)]
 }
 
-func (c *codexState) stretch(t *codexTool, ns int64) {
-	sp := &c.out.Spans[t.span]
-	if ns > sp.End {
-		sp.End = ns
-	}
-}
-
 // toolOutput closes a call. The output is a string (often JSON with an
 // exit code), an object or content blocks.
 func (c *codexState) toolOutput(r Record, id string, out gjson.Result) {
@@ -223,7 +198,7 @@ func (c *codexState) toolOutput(r Record, id string, out gjson.Result) {
 		return
 	}
 	t.done = true
-	c.stretch(t, r.NS)
+	c.out.Spans[t.span].Reach(r.NS)
 	inner := out
 	if out.Type == gjson.String && gjson.Valid(out.Str) {
 		inner = gjson.Parse(out.Str)
@@ -249,17 +224,10 @@ func (c *codexState) mcpCompleted(r Record, t *codexTool, status string, result 
 	if result.Type == gjson.String {
 		raw = result.Str
 	}
-	c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
-		c.nameAttr("mcp.server", t.mcpServer),
-		c.nameAttr("mcp.tool", t.mcpTool),
-		{Key: "mcp.tool_call.status", Value: receipt.S(status)},
-		{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(t.argsDigest)},
-		{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(t.argsSize)))},
-		{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(result))},
-		{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
-		{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
-		{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
-	})
+	c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
+		Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: status,
+		ArgsHash: t.argsDigest, ArgsSize: t.argsSize, ResultHash: c.digest(result), ResultSize: len(raw),
+	}.Attrs())
 }
 
 // toolSearch writes a tool search: the query digest and the tools it loaded
@@ -270,7 +238,7 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 		t = c.openTool(r, p.Get("call_id").Str, "tool_search", "", gjson.Result{})
 	}
 	t.done = true
-	c.stretch(t, r.NS)
+	c.out.Spans[t.span].Reach(r.NS)
 	var names []string
 	p.Get("tools").ForEach(func(_, g gjson.Result) bool {
 		if inner := g.Get("tools"); inner.IsArray() {
@@ -287,21 +255,14 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 	if !query.Exists() {
 		query = t.args
 	}
-	a := receipt.Attrs{
-		{Key: "mcp.tool_search.query_hash", Value: receipt.S(c.digest(query))},
-		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(len(names)))},
-		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(len(names))))},
-	}
+	s := toolSearch{QueryHash: c.digest(query), Selected: len(names), Policy: "model_tool_search"}
 	if len(names) > 0 {
-		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(c.listDigest(names))})
+		s.SelectedHash = c.listDigest(names)
 	}
-	policy := "model_tool_search"
 	if e := p.Get("execution").Str; e == "server" {
-		policy = "server_tool_search"
+		s.Policy = "server_tool_search"
 	}
-	a = append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S(policy)},
-		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
-	c.emit(r, t.key, "mcp.tool_search.performed", a)
+	c.emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
 }
 
 // agentMessage is an inter-agent message: from a child thread, it is what
@@ -315,13 +276,8 @@ func (c *codexState) agentMessage(r Record, p gjson.Result) {
 	}
 	c.stretchAgent(author, r.NS)
 	text := joinStrings(p.Get("content.#.text"))
-	c.emit(r, span, "subagent.result.returned", receipt.Attrs{
-		{Key: "subagent.result.hash", Value: receipt.S(c.h.Text(text))},
-		{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
-		{Key: "subagent.result.status", Value: receipt.S("success")},
-		{Key: "subagent.result.boundary", Value: receipt.S("inter_agent_message")},
-		{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
-	})
+	c.emit(r, span, "subagent.result.returned",
+		append(subagentReturned(c.h.Text(text), len(text), "success", "inter_agent_message"), rawSummaryNotRecorded))
 }
 
 // event handles one runtime event: token counts, prompts, MCP call ends,
@@ -351,7 +307,7 @@ func (c *codexState) event(r Record, p gjson.Result) {
 		c.mcpEnd(r, p)
 	case "exec_command_end":
 		if t := c.tool(p.Get("call_id").Str); t != nil {
-			c.stretch(t, r.NS)
+			c.out.Spans[t.span].Reach(r.NS)
 			if p.Get("exit_code").Int() != 0 {
 				c.out.Spans[t.span].Error = true
 			}
@@ -434,7 +390,7 @@ func (c *codexState) mcpEnd(r Record, p gjson.Result) {
 	if t.mcpServer == "" {
 		t.mcpServer, t.mcpTool = p.Get("invocation.server").Str, p.Get("invocation.tool").Str
 	}
-	c.stretch(t, r.NS)
+	c.out.Spans[t.span].Reach(r.NS)
 	status, res := "success", p.Get("result.Ok")
 	if e := p.Get("result.Err"); e.Exists() || res.Get("isError").Bool() {
 		status = "error"
@@ -490,19 +446,12 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 	// The child's rollout is its own trace: link this span to its root
 	// (the child links back to the parent's root), both ways.
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS,
-		Attrs: receipt.Attrs{
-			{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-			{Key: "gen_ai.agent.name", Value: receipt.S("codex-subagent")},
-			{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, thread))},
-			{Key: "subagent.link", Value: receipt.S(link)},
-		},
+		Attrs: append(agentSpan("codex-subagent"),
+			receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, thread))},
+			receipt.Attr{Key: "subagent.link", Value: receipt.S(link)}),
 		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})
-	c.emit(r, key, "subagent.spawned", receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("separate_rollout")},
-		{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))},
-	})
+	c.emit(r, key, "subagent.spawned", append(subagentSpawned(link, 1), transcriptLayout("separate_rollout"),
+		receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))}))
 }
 
 // compacted writes a compaction: the context size before it (the input of
@@ -511,12 +460,9 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 func (c *codexState) compacted(r Record, p gjson.Result) {
 	c.compaction++
 	c.counts["compactions"]++
-	a := receipt.Attrs{
-		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":compaction:" + strconv.Itoa(c.compaction)))},
-		{Key: "context.compaction.reason", Value: receipt.S("codex_compacted_record")},
-	}
+	a := compactionStarted(c.h.Text(c.session+":compaction:"+strconv.Itoa(c.compaction)), "codex_compacted_record")
 	if c.lastInput > 0 {
-		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.lastInput))})
+		tokensBefore(&a, c.lastInput)
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	c.emit(r, "", "context.compaction.started", a)
@@ -526,22 +472,18 @@ func (c *codexState) compacted(r Record, p gjson.Result) {
 		summary = p.Get("replacement_history")
 		text = summary.Raw
 	}
-	c.emit(r, "", "context.compaction.summary_loaded", receipt.Attrs{
-		{Key: "context.compaction.summary.hash", Value: receipt.S(c.digest(summary))},
-		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
-		{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
-	})
+	c.emit(r, "", "context.compaction.summary_loaded", compactionSummary(c.digest(summary), len(text)))
 }
 
 // stretchAgent extends a subagent's span to a later sign of life.
 func (c *codexState) stretchAgent(thread string, ns int64) {
 	key, ok := c.agents[thread]
-	if !ok || ns == 0 {
+	if !ok {
 		return
 	}
 	for i := range c.out.Spans {
-		if c.out.Spans[i].Key == key && ns > c.out.Spans[i].End {
-			c.out.Spans[i].End = ns
+		if c.out.Spans[i].Key == key {
+			c.out.Spans[i].Reach(ns)
 		}
 	}
 }

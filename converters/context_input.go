@@ -175,14 +175,6 @@ func optText(r Record, path string) (string, bool, error) {
 	return v.Str, true, nil
 }
 
-func attrStr(a *receipt.Attrs, key string) string {
-	v, ok := a.Get(key)
-	if !ok {
-		return ""
-	}
-	return v.Str
-}
-
 func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (identity, error) {
 	var id identity
 	var err error
@@ -254,104 +246,24 @@ func isClipOf(delivered, full string) bool {
 // known to be equal.
 func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	if id.hasSource {
-		a.Set("context.input.source.bytes_hash", receipt.S(s.Hash.Text(id.source)))
-		a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.source)))))
-		a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
-		a.Set("context.input.source.canonical.hash", receipt.S(s.Hash.CanonicalText(id.source)))
-		a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
+		sourceIdentity(a, s.Hash, id.source)
 	}
 	if !id.hasDelivered {
-		for _, f := range []bool{id.hasFullRender, id.hasTmpl, id.truncated != nil, id.hasLimit, id.renderStatus != ""} {
-			if f {
-				return fmt.Errorf("delivery details given without delivered_text")
-			}
-		}
-		a.Set("context.input.audit_gap", receipt.S("delivered_text_not_logged"))
-		if !id.hasSource {
-			return nil
-		}
-		return dedupe(s, a, id, "source_canonical", s.Hash.CanonicalText(id.source), false)
+		return undelivered(s, a, id)
 	}
 	s.Add("context.input.delivered", 1)
 	delivered := s.Hash.Text(id.delivered)
-	a.Set("context.input.delivered.hash", receipt.S(delivered))
-	a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(id.delivered)))))
-	a.Set("context.input.delivered.transform", receipt.S(id.transform))
-
-	// Truncation: declared, or inferred from the full render (or source).
-	var truncated bool
-	switch {
-	case id.truncated != nil:
-		truncated = *id.truncated
-	case id.hasFullRender:
-		truncated = isClipOf(id.delivered, id.fullRender)
-	case id.renderStatus == fullRenderNotMaterial:
-		truncated = true
-	case id.hasSource:
-		truncated = isClipOf(id.delivered, id.source)
+	deliveredIdentity(a, s.Hash, id.delivered, id.transform, true)
+	truncated, err := id.truncation()
+	if err != nil {
+		return err
 	}
-	if id.hasLimit {
-		if !truncated {
-			return fmt.Errorf("truncation_limit_chars given for a delivery that is not truncated")
-		}
-		if int64(utf8.RuneCountInString(id.delivered)) > id.limit {
-			return fmt.Errorf("delivered_text is longer than truncation_limit_chars")
-		}
+	status, err := writeFullRender(s, a, id, truncated, delivered)
+	if err != nil {
+		return err
 	}
-
-	// The full render: materialised, never materialised, or not logged.
-	status, render := id.renderStatus, ""
-	switch {
-	case id.hasFullRender && status == fullRenderNotMaterial:
-		return fmt.Errorf("full_render_text given while full_render_status says it was never materialized")
-	case status == fullRenderNotMaterial:
-		if !truncated {
-			return fmt.Errorf("full_render_status unavailable_not_materialized on a delivery that is not truncated")
-		}
-	case status == fullRenderNotLogged:
-		if id.hasFullRender {
-			return fmt.Errorf("full_render_text given while full_render_status says it was not logged")
-		}
-	case status != "" && status != fullRenderAvailable:
-		return fmt.Errorf("unknown full_render_status")
-	case id.hasFullRender:
-		if truncated && !isClipOf(id.delivered, id.fullRender) {
-			return fmt.Errorf("truncated delivered_text is not a prefix of full_render_text")
-		}
-		if !truncated && receipt.CanonicalizeText(id.delivered) != receipt.CanonicalizeText(id.fullRender) {
-			return fmt.Errorf("full_render_text differs from an untruncated delivered_text")
-		}
-		status, render = fullRenderAvailable, s.Hash.Text(id.fullRender)
-	case truncated:
-		if status == fullRenderAvailable {
-			return fmt.Errorf("full_render_status available on a truncated delivery without full_render_text")
-		}
-		status = fullRenderNotLogged
-	default: // not clipped: what was delivered is the full render
-		status, render = fullRenderAvailable, delivered
-	}
-	if render != "" {
-		a.Set("context.input.delivered.full_render.hash", receipt.S(render))
-	}
-	a.Set("context.input.delivered.full_render.status", receipt.S(status))
-	if status != fullRenderAvailable {
-		s.Add("context.input.full_render_unknown", 1)
-	}
-
-	tmpl := "none"
-	if id.hasTmpl {
-		tmpl = s.Hash.Text(id.template)
-	}
-	a.Set("context.input.delivered.template_hash", receipt.S(tmpl))
-	a.Set("context.input.delivered.nondeterministic", receipt.B(id.nondeterministic))
-	reason := attrStr(a, "context.input.delivered.nondeterminism_reason")
-	switch {
-	case id.nondeterministic && reason == "":
-		return fmt.Errorf("nondeterministic delivery without nondeterminism_reason")
-	case id.nondeterministic && !id.hasTmpl:
-		return fmt.Errorf("nondeterministic delivery without template_text: its renders could not be grouped")
-	case !id.nondeterministic && reason != "":
-		return fmt.Errorf("nondeterminism_reason given for a deterministic delivery")
+	if err := writeTemplate(s, a, id); err != nil {
+		return err
 	}
 	a.Set("context.input.delivered.truncated", receipt.B(truncated))
 	if id.hasLimit {
@@ -368,6 +280,112 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 		return dedupe(s, a, id, "full_render_canonical", s.Hash.CanonicalText(ifElse(id.hasFullRender, id.fullRender, id.delivered)), false)
 	}
 	return dedupe(s, a, id, "delivered_canonical", s.Hash.CanonicalText(id.delivered), true)
+}
+
+// undelivered writes an input whose delivered text the log does not hold:
+// then it holds no delivery details either, and dedupes on its source.
+func undelivered(s *Session, a *receipt.Attrs, id identity) error {
+	for _, f := range []bool{id.hasFullRender, id.hasTmpl, id.truncated != nil, id.hasLimit, id.renderStatus != ""} {
+		if f {
+			return fmt.Errorf("delivery details given without delivered_text")
+		}
+	}
+	deliveredNotLogged(a)
+	if !id.hasSource {
+		return nil
+	}
+	return dedupe(s, a, id, "source_canonical", s.Hash.CanonicalText(id.source), false)
+}
+
+// truncation says whether the delivery is a clip: declared, or inferred
+// from the full render (or source); a truncation limit needs a clip that
+// fits it.
+func (id identity) truncation() (bool, error) {
+	var truncated bool
+	switch {
+	case id.truncated != nil:
+		truncated = *id.truncated
+	case id.hasFullRender:
+		truncated = isClipOf(id.delivered, id.fullRender)
+	case id.renderStatus == fullRenderNotMaterial:
+		truncated = true
+	case id.hasSource:
+		truncated = isClipOf(id.delivered, id.source)
+	}
+	if id.hasLimit {
+		if !truncated {
+			return false, fmt.Errorf("truncation_limit_chars given for a delivery that is not truncated")
+		}
+		if int64(utf8.RuneCountInString(id.delivered)) > id.limit {
+			return false, fmt.Errorf("delivered_text is longer than truncation_limit_chars")
+		}
+	}
+	return truncated, nil
+}
+
+// writeFullRender writes the full render (materialised, never
+// materialised, or not logged) and returns its status; delivered is the
+// delivered text's digest.
+func writeFullRender(s *Session, a *receipt.Attrs, id identity, truncated bool, delivered string) (string, error) {
+	status, render := id.renderStatus, ""
+	switch {
+	case id.hasFullRender && status == fullRenderNotMaterial:
+		return "", fmt.Errorf("full_render_text given while full_render_status says it was never materialized")
+	case status == fullRenderNotMaterial:
+		if !truncated {
+			return "", fmt.Errorf("full_render_status unavailable_not_materialized on a delivery that is not truncated")
+		}
+	case status == fullRenderNotLogged:
+		if id.hasFullRender {
+			return "", fmt.Errorf("full_render_text given while full_render_status says it was not logged")
+		}
+	case status != "" && status != fullRenderAvailable:
+		return "", fmt.Errorf("unknown full_render_status")
+	case id.hasFullRender:
+		if truncated && !isClipOf(id.delivered, id.fullRender) {
+			return "", fmt.Errorf("truncated delivered_text is not a prefix of full_render_text")
+		}
+		if !truncated && receipt.CanonicalizeText(id.delivered) != receipt.CanonicalizeText(id.fullRender) {
+			return "", fmt.Errorf("full_render_text differs from an untruncated delivered_text")
+		}
+		status, render = fullRenderAvailable, s.Hash.Text(id.fullRender)
+	case truncated:
+		if status == fullRenderAvailable {
+			return "", fmt.Errorf("full_render_status available on a truncated delivery without full_render_text")
+		}
+		status = fullRenderNotLogged
+	default: // not clipped: what was delivered is the full render
+		status, render = fullRenderAvailable, delivered
+	}
+	if render != "" {
+		a.Set("context.input.delivered.full_render.hash", receipt.S(render))
+	}
+	a.Set("context.input.delivered.full_render.status", receipt.S(status))
+	if status != fullRenderAvailable {
+		s.Add("context.input.full_render_unknown", 1)
+	}
+	return status, nil
+}
+
+// writeTemplate writes the template a delivery was rendered from: a
+// nondeterministic delivery names its template and why it varies.
+func writeTemplate(s *Session, a *receipt.Attrs, id identity) error {
+	tmpl := "none"
+	if id.hasTmpl {
+		tmpl = s.Hash.Text(id.template)
+	}
+	a.Set("context.input.delivered.template_hash", receipt.S(tmpl))
+	a.Set("context.input.delivered.nondeterministic", receipt.B(id.nondeterministic))
+	reason := attrStr(a, "context.input.delivered.nondeterminism_reason")
+	switch {
+	case id.nondeterministic && reason == "":
+		return fmt.Errorf("nondeterministic delivery without nondeterminism_reason")
+	case id.nondeterministic && !id.hasTmpl:
+		return fmt.Errorf("nondeterministic delivery without template_text: its renders could not be grouped")
+	case !id.nondeterministic && reason != "":
+		return fmt.Errorf("nondeterminism_reason given for a deterministic delivery")
+	}
+	return nil
 }
 
 func ifElse(c bool, a, b string) string {

@@ -8,7 +8,8 @@
 // Adding a converter: one file here that registers it in init(), a schema per
 // new event name in schemas/events, samples in samples/<name>/, then
 // `make golden` to write golden/<name>/. The conformance test in this package
-// fails until all of them exist.
+// fails until all of them exist. An agent's own log format also fills
+// Converter.Native (format.go): the README's "Adding an agent's log format".
 package converters
 
 import (
@@ -28,7 +29,8 @@ type Converter struct {
 	Doc      string // one line for `convert list`
 	SpanName string // name of the root span of every trace it writes
 	// TypeField and TimeField are the gjson paths of each record's type and
-	// time. Types lists the record types it reads: the pipeline skips (and
+	// time (a native Format's Type and Time functions, when set, replace
+	// them: RecordType, RecordTime). Types lists the record types it reads: the pipeline skips (and
 	// counts) any other type, and detection scores inputs by them.
 	TypeField, TimeField string
 	Types                []string
@@ -46,6 +48,10 @@ type Converter struct {
 	// Events lists every event name it may emit; each needs a schema.
 	Events []string
 	New    func(Env) State
+	// Native is set for an agent's own log format: how it finds record
+	// types and times, groups files into sessions, where its logs live
+	// and what seeds its fuzzing (format.go).
+	Native *Format
 }
 
 // Env is what a converter may know about its run.
@@ -135,6 +141,7 @@ type Output struct {
 	Spans    []Span
 	Summary  receipt.Attrs // added to convert.summary (keys must be in its schema)
 	Links    []Link        // links of the root span
+	Skills   []Skill       // the root span's gen_ai.skills
 }
 
 // Span is a child span. Keys are unique within an input; span ids derive
@@ -147,6 +154,26 @@ type Span struct {
 	Error       bool
 	Attrs       receipt.Attrs
 	Links       []Link
+	Skills      []Skill // gen_ai.skills of an invoke_agent span
+}
+
+// Cover stretches s to cover the time ns (unix nanoseconds; 0 is no time).
+func (s *Span) Cover(ns int64) {
+	if ns == 0 {
+		return
+	}
+	if s.Start == 0 || ns < s.Start {
+		s.Start = ns
+	}
+	s.Reach(ns)
+}
+
+// Reach moves the end of s to ns when that is later, leaving its start: a
+// late sign of life of a call or an agent (its result, a message).
+func (s *Span) Reach(ns int64) {
+	if ns > s.End {
+		s.End = ns
+	}
 }
 
 // Link points a span at the root span of another input's trace: the

@@ -29,8 +29,6 @@ func init() {
 		Name:      "cursor",
 		Doc:       "Cursor agent stream-json captures and agent transcripts: tool calls, MCP, subagents, usage, audit gaps",
 		SpanName:  "invoke_agent",
-		TypeField: "@cursor_type",
-		TimeField: "@cursor_time",
 		Types:     cursorTypes,
 		Hints:     []string{"session_id", "model_call_id", "call_id", "timestamp_ms", "apiKeySource", "request_id", "role"},
 		OpenTypes: true,
@@ -54,31 +52,40 @@ func init() {
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env Env) State { return newCursor(env) },
+		Native: &Format{
+			Type:      cursorType,
+			Time:      cursorTime,
+			Layout:    cursorLayout,
+			Locations: cursorLocations,
+			Seeds:     []string{"samples/cursor"},
+		},
 	})
-	// Transcript lines carry a role and no type; Claude Code lines (which
-	// share the type names) carry uuid and sessionId, which Cursor never
-	// writes: those are not Cursor records.
-	gjson.AddModifier("cursor_type", func(doc, _ string) string {
-		r := gjson.Parse(doc)
-		if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
-			return ""
-		}
-		if t := r.Get("type"); t.Type == gjson.String {
-			return t.Raw
-		}
-		if t := r.Get("role"); t.Type == gjson.String {
-			return t.Raw
-		}
-		return ""
-	})
-	// Cursor writes epoch milliseconds (timestamp_ms), on some lines only.
-	gjson.AddModifier("cursor_time", func(doc, _ string) string {
-		ms := cursorMS(gjson.Get(doc, "timestamp_ms"))
-		if ms <= 0 {
-			return ""
-		}
-		return `"` + time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) + `"`
-	})
+}
+
+// cursorType is a record's type. Transcript lines carry a role and no type;
+// Claude Code lines (which share the type names) carry uuid and sessionId,
+// which Cursor never writes: those are not Cursor records.
+func cursorType(r Record) gjson.Result {
+	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
+		return gjson.Result{}
+	}
+	if t := r.Get("type"); t.Type == gjson.String {
+		return t
+	}
+	if t := r.Get("role"); t.Type == gjson.String {
+		return t
+	}
+	return gjson.Result{}
+}
+
+// cursorTime is a record's time: Cursor writes epoch milliseconds
+// (timestamp_ms), on some lines only.
+func cursorTime(r Record) gjson.Result {
+	ms := cursorMS(r.Get("timestamp_ms"))
+	if ms <= 0 {
+		return gjson.Result{}
+	}
+	return gjson.Result{Type: gjson.String, Str: time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)}
 }
 
 var cursorTypes = []string{
@@ -175,49 +182,20 @@ func (c *cursorState) subagentFile(r Record) {
 		return
 	}
 	c.cur = "agent:file:" + strconv.Itoa(c.file)
-	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-		{Key: "gen_ai.agent.name", Value: receipt.S("cursor-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-	}})
-	c.emit(r, c.cur, "subagent.spawned", receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("unlinked")},
-		{Key: "subagent.depth", Value: receipt.I(1)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
-	})
+	c.out.Spans = append(c.out.Spans, Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: append(agentSpan("cursor-subagent"),
+		receipt.Attr{Key: "subagent.depth", Value: receipt.I(1)})})
+	c.emit(r, c.cur, "subagent.spawned", append(subagentSpawned("unlinked", 1), transcriptLayout("session_subagents_dir")))
 	c.counts["subagents"]++
 }
 
 // gap writes an explicit audit gap: something the format never records.
 func (c *cursorState) gap(r Record, gap, detail string) {
-	c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
-		{Key: "context.audit_gap", Value: receipt.S(gap)},
-		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
-	})
+	c.emit(r, "", "context.audit_gap.recorded", auditGap(gap, detail))
 }
 
 func (c *cursorState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
-	if r.NS != 0 {
-		c.timed = true
-	}
-	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
-	if role || r.Type == "turn_ended" {
-		c.transcript = true
-	} else {
-		c.stream = true
-	}
-	if r.File > 0 && c.cur == "" {
-		c.subagentFile(r)
-	}
-	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
-		c.session = c.pass(leak.ID, sid.Str)
-	}
-	if !c.gapDone {
-		c.gapDone = true
-		c.gap(r, "instruction_loads_not_logged", "cursor_rules_agents_md_and_user_rules_load_without_a_record")
-	}
+	c.see(r)
 	switch r.Type {
 	case "system":
 		if m := r.JSON.Get("model"); m.Type == gjson.String && m.Str != "" {
@@ -239,14 +217,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 			c.prompted = r.NS // a tool's result prompts the next model call
 		}
 	case "result":
-		c.result = true
-		c.usage = r.JSON.Get("usage")
-		if r.JSON.Get("is_error").Bool() {
-			c.counts["failed_runs"]++
-		}
-		if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
-			c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
-		}
+		c.runResult(r)
 	case "turn_ended":
 		c.counts["turns"]++
 		if s := r.JSON.Get("status").Str; s != "" && s != "success" {
@@ -256,6 +227,45 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.counts[r.Type]++
 	}
 	return nil
+}
+
+// see notes what any record says of the log: its type, whether it is
+// timed, a stream capture or a transcript, the file's subagent, the
+// session id, and (once) the audit gap of instruction loads.
+func (c *cursorState) see(r Record) {
+	c.countType(r.Type)
+	if r.NS != 0 {
+		c.timed = true
+	}
+	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
+	if role || r.Type == "turn_ended" {
+		c.transcript = true
+	} else {
+		c.stream = true
+	}
+	if r.File > 0 && c.cur == "" {
+		c.subagentFile(r)
+	}
+	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
+		c.session = c.pass(leak.ID, sid.Str)
+	}
+	if !c.gapDone {
+		c.gapDone = true
+		c.gap(r, "instruction_loads_not_logged", "cursor_rules_agents_md_and_user_rules_load_without_a_record")
+	}
+}
+
+// runResult reads the terminal result of a stream capture: its usage
+// (written at End), failure and duration.
+func (c *cursorState) runResult(r Record) {
+	c.result = true
+	c.usage = r.JSON.Get("usage")
+	if r.JSON.Get("is_error").Bool() {
+		c.counts["failed_runs"]++
+	}
+	if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
+		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
+	}
 }
 
 func cursorSubtype(r Record) string {

@@ -45,10 +45,7 @@ func (c *cursorState) assistant(r Record) {
 	if !ok {
 		idx = len(c.out.Spans)
 		c.chats[key] = idx
-		attrs := receipt.Attrs{
-			{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
-			{Key: "gen_ai.provider.name", Value: receipt.S("cursor")},
-		}
+		attrs := chatSpan("cursor")
 		if c.model != "" {
 			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 		}
@@ -60,7 +57,7 @@ func (c *cursorState) assistant(r Record) {
 		c.prompted = 0
 		c.counts["model_calls"]++
 	}
-	touchSpan(&c.out.Spans[idx], r.NS)
+	c.out.Spans[idx].Cover(r.NS)
 	r.JSON.Get("message.content").ForEach(func(i, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "tool_use", "tool_call":
@@ -83,18 +80,6 @@ func (c *cursorState) modelOr() string {
 		return "unknown"
 	}
 	return c.model
-}
-
-func touchSpan(sp *Span, ns int64) {
-	if ns == 0 {
-		return
-	}
-	if sp.Start == 0 || ns < sp.Start {
-		sp.Start = ns
-	}
-	if ns > sp.End {
-		sp.End = ns
-	}
 }
 
 // toolCall reads a tool_call record. The tool is the single key inside
@@ -125,7 +110,7 @@ func (c *cursorState) toolCall(r Record) {
 		args := body.Get("args")
 		t = c.openTool(r, id, name, args)
 	}
-	touchSpan(&c.out.Spans[t.span], ns)
+	c.out.Spans[t.span].Cover(ns)
 	if r.JSON.Get("subtype").Str != "completed" {
 		return
 	}
@@ -159,27 +144,19 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 	}
 	c.counts["tool_calls"]++
 	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: args}
-	attrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")},
-		{Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))},
-	}
-	spanName := "execute_tool"
+	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
+	kind := toolUnnamed
 	switch {
 	case name == "mcpToolCall":
+		kind = toolMCP
 		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
-		tool := c.nameAttr("mcp.tool", t.mcpTool)
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			c.nameAttr("mcp.server", t.mcpServer), tool)
-		spanName = toolSpanName(tool)
 	case cursorBuiltinTools[name]:
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
-		spanName += " " + name
+		kind = toolBuiltin
 	case name != "":
-		tool := c.nameAttr("gen_ai.tool", name)
-		attrs = append(attrs, tool)
-		spanName = toolSpanName(tool)
+		kind = toolOther
 	}
-	attrs = append(attrs, receipt.Attr{Key: "gen_ai.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	if name == "taskToolCall" || name == "Task" {
@@ -192,19 +169,11 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	t.agent = "agent:" + t.key
 	depth := int64(1)
-	a := receipt.Attrs{
-		{Key: "subagent.link", Value: receipt.S("task_tool_call")},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
-		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
-	}
-	spanAttrs := receipt.Attrs{
-		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
-		{Key: "gen_ai.agent.name", Value: receipt.S("cursor-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
-	}
+	a := append(subagentSpawned("task_tool_call", depth), transcriptLayout("inline_tool_call"))
+	spanAttrs := append(agentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.I(depth)})
 	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
 		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
-		spanAttrs = append(spanAttrs, receipt.Attr{Key: "gen_ai.agent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
 	}
 	var kinds []string
 	if st := args.Get("subagentType"); st.IsObject() {
@@ -246,7 +215,7 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 	}
 	t.done = true
 	sp := &c.out.Spans[t.span]
-	touchSpan(sp, r.NS)
+	sp.Cover(r.NS)
 	if status != "success" {
 		sp.Error = true
 		c.counts["failed_tool_calls"]++
@@ -258,33 +227,22 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 	}
 	switch {
 	case t.mcpServer != "" || t.mcpTool != "":
-		c.emit(r, t.key, "mcp.tool_call.completed", receipt.Attrs{
-			c.nameAttr("mcp.server", t.mcpServer),
-			c.nameAttr("mcp.tool", t.mcpTool),
-			{Key: "mcp.tool_call.status", Value: receipt.S(c.pass(leak.Label, status))},
-			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(t.args.Get("args")))},
-			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.args.Get("args").Raw))))},
-			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(outcome))},
-			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
-			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
-			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
-		})
+		args := t.args.Get("args")
+		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
+			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: c.pass(leak.Label, status),
+			ArgsHash: c.digest(args), ArgsSize: len(args.Raw), ResultHash: c.digest(outcome), ResultSize: len(raw),
+		}.Attrs())
 	case t.agent != "":
 		st := "success"
 		if status != "success" {
 			st = "error"
 		}
-		touchSpan(&c.out.Spans[t.span+1], r.NS)
-		a := receipt.Attrs{
-			{Key: "subagent.result.hash", Value: receipt.S(c.digest(outcome))},
-			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
-			{Key: "subagent.result.status", Value: receipt.S(st)},
-			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
-		}
+		c.out.Spans[t.span+1].Cover(r.NS)
+		a := subagentReturned(c.digest(outcome), len(raw), st, "final_text_returned_to_parent")
 		if steps := outcome.Get("conversationSteps"); steps.IsArray() {
 			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(int64(len(steps.Array())))})
 		}
-		a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+		a = append(a, rawSummaryNotRecorded)
 		c.emit(r, t.key, "subagent.result.returned", a)
 	}
 }
@@ -303,15 +261,9 @@ func (c *cursorState) End(out *Output) error {
 	case c.usage.IsObject():
 		in, outT := c.usage.Get("inputTokens").Int(), c.usage.Get("outputTokens").Int()
 		cr, cw := c.usage.Get("cacheReadTokens").Int(), c.usage.Get("cacheWriteTokens").Int()
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.modelOr()))},
-			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(in)},
-			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(outT)},
-			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cr)},
-			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(cw)},
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S("terminal_result_usage")},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("run")},
-		}})
+		t := tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
+			Attrs: usageSummary(c.pass(leak.Model, c.modelOr()), t, nil, "terminal_result_usage", "run")})
 		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(in))
 		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(outT))
 	case c.stream && c.result:
@@ -330,7 +282,7 @@ func (c *cursorState) End(out *Output) error {
 	if c.transcript && open > 0 {
 		c.gap(end, "tool_results_not_logged", "cursor_transcripts_have_no_tool_results")
 	}
-	c.rootIdentity(out, "cursor-agent", "cursor")
+	c.rootIdentity(out, "cursor-agent")
 	if c.model != "" {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
 	}

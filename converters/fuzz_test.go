@@ -22,12 +22,10 @@ import (
 // the samples) to the converters through the real pipeline, and check on
 // every input the properties the project promises.
 
-var native = map[string]bool{"claude_code": true, "codex": true, "cursor": true}
-
 func fuzzConverters(isNative bool) []converters.Converter {
 	var out []converters.Converter
 	for _, c := range converters.All() {
-		if native[c.Name] == isNative {
+		if (c.Native != nil) == isNative {
 			out = append(out, c)
 		}
 	}
@@ -38,12 +36,14 @@ func fuzzConverters(isNative bool) []converters.Converter {
 func seedSamples(f *testing.F, convs []converters.Converter) {
 	for i, c := range convs {
 		var files []string
-		filepath.WalkDir(filepath.Join("..", "samples", c.Name), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-				files = append(files, p)
-			}
-			return nil
-		})
+		for _, dir := range c.Samples() {
+			filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
 		sort.Strings(files)
 		for _, p := range files {
 			if data, err := os.ReadFile(p); err == nil && len(data) < 1<<20 {

@@ -23,6 +23,8 @@ type native struct {
 	known      []string         // record types the format defines
 	typeCounts map[string]int64 // records by type; unknown types by digest
 	versions   map[string]bool  // agent versions seen
+
+	context []contextChange // skill loads and compactions, in input order (see genAISpans)
 }
 
 // newNative starts the shared state of a native reader of the known types.
@@ -47,23 +49,23 @@ func (c *native) seeVersion(v string) {
 }
 
 // rootIdentity writes what every native root span says about the run: the
-// session (which also keys the trace id), the GenAI operation, agent and
-// provider (unless the log named the provider).
-func (c *native) rootIdentity(out *Output, agent, provider string) {
+// session (which also keys the trace id), the GenAI operation and agent.
+// The provider is the chat spans' (the conventions' invoke_agent span in
+// the agent's own process has none).
+func (c *native) rootIdentity(out *Output, agent string) {
 	if c.session != "" {
 		out.Span.Set("session.id", receipt.S(c.session))
 		out.Span.Set("gen_ai.conversation.id", receipt.S(c.session))
 	}
 	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
 	out.Span.Set("gen_ai.agent.name", receipt.S(agent))
-	if _, ok := out.Span.Get("gen_ai.provider.name"); !ok {
-		out.Span.Set("gen_ai.provider.name", receipt.S(provider))
-	}
 	out.TraceKey = c.session
 }
 
-// summarize adds the agent versions and record types seen to the summary.
+// summarize adds the agent versions and record types seen to the summary,
+// and the GenAI attributes derived from the whole run to the spans.
 func (c *native) summarize(out *Output) {
+	c.genAISpans(out)
 	versions := make([]string, 0, len(c.versions))
 	for v := range c.versions {
 		versions = append(versions, v)
@@ -120,9 +122,17 @@ func (c *native) nameAttr(key, v string) receipt.Attr {
 	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
 }
 
-// toolSpanName names a tool's span after the tool: its name when names are
-// revealed, else its digest (a viewer then still tells two tools apart).
-func toolSpanName(tool receipt.Attr) string { return "execute_tool " + tool.Value.Str }
+// chatUsage is a chat span's token usage as the GenAI conventions count it:
+// input is every input token, cached ones included (callers add the parts
+// their provider reports apart), and the cache parts are also written alone.
+func chatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cacheRead)},
+		{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.I(cacheWrite)},
+	}
+}
 
 // digest hashes a value: text as text, anything else as canonical JSON.
 func (c *native) digest(v gjson.Result) string {
@@ -151,6 +161,7 @@ func (c *native) listDigest(items []string) string {
 // emit writes an event on span (an agent or tool span key; "" is the root),
 // with the session id.
 func (c *native) emit(r Record, span, name string, a receipt.Attrs) {
+	c.noteContext(span, name, a)
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.session)})
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,8 @@ type hookJob struct {
 	Headers     map[string]string `json:"headers,omitempty"`
 	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
 	Retries     int               `json:"retries"`
+	// LegacyGenAINames: CONVERT_LEGACY_GENAI_NAMES, as for convert run.
+	LegacyGenAINames bool `json:"legacy_genai_names,omitempty"`
 }
 
 func hookCommand() *cli.Command {
@@ -270,6 +273,7 @@ func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string)
 	if err != nil {
 		return job, err
 	}
+	job.LegacyGenAINames, _ = strconv.ParseBool(os.Getenv("CONVERT_LEGACY_GENAI_NAMES"))
 	job.ExportURL, job.Headers = env.URL, env.Headers
 	if v := strings.TrimSpace(c.String("otlp-endpoint")); v != "" {
 		job.ExportURL = export.TracesURL(v)
@@ -366,7 +370,8 @@ func runHookJob(ctx context.Context, job hookJob) {
 		}
 	}()
 	start := time.Now()
-	opt := pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent]}, Out: job.Out, Jobs: 1, OTelFormat: "json"}
+	opt := pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent], LegacyGenAINames: job.LegacyGenAINames},
+		Out: job.Out, Jobs: 1, OTelFormat: "json"}
 	if job.HashKeyFile != "" {
 		key, err := os.ReadFile(job.HashKeyFile)
 		if err == nil {

@@ -32,7 +32,7 @@ func hookHome(t *testing.T) (home, transcript string) {
 	copyTree(t, filepath.Join(repo, "samples/codex/basic/sessions"), filepath.Join(home, ".codex", "sessions"))
 	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 	t.Setenv("CONVERT_DATA_DIR", filepath.Join(home, "data"))
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "CONVERT_HASH_KEY_FILE"} {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "CONVERT_HASH_KEY_FILE", "CONVERT_LEGACY_GENAI_NAMES"} {
 		t.Setenv(v, "")
 	}
 	return home, filepath.Join(proj, ccSession+".jsonl")

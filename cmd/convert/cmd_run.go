@@ -44,6 +44,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
 			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
 			&cli.StringFlag{Name: "service-name", EnvVars: []string{"OTEL_SERVICE_NAME"}, Usage: "the traces' service.name (default: the agent, e.g. claude-code, codex)"},
+			&cli.BoolFlag{Name: "legacy-genai-names", EnvVars: []string{"CONVERT_LEGACY_GENAI_NAMES"}, Usage: "also write, next to each GenAI trace attribute the conventions renamed, its old name (gen_ai.usage.cache_creation.input_tokens), for dashboards not yet moved; also CONVERT_LEGACY_GENAI_NAMES=true"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "shard", Usage: "convert only share `K/N` of the inputs (0 <= K < N), chosen by session id, so N workers given the same PATHs cover them exactly once"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests (HMAC-SHA256) with the key in `FILE`, so names and paths cannot be guessed from shared receipts; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
@@ -130,7 +131,7 @@ func runAction(c *cli.Context) error {
 	setMemoryLimit(c.Int("jobs"), len(ins))
 	opt := pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
-			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name")},
+			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names")},
 		Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
 		Progress: cons.Progress,

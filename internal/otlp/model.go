@@ -14,8 +14,9 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// SchemaURL is the semantic-conventions version the attributes follow.
-const SchemaURL = "https://opentelemetry.io/schemas/1.37.0"
+// SchemaURL is the core semantic-conventions release the attributes
+// follow (GenAIConventions names the GenAI revision; see genai.go).
+const SchemaURL = "https://opentelemetry.io/schemas/1.44.0"
 
 // Span kinds, as OTLP numbers them.
 const (
@@ -30,6 +31,10 @@ type Trace struct {
 	ScopeName    string
 	ScopeVersion string
 	Spans        []Span
+
+	// LegacyGenAINames also writes, next to each renamed GenAI attribute,
+	// the name it had before (LegacyNames), for dashboards not yet moved.
+	LegacyGenAINames bool
 }
 
 // Span is one span. A zero Parent marks a root span.
@@ -42,8 +47,16 @@ type Span struct {
 	Start, End int64 // unix nanoseconds
 	Error      bool  // status ERROR (a failed tool call, say); unset otherwise
 	Attrs      receipt.Attrs
+	Lists      []List // structured attributes, written after Attrs
 	Events     []Event
 	Links      []Link
+}
+
+// List is an attribute whose value is a list of maps (an OTLP arrayValue of
+// kvlistValue), the structured form the GenAI conventions give gen_ai.skills.
+type List struct {
+	Key     string
+	Entries []receipt.Attrs
 }
 
 // Link points from a span to a span of another trace (a subagent's own
@@ -124,8 +137,9 @@ type jsonScopeSpans struct {
 }
 
 type jsonScope struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
+	Name       string         `json:"name"`
+	Version    string         `json:"version,omitempty"`
+	Attributes []jsonKeyValue `json:"attributes,omitempty"`
 }
 
 type jsonSpan struct {
@@ -169,10 +183,15 @@ type jsonAnyValue struct {
 	IntValue    *string         `json:"intValue,omitempty"`
 	DoubleValue *float64        `json:"doubleValue,omitempty"`
 	ArrayValue  *jsonArrayValue `json:"arrayValue,omitempty"`
+	KvlistValue *jsonKvlist     `json:"kvlistValue,omitempty"`
 }
 
 type jsonArrayValue struct {
 	Values []jsonAnyValue `json:"values"`
+}
+
+type jsonKvlist struct {
+	Values []jsonKeyValue `json:"values"`
 }
 
 // IndentLimit is the largest trace written indented, for people and diffs;
@@ -188,7 +207,7 @@ func Write(w io.Writer, t Trace) error {
 		js := jsonSpan{
 			TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
 			StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
-			Attributes: keyValues(s.Attrs),
+			Attributes: spanAttributes(s, t.LegacyGenAINames),
 		}
 		if s.Error {
 			js.Status = &jsonStatus{Code: 2}
@@ -206,9 +225,10 @@ func Write(w io.Writer, t Trace) error {
 		spans[i] = js
 	}
 	doc := jsonTraces{ResourceSpans: []jsonResourceSpans{{
-		Resource:   jsonResource{Attributes: keyValues(t.Resource)},
-		ScopeSpans: []jsonScopeSpans{{Scope: jsonScope{Name: t.ScopeName, Version: t.ScopeVersion}, Spans: spans, SchemaURL: SchemaURL}},
-		SchemaURL:  SchemaURL,
+		Resource: jsonResource{Attributes: keyValues(t.Resource)},
+		ScopeSpans: []jsonScopeSpans{{Scope: jsonScope{Name: t.ScopeName, Version: t.ScopeVersion, Attributes: keyValues(scopeAttrs)},
+			Spans: spans, SchemaURL: SchemaURL}},
+		SchemaURL: SchemaURL,
 	}}}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -232,6 +252,33 @@ func keyValues(a receipt.Attrs) []jsonKeyValue {
 	out := make([]jsonKeyValue, 0, len(a))
 	for _, at := range a {
 		out = append(out, jsonKeyValue{Key: at.Key, Value: anyValue(at.Value)})
+	}
+	return out
+}
+
+// spanAttributes writes a span's attributes, its structured ones after
+// them, and with legacy set the old name of each renamed GenAI attribute
+// right after its current one.
+func spanAttributes(s Span, legacy bool) []jsonKeyValue {
+	out := keyValues(s.Attrs)
+	if legacy {
+		var with []jsonKeyValue
+		for _, kv := range out {
+			with = append(with, kv)
+			if old, ok := LegacyNames[kv.Key]; ok {
+				if _, dup := s.Attrs.Get(old); !dup {
+					with = append(with, jsonKeyValue{Key: old, Value: kv.Value})
+				}
+			}
+		}
+		out = with
+	}
+	for _, l := range s.Lists {
+		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(l.Entries))}
+		for _, e := range l.Entries {
+			arr.Values = append(arr.Values, jsonAnyValue{KvlistValue: &jsonKvlist{Values: keyValues(e)}})
+		}
+		out = append(out, jsonKeyValue{Key: l.Key, Value: jsonAnyValue{ArrayValue: arr}})
 	}
 	return out
 }

@@ -56,6 +56,7 @@ func Validate(doc []byte) []Problem {
 			if ss.Scope.Name == "" {
 				v.add(q+".scope.name", "scope name is empty")
 			}
+			v.attrs(q+".scope.attributes", ss.Scope.Attributes)
 			for k, s := range ss.Spans {
 				spans++
 				v.span(fmt.Sprintf("%s.spans[%d]", q, k), s)
@@ -154,7 +155,7 @@ func (v *validator) attrs(p string, kvs []jsonKeyValue) {
 
 func (v *validator) value(p string, a jsonAnyValue) {
 	set := 0
-	for _, b := range []bool{a.StringValue != nil, a.BoolValue != nil, a.IntValue != nil, a.DoubleValue != nil, a.ArrayValue != nil} {
+	for _, b := range []bool{a.StringValue != nil, a.BoolValue != nil, a.IntValue != nil, a.DoubleValue != nil, a.ArrayValue != nil, a.KvlistValue != nil} {
 		if b {
 			set++
 		}
@@ -171,6 +172,9 @@ func (v *validator) value(p string, a jsonAnyValue) {
 		for i, e := range a.ArrayValue.Values {
 			v.value(fmt.Sprintf("%s.arrayValue.values[%d]", p, i), e)
 		}
+	}
+	if a.KvlistValue != nil {
+		v.attrs(p+".kvlistValue.values", a.KvlistValue.Values)
 	}
 }
 

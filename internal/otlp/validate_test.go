@@ -100,3 +100,38 @@ func TestIDsAreDeterministicAndDistinct(t *testing.T) {
 		t.Fatal("span ids collide")
 	}
 }
+
+// TestLegacyGenAINames: a renamed GenAI attribute is written under its
+// current name only, and under its old name too when the trace asks for it;
+// structured lists and the scope's GenAI revision are valid OTLP/JSON.
+func TestLegacyGenAINames(t *testing.T) {
+	tid := NewTraceID("test", "legacy")
+	for _, legacy := range []bool{false, true} {
+		var b bytes.Buffer
+		err := Write(&b, Trace{ScopeName: "convert/test", LegacyGenAINames: legacy, Spans: []Span{{
+			TraceID: tid, SpanID: NewSpanID(tid, "root"), Name: "chat m", Kind: KindClient, Start: 1, End: 2,
+			Attrs: receipt.Attrs{{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.I(25)}},
+			Lists: []List{{Key: "gen_ai.skills", Entries: []receipt.Attrs{{{Key: "name", Value: receipt.S("s")}, {Key: "compacted", Value: receipt.B(true)}}}}},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := b.String()
+		if p := Validate(b.Bytes()); len(p) > 0 {
+			t.Fatalf("legacy=%v: invalid: %v", legacy, p)
+		}
+		for cur, old := range LegacyNames {
+			if !strings.Contains(doc, `"key": "`+cur+`"`) {
+				t.Errorf("legacy=%v: %s missing", legacy, cur)
+			}
+			if got := strings.Contains(doc, `"key": "`+old+`"`); got != legacy {
+				t.Errorf("legacy=%v: old name %s written: %v", legacy, old, got)
+			}
+		}
+		for _, want := range []string{`"kvlistValue"`, `"boolValue": true`, `"key": "` + GenAIConventionsKey + `"`, `"stringValue": "` + GenAIConventions + `"`} {
+			if !strings.Contains(doc, want) {
+				t.Errorf("legacy=%v: output lacks %s", legacy, want)
+			}
+		}
+	}
+}

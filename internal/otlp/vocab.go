@@ -6,10 +6,15 @@ import (
 )
 
 // Vocabulary returns every string the OTLP writer itself puts in a trace:
-// the OTLP/JSON field names and the schema URL. They are the program's
-// words, never input: a session that quotes a trace must not be refused.
+// the OTLP/JSON field names, the schema URL, the GenAI conventions revision
+// and its scope attribute, and the legacy attribute names. They are the
+// program's words, never input: a session that quotes a trace must not be
+// refused.
 func Vocabulary() []string {
-	out := []string{SchemaURL}
+	out := []string{SchemaURL, GenAIConventions, GenAIConventionsKey}
+	for _, old := range LegacyNames {
+		out = append(out, old)
+	}
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {

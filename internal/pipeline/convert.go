@@ -34,6 +34,9 @@ type Options struct {
 	Reveal    bool // --reveal names: see converters.Env.RevealNames
 	// ServiceName overrides the trace's service.name (the agent by default).
 	ServiceName string
+	// LegacyGenAINames also writes the old name of each renamed GenAI span
+	// attribute next to the current one (otlp.LegacyNames).
+	LegacyGenAINames bool
 	// Progress, when set, is advanced by the bytes read in pass one.
 	Progress *atomic.Int64
 }
@@ -151,7 +154,7 @@ func pick(path string, opt Options) (converters.Converter, error) {
 		}
 		return c, nil
 	}
-	types, keys, err := peekTypes(path, converters.TypeFields())
+	types, keys, err := peekTypes(path, converters.Typers())
 	if err != nil {
 		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -163,9 +166,9 @@ func pick(path string, opt Options) (converters.Converter, error) {
 }
 
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
-// often each record type occurs there under each type field, and the
-// top-level keys of the lines that have a type.
-func peekTypes(path string, fields []string) (map[string]map[string]int, map[string]bool, error) {
+// often each record type occurs there by each way of finding types, and
+// the top-level keys of the lines that have a type.
+func peekTypes(path string, fields []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
 	fh, err := openInput(path, false)
 	if err != nil {
 		return nil, nil, err
@@ -174,7 +177,7 @@ func peekTypes(path string, fields []string) (map[string]map[string]int, map[str
 	r := jsonl.NewReader(fh, 1<<20)
 	types, keys := map[string]map[string]int{}, map[string]bool{}
 	for _, f := range fields {
-		types[f] = map[string]int{}
+		types[f.Key] = map[string]int{}
 	}
 	for i := 0; i < 64; i++ {
 		l, err := r.Next()
@@ -190,8 +193,8 @@ func peekTypes(path string, fields []string) (map[string]map[string]int, map[str
 		doc := gjson.ParseBytes(l.Bytes)
 		typed := false
 		for _, f := range fields {
-			if t := doc.Get(f); t.Type == gjson.String {
-				types[f][t.Str]++
+			if t := f.Type(converters.Record{JSON: doc}); t.Type == gjson.String {
+				types[f.Key][t.Str]++
 				typed = true
 			}
 		}
@@ -348,7 +351,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	}
 	rec := converters.Record{Line: l.N, File: i, JSON: doc}
 	rec.IndexTop()
-	typ := rec.Get(f.conv.TypeField)
+	typ := f.conv.RecordType(rec)
 	if typ.Type != gjson.String {
 		return f.skip(l.N, "missing_type", "")
 	}
@@ -362,7 +365,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	if contains(f.conv.Types, typ.Str) {
 		f.stats.Known++
 	}
-	if tf := rec.Get(f.conv.TimeField); f.conv.TimeField != "" && tf.Exists() {
+	if tf := f.conv.RecordTime(rec); tf.Exists() {
 		t, ok := parseTime(tf)
 		if !ok {
 			return f.skip(l.N, "invalid_time", "")

@@ -220,7 +220,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		rootName += " " + agent
 	}
 	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
-		Start: f.start, End: f.end, Attrs: attrs, Links: f.links(f.out.Links)}}
+		Start: f.start, End: f.end, Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links)}}
 	index := map[string]int{"": 0}
 	for _, sp := range f.out.Spans {
 		start, end := sp.Start, sp.End
@@ -232,7 +232,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		}
 		index[sp.Key] = len(spans)
 		spans = append(spans, otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
-			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs, Links: f.links(sp.Links)})
+			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links)})
 	}
 	summary := f.summary(0, 0)
 	// The trace carries the summary without the leak check's figures: they
@@ -273,10 +273,24 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		Resource: receipt.Attrs{{Key: "service.name", Value: receipt.S(service)},
 			{Key: "telemetry.sdk.name", Value: receipt.S("convert")}, {Key: "telemetry.sdk.version", Value: receipt.S(Version)},
 			{Key: "telemetry.sdk.language", Value: receipt.S("go")}},
-		ScopeName:    scopePrefix + f.conv.Name,
-		ScopeVersion: Version,
-		Spans:        spans,
+		ScopeName:        scopePrefix + f.conv.Name,
+		ScopeVersion:     Version,
+		Spans:            spans,
+		LegacyGenAINames: f.opt.LegacyGenAINames,
 	}
+}
+
+// skills writes an agent span's skills as the GenAI conventions' structured
+// gen_ai.skills: one {name, compacted} map per skill.
+func skills(s []converters.Skill) []otlp.List {
+	if len(s) == 0 {
+		return nil
+	}
+	l := otlp.List{Key: "gen_ai.skills"}
+	for _, sk := range s {
+		l.Entries = append(l.Entries, receipt.Attrs{{Key: "name", Value: receipt.S(sk.Name)}, {Key: "compacted", Value: receipt.B(sk.Compacted)}})
+	}
+	return []otlp.List{l}
 }
 
 // links resolves a converter's links: the other trace's id is derived from

@@ -61,54 +61,20 @@ var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 // directories are named the same way. Two inputs that would still write the
 // same output (the same file twice, say) are an error.
 func Expand(args []string) ([]Input, error) {
-	dirs := 0
-	for _, a := range args {
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			dirs++
-		}
-	}
 	var dirArgs []string
 	var ins []Input
 	for _, a := range args {
-		if a == StdinArg {
-			if stdinSpool() == "" {
-				return nil, &ArgError{Arg: a, Msg: "standard input was not read"}
-			}
-			ins = append(ins, Input{Path: StdinName, Rel: StdinName + ".jsonl"})
-			continue
-		}
-		if filepath.Clean(a) == StdinName && stdinSpool() != "" {
-			return nil, &ArgError{Arg: a, Msg: "a file named stdin and - (standard input) in one run; rename the file"}
-		}
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, &ArgError{Arg: a, Msg: openError(err).Error()}
-		}
-		if !st.IsDir() {
-			if !st.Mode().IsRegular() {
-				// a pipe or device reads once, and an input is read more than once
-				return nil, &ArgError{Arg: a, Msg: "not a regular file (a pipe?); give it on standard input as -, e.g. convert run - < " + a}
-			}
-			ins = append(ins, Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)})
-			continue
-		}
-		dirArgs = append(dirArgs, a)
-	}
-	// files of one name from different directories: each under its
-	// directory's name, as several directory arguments are
-	byName := map[string][]string{}
-	for _, in := range ins {
-		if in.Path != StdinName {
-			byName[in.Rel] = append(byName[in.Rel], filepath.Dir(in.Path))
+		in, dir, err := argInput(a)
+		switch {
+		case err != nil:
+			return nil, err
+		case dir:
+			dirArgs = append(dirArgs, a)
+		default:
+			ins = append(ins, in)
 		}
 	}
-	for i, in := range ins {
-		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
-			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
-				ins[i].Rel = n + "/" + in.Rel
-			}
-		}
-	}
+	nameApart(ins)
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {
 		found, err := walkInputs(a, prefixes[a])
@@ -126,6 +92,49 @@ func Expand(args []string) ([]Input, error) {
 		seen[o] = in.Path
 	}
 	return ins, nil
+}
+
+// argInput is the input an argument names: standard input, or a file with
+// its session's companions; dir is true for a directory, walked later.
+func argInput(a string) (in Input, dir bool, err error) {
+	if a == StdinArg {
+		if stdinSpool() == "" {
+			return in, false, &ArgError{Arg: a, Msg: "standard input was not read"}
+		}
+		return Input{Path: StdinName, Rel: StdinName + ".jsonl"}, false, nil
+	}
+	if filepath.Clean(a) == StdinName && stdinSpool() != "" {
+		return in, false, &ArgError{Arg: a, Msg: "a file named stdin and - (standard input) in one run; rename the file"}
+	}
+	st, err := os.Stat(a)
+	switch {
+	case err != nil:
+		return in, false, &ArgError{Arg: a, Msg: openError(err).Error()}
+	case st.IsDir():
+		return in, true, nil
+	case !st.Mode().IsRegular():
+		// a pipe or device reads once, and an input is read more than once
+		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe?); give it on standard input as -, e.g. convert run - < " + a}
+	}
+	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)}, false, nil
+}
+
+// nameApart puts files of one name from different directories each under
+// its directory's name, as several directory arguments are.
+func nameApart(ins []Input) {
+	byName := map[string][]string{}
+	for _, in := range ins {
+		if in.Path != StdinName {
+			byName[in.Rel] = append(byName[in.Rel], filepath.Dir(in.Path))
+		}
+	}
+	for i, in := range ins {
+		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
+			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
+				ins[i].Rel = n + "/" + in.Rel
+			}
+		}
+	}
 }
 
 // walkInputs finds the inputs under dir and groups sessions; their Rel is

@@ -2,60 +2,42 @@ package pipeline
 
 import (
 	"os"
-	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
-// Claude Code keeps one session in several files (log-formats.md 1.1, 1.9):
-//
-//	<project>/<session-uuid>.jsonl                    main transcript
-//	<project>/agent-<id>.jsonl                        2.0.x subagents, sessionId inside
-//	<project>/<session-uuid>/subagents/agent-<id>.jsonl (+ .meta.json)   2.1.2+ subagents
-//	<project>/<session-uuid>/subagents/workflows/<wf>/agent-*.jsonl
-//
-// Cursor keeps a session in its own folder:
-//
-//	agent-transcripts/<session-uuid>/<session-uuid>.jsonl
-//	agent-transcripts/<session-uuid>/subagents/<uuid>.jsonl
-//
-// group turns a list of inputs into sessions: every .jsonl under a session's
-// own directory, and every sibling agent file whose sessionId names it,
-// becomes a companion of that session instead of an input of its own.
-
-var sessionFileRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$`)
+// An agent may keep one session in several files (Claude Code's subagent
+// transcripts, Cursor's session folder): each native format's
+// converters.Layout says which, and the pipeline reads the disk for it.
+// group turns a list of inputs into sessions: every .jsonl under a
+// session's own directories, and every sibling file that names it, becomes
+// a companion of that session instead of an input of its own.
 
 // group attaches companions to their sessions. ins hold slash-relative Rel
 // paths; the result keeps the input order of the remaining inputs.
 func group(ins []Input) []Input {
-	mains := map[string]int{} // directory + "/" + session id -> index in ins
+	owners := map[string]int{} // a session's own directory -> index in ins
 	for i, in := range ins {
-		if sessionFileRe.MatchString(path.Base(in.Path)) {
-			dir, sid := filepath.Dir(in.Path), strings.TrimSuffix(path.Base(in.Path), ".jsonl")
-			mains[sessionKey(dir, sid)] = i
-			if filepath.Base(dir) == sid { // Cursor: the session's folder is named after it
-				mains[sessionKey(filepath.Dir(dir), sid)] = i
-			}
+		for _, d := range converters.SessionDirs(in.Path, peeker(in.Path)) {
+			owners[filepath.Clean(d)] = i
 		}
 	}
-	if len(mains) == 0 {
+	if len(owners) == 0 {
 		return ins
 	}
 	owner := make([]int, len(ins))
 	for i, in := range ins {
 		owner[i] = -1
-		if m, ok := sessionDirOwner(in.Path, i, mains); ok {
+		if m, ok := dirOwner(in.Path, i, owners); ok {
 			owner[i] = m
-		} else if strings.HasPrefix(path.Base(in.Path), "agent-") {
-			if sid := peekSessionID(in.Path); sid != "" {
-				if m, ok := mains[sessionKey(filepath.Dir(in.Path), sid)]; ok {
-					owner[i] = m
-				}
+		} else if d := converters.SiblingDir(in.Path, peeker(in.Path)); d != "" {
+			if m, ok := owners[filepath.Clean(d)]; ok {
+				owner[i] = m
 			}
 		}
 	}
@@ -79,22 +61,15 @@ func group(ins []Input) []Input {
 	return out
 }
 
-func sessionKey(dir, sid string) string { return filepath.Clean(dir) + "\x00" + sid }
-
-// sessionDirOwner finds the session (other than self) whose own directory
-// holds p.
-func sessionDirOwner(p string, self int, mains map[string]int) (int, bool) {
-	dir := filepath.Dir(p)
-	for {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return 0, false
-		}
-		if m, ok := mains[sessionKey(parent, filepath.Base(dir))]; ok && m != self {
+// dirOwner finds the session (other than self) whose own directory is the
+// nearest to hold p.
+func dirOwner(p string, self int, owners map[string]int) (int, bool) {
+	for dir := filepath.Dir(p); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if m, ok := owners[filepath.Clean(dir)]; ok && m != self {
 			return m, true
 		}
-		dir = parent
 	}
+	return 0, false
 }
 
 // companion describes p as a companion of main, with its sidecar if any.
@@ -104,64 +79,72 @@ func companion(main, p string) Companion {
 		rel = filepath.Base(p)
 	}
 	c := Companion{Path: p, Rel: filepath.ToSlash(rel)}
-	meta := strings.TrimSuffix(p, ".jsonl") + ".meta.json"
-	if st, err := os.Stat(meta); err == nil && st.Mode().IsRegular() {
-		c.Meta = meta
+	for _, meta := range converters.Sidecars(p) {
+		if st, err := os.Stat(meta); err == nil && st.Mode().IsRegular() {
+			c.Meta = meta
+			break
+		}
 	}
 	return c
 }
 
-// peekSessionID returns the sessionId of the first of the first 64 lines
-// that has one.
-func peekSessionID(p string) string {
-	fh, err := openInput(p, false)
-	if err != nil {
-		return ""
-	}
-	defer fh.Close()
-	r := jsonl.NewReader(fh, 1<<20)
-	for i := 0; i < 64; i++ {
-		l, err := r.Next()
+// peeker returns a layout's view of p's first lines: the first non-empty
+// string value of a top-level field among the first 64 lines (of at most
+// 1 MiB each).
+func peeker(p string) func(field string) string {
+	return func(field string) string {
+		fh, err := openInput(p, false)
 		if err != nil {
 			return ""
 		}
-		if v := gjson.GetBytes(l.Bytes, "sessionId"); v.Type == gjson.String && v.Str != "" {
-			return v.Str
+		defer fh.Close()
+		r := jsonl.NewReader(fh, 1<<20)
+		for i := 0; i < 64; i++ {
+			l, err := r.Next()
+			if err != nil {
+				return ""
+			}
+			if v := gjson.GetBytes(l.Bytes, field); v.Type == gjson.String && v.Str != "" {
+				return v.Str
+			}
 		}
+		return ""
 	}
-	return ""
 }
 
 // companionsOf finds the companions of a session file given on its own:
-// the files under its session directory and its sibling agent files.
+// the .jsonl files under its session's directories and the sibling files
+// beside it that name it.
 func companionsOf(main string) []Companion {
-	base := path.Base(filepath.ToSlash(main))
-	if !sessionFileRe.MatchString(base) {
+	dirs := converters.SessionDirs(main, peeker(main))
+	if len(dirs) == 0 {
 		return nil
 	}
-	dir, sid := filepath.Dir(main), strings.TrimSuffix(base, ".jsonl")
-	var found []string
-	walk := func(root string) {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && p != main {
-				found = append(found, p)
+	own := map[string]bool{}
+	for _, d := range dirs {
+		own[filepath.Clean(d)] = true
+	}
+	seen := map[string]bool{main: true}
+	var out []Companion
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, companion(main, p))
+		}
+	}
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				add(p)
 			}
 			return nil
 		})
 	}
-	walk(filepath.Join(dir, sid))
-	if filepath.Base(dir) == sid { // Cursor's session folder
-		walk(filepath.Join(dir, "subagents"))
-	}
-	siblings, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(main), "*.jsonl"))
 	for _, s := range siblings {
-		if peekSessionID(s) == sid {
-			found = append(found, s)
+		if d := converters.SiblingDir(s, peeker(s)); d != "" && own[filepath.Clean(d)] {
+			add(s)
 		}
-	}
-	var out []Companion
-	for _, p := range found {
-		out = append(out, companion(main, p))
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Rel < out[b].Rel })
 	return out

@@ -88,6 +88,10 @@ func settings(opt RunOptions) string {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
+	// Only when set, so the default's fingerprint is what it was.
+	if opt.LegacyGenAINames {
+		h.Write([]byte("legacy-genai-names\x00"))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

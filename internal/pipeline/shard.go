@@ -5,9 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/contextreceipts/convert/converters"
 )
 
 // A shard is one of N deterministic shares of a batch, so N workers of a
@@ -52,9 +53,6 @@ func ShardOf(key string, n int) int {
 	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(n))
 }
 
-// rolloutRe is a Codex rollout file name, ending in its thread id.
-var rolloutRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.gz|\.zst)?$`)
-
 // SessionKey is the stable key an input is sharded by, from its name only
 // (no I/O): the session id when the name carries one (a Claude Code or
 // Cursor session file, whose subagent files are its companions and so go
@@ -63,11 +61,8 @@ var rolloutRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0
 // archive is mounted.
 func SessionKey(in Input) string {
 	base := path.Base(strings.ReplaceAll(in.Rel, "\\", "/"))
-	if m := rolloutRe.FindStringSubmatch(base); m != nil {
-		return "session:" + strings.ToLower(m[1])
-	}
-	if sessionFileRe.MatchString(base) {
-		return "session:" + strings.ToLower(strings.TrimSuffix(base, ".jsonl"))
+	if id := converters.SessionID(base); id != "" {
+		return "session:" + id
 	}
 	return "path:" + in.Rel
 }

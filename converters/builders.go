@@ -1,0 +1,300 @@
+package converters
+
+import "github.com/contextreceipts/convert/internal/receipt"
+
+// The event builders write the attribute blocks that several converters
+// share, so that each key is spelled in one place: the identity of a
+// context.input.loaded input, skill invocations, MCP calls, compaction,
+// subagents and token usage. They take digests, sizes and categorical
+// values, never raw text they would have to judge, and keep the order in
+// which receipts have always carried the keys (an Attrs list is ordered).
+// Scenario and native converters alike may use them; a converter appends
+// its own keys after a builder's.
+
+// inputLoaded starts a context.input.loaded event: what kind of input, the
+// agent that loaded it and what made it load.
+func inputLoaded(kind, loadedBy, activation string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S(kind)},
+		{Key: "context.input.loaded_by", Value: receipt.S(loadedBy)},
+		{Key: "context.input.activation", Value: receipt.S(activation)},
+	}
+}
+
+// sourceIdentity sets the identity of an input's source text: its digest,
+// size bucket and digest in the canonical text form.
+func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source string) {
+	a.Set("context.input.source.bytes_hash", receipt.S(h.Text(source)))
+	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(source)))))
+	a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
+	a.Set("context.input.source.canonical.hash", receipt.S(h.CanonicalText(source)))
+	a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
+}
+
+// deliveredIdentity sets the identity of the text that entered the prompt
+// and how it was made from the source (transform). sized adds its size
+// bucket; Claude Code's receipts, whose delivered text is the source as
+// recorded, have never carried it.
+func deliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered, transform string, sized bool) {
+	a.Set("context.input.delivered.hash", receipt.S(h.Text(delivered)))
+	if sized {
+		a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(delivered)))))
+	}
+	a.Set("context.input.delivered.transform", receipt.S(transform))
+}
+
+// deliveredNotLogged is the audit gap of an input whose text the log does
+// not hold.
+func deliveredNotLogged(a *receipt.Attrs) {
+	a.Set("context.input.audit_gap", receipt.S("delivered_text_not_logged"))
+}
+
+// bodyIdentity sets the identity of an injected body (a skill, MCP server
+// instructions): the digest of what was delivered and its size bucket.
+func bodyIdentity(a *receipt.Attrs, h receipt.Hasher, body string) {
+	a.Set("context.input.delivered.hash", receipt.S(h.Text(body)))
+	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(body)))))
+}
+
+// skillInvocation starts a context.skill.invoked event: the skill's digest,
+// what activated it and whether it was already loaded (role duplicate).
+func skillInvocation(h receipt.Hasher, loadedBy, activation, skill string, duplicate bool) receipt.Attrs {
+	role := "selected"
+	if duplicate {
+		role = "duplicate"
+	}
+	return receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S("skill")},
+		{Key: "context.input.activation", Value: receipt.S(activation)},
+		{Key: "context.input.loaded_by", Value: receipt.S(loadedBy)},
+		{Key: "context.skill.id", Value: receipt.S(h.Text(skill))},
+		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
+	}
+}
+
+// mcpCall is what an mcp.tool_call.completed event says of a call: the
+// server and tool (name attributes, see native.nameAttr), its status and
+// the digests and sizes of its arguments and result.
+type mcpCall struct {
+	Server, Tool         receipt.Attr
+	Status               string
+	ArgsHash, ResultHash string
+	ArgsSize, ResultSize int
+}
+
+// Attrs is the event's attributes.
+func (m mcpCall) Attrs() receipt.Attrs {
+	return receipt.Attrs{
+		m.Server,
+		m.Tool,
+		{Key: "mcp.tool_call.status", Value: receipt.S(m.Status)},
+		{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(m.ArgsHash)},
+		{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(m.ArgsSize)))},
+		{Key: "mcp.tool_call.result_hash", Value: receipt.S(m.ResultHash)},
+		{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(m.ResultSize)))},
+		{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
+		{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
+	}
+}
+
+// compactionStarted starts a context.compaction.started event: the
+// compaction's id digest and why it happened.
+func compactionStarted(idHash, reason string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "context.compaction.id_hash", Value: receipt.S(idHash)},
+		{Key: "context.compaction.reason", Value: receipt.S(reason)},
+	}
+}
+
+// tokensBefore sets the bucket of the context's token count before a
+// compaction.
+func tokensBefore(a *receipt.Attrs, n int64) {
+	a.Set("context.compaction.token_count.before_bucket", receipt.S(receipt.TokenLadder.Bucket(n)))
+}
+
+// compactionSummary starts a context.compaction.summary_loaded event: the
+// summary's digest and size, never its text.
+func compactionSummary(hash string, size int) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "context.compaction.summary.hash", Value: receipt.S(hash)},
+		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(size)))},
+		{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
+	}
+}
+
+// operation names a span's GenAI operation: invoke_agent, chat,
+// execute_tool.
+func operation(op string) receipt.Attr {
+	return receipt.Attr{Key: "gen_ai.operation.name", Value: receipt.S(op)}
+}
+
+// agentSpan starts the attributes of an invoke_agent span for the agent
+// called name (a subagent: "codex-subagent").
+func agentSpan(name string) receipt.Attrs {
+	return receipt.Attrs{operation("invoke_agent"), {Key: "gen_ai.agent.name", Value: receipt.S(name)}}
+}
+
+// chatSpan starts the attributes of a chat span: a model call to provider.
+func chatSpan(provider string) receipt.Attrs {
+	return receipt.Attrs{operation("chat"), {Key: "gen_ai.provider.name", Value: receipt.S(provider)}}
+}
+
+// subagentReturned starts a subagent.result.returned event: the digest and
+// size of what crossed back to the parent, its status and which boundary
+// it crossed. The caller ends it with rawSummaryNotRecorded.
+func subagentReturned(hash string, size int, status, boundary string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "subagent.result.hash", Value: receipt.S(hash)},
+		{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(size)))},
+		{Key: "subagent.result.status", Value: receipt.S(status)},
+		{Key: "subagent.result.boundary", Value: receipt.S(boundary)},
+	}
+}
+
+// rawSummaryNotRecorded ends an event about a summary: its text is not in
+// the receipt.
+var rawSummaryNotRecorded = receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)}
+
+// tokens are the token counts every agent reports, written under the
+// OpenTelemetry GenAI names. Input counts as the agent counts it.
+type tokens struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
+// Set sets the four counts on an event's attributes, under the receipt's
+// names (spans count as the GenAI conventions do: see chatUsage).
+func (t tokens) Set(a *receipt.Attrs) {
+	a.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
+	a.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
+	a.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(t.CacheRead))
+	a.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(t.CacheWrite))
+}
+
+// usageSummary is a gen_ai.token_usage.summarized event's attributes: the
+// model (as written: see native.pass), its counts, the format's own counts
+// (extra), how responses were deduplicated and what the totals cover.
+func usageSummary(model string, t tokens, extra receipt.Attrs, dedupe, scope string) receipt.Attrs {
+	a := receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(model)}}
+	t.Set(&a)
+	for _, x := range extra {
+		a.Set(x.Key, x.Value)
+	}
+	a.Set("gen_ai.usage.dedupe", receipt.S(dedupe))
+	a.Set("gen_ai.usage.scope", receipt.S(scope))
+	return a
+}
+
+// auditGap is a context.audit_gap.recorded event's attributes: what the
+// format never records, and why.
+func auditGap(gap, detail string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "context.audit_gap", Value: receipt.S(gap)},
+		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
+	}
+}
+
+// toolIndex is what an mcp.tool_index.loaded event says: tools listed at
+// startup, and how many of them came with their full definitions.
+type toolIndex struct {
+	Strategy  string // deferred_tool_loading, all_definitions_at_startup
+	NamesHash string // digest of the tool names (native.listDigest)
+	Count     int64
+	Servers   receipt.Attrs // what the agent says of its servers, after the count
+	AtStartup int64         // full definitions loaded at startup; 0: an index only
+}
+
+// Attrs is the event's attributes.
+func (t toolIndex) Attrs() receipt.Attrs {
+	a := receipt.Attrs{
+		{Key: "mcp.tool_loading.strategy", Value: receipt.S(t.Strategy)},
+		{Key: "mcp.tool.names_hash", Value: receipt.S(t.NamesHash)},
+		{Key: "mcp.tool.count", Value: receipt.I(t.Count)},
+	}
+	a = append(a, t.Servers...)
+	return append(a,
+		receipt.Attr{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(t.AtStartup)},
+		receipt.Attr{Key: "mcp.tool.index_only", Value: receipt.B(t.AtStartup == 0)},
+		receipt.Attr{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
+		receipt.Attr{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)})
+}
+
+// toolSearch is what an mcp.tool_search.performed event says: the query's
+// digest, the tools it selected and who chose them.
+type toolSearch struct {
+	QueryHash    string
+	Selected     int
+	SelectedHash string        // digest of the selected names; "" when none were
+	Deferred     receipt.Attrs // how many tools were searchable, when the log says
+	Policy       string        // model_tool_search, server_tool_search
+}
+
+// Attrs is the event's attributes.
+func (t toolSearch) Attrs() receipt.Attrs {
+	a := receipt.Attrs{
+		{Key: "mcp.tool_search.query_hash", Value: receipt.S(t.QueryHash)},
+		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(t.Selected))},
+		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(t.Selected)))},
+	}
+	a = append(a, t.Deferred...)
+	if t.SelectedHash != "" {
+		a = append(a, receipt.Attr{Key: "mcp.tool_search.selected_tools_hash", Value: receipt.S(t.SelectedHash)})
+	}
+	return append(a, receipt.Attr{Key: "mcp.tool_search.selection_policy", Value: receipt.S(t.Policy)},
+		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
+}
+
+// definitionOnDemand ends an mcp.tool_definition.loaded event (after the
+// tool's name attributes): why the definition was loaded, on demand.
+func definitionOnDemand(reason string) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "mcp.tool.definition_load_reason", Value: receipt.S(reason)},
+		{Key: "mcp.tool.definition_loaded_on_demand", Value: receipt.B(true)},
+		{Key: "privacy.raw_tool_definition_recorded", Value: receipt.B(false)},
+	}
+}
+
+// subagentSpawned starts a subagent.spawned event: how the subagent is
+// tied to its parent (link) and how deep it is.
+func subagentSpawned(link string, depth int64) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S(link)},
+		{Key: "subagent.depth", Value: receipt.I(depth)},
+	}
+}
+
+// transcriptLayout says where a subagent's records are kept.
+func transcriptLayout(layout string) receipt.Attr {
+	return receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)}
+}
+
+// toolKind is what a tool call names, as each format tells it.
+type toolKind int
+
+const (
+	toolUnnamed toolKind = iota // the log names no tool
+	toolOther                   // a tool the agent does not ship: its name is private
+	toolBuiltin                 // one of the agent's own tools: its name passes through
+	toolMCP                     // an MCP server's tool
+)
+
+// describeTool appends what an execute_tool span says of its tool, as the
+// GenAI conventions name it (gen_ai.tool.name: a built-in's own name, else
+// the name as native.name writes it; for MCP also the extension type, the
+// MCP method and the server) and returns the span's name.
+func (c *native) describeTool(attrs receipt.Attrs, kind toolKind, name, server, tool string) (receipt.Attrs, string) {
+	switch kind {
+	case toolBuiltin:
+		return append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)}), "execute_tool " + name
+	case toolMCP:
+		t := c.name(tool)
+		return append(attrs,
+			receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(t)},
+			receipt.Attr{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
+			receipt.Attr{Key: "mcp.method.name", Value: receipt.S("tools/call")},
+			c.nameAttr("convert.mcp.server", server)), "execute_tool " + t
+	case toolOther:
+		t := c.name(name)
+		return append(attrs, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(t)}), "execute_tool " + t
+	}
+	return attrs, "execute_tool"
+}

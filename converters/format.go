@@ -1,0 +1,210 @@
+package converters
+
+import (
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Format is what an agent's own log format (Claude Code, Codex, Cursor)
+// declares beyond its Converter, so that the pipeline, detection, the fuzz
+// targets and the README follow from the registry instead of lists kept by
+// hand. Every field is data or a pure function: the pipeline does the I/O.
+//
+// Adding a format is one reader file that registers a Converter with a
+// Format (see "Adding an agent's log format" in the README).
+type Format struct {
+	// Type returns a record's type, for formats whose lines do not all
+	// carry it in one field (a Converter.TypeField); a result that is not
+	// a JSON string means the record has none. nil: Converter.TypeField.
+	Type func(r Record) gjson.Result
+	// Time returns a record's time as an RFC 3339 JSON string, for formats
+	// that write times some other way; a result that does not exist means
+	// the record has none. nil: Converter.TimeField.
+	Time func(r Record) gjson.Result
+	// Layout says which files on disk make one session; the zero Layout
+	// means every file is a session of its own.
+	Layout Layout
+	// Locations are where the agent keeps its logs, for a run given no
+	// paths.
+	Locations []Location
+	// Seeds are the sample folders (slash paths from the repository root)
+	// whose .jsonl files seed the native fuzz target.
+	Seeds []string
+}
+
+// Layout describes a session kept in several files: a main transcript and
+// companions (subagent transcripts) read after it as one input. Paths are
+// OS paths as the user gave them. Every function may be nil.
+type Layout struct {
+	// Session reports whether the file at p is a session's main transcript,
+	// and the directories every .jsonl file under which belongs to it. peek
+	// is as for Sibling (for layouts whose directories are named by an id
+	// the file holds rather than its name).
+	Session func(p string, peek func(field string) string) (dirs []string, ok bool)
+	// Sibling returns, for a file outside every session's directories, the
+	// directory of the session it belongs to ("" for none). peek returns
+	// the first non-empty string value of a top-level field in the file's
+	// first lines. Candidates found for a main given alone are the .jsonl
+	// files beside it.
+	Sibling func(p string, peek func(field string) string) string
+	// Sidecar names the file that may hold a companion's metadata
+	// (SourceFile.Meta), "" for none; it is read when it exists.
+	Sidecar func(companion string) string
+	// SessionID returns the session id a file's base name carries ("" for
+	// none): it keys sharding, so a session's files stay together.
+	SessionID func(base string) string
+}
+
+// Location is one place an agent keeps its logs: Below, under the
+// directory the environment variable Env names when it is set, else under
+// Default in the home directory. Below may hold glob patterns.
+type Location struct {
+	Env     string // e.g. CLAUDE_CONFIG_DIR; "" when the agent has none
+	Default string // slash path relative to the home directory, e.g. ".claude"
+	Below   string // slash path (or pattern) below it, e.g. "projects"
+}
+
+// Path resolves l with getenv (os.Getenv) and the home directory: a path
+// or a filepath.Glob pattern.
+func (l Location) Path(getenv func(string) string, home string) string {
+	root := filepath.Join(home, filepath.FromSlash(l.Default))
+	if l.Env != "" {
+		if v := getenv(l.Env); v != "" {
+			root = v
+		}
+	}
+	return filepath.Join(root, filepath.FromSlash(l.Below))
+}
+
+// RecordType returns r's type: the format's Type, else the TypeField.
+func (c Converter) RecordType(r Record) gjson.Result {
+	if c.Native != nil && c.Native.Type != nil {
+		return c.Native.Type(r)
+	}
+	return r.Get(c.TypeField)
+}
+
+// RecordTime returns r's time value: the format's Time, else the
+// TimeField ("" TimeField: none).
+func (c Converter) RecordTime(r Record) gjson.Result {
+	if c.Native != nil && c.Native.Time != nil {
+		return c.Native.Time(r)
+	}
+	if c.TimeField == "" {
+		return gjson.Result{}
+	}
+	return r.Get(c.TimeField)
+}
+
+// Samples are the folders (slash paths from the repository root) whose
+// .jsonl files seed c's fuzz target: a format's Seeds, else samples/<name>.
+func (c Converter) Samples() []string {
+	if c.Native != nil && len(c.Native.Seeds) > 0 {
+		return c.Native.Seeds
+	}
+	return []string{"samples/" + c.Name}
+}
+
+// typeKey names the way c finds record types, for detection: converters
+// reading the same field share a key; a format's own Type function has its
+// own.
+func (c Converter) typeKey() string {
+	if c.Native != nil && c.Native.Type != nil {
+		return "@" + c.Name
+	}
+	return c.TypeField
+}
+
+// Typer is one way of finding a record's type, named by its Key.
+type Typer struct {
+	Key  string
+	Type func(r Record) gjson.Result
+}
+
+// Typers returns the distinct ways the registered converters find record
+// types, sorted by key: what detection reads from an input's first lines.
+func Typers() []Typer { return TypersOf(All()) }
+
+// TypersOf is Typers among the given converters only (detection tests use
+// it to see an input as a build without some reader does).
+func TypersOf(convs []Converter) []Typer {
+	seen := map[string]bool{}
+	var out []Typer
+	for _, c := range convs {
+		if k := c.typeKey(); !seen[k] {
+			seen[k] = true
+			out = append(out, Typer{Key: k, Type: c.RecordType})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Natives returns the converters of agents' own log formats, by name.
+func Natives() []Converter {
+	var out []Converter
+	for _, c := range All() {
+		if c.Native != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SessionDirs returns the directories owned by the session whose main
+// transcript p is, in any native format's layout (none: p is not one).
+func SessionDirs(p string, peek func(field string) string) []string {
+	var out []string
+	for _, c := range Natives() {
+		if l := c.Native.Layout; l.Session != nil {
+			if dirs, ok := l.Session(p, peek); ok {
+				out = append(out, dirs...)
+			}
+		}
+	}
+	return out
+}
+
+// SiblingDir returns the directory of the session that a file outside
+// every session directory belongs to, in the first native layout that
+// claims it ("" for none).
+func SiblingDir(p string, peek func(field string) string) string {
+	for _, c := range Natives() {
+		if l := c.Native.Layout; l.Sibling != nil {
+			if d := l.Sibling(p, peek); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// Sidecars returns the files that may hold a companion's metadata.
+func Sidecars(companion string) []string {
+	var out []string
+	for _, c := range Natives() {
+		if l := c.Native.Layout; l.Sidecar != nil {
+			if s := l.Sidecar(companion); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// SessionID returns the session id a file's base name carries in any
+// native layout ("" for none).
+func SessionID(base string) string {
+	for _, c := range Natives() {
+		if l := c.Native.Layout; l.SessionID != nil {
+			if id := l.SessionID(base); id != "" {
+				return strings.ToLower(id)
+			}
+		}
+	}
+	return ""
+}

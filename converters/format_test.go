@@ -1,0 +1,206 @@
+package converters_test
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+)
+
+// TestLocations: each agent's default log directory, and the environment
+// variable that moves it.
+func TestLocations(t *testing.T) {
+	home := filepath.FromSlash("/Users/alice")
+	cases := []struct {
+		conv string
+		env  map[string]string
+		want string
+	}{
+		{"claude_code", nil, "/Users/alice/.claude/projects"},
+		{"claude_code", map[string]string{"CLAUDE_CONFIG_DIR": "/srv/claude"}, "/srv/claude/projects"},
+		{"claude_code", map[string]string{"CODEX_HOME": "/srv/codex"}, "/Users/alice/.claude/projects"},
+		{"codex", nil, "/Users/alice/.codex/sessions"},
+		{"codex", map[string]string{"CODEX_HOME": "/srv/codex"}, "/srv/codex/sessions"},
+		{"codex", map[string]string{"CODEX_HOME": ""}, "/Users/alice/.codex/sessions"},
+		{"cursor", nil, "/Users/alice/.cursor/projects/*/agent-transcripts"},
+		{"cursor", map[string]string{"CLAUDE_CONFIG_DIR": "/srv/claude"}, "/Users/alice/.cursor/projects/*/agent-transcripts"},
+		{"gemini_cli", nil, "/Users/alice/.gemini/tmp"},
+		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "/Users/alice/profiles/work"}, "/Users/alice/profiles/work/.gemini/tmp"},
+		{"copilot_cli", nil, "/Users/alice/.copilot/session-state"},
+		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
+	}
+	for _, tc := range cases {
+		c, _ := converters.Lookup(tc.conv)
+		if c.Native == nil || len(c.Native.Locations) != 1 {
+			t.Fatalf("%s: want one location, have %+v", tc.conv, c.Native)
+		}
+		got := c.Native.Locations[0].Path(func(k string) string { return tc.env[k] }, home)
+		if got != filepath.FromSlash(tc.want) {
+			t.Errorf("%s with %v: %s, want %s", tc.conv, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestLayouts: which file names are sessions, which directories they own,
+// which siblings they claim and which sidecars they read, per format.
+func TestLayouts(t *testing.T) {
+	const sid = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
+	p := func(s string) string { return filepath.FromSlash(s) }
+	peek := func(v string) func(string) string {
+		return func(field string) string {
+			if field == "sessionId" {
+				return v
+			}
+			return ""
+		}
+	}
+	const chats = "/Users/a/.gemini/tmp/9f2c/chats/"
+	dirs := []struct {
+		path    string
+		session string // the sessionId the file's lines hold
+		want    []string
+	}{
+		{"/Users/a/.claude/projects/-Users-a-app/" + sid + ".jsonl", "", []string{"/Users/a/.claude/projects/-Users-a-app/" + sid}},
+		{"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid + ".jsonl", "", []string{
+			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid, // the Claude Code shape matches too
+			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid,
+		}},
+		{"/Users/a/.claude/projects/-Users-a-app/agent-a52886dc.jsonl", "", nil},
+		{"/Users/a/.codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-" + sid + ".jsonl", "", nil},
+		{"/Users/a/notes/" + sid + ".jsonl.gz", "", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", sid, []string{chats + sid}},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "../../../etc", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.json", sid, nil},
+	}
+	for _, tc := range dirs {
+		var want []string
+		for _, w := range tc.want {
+			want = append(want, p(w))
+		}
+		if got := converters.SessionDirs(p(tc.path), peek(tc.session)); !reflect.DeepEqual(got, want) {
+			t.Errorf("SessionDirs(%s) = %q, want %q", tc.path, got, want)
+		}
+	}
+	ids := map[string]string{
+		sid + ".jsonl":                                      sid,
+		strings.ToUpper(sid) + ".jsonl":                     sid,
+		"rollout-2026-07-01T10-00-00-" + sid + ".jsonl.zst": sid,
+		"agent-a52886dc.jsonl":                              "",
+		sid + ".json":                                       "",
+	}
+	for base, want := range ids {
+		if got := converters.SessionID(base); got != want {
+			t.Errorf("SessionID(%s) = %q, want %q", base, got, want)
+		}
+	}
+	siblings := []struct{ path, session, want string }{
+		{"/Users/a/p/agent-a1.jsonl", sid, "/Users/a/p/" + sid},
+		{"/Users/a/p/agent-a1.jsonl", "", ""},
+		{"/Users/a/p/notes.jsonl", sid, ""},
+	}
+	for _, tc := range siblings {
+		want := tc.want
+		if want != "" {
+			want = p(want)
+		}
+		if got := converters.SiblingDir(p(tc.path), peek(tc.session)); got != want {
+			t.Errorf("SiblingDir(%s, sessionId %q) = %q, want %q", tc.path, tc.session, got, want)
+		}
+	}
+	if got := converters.Sidecars(p("/Users/a/p/" + sid + "/subagents/agent-a1.jsonl")); !reflect.DeepEqual(got, []string{p("/Users/a/p/" + sid + "/subagents/agent-a1.meta.json")}) {
+		t.Errorf("Sidecars = %q", got)
+	}
+}
+
+// TestNativeFormats: every native format says how it finds its records'
+// types and has fuzz seeds that exist.
+func TestNativeFormats(t *testing.T) {
+	natives := converters.Natives()
+	if len(natives) == 0 {
+		t.Fatal("no native formats registered")
+	}
+	for _, c := range natives {
+		if c.Native.Type == nil && c.TypeField == "" {
+			t.Errorf("%s: neither Native.Type nor TypeField", c.Name)
+		}
+		if len(c.Native.Locations) == 0 {
+			t.Errorf("%s: no locations", c.Name)
+		}
+		for _, dir := range c.Samples() {
+			seeds := 0
+			filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					seeds++
+				}
+				return nil
+			})
+			if seeds == 0 {
+				t.Errorf("%s: no .jsonl seeds under %s", c.Name, dir)
+			}
+		}
+	}
+}
+
+// TestReadmeConverters: the README's converter tables are the registry's
+// (-update rewrites them), and its notes on native formats name each one.
+func TestReadmeConverters(t *testing.T) {
+	readmePath := filepath.Join("..", "README.md")
+	raw, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	var native, scenario strings.Builder
+	native.WriteString("| converter | logs on disk | what it reads |\n|---|---|---|\n")
+	scenario.WriteString("| converter | what it reads |\n|---|---|\n")
+	var names []string
+	for _, c := range converters.All() {
+		if c.Native == nil {
+			scenario.WriteString("| `" + c.Name + "` | " + c.Doc + " |\n")
+			continue
+		}
+		var locs []string
+		for _, l := range c.Native.Locations {
+			loc := "`~/" + path.Join(l.Default, l.Below) + "`"
+			if l.Env != "" {
+				loc += " (`$" + path.Join(l.Env, l.Below) + "`)"
+			}
+			locs = append(locs, loc)
+		}
+		native.WriteString("| `" + c.Name + "` | " + strings.Join(locs, ", ") + " | " + c.Doc + " |\n")
+		names = append(names, c.Name)
+	}
+	want := readme
+	for _, b := range []struct{ name, table string }{{"native", native.String()}, {"scenario", scenario.String()}} {
+		open, end := "<!-- converters:"+b.name+" (go test ./converters -run TestReadmeConverters -update) -->\n", "<!-- /converters:"+b.name+" -->"
+		i, j := strings.Index(want, open), strings.Index(want, end)
+		if i < 0 || j < i {
+			t.Fatalf("%s: no %q ... %q block", readmePath, strings.TrimSpace(open), end)
+		}
+		want = want[:i+len(open)] + b.table + want[j:]
+	}
+	if want != readme {
+		if *update {
+			if err := os.WriteFile(readmePath, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			t.Errorf("%s: the converter tables differ from the registry; run go test ./converters -run TestReadmeConverters -update", readmePath)
+		}
+	}
+	bullet := regexp.MustCompile("(?m)^- `([a-z_]+)`: ")
+	section := readme[strings.Index(readme, "**Native agent logs**"):strings.Index(readme, "**Scenario event logs**")]
+	var noted []string
+	for _, m := range bullet.FindAllStringSubmatch(section, -1) {
+		noted = append(noted, m[1])
+	}
+	if !reflect.DeepEqual(noted, names) {
+		t.Errorf("%s: the notes on native formats name %v, the registry %v", readmePath, noted, names)
+	}
+}

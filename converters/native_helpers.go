@@ -1,0 +1,59 @@
+package converters
+
+import (
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// Small helpers the readers (and scenario hooks) share.
+
+// pathBase is the last element of a slash path (SourceFile.Rel).
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// splitMCP splits an mcp__server__tool name into its server and tool.
+func splitMCP(name string) (server, tool string) {
+	rest := strings.TrimPrefix(name, "mcp__")
+	if i := strings.Index(rest, "__"); i >= 0 {
+		return rest[:i], rest[i+2:]
+	}
+	return rest, ""
+}
+
+// joinStrings is a string, or the values of an array joined by newlines.
+func joinStrings(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	var parts []string
+	v.ForEach(func(_, e gjson.Result) bool {
+		parts = append(parts, e.String())
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// firstString is the first non-empty string among vs, "" if none.
+func firstString(vs ...gjson.Result) string {
+	for _, v := range vs {
+		if v.Type == gjson.String && v.Str != "" {
+			return v.Str
+		}
+	}
+	return ""
+}
+
+// attrStr is the string value of key in a, "" when it is not set.
+func attrStr(a *receipt.Attrs, key string) string {
+	v, ok := a.Get(key)
+	if !ok {
+		return ""
+	}
+	return v.Str
+}
