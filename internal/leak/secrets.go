@@ -11,7 +11,7 @@ import (
 // still fails the check.
 var secretPatterns = []struct {
 	name string
-	re   *regexp.Regexp
+	expr string // compiled on first use (secretRegexps): most runs never need them
 }{
 	// No pattern starts with \b: a leading word character (x_sk-ant-…,
 	// key_ghp_…, id_AKIA…) must not hide a token, so a token prefix only
@@ -36,8 +36,8 @@ var secretPatterns = []struct {
 	{"sendgrid_key", tok(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)},
 	{"google_oauth_token", tok(`ya29\.[A-Za-z0-9_-]{20,}`)},
 	{"databricks_token", tok(`dapi[0-9a-f]{32}`)},
-	{"slack_webhook", regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}`)},
-	{"discord_webhook", regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}`)},
+	{"slack_webhook", `hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}`},
+	{"discord_webhook", `discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}`},
 	{"twilio_key", tok(`(?:SK|AC)[0-9a-fA-F]{32}`)},
 	{"shopify_token", tok(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`)},
 	{"digitalocean_token", tok(`do[opr]_v1_[a-f0-9]{64}`)},
@@ -53,29 +53,36 @@ var secretPatterns = []struct {
 	{"sentry_token", tok(`(?:sntrys_eyJ[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64})`)},
 	{"openai_admin_or_groq", tok(`(?:gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,})`)},
 	{"atlassian_token", tok(`ATATT3[A-Za-z0-9_=-]{100,}`)},
-	{"azure_ad_secret", regexp.MustCompile(`[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`)},
-	{"pem_block", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----`)},
-	{"private_key_material", regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
-	{"url_credentials", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@"']+:[^\s/@"']{3,}@`)},
-	{"bearer", regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}`)},
-	{"secret_assignment", regexp.MustCompile(`(?i)[a-z0-9_]*(?:token|secret|password|passwd|api_key|apikey|access_key|accesskey|accountkey|private_key|client_secret)\s*[=:]\s*["']?[^\s"']{4,}`)},
+	{"azure_ad_secret", `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`},
+	{"pem_block", `-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----`},
+	{"private_key_material", `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`},
+	{"url_credentials", `[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@"']+:[^\s/@"']{3,}@`},
+	{"bearer", `(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}`},
+	{"secret_assignment", `(?i)[a-z0-9_]*(?:token|secret|password|passwd|api_key|apikey|access_key|accesskey|accountkey|private_key|client_secret)\s*[=:]\s*["']?[^\s"']{4,}`},
 }
 
-// tok compiles a token pattern that may follow anything but a letter: the
-// start of the string, a digit, punctuation, or an underscore (which \b
-// would treat as part of a word).
-func tok(body string) *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^A-Za-z])(?:` + body + `)`)
-}
+// tok is a token pattern that may follow anything but a letter: the start
+// of the string, a digit, punctuation, or an underscore (which \b would
+// treat as part of a word).
+func tok(body string) string { return `(?:^|[^A-Za-z])(?:` + body + `)` }
+
+// secretRegexps are the compiled secretPatterns, in order.
+var secretRegexps = sync.OnceValue(func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(secretPatterns))
+	for i, p := range secretPatterns {
+		out[i] = regexp.MustCompile(p.expr)
+	}
+	return out
+})
 
 // SecretKind returns the name of the first secret shape found in s, or "".
 func SecretKind(s string) string {
 	if !mayHoldSecret(s) || !anySecret().MatchString(s) {
 		return "" // one pass over s instead of one per shape
 	}
-	for _, p := range secretPatterns {
-		if p.re.MatchString(s) {
-			return p.name
+	for i, re := range secretRegexps() {
+		if re.MatchString(s) {
+			return secretPatterns[i].name
 		}
 	}
 	return ""
@@ -85,7 +92,7 @@ func SecretKind(s string) string {
 var anySecret = sync.OnceValue(func() *regexp.Regexp {
 	parts := make([]string, len(secretPatterns))
 	for i, p := range secretPatterns {
-		parts[i] = "(?:" + p.re.String() + ")"
+		parts[i] = "(?:" + p.expr + ")"
 	}
 	return regexp.MustCompile(strings.Join(parts, "|"))
 })
