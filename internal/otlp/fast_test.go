@@ -51,9 +51,9 @@ func TestFastValidAcceptsOurTraces(t *testing.T) {
 // valid one (validate then accepts it), never the reverse.
 func TestFastDifferential(t *testing.T) {
 	docs := append(goldenTraces(t), sample(t))
-	n := 200
+	n := 50
 	if testing.Short() {
-		n = 20
+		n = 10
 	}
 	var accepted, refused int
 	check := func(d []byte, how string) {
