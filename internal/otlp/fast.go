@@ -372,6 +372,8 @@ func (s *scanner) scopeSpans() bool {
 				case "version":
 					_, ok := s.str()
 					return ok
+				case "attributes":
+					return s.attrs()
 				}
 				return false
 			})
@@ -463,7 +465,10 @@ func (s *scanner) link() bool {
 
 // attrs reads a list of key-value pairs: non-empty, distinct plain keys,
 // each with one value.
-func (s *scanner) attrs() bool {
+func (s *scanner) attrs() bool { return s.attrsAt(0) }
+
+// attrsAt is attrs nested depth values deep (a kvlistValue's list).
+func (s *scanner) attrsAt(depth int) bool {
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
 	return s.array(func() bool {
@@ -485,7 +490,7 @@ func (s *scanner) attrs() bool {
 				s.keys = append(s.keys, b)
 				return true
 			case "value":
-				hasValue = s.value(0)
+				hasValue = s.value(depth)
 				return hasValue
 			}
 			return false
@@ -516,6 +521,8 @@ func (s *scanner) value(depth int) bool {
 			return s.object(func(key []byte) bool {
 				return string(key) == "values" && s.array(func() bool { return s.value(depth + 1) })
 			})
+		case "kvlistValue":
+			return s.object(func(key []byte) bool { return string(key) == "values" && s.attrsAt(depth+1) })
 		}
 		return false
 	}) && n == 1

@@ -165,7 +165,10 @@ func mutate(r *rand.Rand, d []byte) ([]byte, string) {
 		i := at + c + 1
 		end := valueEnd(m, i)
 		vals := []string{"null", "0", "1", "5", "6", "-1", "1.0", "1e2", "true", "false", `""`, `"x"`, "[]", "{}", `{"x":1}`,
-			`[null]`, `{"stringValue":"a"}`, `{"intValue":"1"}`, `{"arrayValue":{}}`, `{"arrayValue":{"values":[{"boolValue":true}]}}`}
+			`[null]`, `{"stringValue":"a"}`, `{"intValue":"1"}`, `{"arrayValue":{}}`, `{"arrayValue":{"values":[{"boolValue":true}]}}`,
+			`{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}}`, `{"kvlistValue":{}}`,
+			`{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}},{"key":"a","value":{"boolValue":true}}]}}`,
+			`{"kvlistValue":{"values":[{"key":"","value":{"boolValue":true}}]}}`}
 		v := vals[r.IntN(len(vals))]
 		return append(m[:i], append([]byte(v), m[end:]...)...), "value swapped"
 	default: // a key's case

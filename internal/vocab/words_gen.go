@@ -1788,6 +1788,7 @@ var words = []string{
 	"kind is not a SpanKind number",
 	"kind must be atomic-memory, topic-memory, experience, profile, code, lifecycle or grant",
 	"known_author_count",
+	"kvlistValue",
 	"large_tool_output_to_isolated_subagent",
 	"last-prompt",
 	"lastUpdated",
