@@ -117,7 +117,8 @@ type claudeTool struct {
 	key, name, agent string
 	span             int
 	line             int
-	input            gjson.Result
+	input            gjson.Result // a copy, kept only when toolResult reads it
+	inputSize        int
 	inputDigest      string
 	mcpServer        string // raw MCP server and tool names, for hashing only
 	mcpTool          string
