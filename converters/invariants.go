@@ -358,65 +358,83 @@ func (inv *invariant) check(s *Session, v *Values, a *receipt.Attrs) error {
 		}
 		ta = s.tallies.get(k, scope)
 	}
-	fail := fmt.Errorf("%s", inv.message())
+	var ok bool
+	var err error
 	switch inv.kind {
 	case invAfter, invSubset, invSeen:
-		ds, err := v.IDs(inv.path)
-		if err != nil {
-			return err
-		}
-		all := true
-		for _, d := range ds {
-			all = all && ta.ids[d]
-		}
-		if inv.kind == invSeen {
-			a.Set(inv.key, receipt.B(len(ds) > 0 && all))
-		} else if !all {
-			return fail
-		}
+		ok, err = inv.seen(v, ta, a)
 	case invAfterAny:
-		if ta.n == 0 {
-			return fail
-		}
+		ok = ta.n > 0
 	case invOnce:
-		ds, err := v.IDs(inv.path)
-		if err != nil {
-			return err
-		}
-		for _, d := range ds {
-			if ta.ids[d] {
-				return fail
-			}
-		}
+		ok, err = inv.new(v, ta)
 	case invDisjoint:
-		x, err := v.IDs(inv.path)
-		if err != nil {
-			return err
-		}
-		y, err := v.IDs(inv.other)
-		if err != nil {
-			return err
-		}
-		if overlap(x, y) {
-			return fail
-		}
-	case invLenEq, invLengthOf, invSumEq, invSumOf, invCountOf, invDistinctOf:
-		if !v.Has(inv.path) {
-			return nil
-		}
-		got, err := v.Whole(inv.path)
-		if err != nil {
-			return err
-		}
-		want, err := inv.expected(v, ta)
-		if err != nil {
-			return err
-		}
-		if got != want {
-			return fail
+		ok, err = inv.disjoint(v)
+	default: // the counting kinds
+		ok, err = inv.counts(v, ta)
+	}
+	if err == nil && !ok {
+		err = fmt.Errorf("%s", inv.message())
+	}
+	return err
+}
+
+// seen reports whether every value at path is in the tally; SeenBefore
+// writes that and always holds.
+func (inv *invariant) seen(v *Values, ta *tally, a *receipt.Attrs) (bool, error) {
+	ds, err := v.IDs(inv.path)
+	if err != nil {
+		return false, err
+	}
+	all := true
+	for _, d := range ds {
+		all = all && ta.ids[d]
+	}
+	if inv.kind == invSeen {
+		a.Set(inv.key, receipt.B(len(ds) > 0 && all))
+		return true, nil
+	}
+	return all, nil
+}
+
+// new reports whether no value at path is in the tally (Once).
+func (inv *invariant) new(v *Values, ta *tally) (bool, error) {
+	ds, err := v.IDs(inv.path)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range ds {
+		if ta.ids[d] {
+			return false, nil
 		}
 	}
-	return nil
+	return true, nil
+}
+
+// disjoint reports whether the values at path and other share none.
+func (inv *invariant) disjoint(v *Values) (bool, error) {
+	x, err := v.IDs(inv.path)
+	if err != nil {
+		return false, err
+	}
+	y, err := v.IDs(inv.other)
+	if err != nil {
+		return false, err
+	}
+	return !overlap(x, y), nil
+}
+
+// counts reports whether the number at path, when present, is the one the
+// counting kind expects.
+func (inv *invariant) counts(v *Values, ta *tally) (bool, error) {
+	if !v.Has(inv.path) {
+		return true, nil
+	}
+	got, err := v.Whole(inv.path)
+	if err != nil {
+		return false, err
+	}
+	want, err := inv.expected(v, ta)
+	return got == want, err
 }
 
 // expected is the number a counting invariant compares its field with.
