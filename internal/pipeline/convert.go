@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -36,6 +37,9 @@ type Options struct {
 	ServiceName string
 	// Progress, when set, is advanced by the bytes read in pass one.
 	Progress *atomic.Int64
+	// FS, when set, holds the input files (paths are its names): an input
+	// converted in memory (ConvertFS). Nil reads the OS's files.
+	FS fs.FS
 }
 
 // Result is the outcome of converting one input. On failure Receipt and Trace
@@ -151,7 +155,7 @@ func pick(path string, opt Options) (converters.Converter, error) {
 		}
 		return c, nil
 	}
-	types, keys, err := peekTypes(path, converters.TypeFields())
+	types, keys, err := peekTypes(opt.FS, path, converters.TypeFields())
 	if err != nil {
 		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -165,8 +169,8 @@ func pick(path string, opt Options) (converters.Converter, error) {
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
 // often each record type occurs there under each type field, and the
 // top-level keys of the lines that have a type.
-func peekTypes(path string, fields []string) (map[string]map[string]int, map[string]bool, error) {
-	fh, err := openInput(path, false)
+func peekTypes(fsys fs.FS, path string, fields []string) (map[string]map[string]int, map[string]bool, error) {
+	fh, err := openFrom(fsys, path, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,7 +227,7 @@ func (f *file) read() error {
 	for _, c := range f.in.Companions {
 		src := source{path: c.Path, rel: c.Rel}
 		if c.Meta != "" {
-			m, err := readMeta(c.Meta)
+			m, err := readMeta(f.opt.FS, c.Meta)
 			if err != nil {
 				return &InputError{Path: c.Meta, Converter: f.conv.Name, Msg: err.Error()}
 			}
@@ -268,7 +272,7 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
-	fh, err := openInput(src.path, true)
+	fh, err := openFrom(f.opt.FS, src.path, true)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}
@@ -312,8 +316,8 @@ func (f *file) readFile(i int) error {
 }
 
 // readMeta reads a sidecar JSON document (at most 1 MiB) as one compact line.
-func readMeta(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+func readMeta(fsys fs.FS, path string) ([]byte, error) {
+	fh, err := openFile(fsys, path)
 	if err != nil {
 		return nil, openError(err)
 	}
