@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -215,7 +216,8 @@ func errText(err error) string {
 //     lines, and records + skipped + blank (skip reasons adding up);
 //   - every receipt line validates and the trace follows the OTLP rules;
 //   - a generated input's canaries reach no output, output name, warning
-//     or error;
+//     or error, and the leak check never refuses one (its raw content is
+//     in raw slots only);
 //   - the leak check is not vacuous: a 16-byte copy of a raw input string
 //     planted in the outputs is refused;
 //   - the leak check agrees with a naive quadratic reference (refcheck_test.go)
@@ -238,6 +240,14 @@ func checkCase(t testing.TB, c fuzzCase, seed []byte) {
 	}
 	if c.generated {
 		checkCanaries(t, c, res)
+		// A generated log's raw content sits in raw slots only: a converter
+		// that tried to write some is a leak the check caught, or a field
+		// declared with another shape than the converter admits it by (a
+		// false refusal of honest sessions). Both are bugs.
+		var le *pipeline.LeakError
+		if errors.As(res.Err, &le) {
+			t.Fatalf("generated %s log refused by the leak check: %v", c.conv.Name, res.Err)
+		}
 	}
 	if res.Err != nil {
 		if res.Receipt != nil || res.Trace != nil {
