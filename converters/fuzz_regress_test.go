@@ -14,6 +14,7 @@ import (
 func TestFuzzFindings(t *testing.T) {
 	for _, tc := range []struct {
 		name, conv, why string
+		file            string // "in.jsonl" when ""
 		lines           []string
 	}{
 		{
@@ -26,6 +27,16 @@ func TestFuzzFindings(t *testing.T) {
 					`"tool_call":{"taskToolCall":{"args":{"agentId":"7f3c0007-0007-4007-8007-00005b6e0007","description":"CANARY desc","prompt":"CANARY prompt","subagentType":{"unspecified":{}}}}}}`,
 			},
 		},
+		{
+			name: "cursor_session_id_from_file_name", conv: "cursor", file: "7f3c0001-0001-4001-8001-00005b6e0001.jsonl",
+			why: "FuzzNativeLogs: a Cursor transcript's session id comes from its file name, which the leak check did not " +
+				"know as the user's words (only the whole base name): the id was an untyped output, and a transcript " +
+				"naming it in a raw field was refused",
+			lines: []string{
+				`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nCANARY grep for TODO\n</user_query>"}]}}`,
+				`{"role":"user","message":{"content":[{"type":"tool-result","toolCallId":"7f3c0001-0001-4001-8001-00005b6e0001","content":"CANARY 2 matches"}]}}`,
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conv, ok := converters.Lookup(tc.conv)
@@ -33,7 +44,11 @@ func TestFuzzFindings(t *testing.T) {
 				t.Fatalf("no converter %s", tc.conv)
 			}
 			data := []byte(strings.Join(tc.lines, "\n") + "\n")
-			c := fuzzCase{conv: conv, files: pipeline.Files{"in.jsonl": data}, in: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}, generated: true}
+			name := tc.file
+			if name == "" {
+				name = "in.jsonl"
+			}
+			c := fuzzCase{conv: conv, files: pipeline.Files{name: data}, in: pipeline.Input{Path: name, Rel: name}, generated: true}
 			if res := c.convert(); res.Err != nil {
 				t.Fatalf("%s\n%v", tc.why, res.Err)
 			}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -245,6 +246,9 @@ func (f *file) read() error {
 		f.input.Pass(s.path)
 		f.input.Pass(path.Base(s.path))
 		f.input.Pass(s.rel)
+		for _, id := range fileIDs(path.Base(s.path)) {
+			f.input.Pass(id)
+		}
 	}
 	for i := range f.srcs {
 		if err := f.readFile(i); err != nil {
@@ -257,6 +261,22 @@ func (f *file) read() error {
 		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
 	}
 	return nil
+}
+
+// fileIDs are the file name without its extensions and the UUID it ends
+// with, if any (Codex's rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl):
+// readers take a session's id from them when no record names it, and they
+// are the user's words like the rest of the path.
+func fileIDs(name string) []string {
+	stem := name
+	for _, ext := range []string{".gz", ".zst", ".jsonl"} {
+		stem = strings.TrimSuffix(stem, ext)
+	}
+	ids := []string{stem}
+	if n := len(stem); n > 36 && leak.UUID.Admit(stem[n-36:]) {
+		ids = append(ids, stem[n-36:])
+	}
+	return ids
 }
 
 func (f *file) readFile(i int) error {
