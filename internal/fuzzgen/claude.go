@@ -78,6 +78,8 @@ func (c *claudeGen) envelope(typ, agent string) Rec {
 		"cwd": c.canary("cwd"), "version": c.version, "userType": "external", "isSidechain": agent != ""}
 	if agent != "" {
 		r["agentId"] = agent
+	} else if c.c.OneIn(10) { // a 1.0.x inline sidechain, rooted at null
+		r["isSidechain"], r["parentUuid"] = true, nil
 	}
 	if c.c.OneIn(3) {
 		r["gitBranch"] = c.canary("branch")

@@ -69,7 +69,7 @@ type Log struct {
 	Files      map[string][]byte // slash-separated names
 	Main       string            // the session file
 	Companions []Companion       // further files of the session
-	Canaries   []string          // every canary written in a raw slot
+	Canaries   []string          // every canary made for a raw slot (a choice not taken may leave one unused)
 }
 
 // Companion is a further file of the session: a subagent transcript and
@@ -185,9 +185,9 @@ type clock struct {
 
 func (k *clock) next() any {
 	switch k.g.c.Intn(16) {
-	case 0:
+	case 14:
 		k.ms -= int64(k.g.c.Intn(5000))
-	case 1:
+	case 15:
 	default:
 		k.ms += int64(1 + k.g.c.Intn(90000))
 	}
@@ -195,13 +195,13 @@ func (k *clock) next() any {
 	sec, ms := t/1000, t%1000
 	base := fmt.Sprintf("2026-03-14T%02d:%02d:%02d", 9+(sec/3600)%12, (sec/60)%60, sec%60)
 	switch k.g.c.Intn(24) {
-	case 0:
+	case 20:
 		return base + "+02:00"
-	case 1:
+	case 21:
 		return base + fmt.Sprintf(".%06dZ", ms*1000)
-	case 2:
+	case 22:
 		return "yesterday " + k.g.canary("time")
-	case 3:
+	case 23:
 		return t
 	}
 	return base + fmt.Sprintf(".%03dZ", ms)
@@ -214,10 +214,10 @@ func (k *clock) epochMs() int64 {
 }
 
 // perturb changes a built record list: the same edits the three formats'
-// real drift and damage make.
+// real drift and damage make. Most records are left as they are.
 func (g *gen) perturb(recs []Rec) []Rec {
 	for i := 0; i < len(recs) && g.c.Left(); i++ {
-		switch g.c.Intn(24) {
+		switch g.c.Intn(24) { // only while choices are left: an exhausted stream edits nothing
 		case 0: // drop
 			recs = append(recs[:i], recs[i+1:]...)
 			i--
@@ -345,16 +345,16 @@ func (g *gen) encode(recs []Rec) []byte {
 		if err != nil {
 			continue
 		}
-		switch g.c.Intn(40) {
-		case 0:
+		switch g.c.Intn(40) { // 0, the plain line, when the choices run out
+		case 35:
 			b.WriteString("not json " + g.canary("junkline") + "\n")
-		case 1:
+		case 36:
 			b.WriteString("\n")
-		case 2:
+		case 37:
 			line = append(line, '\r')
-		case 3:
+		case 38:
 			b.Write([]byte{'{', '"', 0xff, 0xfe, '"', ':', '1', '}', '\n'})
-		case 4:
+		case 39:
 			b.WriteString("[" + string(line) + "]\n")
 			continue
 		}
