@@ -421,7 +421,7 @@ func rawStrings(c fuzzCase, minLen int) []string {
 	var out []string
 	for _, name := range sortedNames(c.files) {
 		eachDoc(name, c.files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, isKey bool) {
+			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, _ rawKind) {
 				if len(v) >= minLen && !receipt.IsDigest(v) {
 					out = append(out, v)
 				}

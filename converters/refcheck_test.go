@@ -42,25 +42,32 @@ func newRefInput(c fuzzCase) refInput {
 	for _, name := range sortedNames(c.files) {
 		in.pass[name], in.pass[name[strings.LastIndex(name, "/")+1:]] = true, true
 		eachDoc(name, c.files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, _ bool) { in.raw = append(in.raw, v) },
-				func(v string) { in.pass[v] = true })
+			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, kind rawKind) {
+				in.raw = append(in.raw, v)
+				// Output numbers are matched against raw numbers only (a
+				// digit string is a raw string), as the package says.
+				if d := strings.TrimPrefix(v, "-"); kind == rawNumber && len(d) >= 6 && allDigits(d) && !in.ints[d] {
+					in.ints[d] = true
+					in.intList = append(in.intList, d)
+				}
+			}, func(v string) { in.pass[v] = true })
 		})
-	}
-	for _, v := range in.raw {
-		if d := strings.TrimPrefix(v, "-"); len(d) >= 6 && allDigits(d) {
-			if !in.ints[d] {
-				in.intList = append(in.intList, d)
-			}
-			in.ints[d] = true
-		}
 	}
 	sort.Strings(in.intList)
 	return in
 }
 
+type rawKind int
+
+const (
+	rawString rawKind = iota
+	rawKey
+	rawNumber
+)
+
 // walkRaw calls raw on every raw string, key and number literal of v, and
 // passed on every value admitted at its pass-through path.
-func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, isKey bool), passed func(string)) {
+func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind rawKind), passed func(string)) {
 	switch {
 	case v.Type == gjson.String:
 		if sh := pass[p]; sh != leak.None && sh != leak.Count && sh.Admit(v.Str) {
@@ -69,7 +76,7 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, isKey
 			}
 			return
 		}
-		raw(v.Str, false)
+		raw(v.Str, rawString)
 	case v.Type == gjson.Number:
 		sh := pass[p]
 		if sh == leak.None {
@@ -81,12 +88,12 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, isKey
 			}
 			return
 		}
-		raw(v.Raw, false)
+		raw(v.Raw, rawNumber)
 	case v.IsArray():
 		v.ForEach(func(_, e gjson.Result) bool { walkRaw(e, join(p, "#"), pass, raw, passed); return true })
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
-			raw(k.Str, true)
+			raw(k.Str, rawKey)
 			walkRaw(e, join(p, k.Str), pass, raw, passed)
 			return true
 		})
