@@ -1,26 +1,16 @@
 package converters_test
 
 import (
-	"flag"
 	"os"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/fuzzgen"
 )
 
-// fuzzMinimizeTime bounds the minimisation of each new input (100
-// executions) when -fuzzminimizetime is not given. The engine's default of
-// 60 s is made for targets of microseconds: here every input is two
-// whole-pipeline conversions, and minimising one new input (quadratic in
-// its length) took the rest of a short run, its executions mostly not
-// counted in go test's figure. A finding is written either way; the
-// choice-stream targets' findings are short to begin with.
-const fuzzMinimizeTime = "100x"
-
+// TestMain bounds the minimisation of each new fuzz input to 100
+// executions unless -fuzzminimizetime is given: every input here is two
+// whole-pipeline conversions (see fuzzgen.BoundMinimization).
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.fuzzminimizetime" })
-	if fz := flag.Lookup("test.fuzz"); fz != nil && fz.Value.String() != "" && !given {
-		flag.Set("test.fuzzminimizetime", fuzzMinimizeTime)
-	}
+	fuzzgen.BoundMinimization("100x")
 	os.Exit(m.Run())
 }
