@@ -73,7 +73,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 // sidecar as one document).
 func eachInputLine(input string, fn func(doc []byte, line int)) error {
 	if strings.HasSuffix(input, ".json") {
-		doc, err := readMeta(input)
+		doc, err := readMeta(nil, input)
 		if err != nil {
 			return fmt.Errorf("%s: %w", input, err)
 		}

@@ -411,7 +411,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	if src.meta != nil {
 		chk.Line(src.meta, 0, f.conv.PassThrough)
 	}
-	fh, err := openInput(src.path, false)
+	fh, err := openFrom(f.opt.FS, src.path, false)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}

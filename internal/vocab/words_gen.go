@@ -2203,6 +2203,7 @@ var words = []string{
 	"number",
 	"objective_hash_basis",
 	"omitted",
+	"open",
 	"open-telemetry/semantic-conventions-genai@4f0695dd8377961047e016401b7aa672526bbe8c",
 	"openai",
 	"operation",
