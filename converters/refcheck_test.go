@@ -23,7 +23,8 @@ import (
 // output string leaks when it equals a raw input string (ASCII case
 // folded), or one of its untyped parts under 8 bytes does, or it contains
 // a raw string of 8 to 15 bytes, or shares a run of 16 bytes with a longer
-// one, or holds a secret-shaped token; an output number of 6+ digits leaks
+// one, or holds a secret-shaped token (a number-shaped string of fewer than
+// 6 digits is a count, never one); an output number of 6+ digits leaks
 // when it is a raw input integer. checkReference plants a few strings
 // chosen by the fuzzer's bytes (pieces of raw strings of every length,
 // whole raw strings, composites, our own words, junk, raw numbers) in an
@@ -132,12 +133,22 @@ func loadRefVocab(t testing.TB) {
 	}
 }
 
-// refNumber: a decimal number literal, no Inf, NaN or hex.
+// refNumber: a decimal number literal, no Inf, NaN or hex, of fewer than
+// 6 digits (a count: a longer number-shaped string is probed like text).
 func refNumber(s string) bool {
 	if _, err := strconv.ParseFloat(s, 64); err != nil || s == "" {
 		return false
 	}
-	return strings.Trim(s, "0123456789.-+eE") == ""
+	if strings.Trim(s, "0123456789.-+eE") != "" {
+		return false
+	}
+	digits := 0
+	for _, r := range s {
+		if '0' <= r && r <= '9' {
+			digits++
+		}
+	}
+	return digits < 6
 }
 
 // refSplit splits at the separators composites are made of, keeping a

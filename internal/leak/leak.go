@@ -224,7 +224,7 @@ func (c *Checker) typedPart(p string) bool { return wholeOrSegments(p, c.typedWh
 // ownPart reports a part that is ours (vocabulary, digest, number), whole or
 // as dotted segments: no input, so no secret, can be in it.
 func (c *Checker) ownPart(p string) bool {
-	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || isNumber(w) })
+	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || countLike(w) })
 }
 
 // wholeOrSegments reports whether ok holds for p, or for every dotted
@@ -245,7 +245,7 @@ func wholeOrSegments(p string, ok func(string) bool) bool {
 }
 
 func (c *Checker) typedWhole(p string) bool {
-	return p == "" || c.o.vocab[p] || receipt.IsDigest(p) || isNumber(p) || c.isPass(p)
+	return p == "" || c.o.vocab[p] || receipt.IsDigest(p) || countLike(p) || c.isPass(p)
 }
 
 // build classifies every output string and indexes the untyped ones.
@@ -258,7 +258,7 @@ func (c *Checker) build() {
 		if c.o.vocab[s] || receipt.IsDigest(s) {
 			continue // the program's own strings, and digests: neither can carry content
 		}
-		if isNumber(s) {
+		if countLike(s) {
 			continue
 		}
 		parts := splitParts(s)
@@ -381,6 +381,27 @@ func splitParts(s string) []string {
 		}
 	}
 	return out
+}
+
+// countLike reports a number-shaped string of fewer than 6 digits: a count,
+// a size, a ratio the program computed, which cannot identify anything (as
+// AddNumber keeps no output number that short). A longer one is probed
+// like any string: a raw digit string copied into an output (a card,
+// phone or account number from a tool argument) is a leak.
+//
+//	"42", "0.25", "12345"   count-like: never probed
+//	"4111111111111111"      probed; found when the raw input holds it
+func countLike(s string) bool {
+	if !isNumber(s) {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			n++
+		}
+	}
+	return n < 6
 }
 
 func isNumber(s string) bool {

@@ -202,3 +202,37 @@ func TestRepetitiveRawStaysLinear(t *testing.T) {
 		t.Fatalf("took %s: the probe is not linear on repetitive text", d)
 	}
 }
+
+// TestLeakNumberShapedStrings: an output string shaped like a number is a
+// count only below 6 digits; a longer one is probed like text, so a raw
+// digit string copied out is found, and a number in a declared label or id
+// field passes through like that field's strings.
+func TestLeakNumberShapedStrings(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		pass        Paths
+		out         string
+		leak        bool
+	}{
+		{"card number string copied whole", `{"args":{"card":"4111111111111111"}}`, nil, "4111111111111111", true},
+		{"card number copied from text", `{"args":{"note":"charge card 4111111111111111 now"}}`, nil, "4111111111111111", true},
+		{"short digit string is a count", `{"args":{"pin":"12345"}}`, nil, "12345", false},
+		{"fraction is a count", `{"args":{"ratio":"0.25"}}`, nil, "0.25", false},
+		{"number in a label field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": Label}, "12345678901234", false},
+		{"unrelated digits", `{"args":{"card":"4111111111111111"}}`, nil, "5500000000000004", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInput()
+			in.Line([]byte(tc.input), tc.pass)
+			o := NewOutputs(nil)
+			o.Add(tc.out, "receipt line 1")
+			c := o.Check(in)
+			if c.NeedsProbe() {
+				c.Line([]byte(tc.input), 1, tc.pass)
+			}
+			if got := c.Findings(); (len(got) > 0) != tc.leak {
+				t.Fatalf("findings %+v, want leak %v", got, tc.leak)
+			}
+		})
+	}
+}

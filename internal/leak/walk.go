@@ -304,7 +304,9 @@ func (w *walker) number(lit []byte) {
 		w.wild = append(append(w.wild[:0], "*."...), last...)
 		sh = w.pass[string(w.wild)]
 	}
-	if (sh == Count || sh == EpochMs) && sh.fits(v) {
+	if (sh == Count || sh == EpochMs) && sh.fits(v) || sh != None && sh != Count && sh != EpochMs && sh.Admit(v) {
+		// A number in a label or id field is that field's value: a
+		// converter that writes it (as a string) passes it through.
 		if w.in != nil {
 			w.in.addPass(v)
 		}
