@@ -133,7 +133,7 @@ demo-prepare: build
 # fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
 # executions and whether it found anything (a finding is written under the
 # package's testdata/fuzz/ and fails the target; plain go test replays it).
-# CI runs it with FUZZTIME=10s (11 targets: about 2 minutes plus the
+# CI runs it with FUZZTIME=10s (12 targets: about 2 minutes plus the
 # instrumented builds).
 FUZZTIME ?= 60s
 # Minimizing each new interesting input ate most of the converter targets'
@@ -142,7 +142,7 @@ FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 100x
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
-	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers
+	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers ./internal/otlp:FuzzFastValid
 .PHONY: fuzz fuzz-long
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status.
