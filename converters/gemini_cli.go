@@ -126,8 +126,15 @@ var geminiPass = leak.Paths{
 	"messages.#.model": leak.Model, "messages.#.toolCalls.#.id": leak.ID, "messages.#.toolCalls.#.name": leak.Name,
 	"messages.#.toolCalls.#.status": leak.Label, "messages.#.toolCalls.#.agentId": leak.ID,
 	"messages.#.toolCalls.#.timestamp": leak.Time,
+	// A $set record rewrites the history: the same fields under $set.messages[].
+	`$set.lastUpdated`: leak.Time, `$set.messages.#.id`: leak.ID, `$set.messages.#.type`: leak.Label,
+	`$set.messages.#.timestamp`: leak.Time, `$set.messages.#.model`: leak.Model,
+	`$set.messages.#.toolCalls.#.id`: leak.ID, `$set.messages.#.toolCalls.#.name`: leak.Name,
+	`$set.messages.#.toolCalls.#.status`: leak.Label, `$set.messages.#.toolCalls.#.agentId`: leak.ID,
+	`$set.messages.#.toolCalls.#.timestamp`: leak.Time,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"toolCalls.#.args.name": leak.Name, "messages.#.toolCalls.#.args.name": leak.Name,
+	`$set.messages.#.toolCalls.#.args.name`: leak.Name,
 }
 
 // geminiBuiltinTools are Gemini CLI's own tool names (packages/core/src/

@@ -188,6 +188,8 @@ type Checker struct {
 	shortW  []string           // where of each short entry's string
 	cands   map[[2]int32]int   // leaking span -> first input line
 	flagged []bool             // indexed strings that already have a finding
+	numeric []bool             // indexed strings shaped like a number (of 6+ digits)
+	rawNum  bool               // the raw value being probed is a number literal (RawNumber)
 	found   []Finding
 	scratch []byte
 	pathBuf []byte // reused by Line
@@ -325,6 +327,7 @@ func (c *Checker) index(s, where string, parts []string) {
 	c.buf = appendFolded(c.buf, s)
 	c.starts = append(c.starts, start)
 	c.labels = append(c.labels, where)
+	c.numeric = append(c.numeric, isNumber(s))
 	for p := 0; p+8 <= len(s); p++ {
 		c.wins = append(c.wins, window{load64(c.buf[start+int32(p):]), start + int32(p), idx})
 	}
@@ -479,7 +482,7 @@ func (c *Checker) Raw(v string, line int) {
 		for _, w := range c.lookup(load64(c.scratch)) {
 			lo, hi := c.starts[w.str], c.end(w.str)
 			end := w.pos + int32(len(v))
-			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) {
+			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) && c.numberMatch(w.str, w.pos, end) {
 				c.candidate(w.pos, end, line)
 			}
 		}
@@ -507,7 +510,7 @@ func (c *Checker) Raw(v string, line int) {
 			for i := k + 8; i < len(v) && b < hi && c.buf[b] == fold(v[i]); i++ {
 				b++
 			}
-			if b-a >= 16 {
+			if b-a >= 16 && c.numberMatch(w.str, a, b) {
 				c.candidate(a, b, line)
 			}
 		}
@@ -516,6 +519,23 @@ func (c *Checker) Raw(v string, line int) {
 			nd++
 		}
 	}
+}
+
+// RawNumber probes a raw number literal: as Raw, except that an output
+// string shaped like a number holds it only whole (numbers are compared as
+// numbers, so a trace's unix nanoseconds "1773479523100000000" do not hold
+// the raw epoch seconds 177347952 of an input).
+func (c *Checker) RawNumber(v string, line int) {
+	c.rawNum = true
+	c.Raw(v, line)
+	c.rawNum = false
+}
+
+// numberMatch reports whether the match [a, b) in indexed string str
+// counts: always, unless a raw number matched part of a number-shaped
+// output string.
+func (c *Checker) numberMatch(str, a, b int32) bool {
+	return !c.rawNum || !c.numeric[str] || a == c.starts[str] && b == c.end(str)
 }
 
 func allIn(flagged []bool, ws []window) bool {

@@ -317,6 +317,10 @@ func (w *walker) number(lit []byte) {
 			w.in.nums = append(w.in.nums, w.in.hash(d))
 		}
 	}
+	if w.in == nil && w.c != nil {
+		w.c.RawNumber(v, w.line)
+		return
+	}
 	w.raw(v)
 }
 
