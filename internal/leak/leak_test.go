@@ -236,3 +236,27 @@ func TestLeakNumberShapedStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestRawNumbersMatchWhole: checking files with no input knowledge (convert
+// leakcheck), a raw number holds a number-shaped output string only whole,
+// and text holds it like any text.
+func TestRawNumbersMatchWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		leak        bool
+	}{
+		{"epoch seconds inside unix nanoseconds", `{"ts":1773479523}`, false},
+		{"the same number", `{"n":1773479523100000000}`, true},
+		{"the digits in text", `{"note":"id 1773479523100000000 here"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOutputs(nil)
+			o.Add("1773479523100000000", "trace")
+			c := o.NewChecker()
+			c.Line([]byte(tc.input), 1, nil)
+			if got := c.Findings(); (len(got) > 0) != tc.leak {
+				t.Fatalf("findings %+v, want leak %v", got, tc.leak)
+			}
+		})
+	}
+}
