@@ -139,7 +139,8 @@ type cursorState struct {
 	stream, transcript bool
 	tools              map[string]*cursorTool
 	chats              map[string]int
-	timed              bool
+	timed              bool // a record had a time
+	clocked            bool // spans were timed on the record clock before any record had a time
 	result             bool
 	usage              gjson.Result
 	gapDone            bool
@@ -195,6 +196,15 @@ func (c *cursorState) gap(r Record, gap, detail string) {
 
 func (c *cursorState) Record(r Record, out *Output) error {
 	c.out = out
+	if r.NS != 0 {
+		c.timed = true
+	} else if !c.timed {
+		// No record so far had a time (agent transcripts never do): the
+		// spans go on the record clock, as the pipeline writes the trace
+		// of an input without times (RecordClock).
+		r.NS = RecordClock(r.Seq)
+		c.clocked = true
+	}
 	c.see(r)
 	switch r.Type {
 	case "system":
@@ -230,13 +240,10 @@ func (c *cursorState) Record(r Record, out *Output) error {
 }
 
 // see notes what any record says of the log: its type, whether it is
-// timed, a stream capture or a transcript, the file's subagent, the
+// a stream capture or a transcript, the file's subagent, the
 // session id, and (once) the audit gap of instruction loads.
 func (c *cursorState) see(r Record) {
 	c.countType(r.Type)
-	if r.NS != 0 {
-		c.timed = true
-	}
 	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
 	if role || r.Type == "turn_ended" {
 		c.transcript = true

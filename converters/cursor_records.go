@@ -253,6 +253,9 @@ func (c *cursorState) End(out *Output) error {
 		c.session = c.fileID
 	}
 	end := Record{}
+	if c.timed && c.clocked {
+		c.unclock()
+	}
 	if !c.timed {
 		detail := "cursor_records_have_no_timestamps"
 		c.gap(end, "timestamps_not_logged", detail)
@@ -301,6 +304,22 @@ func (c *cursorState) End(out *Output) error {
 	}
 	c.summarize(out)
 	return nil
+}
+
+// unclock takes the record clock's times off the spans of an input whose
+// first records had no time and later ones had: the pipeline then writes
+// the trace on the records' times, and those spans get the root's start.
+func (c *cursorState) unclock() {
+	limit := RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
+	for i := range c.out.Spans {
+		sp := &c.out.Spans[i]
+		if sp.Start < limit {
+			sp.Start = 0
+		}
+		if sp.End < limit {
+			sp.End = 0
+		}
+	}
 }
 
 // chatName names a chat span after its model, or just "chat" when the log
