@@ -124,6 +124,9 @@ type claudeTool struct {
 	done             bool // its result was seen
 }
 
+// claudeMessage is the chat span of a response, and the agent that made it.
+type claudeMessage struct{ key, agent string }
+
 // claudeUsage is the usage of one model response, de-duplicated.
 type claudeUsage struct {
 	model                                     string
@@ -157,6 +160,10 @@ type claudeState struct {
 
 	compaction  int
 	lastCommand string
+	command     int // index in out.Events of the last built-in command's event, -1 when its expansion came or none is open
+
+	messages    map[string]claudeMessage // by message.id: a response's rows, and its replays, are one message
+	parentUUIDs map[string]bool          // record uuids of the main file: companions that replay them are not read again
 	counts      map[string]int64
 	gapDone     bool
 	skills      map[string]bool // skills invoked so far (raw names, never written)
@@ -171,6 +178,7 @@ func newClaude(env Env) *claudeState {
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
+		command: -1, messages: map[string]claudeMessage{}, parentUUIDs: map[string]bool{},
 	}
 }
 
@@ -195,6 +203,9 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		c.emit(r, "", "context.audit_gap.recorded", auditGap("root_instruction_files_not_logged",
 			"claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record"))
 	}
+	if c.replayed(r) {
+		return nil
+	}
 	agent := c.agentFor(r)
 	switch r.Type {
 	case "assistant":
@@ -214,6 +225,27 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		}
 	}
 	return nil
+}
+
+// replayed reports whether a companion's record is a copy of one of the
+// main file's (same uuid): 2.1.2xx subagent and fork transcripts begin by
+// replaying the parent's history, which was read with the parent. Replays
+// are counted, never read twice (their tokens and tool calls are the
+// parent's).
+func (c *claudeState) replayed(r Record) bool {
+	id := r.Get("uuid").Str
+	if id == "" {
+		return false
+	}
+	if r.File == 0 {
+		c.parentUUIDs[id] = true
+		return false
+	}
+	if c.parentUUIDs[id] {
+		c.counts["replayed_records"]++
+		return true
+	}
+	return false
 }
 
 // agentFor returns the agent a record belongs to, starting subagent spans as
@@ -401,6 +433,11 @@ func (c *claudeState) End(out *Output) error {
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
+	}
+	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages"} {
+		if n := c.counts[k]; n > 0 {
+			out.Span.Set("claude_code."+k+".count", receipt.I(n))
+		}
 	}
 	if open := c.openTools(); open > 0 {
 		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))

@@ -286,6 +286,7 @@ var vocabulary = []string{
 	"context.input.candidate_count",
 	"context.input.candidate_suppressed",
 	"context.input.client_transform",
+	"context.input.command.name",
 	"context.input.composition_policy",
 	"context.input.delivered.full_render.hash",
 	"context.input.delivered.full_render.status",
