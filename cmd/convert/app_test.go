@@ -22,6 +22,10 @@ type cliCase struct {
 }
 
 func TestCLI(t *testing.T) {
+	// run with no PATH reads the agents' default folders: none in a fake home.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
 	repo, _ := filepath.Abs("../..")
 	sample := func(conv, name string) string { return filepath.Join(repo, "samples", conv, name+".jsonl") }
 	tests := []cliCase{
