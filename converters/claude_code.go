@@ -42,12 +42,34 @@ func init() {
 		},
 		New: func(env Env) State { return newClaude(env) },
 		Native: &Format{
+			Type:      claudeType,
 			Layout:    claudeLayout,
 			Locations: claudeLocations,
 			Seeds:     []string{"samples/claude_code"},
 		},
 	})
 }
+
+// claudeType is a record's type, for a record in Claude Code's shape: every
+// line it writes names its session, its own uuid or what it points at
+// (sessionId, uuid, leafUuid, messageId, agentId). A "type" alone is not
+// enough: other agents' logs have "type":"user" lines too, and detection
+// must not claim them.
+func claudeType(r Record) gjson.Result {
+	t := r.Get("type")
+	if t.Type != gjson.String {
+		return gjson.Result{}
+	}
+	for _, k := range claudeShapeKeys {
+		if r.Get(k).Exists() {
+			return t
+		}
+	}
+	return gjson.Result{}
+}
+
+// claudeShapeKeys are the fields of which every Claude Code record has one.
+var claudeShapeKeys = []string{"sessionId", "uuid", "session_id", "leafUuid", "messageId", "agentId"}
 
 // claudeTypes are the record types this converter knows; detection scores
 // inputs by them. Others are counted (by digest) and otherwise ignored.

@@ -62,17 +62,24 @@ func init() {
 	})
 }
 
-// cursorType is a record's type. Transcript lines carry a role and no type;
-// Claude Code lines (which share the type names) carry uuid and sessionId,
-// which Cursor never writes: those are not Cursor records.
+// cursorType is a record's type, for a record in one of Cursor's shapes:
+// a stream-json line names its session_id; a transcript line carries a role
+// and a message object (or is a roleless turn_ended). Other agents' logs
+// share the type names (Claude Code's carry uuid and sessionId, which
+// Cursor never writes; chat logs have a role and a bare content; Gemini
+// CLI's have type "user" and no session_id): those are not Cursor records,
+// and detection must not claim them.
 func cursorType(r Record) gjson.Result {
 	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
 		return gjson.Result{}
 	}
 	if t := r.Get("type"); t.Type == gjson.String {
-		return t
+		if r.Get("session_id").Exists() || t.Str == "turn_ended" {
+			return t
+		}
+		return gjson.Result{}
 	}
-	if t := r.Get("role"); t.Type == gjson.String {
+	if t := r.Get("role"); t.Type == gjson.String && r.Get("message").IsObject() {
 		return t
 	}
 	return gjson.Result{}
