@@ -63,8 +63,9 @@ func init() {
 }
 
 // cursorType is a record's type, for a record in one of Cursor's shapes:
-// a stream-json line names its session_id; a transcript line carries a role
-// and a message object (or is a roleless turn_ended). Other agents' logs
+// a stream-json line names its session_id or has a type only Cursor uses;
+// a transcript line carries a role and a message object (or is a roleless
+// turn_ended). Other agents' logs
 // share the type names (Claude Code's carry uuid and sessionId, which
 // Cursor never writes; chat logs have a role and a bare content; Gemini
 // CLI's have type "user" and no session_id): those are not Cursor records,
@@ -74,7 +75,7 @@ func cursorType(r Record) gjson.Result {
 		return gjson.Result{}
 	}
 	if t := r.Get("type"); t.Type == gjson.String {
-		if r.Get("session_id").Exists() || t.Str == "turn_ended" {
+		if r.Get("session_id").Exists() || cursorOwnTypes[t.Str] {
 			return t
 		}
 		return gjson.Result{}
@@ -83,6 +84,14 @@ func cursorType(r Record) gjson.Result {
 		return t
 	}
 	return gjson.Result{}
+}
+
+// cursorOwnTypes are Cursor's record types that no other agent's log is
+// known to use: a line of one is Cursor's even without a session_id (newer
+// event families may omit it). The shared names (user, assistant, system)
+// need the session_id.
+var cursorOwnTypes = map[string]bool{
+	"thinking": true, "tool_call": true, "retry": true, "connection": true, "interaction_query": true, "turn_ended": true,
 }
 
 // cursorTime is a record's time: Cursor writes epoch milliseconds
