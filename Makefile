@@ -121,16 +121,15 @@ demo-prepare: build
 	    --query '$(PREPARE_QUERY)' --include-receipt --recall-gate --rerank lexical \
 	    --recall-effort $(OUT)/prepare/recall-effort.json --otel $(OUT)/prepare/prepare.otel.json > $(OUT)/prepare/context.json; \
 	  cat $(OUT)/prepare/context.json; \
-	  $(BIN) prepare validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json; \
-	  $(BIN) validate $(OUT)/prepare/prepare.otel.json; \
-	  $(BIN) prepare leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
+	  $(BIN) validate $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json; \
+	  $(BIN) leakcheck --artifacts samples/prepare/artifacts.jsonl --query '$(PREPARE_QUERY)' \
 	    $(OUT)/prepare/context.json $(OUT)/prepare/recall-effort.json $(OUT)/prepare/prepare.otel.json; \
 	  echo '== keyed digests (a fresh random key)'; \
 	  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $$tmp/key; \
 	  $(BIN) prepare --store $$tmp/store.db --scope project:payments --query '$(PREPARE_QUERY)' --include-receipt \
 	    --hash-key-file $$tmp/key > $(OUT)/prepare/context.keyed.json; \
 	  grep -o '"query_digest":"hmac-sha256:[0-9a-f]*"' $(OUT)/prepare/context.keyed.json; \
-	  $(BIN) prepare validate $(OUT)/prepare/context.keyed.json; \
+	  $(BIN) validate $(OUT)/prepare/context.keyed.json; \
 	  echo '== authorization: bob may read project:payments only'; \
 	  $(BIN) prepare load --store $$tmp/auth.db samples/prepare/artifacts.jsonl samples/prepare/grants.jsonl; \
 	  $(BIN) prepare --store $$tmp/auth.db --caller bob --scope project:payments --scope project:shared \
@@ -143,20 +142,48 @@ demo-prepare: build
 # fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
 # executions and whether it found anything (a finding is written under the
 # package's testdata/fuzz/ and fails the target; plain go test replays it).
+# CI runs it with FUZZTIME=10s (11 targets: about 2 minutes plus the
+# instrumented builds).
 FUZZTIME ?= 60s
-# Minimizing each new interesting input (60 s by default) ate most of the
-# converter targets' time on whole-file inputs: keep it short.
-FUZZMINIMIZETIME ?= 2s
+# Minimizing each new interesting input ate most of the converter targets'
+# time (quadratic in the input, its executions mostly not counted): keep it
+# to 100 executions. A finding is written whether or not it was minimized.
+FUZZMINIMIZETIME ?= 100x
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
-	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./internal/prepare:FuzzPrepare \
-	./internal/schema:FuzzDifferential
-.PHONY: fuzz
-fuzz:
-	@status=0; for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; name=$${t##*:}; \
+	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
+	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers
+.PHONY: fuzz fuzz-long
+# FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
+# prints it); it leaves the verdict in $$status.
+FUZZ_RUN = status=0; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t\#\#*:}; \
 	  out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) 2>&1); rc=$$?; \
 	  execs=$$(printf '%s\n' "$$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2); \
 	  if [ $$rc -eq 0 ]; then verdict="no finding"; else verdict="FINDING (see $$pkg/testdata/fuzz/$$name)"; status=1; \
 	    printf '%s\n' "$$out" | grep -v '^fuzz: elapsed' | head -20; fi; \
-	  printf '%-26s %-22s %12s execs  %s\n' "$$name" "$$pkg" "$${execs:-0}" "$$verdict"; \
-	done; exit $$status
+	  printf '%-28s %-22s %12s execs  %s\n' "$$name" "$$pkg" "$${execs:-0}" "$$verdict"; \
+	done
+fuzz:
+	@$(FUZZ_RUN); exit $$status
+
+# fuzz-long is fuzz for as long as asked (make fuzz-long FUZZTIME=10m: each
+# target that long), then keeps what the engine learnt: the entries of Go's
+# cache corpus ($$(go env GOCACHE)/fuzz/<import path>/<Target>/, every input
+# that added coverage) not yet in the package's testdata/fuzz/<Target>/, of
+# at most FUZZKEEPBYTES bytes, are copied there, where plain go test (and
+# make test) replays them. Review them with git status and commit those
+# worth keeping; a finding is already there, named by the engine: rename it
+# after the bug and fix it.
+FUZZKEEPBYTES ?= 16384
+fuzz-long:
+	@$(FUZZ_RUN); \
+	cache=$$($(GO) env GOCACHE)/fuzz; kept=0; \
+	for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; src=$$cache/$$($(GO) list $$pkg)/$$name; dst=$$pkg/testdata/fuzz/$$name; \
+	  [ -d "$$src" ] || continue; \
+	  for f in "$$src"/*; do \
+	    [ -f "$$f" ] && [ ! -e "$$dst/$${f##*/}" ] && [ $$(wc -c < "$$f") -le $(FUZZKEEPBYTES) ] || continue; \
+	    mkdir -p "$$dst"; cp "$$f" "$$dst/"; kept=$$((kept+1)); \
+	  done; \
+	done; \
+	echo "fuzz-long: kept $$kept new corpus entries under */testdata/fuzz/ (see git status)"; exit $$status

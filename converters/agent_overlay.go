@@ -23,6 +23,7 @@ func init() {
 			"session.start": overlaySessionStart,
 			"agent_context.loaded": {
 				Moves: []Move{
+					Use("delivered_text"), // its identity, never the text
 					Const("context.input.kind", receipt.S("agent_instructions")),
 					Req(Move{Path: "source_path", Pass: true, apply: sourcePath}), // public overlay names are tokens; other paths are only hashed
 					Req(Label("source_role", "context.input.source.role")),
@@ -42,19 +43,21 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Then: overlayRecord,
+				Hook: overlayRecord,
 			},
 		},
-		Extra: []string{"context.input.loaded", "context.input.candidate_suppressed"},
+		Extra:    []string{"context.input.loaded", "context.input.candidate_suppressed"},
+		NewState: func() any { return &overlayState{} },
 		End: func(s *Session) error {
-			if s.Count("overlay.loaded") > 0 && s.Count("overlay.base") == 0 {
+			st := StateOf[overlayState](s)
+			if st.loaded > 0 && !st.base {
 				return fmt.Errorf("instructions were loaded but no base file: the composition has nothing to overlay")
 			}
-			s.Span.Set("context.overlay.base_loaded", receipt.B(s.Count("overlay.base") > 0))
-			s.Span.Set("context.overlay.target_overlay_loaded", receipt.B(s.Count("overlay.target") > 0))
-			s.Span.Set("context.overlay.loaded_count", receipt.I(s.Count("overlay.loaded")))
-			s.Span.Set("context.overlay.suppressed_count", receipt.I(s.Count("overlay.suppressed")))
-			if p := s.Recall("overlay.composition"); p != "" {
+			s.Span.Set("context.overlay.base_loaded", receipt.B(st.base))
+			s.Span.Set("context.overlay.target_overlay_loaded", receipt.B(st.target))
+			s.Span.Set("context.overlay.loaded_count", receipt.I(st.loaded))
+			s.Span.Set("context.overlay.suppressed_count", receipt.I(st.suppressed))
+			if p := st.composition; p != "" {
 				s.Span.Set("context.input.composition_policy", receipt.S(p))
 			}
 			return nil
@@ -68,28 +71,39 @@ const (
 	roleOverlay = "agent_overlay"
 )
 
+// overlayState is the composition so far: the workspace digest, the policy
+// every record names, the latest load order, whether the base and the target
+// overlay loaded, and the counts for the root span.
+type overlayState struct {
+	workspace, composition string
+	lastOrder              int64
+	base, target           bool
+	loaded, suppressed     int64
+}
+
 // overlayRecord writes one loaded input or suppressed candidate and enforces
 // the composition: the base loads first, at most one overlay loads and only
 // for the session's agent, load orders increase, every record names the same
 // composition policy, a suppressed candidate delivers nothing, and a
 // candidate suppressed as "wrong agent" really targets another agent.
-func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
-	if ws := s.Recall("overlay.workspace"); ws != "" {
+func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[overlayState](s)
+	if ws := st.workspace; ws != "" {
 		a.Set("workspace.name", receipt.S(ws))
 	}
-	order := r.JSON.Get("load_order").Int()
+	order := v.Get("load_order").Int()
 	role := attrStr(a, "context.input.source.role")
 	target := attrStr(a, "context.input.applies_to")
 	agent := s.Agent
 	policy := attrStr(a, "context.input.composition_policy")
-	if prev := s.Recall("overlay.composition"); prev != "" && prev != policy {
+	if prev := st.composition; prev != "" && prev != policy {
 		return fmt.Errorf("composition_policy differs from an earlier record of the same composition")
 	}
-	s.Note("overlay.composition", policy)
+	st.composition = policy
 	if attrStr(a, "context.input.scope") == "" {
 		a.Set("context.input.scope", receipt.S("repo"))
 	}
-	delivered := r.JSON.Get("delivered_text")
+	delivered := v.Get("delivered_text")
 	if delivered.Exists() && delivered.Type != gjson.String {
 		return fmt.Errorf("field %q must be a string", "delivered_text")
 	}
@@ -112,8 +126,8 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 		a.Set("context.input.suppression.reason", receipt.S(attrStr(a, "context.input.activation")))
 		a.Set("context.input.duplicate.suppression_policy", receipt.S("suppress_overlay_for_non_target_agent"))
 		a.Set("context.input.duplicate.role", receipt.S("suppressed"))
-		s.Add("overlay.suppressed", 1)
-		s.Emit(receipt.Event{Name: "context.input.candidate_suppressed", Time: r.Time, Line: r.Line, Attrs: *a})
+		st.suppressed++
+		s.Emit(receipt.Event{Name: "context.input.candidate_suppressed", Time: v.Time, Line: v.Line, Attrs: *a})
 		return nil
 	}
 
@@ -123,41 +137,41 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 	if order < 1 {
 		return fmt.Errorf("load_order must be 0 (not loaded) or a positive position")
 	}
-	if order <= s.Count("overlay.last_order") {
+	if order <= st.lastOrder {
 		return fmt.Errorf("load_order does not increase: inputs were not loaded in the recorded order")
 	}
-	setCount(s, "overlay.last_order", order)
+	st.lastOrder = order
 	switch role {
 	case roleBase:
-		if s.Count("overlay.base") > 0 {
+		if st.base {
 			return fmt.Errorf("a second base file was loaded")
 		}
-		if s.Count("overlay.target") > 0 {
+		if st.target {
 			return fmt.Errorf("the base file was loaded after the agent overlay")
 		}
-		s.Add("overlay.base", 1)
+		st.base = true
 	case roleOverlay:
 		if agent != "" && target != agent {
 			return fmt.Errorf("an overlay for another agent was loaded into this session")
 		}
-		if s.Count("overlay.target") > 0 {
+		if st.target {
 			return fmt.Errorf("a second agent overlay was loaded")
 		}
-		if s.Count("overlay.base") == 0 {
+		if !st.base {
 			return fmt.Errorf("the agent overlay was loaded before any base file")
 		}
-		s.Add("overlay.target", 1)
+		st.target = true
 	}
 	if attrStr(a, "context.input.loaded_by") == "" {
 		a.Set("context.input.loaded_by", receipt.S(attrStr(a, "context.input.activation")))
 	}
-	src := r.JSON.Get("source_text")
+	src := v.Get("source_text")
 	truncated := src.Type == gjson.String && isClipOf(delivered.Str, src.Str)
 	a.Set("context.input.delivered.truncated", receipt.B(truncated))
 	a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order"))
 	a.Set("context.input.duplicate.role", receipt.S("selected"))
-	s.Add("overlay.loaded", 1)
-	s.Emit(receipt.Event{Name: "context.input.loaded", Time: r.Time, Line: r.Line, Attrs: *a})
+	st.loaded++
+	s.Emit(receipt.Event{Name: "context.input.loaded", Time: v.Time, Line: v.Line, Attrs: *a})
 	return nil
 }
 
@@ -165,6 +179,6 @@ func overlayRecord(s *Session, r Record, a *receipt.Attrs) error {
 // names are private, so every event carries their digest.
 var overlaySessionStart = Rec{Moves: append(append([]Move(nil), sessionStart.Moves...),
 	Move{Path: "workspace", apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
-		s.Note("overlay.workspace", s.Hash.Text(v.String()))
+		StateOf[overlayState](s).workspace = s.Hash.Text(v.String())
 		return nil
 	}})}

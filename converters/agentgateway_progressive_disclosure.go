@@ -1,8 +1,6 @@
 package converters
 
 import (
-	"fmt"
-
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
@@ -36,7 +34,7 @@ func init() {
 					Const("privacy.raw_index_recorded", receipt.B(false)),
 					Const("privacy.raw_upstream_tool_schemas_recorded", receipt.B(false)),
 				},
-				Then: gatewayIndexLoaded,
+				Hook: gatewayIndexLoaded,
 			},
 			"mcp.gateway.tool_schema.loaded": {
 				Event: "mcp.gateway.tool_schema.loaded",
@@ -54,8 +52,17 @@ func init() {
 					Const("mcp.tool.schema_loaded_on_demand", receipt.B(true)),
 					Const("privacy.raw_tool_schema_recorded", receipt.B(false)),
 					Const("privacy.raw_unselected_tool_names_recorded", receipt.B(false)),
+					// A schema is hydrated only through a gateway whose index was
+					// loaded first, and the hydrated tool is not also listed among
+					// the tools whose schemas stayed out.
+					After("gateway", "mcp.gateway.index.loaded", "gateway").
+						Says("tool schema loaded through a gateway with no mcp.gateway.index.loaded record before it"),
+					Disjoint("tool", "unselected_tool_names").Says("tool is listed both as loaded and in unselected_tool_names"),
 				},
-				Then: gatewaySchemaLoaded,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					StateOf[gatewayState](s).schemas[gatewayKey(v)] = true
+					return nil
+				},
 			},
 			"mcp.gateway.tool_invoked": {
 				Event: "mcp.gateway.tool_invoked",
@@ -72,8 +79,14 @@ func init() {
 					Bucket("response_bytes", "mcp.tool_call.response_size_bucket", receipt.ByteLadder),
 					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
+					After("gateway", "mcp.gateway.index.loaded", "gateway").
+						Says("tool invoked through a gateway with no mcp.gateway.index.loaded record before it"),
+					SeenBefore("mcp.tool_call.schema_loaded_before_call", "tool", "mcp.gateway.tool_schema.loaded", "tool").Within("gateway", "gateway"),
 				},
-				Then: gatewayToolInvoked,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					StateOf[gatewayState](s).invoked[gatewayKey(v)] = true
+					return nil
+				},
 			},
 			"mcp.gateway.session.completed": {
 				Event: "mcp.gateway.session.completed",
@@ -84,13 +97,19 @@ func init() {
 					Int("loaded_tool_schema_count", "mcp.gateway.loaded_tool_schema_count"),
 					Int("invoked_tool_count", "mcp.gateway.invoked_tool_count"),
 					Const("mcp.gateway.progressive_disclosure.audit_gap", receipt.S("receipt_proves_gateway_disclosure_boundary_not_tool_result_correctness")),
+					// The log's totals count distinct tools.
+					DistinctOf("loaded_tool_schema_count", "mcp.gateway.tool_schema.loaded", "gateway", "tool").
+						Says("loaded_tool_schema_count does not match the distinct tools of mcp.gateway.tool_schema.loaded records before it"),
+					DistinctOf("invoked_tool_count", "mcp.gateway.tool_invoked", "gateway", "tool").
+						Says("invoked_tool_count does not match the distinct tools of mcp.gateway.tool_invoked records before it"),
 				},
-				Then: gatewayCompleted,
 			},
 		},
+		NewState: func() any { return &gatewayState{schemas: map[string]bool{}, invoked: map[string]bool{}} },
 		End: func(s *Session) error {
-			s.Span.Set("mcp.gateway.loaded_tool_schema_count", receipt.I(int64(s.Len("gw.schema"))))
-			s.Span.Set("mcp.gateway.invoked_tool_count", receipt.I(int64(s.Len("gw.invoked"))))
+			st := StateOf[gatewayState](s)
+			s.Span.Set("mcp.gateway.loaded_tool_schema_count", receipt.I(int64(len(st.schemas))))
+			s.Span.Set("mcp.gateway.invoked_tool_count", receipt.I(int64(len(st.invoked))))
 			return nil
 		},
 	})
@@ -100,65 +119,27 @@ func init() {
 // too, so the schema declares it as our own vocabulary.
 const gatewayStrategy = "meta_tool_index_then_on_demand_schema"
 
-func gatewayKey(s *Session, r Record, field string) string {
-	return s.Hash.Text(r.JSON.Get("gateway").String()) + "/" + s.Hash.Text(r.JSON.Get(field).String())
-}
+// gatewayState keeps the distinct tools (gateway and tool digests) whose
+// schemas were loaded and that were invoked, for the root span.
+type gatewayState struct{ schemas, invoked map[string]bool }
+
+func gatewayKey(v *Values) string { return v.Digest("gateway") + "/" + v.Digest("tool") }
 
 // gatewayIndexLoaded records the startup surface. When the log does not say
 // whether full upstream schemas were loaded at startup, the receipt derives
 // it: a visible index smaller than the full schema set cannot hold it.
-func gatewayIndexLoaded(s *Session, r Record, a *receipt.Attrs) error {
-	gw := r.JSON.Get("gateway").String()
-	s.Mark("gw.indexed", s.Hash.Text(gw))
+func gatewayIndexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
+	gw := v.Str("gateway")
 	if _, ok := a.Get("mcp.gateway.full_upstream_schemas_loaded_at_startup"); !ok {
-		visible, full := r.JSON.Get("visible_index_token_count"), r.JSON.Get("full_upstream_schema_token_count")
+		visible, full := v.Get("visible_index_token_count"), v.Get("full_upstream_schema_token_count")
 		if visible.Exists() && full.Exists() {
 			a.Set("mcp.gateway.full_upstream_schemas_loaded_at_startup", receipt.B(visible.Int() >= full.Int()))
 		}
 	}
 	s.Span.Set("mcp.gateway.name", receipt.S(s.Label(gw)))
 	s.Span.Set("mcp.gateway.disclosure.strategy", receipt.S(gatewayStrategy))
-	if m := r.JSON.Get("mode"); m.Type == gjson.String {
+	if m := v.Get("mode"); m.Type == gjson.String {
 		s.Span.Set("mcp.gateway.tool_mode", receipt.S(s.Label(m.Str)))
-	}
-	return nil
-}
-
-// gatewaySchemaLoaded enforces that a schema is hydrated only through a
-// gateway whose index was loaded first, and that the hydrated tool is not
-// also listed among the tools whose schemas stayed out.
-func gatewaySchemaLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	if !s.Has("gw.indexed", s.Hash.Text(r.JSON.Get("gateway").String())) {
-		return fmt.Errorf("tool schema loaded through a gateway with no mcp.gateway.index.loaded record before it")
-	}
-	tool := r.JSON.Get("tool").String()
-	for _, u := range r.JSON.Get("unselected_tool_names").Array() {
-		if u.String() == tool {
-			return fmt.Errorf("tool is listed both as loaded and in unselected_tool_names")
-		}
-	}
-	s.Mark("gw.schema", gatewayKey(s, r, "tool"))
-	return nil
-}
-
-func gatewayToolInvoked(s *Session, r Record, a *receipt.Attrs) error {
-	if !s.Has("gw.indexed", s.Hash.Text(r.JSON.Get("gateway").String())) {
-		return fmt.Errorf("tool invoked through a gateway with no mcp.gateway.index.loaded record before it")
-	}
-	key := gatewayKey(s, r, "tool")
-	s.Mark("gw.invoked", key)
-	a.Set("mcp.tool_call.schema_loaded_before_call", receipt.B(s.Has("gw.schema", key)))
-	return nil
-}
-
-// gatewayCompleted checks the log's totals (distinct tools) against the
-// records seen.
-func gatewayCompleted(s *Session, r Record, _ *receipt.Attrs) error {
-	if v := r.JSON.Get("loaded_tool_schema_count"); v.Exists() && v.Int() != int64(s.Len("gw.schema")) {
-		return fmt.Errorf("loaded_tool_schema_count does not match the distinct tools of mcp.gateway.tool_schema.loaded records before it")
-	}
-	if v := r.JSON.Get("invoked_tool_count"); v.Exists() && v.Int() != int64(s.Len("gw.invoked")) {
-		return fmt.Errorf("invoked_tool_count does not match the distinct tools of mcp.gateway.tool_invoked records before it")
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func init() {
 					ToSpan(Hash("protected_phases", "brain.remediation.protected_phases_hash")),
 					ToSpan(Label("privacy", "brain.doctor.privacy_mode")),
 				},
-				Then: brainStart,
+				Hook: brainStart,
 			},
 			"brain.doctor.precheck": {
 				Event: "brain.doctor.precheck.completed",
@@ -43,7 +43,7 @@ func init() {
 					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
 					Const("brain.privacy.raw_issue_recorded", receipt.B(false)),
 				},
-				Then: brainPrecheck,
+				Hook: brainPrecheck,
 			},
 			"brain.remediation.plan": {
 				Event: "brain.doctor.remediation.plan.selected",
@@ -58,7 +58,7 @@ func init() {
 					FromSpan("brain.remediation.protected_phases_hash"),
 					Const("brain.privacy.raw_plan_recorded", receipt.B(false)),
 				},
-				Then: brainPlan,
+				Hook: brainPlan,
 			},
 			"brain.remediation.job": {
 				Event: "brain.doctor.remediation.job.evaluated",
@@ -75,7 +75,7 @@ func init() {
 					Label("skip_reason", "brain.remediation.job.skip_reason"),
 					Const("brain.privacy.raw_change_recorded", receipt.B(false)),
 				},
-				Then: brainJob,
+				Hook: brainJob,
 			},
 			// The post-check's figures belong to the run: they go on the root
 			// span, and the completion event copies them.
@@ -87,7 +87,7 @@ func init() {
 					ToSpan(Hash("issue_categories", "brain.doctor.issue.categories_after_hash")),
 					ToSpan(Hash("brain_snapshot", "brain.doctor.snapshot.after_hash")),
 				},
-				Then: brainPostcheck,
+				Hook: brainPostcheck,
 			},
 			"brain.doctor.completed": {
 				Event: "brain.doctor.remediation.completed",
@@ -109,11 +109,13 @@ func init() {
 					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
 					Const("brain.privacy.raw_operator_note_recorded", receipt.B(false)),
 				},
-				Then: brainCompleted,
+				Hook: brainCompleted,
 			},
 		},
+		NewState: func() any { return &brainState{jobs: map[string]int64{}} },
 		End: func(s *Session) error {
-			s.Span.Set("brain.remediation.job.count", receipt.I(s.Count("jobs")))
+			st := StateOf[brainState](s)
+			s.Span.Set("brain.remediation.job.count", receipt.I(st.jobs["submitted"]+st.jobs["skipped"]+st.jobs["refused"]))
 			return nil
 		},
 	})
@@ -128,145 +130,162 @@ const (
 	brainDone
 )
 
-func brainStep(s *Session, need int64) error {
-	if s.Count("step") < need {
+// brainState is the pass so far: the step reached, the cap and target the
+// start record set, the scores checked, the plan's protected phase, and the
+// jobs by status with their spend.
+type brainState struct {
+	step                    int
+	capCents, target        *int64
+	scoreBefore, scoreAfter int64
+	planProtected           bool
+	jobs                    map[string]int64
+	spentCents              int64
+}
+
+func brainStep(s *Session, need int) error {
+	if StateOf[brainState](s).step < need {
 		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
 	}
 	return nil
 }
 
-func brainStart(s *Session, r Record, _ *receipt.Attrs) error {
-	c, err := cents(r, "max_usd")
+func brainStart(s *Session, v *Values, _ *receipt.Attrs) error {
+	c, err := v.Cents("max_usd")
 	if err != nil {
 		return err
 	}
-	if r.JSON.Get("max_usd").Exists() {
-		setCount(s, "cap_cents", c)
-		s.Mark("flags", "capped")
+	st := StateOf[brainState](s)
+	if v.Get("max_usd").Exists() {
+		st.capCents = &c
 	}
-	if t := r.JSON.Get("target_score"); t.Exists() {
-		setCount(s, "target", t.Int())
-		s.Mark("flags", "targeted")
+	if t := v.Get("target_score"); t.Exists() {
+		n := t.Int()
+		st.target = &n
 	}
 	return nil
 }
 
-func brainPrecheck(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("step") != 0 {
+func brainPrecheck(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[brainState](s)
+	if st.step != 0 {
 		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
 	}
-	setCount(s, "score_before", r.JSON.Get("score").Int())
-	setCount(s, "step", brainPrechecked)
+	st.scoreBefore, st.step = v.Int("score"), brainPrechecked
 	return nil
 }
 
-func brainPlan(s *Session, r Record, a *receipt.Attrs) error {
+func brainPlan(s *Session, v *Values, a *receipt.Attrs) error {
 	if err := brainStep(s, brainPrechecked); err != nil {
 		return err
 	}
-	est, err := cents(r, "estimated_usd")
+	est, err := v.Cents("estimated_usd")
 	if err != nil {
 		return err
 	}
-	if s.Has("flags", "capped") {
-		a.Set("brain.remediation.plan.within_cost_cap", receipt.B(est <= s.Count("cap_cents")))
+	st := StateOf[brainState](s)
+	if st.capCents != nil {
+		a.Set("brain.remediation.plan.within_cost_cap", receipt.B(est <= *st.capCents))
 	}
-	if r.JSON.Get("requires_protected_phase").Bool() {
-		s.Mark("flags", "plan_protected")
+	if v.Bool("requires_protected_phase") {
+		st.planProtected = true
 	}
-	setCount(s, "step", brainPlanned)
+	st.step = brainPlanned
 	return nil
 }
 
 // brainJob enforces the job statuses and their reasons, and that a job in a
 // protected phase is only submitted by a plan that declared it.
-func brainJob(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("step") != brainPlanned {
+func brainJob(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[brainState](s)
+	if st.step != brainPlanned {
 		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
 	}
-	status := r.JSON.Get("status").String()
+	status := v.Get("status").String()
 	switch status {
 	case "submitted", "skipped", "refused":
 	default:
 		return fmt.Errorf("status must be submitted, skipped or refused")
 	}
-	if status == "refused" && r.JSON.Get("refusal_reason").String() == "" {
+	if status == "refused" && v.Get("refusal_reason").String() == "" {
 		return fmt.Errorf("refused job without refusal_reason")
 	}
-	if status == "skipped" && r.JSON.Get("skip_reason").String() == "" {
+	if status == "skipped" && v.Get("skip_reason").String() == "" {
 		return fmt.Errorf("skipped job without skip_reason")
 	}
-	if status == "submitted" && r.JSON.Get("protected_phase").Bool() && !s.Has("flags", "plan_protected") {
+	if status == "submitted" && v.Get("protected_phase").Bool() && !st.planProtected {
 		return fmt.Errorf("protected-phase job submitted under a plan that does not require a protected phase")
 	}
-	spent, err := cents(r, "actual_usd")
+	spent, err := v.Cents("actual_usd")
 	if err != nil {
 		return err
 	}
 	if status != "submitted" && spent != 0 {
 		return fmt.Errorf("a %s job reports a non-zero actual_usd", status)
 	}
-	s.Add("jobs", 1)
-	s.Add("jobs:"+status, 1)
-	s.Add("spent_cents", spent)
+	st.jobs[status]++
+	st.spentCents += spent
 	return nil
 }
 
-func brainPostcheck(s *Session, r Record, _ *receipt.Attrs) error {
+func brainPostcheck(s *Session, v *Values, _ *receipt.Attrs) error {
 	if err := brainStep(s, brainPlanned); err != nil {
 		return err
 	}
-	setCount(s, "score_after", r.JSON.Get("score").Int())
-	setCount(s, "step", brainPostchecked)
+	st := StateOf[brainState](s)
+	st.scoreAfter, st.step = v.Int("score"), brainPostchecked
 	return nil
 }
 
 // brainCompleted enforces that the completion matches the run: scores as
 // checked, job counts as evaluated, spend as the jobs' and within the cap.
-func brainCompleted(s *Session, r Record, a *receipt.Attrs) error {
+func brainCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 	if err := brainStep(s, brainPostchecked); err != nil {
 		return err
 	}
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
-	if v := r.JSON.Get("score_before"); v.Exists() && v.Int() != s.Count("score_before") {
+	st, n := StateOf[brainState](s), func(f string) int64 { return v.Get(f).Int() }
+	if v := v.Get("score_before"); v.Exists() && v.Int() != st.scoreBefore {
 		return fmt.Errorf("score_before differs from the precheck score")
 	}
-	if v := r.JSON.Get("score_after"); v.Exists() && v.Int() != s.Count("score_after") {
+	if v := v.Get("score_after"); v.Exists() && v.Int() != st.scoreAfter {
 		return fmt.Errorf("score_after differs from the postcheck score")
 	}
-	for _, st := range []string{"submitted", "skipped", "refused"} {
-		if n("jobs_"+st) != s.Count("jobs:"+st) {
-			return fmt.Errorf("jobs_%s differs from the %s brain.remediation.job records", st, st)
+	for _, status := range []string{"submitted", "skipped", "refused"} {
+		if n("jobs_"+status) != st.jobs[status] {
+			return fmt.Errorf("jobs_%s differs from the %s brain.remediation.job records", status, status)
 		}
 	}
-	spent, err := cents(r, "actual_usd")
+	spent, err := v.Cents("actual_usd")
 	if err != nil {
 		return err
 	}
-	if r.JSON.Get("actual_usd").Exists() && spent != s.Count("spent_cents") {
+	if v.Get("actual_usd").Exists() && spent != st.spentCents {
 		return fmt.Errorf("actual_usd differs from the sum of the jobs' actual_usd")
 	}
-	limit := s.Count("cap_cents")
-	if r.JSON.Get("max_usd").Exists() {
-		if limit, err = cents(r, "max_usd"); err != nil {
+	limit := int64(-1)
+	if st.capCents != nil {
+		limit = *st.capCents
+	}
+	if v.Get("max_usd").Exists() {
+		if limit, err = v.Cents("max_usd"); err != nil {
 			return err
 		}
-	} else if !s.Has("flags", "capped") {
-		limit = -1
 	}
-	if limit >= 0 && s.Count("spent_cents") > limit {
+	if limit >= 0 && st.spentCents > limit {
 		return fmt.Errorf("the jobs' actual spend exceeds the max_usd cost cap")
 	}
-	target := s.Count("target")
-	if t := r.JSON.Get("target_score"); t.Exists() {
-		target = t.Int()
+	var target *int64
+	if t := v.Get("target_score"); t.Exists() {
+		n := t.Int()
+		target = &n
+	} else {
+		target = st.target
 	}
-	if t := r.JSON.Get("target_score"); t.Exists() || s.Has("flags", "targeted") {
-		a.Set("brain.doctor.target_reached", receipt.B(s.Count("score_after") >= target))
+	if target != nil {
+		a.Set("brain.doctor.target_reached", receipt.B(st.scoreAfter >= *target))
 	}
 	if limit >= 0 {
 		a.Set("brain.remediation.cost.within_cap", receipt.B(true))
 	}
-	setCount(s, "step", brainDone)
+	st.step = brainDone
 	return nil
 }

@@ -31,6 +31,7 @@ func init() {
 		TypeField:   "type",
 		TimeField:   "timestamp",
 		Types:       claudeTypes,
+		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
 		PassThrough: claudePass,
 		Events: []string{
@@ -138,7 +139,8 @@ type claudeTool struct {
 	key, name, agent string
 	span             int
 	line             int
-	input            gjson.Result
+	input            gjson.Result // a copy, kept only when toolResult reads it
+	inputSize        int
 	inputDigest      string
 	mcpServer        string // raw MCP server and tool names, for hashing only
 	mcpTool          string
@@ -260,7 +262,7 @@ func (c *claudeState) replayed(r Record) bool {
 		return false
 	}
 	if r.File == 0 {
-		c.parentUUIDs[id] = true
+		c.parentUUIDs[strings.Clone(id)] = true // a copy, not the line
 		return false
 	}
 	if c.parentUUIDs[id] {

@@ -16,7 +16,7 @@ import (
 // Every .jsonl under the session's own directory, and every sibling agent
 // file whose sessionId names it, is a companion of the main transcript.
 var claudeLayout = Layout{
-	Session: func(p string) ([]string, bool) {
+	Session: func(p string, _ func(string) string) ([]string, bool) {
 		sid, ok := sessionFileID(p)
 		if !ok {
 			return nil, false

@@ -15,7 +15,7 @@ import (
 // each repeating the usage), and the tool calls it makes.
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
-	model := msg.Get("model").Str
+	model := strings.Clone(msg.Get("model").Str) // kept per response: a copy, not the line
 	if mid := msg.Get("id").Str; model != "" && model != "<synthetic>" && mid != "" {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
@@ -28,7 +28,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 			if rq := r.Get("requestId").Str; rq != "" {
 				m.key += ":" + c.keyPart(rq)
 			}
-			c.messages[mid] = m
+			c.messages[strings.Clone(mid)] = m // a copy, not the line
 		} else if m.agent != agent.key {
 			c.counts["replayed_messages"]++
 			c.toolUses(r, agent, msg)
@@ -52,7 +52,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 		}
 		c.touch(idx, r.NS)
 		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
-			c.out.Spans[idx].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{sr.Str}))
+			c.out.Spans[idx].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
 		}
 		c.recordUsage(key, idx, model, msg.Get("usage"))
 	}
@@ -103,7 +103,9 @@ func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Re
 // the call itself evidences (skills, memory writes, subagent prompts).
 func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	f := fields(b, "id", "name", "input")
-	id, name, input := f[0].Str, f[1].Str, f[2]
+	// The tool outlives the line: what it keeps is copied, since a string
+	// read from the line would keep the whole line (megabytes) alive.
+	id, name, input := f[0].Str, strings.Clone(f[1].Str), f[2]
 	if id == "" {
 		return
 	}
@@ -112,7 +114,10 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 		return // the same call re-written after a resume
 	}
 	c.counts["tool_calls"]++
-	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, input: input}
+	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, inputSize: len(input.Raw)}
+	if claudeResultReadsInput(name, input) {
+		t.input = gjson.Parse(strings.Clone(input.Raw))
+	}
 	t.inputDigest = c.digest(input)
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
 	kind := toolOther
@@ -289,7 +294,7 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	case t.mcpServer != "":
 		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
 			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: status,
-			ArgsHash: t.inputDigest, ArgsSize: len(t.input.Raw), ResultHash: c.digest(res), ResultSize: len(res.Raw),
+			ArgsHash: t.inputDigest, ArgsSize: t.inputSize, ResultHash: c.digest(res), ResultSize: len(res.Raw),
 		}.Attrs())
 	case t.name == "ToolSearch":
 		c.toolSearch(r, t, res, tur)
@@ -411,6 +416,19 @@ func isClaudeMD(p string) bool {
 
 // memoryKind classifies a path: an instruction file, an auto-memory file,
 // or nothing.
+// claudeResultReadsInput reports whether toolResult reads this call's input
+// (ToolSearch's query, a subagent's type, a memory file's path and body):
+// only then is the input kept until the result.
+func claudeResultReadsInput(name string, input gjson.Result) bool {
+	switch name {
+	case "ToolSearch", "Task", "Agent":
+		return true
+	case "Read", "Write", "Edit", "MultiEdit":
+		return memoryKind(input.Get("file_path").Str) != ""
+	}
+	return false
+}
+
 func memoryKind(p string) string {
 	q := strings.ReplaceAll(p, "\\", "/")
 	switch {

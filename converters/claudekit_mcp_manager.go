@@ -26,6 +26,7 @@ func init() {
 			"mcp.manager.parent_context.evaluated": {
 				Event: "mcp.manager.parent_context.evaluated",
 				Moves: []Move{
+					Use("full_schemas_loaded_in_parent"),
 					SessionIDs(), AgentName(),
 					Label("pattern", "mcp.manager.pattern"),
 					Hash("parent_visible_skill", "mcp.manager.parent_visible_skill_hash"),
@@ -37,7 +38,7 @@ func init() {
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_hidden_schemas_recorded", receipt.B(false)),
 				},
-				Then: managerParentContext,
+				Hook: managerParentContext,
 			},
 			"mcp.manager.subagent.booted": {
 				Event: "mcp.manager.subagent.booted",
@@ -50,8 +51,8 @@ func init() {
 					Bucket("startup_context_token_count", "mcp.manager.subagent_startup_token_bucket", receipt.TokenLadder),
 					Bucket("context_window_tokens", "mcp.manager.context_window_token_bucket", receipt.TokenLadder),
 					Const("privacy.raw_subagent_tool_catalog_recorded", receipt.B(false)),
+					AfterAny("mcp.manager.parent_context.evaluated").Says("manager subagent booted before any mcp.manager.parent_context.evaluated record"),
 				},
-				Then: managerBooted,
 			},
 			"mcp.manager.tool_selected": {
 				Event: "mcp.manager.tool_selected",
@@ -65,8 +66,9 @@ func init() {
 					Bucket("suppressed_tool_count", "mcp.manager.suppressed_tool_count_bucket", receipt.CountLadder),
 					Hash("raw_selection_reason", "mcp.manager.selection_reason_hash"),
 					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
+					AfterAny("mcp.manager.subagent.booted").Says("tool selected before any mcp.manager.subagent.booted record"),
+					Check("expanded plus suppressed tools are the candidates, when all three are given", managerSelectionCounts),
 				},
-				Then: managerToolSelected,
 			},
 			"mcp.manager.tool_invoked": {
 				Event: "mcp.manager.tool_invoked",
@@ -81,8 +83,13 @@ func init() {
 					Hash("raw_result_sample", "mcp.tool_call.result_sample_hash"),
 					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
+					AfterAny("mcp.manager.subagent.booted").Says("tool invoked before any mcp.manager.subagent.booted record"),
+					SeenBefore("mcp.manager.tool_was_selected", "tool", "mcp.manager.tool_selected", "selected_tool"),
 				},
-				Then: managerToolInvoked,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[managerState](s).invoked++
+					return nil
+				},
 			},
 			"mcp.manager.parent_summary.returned": {
 				Event: "mcp.manager.parent_summary.returned",
@@ -94,15 +101,18 @@ func init() {
 					Hash("raw_summary", "mcp.manager.summary_hash"),
 					Const("mcp.manager.audit_gap", receipt.S("receipt_proves_schema_isolation_and_bounded_summary_not_tool_optimality")),
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
+					AfterAny("mcp.manager.parent_context.evaluated").Says("summary returned before any mcp.manager.parent_context.evaluated record"),
+					Check("the parent after the summary holds less than the hidden catalog", managerSummarySmaller),
 				},
-				Then: managerSummaryReturned,
 			},
 		},
+		NewState: func() any { return &managerState{} },
 		End: func(s *Session) error {
-			if s.Count("mgr.parent_evaluated") > 0 {
+			st := StateOf[managerState](s)
+			if st.parentEvaluated {
 				s.Span.Set("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))
 			}
-			s.Span.Set("mcp.manager.tool_invoked.count", receipt.I(s.Count("mgr.invoked")))
+			s.Span.Set("mcp.manager.tool_invoked.count", receipt.I(st.invoked))
 			return nil
 		},
 	})
@@ -114,63 +124,45 @@ const managerScope = "parent_vs_manager_subagent_context_budget"
 
 // managerParentContext enforces the parent-side boundary and keeps the
 // catalog size for the check on the summary.
-func managerParentContext(s *Session, r Record, a *receipt.Attrs) error {
-	if v := r.JSON.Get("full_schemas_loaded_in_parent"); v.IsBool() && v.Bool() {
+func managerParentContext(s *Session, v *Values, a *receipt.Attrs) error {
+	if v := v.Get("full_schemas_loaded_in_parent"); v.IsBool() && v.Bool() {
 		return fmt.Errorf("the parent context received the full mcp schema catalog")
 	}
-	visible, hidden := r.JSON.Get("parent_visible_token_count").Int(), r.JSON.Get("hidden_full_schema_token_count").Int()
+	visible, hidden := v.Get("parent_visible_token_count").Int(), v.Get("hidden_full_schema_token_count").Int()
 	if visible >= hidden {
 		return fmt.Errorf("parent_visible_token_count is not smaller than hidden_full_schema_token_count: the catalog may be in the parent")
 	}
-	s.Add("mgr.parent_evaluated", 1)
+	st := StateOf[managerState](s)
+	st.parentEvaluated, st.hiddenTokens = true, hidden
 	s.Span.Set("mcp.manager.receipt.scope", receipt.S(managerScope))
-	s.Add("mgr.hidden_tokens", hidden-s.Count("mgr.hidden_tokens"))
 	a.Set("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))
-	if p := r.JSON.Get("pattern"); p.Exists() {
+	if p := v.Get("pattern"); p.Exists() {
 		s.Span.Set("mcp.manager.pattern", receipt.S(s.Label(p.String())))
 	}
 	return nil
 }
 
-func managerBooted(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("mgr.parent_evaluated") == 0 {
-		return fmt.Errorf("manager subagent booted before any mcp.manager.parent_context.evaluated record")
-	}
-	s.Mark("mgr.booted", s.Hash.Text(r.JSON.Get("subagent_id").String()))
-	return nil
+// managerState is what the boundary checks and the root span keep: whether
+// the parent context was evaluated, the size of the catalog it must not
+// hold, and the tool calls.
+type managerState struct {
+	parentEvaluated       bool
+	hiddenTokens, invoked int64
 }
 
-// managerToolSelected enforces that the selection ran in a booted manager
-// subagent and that its counts add up: every candidate was either expanded
-// or suppressed.
-func managerToolSelected(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Len("mgr.booted") == 0 {
-		return fmt.Errorf("tool selected before any mcp.manager.subagent.booted record")
-	}
-	cand, exp, sup := r.JSON.Get("candidate_tool_count"), r.JSON.Get("expanded_tool_count"), r.JSON.Get("suppressed_tool_count")
+// managerSelectionCounts: every candidate was either expanded or suppressed.
+func managerSelectionCounts(_ *Session, v *Values) error {
+	cand, exp, sup := v.Get("candidate_tool_count"), v.Get("expanded_tool_count"), v.Get("suppressed_tool_count")
 	if cand.Exists() && exp.Exists() && sup.Exists() && exp.Int()+sup.Int() != cand.Int() {
 		return fmt.Errorf("expanded_tool_count plus suppressed_tool_count does not equal candidate_tool_count")
 	}
-	s.Mark("mgr.selected", s.Hash.Text(r.JSON.Get("selected_tool").String()))
 	return nil
 }
 
-func managerToolInvoked(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Len("mgr.booted") == 0 {
-		return fmt.Errorf("tool invoked before any mcp.manager.subagent.booted record")
-	}
-	s.Add("mgr.invoked", 1)
-	a.Set("mcp.manager.tool_was_selected", receipt.B(s.Has("mgr.selected", s.Hash.Text(r.JSON.Get("tool").String()))))
-	return nil
-}
-
-// managerSummaryReturned enforces that what the parent holds after the
+// managerSummarySmaller enforces that what the parent holds after the
 // summary is still smaller than the catalog it must not have received.
-func managerSummaryReturned(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("mgr.parent_evaluated") == 0 {
-		return fmt.Errorf("summary returned before any mcp.manager.parent_context.evaluated record")
-	}
-	if v := r.JSON.Get("parent_context_token_count_after"); v.Exists() && v.Int() >= s.Count("mgr.hidden_tokens") {
+func managerSummarySmaller(s *Session, v *Values) error {
+	if v := v.Get("parent_context_token_count_after"); v.Exists() && v.Int() >= StateOf[managerState](s).hiddenTokens {
 		return fmt.Errorf("parent_context_token_count_after is not smaller than the hidden schema catalog: the catalog may have crossed to the parent")
 	}
 	return nil

@@ -1,8 +1,6 @@
 package converters
 
 import (
-	"fmt"
-
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -35,7 +33,7 @@ func init() {
 					Const("privacy.raw_openapi_recorded", receipt.B(false)),
 					Const("privacy.raw_mcp_schemas_recorded", receipt.B(false)),
 				},
-				Then: cliPromptLoaded,
+				Hook: cliPromptLoaded,
 			},
 			"cli.command_help.loaded": {
 				Event: "cli.command_help.loaded",
@@ -52,8 +50,18 @@ func init() {
 					Int("unselected_help_loaded", "cli.unselected_help.loaded_count"),
 					Const("privacy.raw_help_recorded", receipt.B(false)),
 					Const("privacy.raw_unselected_commands_recorded", receipt.B(false)),
+					// The agent prompt of the CLI came first, and the selected
+					// command is not also among those whose help stayed out.
+					After("cli_name", "cli.agent_prompt.loaded", "cli_name").
+						Says("command help loaded before any cli.agent_prompt.loaded record of its cli"),
+					Disjoint("command", "unselected_commands").Says("command is listed both as selected and in unselected_commands"),
 				},
-				Then: cliHelpLoaded,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					st := StateOf[cliState](s)
+					st.help++
+					st.unselectedHelp += v.Int("unselected_help_loaded")
+					return nil
+				},
 			},
 			"cli.command.executed": {
 				Event: "cli.command.executed",
@@ -71,8 +79,14 @@ func init() {
 					Bucket("stderr_bytes", "cli.command.stderr_size_bucket", receipt.ByteLadder),
 					Const("privacy.raw_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_results_recorded", receipt.B(false)),
+					After("cli_name", "cli.agent_prompt.loaded", "cli_name").
+						Says("command executed before any cli.agent_prompt.loaded record of its cli"),
+					SeenBefore("cli.command.help_loaded_before_execution", "command", "cli.command_help.loaded", "command").Within("cli_name", "cli_name"),
 				},
-				Then: cliCommandExecuted,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[cliState](s).executed++
+					return nil
+				},
 			},
 			"cli.session.completed": {
 				Event: "cli.session.completed",
@@ -83,15 +97,19 @@ func init() {
 					Int("loaded_command_help_count", "cli.command_help.loaded_count"),
 					Bool("loaded_full_openapi", "cli.full_openapi.loaded"),
 					Bool("loaded_mcp_schemas", "cli.full_mcp_schemas.loaded"),
+					CountOf("commands_executed", "cli.command.executed"),
+					CountOf("loaded_command_help_count", "cli.command_help.loaded"),
 					Const("cli.progressive_disclosure.audit_gap", receipt.S("receipt_proves_disclosure_boundary_not_api_result_correctness")),
 				},
-				Then: cliSessionCompleted,
+				Hook: cliSessionCompleted,
 			},
 		},
+		NewState: func() any { return &cliState{} },
 		End: func(s *Session) error {
-			s.Span.Set("cli.command_help.loaded_count", receipt.I(s.Count("cli.help")))
-			s.Span.Set("cli.commands.executed", receipt.I(s.Count("cli.exec")))
-			s.Span.Set("cli.unselected_help.loaded_count", receipt.I(s.Count("cli.unselected_help")))
+			st := StateOf[cliState](s)
+			s.Span.Set("cli.command_help.loaded_count", receipt.I(st.help))
+			s.Span.Set("cli.commands.executed", receipt.I(st.executed))
+			s.Span.Set("cli.unselected_help.loaded_count", receipt.I(st.unselectedHelp))
 			return nil
 		},
 	})
@@ -101,60 +119,22 @@ func init() {
 // so the schema declares it as our own vocabulary.
 const cliStrategy = "agent_prompt_then_command_help"
 
-// cliCommandKey is the state key of a command of a CLI, as digests.
-func cliCommandKey(s *Session, r Record) string {
-	return s.Hash.Text(r.JSON.Get("cli_name").String()) + "/" + s.Hash.Text(r.JSON.Get("command").String())
-}
+// cliState counts what the root span reports.
+type cliState struct{ help, executed, unselectedHelp int64 }
 
-func cliPromptLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	name := r.JSON.Get("cli_name").String()
-	s.Mark("cli.prompted", s.Hash.Text(name))
+func cliPromptLoaded(s *Session, v *Values, _ *receipt.Attrs) error {
+	name := v.Str("cli_name")
 	s.Span.Set("cli.name", receipt.S(s.Label(name)))
 	s.Span.Set("cli.disclosure.strategy", receipt.S(cliStrategy))
 	return nil
 }
 
-// cliHelpLoaded enforces the disclosure order (the agent prompt of the CLI
-// came first) and that the selected command is not also listed among the
-// commands whose help stayed out.
-func cliHelpLoaded(s *Session, r Record, _ *receipt.Attrs) error {
-	if !s.Has("cli.prompted", s.Hash.Text(r.JSON.Get("cli_name").String())) {
-		return fmt.Errorf("command help loaded before any cli.agent_prompt.loaded record of its cli")
-	}
-	cmd := r.JSON.Get("command").String()
-	for _, u := range r.JSON.Get("unselected_commands").Array() {
-		if u.String() == cmd {
-			return fmt.Errorf("command is listed both as selected and in unselected_commands")
-		}
-	}
-	s.Mark("cli.help", cliCommandKey(s, r))
-	s.Add("cli.help", 1)
-	s.Add("cli.unselected_help", r.JSON.Get("unselected_help_loaded").Int())
-	return nil
-}
-
-func cliCommandExecuted(s *Session, r Record, a *receipt.Attrs) error {
-	if !s.Has("cli.prompted", s.Hash.Text(r.JSON.Get("cli_name").String())) {
-		return fmt.Errorf("command executed before any cli.agent_prompt.loaded record of its cli")
-	}
-	s.Add("cli.exec", 1)
-	a.Set("cli.command.help_loaded_before_execution", receipt.B(s.Has("cli.help", cliCommandKey(s, r))))
-	return nil
-}
-
-// cliSessionCompleted checks the log's own totals against the records seen,
-// and states whether the disclosure boundary held: no full spec or schema set
+// cliSessionCompleted states whether the disclosure boundary held: no full spec or schema set
 // and no unselected command's help entered the context.
-func cliSessionCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if v := r.JSON.Get("commands_executed"); v.Exists() && v.Int() != s.Count("cli.exec") {
-		return fmt.Errorf("commands_executed does not match the cli.command.executed records before it")
-	}
-	if v := r.JSON.Get("loaded_command_help_count"); v.Exists() && v.Int() != s.Count("cli.help") {
-		return fmt.Errorf("loaded_command_help_count does not match the cli.command_help.loaded records before it")
-	}
-	openapi, mcp := r.JSON.Get("loaded_full_openapi"), r.JSON.Get("loaded_mcp_schemas")
+func cliSessionCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	openapi, mcp := v.Get("loaded_full_openapi"), v.Get("loaded_mcp_schemas")
 	if openapi.IsBool() && mcp.IsBool() {
-		held := !openapi.Bool() && !mcp.Bool() && s.Count("cli.unselected_help") == 0
+		held := !openapi.Bool() && !mcp.Bool() && StateOf[cliState](s).unselectedHelp == 0
 		a.Set("cli.progressive_disclosure.boundary_held", receipt.B(held))
 		s.Span.Set("cli.progressive_disclosure.boundary_held", receipt.B(held))
 	}

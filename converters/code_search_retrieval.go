@@ -42,10 +42,6 @@ func init() {
 					Const("privacy.raw_codebase_path_recorded", receipt.B(false)),
 					Const("privacy.raw_embedding_config_recorded", receipt.B(false)),
 				},
-				Then: func(s *Session, r Record, _ *receipt.Attrs) error {
-					s.Mark("snapshots", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
-					return nil
-				},
 			},
 			"code.search.performed": {
 				Event: "code.search.performed",
@@ -60,13 +56,24 @@ func init() {
 					Const("privacy.raw_query_recorded", receipt.B(false)),
 					Const("privacy.raw_filter_recorded", receipt.B(false)),
 					Const("audit_gap", receipt.S("receipt_proves_search_identity_and_candidate_scale_not_relevance")),
+					After("index_snapshot_id", "code.index.snapshot.used", "index_snapshot_id").
+						Says("search names an index snapshot with no code.index.snapshot.used record before it"),
 				},
-				Then: codeSearchPerformed,
+				Hook: codeSearchPerformed,
 			},
-			"code.search.results.returned": {Then: codeSearchResults},
+			"code.search.results.returned": {
+				Moves: []Move{
+					Use("results"),
+					AfterAny("code.search.performed").Says("results returned before any code.search.performed record"),
+					After("index_snapshot_id", "code.index.snapshot.used", "index_snapshot_id").
+						Says("results name an index snapshot with no code.index.snapshot.used record before it"),
+				},
+				Hook: codeSearchResults,
+			},
 			"context.input.loaded": {
 				Event: "context.input.loaded",
 				Moves: []Move{
+					Use("suppression_reasons"),
 					SessionIDs(),
 					Const("context.input.kind", receipt.S("retrieved_code_chunks")),
 					Const("context.input.source", receipt.S("code_search")),
@@ -82,19 +89,28 @@ func init() {
 					Const("privacy.raw_code_chunks_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")),
+					Check("the load follows returned results", func(s *Session, _ *Values) error {
+						if StateOf[codeSearchState](s).pending == nil {
+							return fmt.Errorf("context loaded with no code.search.results.returned record before it")
+						}
+						return nil
+					}),
+					Disjoint("loaded_chunk_ids", "suppressed_chunk_ids").Says("a chunk is both loaded and suppressed"),
 				},
-				Then: codeSearchLoaded,
+				Hook: codeSearchLoaded,
 			},
 		},
+		NewState: func() any { return &codeSearchState{} },
 		End: func(s *Session) error {
-			if s.Recall("results") != "" {
+			st := StateOf[codeSearchState](s)
+			if st.pending != nil {
 				if err := codeSearchEmitResults(s, nil, nil); err != nil {
 					return err
 				}
 			}
-			s.Span.Set("code_search.search.count", receipt.I(s.Count("searches")))
-			s.Span.Set("code_search.result.count", receipt.I(s.Count("results")))
-			s.Span.Set("code_search.result.loaded.count", receipt.I(s.Count("loaded")))
+			s.Span.Set("code_search.search.count", receipt.I(st.searches))
+			s.Span.Set("code_search.result.count", receipt.I(st.results))
+			s.Span.Set("code_search.result.loaded.count", receipt.I(st.loaded))
 			return nil
 		},
 	})
@@ -108,37 +124,43 @@ var codeSearchSuppressionReasons = map[string]bool{
 	"below_score_threshold": true, "filtered": true, "not_selected": true, "policy": true,
 }
 
-func codeSearchPerformed(s *Session, r Record, _ *receipt.Attrs) error {
-	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
-		return fmt.Errorf("search names an index snapshot with no code.index.snapshot.used record before it")
-	}
-	setCount(s, "top_k", r.JSON.Get("top_k").Int())
-	if !r.JSON.Get("top_k").Exists() {
-		setCount(s, "top_k", 0)
-	}
-	s.Add("searches", 1)
+// codeSearchResultSet is a returned list kept until the load says what became
+// of each chunk. It holds raw input (chunk ids, paths, texts) and stays in
+// memory: never put it in an error.
+type codeSearchResultSet struct {
+	raw, time, snapshot string
+	line                int
+}
+
+// codeSearchState is the latest search's top_k, the results waiting for a
+// load, and the counts for the root span.
+type codeSearchState struct {
+	topK                      int64
+	pending                   *codeSearchResultSet
+	searches, results, loaded int64
+}
+
+func codeSearchPerformed(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[codeSearchState](s)
+	st.topK = v.Int("top_k")
+	st.searches++
 	return nil
 }
 
 // codeSearchResults checks the returned list and keeps it for the load.
-func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("searches") == 0 {
-		return fmt.Errorf("results returned before any code.search.performed record")
-	}
-	if s.Recall("results") != "" {
+func codeSearchResults(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[codeSearchState](s)
+	if st.pending != nil {
 		if err := codeSearchEmitResults(s, nil, nil); err != nil {
 			return err
 		}
 	}
-	if v := r.JSON.Get("index_snapshot_id"); v.Exists() && !s.Has("snapshots", s.Hash.Text(v.String())) {
-		return fmt.Errorf("results name an index snapshot with no code.index.snapshot.used record before it")
-	}
-	res := r.JSON.Get("results")
+	res := v.Get("results")
 	if !res.IsArray() {
 		return fmt.Errorf("field \"results\" must be a list")
 	}
 	list := res.Array()
-	if k := s.Count("top_k"); k > 0 && int64(len(list)) > k {
+	if k := st.topK; k > 0 && int64(len(list)) > k {
 		return fmt.Errorf("more results returned than the search's top_k")
 	}
 	var last int64
@@ -157,32 +179,23 @@ func codeSearchResults(s *Session, r Record, _ *receipt.Attrs) error {
 		}
 		seen[s.Hash.Text(id.Str)] = true
 	}
-	s.Note("results", res.Raw)
-	s.Note("results_time", r.Time)
-	s.Note("results_snapshot", s.Hash.Text(r.JSON.Get("index_snapshot_id").String()))
-	if !r.JSON.Get("index_snapshot_id").Exists() {
-		s.Note("results_snapshot", "")
+	st.pending = &codeSearchResultSet{raw: res.Raw, time: v.Time, line: v.Line}
+	if v.Get("index_snapshot_id").Exists() {
+		st.pending.snapshot = s.Hash.Text(v.Get("index_snapshot_id").String())
 	}
-	setCount(s, "results_line", int64(r.Line))
 	return nil
 }
 
 // codeSearchLoaded enforces that the load is a partition of the returned
 // chunks, writes the kept results' events and the shared load event.
-func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Recall("results") == "" {
-		return fmt.Errorf("context loaded with no code.search.results.returned record before it")
-	}
-	loaded, err := idDigests(s, r, "loaded_chunk_ids")
+func codeSearchLoaded(s *Session, v *Values, a *receipt.Attrs) error {
+	loaded, err := v.IDList("loaded_chunk_ids")
 	if err != nil {
 		return err
 	}
-	supp, err := idDigests(s, r, "suppressed_chunk_ids")
+	supp, err := v.IDList("suppressed_chunk_ids")
 	if err != nil {
 		return err
-	}
-	if overlap(loaded, supp) {
-		return fmt.Errorf("a chunk is both loaded and suppressed")
 	}
 	fate := map[string]string{}
 	for _, d := range loaded {
@@ -193,7 +206,7 @@ func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
 	}
 	reasons := map[string]string{}
 	var bad error
-	r.JSON.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
+	v.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
 		d := s.Hash.Text(k.String())
 		if fate[d] != "suppressed" {
 			bad = fmt.Errorf("suppression_reasons names a chunk that is not in suppressed_chunk_ids")
@@ -221,9 +234,10 @@ func codeSearchLoaded(s *Session, r Record, a *receipt.Attrs) error {
 // load was logged. With a load, every returned chunk must have a fate and
 // every loaded or suppressed chunk must have been returned.
 func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
-	list := gjson.Parse(s.Recall("results")).Array()
-	snapshot, when, line := s.Recall("results_snapshot"), s.Recall("results_time"), int(s.Count("results_line"))
-	s.Note("results", "")
+	st := StateOf[codeSearchState](s)
+	list := gjson.Parse(st.pending.raw).Array()
+	snapshot, when, line := st.pending.snapshot, st.pending.time, st.pending.line
+	st.pending = nil
 	returned := map[string]bool{}
 	var events []receipt.Event
 	for _, e := range list {
@@ -280,7 +294,7 @@ func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 		a.Set("privacy.raw_code_chunk_recorded", receipt.B(false))
 		a.Set("privacy.raw_path_recorded", receipt.B(false))
 		if fate[id] == "loaded" {
-			s.Add("loaded", 1)
+			st.loaded++
 		}
 		events = append(events, receipt.Event{Name: "code.search.result.returned", Time: when, Line: line, Attrs: a})
 	}
@@ -292,7 +306,7 @@ func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 	for _, ev := range events {
 		s.Emit(ev)
 	}
-	s.Add("results", int64(len(events)))
+	st.results += int64(len(events))
 	return nil
 }
 

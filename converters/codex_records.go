@@ -154,7 +154,8 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 	if args.Type == gjson.String {
 		argText = args.Str
 	}
-	t := &codexTool{key: key, name: name, span: len(c.out.Spans), args: args, argsDigest: c.digest(args), argsSize: len(argText)}
+	// A copy: the tool outlives its line, which args would keep alive.
+	t := &codexTool{key: key, name: name, span: len(c.out.Spans), args: gjson.Parse(strings.Clone(args.Raw)), argsDigest: c.digest(args), argsSize: len(argText)}
 	switch {
 	case strings.HasPrefix(namespace, "mcp__"):
 		t.mcpServer, t.mcpTool = strings.TrimPrefix(namespace, "mcp__"), name

@@ -23,6 +23,7 @@ func init() {
 			"context.compaction.start": {
 				Event: "context.compaction.started",
 				Moves: []Move{
+					Use("compaction_id"),
 					SessionIDs(), AgentName(),
 					Label("reason", "context.compaction.reason"),
 					Label("trigger", "context.compaction.trigger"),
@@ -34,13 +35,13 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionStart,
+				Hook: compactionStart,
 			},
 			"context.item.evaluated": {
 				Event: "context.compaction.item.evaluated",
 				Moves: []Move{
 					SessionIDs(),
-					Noted("context.compaction.id_hash"),
+					compactionID,
 					Req(Hash("item_id", "context.item.id_hash")),
 					Label("kind", "context.item.kind"),
 					{Path: "source", apply: compactionItemSource},
@@ -54,13 +55,13 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionItem,
+				Hook: compactionItem,
 			},
 			"context.compaction.completed": {
 				Event: "context.compaction.completed",
 				Moves: []Move{
 					SessionIDs(),
-					Noted("context.compaction.id_hash"),
+					compactionID,
 					Bucket("token_count_after", "context.compaction.token_count.after_bucket", receipt.TokenLadder),
 					Hash("summary_hash_basis", "context.compaction.summary.hash"),
 					Hash("objective_hash_basis", "context.compaction.objective.after_hash"),
@@ -73,12 +74,14 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: compactionCompleted,
+				Hook: compactionCompleted,
 			},
 		},
+		NewState: func() any { return &compactionState{} },
 		End: func(s *Session) error {
-			s.Span.Set("context.compaction.count", receipt.I(s.Count("compactions")))
-			s.Span.Set("context.compaction.open_at_end", receipt.B(s.Count("open") > 0))
+			st := StateOf[compactionState](s)
+			s.Span.Set("context.compaction.count", receipt.I(st.compactions))
+			s.Span.Set("context.compaction.open_at_end", receipt.B(st.open))
 			return nil
 		},
 	})
@@ -87,27 +90,41 @@ func init() {
 // compactionActions are the decisions a compaction may take for an item.
 var compactionActions = []string{"preserved", "summarized", "dropped", "preserved_hash_only"}
 
+// compactionState is the open compaction: its id digest, its items by
+// action, the token count before it; and the compactions for the root span.
+type compactionState struct {
+	open         bool
+	id           string
+	items        map[string]int64
+	tokensBefore *int64
+	compactions  int64
+}
+
+// compactionID writes the open compaction's id on the events inside it.
+var compactionID = Move{Key: "context.compaction.id_hash", Def: DefDigest, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	if id := StateOf[compactionState](s).id; id != "" {
+		a.Set("context.compaction.id_hash", receipt.S(id))
+	}
+	return nil
+}}
+
 // compactionStart opens a compaction. Its id is the record's compaction_id
 // when the log has one, else derived from the session and start time, so
 // every event of one compaction joins on it.
-func compactionStart(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("open") > 0 {
+func compactionStart(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[compactionState](s)
+	if st.open {
 		return fmt.Errorf("compaction started while another compaction is still open")
 	}
-	id := s.Hash.Text("context.compaction:" + s.ID + ":" + r.Time)
-	if v := r.JSON.Get("compaction_id"); v.Type == gjson.String {
-		id = s.Hash.Text(v.Str)
+	id := s.Hash.Text("context.compaction:" + s.ID + ":" + v.Time)
+	if c := v.Get("compaction_id"); c.Type == gjson.String {
+		id = s.Hash.Text(c.Str)
 	}
-	s.Note("context.compaction.id_hash", id)
 	a.Set("context.compaction.id_hash", receipt.S(id))
-	setCount(s, "open", 1)
-	s.Add("compactions", 1)
-	for _, act := range compactionActions {
-		setCount(s, "items:"+act, 0)
-	}
-	if v := r.JSON.Get("token_count_before"); v.Exists() {
-		setCount(s, "tokens_before", v.Int())
-		s.Mark("flags", "tokens_before")
+	*st = compactionState{open: true, id: id, items: map[string]int64{}, compactions: st.compactions + 1}
+	if b := v.Get("token_count_before"); b.Exists() {
+		n := b.Int()
+		st.tokensBefore = &n
 	}
 	return nil
 }
@@ -128,11 +145,12 @@ func compactionItemSource(s *Session, v gjson.Result, a *receipt.Attrs) error {
 
 // compactionItem enforces the action vocabulary and the reasons that go with
 // it, and counts each decision.
-func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("open") == 0 {
+func compactionItem(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[compactionState](s)
+	if !st.open {
 		return fmt.Errorf("item evaluated outside a compaction (no open context.compaction.start)")
 	}
-	act := r.JSON.Get("action").String()
+	act := v.Get("action").String()
 	known := false
 	for _, k := range compactionActions {
 		known = known || act == k
@@ -140,13 +158,13 @@ func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
 	if !known {
 		return fmt.Errorf("action must be preserved, summarized, dropped or preserved_hash_only")
 	}
-	if act == "dropped" && r.JSON.Get("drop_reason").String() == "" {
+	if act == "dropped" && v.Get("drop_reason").String() == "" {
 		return fmt.Errorf("dropped item without drop_reason")
 	}
-	if act == "summarized" && !r.JSON.Get("summary_token_count").Exists() {
+	if act == "summarized" && !v.Get("summary_token_count").Exists() {
 		return fmt.Errorf("summarized item without summary_token_count")
 	}
-	s.Add("items:"+act, 1)
+	st.items[act]++
 	a.Set("context.item.reconstructable_from_hash", receipt.B(act == "dropped" || act == "preserved_hash_only"))
 	return nil
 }
@@ -154,27 +172,28 @@ func compactionItem(s *Session, r Record, a *receipt.Attrs) error {
 // compactionCompleted enforces that the item counts add up: dropped and
 // summarized as evaluated, preserved counting both preserved and
 // preserved_hash_only items.
-func compactionCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("open") == 0 {
+func compactionCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[compactionState](s)
+	if !st.open {
 		return fmt.Errorf("compaction completed without an open context.compaction.start")
 	}
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
-	kept := s.Count("items:preserved") + s.Count("items:preserved_hash_only")
+	n := func(f string) int64 { return v.Get(f).Int() }
+	kept := st.items["preserved"] + st.items["preserved_hash_only"]
 	switch {
-	case n("dropped_count") != s.Count("items:dropped"):
+	case n("dropped_count") != st.items["dropped"]:
 		return fmt.Errorf("item counts do not add up: dropped_count differs from the dropped items evaluated")
-	case n("summarized_count") != s.Count("items:summarized"):
+	case n("summarized_count") != st.items["summarized"]:
 		return fmt.Errorf("item counts do not add up: summarized_count differs from the summarized items evaluated")
 	case n("preserved_count") != kept:
 		return fmt.Errorf("item counts do not add up: preserved_count differs from the preserved and preserved_hash_only items evaluated")
 	}
-	total := kept + s.Count("items:dropped") + s.Count("items:summarized")
+	total := kept + st.items["dropped"] + st.items["summarized"]
 	a.Set("context.compaction.item.count", receipt.I(total))
-	a.Set("context.compaction.items.preserved_hash_only", receipt.I(s.Count("items:preserved_hash_only")))
+	a.Set("context.compaction.items.preserved_hash_only", receipt.I(st.items["preserved_hash_only"]))
 	a.Set("context.compaction.item_counts_add_up", receipt.B(true))
-	if after := r.JSON.Get("token_count_after"); after.Exists() && s.Has("flags", "tokens_before") {
-		a.Set("context.compaction.token_count.reduced", receipt.B(after.Int() < s.Count("tokens_before")))
+	if after := v.Get("token_count_after"); after.Exists() && st.tokensBefore != nil {
+		a.Set("context.compaction.token_count.reduced", receipt.B(after.Int() < *st.tokensBefore))
 	}
-	setCount(s, "open", 0)
+	st.open = false
 	return nil
 }

@@ -40,7 +40,7 @@ func init() {
 					Const("privacy.raw_tool_registry_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnStarted,
+				Hook: txnStarted,
 			},
 			"context.compaction.summary.attempted": {
 				Event: "context.compaction.summary.attempted",
@@ -56,7 +56,7 @@ func init() {
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnSummary,
+				Hook: txnSummary,
 			},
 			"context.compaction.rollback.completed": {
 				Event: "context.compaction.rollback.completed",
@@ -76,7 +76,7 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnRollback,
+				Hook: txnRollback,
 			},
 			"context.compaction.transaction.completed": {
 				Event: "context.compaction.transaction.completed",
@@ -94,13 +94,15 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: txnCompleted,
+				Hook: txnCompleted,
 			},
 		},
+		NewState: func() any { return &txnState{} },
 		End: func(s *Session) error {
-			s.Span.Set("context.compaction.transaction.count", receipt.I(s.Count("transactions")))
-			s.Span.Set("context.compaction.transaction.rolled_back.count", receipt.I(s.Count("rolled_back")))
-			s.Span.Set("context.compaction.transaction.open_at_end", receipt.B(s.Count("open") > 0))
+			st := StateOf[txnState](s)
+			s.Span.Set("context.compaction.transaction.count", receipt.I(st.transactions))
+			s.Span.Set("context.compaction.transaction.rolled_back.count", receipt.I(st.rolledBack))
+			s.Span.Set("context.compaction.transaction.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},
 	})
@@ -113,56 +115,72 @@ var txnFigures = [][2]string{
 	{"pending_system_reminder_count", "pending_system_reminder_count_after"},
 }
 
-func txnStarted(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("open") > 0 {
+// txn is the open transaction: its id digest, the figures before it (those
+// the start record gave), and whether it saw a rollback and an available
+// candidate summary.
+type txn struct {
+	id                  string
+	before              map[string]int64
+	rollback, summaryOK bool
+}
+
+// txnState is the open transaction and the counts for the root span.
+type txnState struct {
+	open                     *txn
+	transactions, rolledBack int64
+}
+
+func txnStarted(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[txnState](s)
+	if st.open != nil {
 		return fmt.Errorf("transaction started while another transaction is still open")
 	}
-	s.Note("txn", s.Hash.Text(r.JSON.Get("transaction_id").String()))
+	t := &txn{id: s.Hash.Text(v.Get("transaction_id").String()), before: map[string]int64{}}
 	for _, f := range txnFigures {
-		delete(s.sets["flags"], f[0])
-		if v := r.JSON.Get(f[0]); v.Exists() {
-			setCount(s, f[0], v.Int())
-			s.Mark("flags", f[0])
+		if n := v.Get(f[0]); n.Exists() {
+			t.before[f[0]] = n.Int()
 		}
 	}
-	setCount(s, "open", 1)
-	setCount(s, "rollback", 0)
-	setCount(s, "summary_ok", 0)
-	s.Add("transactions", 1)
+	st.open = t
+	st.transactions++
 	return nil
 }
 
-// txnSame enforces that a record belongs to the open transaction.
-func txnSame(s *Session, r Record) error {
-	if s.Count("open") == 0 {
-		return fmt.Errorf("record outside a transaction (no open context.compaction.transaction.started)")
+// txnSame enforces that a record belongs to the open transaction, and
+// returns it.
+func txnSame(s *Session, v *Values) (*txn, error) {
+	t := StateOf[txnState](s).open
+	if t == nil {
+		return nil, fmt.Errorf("record outside a transaction (no open context.compaction.transaction.started)")
 	}
-	if s.Hash.Text(r.JSON.Get("transaction_id").String()) != s.Recall("txn") {
-		return fmt.Errorf("transaction_id differs from the open transaction's")
+	if s.Hash.Text(v.Get("transaction_id").String()) != t.id {
+		return nil, fmt.Errorf("transaction_id differs from the open transaction's")
 	}
-	return nil
+	return t, nil
 }
 
-func txnSummary(s *Session, r Record, _ *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnSummary(s *Session, v *Values, _ *receipt.Attrs) error {
+	t, err := txnSame(s, v)
+	if err != nil {
 		return err
 	}
-	ok := r.JSON.Get("candidate_summary_available").Bool()
-	if !ok && r.JSON.Get("candidate_summary_text").String() != "" {
+	ok := v.Get("candidate_summary_available").Bool()
+	if !ok && v.Get("candidate_summary_text").String() != "" {
 		return fmt.Errorf("candidate_summary_available is false but candidate_summary_text is not empty")
 	}
 	if ok {
-		setCount(s, "summary_ok", 1)
+		t.summaryOK = true
 	}
 	return nil
 }
 
 // txnRollback enforces that a rollback left no half-applied state.
-func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnRollback(s *Session, v *Values, a *receipt.Attrs) error {
+	t, err := txnSame(s, v)
+	if err != nil {
 		return err
 	}
-	b := func(f string) bool { return r.JSON.Get(f).Bool() }
+	b := func(f string) bool { return v.Get(f).Bool() }
 	switch {
 	case b("swap_committed"):
 		return fmt.Errorf("rollback with swap_committed true: the compacted context was swapped in")
@@ -173,45 +191,46 @@ func txnRollback(s *Session, r Record, a *receipt.Attrs) error {
 	}
 	clean := true
 	for _, f := range []string{"deferred_tool_registry_restored", "system_reminder_queue_restored"} {
-		if v := r.JSON.Get(f); v.Exists() && !v.Bool() {
+		if v := v.Get(f); v.Exists() && !v.Bool() {
 			clean = false
 		}
 	}
-	if r.JSON.Get("replayed_system_reminder_count").Int() > 0 {
+	if v.Get("replayed_system_reminder_count").Int() > 0 {
 		clean = false
 	}
 	a.Set("context.compaction.rollback.state_restored", receipt.B(clean))
-	setCount(s, "rollback", 1)
+	t.rollback = true
 	return nil
 }
 
 // txnCompleted enforces the outcome: a rolled-back transaction has a
 // rollback record and leaves every count as it was before; a committed one
 // had an available candidate summary and no rollback.
-func txnCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if err := txnSame(s, r); err != nil {
+func txnCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	t, err := txnSame(s, v)
+	if err != nil {
 		return err
 	}
-	switch r.JSON.Get("status").String() {
+	switch v.Get("status").String() {
 	case "rolled_back":
-		if s.Count("rollback") == 0 {
+		if !t.rollback {
 			return fmt.Errorf("status rolled_back without a context.compaction.rollback.completed record")
 		}
 		for _, f := range txnFigures {
-			if v := r.JSON.Get(f[1]); v.Exists() && s.Has("flags", f[0]) && v.Int() != s.Count(f[0]) {
+			if before, ok := t.before[f[0]]; ok && v.Get(f[1]).Exists() && v.Int(f[1]) != before {
 				return fmt.Errorf("rolled back transaction changed a count: %s differs from %s", f[1], f[0])
 			}
 		}
 		a.Set("context.compaction.transaction.pre_state_intact", receipt.B(true))
-		s.Add("rolled_back", 1)
+		StateOf[txnState](s).rolledBack++
 	case "committed":
-		if s.Count("rollback") > 0 {
+		if t.rollback {
 			return fmt.Errorf("status committed after a rollback record")
 		}
-		if s.Count("summary_ok") == 0 {
+		if !t.summaryOK {
 			return fmt.Errorf("status committed without an available candidate summary")
 		}
 	}
-	setCount(s, "open", 0)
+	StateOf[txnState](s).open = nil
 	return nil
 }

@@ -53,11 +53,12 @@ func selectionScenario(name, doc, span string) Scenario {
 					Const("context.selection.audit_gap", receipt.S("selection_receipt_proves_delivery_pressure_not_semantic_relevance")),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Then: selectionEvaluated,
+				Hook: selectionEvaluated,
 			},
 			"context.input": {
 				Event: "context.input.loaded",
 				Moves: []Move{
+					Use("raw_context_text"), // its identity, never the text
 					SessionIDs(),
 					Req(Label("kind", "context.input.kind")),
 					Req(Hash("source_id", "context.input.source.id_hash")),
@@ -67,12 +68,14 @@ func selectionScenario(name, doc, span string) Scenario {
 					Req(Label("delivery_status", "context.input.delivery.status")),
 					Label("token_bucket", "context.input.token_bucket"),
 					Const("context.input.audit_gap", receipt.S("hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness")),
+					AfterAny("context.selection").Says("context.input before the context.selection record it belongs to"),
 				},
-				Then: selectedInput,
+				Hook: selectedInput,
 			},
 			"context.decision.relevance": {
 				Event: "context.decision.relevance.evaluated",
 				Moves: []Move{
+					Use("decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"),
 					SessionIDs(),
 					Req(Hash("decision_id", "decision.id_hash")),
 					Req(Int("selected_count", "context.input.selected_count")),
@@ -81,21 +84,37 @@ func selectionScenario(name, doc, span string) Scenario {
 					Label("relevance_outcome", "context.decision.relevance.outcome"),
 					Label("decision_relevance_evaluator", "context.decision.evaluator"),
 					Const("context.decision.audit_gap", receipt.S("relevance_is_evaluator_derived_loaded_receipts_only_prove_delivery")),
+					AfterAny("context.selection").Says("relevance record without a context.selection record"),
 				},
-				Then: relevanceEvaluated,
+				Hook: relevanceEvaluated,
 			},
+		},
+		NewState: func() any {
+			return &selectionState{ranks: map[int64]bool{}, deliveredHash: map[int64]string{}, deliveredHashes: map[string]bool{}}
 		},
 		End: selectionEnd,
 	}
 }
 
-func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("sel.selections") > 0 {
+// selectionState is the selection's declared counts, the inputs by rank
+// (the digest each delivered one carried), and what the root span says.
+type selectionState struct {
+	selected                                    bool // a context.selection record was read
+	declSelected, declSuppressed, declDelivered int64
+	ranks                                       map[int64]bool
+	deliveredHash                               map[int64]string
+	deliveredHashes                             map[string]bool
+	loadedSelected, delivered, relevance        int64
+}
+
+func selectionEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[selectionState](s)
+	if st.selected {
 		return fmt.Errorf("a second context.selection record: one selection per receipt")
 	}
-	s.Add("sel.selections", 1)
-	cand, sel := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int()
-	sup, del := r.JSON.Get("suppressed_count").Int(), r.JSON.Get("delivered_hash_count").Int()
+	st.selected = true
+	cand, sel := v.Get("candidate_count").Int(), v.Get("selected_count").Int()
+	sup, del := v.Get("suppressed_count").Int(), v.Get("delivered_hash_count").Int()
 	switch {
 	case cand < 0 || sel < 0 || sup < 0 || del < 0:
 		return fmt.Errorf("selection counts must not be negative")
@@ -104,9 +123,7 @@ func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 	case del > sel:
 		return fmt.Errorf("delivered_hash_count exceeds selected_count")
 	}
-	setCount(s, "sel.selected", sel)
-	setCount(s, "sel.suppressed", sup)
-	setCount(s, "sel.delivered_declared", del)
+	st.declSelected, st.declSuppressed, st.declDelivered = sel, sup, del
 	s.Span.Set("context.input.selected_count", receipt.I(sel))
 	s.Span.Set("context.input.suppressed_count", receipt.I(sup))
 	return nil
@@ -114,21 +131,17 @@ func selectionEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 
 // selectedInput writes the delivered identity of one selected input and
 // remembers it by rank so the relevance event can join back to it.
-func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("sel.selections") == 0 {
-		return fmt.Errorf("context.input before the context.selection record it belongs to")
-	}
-	rank := r.JSON.Get("selection_rank").Int()
+func selectedInput(s *Session, v *Values, a *receipt.Attrs) error {
+	st, rank := StateOf[selectionState](s), v.Int("selection_rank")
 	if rank < 1 {
 		return fmt.Errorf("selection_rank must be 1 or more")
 	}
-	rk := fmt.Sprint(rank)
-	if s.Has("sel.ranks", rk) {
+	if st.ranks[rank] {
 		return fmt.Errorf("selection_rank repeats an earlier input")
 	}
-	s.Mark("sel.ranks", rk)
+	st.ranks[rank] = true
 	if attrStr(a, "context.input.selection.status") == "selected" {
-		s.Add("sel.loaded_selected", 1)
+		st.loadedSelected++
 	}
 	if attrStr(a, "context.input.delivery.status") != "delivered" {
 		return nil
@@ -136,7 +149,7 @@ func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
 	// The delivered identity: the text when the log carries it; otherwise
 	// the canonical JSON of the delivery's identity fields, labelled so.
 	var digest string
-	if text := r.JSON.Get("raw_context_text"); text.Exists() {
+	if text := v.Get("raw_context_text"); text.Exists() {
 		if text.Type != gjson.String {
 			return fmt.Errorf("field %q must be a string", "raw_context_text")
 		}
@@ -145,39 +158,35 @@ func selectedInput(s *Session, r Record, a *receipt.Attrs) error {
 	} else {
 		var err error
 		if digest, err = s.Hash.JSON([]byte(fmt.Sprintf(`{"kind":%s,"selection_rank":%d,"source_id":%s}`,
-			r.JSON.Get("kind").Raw, rank, r.JSON.Get("source_id").Raw))); err != nil {
+			v.Get("kind").Raw, rank, v.Get("source_id").Raw))); err != nil {
 			return fmt.Errorf("delivery identity: %w", err)
 		}
 		a.Set("context.input.delivered.hash_basis", receipt.S("delivery_record_identity"))
 	}
 	a.Set("context.input.delivered.hash", receipt.S(digest))
-	s.Add("sel.delivered", 1)
-	s.Mark("sel.delivered_hashes", digest)
-	s.Mark("sel.delivered_ranks", rk)
-	s.Note("sel.hash:"+rk, digest)
+	st.delivered++
+	st.deliveredHashes[digest] = true
+	st.deliveredHash[rank] = digest
 	return nil
 }
 
 // relevanceEvaluated accounts for every selected input exactly once.
-func relevanceEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("sel.selections") == 0 {
-		return fmt.Errorf("relevance record without a context.selection record")
-	}
-	sel := r.JSON.Get("selected_count").Int()
-	if sel != s.Count("sel.selected") {
+func relevanceEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	st, sel := StateOf[selectionState](s), v.Int("selected_count")
+	if sel != st.declSelected {
 		return fmt.Errorf("selected_count differs from the selection record's")
 	}
-	if v := r.JSON.Get("suppressed_count"); v.Exists() && v.Int() != s.Count("sel.suppressed") {
+	if v := v.Get("suppressed_count"); v.Exists() && v.Int() != st.declSuppressed {
 		return fmt.Errorf("suppressed_count differs from the selection record's")
 	}
-	if v := r.JSON.Get("delivered_hash_count"); v.Exists() && v.Int() != s.Count("sel.delivered_declared") {
+	if v := v.Get("delivered_hash_count"); v.Exists() && v.Int() != st.declDelivered {
 		return fmt.Errorf("delivered_hash_count differs from the selection record's")
 	}
 	seen := map[int64]bool{}
 	var counts [4]int64
 	var useful []string
 	for i, list := range []string{"decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"} {
-		v := r.JSON.Get(list)
+		v := v.Get(list)
 		if v.Exists() && !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", list)
 		}
@@ -190,11 +199,12 @@ func relevanceEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 				return fmt.Errorf("a selection rank is classified twice")
 			}
 			seen[n] = true
-			if !s.Has("sel.delivered_ranks", fmt.Sprint(n)) {
+			hash, delivered := st.deliveredHash[n]
+			if !delivered {
 				return fmt.Errorf("field %q names a rank with no delivered context.input record", list)
 			}
 			if i < 2 {
-				useful = append(useful, s.Recall("sel.hash:"+fmt.Sprint(n)))
+				useful = append(useful, hash)
 			}
 			counts[i]++
 		}
@@ -214,26 +224,27 @@ func relevanceEvaluated(s *Session, r Record, a *receipt.Attrs) error {
 	a.Set("context.decision.relevance.accounted_count", receipt.I(total))
 	a.Set("context.decision.relevance.invariant", receipt.S(relevanceInvariant))
 	a.Set("context.decision.relevance.invariant_holds", receipt.B(true))
-	s.Add("sel.relevance", 1)
+	st.relevance++
 	return nil
 }
 
 // selectionEnd checks the loaded inputs against the declared counts and says
 // what the receipt can claim: a load receipt, or a relevance-accounted one.
 func selectionEnd(s *Session) error {
-	if s.Count("sel.selections") == 0 {
+	st := StateOf[selectionState](s)
+	if !st.selected {
 		return nil
 	}
-	if got := s.Count("sel.loaded_selected"); got != s.Count("sel.selected") {
-		return fmt.Errorf("the selection declares %d selected inputs but %d context.input records are selected", s.Count("sel.selected"), got)
+	if st.loadedSelected != st.declSelected {
+		return fmt.Errorf("the selection declares %d selected inputs but %d context.input records are selected", st.declSelected, st.loadedSelected)
 	}
-	if got := s.Count("sel.delivered"); got != s.Count("sel.delivered_declared") {
-		return fmt.Errorf("the selection declares %d delivered inputs but %d context.input records were delivered", s.Count("sel.delivered_declared"), got)
+	if st.delivered != st.declDelivered {
+		return fmt.Errorf("the selection declares %d delivered inputs but %d context.input records were delivered", st.declDelivered, st.delivered)
 	}
-	s.Span.Set("context.input.delivered_hash_count", receipt.I(s.Count("sel.delivered")))
-	s.Span.Set("context.input.delivered.unique_hash_count", receipt.I(int64(s.Len("sel.delivered_hashes"))))
+	s.Span.Set("context.input.delivered_hash_count", receipt.I(st.delivered))
+	s.Span.Set("context.input.delivered.unique_hash_count", receipt.I(int64(len(st.deliveredHashes))))
 	claim := "valid_load_receipt_not_usefulness_claim"
-	if s.Count("sel.relevance") > 0 {
+	if st.relevance > 0 {
 		claim = "relevance_accounted_for_every_selected_input"
 	}
 	s.Span.Set("context.decision.claim", receipt.S(claim))

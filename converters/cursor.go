@@ -43,7 +43,7 @@ func init() {
 			"message.content.#.tool_use_id": leak.ID, "message.content.#.name": leak.Name,
 			// Names that --reveal names writes in clear; without it they are hashed.
 			"tool_call.mcpToolCall.args.toolName": leak.Name, "tool_call.mcpToolCall.args.providerIdentifier": leak.Name,
-			"tool_call.taskToolCall.args.agentId": leak.Name, "tool_call.taskToolCall.args.model": leak.Name,
+			"tool_call.taskToolCall.args.agentId": leak.ID, "tool_call.taskToolCall.args.model": leak.Name,
 			"message.content.#.toolCallId": leak.Name, "tool_call.toolCallId": leak.Name,
 			"tool_call.startedAtMs": leak.Name, "tool_call.completedAtMs": leak.Name, // epoch ms as strings
 		},

@@ -10,7 +10,7 @@ import "path/filepath"
 // Every other .jsonl under the session's folder is a companion of the
 // main transcript.
 var cursorLayout = Layout{
-	Session: func(p string) ([]string, bool) {
+	Session: func(p string, _ func(string) string) ([]string, bool) {
 		sid, ok := sessionFileID(p)
 		if dir := filepath.Dir(p); ok && filepath.Base(dir) == sid {
 			return []string{dir}, true

@@ -200,7 +200,8 @@ func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cu
 		return t
 	}
 	c.counts["tool_calls"]++
-	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: args}
+	// A copy: the tool outlives its line, which args would keep alive.
+	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: gjson.Parse(strings.Clone(args.Raw))}
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
 	kind := toolUnnamed
 	switch {

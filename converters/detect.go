@@ -17,9 +17,22 @@ import (
 // goes to the converter with fewer record types. No recognised type, or a
 // tie between equally specific converters, is an error naming the known
 // kinds.
+//
+// A converter only claims an input whose typed lines (under its type
+// field) are mostly of types it knows (exactly half will do when it
+// declares no hints or one of its hints is there): a log of a format no
+// converter reads shares a few type names with some of them (a Gemini CLI
+// chat's "user" messages with Cursor's and Claude Code's) and must match
+// none.
 func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, error) {
+	return DetectAmong(All(), types, keys)
+}
+
+// DetectAmong is Detect among the given converters only (tests use it to
+// show that no converter claims another's format).
+func DetectAmong(cands []Converter, types map[string]map[string]int, keys map[string]bool) (Converter, error) {
 	known := map[string]int{}
-	for _, c := range All() {
+	for _, c := range cands {
 		for _, t := range c.Types {
 			if types[c.typeKey()][t] > 0 {
 				known[t]++
@@ -31,19 +44,30 @@ func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, e
 		v float64
 	}
 	var scores []score
-	for _, c := range All() {
+	for _, c := range cands {
 		v := 0.0
+		explained := 0
 		for _, t := range c.Types {
-			if types[c.typeKey()][t] > 0 {
+			if n := types[c.typeKey()][t]; n > 0 {
 				v += 1 / float64(known[t])
+				explained += n
 			}
 		}
-		if v > 0 {
-			for _, h := range c.Hints {
-				if keys[h] {
-					v += 0.5
-				}
+		typed := 0
+		for _, n := range types[c.typeKey()] {
+			typed += n
+		}
+		hinted := false
+		for _, h := range c.Hints {
+			if keys[h] {
+				v += 0.5
+				hinted = true
 			}
+		}
+		// Half the typed lines explained is enough only for a converter
+		// that declares no hints or finds one of them. Hints alone claim
+		// nothing: a converter must know one of the input's types.
+		if explained > 0 && (2*explained > typed || 2*explained == typed && (hinted || len(c.Hints) == 0)) {
 			scores = append(scores, score{c, v})
 		}
 	}

@@ -41,8 +41,10 @@ type Format struct {
 // OS paths as the user gave them. Every function may be nil.
 type Layout struct {
 	// Session reports whether the file at p is a session's main transcript,
-	// and the directories every .jsonl file under which belongs to it.
-	Session func(p string) (dirs []string, ok bool)
+	// and the directories every .jsonl file under which belongs to it. peek
+	// is as for Sibling (for layouts whose directories are named by an id
+	// the file holds rather than its name).
+	Session func(p string, peek func(field string) string) (dirs []string, ok bool)
 	// Sibling returns, for a file outside every session's directories, the
 	// directory of the session it belongs to ("" for none). peek returns
 	// the first non-empty string value of a top-level field in the file's
@@ -125,10 +127,14 @@ type Typer struct {
 
 // Typers returns the distinct ways the registered converters find record
 // types, sorted by key: what detection reads from an input's first lines.
-func Typers() []Typer {
+func Typers() []Typer { return TypersOf(All()) }
+
+// TypersOf is Typers among the given converters only (detection tests use
+// it to see an input as a build without some reader does).
+func TypersOf(convs []Converter) []Typer {
 	seen := map[string]bool{}
 	var out []Typer
-	for _, c := range All() {
+	for _, c := range convs {
 		if k := c.typeKey(); !seen[k] {
 			seen[k] = true
 			out = append(out, Typer{Key: k, Type: c.RecordType})
@@ -151,11 +157,11 @@ func Natives() []Converter {
 
 // SessionDirs returns the directories owned by the session whose main
 // transcript p is, in any native format's layout (none: p is not one).
-func SessionDirs(p string) []string {
+func SessionDirs(p string, peek func(field string) string) []string {
 	var out []string
 	for _, c := range Natives() {
 		if l := c.Native.Layout; l.Session != nil {
-			if dirs, ok := l.Session(p); ok {
+			if dirs, ok := l.Session(p, peek); ok {
 				out = append(out, dirs...)
 			}
 		}

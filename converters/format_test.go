@@ -29,6 +29,10 @@ func TestLocations(t *testing.T) {
 		{"codex", map[string]string{"CODEX_HOME": ""}, "/Users/alice/.codex/sessions"},
 		{"cursor", nil, "/Users/alice/.cursor/projects/*/agent-transcripts"},
 		{"cursor", map[string]string{"CLAUDE_CONFIG_DIR": "/srv/claude"}, "/Users/alice/.cursor/projects/*/agent-transcripts"},
+		{"gemini_cli", nil, "/Users/alice/.gemini/tmp"},
+		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "/Users/alice/profiles/work"}, "/Users/alice/profiles/work/.gemini/tmp"},
+		{"copilot_cli", nil, "/Users/alice/.copilot/session-state"},
+		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
 	}
 	for _, tc := range cases {
 		c, _ := converters.Lookup(tc.conv)
@@ -47,25 +51,39 @@ func TestLocations(t *testing.T) {
 func TestLayouts(t *testing.T) {
 	const sid = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
 	p := func(s string) string { return filepath.FromSlash(s) }
+	peek := func(v string) func(string) string {
+		return func(field string) string {
+			if field == "sessionId" {
+				return v
+			}
+			return ""
+		}
+	}
+	const chats = "/Users/a/.gemini/tmp/9f2c/chats/"
 	dirs := []struct {
-		path string
-		want []string
+		path    string
+		session string // the sessionId the file's lines hold
+		want    []string
 	}{
-		{"/Users/a/.claude/projects/-Users-a-app/" + sid + ".jsonl", []string{"/Users/a/.claude/projects/-Users-a-app/" + sid}},
-		{"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid + ".jsonl", []string{
+		{"/Users/a/.claude/projects/-Users-a-app/" + sid + ".jsonl", "", []string{"/Users/a/.claude/projects/-Users-a-app/" + sid}},
+		{"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid + ".jsonl", "", []string{
 			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid, // the Claude Code shape matches too
 			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid,
 		}},
-		{"/Users/a/.claude/projects/-Users-a-app/agent-a52886dc.jsonl", nil},
-		{"/Users/a/.codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-" + sid + ".jsonl", nil},
-		{"/Users/a/notes/" + sid + ".jsonl.gz", nil},
+		{"/Users/a/.claude/projects/-Users-a-app/agent-a52886dc.jsonl", "", nil},
+		{"/Users/a/.codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-" + sid + ".jsonl", "", nil},
+		{"/Users/a/notes/" + sid + ".jsonl.gz", "", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", sid, []string{chats + sid}},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "../../../etc", nil},
+		{chats + "session-2026-07-01T10-00-7f3c2a10.json", sid, nil},
 	}
 	for _, tc := range dirs {
 		var want []string
 		for _, w := range tc.want {
 			want = append(want, p(w))
 		}
-		if got := converters.SessionDirs(p(tc.path)); !reflect.DeepEqual(got, want) {
+		if got := converters.SessionDirs(p(tc.path), peek(tc.session)); !reflect.DeepEqual(got, want) {
 			t.Errorf("SessionDirs(%s) = %q, want %q", tc.path, got, want)
 		}
 	}
@@ -79,14 +97,6 @@ func TestLayouts(t *testing.T) {
 	for base, want := range ids {
 		if got := converters.SessionID(base); got != want {
 			t.Errorf("SessionID(%s) = %q, want %q", base, got, want)
-		}
-	}
-	peek := func(v string) func(string) string {
-		return func(field string) string {
-			if field == "sessionId" {
-				return v
-			}
-			return ""
 		}
 	}
 	siblings := []struct{ path, session, want string }{

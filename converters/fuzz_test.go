@@ -2,25 +2,44 @@ package converters_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/converters"
-	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/fuzzgen"
 	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/schema"
 	"github.com/tidwall/gjson"
 )
 
-// The fuzz targets feed whole files (many lines, junk, torn last lines,
-// huge numbers, deep nesting, invalid UTF-8: whatever the engine makes of
-// the samples) to the converters through the real pipeline, and check on
-// every input the properties the project promises.
+// The fuzz targets put inputs through the real pipeline (read, convert,
+// validate, leak check, trace), in memory (pipeline.ConvertFiles: no
+// temporary files), and check on every input the properties the project
+// promises (checkCase).
+//
+//   - FuzzScenarioConverters, FuzzNativeConverters: whole files, byte-mutated
+//     from the bundled samples (junk, torn lines, huge numbers, deep nesting,
+//     invalid UTF-8).
+//   - FuzzScenarioLogs, FuzzNativeLogs: the fuzzer's bytes are a stream of
+//     choices for internal/fuzzgen, which builds a log from its format's
+//     grammar and perturbs it, canaries in every raw slot. Small inputs, so
+//     minimising a new one is cheap; a finding minimises to the choices
+//     that matter.
+//
+// Seeds and findings live in testdata/fuzz/<Target>/ and are replayed by a
+// plain go test.
 
 func fuzzConverters(isNative bool) []converters.Converter {
 	var out []converters.Converter
@@ -32,20 +51,25 @@ func fuzzConverters(isNative bool) []converters.Converter {
 	return out
 }
 
+// sampleFiles returns the sample files of a converter, sorted.
+func sampleFiles(c converters.Converter) []string {
+	var files []string
+	for _, dir := range c.Samples() {
+		filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	sort.Strings(files)
+	return files
+}
+
 // seedSamples adds every sample file of the converters as a seed.
 func seedSamples(f *testing.F, convs []converters.Converter) {
 	for i, c := range convs {
-		var files []string
-		for _, dir := range c.Samples() {
-			filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-					files = append(files, p)
-				}
-				return nil
-			})
-		}
-		sort.Strings(files)
-		for _, p := range files {
+		for _, p := range sampleFiles(c) {
 			if data, err := os.ReadFile(p); err == nil && len(data) < 1<<20 {
 				f.Add(data, uint8(i))
 			}
@@ -53,31 +77,128 @@ func seedSamples(f *testing.F, convs []converters.Converter) {
 	}
 }
 
-func FuzzScenarioConverters(f *testing.F) { fuzzTarget(f, fuzzConverters(false)) }
+func FuzzScenarioConverters(f *testing.F) { fuzzBytes(f, fuzzConverters(false)) }
 
-func FuzzNativeConverters(f *testing.F) { fuzzTarget(f, fuzzConverters(true)) }
+func FuzzNativeConverters(f *testing.F) { fuzzBytes(f, fuzzConverters(true)) }
 
-func fuzzTarget(f *testing.F, convs []converters.Converter) {
+func fuzzBytes(f *testing.F, convs []converters.Converter) {
 	seedSamples(f, convs)
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		conv := convs[int(which)%len(convs)]
-		path := filepath.Join(dir, "in.jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		in := pipeline.Input{Path: path, Rel: "in.jsonl"}
-		opt := pipeline.Options{Converter: conv.Name, MaxLine: 1 << 20}
-		watchdog := time.AfterFunc(10*time.Second, func() { panic("input took over 10 s with " + conv.Name) })
-		defer watchdog.Stop()
-		res := pipeline.Convert(in, opt)
-		checkResult(t, conv, data, res)
-		again := pipeline.Convert(in, opt)
-		if !bytes.Equal(res.Receipt, again.Receipt) || !bytes.Equal(res.Trace, again.Trace) ||
-			errText(res.Err) != errText(again.Err) || strings.Join(res.Diags, "\n") != strings.Join(again.Diags, "\n") {
-			t.Fatal("two runs on the same bytes differ")
-		}
+		checkCase(t, fuzzCase{conv: conv, files: pipeline.Files{"in.jsonl": data}, in: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}, data)
 	})
+}
+
+// FuzzNativeLogs: the first choice picks the format (Claude Code, Codex,
+// Cursor), the rest build and perturb its log.
+func FuzzNativeLogs(f *testing.F) {
+	for _, s := range logSeeds(3) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, choices []byte) {
+		checkCase(t, nativeCase(choices), choices)
+	})
+}
+
+func nativeCase(choices []byte) fuzzCase {
+	var which byte
+	if len(choices) > 0 {
+		which, choices = choices[0], choices[1:]
+	}
+	gens := []func([]byte) *fuzzgen.Log{fuzzgen.ClaudeCode, fuzzgen.Codex, fuzzgen.Cursor}
+	return logCase(gens[int(which)%len(gens)](choices), which&0x80 != 0)
+}
+
+// FuzzScenarioLogs: the first choice picks the scenario converter, the rest
+// build its event log from its record types and its samples' fields.
+func FuzzScenarioLogs(f *testing.F) {
+	for _, s := range logSeeds(len(fuzzConverters(false))) {
+		f.Add(s)
+	}
+	grammars := scenarioGrammars(f)
+	f.Fuzz(func(t *testing.T, choices []byte) {
+		checkCase(t, scenarioCase(grammars, choices), choices)
+	})
+}
+
+func scenarioCase(grammars []fuzzgen.Grammar, choices []byte) fuzzCase {
+	var which byte
+	if len(choices) > 0 {
+		which, choices = choices[0], choices[1:]
+	}
+	return logCase(fuzzgen.Scenario(grammars[int(which)%len(grammars)], choices), false)
+}
+
+// logSeeds are choice streams that pick each generator in turn with a few
+// different streams: enough for the engine to start from every format.
+func logSeeds(n int) [][]byte {
+	var out [][]byte
+	for i := 0; i < n; i++ {
+		for _, tail := range []string{"", "\x01\x02\x03\x04\x05\x06\x07\x08", "\xff\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0\x05\x04\x03\x02\x01"} {
+			out = append(out, append([]byte{byte(i)}, tail...))
+		}
+	}
+	return out
+}
+
+// scenarioGrammars reads each scenario converter's record types and fields
+// from the registry and its samples' record sequences.
+func scenarioGrammars(tb testing.TB) []fuzzgen.Grammar {
+	var out []fuzzgen.Grammar
+	for _, c := range fuzzConverters(false) {
+		gr := fuzzgen.Grammar{Name: c.Name, TypeField: c.TypeField, TimeField: c.TimeField, Types: c.Types, PassThrough: c.PassThrough}
+		files := sampleFiles(c)
+		sort.SliceStable(files, func(i, j int) bool { // the good samples first
+			return !strings.HasPrefix(filepath.Base(files[i]), "bad_") && strings.HasPrefix(filepath.Base(files[j]), "bad_")
+		})
+		for _, p := range files {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			var seq []fuzzgen.Rec
+			for _, line := range bytes.Split(data, []byte{'\n'}) {
+				var r fuzzgen.Rec
+				d := json.NewDecoder(bytes.NewReader(line))
+				d.UseNumber()
+				if d.Decode(&r) == nil {
+					seq = append(seq, r)
+				}
+			}
+			if len(seq) > 0 {
+				gr.Sequences = append(gr.Sequences, seq)
+			}
+		}
+		out = append(out, gr)
+	}
+	return out
+}
+
+// fuzzCase is one input: its files, the converter, and whether it was
+// generated (then no "canary" may reach any output).
+type fuzzCase struct {
+	conv      converters.Converter
+	auto      bool // detect the converter from the content instead of naming it
+	files     pipeline.Files
+	in        pipeline.Input
+	generated bool
+}
+
+func logCase(l *fuzzgen.Log, auto bool) fuzzCase {
+	conv, _ := converters.Lookup(l.Format)
+	in := pipeline.Input{Path: l.Main, Rel: path.Base(l.Main)}
+	for _, c := range l.Companions {
+		in.Companions = append(in.Companions, pipeline.Companion{Path: c.Path, Rel: c.Rel, Meta: c.Meta})
+	}
+	return fuzzCase{conv: conv, auto: auto, files: l.Files, in: in, generated: true}
+}
+
+func (c fuzzCase) convert() pipeline.Result {
+	opt := pipeline.Options{Converter: c.conv.Name, MaxLine: 1 << 20}
+	if c.auto {
+		opt.Converter = "auto"
+	}
+	return pipeline.ConvertFiles(c.files, c.in, opt)
 }
 
 func errText(err error) string {
@@ -87,26 +208,62 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// checkResult asserts, for one conversion of data:
-//   - no panic reached the pipeline's recover;
-//   - on success every line read is converted or skipped, never both;
-//   - on success every receipt line validates and the trace follows the
-//     OTLP rules;
-//   - the leak check is not vacuous: a 16-byte copy of a raw string of this
-//     input, planted in the outputs, is found.
-func checkResult(t *testing.T, conv converters.Converter, data []byte, res pipeline.Result) {
+// checkCase converts one input twice and asserts:
+//   - no panic reaches the pipeline's recover, and no input takes 10 s;
+//   - a failure writes nothing (no receipt, no trace);
+//   - the two runs are byte-identical (outputs, warnings, error);
+//   - every line is accounted for: the summary's lines are the input's
+//     lines, and records + skipped + blank (skip reasons adding up);
+//   - every receipt line validates and the trace follows the OTLP rules;
+//   - every output string has a declared provenance (no untyped string);
+//   - a generated input's canaries reach no output, output name, warning
+//     or error, and the leak check never refuses one (its raw content is
+//     in raw slots only);
+//   - the leak check is not vacuous: a 16-byte copy of a raw input string
+//     planted in the outputs is refused;
+//   - the leak check agrees with a naive quadratic reference (refcheck_test.go)
+//     on which of a set of planted strings are refused.
+//
+// seed drives the choices of the planted strings.
+func checkCase(t testing.TB, c fuzzCase, seed []byte) {
 	t.Helper()
+	defer logExec(c.conv.Name, len(seed), time.Now())
+	watchdog := time.AfterFunc(10*time.Second, func() { panic("input took over 10 s with " + c.conv.Name) })
+	defer watchdog.Stop()
+	res := c.convert()
+	again := c.convert()
 	if strings.Contains(errText(res.Err), "internal error") {
 		t.Fatalf("panic inside the conversion: %v", res.Err)
 	}
+	if !bytes.Equal(res.Receipt, again.Receipt) || !bytes.Equal(res.Trace, again.Trace) ||
+		errText(res.Err) != errText(again.Err) || strings.Join(res.Diags, "\n") != strings.Join(again.Diags, "\n") {
+		t.Fatal("two runs on the same bytes differ")
+	}
+	if c.generated {
+		checkCanaries(t, c, res)
+		// A generated log's raw content sits in raw slots only: a converter
+		// that tried to write some is a leak the check caught, or a field
+		// declared with another shape than the converter admits it by (a
+		// false refusal of honest sessions). Both are bugs.
+		var le *pipeline.LeakError
+		if errors.As(res.Err, &le) {
+			t.Fatalf("generated %s log refused by the leak check: %v", c.conv.Name, res.Err)
+		}
+	}
 	if res.Err != nil {
-		return // a failure writes nothing; that is the safe outcome
+		if res.Receipt != nil || res.Trace != nil {
+			t.Fatalf("failed input has outputs: %v", res.Err)
+		}
+		return
 	}
-	s := res.Stats
-	if s.Lines != s.Records+s.Skipped+s.Blank {
-		t.Fatalf("lines %d != records %d + skipped %d + blank %d", s.Lines, s.Records, s.Skipped, s.Blank)
+	checkCounts(t, c, res)
+	if res.Stats.Untyped != 0 && untypedKnown[c.conv.Name] == "" {
+		t.Fatalf("%d output strings have no provenance (%s): every string we write is typed", res.Stats.Untyped, c.conv.Name)
 	}
-	set := loadSchemas(t)
+	set, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, l := range bytes.Split(bytes.TrimSuffix(res.Receipt, []byte{'\n'}), []byte{'\n'}) {
 		if err := set.ValidateLine(l); err != nil {
 			t.Fatalf("receipt line %d: %v", i+1, err)
@@ -115,53 +272,189 @@ func checkResult(t *testing.T, conv converters.Converter, data []byte, res pipel
 	if p := otlp.Validate(res.Trace); len(p) > 0 {
 		t.Fatalf("trace: %v", p)
 	}
-	raw := firstRaw(data, conv.PassThrough)
-	if raw == "" {
+	ch := fuzzgen.NewChoices(sha(seed))
+	checkPlanted(t, c, res, ch)
+	checkReference(t, c, ch)
+}
+
+// logExec appends one line per execution (converter, input bytes,
+// microseconds) to the file named by CONVERT_FUZZ_EXECLOG, when set: go
+// test's own figure counts a minimisation's executions only when it ends,
+// so it is the way to measure a target's real rate.
+func logExec(conv string, n int, start time.Time) {
+	name := os.Getenv("CONVERT_FUZZ_EXECLOG")
+	if name == "" {
 		return
 	}
-	outs := leak.NewOutputs(set.Vocabulary())
-	outs.Add("planted "+raw[:16], "planted")
-	chk := outs.NewChecker()
-	for i, line := range bytes.Split(data, []byte{'\n'}) {
-		if gjson.ValidBytes(line) {
-			chk.Line(line, i+1, conv.PassThrough)
-		}
+	fh, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
 	}
-	if len(chk.Findings()) == 0 {
-		t.Fatalf("a planted copy of raw input was not found by the leak check")
+	fmt.Fprintf(fh, "%s %d %d\n", conv, n, time.Since(start).Microseconds())
+	fh.Close()
+}
+
+func sha(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
+}
+
+// untypedKnown are the converters that write strings with no declared
+// provenance by design, and which: the fuzz targets hold every other one
+// to none.
+var untypedKnown = map[string]string{
+	"code_search_retrieval": "code_search.result.path_extension: a path's extension of up to 8 lower-case alphanumerics, as it is",
+}
+
+// checkCanaries: no generated canary (any case) in any output, output
+// name, warning or error message.
+func checkCanaries(t testing.TB, c fuzzCase, res pipeline.Result) {
+	t.Helper()
+	places := map[string]string{
+		"receipt": string(res.Receipt), "trace": string(res.Trace), "warnings": strings.Join(res.Diags, "\n"),
+		"error": errText(res.Err), "receipt name": pipeline.OutputName(c.in.Rel, ".receipt.ndjson"),
+		"trace name": pipeline.OutputName(c.in.Rel, ".otel.json"),
+	}
+	for where, s := range places {
+		if i := strings.Index(strings.ToLower(s), "canary"); i >= 0 {
+			t.Fatalf("a canary reached the %s (%s): ...%s...", where, c.conv.Name, s[max(0, i-60):min(len(s), i+60)])
+		}
 	}
 }
 
-// firstRaw returns a raw string of 16+ bytes from a valid line of data: a
-// value the converter may never copy.
-func firstRaw(data []byte, pass leak.Paths) string {
-	for _, line := range bytes.Split(data, []byte{'\n'}) {
-		if !gjson.ValidBytes(line) {
-			continue
-		}
-		var found string
-		var walk func(v gjson.Result, path string)
-		walk = func(v gjson.Result, path string) {
-			if found != "" {
-				return
-			}
-			switch {
-			case v.Type == gjson.String:
-				if len(v.Str) >= 16 && !(pass[path] != leak.None && pass[path].Admit(v.Str)) && !receipt.IsDigest(v.Str) {
-					found = v.Str
-				}
-			case v.IsArray():
-				v.ForEach(func(_, e gjson.Result) bool { walk(e, join(path, "#")); return true })
-			case v.IsObject():
-				v.ForEach(func(k, e gjson.Result) bool { walk(e, join(path, k.Str)); return true })
-			}
-		}
-		walk(gjson.ParseBytes(line), "")
-		if found != "" {
-			return found
+// checkCounts: the summary accounts for every line of every file read.
+func checkCounts(t testing.TB, c fuzzCase, res pipeline.Result) {
+	t.Helper()
+	s := res.Stats
+	if s.Lines != s.Records+s.Skipped+s.Blank {
+		t.Fatalf("lines %d != records %d + skipped %d + blank %d", s.Lines, s.Records, s.Skipped, s.Blank)
+	}
+	var reasons int64
+	for _, n := range s.SkipReasons {
+		reasons += n
+	}
+	if reasons != s.Skipped {
+		t.Fatalf("skip reasons add up to %d, skipped %d", reasons, s.Skipped)
+	}
+	want := countLines(c.files[c.in.Path])
+	for _, comp := range c.in.Companions {
+		want += countLines(c.files[comp.Path])
+	}
+	if s.Lines != want {
+		t.Fatalf("the input has %d lines, the summary says %d", want, s.Lines)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(res.Receipt, []byte{'\n'}), []byte{'\n'})
+	sum := gjson.GetBytes(lines[len(lines)-1], "attributes")
+	for key, n := range map[string]int64{"convert.input.lines": s.Lines, "convert.input.records": s.Records,
+		"convert.input.lines.skipped": s.Skipped, "convert.input.lines.blank": s.Blank, "convert.output.events": int64(len(lines) - 1)} {
+		if got := sum.Get(gjson.Escape(key)); got.Int() != n {
+			t.Fatalf("summary %s = %s, want %d", key, got.Raw, n)
 		}
 	}
-	return ""
+}
+
+// countLines counts lines as a reader does: a last line without a newline
+// is a line.
+func countLines(b []byte) int64 {
+	n := int64(bytes.Count(b, []byte{'\n'}))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// checkPlanted plants a 16-byte piece of a raw input string (at a chosen
+// offset, its letters' case changed now and then) inside a new string in
+// a line added to the receipt and asserts the leak check refuses that
+// line, unless the piece has a provenance of its own (a number, a word of
+// ours).
+func checkPlanted(t testing.TB, c fuzzCase, res pipeline.Result, ch *fuzzgen.Choices) {
+	t.Helper()
+	raws := rawStrings(c, 16)
+	if len(raws) == 0 {
+		return
+	}
+	r := raws[ch.Intn(len(raws))]
+	off := ch.Intn(len(r) - 15)
+	for off > 0 && !utf8.ValidString(r[off:off+16]) {
+		off-- // a piece that JSON can carry as it is
+	}
+	piece := r[off : off+16]
+	if !utf8.ValidString(piece) {
+		return
+	}
+	if ch.OneIn(3) {
+		piece = strings.ToUpper(piece)
+	}
+	planted := "planted " + piece + " here"
+	line, _ := json.Marshal(map[string]string{"planted": planted})
+	name := pipeline.OutputName(c.in.Rel, ".receipt.ndjson")
+	where := fmt.Sprintf("%s line %d", name, bytes.Count(res.Receipt, []byte{'\n'})+1)
+	chk, err := pipeline.LeakCheckOutputs(c.files, c.conv.Name, map[string][]byte{name: append(append([]byte(nil), res.Receipt...), line...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contains(chk.Untyped(), strings.ToLower(planted)) {
+		return // the piece is a word of ours, a number or a digest: nothing to find
+	}
+	for _, fd := range chk.Findings() {
+		if fd.Where.String() == where {
+			return
+		}
+	}
+	t.Fatalf("a planted copy of raw input (%q, from %q) was not found by the leak check", piece, r)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// rawStrings returns the raw strings of at least min bytes of the input's
+// files (values at no pass-through path, or outside its shape), as the
+// leak check reads them: every line that is valid JSON.
+func rawStrings(c fuzzCase, minLen int) []string {
+	var out []string
+	for _, name := range sortedNames(c.files) {
+		eachDoc(name, c.files[name], func(doc []byte, _ int) {
+			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, _ rawKind) {
+				if len(v) >= minLen && !receipt.IsDigest(v) {
+					out = append(out, v)
+				}
+			}, nil)
+		})
+	}
+	return out
+}
+
+func sortedNames(files pipeline.Files) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// eachDoc calls fn on every line of a file that is valid JSON (a .json
+// sidecar as one compacted document), with its line number.
+func eachDoc(name string, data []byte, fn func(doc []byte, line int)) {
+	if strings.HasSuffix(name, ".json") {
+		var b bytes.Buffer
+		if len(data) <= 1<<20 && json.Compact(&b, data) == nil && gjson.ValidBytes(b.Bytes()) && utf8.Valid(b.Bytes()) {
+			fn(b.Bytes(), 1)
+		}
+		return
+	}
+	for i, l := range bytes.Split(data, []byte{'\n'}) {
+		if l = bytes.TrimSuffix(l, []byte{'\r'}); gjson.ValidBytes(l) {
+			fn(l, i+1)
+		}
+	}
 }
 
 func join(a, b string) string {

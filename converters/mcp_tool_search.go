@@ -1,8 +1,6 @@
 package converters
 
 import (
-	"fmt"
-
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -32,7 +30,7 @@ func init() {
 					Const("privacy.raw_tool_definitions_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_descriptions_recorded", receipt.B(false)),
 				},
-				Then: indexLoaded,
+				Hook: indexLoaded,
 			},
 			"mcp.tool_search.performed": {
 				Event: "mcp.tool_search.performed",
@@ -46,8 +44,13 @@ func init() {
 					Int("loaded_definition_count", "mcp.tool_search.loaded_definition_count"),
 					Const("privacy.raw_query_recorded", receipt.B(false)),
 					Const("privacy.raw_candidate_rationale_recorded", receipt.B(false)),
+					// A search selects a tool from an index that was actually
+					// loaded: otherwise the receipt could not prove the boundary.
+					After("selected_server", "mcp.tool_index.loaded", "server"),
+					SubsetOf("selected_tool", "mcp.tool_index.loaded", "tool_names").Within("selected_server", "server").
+						Says("selected_tool is not in the selected server's loaded index"),
 				},
-				Then: searchPerformed,
+				Hook: searchPerformed,
 			},
 			"mcp.tool_definition.loaded": {
 				Event: "mcp.tool_definition.loaded",
@@ -60,8 +63,14 @@ func init() {
 					Bucket("definition_token_count", "mcp.tool.definition_token_count_bucket", receipt.TokenLadder),
 					Const("mcp.tool.definition_loaded_on_demand", receipt.B(true)),
 					Const("privacy.raw_tool_definition_recorded", receipt.B(false)),
+					SubsetOf("tool", "mcp.tool_index.loaded", "tool_names").Within("server", "server").
+						Says("definition loaded for a tool absent from its server's loaded index"),
+					SeenBefore("mcp.tool.selected_by_search", "tool", "mcp.tool_search.performed", "selected_tool").Within("server", "selected_server"),
 				},
-				Then: definitionLoaded,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[mcpSearchState](s).definitions++
+					return nil
+				},
 			},
 			"mcp.tool_call.completed": {
 				Event: "mcp.tool_call.completed",
@@ -76,74 +85,47 @@ func init() {
 					Const("mcp.tool_search.audit_gap", receipt.S("receipt_proves_loaded_boundary_not_selection_optimality")),
 					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
+					SeenBefore("mcp.tool_call.definition_loaded_before_call", "tool", "mcp.tool_definition.loaded", "tool").Within("server", "server"),
 				},
-				Then: toolCalled,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[mcpSearchState](s).calls++
+					return nil
+				},
 			},
 		},
+		NewState: func() any { return &mcpSearchState{servers: map[string]bool{}} },
 		End: func(s *Session) error {
-			s.Span.Set("mcp.server.count", receipt.I(int64(s.Len("servers"))))
-			s.Span.Set("mcp.tool_definition.on_demand.count", receipt.I(s.Count("definitions")))
-			s.Span.Set("mcp.tool_call.count", receipt.I(s.Count("calls")))
+			st := StateOf[mcpSearchState](s)
+			s.Span.Set("mcp.server.count", receipt.I(int64(len(st.servers))))
+			s.Span.Set("mcp.tool_definition.on_demand.count", receipt.I(st.definitions))
+			s.Span.Set("mcp.tool_call.count", receipt.I(st.calls))
 			return nil
 		},
 	})
 }
 
-// serverTool is the state key of a tool on a server; digests keep raw names
-// out of state that error messages might print.
-func serverTool(s *Session, server, tool string) string {
-	return s.Hash.Text(server) + "/" + s.Hash.Text(tool)
+// mcpSearchState counts what the root span reports: servers by digest.
+type mcpSearchState struct {
+	servers            map[string]bool
+	definitions, calls int64
 }
 
-func indexLoaded(s *Session, r Record, a *receipt.Attrs) error {
-	server := r.JSON.Get("server").String()
-	s.Mark("servers", server)
-	for _, t := range r.JSON.Get("tool_names").Array() {
-		s.Mark("indexed", serverTool(s, server, t.String()))
-	}
-	full := r.JSON.Get("full_definitions_loaded").Int()
-	a.Set("mcp.tool.index_only", receipt.B(full == 0))
-	if r.JSON.Get("startup_strategy").String() != "" {
-		s.Span.Set("mcp.tool_loading.strategy", receipt.S(s.Label(r.JSON.Get("startup_strategy").String())))
+func indexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
+	StateOf[mcpSearchState](s).servers[v.Digest("server")] = true
+	a.Set("mcp.tool.index_only", receipt.B(v.Int("full_definitions_loaded") == 0))
+	if strategy := v.Str("startup_strategy"); strategy != "" {
+		s.Span.Set("mcp.tool_loading.strategy", receipt.S(s.Label(strategy)))
 	}
 	return nil
 }
 
-// searchPerformed enforces that a search selects a tool from an index that
-// was actually loaded: otherwise the receipt could not prove the boundary.
-func searchPerformed(s *Session, r Record, a *receipt.Attrs) error {
-	server, tool := r.JSON.Get("selected_server").String(), r.JSON.Get("selected_tool").String()
-	if server != "" && !s.Has("servers", server) {
-		return fmt.Errorf("selected_server has no mcp.tool_index.loaded record before it")
-	}
-	if tool != "" && !s.Has("indexed", serverTool(s, server, tool)) {
-		return fmt.Errorf("selected_tool is not in the selected server's loaded index")
-	}
-	unselected := r.JSON.Get("loaded_definition_count").Int()
-	if tool != "" {
+// searchPerformed counts the definitions a search loaded beyond the one it
+// selected.
+func searchPerformed(_ *Session, v *Values, a *receipt.Attrs) error {
+	unselected := v.Int("loaded_definition_count")
+	if v.Str("selected_tool") != "" {
 		unselected--
-		s.Mark("selected", serverTool(s, server, tool))
 	}
 	a.Set("mcp.tool_search.unselected_definitions_loaded", receipt.I(max(unselected, 0)))
-	return nil
-}
-
-// definitionLoaded enforces that an on-demand definition belongs to a tool the
-// server's index listed.
-func definitionLoaded(s *Session, r Record, a *receipt.Attrs) error {
-	key := serverTool(s, r.JSON.Get("server").String(), r.JSON.Get("tool").String())
-	if !s.Has("indexed", key) {
-		return fmt.Errorf("definition loaded for a tool absent from its server's loaded index")
-	}
-	s.Mark("defined", key)
-	s.Add("definitions", 1)
-	a.Set("mcp.tool.selected_by_search", receipt.B(s.Has("selected", key)))
-	return nil
-}
-
-func toolCalled(s *Session, r Record, a *receipt.Attrs) error {
-	key := serverTool(s, r.JSON.Get("server").String(), r.JSON.Get("tool").String())
-	s.Add("calls", 1)
-	a.Set("mcp.tool_call.definition_loaded_before_call", receipt.B(s.Has("defined", key)))
 	return nil
 }

@@ -42,7 +42,7 @@ func init() {
 					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
 					SessionIDs(),
 				},
-				Then: memorySearched,
+				Hook: memorySearched,
 			},
 			"context.input": contextInputRec("as-returned-by-memory-client", []Move{
 				Hash("retrieval_id", "context.input.retrieval.id_hash"),
@@ -51,14 +51,28 @@ func init() {
 				{apply: crossClientPolicy},
 			}, returnedMemory),
 		},
+		NewState: func() any {
+			return &memoryState{retrievals: map[string]bool{}, returned: map[string]string{}, loaded: map[string]bool{}}
+		},
 		End: func(s *Session) error {
-			s.Span.Set("memory.search.count", receipt.I(s.Count("memory.searches")))
-			s.Span.Set("memory.result.returned_count", receipt.I(int64(s.Len("memory.returned"))))
-			s.Span.Set("memory.result.loaded_count", receipt.I(int64(s.Len("memory.loaded"))))
-			s.Span.Set("memory.result.returned_not_loaded_count", receipt.I(int64(s.Len("memory.returned")-s.Len("memory.loaded"))))
+			st := StateOf[memoryState](s)
+			s.Span.Set("memory.search.count", receipt.I(st.searches))
+			s.Span.Set("memory.result.returned_count", receipt.I(int64(len(st.returned))))
+			s.Span.Set("memory.result.loaded_count", receipt.I(int64(len(st.loaded))))
+			s.Span.Set("memory.result.returned_not_loaded_count", receipt.I(int64(len(st.returned)-len(st.loaded))))
 			return nil
 		},
 	})
+}
+
+// memoryState keeps the searches by retrieval id digest and the returned
+// memories by memoryKey, with the text each search returned: raw input that
+// stays in memory and is never put in an error.
+type memoryState struct {
+	retrievals map[string]bool
+	returned   map[string]string // memoryKey -> returned text ("" when none)
+	loaded     map[string]bool
+	searches   int64
 }
 
 // memoryKey names one returned memory by digests only: state an error could
@@ -70,16 +84,16 @@ func memoryKey(s *Session, retrieval, id string) string {
 // memorySearched remembers what each search returned, writes the top
 // result's identity and score bucket, and enforces that a retrieval id names
 // one search and that a search lists each memory once.
-func memorySearched(s *Session, r Record, a *receipt.Attrs) error {
-	ret := r.JSON.Get("retrieval_id").String()
-	if s.Has("memory.retrievals", s.Hash.Text(ret)) {
+func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
+	st, ret := StateOf[memoryState](s), v.Get("retrieval_id").String()
+	if st.retrievals[s.Hash.Text(ret)] {
 		return fmt.Errorf("retrieval_id repeats an earlier search")
 	}
-	s.Mark("memory.retrievals", s.Hash.Text(ret))
-	s.Add("memory.searches", 1)
+	st.retrievals[s.Hash.Text(ret)] = true
+	st.searches++
 	top, topScore := gjson.Result{}, -1.0
 	seen := map[string]bool{}
-	for _, res := range r.JSON.Get("results").Array() {
+	for _, res := range v.Get("results").Array() {
 		id, text := res.Get("id"), res.Get("text")
 		if id.Type != gjson.String || id.Str == "" {
 			return fmt.Errorf("every result needs a string id")
@@ -89,9 +103,9 @@ func memorySearched(s *Session, r Record, a *receipt.Attrs) error {
 		}
 		seen[id.Str] = true
 		key := memoryKey(s, ret, id.Str)
-		s.Mark("memory.returned", key)
+		st.returned[key] = ""
 		if text.Type == gjson.String {
-			s.Note("memory.text:"+key, text.Str)
+			st.returned[key] = text.Str
 		}
 		if sc := res.Get("score"); sc.Type == gjson.Number && sc.Num > topScore {
 			top, topScore = res, sc.Num
@@ -119,16 +133,17 @@ func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error
 	if ret.Type != gjson.String || id.Type != gjson.String {
 		return "", false, fmt.Errorf("a memory load needs both retrieval_id and memory_id")
 	}
-	if !s.Has("memory.retrievals", s.Hash.Text(ret.Str)) {
+	st := StateOf[memoryState](s)
+	if !st.retrievals[s.Hash.Text(ret.Str)] {
 		return "", false, fmt.Errorf("retrieval_id names no earlier memory.search record")
 	}
 	key := memoryKey(s, ret.Str, id.Str)
-	if !s.Has("memory.returned", key) {
+	text, returned := st.returned[key]
+	if !returned {
 		return "", false, fmt.Errorf("memory_id was not among the results its search returned")
 	}
-	s.Mark("memory.loaded", key)
+	st.loaded[key] = true
 	a.Set("context.input.memory.returned_by_search", receipt.B(true))
-	text := s.Recall("memory.text:" + key)
 	if text == "" {
 		return "", false, nil
 	}

@@ -37,7 +37,7 @@ func init() {
 					Const("privacy.raw_candidate_text_recorded", receipt.B(false)),
 					Const("privacy.raw_project_path_recorded", receipt.B(false)),
 				},
-				Then: consolidationPrecheck,
+				Hook: consolidationPrecheck,
 			},
 			"memory.consolidation.cluster.selected": {
 				Event: "memory.consolidation.cluster.selected",
@@ -52,8 +52,10 @@ func init() {
 					Bucket("max_source_age_minutes", "memory.consolidation.cluster.max_source_age_minutes_bucket", receipt.CountLadder),
 					Const("privacy.raw_cluster_notes_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_text_recorded", receipt.B(false)),
+					AfterAny("memory.consolidation.precheck").Says("cluster selected before any memory.consolidation.precheck record"),
+					LenEq("source_count", "source_ids"),
 				},
-				Then: consolidationCluster,
+				Hook: consolidationCluster,
 			},
 			"memory.consolidation.output.created": {
 				Event: "memory.consolidation.output.created",
@@ -72,8 +74,9 @@ func init() {
 					Bucket("latency_ms", "memory.consolidation.output_latency_bucket", receipt.LatencyLadder),
 					Const("privacy.raw_consolidated_memory_recorded", receipt.B(false)),
 					Const("privacy.raw_entity_names_recorded", receipt.B(false)),
+					After("cluster_id", "memory.consolidation.cluster.selected", "cluster_id").Says("output created for a cluster that was never selected"),
 				},
-				Then: consolidationOutput,
+				Hook: consolidationOutput,
 			},
 			"memory.consolidation.completed": {
 				Event: "memory.consolidation.completed",
@@ -96,81 +99,124 @@ func init() {
 					Const("memory.consolidation.audit_gap", receipt.S("receipt_proves_bounded_run_and_lineage_not_summary_correctness")),
 					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_text_recorded", receipt.B(false)),
+					// The completion's figures are the run's: clusters and outputs as
+					// recorded, and every candidate either consolidated or skipped.
+					AfterAny("memory.consolidation.precheck").Says("completed without a memory.consolidation.precheck record"),
+					Check("candidate_count is the precheck's", func(s *Session, v *Values) error {
+						if v.Int("candidate_count") != StateOf[consolidationState](s).candidates {
+							return fmt.Errorf("candidate_count differs from the precheck's candidate_count")
+						}
+						return nil
+					}),
+					CountOf("cluster_count", "memory.consolidation.cluster.selected").Says("cluster_count differs from the cluster.selected records"),
+					CountOf("consolidated_count", "memory.consolidation.output.created").Says("consolidated_count differs from the output.created records"),
+					Check("candidate_count is the consolidated sources + skipped_count", func(s *Session, v *Values) error {
+						if v.Int("candidate_count") != StateOf[consolidationState](s).consolidatedSources+v.Int("skipped_count") {
+							return fmt.Errorf("candidate_count is not accounted for by consolidated sources + skipped_count")
+						}
+						return nil
+					}),
 				},
-				Then: consolidationCompleted,
+				Hook: consolidationCompleted,
 			},
 		},
+		NewState: func() any {
+			return &consolidationState{candidateIDs: map[string]bool{}, clusters: map[string][]string{}, consolidated: map[string]bool{}}
+		},
 		End: func(s *Session) error {
-			s.Span.Set("memory.consolidation.cluster.count", receipt.I(s.Count("clusters")))
-			s.Span.Set("memory.consolidation.output.count", receipt.I(s.Count("outputs")))
-			s.Span.Set("memory.consolidation.completed", receipt.B(s.Count("completed") > 0))
+			st := StateOf[consolidationState](s)
+			s.Span.Set("memory.consolidation.cluster.count", receipt.I(int64(len(st.clusterOrder))))
+			s.Span.Set("memory.consolidation.output.count", receipt.I(st.outputs))
+			s.Span.Set("memory.consolidation.completed", receipt.B(st.completed))
 			return nil
 		},
 	})
 }
 
+// consolidationState is what lineage and the completion's figures are
+// checked against, by digest: the precheck's candidates, each cluster's
+// sources, and the clusters already consolidated.
+type consolidationState struct {
+	candidateIDs        map[string]bool
+	candidates          int64 // the precheck's candidate_count
+	listed              bool  // the precheck listed candidate_ids
+	clusters            map[string][]string
+	clusterOrder        []string // every cluster.selected record, by cluster digest
+	consolidated        map[string]bool
+	consolidatedSources int64
+	outputs             int64
+	completed           bool
+}
+
 // consolidationPrecheck records the candidate set every cluster must draw from.
-func consolidationPrecheck(s *Session, r Record, _ *receipt.Attrs) error {
-	ids, err := idDigests(s, r, "candidate_ids")
+func consolidationPrecheck(s *Session, v *Values, _ *receipt.Attrs) error {
+	ids, err := v.IDList("candidate_ids")
 	if err != nil {
 		return err
 	}
-	if ids != nil && int64(len(ids)) != r.JSON.Get("candidate_count").Int() {
+	if ids != nil && int64(len(ids)) != v.Int("candidate_count") {
 		return fmt.Errorf("candidate_count differs from the length of candidate_ids")
 	}
-	markAll(s, "candidates", ids)
-	s.Add("prechecks", 1)
-	setCount(s, "candidate_count", r.JSON.Get("candidate_count").Int())
-	setCount(s, "candidate_ids_listed", int64(len(ids)))
+	st := StateOf[consolidationState](s)
+	for _, d := range ids {
+		st.candidateIDs[d] = true
+	}
+	st.candidates, st.listed = v.Int("candidate_count"), len(ids) > 0
 	return nil
 }
 
-// consolidationCluster enforces that a cluster follows the precheck and draws
-// its sources from the precheck's candidates.
-func consolidationCluster(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("prechecks") == 0 {
-		return fmt.Errorf("cluster selected before any memory.consolidation.precheck record")
-	}
-	src, err := idDigests(s, r, "source_ids")
+// consolidationCluster enforces that a cluster draws its sources from the
+// precheck's candidates, when the precheck listed them.
+func consolidationCluster(s *Session, v *Values, a *receipt.Attrs) error {
+	src, err := v.IDList("source_ids")
 	if err != nil {
 		return err
 	}
-	if n := r.JSON.Get("source_count"); n.Exists() && n.Int() != int64(len(src)) {
-		return fmt.Errorf("source_count differs from the length of source_ids")
+	st := StateOf[consolidationState](s)
+	for _, d := range src {
+		if st.listed && !st.candidateIDs[d] {
+			return fmt.Errorf("cluster source is not among the precheck candidate_ids")
+		}
 	}
-	if s.Count("candidate_ids_listed") > 0 && !allIn(s, "candidates", src) {
-		return fmt.Errorf("cluster source is not among the precheck candidate_ids")
-	}
-	cluster := s.Hash.Text(r.JSON.Get("cluster_id").String())
-	s.Mark("clusters", cluster)
-	markAll(s, "cluster:"+cluster, src)
-	setCount(s, "cluster_size:"+cluster, int64(len(src)))
-	s.Add("clusters", 1)
-	a.Set("memory.consolidation.cluster.sources_among_candidates", receipt.B(s.Count("candidate_ids_listed") > 0))
+	cluster := v.Digest("cluster_id")
+	st.clusters[cluster] = src
+	st.clusterOrder = append(st.clusterOrder, cluster)
+	a.Set("memory.consolidation.cluster.sources_among_candidates", receipt.B(st.listed))
 	return nil
 }
 
-// consolidationOutput enforces lineage: an output names a selected cluster
-// and exactly that cluster's sources.
-func consolidationOutput(s *Session, r Record, a *receipt.Attrs) error {
-	cluster := s.Hash.Text(r.JSON.Get("cluster_id").String())
-	if !s.Has("clusters", cluster) {
-		return fmt.Errorf("output created for a cluster that was never selected")
-	}
-	src, err := idDigests(s, r, "source_ids")
+// consolidationOutput enforces lineage: an output names exactly the sources
+// of its selected cluster.
+func consolidationOutput(s *Session, v *Values, a *receipt.Attrs) error {
+	st, cluster := StateOf[consolidationState](s), v.Digest("cluster_id")
+	src, err := v.IDList("source_ids")
 	if err != nil {
 		return err
 	}
-	if int64(len(src)) != s.Count("cluster_size:"+cluster) || !allIn(s, "cluster:"+cluster, src) || overlapsSelf(src) {
+	if !sameSet(src, st.clusters[cluster]) || overlapsSelf(src) {
 		return fmt.Errorf("output lineage source_ids differ from the selected cluster's source_ids")
 	}
-	if !s.Has("consolidated_clusters", cluster) {
-		s.Mark("consolidated_clusters", cluster)
-		s.Add("consolidated_sources", int64(len(src)))
+	if !st.consolidated[cluster] {
+		st.consolidated[cluster] = true
+		st.consolidatedSources += int64(len(src))
 	}
-	s.Add("outputs", 1)
+	st.outputs++
 	a.Set("memory.consolidation.output.lineage_matches_cluster", receipt.B(true))
 	return nil
+}
+
+// sameSet reports whether got has want's length and only values of want.
+func sameSet(got, want []string) bool {
+	in := map[string]bool{}
+	for _, d := range want {
+		in[d] = true
+	}
+	for _, d := range got {
+		if !in[d] {
+			return false
+		}
+	}
+	return len(got) == len(want)
 }
 
 // overlapsSelf reports a repeated digest in a list.
@@ -185,28 +231,13 @@ func overlapsSelf(ds []string) bool {
 	return false
 }
 
-// consolidationCompleted enforces that the completion's figures are the
-// run's: clusters and outputs as recorded, and every candidate either
-// consolidated or skipped.
-func consolidationCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
-	if s.Count("prechecks") == 0 {
-		return fmt.Errorf("completed without a memory.consolidation.precheck record")
-	}
-	switch {
-	case n("candidate_count") != s.Count("candidate_count"):
-		return fmt.Errorf("candidate_count differs from the precheck's candidate_count")
-	case n("cluster_count") != s.Count("clusters"):
-		return fmt.Errorf("cluster_count differs from the cluster.selected records")
-	case n("consolidated_count") != s.Count("outputs"):
-		return fmt.Errorf("consolidated_count differs from the output.created records")
-	case n("candidate_count") != s.Count("consolidated_sources")+n("skipped_count"):
-		return fmt.Errorf("candidate_count is not accounted for by consolidated sources + skipped_count")
-	}
-	if d, b := r.JSON.Get("duration_ms"), r.JSON.Get("latency_budget_ms"); d.Exists() && b.Exists() {
+// consolidationCompleted says whether the run kept its latency budget, and
+// that the candidates were accounted for (the checks before it passed).
+func consolidationCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	if d, b := v.Get("duration_ms"), v.Get("latency_budget_ms"); d.Exists() && b.Exists() {
 		a.Set("memory.consolidation.within_latency_budget", receipt.B(d.Int() <= b.Int()))
 	}
 	a.Set("memory.consolidation.candidates_accounted", receipt.B(true))
-	s.Add("completed", 1)
+	StateOf[consolidationState](s).completed = true
 	return nil
 }

@@ -6,6 +6,16 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
+// The record types of a delete, each after the one before it with the same
+// request_id.
+const (
+	govRequested = "memory.governance.delete.requested"
+	govPresented = "memory.governance.delete.candidates.presented"
+	govConfirmed = "memory.governance.delete.confirmation.recorded"
+	govCompleted = "memory.governance.delete.completed"
+	govAudited   = "memory.governance.audit.completed"
+)
+
 // memory_governance_delete proves a two-step forget: candidates were shown,
 // a subset was confirmed, only confirmed memories were deleted, and the
 // audit replay no longer returns them. Request, confirmation, memory, audit
@@ -13,6 +23,7 @@ import (
 // notes and project paths are raw and only ever hashed.
 func init() {
 	ctx := FromSpan("memory.provider", "memory.client", "memory.project.hash")
+	requested := After("request_id", govRequested, "request_id")
 	start := Rec{Moves: append(append([]Move{}, sessionStart.Moves...),
 		ToSpan(Label("provider", "memory.provider")),
 		ToSpan(Label("client", "memory.client")),
@@ -25,8 +36,8 @@ func init() {
 		SpanName: "agent.session.memory.governance",
 		Records: map[string]Rec{
 			"session.start": start,
-			"memory.governance.delete.requested": {
-				Event: "memory.governance.delete.requested",
+			govRequested: {
+				Event: govRequested,
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -43,10 +54,13 @@ func init() {
 					Const("privacy.raw_reason_recorded", receipt.B(false)),
 					Const("privacy.raw_project_path_recorded", receipt.B(false)),
 				},
-				Then: deleteRequested,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					StateOf[govState](s).requests[v.Digest("request_id")] = true
+					return nil
+				},
 			},
-			"memory.governance.delete.candidates.presented": {
-				Event: "memory.governance.delete.candidates.presented",
+			govPresented: {
+				Event: govPresented,
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -58,11 +72,18 @@ func init() {
 					Bool("requires_confirmation", "memory.governance.requires_confirmation"),
 					Const("privacy.raw_candidate_text_recorded", receipt.B(false)),
 					Const("privacy.raw_preview_recorded", receipt.B(false)),
+					requested,
+					LenEq("candidate_count", "candidate_ids"),
 				},
-				Then: deletePresented,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					if v.Bool("requires_confirmation") {
+						StateOf[govState](s).needsConfirmation[v.Digest("request_id")] = true
+					}
+					return nil
+				},
 			},
-			"memory.governance.delete.confirmation.recorded": {
-				Event: "memory.governance.delete.confirmation.recorded",
+			govConfirmed: {
+				Event: govConfirmed,
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -75,11 +96,29 @@ func init() {
 					Hash("rejected_candidate_ids", "memory.governance.rejected_candidate_ids_hash"),
 					Hash("operator_note", "memory.governance.operator_note_hash"),
 					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
+					// Confirmed and rejected identities are disjoint subsets of
+					// the presented ones.
+					requested,
+					SubsetOf("confirmed_candidate_ids", govPresented, "candidate_ids").Within("request_id", "request_id").
+						Says("confirmed_candidate_ids is not a subset of the presented candidate_ids"),
+					SubsetOf("rejected_candidate_ids", govPresented, "candidate_ids").Within("request_id", "request_id").
+						Says("rejected_candidate_ids is not a subset of the presented candidate_ids"),
+					Disjoint("confirmed_candidate_ids", "rejected_candidate_ids").Says("a candidate is both confirmed and rejected"),
+					Check("confirmed false confirms no candidate", func(_ *Session, v *Values) error {
+						if !v.Bool("confirmed") && v.Has("confirmed_candidate_ids") && len(v.Get("confirmed_candidate_ids").Array()) > 0 {
+							return fmt.Errorf("confirmed is false but confirmed_candidate_ids is not empty")
+						}
+						return nil
+					}),
+					Const("memory.governance.confirmed_subset_of_presented", receipt.B(true)),
 				},
-				Then: deleteConfirmed,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					StateOf[govState](s).confirmations[v.Digest("request_id")] = true
+					return nil
+				},
 			},
-			"memory.governance.delete.completed": {
-				Event: "memory.governance.delete.completed",
+			govCompleted: {
+				Event: govCompleted,
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -95,11 +134,22 @@ func init() {
 					Hash("store_snapshot_after", "memory.governance.store_snapshot_after_hash"),
 					Bucket("latency_ms", "memory.governance.latency_bucket", receipt.LatencyLadder),
 					Const("privacy.raw_deleted_memory_recorded", receipt.B(false)),
+					// Only confirmed identities are deleted, and nothing is both
+					// deleted and retained.
+					requested,
+					Check("deleted memories had the confirmation their candidates required", deletedWithConfirmation),
+					SubsetOf("deleted_ids", govConfirmed, "confirmed_candidate_ids").Within("request_id", "request_id").
+						Says("deleted_ids is not a subset of the confirmed_candidate_ids"),
+					Disjoint("deleted_ids", "retained_ids").Says("a memory is both deleted and retained"),
+					Const("memory.governance.deleted_subset_of_confirmed", receipt.B(true)),
 				},
-				Then: deleteCompleted,
+				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
+					StateOf[govState](s).deleted += int64(len(v.Get("deleted_ids").Array()))
+					return nil
+				},
 			},
-			"memory.governance.audit.completed": {
-				Event: "memory.governance.audit.completed",
+			govAudited: {
+				Event: govAudited,
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -111,142 +161,47 @@ func init() {
 					Const("memory.governance.audit_gap", receipt.S("does_not_prove_physical_compaction_or_backup_expiry")),
 					Const("privacy.raw_memory_body_recorded", receipt.B(false)),
 					Const("privacy.raw_delete_query_recorded", receipt.B(false)),
+					// The audit replays the deletion of its request.
+					requested,
+					After("request_id", govCompleted, "request_id").Says("audit completed before memory.governance.delete.completed"),
+					SubsetOf("audit_entry_id", govCompleted, "audit_entry_id").Within("request_id", "request_id").
+						Says("audit_entry_id differs from the deletion's audit_entry_id"),
+					LengthOf("tombstone_count", govCompleted, "tombstone_ids").Within("request_id", "request_id").
+						Says("tombstone_count differs from the deletion's tombstone_ids"),
+					LengthOf("retained_count", govCompleted, "retained_ids").Within("request_id", "request_id").
+						Says("retained_count differs from the deletion's retained_ids"),
 				},
-				Then: deleteAudited,
+				Hook: func(_ *Session, v *Values, a *receipt.Attrs) error {
+					a.Set("memory.governance.replay_returns_deleted", receipt.B(v.Int("query_replay_result_count") > 0))
+					return nil
+				},
 			},
 		},
+		NewState: func() any {
+			return &govState{requests: map[string]bool{}, needsConfirmation: map[string]bool{}, confirmations: map[string]bool{}}
+		},
 		End: func(s *Session) error {
-			s.Span.Set("memory.governance.request.count", receipt.I(int64(s.Len("requests"))))
-			s.Span.Set("memory.governance.deleted.count", receipt.I(s.Count("deleted")))
+			st := StateOf[govState](s)
+			s.Span.Set("memory.governance.request.count", receipt.I(int64(len(st.requests))))
+			s.Span.Set("memory.governance.deleted.count", receipt.I(st.deleted))
 			return nil
 		},
 	})
 }
 
-// deleteRequest returns the digest of the record's request id, which must
-// name a request recorded earlier.
-func deleteRequest(s *Session, r Record) (string, error) {
-	req := s.Hash.Text(r.JSON.Get("request_id").String())
-	if !s.Has("requests", req) {
-		return "", fmt.Errorf("request_id has no memory.governance.delete.requested record before it")
-	}
-	return req, nil
+// govState is what a delete's rules keep beyond the invariants, by request
+// id digest.
+type govState struct {
+	requests, needsConfirmation, confirmations map[string]bool
+	deleted                                    int64
 }
 
-func deleteRequested(s *Session, r Record, _ *receipt.Attrs) error {
-	s.Mark("requests", s.Hash.Text(r.JSON.Get("request_id").String()))
-	return nil
-}
-
-func deletePresented(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := deleteRequest(s, r)
-	if err != nil {
-		return err
-	}
-	ids, err := idDigests(s, r, "candidate_ids")
-	if err != nil {
-		return err
-	}
-	if n := r.JSON.Get("candidate_count"); n.Exists() && n.Int() != int64(len(ids)) {
-		return fmt.Errorf("candidate_count differs from the length of candidate_ids")
-	}
-	markAll(s, "presented:"+req, ids)
-	if r.JSON.Get("requires_confirmation").Bool() {
-		s.Mark("needs_confirmation", req)
-	}
-	return nil
-}
-
-// deleteConfirmed enforces that confirmed and rejected identities are
-// disjoint subsets of the presented ones.
-func deleteConfirmed(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := deleteRequest(s, r)
-	if err != nil {
-		return err
-	}
-	conf, err := idDigests(s, r, "confirmed_candidate_ids")
-	if err != nil {
-		return err
-	}
-	rej, err := idDigests(s, r, "rejected_candidate_ids")
-	if err != nil {
-		return err
-	}
-	switch {
-	case !allIn(s, "presented:"+req, conf):
-		return fmt.Errorf("confirmed_candidate_ids is not a subset of the presented candidate_ids")
-	case !allIn(s, "presented:"+req, rej):
-		return fmt.Errorf("rejected_candidate_ids is not a subset of the presented candidate_ids")
-	case overlap(conf, rej):
-		return fmt.Errorf("a candidate is both confirmed and rejected")
-	case !r.JSON.Get("confirmed").Bool() && len(conf) > 0:
-		return fmt.Errorf("confirmed is false but confirmed_candidate_ids is not empty")
-	}
-	if r.JSON.Get("confirmed").Bool() {
-		markAll(s, "confirmed:"+req, conf)
-	}
-	s.Mark("confirmations", req)
-	a.Set("memory.governance.confirmed_subset_of_presented", receipt.B(true))
-	return nil
-}
-
-// deleteCompleted enforces that only confirmed identities were deleted and
-// that nothing is both deleted and retained.
-func deleteCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := deleteRequest(s, r)
-	if err != nil {
-		return err
-	}
-	del, err := idDigests(s, r, "deleted_ids")
-	if err != nil {
-		return err
-	}
-	kept, err := idDigests(s, r, "retained_ids")
-	if err != nil {
-		return err
-	}
-	switch {
-	case len(del) > 0 && s.Has("needs_confirmation", req) && !s.Has("confirmations", req):
+// deletedWithConfirmation refuses a deletion whose candidates required a
+// confirmation that was never recorded.
+func deletedWithConfirmation(s *Session, v *Values) error {
+	st, req := StateOf[govState](s), v.Digest("request_id")
+	if len(v.Get("deleted_ids").Array()) > 0 && st.needsConfirmation[req] && !st.confirmations[req] {
 		return fmt.Errorf("memories deleted without the confirmation the candidates required")
-	case !allIn(s, "confirmed:"+req, del):
-		return fmt.Errorf("deleted_ids is not a subset of the confirmed_candidate_ids")
-	case overlap(del, kept):
-		return fmt.Errorf("a memory is both deleted and retained")
 	}
-	tomb, err := idDigests(s, r, "tombstone_ids")
-	if err != nil {
-		return err
-	}
-	setCount(s, "tombstones:"+req, int64(len(tomb)))
-	setCount(s, "retained:"+req, int64(len(kept)))
-	if v := r.JSON.Get("audit_entry_id"); v.Exists() {
-		s.Mark("audit_entries:"+req, s.Hash.Text(v.String()))
-	}
-	s.Mark("completed", req)
-	s.Add("deleted", int64(len(del)))
-	a.Set("memory.governance.deleted_subset_of_confirmed", receipt.B(true))
-	return nil
-}
-
-// deleteAudited checks the audit against the deletion it replays and says
-// whether the replay still returned anything.
-func deleteAudited(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := deleteRequest(s, r)
-	if err != nil {
-		return err
-	}
-	if !s.Has("completed", req) {
-		return fmt.Errorf("audit completed before memory.governance.delete.completed")
-	}
-	if v := r.JSON.Get("audit_entry_id"); v.Exists() && !s.Has("audit_entries:"+req, s.Hash.Text(v.String())) {
-		return fmt.Errorf("audit_entry_id differs from the deletion's audit_entry_id")
-	}
-	if v := r.JSON.Get("tombstone_count"); v.Exists() && v.Int() != s.Count("tombstones:"+req) {
-		return fmt.Errorf("tombstone_count differs from the deletion's tombstone_ids")
-	}
-	if v := r.JSON.Get("retained_count"); v.Exists() && v.Int() != s.Count("retained:"+req) {
-		return fmt.Errorf("retained_count differs from the deletion's retained_ids")
-	}
-	a.Set("memory.governance.replay_returns_deleted", receipt.B(r.JSON.Get("query_replay_result_count").Int() > 0))
 	return nil
 }

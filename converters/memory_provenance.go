@@ -37,7 +37,7 @@ func init() {
 				Const("team_memory.privacy.raw_body_recorded", receipt.B(false)),
 				Const("team_memory.privacy.raw_rationale_recorded", receipt.B(false)),
 			},
-			Then: func(s *Session, r Record, a *receipt.Attrs) error { return teamMemoryEntry(s, r, a, op) },
+			Hook: func(s *Session, v *Values, a *receipt.Attrs) error { return teamMemoryEntry(s, v, a, op) },
 		}
 	}
 	registerScenario(Scenario{
@@ -71,8 +71,9 @@ func init() {
 					Const("team_memory.bundle.body_recorded", receipt.B(false)),
 					Const("team_memory.privacy.raw_query_recorded", receipt.B(false)),
 					Const("team_memory.privacy.raw_bundle_recorded", receipt.B(false)),
+					Disjoint("selected_entry_ids", "suppressed_entry_ids").Says("an entry is both selected and suppressed"),
 				},
-				Then: teamMemoryHydrated,
+				Hook: teamMemoryHydrated,
 			},
 			"memory.provenance.evaluated": {
 				Event: "team_memory.provenance.evaluated",
@@ -93,14 +94,29 @@ func init() {
 					Req(Int("unknown_relevance_count", "team_memory.relevance.unknown_count")),
 					Const("team_memory.accounting.invariant", receipt.S("selected_equals_author_buckets_and_relevance_buckets")),
 					Const("team_memory.audit_gap", receipt.S("receipt_proves_authorship_order_and_loading_not_memory_truth")),
+					// selected_count equals the author buckets and the relevance buckets,
+					// and every author is known.
+					SumEq("selected_count", "known_author_count", "unknown_author_count").
+						Says("selected_count is not accounted for by known_author_count + unknown_author_count"),
+					SumEq("selected_count", "decisive_count", "supporting_count", "unused_count", "unknown_relevance_count").
+						Says("selected_count is not accounted for by decisive + supporting + unused + unknown_relevance counts"),
+					Check("unknown_author_count is zero", func(_ *Session, v *Values) error {
+						if v.Int("unknown_author_count") != 0 {
+							return fmt.Errorf("unknown_author_count is not zero: every hydrated memory needs known author provenance")
+						}
+						return nil
+					}),
+					AfterAny("memory.bundle.hydrated").Says("provenance evaluated before any memory.bundle.hydrated record"),
 				},
-				Then: teamMemoryEvaluated,
+				Hook: teamMemoryEvaluated,
 			},
 		},
+		NewState: func() any { return &provenanceState{entries: map[string]bool{}, authored: map[string]bool{}} },
 		End: func(s *Session) error {
-			s.Span.Set("team_memory.write.count", receipt.I(s.Count("writes")))
-			s.Span.Set("team_memory.hydration.count", receipt.I(s.Count("hydrations")))
-			s.Span.Set("team_memory.provenance_evaluation.count", receipt.I(s.Count("evaluations")))
+			st := StateOf[provenanceState](s)
+			s.Span.Set("team_memory.write.count", receipt.I(st.writes))
+			s.Span.Set("team_memory.hydration.count", receipt.I(st.hydrations))
+			s.Span.Set("team_memory.provenance_evaluation.count", receipt.I(st.evaluations))
 			return nil
 		},
 	})
@@ -109,28 +125,28 @@ func init() {
 // teamMemoryEntry keeps the write order and which entries have a known
 // author. Sequences are monotonic across promotions and corrections, and a
 // correction must follow the entry it corrects.
-func teamMemoryEntry(s *Session, r Record, a *receipt.Attrs, op string) error {
-	seq := r.JSON.Get("sequence").Int()
-	if s.Count("writes") > 0 && seq <= s.Count("last_sequence") {
+func teamMemoryEntry(s *Session, v *Values, a *receipt.Attrs, op string) error {
+	st, seq := StateOf[provenanceState](s), v.Int("sequence")
+	if st.writes > 0 && seq <= st.lastSequence {
 		return fmt.Errorf("sequence is not greater than the previous entry's sequence")
 	}
-	setCount(s, "last_sequence", seq)
-	s.Add("writes", 1)
-	id := s.Hash.Text(r.JSON.Get("entry_id").String())
+	st.lastSequence = seq
+	st.writes++
+	id := s.Hash.Text(v.Get("entry_id").String())
 	if op == "corrected" {
 		prev := id
-		if p := r.JSON.Get("supersedes_entry_id"); p.Exists() && p.String() != "" {
+		if p := v.Get("supersedes_entry_id"); p.Exists() && p.String() != "" {
 			prev = s.Hash.Text(p.String())
 		}
-		if !s.Has("entries", prev) {
+		if !st.entries[prev] {
 			return fmt.Errorf("correction of an entry that was never promoted")
 		}
 		a.Set("team_memory.entry.previous.id_hash", receipt.S(prev))
 	}
-	s.Mark("entries", id)
-	known := r.JSON.Get("author_agent_id").String() != "" || r.JSON.Get("author_human_id").String() != ""
+	st.entries[id] = true
+	known := v.Get("author_agent_id").String() != "" || v.Get("author_human_id").String() != ""
 	if known {
-		s.Mark("authored", id)
+		st.authored[id] = true
 	}
 	a.Set("team_memory.author.known", receipt.B(known))
 	return nil
@@ -139,69 +155,72 @@ func teamMemoryEntry(s *Session, r Record, a *receipt.Attrs, op string) error {
 // teamMemoryHydrated enforces that every hydrated memory has known author
 // provenance and that the selected and suppressed sets are disjoint parts of
 // the candidates.
-func teamMemoryHydrated(s *Session, r Record, a *receipt.Attrs) error {
-	sel, err := idDigests(s, r, "selected_entry_ids")
+func teamMemoryHydrated(s *Session, v *Values, a *receipt.Attrs) error {
+	sel, err := v.IDList("selected_entry_ids")
 	if err != nil {
 		return err
 	}
-	sup, err := idDigests(s, r, "suppressed_entry_ids")
+	sup, err := v.IDList("suppressed_entry_ids")
 	if err != nil {
 		return err
 	}
-	cand, err := idDigests(s, r, "candidate_entry_ids")
+	cand, err := v.IDList("candidate_entry_ids")
 	if err != nil {
 		return err
 	}
-	if overlap(sel, sup) {
-		return fmt.Errorf("an entry is both selected and suppressed")
+	if v.Get("candidate_entry_ids").Exists() && (!within(sel, cand) || !within(sup, cand)) {
+		return fmt.Errorf("selected or suppressed entry is not among candidate_entry_ids")
 	}
-	if r.JSON.Get("candidate_entry_ids").Exists() {
-		key := fmt.Sprintf("candidates:%d", r.Line)
-		markAll(s, key, cand)
-		if !allIn(s, key, sel) || !allIn(s, key, sup) {
-			return fmt.Errorf("selected or suppressed entry is not among candidate_entry_ids")
-		}
-	}
+	st := StateOf[provenanceState](s)
 	var known int64
 	for _, d := range sel {
-		if !s.Has("entries", d) {
+		if !st.entries[d] {
 			return fmt.Errorf("hydrated memory has no promotion record before it")
 		}
-		if !s.Has("authored", d) {
+		if !st.authored[d] {
 			return fmt.Errorf("hydrated memory has no known author provenance")
 		}
 		known++
 	}
 	a.Set("team_memory.selected.known_author_count", receipt.I(known))
 	a.Set("team_memory.selected.all_authors_known", receipt.B(true))
-	setCount(s, "hydrated_selected", int64(len(sel)))
-	setCount(s, "hydrated_known", known)
-	s.Add("hydrations", 1)
+	st.hydratedSelected, st.hydratedKnown = int64(len(sel)), known
+	st.hydrations++
 	return nil
 }
 
-// teamMemoryEvaluated enforces the accounting: selected_count equals the
-// author buckets and the relevance buckets, every author is known, and the
-// figures match the bundle that was actually hydrated.
-func teamMemoryEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
-	sel := n("selected_count")
-	if sel != n("known_author_count")+n("unknown_author_count") {
-		return fmt.Errorf("selected_count is not accounted for by known_author_count + unknown_author_count")
-	}
-	if sel != n("decisive_count")+n("supporting_count")+n("unused_count")+n("unknown_relevance_count") {
-		return fmt.Errorf("selected_count is not accounted for by decisive + supporting + unused + unknown_relevance counts")
-	}
-	if n("unknown_author_count") != 0 {
-		return fmt.Errorf("unknown_author_count is not zero: every hydrated memory needs known author provenance")
-	}
-	if s.Count("hydrations") == 0 {
-		return fmt.Errorf("provenance evaluated before any memory.bundle.hydrated record")
-	}
-	if sel != s.Count("hydrated_selected") || n("known_author_count") != s.Count("hydrated_known") {
+// teamMemoryEvaluated enforces that the figures match the bundle that was
+// actually hydrated.
+func teamMemoryEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[provenanceState](s)
+	if v.Int("selected_count") != st.hydratedSelected || v.Int("known_author_count") != st.hydratedKnown {
 		return fmt.Errorf("selected_count or known_author_count differs from the hydrated bundle")
 	}
 	a.Set("team_memory.accounting.holds", receipt.B(true))
-	s.Add("evaluations", 1)
+	st.evaluations++
 	return nil
+}
+
+// provenanceState keeps, by entry id digest, the entries written and those
+// with a known author, the latest sequence and hydrated bundle, and the
+// counts for the root span.
+type provenanceState struct {
+	entries, authored               map[string]bool
+	lastSequence                    int64
+	hydratedSelected, hydratedKnown int64
+	writes, hydrations, evaluations int64
+}
+
+// within reports whether every value of a is in b.
+func within(a, b []string) bool {
+	in := map[string]bool{}
+	for _, d := range b {
+		in[d] = true
+	}
+	for _, d := range a {
+		if !in[d] {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -86,10 +87,12 @@ func (c *native) summarize(out *Output) {
 // shape admits it (leak.Shape.Admit: never free text, a path or a
 // secret-looking token), and writes its digest otherwise. The field must be
 // declared with the same shape in the converter's PassThrough: the leak
-// check only accepts copies of values it finds there.
+// check only accepts copies of values it finds there. A copy it is: outputs
+// live until the input ends, and a string read from a line would keep the
+// whole line (megabytes of content) alive with it (keyPart, name likewise).
 func (c *native) pass(shape leak.Shape, v string) string {
 	if shape.Admit(v) {
-		return v
+		return strings.Clone(v)
 	}
 	return c.h.Text(v)
 }
@@ -99,7 +102,7 @@ func (c *native) pass(shape leak.Shape, v string) string {
 // anything else is hashed to keep keys short.
 func (c *native) keyPart(v string) string {
 	if receipt.IsToken(v) {
-		return v
+		return strings.Clone(v)
 	}
 	return c.h.Text(v)
 }
@@ -108,7 +111,7 @@ func (c *native) keyPart(v string) string {
 // digest unless names are revealed and it has the shape of a name.
 func (c *native) name(v string) string {
 	if c.env.RevealNames && leak.Name.Admit(v) {
-		return v
+		return strings.Clone(v)
 	}
 	return c.h.Text(v)
 }
@@ -117,7 +120,7 @@ func (c *native) name(v string) string {
 // key+".name" in clear when names are revealed and it has a name's shape.
 func (c *native) nameAttr(key, v string) receipt.Attr {
 	if c.env.RevealNames && leak.Name.Admit(v) {
-		return receipt.Attr{Key: key + ".name", Value: receipt.S(v)}
+		return receipt.Attr{Key: key + ".name", Value: receipt.S(strings.Clone(v))}
 	}
 	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
 }

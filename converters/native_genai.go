@@ -109,6 +109,9 @@ func (c *native) genAISpans(out *Output) {
 		switch op.Str {
 		case "invoke_agent":
 			sp.Skills = skills[sp.Key]
+			if sp.Error { // a subagent the log says failed
+				sp.Attrs.Set("error.type", receipt.S("agent_error"))
+			}
 		case "chat":
 			agent := agentOf(sp.Parent)
 			if from, ok := compactedFrom[agent]; ok && i >= from {

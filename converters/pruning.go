@@ -38,7 +38,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Then: pruneStart,
+				Hook: pruneStart,
 			},
 			"context.prune.strategy.evaluated": {
 				Event: "context.prune.strategy.evaluated",
@@ -60,7 +60,7 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
 				},
-				Then: pruneStrategy,
+				Hook: pruneStrategy,
 			},
 			"context.prune.completed": {
 				Event: "context.prune.completed",
@@ -82,13 +82,15 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
 				},
-				Then: pruneCompleted,
+				Hook: pruneCompleted,
 			},
 		},
+		NewState: func() any { return &pruneState{} },
 		End: func(s *Session) error {
-			s.Span.Set("context.prune.run.count", receipt.I(s.Count("runs")))
-			s.Span.Set("context.prune.strategy.count", receipt.I(s.Count("strategies")))
-			s.Span.Set("context.prune.open_at_end", receipt.B(s.Count("open") > 0))
+			st := StateOf[pruneState](s)
+			s.Span.Set("context.prune.run.count", receipt.I(st.runs))
+			s.Span.Set("context.prune.strategy.count", receipt.I(st.strategies))
+			s.Span.Set("context.prune.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},
 	})
@@ -104,76 +106,89 @@ var pruneTotals = [][2]string{
 	{"protected_count", "protected_item_count"},
 }
 
-func pruneStart(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("open") > 0 {
+// pruneRun is the open pruning run: the figures before it (by field name,
+// only those the start record gave), the window, and the strategies' sums.
+type pruneRun struct {
+	before map[string]int64
+	window int64
+	sums   map[string]int64
+}
+
+// pruneState is the open run and the counts for the root span.
+type pruneState struct {
+	open             *pruneRun
+	runs, strategies int64
+}
+
+func pruneStart(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[pruneState](s)
+	if st.open != nil {
 		return fmt.Errorf("pruning run started while another run is still open")
 	}
+	run := &pruneRun{before: map[string]int64{}, sums: map[string]int64{}}
 	for _, f := range []string{"token_count_before", "byte_count_before"} {
-		v, err := whole(r, f)
+		n, err := v.Whole(f)
 		if err != nil {
 			return err
 		}
-		setCount(s, f, v)
-		if r.JSON.Get(f).Exists() {
-			s.Mark("flags", f)
-		} else {
-			delete(s.sets["flags"], f)
+		if v.Get(f).Exists() {
+			run.before[f] = n
 		}
 	}
-	for _, f := range pruneTotals {
-		setCount(s, "sum:"+f[0], 0)
+	if w, ok := v.Int("context_window_tokens"), hasKey(run.before, "token_count_before"); w > 0 && ok {
+		a.Set("context.prune.start_ratio_bucket", receipt.S(percentLadder.Bucket(run.before["token_count_before"]*100/w)))
+		run.window = w
 	}
-	if w := r.JSON.Get("context_window_tokens").Int(); w > 0 && s.Has("flags", "token_count_before") {
-		a.Set("context.prune.start_ratio_bucket", receipt.S(percentLadder.Bucket(s.Count("token_count_before")*100/w)))
-		setCount(s, "window", w)
-	} else {
-		setCount(s, "window", 0)
-	}
-	a.Set("context.prune.backup.created", receipt.B(r.JSON.Get("backup_id").String() != ""))
-	setCount(s, "open", 1)
-	s.Add("runs", 1)
+	a.Set("context.prune.backup.created", receipt.B(v.Get("backup_id").String() != ""))
+	st.open = run
+	st.runs++
 	return nil
 }
+
+func hasKey(m map[string]int64, k string) bool { _, ok := m[k]; return ok }
 
 // pruneStrategy enforces the action vocabulary and per-strategy bounds: a
 // protected strategy changes and removes nothing, changed items are among
 // the candidates, removed tokens were there before.
-func pruneStrategy(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("open") == 0 {
+func pruneStrategy(s *Session, v *Values, _ *receipt.Attrs) error {
+	st := StateOf[pruneState](s)
+	if st.open == nil {
 		return fmt.Errorf("strategy evaluated outside a pruning run (no open context.prune.start)")
 	}
-	act := r.JSON.Get("action").String()
+	act := v.Get("action").String()
 	if !pruneActions[act] {
 		return fmt.Errorf("action must be trimmed, minified, deduped, stubbed or protected")
 	}
-	n := func(f string) int64 { return r.JSON.Get(f).Int() }
+	n := func(f string) int64 { return v.Get(f).Int() }
 	switch {
 	case act == "protected" && (n("changed_count") != 0 || n("token_count_removed") != 0 || n("byte_count_removed") != 0):
 		return fmt.Errorf("protected strategy reports changed items or removed tokens or bytes")
-	case r.JSON.Get("candidate_count").Exists() && n("changed_count") > n("candidate_count"):
+	case v.Get("candidate_count").Exists() && n("changed_count") > n("candidate_count"):
 		return fmt.Errorf("changed_count exceeds candidate_count")
-	case r.JSON.Get("token_count_before").Exists() && n("token_count_removed") > n("token_count_before"):
+	case v.Get("token_count_before").Exists() && n("token_count_removed") > n("token_count_before"):
 		return fmt.Errorf("token_count_removed exceeds the strategy's token_count_before")
 	}
 	for _, f := range pruneTotals {
-		v, err := whole(r, f[0])
+		n, err := v.Whole(f[0])
 		if err != nil {
 			return err
 		}
-		s.Add("sum:"+f[0], v)
+		st.open.sums[f[0]] += n
 	}
-	s.Add("strategies", 1)
+	st.strategies++
 	return nil
 }
 
 // pruneCompleted enforces that the totals are the strategies' sums and that
 // after = before - removed for tokens and bytes.
-func pruneCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("open") == 0 {
+func pruneCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[pruneState](s)
+	run := st.open
+	if run == nil {
 		return fmt.Errorf("pruning completed without an open context.prune.start")
 	}
 	for _, f := range pruneTotals {
-		if v := r.JSON.Get(f[1]); v.Exists() && v.Int() != s.Count("sum:"+f[0]) {
+		if v := v.Get(f[1]); v.Exists() && v.Int() != run.sums[f[0]] {
 			return fmt.Errorf("totals do not add up: %s differs from the sum of the strategies' %s", f[1], f[0])
 		}
 	}
@@ -181,15 +196,15 @@ func pruneCompleted(s *Session, r Record, a *receipt.Attrs) error {
 		{"token_count_before", "total_token_count_removed", "token_count_after"},
 		{"byte_count_before", "total_byte_count_removed", "byte_count_after"},
 	} {
-		removed, after := r.JSON.Get(f[1]), r.JSON.Get(f[2])
-		if s.Has("flags", f[0]) && removed.Exists() && after.Exists() && s.Count(f[0])-removed.Int() != after.Int() {
+		removed, after := v.Get(f[1]), v.Get(f[2])
+		if before, ok := run.before[f[0]]; ok && removed.Exists() && after.Exists() && before-removed.Int() != after.Int() {
 			return fmt.Errorf("totals do not add up: %s is not %s minus %s", f[2], f[0], f[1])
 		}
 	}
-	if w, after := s.Count("window"), r.JSON.Get("token_count_after"); w > 0 && after.Exists() {
+	if w, after := run.window, v.Get("token_count_after"); w > 0 && after.Exists() {
 		a.Set("context.prune.end_ratio_bucket", receipt.S(percentLadder.Bucket(after.Int()*100/w)))
 	}
 	a.Set("context.prune.totals_add_up", receipt.B(true))
-	setCount(s, "open", 0)
+	st.open = nil
 	return nil
 }

@@ -2,6 +2,7 @@ package converters
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/contextreceipts/convert/internal/leak"
@@ -12,12 +13,16 @@ import (
 // Scenario is a converter for the per-scenario event logs of the reference
 // suite: one JSON object per line with "type" and "time". Most of it is a
 // table: for each record type, the event it becomes and the moves that fill
-// it. session.start and session.end are understood by every scenario.
+// it, invariants included (see invariants.go). session.start and
+// session.end are understood by every scenario.
 type Scenario struct {
 	Name, Doc, SpanName string
 	Records             map[string]Rec
-	// Extra lists event names that Then hooks emit besides the table's.
+	// Extra lists event names that hooks emit besides the table's.
 	Extra []string
+	// NewState makes the typed per-file state the hooks keep (read it with
+	// StateOf); nil when the table says everything.
+	NewState func() any
 	// End runs after the last record: final invariants and span attributes.
 	End func(s *Session) error
 	// Hints: see Converter.Hints.
@@ -28,7 +33,12 @@ type Scenario struct {
 type Rec struct {
 	Event string // event written for the record; "" to only feed state
 	Moves []Move
-	// Then runs after the moves: stateful attributes and invariants.
+	// Hook runs after the moves, on the values they declared: stateful
+	// attributes and the rules no invariant kind says. It may add
+	// attributes, never change one a move wrote.
+	Hook func(s *Session, v *Values, a *receipt.Attrs) error
+	// Then is the older hook on the raw record, kept for context_input
+	// until it moves onto shared builders; new tables use Hook.
 	Then func(s *Session, r Record, a *receipt.Attrs) error
 }
 
@@ -41,6 +51,8 @@ type Session struct {
 	sets                    map[string]map[string]bool
 	notes                   map[string]string
 	out                     *Output
+	state                   any     // Scenario.NewState's value
+	tallies                 tallies // what the invariants keep
 }
 
 // Label returns v when it has the shape of a label (leak.Label: an enum-like
@@ -131,17 +143,125 @@ var sessionEnd = Rec{Moves: []Move{spanMove(Label("status", "session.status"))}}
 
 // spanMove redirects a move's attribute to the root span.
 func spanMove(m Move) Move {
+	m.spanKey, m.Key = m.Key, "" // on the root span, not the event
 	inner := m.apply
 	m.apply = func(s *Session, v gjson.Result, _ *receipt.Attrs) error { return inner(s, v, &s.Span) }
 	return m
 }
 
+// scenarios lists the registered scenario converters, in registration order,
+// and tables what `convert list -v` says of each.
+var (
+	scenarios     []string
+	tables        = map[string][]RecordInfo{}
+	scenarioPlans = map[string]map[string]*recPlan{} // for the conformance tests
+	scenarioDefs  = map[string]Scenario{}
+)
+
+// RecordInfo describes one record type of a scenario table: the event it
+// becomes ("" when it only feeds state) and its invariants, as generated
+// from the table.
+type RecordInfo struct {
+	Type, Event string
+	Invariants  []string
+}
+
+// Scenarios returns the names of the registered scenario converters, sorted.
+func Scenarios() []string {
+	out := append([]string(nil), scenarios...)
+	sort.Strings(out)
+	return out
+}
+
+// Table returns a scenario converter's record types, sorted, with their
+// events and invariants; false for converters that are not scenarios.
+func Table(name string) ([]RecordInfo, bool) {
+	t, ok := tables[name]
+	return t, ok
+}
+
+// recPlan is a record type's compiled table entry.
+type recPlan struct {
+	Rec
+	fields  []string   // every field the moves declare, each once
+	tallies []tallyKey // what invariants of later records keep of this one
+}
+
+func (p *recPlan) declare(paths ...string) {
+	for _, f := range paths {
+		if f != "" && !slices.Contains(p.fields, f) {
+			p.fields = append(p.fields, f)
+		}
+	}
+}
+
+// compile checks a table's invariants (a record type they name must be in
+// the table: a typo fails at start-up, not by silently finding nothing) and
+// works out what each record type keeps for them.
+func compile(name string, recs map[string]Rec) map[string]*recPlan {
+	plans := map[string]*recPlan{}
+	for t, r := range recs {
+		r.Moves = slices.Clone(r.Moves)
+		plans[t] = &recPlan{Rec: r}
+	}
+	for t, p := range plans {
+		for i, m := range p.Moves {
+			p.declare(m.reading()...)
+			if m.inv == nil {
+				continue
+			}
+			inv := *m.inv
+			inv.rec = t
+			if inv.kind == invOnce {
+				inv.of = t
+			}
+			p.Moves[i].inv = &inv
+			k, ok := inv.tally()
+			if !ok {
+				continue
+			}
+			of, ok := plans[inv.of]
+			if !ok {
+				panic(fmt.Sprintf("converters: %s: %s: invariant %q names record type %q, which the table does not map", name, t, inv.String(), inv.of))
+			}
+			of.declare(k.fields()...)
+			if !slices.Contains(of.tallies, k) {
+				of.tallies = append(of.tallies, k)
+			}
+		}
+	}
+	return plans
+}
+
+func describe(plans map[string]*recPlan) []RecordInfo {
+	var out []RecordInfo
+	for t, p := range plans {
+		ri := RecordInfo{Type: t, Event: p.Event}
+		for _, m := range p.Moves {
+			switch {
+			case m.inv != nil:
+				ri.Invariants = append(ri.Invariants, m.inv.String())
+			case m.rule != "":
+				ri.Invariants = append(ri.Invariants, "check: "+m.rule)
+			}
+		}
+		out = append(out, ri)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
 // registerScenario turns a scenario table into a registered Converter.
 func registerScenario(sc Scenario) {
+	scenarios = append(scenarios, sc.Name)
 	recs := map[string]Rec{"session.start": sessionStart, "session.end": sessionEnd}
 	for t, r := range sc.Records {
 		recs[t] = r
 	}
+	plans := compile(sc.Name, recs)
+	tables[sc.Name] = describe(plans)
+	scenarioPlans[sc.Name] = plans
+	scenarioDefs[sc.Name] = sc
 	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string
@@ -167,47 +287,116 @@ func registerScenario(sc Scenario) {
 		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
 		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
 		PassThrough: pass, Events: sortedKeys(events),
-		New: func(env Env) State {
-			return &scenarioState{sc: sc, recs: recs, s: &Session{Hash: env.Hash, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}}}
-		},
+		New: func(env Env) State { return newScenarioState(sc, plans, env.Hash) },
 	})
 }
 
+func newScenarioState(sc Scenario, plans map[string]*recPlan, h receipt.Hasher) *scenarioState {
+	s := &Session{Hash: h, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}, tallies: tallies{}}
+	if sc.NewState != nil {
+		s.state = sc.NewState()
+	}
+	return &scenarioState{sc: sc, plans: plans, s: s}
+}
+
 type scenarioState struct {
-	sc   Scenario
-	recs map[string]Rec
-	s    *Session
+	sc    Scenario
+	plans map[string]*recPlan
+	s     *Session
+	v     Values // reused for every record
 }
 
 func (st *scenarioState) Record(r Record, out *Output) error {
-	rec := st.recs[r.Type]
+	p := st.plans[r.Type]
 	st.s.out = out
 	st.s.identify(r)
+	v := st.values(p, r)
 	var attrs receipt.Attrs
-	for _, m := range rec.Moves {
-		var v gjson.Result
-		if m.Path != "" {
-			v = r.JSON.Get(m.Path)
-			if !v.Exists() || v.Type == gjson.Null {
-				if m.Required {
-					return fmt.Errorf("%s: missing field %q", r.Type, m.Path)
-				}
-				continue
-			}
-		}
-		if err := m.apply(st.s, v, &attrs); err != nil {
+	for _, m := range p.Moves {
+		if err := st.move(m, v, &attrs); err != nil {
 			return fmt.Errorf("%s: %w", r.Type, err)
 		}
 	}
-	if rec.Then != nil {
-		if err := rec.Then(st.s, r, &attrs); err != nil {
+	if p.Hook != nil {
+		if err := st.hook(p, v, &attrs); err != nil {
 			return fmt.Errorf("%s: %w", r.Type, err)
 		}
 	}
-	if rec.Event != "" {
-		out.Emit(receipt.Event{Name: rec.Event, Time: r.Time, Line: r.Line, Attrs: attrs})
+	if p.Then != nil {
+		if err := p.Then(st.s, r, &attrs); err != nil {
+			return fmt.Errorf("%s: %w", r.Type, err)
+		}
+	}
+	for _, k := range p.tallies {
+		if err := st.s.tallies.record(k, v); err != nil {
+			return fmt.Errorf("%s: %w", r.Type, err)
+		}
+	}
+	if p.Event != "" {
+		out.Emit(receipt.Event{Name: p.Event, Time: r.Time, Line: r.Line, Attrs: attrs})
 	}
 	return nil
+}
+
+// values reads the fields the record type declares, each once.
+func (st *scenarioState) values(p *recPlan, r Record) *Values {
+	v := &st.v
+	*v = Values{Type: r.Type, Line: r.Line, Time: r.Time, NS: r.NS, hash: st.s.Hash, fields: v.fields}
+	clear(v.fields)
+	if v.fields == nil {
+		v.fields = map[string]gjson.Result{}
+	}
+	for _, f := range p.fields {
+		v.fields[f] = r.JSON.Get(f)
+	}
+	return v
+}
+
+// move runs one move: a check or an invariant on the values, or a mapping of
+// its field (skipped when absent unless required).
+func (st *scenarioState) move(m Move, v *Values, a *receipt.Attrs) error {
+	switch {
+	case m.check != nil:
+		return m.check(st.s, v, a)
+	case m.inv != nil:
+		return m.inv.check(st.s, v, a)
+	case m.apply == nil:
+		return nil // Use: a declaration only
+	}
+	var f gjson.Result
+	if m.Path != "" {
+		f = v.fields[m.Path]
+		if !f.Exists() || f.Type == gjson.Null {
+			if m.Required {
+				return fmt.Errorf("missing field %q", m.Path)
+			}
+			return nil
+		}
+	}
+	return m.apply(st.s, f, a)
+}
+
+// hook runs a record's Hook and refuses what a hook must not do: read a
+// field no move declares, or change an attribute a move wrote.
+func (st *scenarioState) hook(p *recPlan, v *Values, a *receipt.Attrs) error {
+	moved := slices.Clone(*a)
+	err := p.Hook(st.s, v, a)
+	if v.undeclared != "" {
+		return fmt.Errorf("converter bug: the hook reads field %q, which no move of the record declares (declare it with Use)", v.undeclared)
+	}
+	if err != nil {
+		return err
+	}
+	for i, at := range moved {
+		if !sameValue((*a)[i].Value, at.Value) {
+			return fmt.Errorf("converter bug: the hook changes attribute %q, which a move wrote", at.Key)
+		}
+	}
+	return nil
+}
+
+func sameValue(x, y receipt.Value) bool {
+	return x.Kind == y.Kind && x.Str == y.Str && x.Bool == y.Bool && x.Int == y.Int && x.Flt == y.Flt && slices.Equal(x.Strs, y.Strs)
 }
 
 func (st *scenarioState) End(out *Output) error {

@@ -54,7 +54,7 @@ func init() {
 					Const("privacy.raw_diff_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 				),
-				Then: secretScanRequested,
+				Hook: secretScanRequested,
 			},
 			"security.secret_scanning.completed": {
 				Event: "security.secret_scanning.completed",
@@ -70,8 +70,9 @@ func init() {
 					Hash("tool_response_excerpt", "security.scan.tool_response_hash"),
 					Const("privacy.raw_tool_response_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
+					After("request_id", "security.secret_scanning.requested", "request_id"),
 				),
-				Then: secretScanCompleted,
+				Hook: secretScanCompleted,
 			},
 			"security.secret_scanning.finding.presented": {
 				Event: "security.secret_scanning.finding.presented",
@@ -88,8 +89,10 @@ func init() {
 					Const("privacy.raw_location_path_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_value_recorded", receipt.B(false)),
 					Const("privacy.raw_remediation_text_recorded", receipt.B(false)),
+					After("request_id", "security.secret_scanning.requested", "request_id"),
+					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Then: secretScanFinding,
+				Hook: secretScanFinding,
 			},
 			"security.secret_scanning.bypass.evaluated": {
 				Event: "security.secret_scanning.bypass.evaluated",
@@ -101,8 +104,10 @@ func init() {
 					Label("decision", "security.secret_scanning.decision"),
 					Hash("operator_note", "security.operator_note_hash"),
 					Const("privacy.raw_operator_note_recorded", receipt.B(false)),
+					After("request_id", "security.secret_scanning.requested", "request_id"),
+					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Then: secretScanBypass,
+				Hook: secretScanBypass,
 			},
 			"security.secret_scanning.remediation.verified": {
 				Event: "security.secret_scanning.remediation.verified",
@@ -117,11 +122,14 @@ func init() {
 					Const("privacy.raw_changed_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_rotation_ticket_recorded", receipt.B(false)),
 					Const("audit.gap", receipt.S("receipt_proves_scan_findings_policy_and_clean_rescan_not_secret_revocation_completion")),
+					After("request_id", "security.secret_scanning.requested", "request_id"),
+					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Then: secretScanRemediation,
+				Hook: secretScanRemediation,
 			},
 		},
-		End: secretScanEnd,
+		NewState: newSecretState,
+		End:      secretScanEnd,
 	})
 }
 
@@ -146,69 +154,54 @@ func secretScanMoves(moves ...Move) []Move {
 	return append(head, moves...)
 }
 
-// The state keys of one scan request, by the digest of its id.
-func secretScanReq(s *Session, r Record) string {
-	return s.Hash.Text(r.JSON.Get("request_id").String())
+// secretState is what the scan rules keep, by the digest of the request id.
+type secretState struct {
+	requested, completed, noBypass      map[string]bool
+	declared, presented                 map[string]int64 // findings per request
+	findingsDeclared, findingsPresented int64
+	verified                            int64
 }
 
-func secretScanRequested(s *Session, r Record, _ *receipt.Attrs) error {
-	s.Mark("scan.requested", secretScanReq(s, r))
+func newSecretState() any {
+	return &secretState{requested: map[string]bool{}, completed: map[string]bool{}, noBypass: map[string]bool{},
+		declared: map[string]int64{}, presented: map[string]int64{}}
+}
+
+func secretScanRequested(s *Session, v *Values, _ *receipt.Attrs) error {
+	StateOf[secretState](s).requested[v.Digest("request_id")] = true
 	return nil
 }
 
-// secretScanKnown enforces that a record belongs to a scan that was
-// requested, and, past completion, to one that completed.
-func secretScanKnown(s *Session, r Record, completed bool) (string, error) {
-	req := secretScanReq(s, r)
-	if !s.Has("scan.requested", req) {
-		return "", fmt.Errorf("request_id has no security.secret_scanning.requested record before it")
-	}
-	if completed && !s.Has("scan.completed", req) {
-		return "", fmt.Errorf("request_id has no security.secret_scanning.completed record before it")
-	}
-	return req, nil
-}
-
-func secretScanCompleted(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, false)
-	if err != nil {
-		return err
-	}
-	if s.Has("scan.completed", req) {
+func secretScanCompleted(s *Session, v *Values, _ *receipt.Attrs) error {
+	st, req := StateOf[secretState](s), v.Digest("request_id")
+	if st.completed[req] {
 		return fmt.Errorf("request_id already has a security.secret_scanning.completed record")
 	}
-	s.Mark("scan.completed", req)
-	s.Add("scan.declared:"+req, r.JSON.Get("finding_count").Int())
-	s.Add("scan.findings_declared", r.JSON.Get("finding_count").Int())
+	st.completed[req] = true
+	st.declared[req] += v.Int("finding_count")
+	st.findingsDeclared += v.Int("finding_count")
 	return nil
 }
 
 // secretScanFinding counts the finding against the scan's declared total
 // and remembers whether any finding forbids a bypass.
-func secretScanFinding(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
-	if err != nil {
-		return err
-	}
-	s.Add("scan.presented:"+req, 1)
-	s.Add("scan.findings_presented", 1)
-	if s.Count("scan.presented:"+req) > s.Count("scan.declared:"+req) {
+func secretScanFinding(s *Session, v *Values, _ *receipt.Attrs) error {
+	st, req := StateOf[secretState](s), v.Digest("request_id")
+	st.presented[req]++
+	st.findingsPresented++
+	if st.presented[req] > st.declared[req] {
 		return fmt.Errorf("more findings presented than the scan's finding_count")
 	}
-	if v := r.JSON.Get("bypass_allowed"); v.IsBool() && !v.Bool() {
-		s.Mark("scan.no_bypass", req)
+	if b := v.Get("bypass_allowed"); b.IsBool() && !b.Bool() {
+		st.noBypass[req] = true
 	}
 	return nil
 }
 
 // secretScanBypass enforces that the policy evaluation does not allow a
 // bypass that a presented finding forbids.
-func secretScanBypass(s *Session, r Record, _ *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
-	if err != nil {
-		return err
-	}
-	if r.JSON.Get("bypass_allowed").Bool() && s.Has("scan.no_bypass", req) {
+func secretScanBypass(s *Session, v *Values, _ *receipt.Attrs) error {
+	if v.Bool("bypass_allowed") && StateOf[secretState](s).noBypass[v.Digest("request_id")] {
 		return fmt.Errorf("bypass allowed although a presented finding forbids bypass")
 	}
 	return nil
@@ -217,20 +210,17 @@ func secretScanBypass(s *Session, r Record, _ *receipt.Attrs) error {
 // secretScanRemediation enforces that the rescan follows a completed scan
 // whose findings were all presented, and that a clean status means no
 // findings are left.
-func secretScanRemediation(s *Session, r Record, a *receipt.Attrs) error {
-	req, err := secretScanKnown(s, r, true)
-	if err != nil {
-		return err
-	}
-	if s.Count("scan.presented:"+req) != s.Count("scan.declared:"+req) {
+func secretScanRemediation(s *Session, v *Values, a *receipt.Attrs) error {
+	st, req := StateOf[secretState](s), v.Digest("request_id")
+	if st.presented[req] != st.declared[req] {
 		return fmt.Errorf("remediation verified before every finding of the scan was presented")
 	}
-	after := r.JSON.Get("finding_count_after").Int()
-	if r.JSON.Get("status").String() == "clean" && after != 0 {
+	after := v.Get("finding_count_after").Int()
+	if v.Get("status").String() == "clean" && after != 0 {
 		return fmt.Errorf("rescan status is clean but finding_count_after is not zero")
 	}
 	a.Set("security.secret_scanning.findings_resolved", receipt.B(after == 0))
-	s.Add("scan.verified", 1)
+	st.verified++
 	return nil
 }
 
@@ -238,11 +228,12 @@ func secretScanRemediation(s *Session, r Record, a *receipt.Attrs) error {
 // findings were not all presented fails the run: the receipt could not show
 // what the agent was told.
 func secretScanEnd(s *Session) error {
-	if s.Count("scan.findings_presented") != s.Count("scan.findings_declared") {
+	st := StateOf[secretState](s)
+	if st.findingsPresented != st.findingsDeclared {
 		return fmt.Errorf("presented findings do not match the finding_count of the completed scans")
 	}
-	s.Span.Set("security.scan.request.count", receipt.I(int64(s.Len("scan.requested"))))
-	s.Span.Set("security.secret_scanning.finding.presented_count", receipt.I(s.Count("scan.findings_presented")))
-	s.Span.Set("security.scan.remediation_verified_count", receipt.I(s.Count("scan.verified")))
+	s.Span.Set("security.scan.request.count", receipt.I(int64(len(st.requested))))
+	s.Span.Set("security.secret_scanning.finding.presented_count", receipt.I(st.findingsPresented))
+	s.Span.Set("security.scan.remediation_verified_count", receipt.I(st.verified))
 	return nil
 }

@@ -13,15 +13,20 @@ func init() {
 			"context.input": contextInputLoaded("as-recorded-by-session-log"),
 			// Tool calls are counted, never described: names, paths and
 			// commands are raw.
-			"tool.call": {Then: func(s *Session, _ Record, _ *receipt.Attrs) error {
-				s.Add("tool_call", 1)
+			"tool.call": {Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+				StateOf[sessionState](s).toolCalls++
 				return nil
 			}},
 		},
+		NewState: func() any { return &sessionState{} },
 		End: func(s *Session) error {
-			s.Span.Set("session.tool_call.count", receipt.I(s.Count("tool_call")))
+			s.Span.Set("session.tool_call.count", receipt.I(StateOf[sessionState](s).toolCalls))
+			// the dedupe set is context_input's, which the native helper owns
 			s.Span.Set("session.context_input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
 			return nil
 		},
 	})
 }
+
+// sessionState counts the tool calls for the root span.
+type sessionState struct{ toolCalls int64 }

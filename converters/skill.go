@@ -46,11 +46,12 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Then: skillInvoked,
+				Hook: skillInvoked,
 			},
 		},
-		Extra: []string{"context.skill.invoked"},
-		End:   skillEnd,
+		Extra:    []string{"context.skill.invoked"},
+		NewState: func() any { return &skillState{selected: map[string]bool{}, candidates: map[string]int64{}} },
+		End:      skillEnd,
 	})
 }
 
@@ -77,7 +78,7 @@ func skillPath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 // a hook activation names its hook event and a manual one names none; a
 // suppressed or duplicate load follows a selected load with the same key;
 // a second selected load of a key the policy suppresses is an error.
-func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
+func skillInvoked(s *Session, v *Values, a *receipt.Attrs) error {
 	act := attrStr(a, "context.input.activation")
 	hook := attrStr(a, "context.input.hook_event")
 	if hook == "" {
@@ -108,47 +109,57 @@ func skillInvoked(s *Session, r Record, a *receipt.Attrs) error {
 	if scope == "" {
 		scope = "unknown_session"
 	}
-	delivered := r.JSON.Get("delivered_text").String()
+	delivered := v.Get("delivered_text").String()
 	key := scope + ":" + s.Hash.Text(strings.Join([]string{
-		s.Hash.Text(r.JSON.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
+		s.Hash.Text(v.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
 	policy := attrStr(a, "context.input.duplicate.suppression_policy")
 	if policy == "" {
 		policy = policySuppressEqual
 		a.Set("context.input.duplicate.suppression_policy", receipt.S(policy))
 	}
 	role := attrStr(a, "context.input.duplicate.role")
-	seen := s.Has("skill.selected", key)
+	st := StateOf[skillState](s)
+	seen := st.selected[key]
 	switch role {
 	case "", "selected":
 		if seen && policy == policySuppressEqual {
 			return fmt.Errorf("a second selected load of a skill prompt the policy suppresses")
 		}
 		role = "selected"
-		s.Mark("skill.selected", key)
+		st.selected[key] = true
 	case "suppressed", "duplicate":
 		if !seen {
 			return fmt.Errorf("duplicate_role %s without an earlier selected load of the same skill prompt", role)
 		}
-		s.Add("skill.suppressed", 1)
+		st.suppressed++
 	default:
 		return fmt.Errorf("unknown duplicate_role")
 	}
 	a.Set("context.input.duplicate.dedupe_key", receipt.S(key))
 	a.Set("context.input.duplicate.dedupe_scope", receipt.S("conversation"))
 	a.Set("context.input.duplicate.role", receipt.S(role))
-	s.Add("skill.candidates:"+key, 1)
-	a.Set("context.input.duplicate.candidate_count", receipt.I(s.Count("skill.candidates:"+key)))
-	s.Add("skill.invoked", 1)
+	st.candidates[key]++
+	a.Set("context.input.duplicate.candidate_count", receipt.I(st.candidates[key]))
+	st.invoked++
 	if isHook {
-		s.Add("skill.hook", 1)
+		st.hook++
 	}
-	s.Emit(receipt.Event{Name: "context.skill.invoked", Time: r.Time, Line: r.Line, Attrs: *a})
+	s.Emit(receipt.Event{Name: "context.skill.invoked", Time: v.Time, Line: v.Line, Attrs: *a})
 	return nil
 }
 
+// skillState keeps the selected loads and the loads per dedupe key (digests
+// and the conversation scope only), and the counts for the root span.
+type skillState struct {
+	selected                  map[string]bool
+	candidates                map[string]int64
+	invoked, hook, suppressed int64
+}
+
 func skillEnd(s *Session) error {
-	s.Span.Set("context.skill.invoked_count", receipt.I(s.Count("skill.invoked")))
-	s.Span.Set("context.skill.hook_driven_count", receipt.I(s.Count("skill.hook")))
-	s.Span.Set("context.skill.suppressed_count", receipt.I(s.Count("skill.suppressed")))
+	st := StateOf[skillState](s)
+	s.Span.Set("context.skill.invoked_count", receipt.I(st.invoked))
+	s.Span.Set("context.skill.hook_driven_count", receipt.I(st.hook))
+	s.Span.Set("context.skill.suppressed_count", receipt.I(st.suppressed))
 	return nil
 }

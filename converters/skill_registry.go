@@ -37,7 +37,7 @@ func init() {
 					Label("cache_status", "context.skill.cache.status"),
 					Req(Label("injection_policy", "context.skill.injection.policy")),
 				)...),
-				Then: registryIndex,
+				Hook: registryIndex,
 			},
 			"skill.store": {
 				Event: "context.skill.registry.skill.stored",
@@ -49,12 +49,6 @@ func init() {
 					Label("body_token_bucket", "context.skill.body.token_bucket"),
 					Req(Label("write_status", "context.skill.write.status")),
 				),
-				Then: func(s *Session, r Record, a *receipt.Attrs) error {
-					if attrStr(a, "context.skill.write.status") == "stored" {
-						s.Mark("registry.stored", attrStr(a, "context.skill.id_hash"))
-					}
-					return nil
-				},
 			},
 			"skill.read": {
 				Event: "context.skill.registry.skill.read",
@@ -64,8 +58,9 @@ func init() {
 					Req(Hash("raw_skill_body", "context.skill.body.hash")),
 					Label("body_token_bucket", "context.skill.body.token_bucket"),
 					Req(Label("read_status", "context.skill.read.status")),
+					AfterAny("skill.index").Says("skill body read before any skill index was loaded"),
 				),
-				Then: registryRead,
+				Hook: registryRead,
 			},
 			"skill.inject": {
 				Event: "context.skill.registry.skill.injected",
@@ -77,7 +72,7 @@ func init() {
 					Req(Label("delivery_status", "context.skill.delivery.status")),
 					Req(Int("suppressed_count", "context.skill.suppressed_count")),
 				),
-				Then: registryInject,
+				Hook: registryInject,
 			},
 			"skill.reuse": {
 				Event: "context.skill.registry.reuse.evaluated",
@@ -92,14 +87,20 @@ func init() {
 					Req(Int("unknown_count", "context.skill.relevance.unknown_count")),
 					Label("outcome", "context.skill.relevance.outcome"),
 					Hash("raw_decision_notes", "context.skill.decision_notes_hash"),
+					SumEq("selected_count", "decisive_count", "supporting_count", "unused_count", "unknown_count").
+						Says("selected_count is not decisive + supporting + unused + unknown"),
 				),
-				Then: registryReuse,
+				Hook: registryReuse,
 			},
 		},
+		NewState: func() any {
+			return &registryState{readBody: map[string]string{}, injected: map[string]bool{}, suppressed: map[string]int64{}}
+		},
 		End: func(s *Session) error {
-			s.Span.Set("context.skill.read_count", receipt.I(s.Count("registry.reads")))
-			s.Span.Set("context.skill.injected_count", receipt.I(int64(s.Len("registry.injected"))))
-			s.Span.Set("context.skill.reuse_evaluated_count", receipt.I(s.Count("registry.reuses")))
+			st := StateOf[registryState](s)
+			s.Span.Set("context.skill.read_count", receipt.I(st.reads))
+			s.Span.Set("context.skill.injected_count", receipt.I(int64(len(st.injected))))
+			s.Span.Set("context.skill.reuse_evaluated_count", receipt.I(st.reuses))
 			return nil
 		},
 	})
@@ -108,70 +109,71 @@ func init() {
 // registryIndex: an index-only policy means full bodies stayed out, so its
 // body bucket must say not_loaded; the index cannot list more skills than
 // the registry offered.
-func registryIndex(s *Session, r Record, a *receipt.Attrs) error {
-	cand, idx := r.JSON.Get("candidate_skill_count").Int(), r.JSON.Get("indexed_skill_count").Int()
+func registryIndex(s *Session, v *Values, a *receipt.Attrs) error {
+	cand, idx := v.Get("candidate_skill_count").Int(), v.Get("indexed_skill_count").Int()
 	if cand < 0 || idx < 0 || idx > cand {
 		return fmt.Errorf("indexed_skill_count must be between 0 and candidate_skill_count")
 	}
 	if attrStr(a, "context.skill.injection.policy") == "index_only_until_read" && attrStr(a, "context.skill.body.token_bucket") != "not_loaded" {
 		return fmt.Errorf("index_only_until_read index loaded skill bodies (body_token_bucket is not not_loaded)")
 	}
-	s.Add("registry.indexes", 1)
-	setCount(s, "registry.indexed", idx)
+	StateOf[registryState](s).indexed = idx
 	return nil
 }
 
-// registryRead: a full body is read only after an index was loaded.
-func registryRead(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("registry.indexes") == 0 {
-		return fmt.Errorf("skill body read before any skill index was loaded")
-	}
+// registryState keeps, by skill id digest, the body digest each read saw,
+// the injected skills and their suppressed counts; and the latest index's
+// size and the counts for the root span.
+type registryState struct {
+	readBody      map[string]string
+	injected      map[string]bool
+	suppressed    map[string]int64
+	indexed       int64
+	reads, reuses int64
+}
+
+// registryRead remembers the body a successful read saw.
+func registryRead(s *Session, _ *Values, a *receipt.Attrs) error {
 	if attrStr(a, "context.skill.read.status") == "read" {
-		id := attrStr(a, "context.skill.id_hash")
-		s.Mark("registry.read", id)
-		s.Note("registry.body:"+id, attrStr(a, "context.skill.body.hash"))
-		s.Add("registry.reads", 1)
+		st := StateOf[registryState](s)
+		st.readBody[attrStr(a, "context.skill.id_hash")] = attrStr(a, "context.skill.body.hash")
+		st.reads++
 	}
 	return nil
 }
 
 // registryInject: a body is injected only after it was read; the receipt
 // says whether what was delivered is the body that was read.
-func registryInject(s *Session, r Record, a *receipt.Attrs) error {
-	id := attrStr(a, "context.skill.id_hash")
-	if !s.Has("registry.read", id) {
+func registryInject(s *Session, v *Values, a *receipt.Attrs) error {
+	st, id := StateOf[registryState](s), attrStr(a, "context.skill.id_hash")
+	body, read := st.readBody[id]
+	if !read {
 		return fmt.Errorf("skill injected without an earlier read of its full body")
 	}
-	sup := r.JSON.Get("suppressed_count").Int()
-	if sup < 0 || (s.Count("registry.indexed") > 0 && sup >= s.Count("registry.indexed")) {
+	sup := v.Int("suppressed_count")
+	if sup < 0 || (st.indexed > 0 && sup >= st.indexed) {
 		return fmt.Errorf("suppressed_count must be below the indexed skill count")
 	}
-	a.Set("context.skill.delivered.matches_read_body", receipt.B(s.Recall("registry.body:"+id) == s.Hash.Text(r.JSON.Get("raw_delivered_body").String())))
+	a.Set("context.skill.delivered.matches_read_body", receipt.B(body == s.Hash.Text(v.Str("raw_delivered_body"))))
 	if attrStr(a, "context.skill.delivery.status") == "delivered" {
-		s.Mark("registry.injected", id)
-		setCount(s, "registry.suppressed:"+id, sup)
+		st.injected[id] = true
+		st.suppressed[id] = sup
 	}
 	return nil
 }
 
-// registryReuse: reuse is evaluated for an injected skill, and every
-// selected skill is accounted for.
-func registryReuse(s *Session, r Record, a *receipt.Attrs) error {
-	id := attrStr(a, "context.skill.id_hash")
-	if !s.Has("registry.injected", id) {
+// registryReuse: reuse is evaluated for an injected skill whose suppressed
+// count it repeats.
+func registryReuse(s *Session, v *Values, a *receipt.Attrs) error {
+	st, id := StateOf[registryState](s), attrStr(a, "context.skill.id_hash")
+	if !st.injected[id] {
 		return fmt.Errorf("reuse evaluated for a skill that was never injected")
 	}
-	j := r.JSON
-	sel := j.Get("selected_count").Int()
-	dec, sup, unu, unk := j.Get("decisive_count").Int(), j.Get("supporting_count").Int(), j.Get("unused_count").Int(), j.Get("unknown_count").Int()
-	if dec < 0 || sup < 0 || unu < 0 || unk < 0 || sel != dec+sup+unu+unk {
-		return fmt.Errorf("selected_count is not decisive + supporting + unused + unknown")
-	}
-	if v := j.Get("suppressed_count"); v.Exists() && v.Int() != s.Count("registry.suppressed:"+id) {
+	if v.Has("suppressed_count") && v.Int("suppressed_count") != st.suppressed[id] {
 		return fmt.Errorf("suppressed_count differs from the injection record's")
 	}
-	a.Set("context.skill.relevance.accounted_count", receipt.I(dec+sup+unu+unk))
+	a.Set("context.skill.relevance.accounted_count", receipt.I(v.Int("selected_count")))
 	a.Set("context.skill.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count"))
-	s.Add("registry.reuses", 1)
+	st.reuses++
 	return nil
 }

@@ -44,7 +44,7 @@ func init() {
 					Const("privacy.raw_skill_descriptions_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_bodies_recorded", receipt.B(false)),
 				},
-				Then: routerIndex,
+				Hook: routerIndex,
 			},
 			"skill.router.case.evaluated": {
 				Event: "skill.router.case.evaluated",
@@ -58,12 +58,18 @@ func init() {
 					Req(Hash("top_k", "skill.router.top_k_hash")),
 					Count("top_k", "skill.router.top_k_count"),
 					Req(Label("match", "skill.router.match")),
-					Move{Path: "confidence", apply: rateMove("confidence", "skill.router.confidence_bucket")},
+					rateMove("confidence", "skill.router.confidence_bucket"),
 					Hash("reason", "skill.router.reason_hash"),
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_selection_reason_recorded", receipt.B(false)),
+					AfterAny("skill.router.index.loaded").Says("a case was routed before any skill index was loaded"),
+					SubsetOf("expected_skill", "skill.router.index.loaded", "skill_names").Says("expected_skill or selected_skill is not in the loaded skill index"),
+					SubsetOf("selected_skill", "skill.router.index.loaded", "skill_names").Says("expected_skill or selected_skill is not in the loaded skill index"),
+					Check("top_k starts with selected_skill", routerTopKHead),
+					SubsetOf("top_k", "skill.router.index.loaded", "skill_names").Says("top_k names a skill that is not in the loaded index"),
+					Once("case_id").Says("case_id repeats an earlier case"),
 				},
-				Then: routerCase,
+				Hook: routerCase,
 			},
 			"skill.body.loaded": {
 				Event: "skill.body.loaded",
@@ -74,8 +80,14 @@ func init() {
 					Hash("raw_skill_body", "skill.body.hash"),
 					Label("load_reason", "skill.body.load_reason"),
 					Const("privacy.raw_skill_body_recorded", receipt.B(false)),
+					After("skill", "skill.router.case.evaluated", "selected_skill").Within("case_id", "case_id").
+						Says("skill body loaded without an earlier case that selected it"),
+					Const("skill.body.loaded_after_route", receipt.B(true)),
 				},
-				Then: routerBody,
+				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
+					StateOf[routeState](s).bodies++
+					return nil
+				},
 			},
 			"skill.router.benchmark.completed": {
 				Event: "skill.router.benchmark.completed",
@@ -86,22 +98,27 @@ func init() {
 					Req(Int("records_total", "skill.router.records_total")),
 					Req(Int("usable_records", "skill.router.usable_records")),
 					Req(Int("format_failures", "skill.router.format_failures")),
-					Move{Path: "top1_rate", apply: rateMove("top1_rate", "skill.router.top1_rate_bucket")},
-					Move{Path: "top2_rate", apply: rateMove("top2_rate", "skill.router.top2_rate_bucket")},
+					rateMove("top1_rate", "skill.router.top1_rate_bucket"),
+					rateMove("top2_rate", "skill.router.top2_rate_bucket"),
 					Hash("model_results", "skill.router.model_results_hash"),
 					Count("model_results", "skill.router.model_count"),
 					Hash("next_action", "skill.router.next_action_hash"),
 					Const("skill.router.audit_gap", receipt.S("receipt_proves_routing_boundary_not_task_effectiveness")),
 					Const("privacy.raw_benchmark_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_text_recorded", receipt.B(false)),
+					// The summary accounts for the cases the log routed.
+					CountOf("records_total", "skill.router.case.evaluated").Says("records_total differs from the number of routed cases"),
+					SumEq("records_total", "usable_records", "format_failures").Says("usable_records + format_failures is not records_total"),
 				},
-				Then: routerCompleted,
+				Hook: routerCompleted,
 			},
 		},
+		NewState: func() any { return &routeState{} },
 		End: func(s *Session) error {
-			s.Span.Set("skill.router.case_count", receipt.I(s.Count("route.cases")))
-			s.Span.Set("skill.body.loaded_count", receipt.I(s.Count("route.bodies")))
-			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(s.Count("route.eager") > 0))
+			st := StateOf[routeState](s)
+			s.Span.Set("skill.router.case_count", receipt.I(st.cases))
+			s.Span.Set("skill.body.loaded_count", receipt.I(st.bodies))
+			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(st.eager))
 			return nil
 		},
 	})
@@ -109,9 +126,9 @@ func init() {
 
 // rateLadder buckets a rate or confidence in [0, 1], in thousandths; the
 // labels name the lower bound a value reaches.
-var rateLadder = receipt.Ladder{Name: "rate_0_1",
+var rateLadder = refusingInvalid(receipt.Ladder{Name: "rate_0_1",
 	Bounds: []int64{250, 500, 750, 950},
-	Labels: []string{"under_0_25", "gte_0_25", "gte_0_50", "gte_0_75", "gte_0_95"}}
+	Labels: []string{"under_0_25", "gte_0_25", "gte_0_50", "gte_0_75", "gte_0_95"}})
 
 // rateBucket buckets a number in [0, 1]; anything else is invalid input.
 func rateBucket(path string, v gjson.Result) (string, error) {
@@ -121,54 +138,54 @@ func rateBucket(path string, v gjson.Result) (string, error) {
 	return rateLadder.Bucket(int64(math.Round(v.Num * 1000))), nil
 }
 
-func rateMove(path, key string) func(s *Session, v gjson.Result, a *receipt.Attrs) error {
-	return func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+// rateMove writes the rate ladder's bucket of a number in [0, 1].
+func rateMove(path, key string) Move {
+	return Move{Path: path, Key: key, Def: LadderDef(rateLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		b, err := rateBucket(path, v)
 		if err != nil {
 			return err
 		}
 		a.Set(key, receipt.S(b))
 		return nil
-	}
+	}}
 }
 
-func routerIndex(s *Session, r Record, a *receipt.Attrs) error {
-	for _, n := range r.JSON.Get("skill_names").Array() {
-		s.Mark("route.index", s.Hash.Text(n.String()))
-	}
-	s.Add("route.indexes", 1)
+// routeState counts the cases routed, for the summary's rates and the root
+// span.
+type routeState struct {
+	cases, top1, top2, bodies int64
+	eager                     bool // an index loaded full bodies at startup
+}
+
+func routerIndex(s *Session, _ *Values, a *receipt.Attrs) error {
 	// Only a description-only index keeps full bodies out at startup.
 	eager := attrStr(a, "skill.router.startup_strategy") != "description_index_only"
 	a.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(eager))
 	if eager {
-		s.Add("route.eager", 1)
+		StateOf[routeState](s).eager = true
 	}
 	return nil
 }
 
-// routerCase checks a routed case against the index and its own top_k.
-func routerCase(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("route.indexes") == 0 {
-		return fmt.Errorf("a case was routed before any skill index was loaded")
-	}
-	j := r.JSON
-	expected, selected := s.Hash.Text(j.Get("expected_skill").String()), s.Hash.Text(j.Get("selected_skill").String())
-	if !s.Has("route.index", expected) || !s.Has("route.index", selected) {
-		return fmt.Errorf("expected_skill or selected_skill is not in the loaded skill index")
-	}
-	top := j.Get("top_k").Array()
+// routerTopKHead: top_k starts with the selected skill.
+func routerTopKHead(_ *Session, v *Values) error {
+	top := v.Get("top_k").Array()
 	if len(top) == 0 {
 		return fmt.Errorf("top_k must list at least the selected skill")
 	}
-	if s.Hash.Text(top[0].String()) != selected {
+	if top[0].String() != v.Str("selected_skill") {
 		return fmt.Errorf("selected_skill is not the first of top_k")
 	}
+	return nil
+}
+
+// routerCase checks the match label against the expected skill's place in
+// top_k.
+func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
+	expected, top := v.Str("expected_skill"), v.Get("top_k").Array()
 	rank := 0
 	for i, t := range top {
-		if !s.Has("route.index", s.Hash.Text(t.String())) {
-			return fmt.Errorf("top_k names a skill that is not in the loaded index")
-		}
-		if rank == 0 && s.Hash.Text(t.String()) == expected {
+		if rank == 0 && t.String() == expected {
 			rank = i + 1
 		}
 	}
@@ -185,49 +202,25 @@ func routerCase(s *Session, r Record, a *receipt.Attrs) error {
 		return fmt.Errorf("match label disagrees with the expected skill's place in top_k")
 	}
 	a.Set("skill.router.expected_rank", receipt.I(int64(rank)))
-	caseID := attrStr(a, "skill.router.case.id_hash")
-	if s.Has("route.cases_seen", caseID) {
-		return fmt.Errorf("case_id repeats an earlier case")
-	}
-	s.Mark("route.cases_seen", caseID)
-	s.Mark("route.selected", caseID+"/"+selected)
-	s.Add("route.cases", 1)
+	st := StateOf[routeState](s)
+	st.cases++
 	if rank == 1 {
-		s.Add("route.top1", 1)
+		st.top1++
 	}
 	if rank == 1 || rank == 2 {
-		s.Add("route.top2", 1)
+		st.top2++
 	}
 	return nil
 }
 
-// routerBody: a full body loads only after routing selected that skill for
-// that case.
-func routerBody(s *Session, r Record, a *receipt.Attrs) error {
-	caseID, skill := attrStr(a, "skill.router.case.id_hash"), attrStr(a, "skill.name_hash")
-	if !s.Has("route.selected", caseID+"/"+skill) {
-		return fmt.Errorf("skill body loaded without an earlier case that selected it")
-	}
-	a.Set("skill.body.loaded_after_route", receipt.B(true))
-	s.Add("route.bodies", 1)
-	return nil
-}
-
-// routerCompleted: the summary accounts for the cases the log routed.
-func routerCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	j := r.JSON
-	total, usable, fails := j.Get("records_total").Int(), j.Get("usable_records").Int(), j.Get("format_failures").Int()
-	switch {
-	case total != s.Count("route.cases"):
-		return fmt.Errorf("records_total differs from the number of routed cases")
-	case usable < 0 || fails < 0 || usable+fails != total:
-		return fmt.Errorf("usable_records + format_failures is not records_total")
-	}
+// routerCompleted: the summary's rates are those of the routed cases.
+func routerCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	st, usable := StateOf[routeState](s), v.Int("usable_records")
 	for _, c := range []struct {
 		path string
 		hits int64
-	}{{"top1_rate", s.Count("route.top1")}, {"top2_rate", s.Count("route.top2")}} {
-		v := j.Get(c.path)
+	}{{"top1_rate", st.top1}, {"top2_rate", st.top2}} {
+		v := v.Get(c.path)
 		if !v.Exists() || usable == 0 {
 			continue
 		}

@@ -8,40 +8,36 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Moves and state helpers shared by the memory, brain, code-search,
-// compaction and pruning scenarios: run-level attributes kept on the root
-// span and copied to events, one remembered string per key, fractional and
-// money buckets, and subset checks over id lists (which compare digests, so
-// no raw id ever sits in state an error could print).
+// Moves shared by the memory, brain, code-search, compaction and pruning
+// scenarios: run-level attributes kept on the root span and copied to
+// events, one remembered string per key, fractional and money buckets.
 
 // The ladders these scenarios add to receipt's; each is documented where its
 // events' schemas enumerate its labels.
 var (
 	// scoreLadder buckets a relevance or quality score in [0, 1], in
 	// thousandths.
-	scoreLadder = receipt.Ladder{Name: "score_0_1",
+	scoreLadder = customLadder(receipt.Ladder{Name: "score_0_1",
 		Bounds: []int64{500, 800, 900},
-		Labels: []string{"low", "medium", "high", "very_high"}}
+		Labels: []string{"low", "medium", "high", "very_high"}})
 	// healthLadder buckets a 0-100 health score.
-	healthLadder = receipt.Ladder{Name: "score_0_100",
+	healthLadder = customLadder(receipt.Ladder{Name: "score_0_100",
 		Bounds: []int64{50, 75, 90},
-		Labels: []string{"under_50", "under_75", "under_90", "90_plus"}}
+		Labels: []string{"under_50", "under_75", "under_90", "90_plus"}})
 	// usdLadder buckets a spend in US cents.
-	usdLadder = receipt.Ladder{Name: "usd_cents",
+	usdLadder = customLadder(receipt.Ladder{Name: "usd_cents",
 		Bounds: []int64{100, 500, 2500, 10000},
-		Labels: []string{"under_1_usd", "under_5_usd", "under_25_usd", "under_100_usd", "100_usd_plus"}}
+		Labels: []string{"under_1_usd", "under_5_usd", "under_25_usd", "under_100_usd", "100_usd_plus"}})
 	// percentLadder buckets a ratio in percent.
-	percentLadder = receipt.Ladder{Name: "percent",
+	percentLadder = customLadder(receipt.Ladder{Name: "percent",
 		Bounds: []int64{25, 50, 75, 90, 100},
-		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}}
+		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
 )
-
-// setCount replaces a named counter's value.
-func setCount(s *Session, name string, v int64) { s.Add(name, v-s.Count(name)) }
 
 // OnSpan writes a move's attribute on the event and on the root span, so
 // events after it can copy it with FromSpan.
 func OnSpan(key string, m Move) Move {
+	m.spanKey = key
 	inner := m.apply
 	m.apply = func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		if err := inner(s, v, a); err != nil {
@@ -60,7 +56,7 @@ func ToSpan(m Move) Move { return spanMove(m) }
 
 // FromSpan copies run-level attributes from the root span to the event.
 func FromSpan(keys ...string) Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: keys, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		for _, k := range keys {
 			if v, ok := s.Span.Get(k); ok {
 				a.Set(k, v)
@@ -72,7 +68,7 @@ func FromSpan(keys ...string) Move {
 
 // Noted writes the string noted under key, when there is one.
 func Noted(key string) Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: []string{key}, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		if v := s.Recall(key); v != "" {
 			a.Set(key, receipt.S(v))
 		}
@@ -98,7 +94,7 @@ func Noting(key string, m Move) Move {
 
 // ListBucket writes the count-ladder bucket of a list's length.
 func ListBucket(path, key string) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(receipt.CountLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
@@ -110,7 +106,7 @@ func ListBucket(path, key string) Move {
 // ScaledBucket writes the ladder bucket of a number times scale, rounded
 // (scores in thousandths, dollars in cents).
 func ScaledBucket(path, key string, l receipt.Ladder, scale float64) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		n, err := scaled(path, v, scale)
 		if err != nil {
 			return err
@@ -125,72 +121,4 @@ func scaled(path string, v gjson.Result, scale float64) (int64, error) {
 		return 0, fmt.Errorf("field %q must be a number", path)
 	}
 	return int64(math.Round(v.Num * scale)), nil
-}
-
-// cents reads a dollar amount as whole cents (0 when absent).
-func cents(r Record, path string) (int64, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return 0, nil
-	}
-	return scaled(path, v, 100)
-}
-
-// whole reads a whole number field (0 when absent).
-func whole(r Record, path string) (int64, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return 0, nil
-	}
-	return wholeNumber(path, v)
-}
-
-// idDigests returns the digests of a list field's values, in order.
-func idDigests(s *Session, r Record, path string) ([]string, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil, nil
-	}
-	if !v.IsArray() {
-		return nil, fmt.Errorf("field %q must be a list", path)
-	}
-	var out []string
-	for _, e := range v.Array() {
-		if e.Type != gjson.String {
-			return nil, fmt.Errorf("field %q must be a list of strings", path)
-		}
-		out = append(out, s.Hash.Text(e.Str))
-	}
-	return out, nil
-}
-
-// markAll adds digests to a named set.
-func markAll(s *Session, set string, ds []string) {
-	for _, d := range ds {
-		s.Mark(set, d)
-	}
-}
-
-// allIn reports whether every digest is in the named set.
-func allIn(s *Session, set string, ds []string) bool {
-	for _, d := range ds {
-		if !s.Has(set, d) {
-			return false
-		}
-	}
-	return true
-}
-
-// overlap reports whether two digest lists share a value.
-func overlap(a, b []string) bool {
-	in := map[string]bool{}
-	for _, d := range a {
-		in[d] = true
-	}
-	for _, d := range b {
-		if in[d] {
-			return true
-		}
-	}
-	return false
 }

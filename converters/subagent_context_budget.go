@@ -28,8 +28,13 @@ func init() {
 				Bucket("token_count", "subagent.context.token_bucket", receipt.TokenLadder),
 				Hash("raw_component_sample", "subagent.context.component_sample_hash"),
 				Const("privacy.raw_component_recorded", receipt.B(false)),
+				// A component belongs to an evaluated boot, and every
+				// candidate is selected or suppressed.
+				AfterAny("subagent.boot.context_budget.evaluated").Says("context component before any subagent.boot.context_budget.evaluated record"),
+				SumEq("candidate_count", "selected_count", "suppressed_count").
+					Says("selected_count plus suppressed_count does not equal candidate_count"),
 			},
-			Then: budgetComponent,
+			Hook: budgetComponent,
 		}
 	}
 	registerScenario(Scenario{
@@ -58,7 +63,7 @@ func init() {
 					Const("privacy.raw_project_rules_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_index_recorded", receipt.B(false)),
 				},
-				Then: budgetEvaluated,
+				Hook: budgetEvaluated,
 			},
 			"subagent.context_component.loaded":     component("subagent.context_component.loaded"),
 			"subagent.context_component.suppressed": component("subagent.context_component.suppressed"),
@@ -73,13 +78,16 @@ func init() {
 					Hash("first_task", "subagent.boot.first_task_hash"),
 					Hash("mitigation", "subagent.boot.mitigation_hash"),
 					Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice")),
+					AfterAny("subagent.boot.context_budget.evaluated").Says("boot completed before any subagent.boot.context_budget.evaluated record"),
 				},
-				Then: budgetCompleted,
+				Hook: budgetCompleted,
 			},
 		},
+		NewState: func() any { return &budgetState{} },
 		End: func(s *Session) error {
-			s.Span.Set("subagent.context.component.loaded_count", receipt.I(s.Count("budget.loaded")))
-			s.Span.Set("subagent.context.component.suppressed_count", receipt.I(s.Count("budget.suppressed")))
+			st := StateOf[budgetState](s)
+			s.Span.Set("subagent.context.component.loaded_count", receipt.I(st.loaded))
+			s.Span.Set("subagent.context.component.suppressed_count", receipt.I(st.suppressed))
 			return nil
 		},
 	})
@@ -91,9 +99,9 @@ const budgetScope = "startup_budget_before_first_task"
 
 // budgetRatioLadder buckets the share of the context window a subagent's
 // startup context takes, in percent.
-var budgetRatioLadder = receipt.Ladder{Name: "percent",
+var budgetRatioLadder = customLadder(receipt.Ladder{Name: "context_window_percent",
 	Bounds: []int64{10, 25, 50, 75, 90, 100},
-	Labels: []string{"under_10_percent", "under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}}
+	Labels: []string{"under_10_percent", "under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
 
 // budgetSubagentID writes the digest of the subagent the boot evaluation
 // named: component and completion records carry no id of their own.
@@ -106,53 +114,49 @@ func budgetSubagentID() Move {
 	}}
 }
 
+// budgetBoot is the accounting of the latest subagent boot evaluated.
+type budgetBoot struct{ startup, window, selected, suppressedItems, loadedTokens int64 }
+
+// budgetState is the open boot and the components for the root span.
+type budgetState struct {
+	boot               budgetBoot
+	loaded, suppressed int64
+}
+
 // budgetEvaluated starts the accounting of one subagent boot. The startup
 // context cannot exceed the window it is loaded into.
-func budgetEvaluated(s *Session, r Record, a *receipt.Attrs) error {
-	startup, window := r.JSON.Get("subagent_startup_context_token_count").Int(), r.JSON.Get("total_context_window_tokens").Int()
+func budgetEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
+	startup, window := v.Get("subagent_startup_context_token_count").Int(), v.Get("total_context_window_tokens").Int()
 	if window <= 0 || startup > window {
 		return fmt.Errorf("subagent_startup_context_token_count exceeds total_context_window_tokens")
 	}
 	a.Set("subagent.context.startup_ratio_bucket", receipt.S(budgetRatioLadder.Bucket(startup*100/window)))
-	for _, k := range []string{"budget.startup", "budget.window", "budget.selected", "budget.suppressed_items", "budget.loaded_tokens"} {
-		s.Add(k, -s.Count(k))
-	}
-	s.Add("budget.startup", startup)
-	s.Add("budget.window", window)
-	s.Add("budget.booted", 1)
-	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(r.JSON.Get("subagent_id").String())))
-	if p := r.JSON.Get("tools_policy"); p.Exists() {
+	StateOf[budgetState](s).boot = budgetBoot{startup: startup, window: window}
+	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(v.Get("subagent_id").String())))
+	if p := v.Get("tools_policy"); p.Exists() {
 		s.Span.Set("subagent.tools.policy", receipt.S(s.Label(p.String())))
 	}
 	s.Span.Set("subagent.context.receipt.scope", receipt.S(budgetScope))
 	return nil
 }
 
-// budgetComponent enforces that a component belongs to an evaluated boot
-// and that its counts add up: every candidate is selected or suppressed, a
-// loaded component selected something and a suppressed one suppressed
-// something.
-func budgetComponent(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("budget.booted") == 0 {
-		return fmt.Errorf("context component before any subagent.boot.context_budget.evaluated record")
-	}
-	cand, sel, sup := r.JSON.Get("candidate_count").Int(), r.JSON.Get("selected_count").Int(), r.JSON.Get("suppressed_count").Int()
-	if sel+sup != cand {
-		return fmt.Errorf("selected_count plus suppressed_count does not equal candidate_count")
-	}
-	s.Add("budget.selected", sel)
-	s.Add("budget.suppressed_items", sup)
-	if r.Type == "subagent.context_component.loaded" {
+// budgetComponent enforces that a loaded component selected something and
+// a suppressed one suppressed something.
+func budgetComponent(s *Session, v *Values, _ *receipt.Attrs) error {
+	st, sel, sup := StateOf[budgetState](s), v.Int("selected_count"), v.Int("suppressed_count")
+	st.boot.selected += sel
+	st.boot.suppressedItems += sup
+	if v.Type == "subagent.context_component.loaded" {
 		if sel == 0 {
 			return fmt.Errorf("loaded component selected nothing")
 		}
-		s.Add("budget.loaded", 1)
-		s.Add("budget.loaded_tokens", r.JSON.Get("token_count").Int())
+		st.loaded++
+		st.boot.loadedTokens += v.Int("token_count")
 	} else {
 		if sup == 0 {
 			return fmt.Errorf("suppressed component suppressed nothing")
 		}
-		s.Add("budget.suppressed", 1)
+		st.suppressed++
 	}
 	return nil
 }
@@ -160,22 +164,20 @@ func budgetComponent(s *Session, r Record, _ *receipt.Attrs) error {
 // budgetCompleted closes the boot: the startup context matches the one
 // evaluated, holds every loaded component, and together with what remains
 // fills the window exactly.
-func budgetCompleted(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("budget.booted") == 0 {
-		return fmt.Errorf("boot completed before any subagent.boot.context_budget.evaluated record")
-	}
-	startup, remaining := r.JSON.Get("startup_context_token_count"), r.JSON.Get("remaining_context_token_count")
-	if startup.Exists() && startup.Int() != s.Count("budget.startup") {
+func budgetCompleted(s *Session, v *Values, a *receipt.Attrs) error {
+	b := StateOf[budgetState](s).boot
+	startup, remaining := v.Get("startup_context_token_count"), v.Get("remaining_context_token_count")
+	if startup.Exists() && startup.Int() != b.startup {
 		return fmt.Errorf("startup_context_token_count differs from the boot evaluation")
 	}
-	if remaining.Exists() && s.Count("budget.startup")+remaining.Int() != s.Count("budget.window") {
+	if remaining.Exists() && b.startup+remaining.Int() != b.window {
 		return fmt.Errorf("startup and remaining context tokens do not add up to the context window")
 	}
-	if s.Count("budget.loaded_tokens") > s.Count("budget.startup") {
+	if b.loadedTokens > b.startup {
 		return fmt.Errorf("loaded components hold more tokens than the startup context")
 	}
-	a.Set("subagent.context.selected_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(s.Count("budget.selected"))))
-	a.Set("subagent.context.suppressed_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(s.Count("budget.suppressed_items"))))
-	a.Set("subagent.context.loaded_token_bucket", receipt.S(receipt.TokenLadder.Bucket(s.Count("budget.loaded_tokens"))))
+	a.Set("subagent.context.selected_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(b.selected)))
+	a.Set("subagent.context.suppressed_component_count_bucket", receipt.S(receipt.CountLadder.Bucket(b.suppressedItems)))
+	a.Set("subagent.context.loaded_token_bucket", receipt.S(receipt.TokenLadder.Bucket(b.loadedTokens)))
 	return nil
 }

@@ -38,7 +38,7 @@ func init() {
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_operation_output_recorded", receipt.B(false)),
 				},
-				Then: delegationRequested,
+				Hook: delegationRequested,
 			},
 			// Emitted by its hook, on the child span of the delegated run.
 			"subagent.tool_output.captured": {
@@ -56,8 +56,10 @@ func init() {
 					Const("subagent.output_boundary", receipt.S(delegationBoundary)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
+					After("operation", "subagent.delegation.requested", "operation").
+						Says("tool output captured for an operation with no subagent.delegation.requested record before it"),
 				},
-				Then: delegationCaptured,
+				Hook: delegationCaptured,
 			},
 			"subagent.summary.returned": {
 				Event: "subagent.summary.returned",
@@ -71,8 +73,9 @@ func init() {
 					Const("subagent.summary.boundary", receipt.S("bounded_summary_only")),
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_child_output_recorded", receipt.B(false)),
+					AfterAny("subagent.tool_output.captured").Says("summary returned with no subagent.tool_output.captured record before it"),
 				},
-				Then: delegationSummary,
+				Hook: delegationSummary,
 			},
 			"parent.context_budget.evaluated": {
 				Event: "parent.context_budget.evaluated",
@@ -83,15 +86,18 @@ func init() {
 					Req(Bucket("child_output_tokens", "subagent.child_output_token_bucket", receipt.TokenLadder)),
 					Const("subagent.delegation.audit_gap", receipt.S("receipt_proves_parent_boundary_not_summary_correctness")),
 					Const("privacy.raw_parent_note_recorded", receipt.B(false)),
+					AfterAny("subagent.summary.returned").Says("parent budget evaluated with no subagent.summary.returned record before it"),
 				},
-				Then: delegationBudget,
+				Hook: delegationBudget,
 			},
 		},
-		Extra: []string{"subagent.tool_output.captured"},
+		Extra:    []string{"subagent.tool_output.captured"},
+		NewState: func() any { return &delegationState{requestNS: map[string]int64{}} },
 		End: func(s *Session) error {
 			s.Span.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
-			s.Span.Set("subagent.delegation.count", receipt.I(s.Count("deleg.requested")))
-			s.Span.Set("subagent.summary.count", receipt.I(s.Count("deleg.summaries")))
+			st := StateOf[delegationState](s)
+			s.Span.Set("subagent.delegation.count", receipt.I(st.requested))
+			s.Span.Set("subagent.summary.count", receipt.I(st.summaries))
 			return nil
 		},
 	})
@@ -123,20 +129,29 @@ func delegationPathHashes(path, key string) Move {
 	}}
 }
 
+// delegationState keeps, by operation digest, when each delegation was
+// requested; the latest parent context before one; the child span a summary
+// closes; and the counts for the root span.
+type delegationState struct {
+	requestNS            map[string]int64
+	parentBefore         *int64
+	openSpan             int // index+1 in Output.Spans of the latest capture's span
+	requested, summaries int64
+}
+
 // delegationRequested records the delegation; a log that does not name its
 // threshold policy gets an explicit "threshold_not_logged".
-func delegationRequested(s *Session, r Record, a *receipt.Attrs) error {
+func delegationRequested(s *Session, v *Values, a *receipt.Attrs) error {
 	if _, ok := a.Get("subagent.delegation.threshold_policy"); !ok {
 		a.Set("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))
 	}
 	a.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
-	op := s.Hash.Text(r.JSON.Get("operation").String())
-	s.Mark("deleg.ops", op)
-	s.Add("deleg.req_ns:"+op, r.NS-s.Count("deleg.req_ns:"+op))
-	s.Add("deleg.requested", 1)
-	if v := r.JSON.Get("parent_context_before_tokens"); v.Exists() {
-		s.Add("deleg.parent_before", v.Int()-s.Count("deleg.parent_before"))
-		s.Mark("deleg.have", "parent_before")
+	st, op := StateOf[delegationState](s), s.Hash.Text(v.Get("operation").String())
+	st.requestNS[op] = v.NS
+	st.requested++
+	if v := v.Get("parent_context_before_tokens"); v.Exists() {
+		n := v.Int()
+		st.parentBefore = &n
 	}
 	return nil
 }
@@ -144,12 +159,8 @@ func delegationRequested(s *Session, r Record, a *receipt.Attrs) error {
 // delegationCaptured enforces that the child ran an operation the parent
 // delegated, and places the capture on a child span of its own, from the
 // delegation request until the summary comes back.
-func delegationCaptured(s *Session, r Record, a *receipt.Attrs) error {
-	op := s.Hash.Text(r.JSON.Get("operation").String())
-	if !s.Has("deleg.ops", op) {
-		return fmt.Errorf("tool output captured for an operation with no subagent.delegation.requested record before it")
-	}
-	s.Add("deleg.captured", 1)
+func delegationCaptured(s *Session, v *Values, a *receipt.Attrs) error {
+	st, op := StateOf[delegationState](s), s.Hash.Text(v.Get("operation").String())
 	name := "invoke_agent"
 	var span receipt.Attrs
 	if s.ID != "" {
@@ -159,41 +170,39 @@ func delegationCaptured(s *Session, r Record, a *receipt.Attrs) error {
 		span.Set("gen_ai.conversation.id", receipt.S(s.Conversation))
 	}
 	span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
-	if v, ok := a.Get("subagent.role"); ok {
-		span.Set("gen_ai.agent.name", v)
-		span.Set("subagent.role", v)
-		if leak.Label.Admit(r.JSON.Get("subagent_role").String()) {
-			name += " " + v.Str
+	if role, ok := a.Get("subagent.role"); ok {
+		span.Set("gen_ai.agent.name", role)
+		span.Set("subagent.role", role)
+		if leak.Label.Admit(v.Get("subagent_role").String()) {
+			name += " " + role.Str
 		}
 	}
 	span.Set("subagent.operation_hash", receipt.S(op))
 	span.Set("subagent.output_boundary", receipt.S(delegationBoundary))
-	key := "delegation:" + strconv.Itoa(r.Line)
-	start := s.Count("deleg.req_ns:" + op)
+	key := "delegation:" + strconv.Itoa(v.Line)
+	start := st.requestNS[op]
 	if start == 0 {
-		start = r.NS
+		start = v.NS
 	}
-	s.out.Spans = append(s.out.Spans, Span{Key: key, Name: name, Kind: 1, Start: start, End: r.NS, Attrs: span})
-	s.Add("deleg.open_span", int64(len(s.out.Spans))-s.Count("deleg.open_span"))
-	s.Emit(receipt.Event{Name: "subagent.tool_output.captured", Time: r.Time, Line: r.Line, Span: key, Attrs: *a})
+	s.out.Spans = append(s.out.Spans, Span{Key: key, Name: name, Kind: 1, Start: start, End: v.NS, Attrs: span})
+	st.openSpan = len(s.out.Spans)
+	s.Emit(receipt.Event{Name: "subagent.tool_output.captured", Time: v.Time, Line: v.Line, Span: key, Attrs: *a})
 	return nil
 }
 
 // delegationSummary enforces the boundary itself: only the summary crossed.
-func delegationSummary(s *Session, r Record, _ *receipt.Attrs) error {
-	if s.Count("deleg.captured") == 0 {
-		return fmt.Errorf("summary returned with no subagent.tool_output.captured record before it")
-	}
-	if r.JSON.Get("parent_received_raw_output").Bool() {
+func delegationSummary(s *Session, v *Values, _ *receipt.Attrs) error {
+	if v.Get("parent_received_raw_output").Bool() {
 		return fmt.Errorf("raw child output crossed into the parent context")
 	}
-	if r.JSON.Get("parent_received_raw_paths").Bool() {
+	if v.Get("parent_received_raw_paths").Bool() {
 		return fmt.Errorf("raw child paths crossed into the parent context")
 	}
-	s.Add("deleg.summaries", 1)
+	st := StateOf[delegationState](s)
+	st.summaries++
 	// The summary closes the child span of the latest capture.
-	if i := s.Count("deleg.open_span"); i > 0 && r.NS > s.out.Spans[i-1].End {
-		s.out.Spans[i-1].End = r.NS
+	if i := st.openSpan; i > 0 && v.NS > s.out.Spans[i-1].End {
+		s.out.Spans[i-1].End = v.NS
 	}
 	return nil
 }
@@ -202,13 +211,11 @@ func delegationSummary(s *Session, r Record, _ *receipt.Attrs) error {
 // its context before the delegation plus what was added, and says whether
 // the delegation saved context: the parent added less than the child's
 // output would have cost.
-func delegationBudget(s *Session, r Record, a *receipt.Attrs) error {
-	if s.Count("deleg.summaries") == 0 {
-		return fmt.Errorf("parent budget evaluated with no subagent.summary.returned record before it")
-	}
-	added, child := r.JSON.Get("parent_added_tokens").Int(), r.JSON.Get("child_output_tokens").Int()
-	if after := r.JSON.Get("parent_context_after_tokens"); after.Exists() && s.Has("deleg.have", "parent_before") &&
-		s.Count("deleg.parent_before")+added != after.Int() {
+func delegationBudget(s *Session, v *Values, a *receipt.Attrs) error {
+	st := StateOf[delegationState](s)
+	added, child := v.Get("parent_added_tokens").Int(), v.Get("child_output_tokens").Int()
+	if after := v.Get("parent_context_after_tokens"); after.Exists() && st.parentBefore != nil &&
+		*st.parentBefore+added != after.Int() {
 		return fmt.Errorf("parent_context_after_tokens is not the context before the delegation plus parent_added_tokens")
 	}
 	a.Set("subagent.context_savings.proven", receipt.B(added < child))

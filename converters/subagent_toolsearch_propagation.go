@@ -43,7 +43,7 @@ func init() {
 					Const("privacy.raw_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 				},
-				Then: toolsearchProbe,
+				Hook: toolsearchProbe,
 			},
 			"subagent.toolsearch.matrix.completed": {
 				Event: "subagent.toolsearch.matrix.completed",
@@ -56,44 +56,40 @@ func init() {
 					Hash("recommended_next_probe", "subagent.toolsearch.recommended_next_probe_hash"),
 					Const("subagent.toolsearch.pass_rule", receipt.S("toolsearch_exposed")),
 					Const("subagent.toolsearch.audit_gap", receipt.S("proves_toolsearch_exposure_and_mcp_count_buckets_not_tool_relevance_or_call_success")),
+					// The matrix totals match the probes seen.
+					CountOf("probe_count", "subagent.spawn.probe"),
+					CountOf("passing_probe_count", "subagent.spawn.probe").Where("toolsearch_exposed", true).
+						Says("passing_probe_count does not match the probes with toolsearch_exposed"),
+					CountOf("failing_probe_count", "subagent.spawn.probe").Where("toolsearch_exposed", false).
+						Says("failing_probe_count does not match the probes without toolsearch_exposed"),
 				},
-				Then: toolsearchMatrix,
 			},
 		},
+		NewState: func() any { return &toolsearchState{} },
 		End: func(s *Session) error {
+			st := StateOf[toolsearchState](s)
 			s.Span.Set("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix"))
-			s.Span.Set("subagent.toolsearch.probe_count", receipt.I(s.Count("ts.probes")))
-			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.I(s.Count("ts.passing")))
+			s.Span.Set("subagent.toolsearch.probe_count", receipt.I(st.probes))
+			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.I(st.passing))
 			return nil
 		},
 	})
 }
 
-func toolsearchProbe(s *Session, r Record, a *receipt.Attrs) error {
-	exposed := r.JSON.Get("toolsearch_exposed").Bool()
-	if !exposed && r.JSON.Get("deferred_tool_definition_count").Int() > 0 {
+// toolsearchState counts the probes for the root span.
+type toolsearchState struct{ probes, passing int64 }
+
+func toolsearchProbe(s *Session, v *Values, a *receipt.Attrs) error {
+	exposed := v.Bool("toolsearch_exposed")
+	if !exposed && v.Int("deferred_tool_definition_count") > 0 {
 		return fmt.Errorf("deferred tool definitions reported without the ToolSearch channel exposed")
 	}
-	s.Add("ts.probes", 1)
+	st := StateOf[toolsearchState](s)
+	st.probes++
 	if exposed {
-		s.Add("ts.passing", 1)
+		st.passing++
 	}
 	a.Set("subagent.toolsearch.probe_passed", receipt.B(exposed))
 	a.Set("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix"))
-	return nil
-}
-
-// toolsearchMatrix checks the matrix totals against the probes seen.
-func toolsearchMatrix(s *Session, r Record, _ *receipt.Attrs) error {
-	probes, passing := s.Count("ts.probes"), s.Count("ts.passing")
-	if v := r.JSON.Get("probe_count"); v.Exists() && v.Int() != probes {
-		return fmt.Errorf("probe_count does not match the subagent.spawn.probe records before it")
-	}
-	if v := r.JSON.Get("passing_probe_count"); v.Exists() && v.Int() != passing {
-		return fmt.Errorf("passing_probe_count does not match the probes with toolsearch_exposed")
-	}
-	if v := r.JSON.Get("failing_probe_count"); v.Exists() && v.Int() != probes-passing {
-		return fmt.Errorf("failing_probe_count does not match the probes without toolsearch_exposed")
-	}
 	return nil
 }

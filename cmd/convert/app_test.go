@@ -24,14 +24,16 @@ type cliCase struct {
 func TestCLI(t *testing.T) {
 	// run with no PATH reads the agents' default folders: none in a fake home.
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
+	clearLocationEnv(t)
 	repo, _ := filepath.Abs("../..")
 	sample := func(conv, name string) string { return filepath.Join(repo, "samples", conv, name+".jsonl") }
 	tests := []cliCase{
 		{name: "no command prints help", args: nil, exit: 0, stdout: []string{"USAGE", "EXIT CODES", "leakcheck"}},
 		{name: "unknown command", args: []string{"frobnicate"}, exit: 2, stderr: []string{`unknown command "frobnicate"`}},
 		{name: "list", args: []string{"list"}, exit: 0, stdout: []string{"session ", "mcp_tool_search "}},
+		{name: "list -v prints the tables' invariants", args: []string{"list", "-v"}, exit: 0, stdout: []string{
+			"    memory.governance.delete.completed -> memory.governance.delete.completed\n        after: request_id only after a memory.governance.delete.requested with that request_id\n",
+			"        check: deleted memories had the confirmation their candidates required\n"}},
 		{name: "list takes no args", args: []string{"list", "x"}, exit: 2},
 		{name: "run without paths", args: []string{"run"}, exit: 2, stderr: []string{"at least one PATH"}},
 		{name: "run unknown flag", args: []string{"run", "--bogus", "x"}, exit: 2},

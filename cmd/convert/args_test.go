@@ -28,7 +28,7 @@ func TestNormalize(t *testing.T) {
 		{"diff A B --format json", "diff --format json A B"},
 		{"prepare load a.jsonl --store db", "prepare load --store db a.jsonl"},
 		{"prepare --store db load a.jsonl", "prepare --store db load a.jsonl"},
-		{"prepare validate x.json -h", "prepare validate -h"},
+		{"prepare read x.json -h", "prepare read -h"},
 		{"help", "--help"},
 		{"help run", "run --help"},
 		{"help prepare load", "prepare load --help"},
@@ -97,7 +97,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{"help", []string{"help"}, 0, "USAGE"},
 		{"help run", []string{"help", "run"}, 0, "--otlp-endpoint"},
 		{"-h after positionals", []string{"diff", rec, other, "-h"}, 0, "structural difference"},
-		{"--help on a subcommand of prepare", []string{"prepare", "validate", "x", "--help"}, 0, "prepare validate"},
+		{"--help on a subcommand of prepare", []string{"prepare", "read", "x", "--help"}, 0, "prepare read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

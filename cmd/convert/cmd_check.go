@@ -5,15 +5,17 @@ import (
 	"os"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/prepare"
 	"github.com/urfave/cli/v2"
 )
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
-		Usage:     "check receipts against the schemas and traces against the OTLP/JSON rules",
-		UsageText: "convert validate FILE|DIR...   (*.receipt.ndjson, *.otel.json, *.otel.jsonl; a DIR is walked for them)",
+		Usage:     "check receipts against the schemas, traces against the OTLP/JSON rules, prepare's documents by their schema field",
+		UsageText: "convert validate FILE|DIR...   (*.receipt.ndjson, *.otel.json, *.otel.jsonl, prepare's *.json; a DIR is walked for receipts and traces)",
 		Action: func(c *cli.Context) error {
 			cons := con(c)
 			if c.NArg() == 0 {
@@ -25,7 +27,7 @@ func validateCommand() *cli.Command {
 			}
 			bad := 0
 			for _, f := range files {
-				probs, err := pipeline.ValidateFile(f)
+				probs, err := gate.ValidateFile(f)
 				if err != nil {
 					cons.Error("%v", err)
 					return exitError{exitFailed}
@@ -46,47 +48,124 @@ func validateCommand() *cli.Command {
 
 func leakcheckCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "leakcheck",
-		Usage:     "check that no output (receipt, trace, saved stderr) carries raw content of an input log",
-		UsageText: "convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)",
+		Name:  "leakcheck",
+		Usage: "check that no output (receipt, trace, PreparedContext, recall effort, saved stderr) carries raw content of its inputs",
+		UsageText: "convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)\n" +
+			"convert leakcheck --artifacts FILE.jsonl [--artifacts ...] (--query Q | --query-file F) FILE...   (convert prepare's outputs)",
+		Description: "A PreparedContext is checked by its receipt (its content is the injection, raw by design),\n" +
+			"known by its schema field whatever the file is called.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Required: true, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json sidecars)"},
+			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json sidecars)"},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply (auto: detect from LOG)"},
+			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
+			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
+			&cli.StringFlag{Name: "query-file", Usage: "with --artifacts: read the query from `FILE`"},
 		},
 		Action: func(c *cli.Context) error {
-			cons := con(c)
-			if c.NArg() == 0 {
+			switch {
+			case !c.IsSet("input") && !c.IsSet("artifacts"):
+				return usageError("leakcheck needs --input (see convert leakcheck --help)")
+			case c.IsSet("input") && c.IsSet("artifacts"):
+				return usageError("leakcheck takes --input (session logs) or --artifacts (prepare), not both")
+			case c.NArg() == 0:
 				return usageError("leakcheck needs at least one FILE to check")
 			}
-			inputs := c.StringSlice("input")
-			for _, in := range inputs {
-				if st, err := os.Stat(in); err != nil {
-					return usageError("--input %s: %s", in, reason(err))
-				} else if st.IsDir() {
-					return usageError("--input %s is a directory; give the log file (repeat --input for its companions)", in)
-				}
+			if c.IsSet("artifacts") {
+				return leakcheckPrepared(c)
 			}
-			files, err := expandFiles(c.Args().Slice(), outputSuffixes)
-			if err != nil {
-				return err
+			if c.IsSet("query") || c.IsSet("query-file") {
+				return usageError("--query and --query-file go with --artifacts")
 			}
-			findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), files)
-			if err != nil {
-				cons.Error("%v", err)
-				return exitError{exitFailed}
-			}
-			for _, f := range findings {
-				msg := fmt.Sprintf("leak: %s in %s", f.What, f.Where)
-				if f.Line > 0 {
-					msg += fmt.Sprintf(" (from input line %d)", f.Line)
-				}
-				cons.Error("%s", msg)
-			}
-			if len(findings) > 0 {
-				return exitError{exitLeak}
-			}
-			cons.Result("no leak: %d files checked against %s", len(files), strings.Join(inputs, ", "))
-			return nil
+			return leakcheckLogs(c)
 		},
 	}
+}
+
+// leakcheckLogs checks outputs against the session logs they were made from.
+func leakcheckLogs(c *cli.Context) error {
+	cons := con(c)
+	inputs := c.StringSlice("input")
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err != nil {
+			return usageError("--input %s: %s", in, reason(err))
+		} else if st.IsDir() {
+			return usageError("--input %s is a directory; give the log file (repeat --input for its companions)", in)
+		}
+	}
+	files, err := expandFiles(c.Args().Slice(), outputSuffixes)
+	if err != nil {
+		return err
+	}
+	findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), files)
+	if err != nil {
+		cons.Error("%v", err)
+		return exitError{exitFailed}
+	}
+	for _, f := range findings {
+		msg := fmt.Sprintf("leak: %s in %s", f.What, f.Where)
+		if f.Line > 0 {
+			msg += fmt.Sprintf(" (from input line %d)", f.Line)
+		}
+		cons.Error("%s", msg)
+	}
+	if len(findings) > 0 {
+		return exitError{exitLeak}
+	}
+	cons.Result("no leak: %d files checked against %s", len(files), strings.Join(inputs, ", "))
+	return nil
+}
+
+// leakcheckPrepared checks convert prepare's outputs against the query and
+// every artifact body (the identities the artifacts name pass through).
+func leakcheckPrepared(c *cli.Context) error {
+	cons := con(c)
+	if c.IsSet("query") == c.IsSet("query-file") {
+		return usageError("leakcheck --artifacts needs exactly one of --query and --query-file")
+	}
+	query := c.String("query")
+	if f := c.String("query-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return usageError("--query-file: cannot read %s", f)
+		}
+		query = string(b)
+	}
+	var bodies, pass []string
+	for _, a := range c.StringSlice("artifacts") {
+		b, err := os.ReadFile(a)
+		if err != nil {
+			return usageError("--artifacts %s: %s", a, reason(err))
+		}
+		bs, ps, err := prepare.ArtifactBodies(b, a)
+		if err != nil {
+			cons.Error("convert: %v", err)
+			return exitError{exitFailed}
+		}
+		bodies, pass = append(bodies, bs...), append(pass, ps...)
+	}
+	files, err := expandFiles(c.Args().Slice(), outputSuffixes)
+	if err != nil {
+		return err
+	}
+	outs, err := gate.NewOutputs()
+	if err == nil {
+		for _, f := range files {
+			if err = outs.AddFile(f, gate.DerivedFields); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		cons.Error("convert: %v", err)
+		return exitError{exitFailed}
+	}
+	findings := prepare.Probe(outs, query, bodies, pass)
+	for _, f := range findings {
+		cons.Error("leak: %s in %s", f.What, f.Where)
+	}
+	if len(findings) > 0 {
+		return exitError{exitLeak}
+	}
+	cons.Result("no leak: %d files checked against the query and %d artifact bodies", len(files), len(bodies))
+	return nil
 }

@@ -9,7 +9,10 @@ func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "list the converters: name, then what it reads",
-		UsageText: "convert list",
+		UsageText: "convert list [-v]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print each scenario converter's record types, the events they become and the invariants its table declares"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageError("list takes no arguments")
@@ -20,8 +23,31 @@ func listCommand() *cli.Command {
 			}
 			for _, cv := range converters.All() {
 				con(c).Data("%-*s  %s", width, cv.Name, cv.Doc)
+				if c.Bool("verbose") {
+					listTable(c, cv.Name)
+				}
 			}
 			return nil
 		},
+	}
+}
+
+// listTable prints a scenario converter's table as `list -v` shows it: each
+// record type, the event it becomes, and its invariants, all generated from
+// the table itself so that the listing cannot drift from the code.
+func listTable(c *cli.Context, name string) {
+	recs, ok := converters.Table(name)
+	if !ok {
+		return
+	}
+	for _, r := range recs {
+		event := r.Event
+		if event == "" {
+			event = "(no event: feeds state)"
+		}
+		con(c).Data("    %s -> %s", r.Type, event)
+		for _, inv := range r.Invariants {
+			con(c).Data("        %s", inv)
+		}
 	}
 }

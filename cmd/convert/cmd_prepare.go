@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/prepare"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/urfave/cli/v2"
@@ -27,8 +27,7 @@ func prepareCommand() *cli.Command {
 			"convert prepare read --store DB [--caller NAME] --scope S --family F --artifact ID --revision N\n" +
 			"convert prepare read --store DB [--caller NAME] [--hash-key-file FILE] --scope S --family code --fingerprint F --path P\n" +
 			"   --file-sha256 D --start-line N --end-line M --snippet-sha256 D\n" +
-			"convert prepare validate FILE...\n" +
-			"convert prepare leakcheck --artifacts FILE.jsonl (--query Q | --query-file F) FILE...",
+			"(check its outputs with convert validate FILE... and convert leakcheck --artifacts FILE.jsonl --query Q FILE...)",
 		Description: "Prints the PreparedContext JSON (schema, status, content, content_bytes; receipt only with\n" +
 			"--include-receipt). The receipt is validated and leak-checked against the query and every artifact body;\n" +
 			"a receipt that cannot be built completely is left out with a content-free message on stderr, and the\n" +
@@ -52,7 +51,7 @@ func prepareCommand() *cli.Command {
 			&cli.StringFlag{Name: "caller", Usage: "the caller `NAME`; a store with grants serves only the scopes granted to it"},
 			hashKeyFlag(),
 		},
-		Subcommands: []*cli.Command{prepareLoadCommand(), prepareReadCommand(), prepareValidateCommand(), prepareLeakcheckCommand()},
+		Subcommands: []*cli.Command{prepareLoadCommand(), prepareReadCommand()},
 		Action:      prepareAction,
 	}
 }
@@ -167,16 +166,14 @@ func prepareHasher(c *cli.Context) (receipt.Hasher, error) {
 	return h, nil
 }
 
-func prepareAction(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usageError("prepare takes no arguments (subcommands: load, read, validate, leakcheck)")
-	}
+// prepareRequest is the request of --request or of the flags, validated.
+func prepareRequest(c *cli.Context) (prepare.Request, error) {
 	var req prepare.Request
 	var err error
 	if c.IsSet("request") {
 		for _, f := range []string{"scope", "query", "query-file", "max-bytes", "include-receipt", "sections"} {
 			if c.IsSet(f) {
-				return usageError("--request cannot be combined with --%s", f)
+				return req, usageError("--request cannot be combined with --%s", f)
 			}
 		}
 		req, err = readRequest(c.String("request"))
@@ -184,40 +181,62 @@ func prepareAction(c *cli.Context) error {
 		req, err = flagRequest(c)
 	}
 	if err != nil {
-		return err
+		return req, err
 	}
 	req.Caller = c.String("caller")
 	if err := req.Validate(); err != nil {
-		return usageError("%v", err)
+		return req, usageError("%v", err)
 	}
+	return req, nil
+}
+
+// prepareOptions is the runtime's configuration: digests, the recall gate
+// and its policy, the reranker and the vector channel.
+func prepareOptions(c *cli.Context) (prepare.Options, error) {
 	opt := prepare.Options{}
+	var err error
 	if opt.Hasher, err = prepareHasher(c); err != nil {
-		return err
+		return opt, err
 	}
 	if c.Bool("recall-gate") {
 		g := prepare.DefaultGatePolicy()
 		if f := c.String("recall-policy"); f != "" {
 			b, err := os.ReadFile(f)
 			if err != nil {
-				return usageError("--recall-policy: cannot read %s", f)
+				return opt, usageError("--recall-policy: cannot read %s", f)
 			}
 			if g, err = prepare.ParseGatePolicy(b); err != nil {
-				return usageError("--recall-policy: %v", err)
+				return opt, usageError("--recall-policy: %v", err)
 			}
 		}
 		opt.Gate = &g
 	} else if c.IsSet("recall-effort") || c.IsSet("recall-policy") {
-		return usageError("--recall-effort and --recall-policy need --recall-gate")
+		return opt, usageError("--recall-effort and --recall-policy need --recall-gate")
 	}
 	switch c.String("rerank") {
 	case "none":
 	case "lexical":
 		opt.Reranker = prepare.LexicalReranker{}
 	default:
-		return usageError("--rerank takes none or lexical")
+		return opt, usageError("--rerank takes none or lexical")
 	}
 	if c.Bool("vector") {
 		opt.Embedder = prepare.HashEmbedder{}
+	}
+	return opt, nil
+}
+
+func prepareAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("prepare takes no arguments (subcommands: load, read; convert validate and convert leakcheck check its outputs)")
+	}
+	req, err := prepareRequest(c)
+	if err != nil {
+		return err
+	}
+	opt, err := prepareOptions(c)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(c, false)
 	if err != nil {
@@ -225,11 +244,16 @@ func prepareAction(c *cli.Context) error {
 	}
 	defer st.Close()
 	bodies, err := st.Bodies(c.Context, req.ScopeIDs)
+	if c.Context.Err() != nil {
+		return interrupted(c)
+	}
 	if err != nil {
 		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
 	}
-	res, err := prepare.NewRuntime(st, opt).Prepare(context.Background(), req)
+	res, err := prepare.NewRuntime(st, opt).Prepare(c.Context, req)
 	switch {
+	case c.Context.Err() != nil:
+		return interrupted(c)
 	case errors.Is(err, prepare.ErrCallerRequired):
 		return usageError("--caller: %v", err)
 	case errors.Is(err, prepare.ErrNotAuthorized):
@@ -239,8 +263,8 @@ func prepareAction(c *cli.Context) error {
 		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
 	}
 	out, err := prepare.Render(res, req, bodies, c.IsSet("otel"))
-	var le prepare.LeakError
-	var se prepare.SchemaError
+	var le *gate.LeakError
+	var se *gate.SchemaError
 	switch {
 	case errors.As(err, &le):
 		for _, f := range le.Findings {
@@ -249,10 +273,13 @@ func prepareAction(c *cli.Context) error {
 		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: leak check failed, nothing written")
 		return exitError{exitLeak}
 	case errors.As(err, &se):
-		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: "+se.Msg)
+		fmt.Fprintln(c.App.ErrWriter, "convert: prepare: "+se.Error())
 		return exitError{exitSchema}
 	case err != nil:
 		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
+	}
+	if c.Context.Err() != nil { // the last moment to stop with nothing written
+		return interrupted(c)
 	}
 	if f := c.String("otel"); f != "" {
 		if err := writeFile(f, out.Trace); err != nil {
@@ -271,19 +298,44 @@ func prepareAction(c *cli.Context) error {
 	return err
 }
 
+// interrupted ends a prepare that Ctrl-C (or SIGTERM) stopped: exit 130, as
+// convert run, with nothing written.
+func interrupted(c *cli.Context) error {
+	fmt.Fprintln(c.App.ErrWriter, "convert: prepare: interrupted; nothing written")
+	return exitError{exitInterrupted}
+}
+
+// writeFile writes b to path whole or not at all: a temporary file beside
+// it, renamed into place.
 func writeFile(path string, b []byte) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // failSafe prints msg unless it would carry the query or a body (an engine
 // error can quote its input); then a generic message stands in.
 func failSafe(c *cli.Context, msg, query string, bodies []string, code int) error {
-	if f, err := prepare.LeakCheck(map[string][]byte{"stderr": []byte(msg)}, query, bodies, nil); err != nil || len(f) > 0 {
+	if f, err := prepare.LeakCheck([]prepare.Named{{Name: "stderr", Doc: []byte(msg)}}, query, bodies, nil); err != nil || len(f) > 0 {
 		msg = "prepare failed (message withheld: it would carry raw input)"
 	}
 	fmt.Fprintln(c.App.ErrWriter, "convert: "+msg)
@@ -410,105 +462,6 @@ func prepareReadCommand() *cli.Command {
 			}
 			b, _ := json.Marshal(doc)
 			fmt.Fprintln(c.App.Writer, string(b))
-			return nil
-		},
-	}
-}
-
-func prepareValidateCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "validate",
-		Usage:     "check PreparedContext (with its receipt) and RecallEffort JSON files against their schemas",
-		UsageText: "convert prepare validate FILE...",
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usageError("prepare validate needs at least one FILE")
-			}
-			bad := 0
-			for _, f := range c.Args().Slice() {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", f)
-					return exitError{exitFailed}
-				}
-				kind := prepare.KindContext
-				if bytes.Contains(b, []byte(`"`+prepare.EffortSchema+`"`)) {
-					kind = prepare.KindEffort
-				}
-				if err := prepare.Validate(b, kind); err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "%s:1: %v\n", f, err)
-					bad++
-				}
-			}
-			if bad > 0 {
-				return exitError{exitSchema}
-			}
-			fmt.Fprintf(c.App.Writer, "%d files valid\n", c.NArg())
-			return nil
-		},
-	}
-}
-
-func prepareLeakcheckCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "leakcheck",
-		Usage:     "check that receipts, recall efforts, traces or saved stderr carry neither the query nor any artifact body",
-		UsageText: "convert prepare leakcheck --artifacts FILE.jsonl [--artifacts ...] (--query Q | --query-file F) FILE...",
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "artifacts", Required: true, Usage: "artifacts `FILE.jsonl` the store was loaded from"},
-			&cli.StringFlag{Name: "query", Usage: "the query `TEXT`"},
-			&cli.StringFlag{Name: "query-file", Usage: "read the query from `FILE`"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usageError("prepare leakcheck needs at least one FILE")
-			}
-			if c.IsSet("query") == c.IsSet("query-file") {
-				return usageError("prepare leakcheck needs exactly one of --query and --query-file")
-			}
-			query := c.String("query")
-			if f := c.String("query-file"); f != "" {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					return usageError("--query-file: cannot read %s", f)
-				}
-				query = string(b)
-			}
-			var bodies, pass []string
-			for _, a := range c.StringSlice("artifacts") {
-				b, err := os.ReadFile(a)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", a)
-					return exitError{exitFailed}
-				}
-				bs, ps, err := prepare.ArtifactBodies(b, a)
-				if err != nil {
-					fmt.Fprintln(c.App.ErrWriter, "convert: "+err.Error())
-					return exitError{exitFailed}
-				}
-				bodies, pass = append(bodies, bs...), append(pass, ps...)
-			}
-			docs := map[string][]byte{}
-			for _, f := range c.Args().Slice() {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "convert: cannot read %s\n", f)
-					return exitError{exitFailed}
-				}
-				docs[f] = prepare.CheckedPart(b)
-			}
-			findings, err := prepare.LeakCheck(docs, query, bodies, pass)
-			if err != nil {
-				fmt.Fprintln(c.App.ErrWriter, "convert: "+err.Error())
-				return exitError{exitFailed}
-			}
-			for _, f := range findings {
-				fmt.Fprintf(c.App.ErrWriter, "leak: %s in %s\n", f.What, f.Where)
-			}
-			if len(findings) > 0 {
-				return exitError{exitLeak}
-			}
-			fmt.Fprintf(c.App.Writer, "no leak: %d files checked against the query and %d artifact bodies\n", c.NArg(), len(bodies))
 			return nil
 		},
 	}

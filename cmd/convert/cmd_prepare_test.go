@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/otlp"
-	"github.com/contextreceipts/convert/internal/prepare"
 )
 
 const prepQuery = "Why did we choose SQLite for the payments ledger? CANARYQ"
@@ -101,7 +102,7 @@ func TestPrepareCLI(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(tt.keys, ",") {
 				t.Fatalf("keys %v, want %v", got, tt.keys)
 			}
-			if err := prepare.Validate(out.Bytes(), prepare.KindContext); err != nil {
+			if err := gate.ValidateDocument(out.Bytes()); err != nil {
 				t.Fatal(err)
 			}
 			if r, ok := m["receipt"]; ok && bytes.Contains(r, []byte("CANARY")) {
@@ -117,17 +118,17 @@ func TestPrepareCLI(t *testing.T) {
 		t.Fatalf("trace: %v", p)
 	}
 	ef, err := os.ReadFile(effort)
-	if err != nil || prepare.Validate(ef, prepare.KindEffort) != nil || bytes.Contains(ef, []byte("CANARY")) {
+	if err != nil || gate.ValidateDocument(ef) != nil || bytes.Contains(ef, []byte("CANARY")) {
 		t.Fatalf("effort file: %v", err)
 	}
-	// The subcommands check what prepare wrote.
+	// convert validate and convert leakcheck check what prepare wrote.
 	var out, errb bytes.Buffer
 	ctx := filepath.Join(dir, "ctx.json")
 	run([]string{"convert", "prepare", "--store", db, "--request", reqTrue}, &out, &errb)
 	os.WriteFile(ctx, out.Bytes(), 0o644)
 	for _, args := range [][]string{
-		{"prepare", "validate", ctx, effort},
-		{"prepare", "leakcheck", "--artifacts", sample, "--query", prepQuery, ctx, effort, otel},
+		{"validate", ctx, effort},
+		{"leakcheck", "--artifacts", sample, "--query", prepQuery, ctx, effort, otel},
 	} {
 		out.Reset()
 		errb.Reset()
@@ -136,11 +137,40 @@ func TestPrepareCLI(t *testing.T) {
 		}
 	}
 	planted := write("planted.json", `{"note":"we chose SQLite for the payments ledger because"}`)
-	if code := run([]string{"convert", "prepare", "leakcheck", "--artifacts", sample, "--query", prepQuery, planted}, &out, &errb); code != 3 {
+	if code := run([]string{"convert", "leakcheck", "--artifacts", sample, "--query", prepQuery, planted}, &out, &errb); code != 3 {
 		t.Fatalf("a planted body must be a leak, exit %d", code)
 	}
+	// A PreparedContext is checked by its receipt: its content is raw by design.
+	body := "we chose SQLite for the payments ledger because"
+	for _, tt := range []struct {
+		name, doc string
+		code      int
+	}{
+		{"content holds a body", `{"schema":"powercontext.prepared-context.v1","status":"ready","content":"` + body + `","content_bytes":1}`, 0},
+		{"receipt holds a body", `{"schema":"powercontext.prepared-context.v1","status":"ready","content":"x","content_bytes":1,"receipt":{"note":"` + body + `"}}`, 3},
+	} {
+		f := write("context-"+strings.ReplaceAll(tt.name, " ", "-")+".json", tt.doc)
+		if code := run([]string{"convert", "leakcheck", "--artifacts", sample, "--query", prepQuery, f}, &out, &errb); code != tt.code {
+			t.Fatalf("%s: exit %d, want %d", tt.name, code, tt.code)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--artifacts", sample, "--input", sample, "--query", prepQuery, ctx}, "not both"},
+		{[]string{"--input", sample, "--query", prepQuery, ctx}, "--query and --query-file go with --artifacts"},
+		{[]string{"--artifacts", sample, ctx}, "leakcheck --artifacts needs exactly one of --query and --query-file"},
+		{[]string{"--artifacts", filepath.Join(dir, "none.jsonl"), "--query", prepQuery, ctx}, "none.jsonl: no such file"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(append([]string{"convert", "leakcheck"}, tt.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.msg) {
+			t.Fatalf("%v: exit %d %q, want 2 and %q", tt.args, code, errb.String(), tt.msg)
+		}
+	}
 	broken := write("broken.json", `{"schema":"powercontext.prepared-context.v1","status":"ready","content":"x","content_bytes":1,"receipt":null}`)
-	if code := run([]string{"convert", "prepare", "validate", broken}, &out, &errb); code != 4 {
+	if code := run([]string{"convert", "validate", broken}, &out, &errb); code != 4 {
 		t.Fatalf("receipt null must break the schema, exit %d", code)
 	}
 }
@@ -209,5 +239,29 @@ func TestPrepareDiagnosticsFailOpen(t *testing.T) {
 	}
 	if tr, err := os.ReadFile(otel); err != nil || bytes.Contains(tr, []byte("CANARY")) {
 		t.Fatal("the trace (scope-free) is still written, without the scope")
+	}
+}
+
+// TestPrepareInterrupted: Ctrl-C (a cancelled context, as run's signal
+// handler makes it) stops convert prepare with exit 130 and nothing
+// written: no PreparedContext on stdout, no trace or recall effort file.
+func TestPrepareInterrupted(t *testing.T) {
+	db, _ := prepStore(t)
+	dir := t.TempDir()
+	otel, effort := filepath.Join(dir, "p.otel.json"), filepath.Join(dir, "effort.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := runContext(ctx, []string{"convert", "prepare", "--store", db, "--scope", "project:payments", "--query", prepQuery,
+		"--include-receipt", "--recall-gate", "--recall-effort", effort, "--otel", otel}, &out, &errb)
+	if code != exitInterrupted || out.Len() > 0 || !strings.Contains(errb.String(), "interrupted; nothing written") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if strings.Contains(errb.String(), "CANARY") {
+		t.Fatal("the query reached stderr")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) > 0 {
+		t.Fatalf("an interrupted prepare wrote %v", entries)
 	}
 }

@@ -179,11 +179,13 @@ func setMemoryLimit(jobs, inputs int) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	debug.SetMemoryLimit(int64(max(1, min(jobs, inputs))) * memoryPerJob)
+	limit := int64(max(1, min(jobs, inputs))) * memoryPerJob
+	debug.SetMemoryLimit(limit)
 	// With a limit set, the collector need not also run every time the heap
 	// doubles: a small run then never collects (a one-line file's GC cycle
 	// was a fifth of its time), and a large one collects near the limit.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(-1)
+		followLiveHeap(limit)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,12 +131,12 @@ func verifyEnvelope(c *cli.Context, key *sign.Key) (string, int) {
 // reconvert checks the source log's digest, then converts it again with the
 // signed converter and requires the receipt's exact bytes.
 func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (string, int) {
-	data, err := os.ReadFile(src)
+	got, err := sha256File(src)
 	if err != nil {
 		return fmt.Sprintf("%s: %v", src, errors.Unwrap(err)), exitFailed
 	}
 	subj := st.Find(sign.RoleSource)
-	if got := sha256Hex(data); got != subj.Digest["sha256"] {
+	if got != subj.Digest["sha256"] {
 		return fmt.Sprintf("source changed: %s has sha256:%s, the signed source %s has sha256:%s", src, got, subj.Name, subj.Digest["sha256"]), exitSourceChanged
 	}
 	if v := st.Predicate.Version; v != pipeline.Version {
@@ -180,6 +181,21 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 		}
 	}
 	return fmt.Sprintf("not reproducible: %s has the signed digest but re-converts to other bytes (different flags or converter build?)", src), exitNotReproducible
+}
+
+// sha256File hashes a file as a stream: a log of any size is never held in
+// memory to be hashed.
+func sha256File(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func sha256Hex(b []byte) string {

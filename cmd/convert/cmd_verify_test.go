@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -297,4 +299,39 @@ func TestVerifyKeyedMode(t *testing.T) {
 	if code, out, errs := call(t, secrets, "verify", "--key", f.verifyKey, "--hash-key-file", hk, "--source", f.src, f.env); code != exitOK {
 		t.Errorf("with the hash key: %d %s %s", code, out, errs)
 	}
+}
+
+// TestVerifyHashesTheSourceAsAStream: verify --source hashes the log as a
+// stream. A generated 48 MiB source (not the signed one) is judged "source
+// changed" with far less allocated than the log's size, so it was never
+// held in memory whole.
+func TestVerifyHashesTheSourceAsAStream(t *testing.T) {
+	f := setup(t, "hmac-sha256")
+	const size = 48 << 20
+	fh, err := os.Create(f.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"type":"user_prompt","time":"2026-01-01T00:00:00Z","prompt":"CANARY-big-source ` + strings.Repeat("x", 200) + "\"}\n")
+	w := bufio.NewWriterSize(fh, 1<<20)
+	for n := 0; n < size; n += len(line) {
+		w.Write(line)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, _, errs := call(t, f.secrets, "verify", "--key", f.verifyKey, "--source", f.src, f.env)
+	runtime.ReadMemStats(&after)
+	if code != exitSourceChanged || !strings.Contains(errs, "source changed") {
+		t.Fatalf("exit %d %s, want %d (source changed)", code, errs, exitSourceChanged)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > size/8 {
+		t.Fatalf("verify allocated %d bytes for a %d-byte source: it read the log into memory", alloc, size)
+	}
+	t.Logf("verify allocated %d bytes for a %d-byte source", alloc, size)
 }

@@ -5,7 +5,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/converters"
 )
+
+// clearLocationEnv unsets every variable that moves an agent's default log
+// folder (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) for the test.
+func clearLocationEnv(t *testing.T) {
+	for _, c := range converters.Natives() {
+		for _, l := range c.Native.Locations {
+			if l.Env != "" {
+				t.Setenv(l.Env, "")
+			}
+		}
+	}
+}
 
 // TestRunDefaultLocations: convert run with no PATH and a terminal on
 // standard input reads every known agent's default log folders that exist
@@ -48,8 +62,7 @@ func TestRunDefaultLocations(t *testing.T) {
 			home := t.TempDir()
 			t.Setenv("HOME", home)
 			t.Setenv("USERPROFILE", home)
-			t.Setenv("CLAUDE_CONFIG_DIR", "")
-			t.Setenv("CODEX_HOME", "")
+			clearLocationEnv(t)
 			for k, v := range tt.env {
 				t.Setenv(k, strings.Replace(v, "HOME", home, 1))
 			}

@@ -5,15 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/contextreceipts/convert/internal/prepare"
 	"sort"
 	"strings"
+
+	"github.com/contextreceipts/convert/internal/prepare"
 )
 
 // Seed 000 (PreparedContext receipts) schema names and rule ids.
 const (
-	preparedSchema        = "powercontext.prepared-context.v1"
-	preparedReceiptSchema = "powercontext.prepared-context-receipt.v1"
+	preparedSchema        = prepare.ContextSchema
+	preparedReceiptSchema = prepare.ReceiptSchema
 
 	RulePCShape         = "pc.shape"
 	RulePCNullReceipt   = "pc.receipt_null"
@@ -75,33 +76,59 @@ func list(m map[string]any, k string) []map[string]any {
 	return out
 }
 
+// pcAudit collects the findings of one PreparedContext document.
+type pcAudit struct {
+	path string
+	line int
+	fs   []Finding
+}
+
+func (a *pcAudit) add(rule, format string, args ...any) {
+	a.fs = append(a.fs, Finding{a.path, a.line, rule, fmt.Sprintf(format, args...)})
+}
+
 // prepared checks a seed 000 PreparedContext (with its receipt) or a bare
 // PreparedContextReceipt.
 func prepared(path string, d doc) []Finding {
-	var fs []Finding
-	add := func(rule, format string, a ...any) {
-		fs = append(fs, Finding{path, d.line, rule, fmt.Sprintf(format, a...)})
-	}
-	outer, r := map[string]any(nil), d.v
-	if str(d.v, "schema") == preparedSchema {
-		outer = d.v
-		rv, has := d.v["receipt"]
-		if !has {
-			return nil // no receipt asked for: nothing to audit
-		}
-		if rv == nil {
-			add(RulePCNullReceipt, `"receipt": null is not equivalent to omitting the key`)
-			return fs
-		}
-		r = obj(d.v, "receipt")
+	a := &pcAudit{path: path, line: d.line}
+	outer, r, ok := a.receiptOf(d.v)
+	if !ok {
+		return a.fs
 	}
 	ret := obj(r, "retrieval")
 	if r == nil || str(r, "schema") != preparedReceiptSchema || str(r, "policy_id") != preparedReceiptSchema || ret == nil {
-		add(RulePCShape, "schema and policy_id must be %s, and retrieval must be present", preparedReceiptSchema)
-		return fs
+		a.add(RulePCShape, "schema and policy_id must be %s, and retrieval must be present", preparedReceiptSchema)
+		return a.fs
 	}
+	a.bounds(r, ret)
+	a.usedBytes(outer, r)
+	a.selected(r)
+	a.enums(r, ret)
+	a.reranks(r, ret)
+	return a.fs
+}
+
+// receiptOf returns the enclosing PreparedContext (nil for a bare receipt)
+// and the receipt to audit; false when there is nothing (more) to audit.
+func (a *pcAudit) receiptOf(v map[string]any) (outer, r map[string]any, ok bool) {
+	if str(v, "schema") != preparedSchema {
+		return nil, v, true
+	}
+	rv, has := v["receipt"]
+	if !has {
+		return nil, nil, false // no receipt asked for: nothing to audit
+	}
+	if rv == nil {
+		a.add(RulePCNullReceipt, `"receipt": null is not equivalent to omitting the key`)
+		return nil, nil, false
+	}
+	return v, obj(v, "receipt"), true
+}
+
+// bounds checks the serialized size and every list's cap.
+func (a *pcAudit) bounds(r, ret map[string]any) {
 	if raw, err := json.Marshal(r); err == nil && len(raw) > prepare.ReceiptByteCap {
-		add(RulePCBounds, "the serialized receipt is %d bytes, over %d", len(raw), prepare.ReceiptByteCap)
+		a.add(RulePCBounds, "the serialized receipt is %d bytes, over %d", len(raw), prepare.ReceiptByteCap)
 	}
 	for _, b := range []struct {
 		m   map[string]any
@@ -109,27 +136,38 @@ func prepared(path string, d doc) []Finding {
 		max int
 	}{{ret, "rounds", 3}, {ret, "searches", 32}, {ret, "rerank_configs", 8}, {ret, "reranks", 32}, {r, "selected", 32}, {r, "omitted", 16}, {r, "stages", 8}} {
 		if n := len(list(b.m, b.key)); n > b.max {
-			add(RulePCBounds, "%s has %d entries, over %d", b.key, n, b.max)
+			a.add(RulePCBounds, "%s has %d entries, over %d", b.key, n, b.max)
 		}
 	}
+}
+
+// usedBytes checks used_bytes against the budget and, inside a
+// PreparedContext, against content_bytes, and content_digest against the
+// injected content.
+func (a *pcAudit) usedBytes(outer, r map[string]any) {
 	used, okUsed := num(r, "used_bytes")
 	if max, ok := num(r, "requested_max_bytes"); ok && okUsed && used > max {
-		add(RulePCBytes, "used_bytes %d exceeds requested_max_bytes %d", used, max)
+		a.add(RulePCBytes, "used_bytes %d exceeds requested_max_bytes %d", used, max)
 	}
-	if outer != nil {
-		if cb, ok := num(outer, "content_bytes"); ok && okUsed && cb != used {
-			add(RulePCBytes, "used_bytes %d is not content_bytes %d", used, cb)
-		}
-		empty := str(outer, "status") == "empty"
-		if cd, isNull := r["content_digest"], r["content_digest"] == nil; empty != isNull {
-			add(RulePCContentDigest, "content_digest must be null exactly when status is empty")
-		} else if content, ok := outer["content"].(string); ok && !isNull {
-			sum := sha256.Sum256([]byte(content))
-			if got := hex.EncodeToString(sum[:]); got != strings.TrimPrefix(fmt.Sprint(cd), "sha256:") {
-				add(RulePCContentDigest, "the injected content hashes to %s, content_digest records another digest", got)
-			}
+	if outer == nil {
+		return
+	}
+	if cb, ok := num(outer, "content_bytes"); ok && okUsed && cb != used {
+		a.add(RulePCBytes, "used_bytes %d is not content_bytes %d", used, cb)
+	}
+	empty := str(outer, "status") == "empty"
+	if cd, isNull := r["content_digest"], r["content_digest"] == nil; empty != isNull {
+		a.add(RulePCContentDigest, "content_digest must be null exactly when status is empty")
+	} else if content, ok := outer["content"].(string); ok && !isNull {
+		sum := sha256.Sum256([]byte(content))
+		if got := hex.EncodeToString(sum[:]); got != strings.TrimPrefix(fmt.Sprint(cd), "sha256:") {
+			a.add(RulePCContentDigest, "the injected content hashes to %s, content_digest records another digest", got)
 		}
 	}
+}
+
+// selected checks each selected item's identity and the truncated flag.
+func (a *pcAudit) selected(r map[string]any) {
 	anyTrunc := false
 	for i, s := range list(r, "selected") {
 		if s["truncated"] == true {
@@ -138,63 +176,74 @@ func prepared(path string, d doc) []Finding {
 		_, addr := s["artifact_address"]
 		_, code := s["code_evidence"]
 		if addr == code || s["artifact_address"] == nil && s["code_evidence"] == nil {
-			add(RulePCIdentity, "selected[%d] must have exactly one of artifact_address and code_evidence", i)
+			a.add(RulePCIdentity, "selected[%d] must have exactly one of artifact_address and code_evidence", i)
 		}
 	}
 	if t, ok := r["truncated"].(bool); !ok || t != anyTrunc {
-		add(RulePCTruncated, "truncated is %v, a selected item truncated: %v", r["truncated"], anyTrunc)
+		a.add(RulePCTruncated, "truncated is %v, a selected item truncated: %v", r["truncated"], anyTrunc)
 	}
-	enum := func(where, kind string, v any) {
-		s, _ := v.(string)
-		if !pcEnums[kind][s] {
-			add(RulePCEnum, "%s: %s is not one of its closed set", where, strings.TrimPrefix(strings.TrimPrefix(kind, "search."), "rerank."))
-		}
+}
+
+func (a *pcAudit) enum(where, kind string, v any) {
+	s, _ := v.(string)
+	if !pcEnums[kind][s] {
+		a.add(RulePCEnum, "%s: %s is not one of its closed set", where, strings.TrimPrefix(strings.TrimPrefix(kind, "search."), "rerank."))
 	}
-	positive := func(where string, m map[string]any) {
-		if n, ok := num(m, "count"); !ok || n < 1 {
-			add(RulePCEnum, "%s: count must be a positive integer", where)
-		}
+}
+
+func (a *pcAudit) positive(where string, m map[string]any) {
+	if n, ok := num(m, "count"); !ok || n < 1 {
+		a.add(RulePCEnum, "%s: count must be a positive integer", where)
 	}
+}
+
+// enums checks the closed sets and counts of rounds, searches and omissions.
+func (a *pcAudit) enums(r, ret map[string]any) {
 	for i, x := range list(ret, "rounds") {
-		enum(fmt.Sprintf("rounds[%d]", i), "round.outcome", x["outcome"])
+		a.enum(fmt.Sprintf("rounds[%d]", i), "round.outcome", x["outcome"])
 	}
 	for i, x := range list(ret, "searches") {
 		w := fmt.Sprintf("searches[%d]", i)
-		enum(w, "family", x["family"])
-		enum(w, "mode", x["mode"])
-		enum(w, "search.outcome", x["outcome"])
-		enum(w, "search.fallback", x["fallback_reason"])
-		positive(w, x)
+		a.enum(w, "family", x["family"])
+		a.enum(w, "mode", x["mode"])
+		a.enum(w, "search.outcome", x["outcome"])
+		a.enum(w, "search.fallback", x["fallback_reason"])
+		a.positive(w, x)
 	}
 	for i, x := range list(r, "omitted") {
-		enum(fmt.Sprintf("omitted[%d]", i), "family", x["family"])
-		positive(fmt.Sprintf("omitted[%d]", i), x)
+		a.enum(fmt.Sprintf("omitted[%d]", i), "family", x["family"])
+		a.positive(fmt.Sprintf("omitted[%d]", i), x)
 	}
+}
+
+// reranks checks the rerank configs (ids, order, determinism) and that
+// every rerank group resolves to exactly one of them.
+func (a *pcAudit) reranks(r, ret map[string]any) {
 	configs := map[string]int{}
 	var digests []string
-	modelRan := false
 	for i, c := range list(ret, "rerank_configs") {
 		id, dg := str(c, "config_id"), str(c, "config_digest")
 		if id == "" || id != dg {
-			add(RulePCRerankConfig, "rerank_configs[%d]: config_id is not config_digest", i)
+			a.add(RulePCRerankConfig, "rerank_configs[%d]: config_id is not config_digest", i)
 		}
 		configs[id]++
 		digests = append(digests, dg)
 		if c["model"] != nil && c["non_deterministic"] != true {
-			add(RulePCNonDeterm, "rerank_configs[%d] is model-backed but non_deterministic is not true", i)
+			a.add(RulePCNonDeterm, "rerank_configs[%d] is model-backed but non_deterministic is not true", i)
 		}
 	}
 	if !sort.StringsAreSorted(digests) {
-		add(RulePCRerankConfig, "rerank_configs are not sorted by config_digest")
+		a.add(RulePCRerankConfig, "rerank_configs are not sorted by config_digest")
 	}
+	modelRan := false
 	for i, g := range list(ret, "reranks") {
 		w := fmt.Sprintf("reranks[%d]", i)
 		if configs[str(g, "config_id")] != 1 {
-			add(RulePCRerankConfig, "%s does not resolve to exactly one rerank config", w)
+			a.add(RulePCRerankConfig, "%s does not resolve to exactly one rerank config", w)
 		}
-		enum(w, "rerank.outcome", g["outcome"])
-		enum(w, "rerank.fallback", g["fallback_reason"])
-		positive(w, g)
+		a.enum(w, "rerank.outcome", g["outcome"])
+		a.enum(w, "rerank.fallback", g["fallback_reason"])
+		a.positive(w, g)
 		for _, c := range list(ret, "rerank_configs") {
 			if str(c, "config_id") == str(g, "config_id") && c["non_deterministic"] == true {
 				modelRan = true
@@ -202,7 +251,6 @@ func prepared(path string, d doc) []Finding {
 		}
 	}
 	if modelRan && r["non_deterministic"] != true {
-		add(RulePCNonDeterm, "a model-backed rerank ran but the receipt's non_deterministic is not true")
+		a.add(RulePCNonDeterm, "a model-backed rerank ran but the receipt's non_deterministic is not true")
 	}
-	return fs
 }

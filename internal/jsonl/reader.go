@@ -11,7 +11,8 @@ import (
 )
 
 // DefaultMaxLine is the longest line kept in memory for conversion. Longer
-// lines are streamed past (still hashed) and reported as too long. Real agent
+// lines are streamed past (never held whole; their bytes still count in
+// BytesRead) and reported as too long. Real agent
 // lines carrying base64 images reach several MiB; 64 MiB leaves room.
 const DefaultMaxLine = 64 << 20
 
@@ -33,7 +34,9 @@ type Reader struct {
 	bytes int64
 	Blank int
 	// Skip, when set, names lines the caller does not need: they are read
-	// past without being kept (Bytes nil, Skipped true), whatever their size.
+	// past without being kept (Bytes nil, TooLong true), whatever their size.
+	// It is consulted only for a line longer than the read buffer (64 KiB):
+	// a shorter one is returned in place at no cost.
 	Skip func(lineNo int) bool
 }
 

@@ -184,10 +184,10 @@ type Checker struct {
 	wins    []window // sorted by key
 	bloom   []uint64
 	bloomSh uint
-	short   map[string]int32 // folded untyped strings and parts of 1-7 bytes -> indexed string
-	shortW  []string         // where of each short entry's string
-	cands   map[[2]int32]int // leaking span -> first input line
-	flagged []bool           // indexed strings that already have a finding
+	short   map[string][]int32 // folded untyped strings and parts of 1-7 bytes -> every indexed string holding one
+	shortW  []string           // where of each short entry's string
+	cands   map[[2]int32]int   // leaking span -> first input line
+	flagged []bool             // indexed strings that already have a finding
 	found   []Finding
 	scratch []byte
 	pathBuf []byte // reused by Line
@@ -329,15 +329,25 @@ func (c *Checker) index(s, where string, parts []string) {
 		c.wins = append(c.wins, window{load64(c.buf[start+int32(p):]), start + int32(p), idx})
 	}
 	if c.short == nil {
-		c.short = map[string]int32{}
+		c.short = map[string][]int32{}
 	}
 	if len(s) < 8 {
-		c.short[string(appendFolded(nil, s))] = idx
+		c.addShort(string(appendFolded(nil, s)), idx)
 	}
 	for _, p := range parts {
 		if len(p) < 8 && !c.typedPart(p) {
-			c.short[string(appendFolded(nil, p))] = idx
+			c.addShort(string(appendFolded(nil, p)), idx)
 		}
+	}
+}
+
+// addShort records that indexed string idx holds the short key k. Every
+// string holding it must be refused: a warning (withheld) and a receipt
+// string that share a short raw part must not leave only the warning's
+// finding.
+func (c *Checker) addShort(k string, idx int32) {
+	if l := c.short[k]; len(l) == 0 || l[len(l)-1] != idx {
+		c.short[k] = append(l, idx)
 	}
 }
 
@@ -438,7 +448,7 @@ func (c *Checker) Raw(v string, line int) {
 	}
 	if len(v) < 8 {
 		c.scratch = appendFolded(c.scratch[:0], v)
-		if idx, ok := c.short[string(c.scratch)]; ok {
+		for _, idx := range c.short[string(c.scratch)] {
 			c.found = append(c.found, Finding{Where: c.labels[idx], Line: line, What: "raw input value of " + strconv.Itoa(len(v)) + " bytes"})
 		}
 		return

@@ -200,52 +200,102 @@ type jsonKvlist struct {
 const IndentLimit = 1 << 20
 
 // Write encodes t as one OTLP/JSON document followed by a newline: indented
-// up to IndentLimit bytes, compact beyond.
+// up to IndentLimit bytes, compact beyond. It encodes one span at a time
+// and, once the document is past IndentLimit, writes each to w as it goes:
+// a long session's trace is never held twice, nor as JSON structs whole.
+// The bytes are those of encoding the document whole (TestWriteStreams).
 func Write(w io.Writer, t Trace) error {
-	spans := make([]jsonSpan, len(t.Spans))
+	d := docWriter{w: w}
+	d.enc = json.NewEncoder(&d.piece)
+	d.enc.SetEscapeHTML(false)
+	d.raw(`{"resourceSpans":[{"resource":{"attributes":`)
+	d.value(keyValues(t.Resource))
+	d.raw(`},"scopeSpans":[{"scope":`)
+	d.value(jsonScope{Name: t.ScopeName, Version: t.ScopeVersion, Attributes: keyValues(scopeAttrs)})
+	d.raw(`,"spans":[`)
 	for i, s := range t.Spans {
-		js := jsonSpan{
-			TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
-			StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
-			Attributes: spanAttributes(s, t.LegacyGenAINames),
+		if i > 0 {
+			d.raw(",")
 		}
-		if s.Error {
-			js.Status = &jsonStatus{Code: 2}
-		}
-		if !s.Parent.IsZero() {
-			p := s.Parent.String()
-			js.ParentSpanID = &p
-		}
-		for _, e := range s.Events {
-			js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
-		}
-		for _, l := range s.Links {
-			js.Links = append(js.Links, jsonLink{TraceID: l.TraceID.String(), SpanID: l.SpanID.String(), Attributes: keyValues(l.Attrs)})
-		}
-		spans[i] = js
+		d.value(jsonSpanOf(s, t.LegacyGenAINames))
 	}
-	doc := jsonTraces{ResourceSpans: []jsonResourceSpans{{
-		Resource: jsonResource{Attributes: keyValues(t.Resource)},
-		ScopeSpans: []jsonScopeSpans{{Scope: jsonScope{Name: t.ScopeName, Version: t.ScopeVersion, Attributes: keyValues(scopeAttrs)},
-			Spans: spans, SchemaURL: SchemaURL}},
-		SchemaURL: SchemaURL,
-	}}}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	if buf.Len() > IndentLimit {
-		_, err := w.Write(buf.Bytes())
-		return err
+	d.raw(`],"schemaUrl":`)
+	d.value(SchemaURL)
+	d.raw(`}],"schemaUrl":`)
+	d.value(SchemaURL)
+	d.raw("}]}\n")
+	if d.err != nil || d.streaming {
+		return d.err
 	}
 	var ind bytes.Buffer
-	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
+	if err := json.Indent(&ind, d.buf.Bytes(), "", "  "); err != nil {
 		return err
 	}
 	_, err := w.Write(ind.Bytes())
 	return err
+}
+
+// docWriter gathers a document in buf while it may still be indented, and
+// streams it to w once it is past IndentLimit.
+type docWriter struct {
+	w         io.Writer
+	buf       bytes.Buffer
+	piece     bytes.Buffer
+	enc       *json.Encoder
+	streaming bool
+	err       error
+}
+
+func (d *docWriter) raw(s string) { d.write([]byte(s)) }
+
+// value writes v as encoding/json encodes it inside a document.
+func (d *docWriter) value(v any) {
+	if d.err != nil {
+		return
+	}
+	d.piece.Reset()
+	if d.err = d.enc.Encode(v); d.err != nil {
+		return
+	}
+	d.write(bytes.TrimSuffix(d.piece.Bytes(), []byte{'\n'}))
+}
+
+func (d *docWriter) write(b []byte) {
+	if d.err != nil {
+		return
+	}
+	if d.streaming {
+		_, d.err = d.w.Write(b)
+		return
+	}
+	d.buf.Write(b)
+	if d.buf.Len() > IndentLimit {
+		d.streaming = true
+		_, d.err = d.w.Write(d.buf.Bytes())
+		d.buf = bytes.Buffer{}
+	}
+}
+
+func jsonSpanOf(s Span, legacy bool) jsonSpan {
+	js := jsonSpan{
+		TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
+		StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
+		Attributes: spanAttributes(s, legacy),
+	}
+	if s.Error {
+		js.Status = &jsonStatus{Code: 2}
+	}
+	if !s.Parent.IsZero() {
+		p := s.Parent.String()
+		js.ParentSpanID = &p
+	}
+	for _, e := range s.Events {
+		js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
+	}
+	for _, l := range s.Links {
+		js.Links = append(js.Links, jsonLink{TraceID: l.TraceID.String(), SpanID: l.SpanID.String(), Attributes: keyValues(l.Attrs)})
+	}
+	return js
 }
 
 func keyValues(a receipt.Attrs) []jsonKeyValue {

@@ -8,7 +8,7 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-func sample(t *testing.T) []byte {
+func sample(t testing.TB) []byte {
 	t.Helper()
 	tid := NewTraceID("test", "session-1")
 	root := NewSpanID(tid, "root")

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -39,6 +41,9 @@ type Options struct {
 	LegacyGenAINames bool
 	// Progress, when set, is advanced by the bytes read in pass one.
 	Progress *atomic.Int64
+	// FS, when set, holds the input files (paths are its names): an input
+	// converted in memory (ConvertFS). Nil reads the OS's files.
+	FS fs.FS
 }
 
 // Result is the outcome of converting one input. On failure Receipt and Trace
@@ -156,7 +161,7 @@ func pick(path string, opt Options) (converters.Converter, error) {
 		}
 		return c, nil
 	}
-	types, keys, err := peekTypes(path, converters.Typers())
+	types, keys, err := peekTypes(opt.FS, path, converters.Typers())
 	if err != nil {
 		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -170,8 +175,8 @@ func pick(path string, opt Options) (converters.Converter, error) {
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
 // often each record type occurs there by each way of finding types, and
 // the top-level keys of the lines that have a type.
-func peekTypes(path string, fields []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
-	fh, err := openInput(path, false)
+func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
+	fh, err := openFrom(fsys, path, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,7 +233,7 @@ func (f *file) read() error {
 	for _, c := range f.in.Companions {
 		src := source{path: c.Path, rel: c.Rel}
 		if c.Meta != "" {
-			m, err := readMeta(c.Meta)
+			m, err := readMeta(f.opt.FS, c.Meta)
 			if err != nil {
 				return &InputError{Path: c.Meta, Converter: f.conv.Name, Msg: err.Error()}
 			}
@@ -246,6 +251,9 @@ func (f *file) read() error {
 		f.input.Pass(s.path)
 		f.input.Pass(path.Base(s.path))
 		f.input.Pass(s.rel)
+		for _, id := range fileIDs(path.Base(s.path)) {
+			f.input.Pass(id)
+		}
 	}
 	for i := range f.srcs {
 		if err := f.readFile(i); err != nil {
@@ -258,6 +266,22 @@ func (f *file) read() error {
 		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
 	}
 	return nil
+}
+
+// fileIDs are the file name without its extensions and the UUID it ends
+// with, if any (Codex's rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl):
+// readers take a session's id from them when no record names it, and they
+// are the user's words like the rest of the path.
+func fileIDs(name string) []string {
+	stem := name
+	for _, ext := range []string{".gz", ".zst", ".jsonl"} {
+		stem = strings.TrimSuffix(stem, ext)
+	}
+	ids := []string{stem}
+	if n := len(stem); n > 36 && leak.UUID.Admit(stem[n-36:]) {
+		ids = append(ids, stem[n-36:])
+	}
+	return ids
 }
 
 func (f *file) readFile(i int) error {
@@ -273,7 +297,7 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
-	fh, err := openInput(src.path, true)
+	fh, err := openFrom(f.opt.FS, src.path, true)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}
@@ -294,7 +318,7 @@ func (f *file) readFile(i int) error {
 		}
 		if l.N%1024 == 0 {
 			if err := f.ctx.Err(); err != nil {
-				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted"}
+				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
 			}
 			if f.opt.Progress != nil {
 				f.opt.Progress.Add(fh.n - reported)
@@ -318,8 +342,8 @@ func (f *file) readFile(i int) error {
 }
 
 // readMeta reads a sidecar JSON document (at most 1 MiB) as one compact line.
-func readMeta(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+func readMeta(fsys fs.FS, path string) ([]byte, error) {
+	fh, err := openFile(fsys, path)
 	if err != nil {
 		return nil, openError(err)
 	}

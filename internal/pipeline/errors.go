@@ -1,21 +1,25 @@
 // Package pipeline owns everything converters share: reading, detection,
-// positions in errors, the leak check, schema validation, writing, and
-// running many inputs in parallel with deterministic results.
+// positions in errors, writing, and running many inputs in parallel with
+// deterministic results. Validation and the leak check are the gate's
+// (internal/gate), which prepare shares.
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/gate"
 )
 
 // InputError is a failure tied to an input position: "path:line: name: msg".
+// Err, when set, is the typed cause (ErrInterrupted), for errors.Is.
 type InputError struct {
 	Path      string
 	Line      int
 	Converter string
 	Msg       string
+	Err       error
 }
 
 func (e *InputError) Error() string {
@@ -31,34 +35,14 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
-// LeakError means an output would have carried raw input: nothing was written.
-type LeakError struct {
-	Path     string
-	Findings []leak.Finding
-}
+func (e *InputError) Unwrap() error { return e.Err }
 
-func (e *LeakError) Error() string {
-	f := e.Findings[0]
-	msg := fmt.Sprintf("%s: leak check failed, nothing written: %s in %s", e.Path, f.What, f.Where)
-	if f.Line > 0 {
-		msg += fmt.Sprintf(" (from input line %d)", f.Line)
-	}
-	if n := len(e.Findings) - 1; n > 0 {
-		msg += fmt.Sprintf(" and %d more", n)
-	}
-	return msg
-}
+// ErrInterrupted is the cause of an input stopped by cancellation (Ctrl-C,
+// SIGTERM): errors.Is(err, ErrInterrupted) tells it from a failure.
+var ErrInterrupted = errors.New("interrupted")
+
+// LeakError means an output would have carried raw input: nothing was written.
+type LeakError = gate.LeakError
 
 // SchemaError means an output line broke its schema or the OTLP rules.
-type SchemaError struct {
-	Path string // output file
-	Line int
-	Msg  string
-}
-
-func (e *SchemaError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: schema: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: schema: %s", e.Path, e.Msg)
-}
+type SchemaError = gate.SchemaError

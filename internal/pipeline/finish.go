@@ -8,16 +8,15 @@ import (
 	"github.com/contextreceipts/convert/converters"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/contextreceipts/convert/internal/schema"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,12 +25,9 @@ func sha(s string) []byte {
 	return h[:]
 }
 
-// finish builds the outputs, validates them and runs the leak check.
+// finish builds the outputs, validates them and runs the leak check: the
+// summary is built once, and the leak check's figures set on it after.
 func (f *file) finish() (rec, trace []byte, err error) {
-	set, err := schema.Load()
-	if err != nil {
-		return nil, nil, err
-	}
 	key := f.out.TraceKey
 	if key == "" {
 		key = receipt.FileDigest(f.sum)
@@ -43,55 +39,73 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-
-	var lines [][]byte
-	for _, ev := range f.out.Events {
-		b, err := receipt.Line{TraceID: tid.String(), SpanID: spanIDs[ev.Span].String(), Event: ev, Converter: f.conv.Name}.AppendJSON(nil)
-		if err != nil {
-			return nil, nil, &InputError{Path: f.path, Line: ev.Line, Converter: f.conv.Name, Msg: err.Error()}
-		}
-		lines = append(lines, b)
-	}
-	summary := f.summary(0, 0)
-	sumLine, err := receipt.Line{TraceID: tid.String(), SpanID: sid.String(), Event: summary, Converter: f.conv.Name}.AppendJSON(nil)
+	summary := f.summary()
+	lines, err := f.receiptLines(tid, spanIDs, summary)
 	if err != nil {
 		return nil, nil, err
 	}
-	lines = append(lines, sumLine)
-
 	var tbuf bytes.Buffer
-	if err := otlp.Write(&tbuf, f.trace(tid, spanIDs)); err != nil {
+	if err := otlp.Write(&tbuf, f.trace(tid, spanIDs, summary)); err != nil {
 		return nil, nil, err
 	}
-	recName := OutputName(f.rel, ".receipt.ndjson")
-	for i, l := range lines {
-		if err := set.ValidateLine(l); err != nil {
-			return nil, nil, &SchemaError{Path: recName, Line: i + 1, Msg: err.Error()}
-		}
+	if err := f.validate(lines, tbuf.Bytes()); err != nil {
+		return nil, nil, err
 	}
-	if probs := otlp.Validate(tbuf.Bytes()); len(probs) > 0 {
-		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
-	}
-
-	chk, err := f.leakCheck(set, lines, tbuf.Bytes(), nil)
+	chk, err := f.leakCheck(lines, tbuf.Bytes(), nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	f.stats.Untyped = len(chk.Untyped())
 	// The leak check's own figures are numbers: they cannot carry content.
-	lines[len(lines)-1], err = receipt.Line{TraceID: tid.String(), SpanID: sid.String(),
-		Event: f.summary(f.input.RawCount+chk.RawCount, f.input.RawBytes+chk.RawBytes), Converter: f.conv.Name}.AppendJSON(nil)
-	if err != nil {
+	summary.Attrs.Set("convert.leak_check.raw_strings", receipt.I(f.input.RawCount+chk.RawCount))
+	summary.Attrs.Set("convert.leak_check.raw_bytes", receipt.I(f.input.RawBytes+chk.RawBytes))
+	if lines[len(lines)-1], err = f.receiptLine(tid, sid, summary); err != nil {
 		return nil, nil, err
 	}
-	if err := set.ValidateLine(lines[len(lines)-1]); err != nil {
-		return nil, nil, &SchemaError{Path: recName, Line: len(lines), Msg: err.Error()}
+	if err := gate.ValidateLine(lines[len(lines)-1]); err != nil {
+		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
 	}
 	return bytes.Join(append(lines, nil), []byte{'\n'}), tbuf.Bytes(), nil
 }
 
-// summary accounts for the whole input (DESIGN 2.1).
-func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
+// receiptLines writes every event as a receipt line, the summary last.
+func (f *file) receiptLines(tid otlp.TraceID, spanIDs map[string]otlp.SpanID, summary receipt.Event) ([][]byte, error) {
+	lines := make([][]byte, 0, len(f.out.Events)+1)
+	for _, ev := range f.out.Events {
+		b, err := f.receiptLine(tid, spanIDs[ev.Span], ev)
+		if err != nil {
+			return nil, &InputError{Path: f.path, Line: ev.Line, Converter: f.conv.Name, Msg: err.Error()}
+		}
+		lines = append(lines, b)
+	}
+	b, err := f.receiptLine(tid, spanIDs[""], summary)
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, b), nil
+}
+
+func (f *file) receiptLine(tid otlp.TraceID, sid otlp.SpanID, ev receipt.Event) ([]byte, error) {
+	return receipt.Line{TraceID: tid.String(), SpanID: sid.String(), Event: ev, Converter: f.conv.Name}.AppendJSON(nil)
+}
+
+// validate checks every receipt line against its schema and the trace
+// against the OTLP/JSON rules.
+func (f *file) validate(lines [][]byte, trace []byte) error {
+	for i, l := range lines {
+		if err := gate.ValidateLine(l); err != nil {
+			return &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
+		}
+	}
+	if probs := otlp.Validate(trace); len(probs) > 0 {
+		return &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
+	}
+	return nil
+}
+
+// summary accounts for the whole input (DESIGN 2.1). The leak check's
+// figures are 0 until finish sets them.
+func (f *file) summary() receipt.Event {
 	var a receipt.Attrs
 	s := f.stats
 	a.Set("convert.converter", receipt.S(f.conv.Name))
@@ -141,8 +155,8 @@ func (f *file) summary(rawStrings, rawBytes int64) receipt.Event {
 		a.Set("convert.hash.key_id", receipt.S(id))
 	}
 	a.Set("convert.leak_check.status", receipt.S("passed"))
-	a.Set("convert.leak_check.raw_strings", receipt.I(rawStrings))
-	a.Set("convert.leak_check.raw_bytes", receipt.I(rawBytes))
+	a.Set("convert.leak_check.raw_strings", receipt.I(0))
+	a.Set("convert.leak_check.raw_bytes", receipt.I(0))
 	var gaps []string
 	if f.start == 0 {
 		gaps = append(gaps, "no_timestamps")
@@ -205,7 +219,7 @@ func (f *file) groupDigest() string {
 // trace builds the OTLP document: the root span for the run, the
 // converter's child spans, and every receipt event (the summary too, on the
 // root) as an event of its span.
-func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
+func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary receipt.Event) otlp.Trace {
 	var attrs receipt.Attrs
 	attrs = append(attrs, f.out.Span...)
 	attrs.Set("convert.converter", receipt.S(f.conv.Name))
@@ -245,7 +259,6 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		spans = append(spans, otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
 			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links)})
 	}
-	summary := f.summary(0, 0)
 	// The trace carries the summary without the leak check's figures: they
 	// are only known after the check, which covers the trace too.
 	summary.Attrs = withoutLeakFigures(summary.Attrs)
@@ -286,7 +299,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID) otlp.Trace {
 		Resource: receipt.Attrs{{Key: "service.name", Value: receipt.S(service)},
 			{Key: "telemetry.sdk.name", Value: receipt.S("convert")}, {Key: "telemetry.sdk.version", Value: receipt.S(Version)},
 			{Key: "telemetry.sdk.language", Value: receipt.S("go")}},
-		ScopeName:        scopePrefix + f.conv.Name,
+		ScopeName:        gate.ScopePrefix + f.conv.Name,
 		ScopeVersion:     Version,
 		Spans:            spans,
 		LegacyGenAINames: f.opt.LegacyGenAINames,
@@ -320,9 +333,6 @@ func (f *file) links(ls []converters.Link) []otlp.Link {
 	return out
 }
 
-// scopePrefix names the instrumentation scope of each converter's spans.
-const scopePrefix = "github.com/contextreceipts/convert/converters/"
-
 func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 	var out receipt.Attrs
 	for _, x := range a {
@@ -337,43 +347,39 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 // by provenance and, only when some string is untyped, re-reads the input
 // and probes the raw strings of every converted line (pass two). Warnings
 // that would leak are withheld; any other finding fails the input.
-func (f *file) leakCheck(set *schema.Set, lines [][]byte, trace []byte, msgs []string) (*leak.Checker, error) {
-	outs := leak.NewOutputs(vocabulary(set))
+func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Checker, error) {
+	outs, err := gate.NewOutputs()
+	if err != nil {
+		return nil, err
+	}
 	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
-		addJSON(outs, gjson.Parse(view(l)), recName+" line "+strconv.Itoa(i+1), derivedFields)
+		outs.AddJSON(gjson.Parse(view(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
 	}
 	if trace != nil {
-		addJSON(outs, gjson.Parse(view(trace)), OutputName(f.rel, ".otel.json"), traceSkip)
+		outs.AddJSON(gjson.Parse(view(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, ".otel.json")}, gate.TraceSkip)
 	}
-	outs.Words = messageWords(set)
 	for i, d := range f.diags {
-		outs.AddMessage(f.trimPath(d), stderrWhere(i))
+		outs.AddMessage(f.trimPath(d), gate.Where{Kind: gate.Stderr, Index: i + 1})
 	}
 	for i, m := range msgs {
-		outs.AddMessage(f.trimPath(m), "error message "+strconv.Itoa(i+1))
+		outs.AddMessage(f.trimPath(m), gate.Where{Kind: gate.Message, Index: i + 1})
 	}
 	chk := outs.Check(f.input)
 	if chk.NeedsProbe() {
 		for _, src := range f.srcs {
-			if err := f.probe(chk, src); err != nil {
+			if err := f.probe(chk.Checker, src); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var findings []leak.Finding
-	withheld := map[int]bool{}
+	var findings []gate.Finding
 	for _, fd := range chk.Findings() {
-		if n, ok := stderrIndex(fd.Where); ok {
-			withheld[n] = true
+		if fd.Where.Kind == gate.Stderr {
+			f.diags[fd.Where.Index-1] = fmt.Sprintf("%s: %s: warning withheld: it would have contained raw input", f.path, f.conv.Name)
 			continue
 		}
 		findings = append(findings, fd)
-	}
-	for i := range f.diags {
-		if withheld[i] {
-			f.diags[i] = fmt.Sprintf("%s: %s: warning withheld: it would have contained raw input", f.path, f.conv.Name)
-		}
 	}
 	if len(findings) > 0 {
 		return nil, &LeakError{Path: f.path, Findings: findings}
@@ -392,66 +398,6 @@ func (f *file) trimPath(m string) string {
 	return m
 }
 
-func stderrWhere(i int) string { return "stderr message " + strconv.Itoa(i+1) }
-
-func stderrIndex(where string) (int, bool) {
-	const p = "stderr message "
-	if len(where) > len(p) && where[:len(p)] == p {
-		n, err := strconv.Atoi(where[len(p):])
-		return n - 1, err == nil
-	}
-	return 0, false
-}
-
-// addJSON adds every key, string value and number of a JSON document,
-// except the values of the keys in skip. OTLP's intValue strings are
-// numbers. Numbers under convert.* keys are the pipeline's own measures.
-func addJSON(outs *leak.Outputs, v gjson.Result, where string, skip map[string]bool) {
-	switch {
-	case v.Type == gjson.String:
-		outs.Add(v.Str, where)
-	case v.Type == gjson.Number:
-		outs.AddNumber(v.Raw, where)
-	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { addJSON(outs, e, where, skip); return true })
-	case v.IsObject():
-		v.ForEach(func(k, e gjson.Result) bool {
-			outs.Add(k.Str, where)
-			switch {
-			case skip[k.Str]:
-			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
-			case k.Str == "intValue" && e.Type == gjson.String:
-				outs.AddNumber(e.Str, where)
-			default:
-				addJSON(outs, e, where, skip)
-			}
-			return true
-		})
-	}
-}
-
-// derivedFields hold values the pipeline itself derives from digests and
-// parsed times (ids, unix nanoseconds): they cannot carry input content, and
-// a long session has hundreds of thousands of them, so the outputs it
-// writes leave them out of the leak index. Files given to convert leakcheck
-// are indexed whole.
-var derivedFields = map[string]bool{
-	"trace_id": true, "span_id": true, "traceId": true, "spanId": true, "parentSpanId": true,
-	"time": true, "source_line": true, // a parsed, re-formatted record time; a line number
-	"timeUnixNano": true, "startTimeUnixNano": true, "endTimeUnixNano": true,
-}
-
-// traceSkip also leaves out the trace's span events: the OTLP writer builds
-// them from the very attributes of the receipt lines, which are indexed
-// already, and they are most of a long session's trace.
-var traceSkip = func() map[string]bool {
-	m := map[string]bool{"events": true}
-	for k := range derivedFields {
-		m[k] = true
-	}
-	return m
-}()
-
 // view is a read-only string view of output bytes that are never modified
 // afterwards: indexing them needs no copy of a trace of tens of megabytes.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -464,11 +410,7 @@ func (f *file) screenFailure(err error) error {
 	if !errors.As(err, &ie) || f.conv.Name == "" {
 		return err
 	}
-	set, serr := schema.Load()
-	if serr != nil {
-		return err
-	}
-	_, lerr := f.leakCheck(set, nil, nil, []string{ie.Msg})
+	_, lerr := f.leakCheck(nil, nil, []string{ie.Msg})
 	var le *LeakError
 	if errors.As(lerr, &le) {
 		ie.Msg = "record rejected (message withheld: it would have contained raw input)"
@@ -482,7 +424,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	if src.meta != nil {
 		chk.Line(src.meta, 0, f.conv.PassThrough)
 	}
-	fh, err := openInput(src.path, false)
+	fh, err := openFrom(f.opt.FS, src.path, false)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}

@@ -23,7 +23,7 @@ import (
 func group(ins []Input) []Input {
 	owners := map[string]int{} // a session's own directory -> index in ins
 	for i, in := range ins {
-		for _, d := range converters.SessionDirs(in.Path) {
+		for _, d := range converters.SessionDirs(in.Path, peeker(in.Path)) {
 			owners[filepath.Clean(d)] = i
 		}
 	}
@@ -116,7 +116,7 @@ func peeker(p string) func(field string) string {
 // the .jsonl files under its session's directories and the sibling files
 // beside it that name it.
 func companionsOf(main string) []Companion {
-	dirs := converters.SessionDirs(main)
+	dirs := converters.SessionDirs(main, peeker(main))
 	if len(dirs) == 0 {
 		return nil
 	}

@@ -193,9 +193,13 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 		if err != nil {
 			return
 		}
-		sum := fileSHA256(p)
+		// Pass one's digest when it read the file; only a file it did not
+		// read is read again here.
+		var sum string
 		if f, ok := known[p]; ok {
 			sum = hex.EncodeToString(f.SHA256)
+		} else {
+			sum = fileSHA256(p)
 		}
 		e.Files = append(e.Files, manifestFile{Path: pathID(p), Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/klauspost/compress/zstd"
@@ -17,7 +18,7 @@ import (
 // receipt binds to.
 type input struct {
 	io.Reader
-	file        *os.File
+	file        fs.File
 	sum         hash.Hash
 	n           int64
 	Compression string // "", "gzip" or "zstd"
@@ -44,8 +45,12 @@ func (discardHash) Write(p []byte) (int, error) { return len(p), nil }
 
 // openInput opens path for reading records; only a digesting open hashes
 // the file (pass one), the others (detection, pass two) just read it.
-func openInput(path string, digest bool) (*input, error) {
-	fh, err := os.Open(resolve(path))
+func openInput(path string, digest bool) (*input, error) { return openFrom(nil, path, digest) }
+
+// openFrom is openInput reading from fsys (paths are fsys names) when it
+// is not nil: an input held in memory (see Options.FS).
+func openFrom(fsys fs.FS, path string, digest bool) (*input, error) {
+	fh, err := openFile(fsys, path)
 	if err != nil {
 		return nil, openError(err)
 	}
@@ -75,6 +80,14 @@ func openInput(path string, digest bool) (*input, error) {
 		in.Reader = raw
 	}
 	return in, nil
+}
+
+// openFile opens path from fsys, or from the OS when fsys is nil.
+func openFile(fsys fs.FS, path string) (fs.File, error) {
+	if fsys != nil {
+		return fsys.Open(path)
+	}
+	return os.Open(resolve(path))
 }
 
 // FileSum drains what is left of the file (a decompressor may stop before

@@ -226,7 +226,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 // written.
 func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) done {
 	if err := ctx.Err(); err != nil {
-		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted"}}}
+		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
@@ -308,8 +308,7 @@ func report(ctx context.Context, d *done, msg func(Message), oc *Outcome) {
 		oc.Overwritten++
 		msg(Message{Warning, n})
 	}
-	var ie *InputError
-	interrupted := r.Err != nil && errors.As(r.Err, &ie) && (ie.Msg == "interrupted" || ie.Msg == "not converted: interrupted")
+	interrupted := errors.Is(r.Err, ErrInterrupted)
 	if !interrupted {
 		for _, dg := range r.Diags {
 			msg(Message{Warning, dg})

@@ -111,56 +111,7 @@ func cut(c Candidate, n int, h receipt.Hasher) (_ Candidate, ok bool) {
 // before any candidate a later round added, which can therefore only use the
 // slots and bytes round 0 left: expansion never displaces round 0.
 func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined int, h receipt.Hasher) build {
-	b := build{maxBytes: maxBytes, entryLimit: map[string]int{}, dropBelow: map[string]int{}, dropNoFit: map[string]int{}}
-	var frags []string
-	used := 0
-	take := func(c Candidate) bool {
-		s := 0
-		if len(frags) > 0 {
-			s = len(sep)
-		}
-		truncated := false
-		if len(c.Body) > MaxEntryContentBytes {
-			c2, ok := cut(c, MaxEntryContentBytes, h)
-			if !ok || len(c2.Body) < MinTruncatedBytes {
-				b.noFit++
-				b.dropNoFit[c.family()]++
-				return false
-			}
-			c, truncated = c2, true
-		}
-		frag := header(c) + c.Body
-		if used+s+len(frag) > maxBytes {
-			if len(c.Body) < MinTruncatedBytes {
-				b.belowMin++
-				b.dropBelow[c.family()]++
-				return false
-			}
-			avail := maxBytes - used - s - len(header(c))
-			c2, ok := c, false
-			if avail >= MinTruncatedBytes {
-				c2, ok = cut(c, avail, h)
-			}
-			if !ok || len(c2.Body) < MinTruncatedBytes {
-				b.noFit++
-				b.dropNoFit[c.family()]++
-				return false
-			}
-			c, truncated, frag = c2, true, header(c2)+c2.Body
-		}
-		used += s + len(frag)
-		frags = append(frags, frag)
-		b.items = append(b.items, item{cand: c, fragment: frag, truncated: truncated})
-		if truncated {
-			b.truncated++
-		}
-		if c.Code != nil {
-			b.codeOrigins = append(b.codeOrigins, *c.Code)
-		} else {
-			b.origins = append(b.origins, selectedKey{c.Addr, c.EntryID, c.EntryVersionID})
-		}
-		return true
-	}
+	f := &fitter{b: build{maxBytes: maxBytes, entryLimit: map[string]int{}, dropBelow: map[string]int{}, dropNoFit: map[string]int{}}, h: h}
 	var hist []Section
 	var code *Section
 	last := 0
@@ -174,6 +125,26 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 			last = max(last, c.round)
 		}
 	}
+	f.historical(hist, cands, last, combined)
+	if code != nil {
+		f.code(*code, cands[FamilyCode])
+	}
+	f.b.content = strings.Join(f.frags, sep)
+	return f.b
+}
+
+// fitter is fit's state: the build so far and its rendered fragments.
+type fitter struct {
+	b     build
+	h     receipt.Hasher
+	frags []string
+	used  int
+}
+
+// historical offers the historical sections' candidates round by round,
+// each round round-robin across the sections, within each section's limit
+// and the combined cap.
+func (f *fitter) historical(hist []Section, cands map[string][]Candidate, last, combined int) {
 	taken := make([]int, len(hist))
 	total := 0
 	for round := 0; round <= last; round++ {
@@ -194,7 +165,7 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 					c := list[next[i]]
 					next[i]++
 					progress = true
-					if take(c) {
+					if f.take(c) {
 						taken[i]++
 						total++
 						break
@@ -203,21 +174,73 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 			}
 		}
 		for i, s := range hist {
-			b.entryLimit[s.Family] += len(lists[i]) - next[i]
+			f.b.entryLimit[s.Family] += len(lists[i]) - next[i]
 		}
 	}
-	if code != nil {
-		n := 0
-		for i, c := range cands[FamilyCode] {
-			if n == code.Limit {
-				b.entryLimit[FamilyCode] += len(cands[FamilyCode]) - i
-				break
-			}
-			if take(c) {
-				n++
-			}
+}
+
+// code offers the code candidates after the historical ones, up to the
+// section's limit.
+func (f *fitter) code(sec Section, cands []Candidate) {
+	n := 0
+	for i, c := range cands {
+		if n == sec.Limit {
+			f.b.entryLimit[FamilyCode] += len(cands) - i
+			return
+		}
+		if f.take(c) {
+			n++
 		}
 	}
-	b.content = strings.Join(frags, sep)
-	return b
+}
+
+// take fits one candidate: cut to the per-entry cap, then to the bytes left
+// (never under MinTruncatedBytes), or dropped and counted.
+func (f *fitter) take(c Candidate) bool {
+	b := &f.b
+	s := 0
+	if len(f.frags) > 0 {
+		s = len(sep)
+	}
+	truncated := false
+	if len(c.Body) > MaxEntryContentBytes {
+		c2, ok := cut(c, MaxEntryContentBytes, f.h)
+		if !ok || len(c2.Body) < MinTruncatedBytes {
+			b.noFit++
+			b.dropNoFit[c.family()]++
+			return false
+		}
+		c, truncated = c2, true
+	}
+	frag := header(c) + c.Body
+	if f.used+s+len(frag) > b.maxBytes {
+		if len(c.Body) < MinTruncatedBytes {
+			b.belowMin++
+			b.dropBelow[c.family()]++
+			return false
+		}
+		avail := b.maxBytes - f.used - s - len(header(c))
+		c2, ok := c, false
+		if avail >= MinTruncatedBytes {
+			c2, ok = cut(c, avail, f.h)
+		}
+		if !ok || len(c2.Body) < MinTruncatedBytes {
+			b.noFit++
+			b.dropNoFit[c.family()]++
+			return false
+		}
+		c, truncated, frag = c2, true, header(c2)+c2.Body
+	}
+	f.used += s + len(frag)
+	f.frags = append(f.frags, frag)
+	b.items = append(b.items, item{cand: c, fragment: frag, truncated: truncated})
+	if truncated {
+		b.truncated++
+	}
+	if c.Code != nil {
+		b.codeOrigins = append(b.codeOrigins, *c.Code)
+	} else {
+		b.origins = append(b.origins, selectedKey{c.Addr, c.EntryID, c.EntryVersionID})
+	}
+	return true
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/contextreceipts/convert/internal/gate"
 )
 
 // FuzzPrepare drives the whole receipt builder with arbitrary queries and
@@ -68,11 +70,11 @@ func FuzzPrepare(f *testing.F) {
 // inVocabulary reports whether q is part of a program constant (a query may
 // quote the receipt's own schema id; that is no leak).
 func inVocabulary(q string) bool {
-	s, err := loadSchemas()
+	words, err := gate.Vocabulary()
 	if err != nil {
 		return false
 	}
-	for w := range s.vocab {
+	for w := range words {
 		if strings.Contains(w, q) {
 			return true
 		}

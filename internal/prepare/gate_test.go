@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/gate"
 )
 
 func TestAssess(t *testing.T) {
@@ -136,7 +138,7 @@ func TestGateRounds(t *testing.T) {
 			if len(sunk) != 1 || sunk[0].Rounds != e.Rounds || len(out.Effort) == 0 {
 				t.Fatal("the sink gets the effort once")
 			}
-			if err := Validate(out.Effort, KindEffort); err != nil {
+			if err := gate.ValidateDocument(out.Effort); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range res.Context.Receipt.Retrieval.Searches {

@@ -8,11 +8,15 @@
 // rounds that lower the admission floor over the same candidate pool.
 package prepare
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/contextreceipts/convert/internal/gate"
+)
 
 // Schema and policy identifiers.
 const (
-	ContextSchema = "powercontext.prepared-context.v1"
+	ContextSchema = gate.PreparedContext
 	ReceiptSchema = "powercontext.prepared-context-receipt.v1"
 	GatePolicyID  = "powercontext.recall-gate.v1"
 	EffortSchema  = "powercontext.recall-effort.v1"

@@ -3,9 +3,9 @@ package prepare
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 
-	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/otlp"
 )
 
@@ -17,18 +17,6 @@ type Output struct {
 	Diagnostic string // content-free receipt or recall effort failure, or ""
 }
 
-// SchemaError is an output that broke its schema or the OTLP/JSON rules.
-type SchemaError struct{ Msg string }
-
-func (e SchemaError) Error() string { return e.Msg }
-
-// LeakError is an output that would carry raw input.
-type LeakError struct{ Findings []leak.Finding }
-
-func (e LeakError) Error() string {
-	return fmt.Sprintf("leak: %d findings; nothing written", len(e.Findings))
-}
-
 // Render serializes a Result, validates every document against its schema
 // (the trace against the OTLP/JSON rules) and leak-checks the receipt, the
 // trace, the recall effort and the diagnostic against the query and bodies.
@@ -38,7 +26,7 @@ func (e LeakError) Error() string {
 // without include_receipt, and Diagnostic says why without content. So does
 // the recall effort (seed 001: a failing sink is swallowed and logged).
 // The PreparedContext itself and the trace fail closed: on any other error
-// nothing of it may be written.
+// (a *gate.SchemaError, a *gate.LeakError) nothing of it may be written.
 func Render(res Result, req Request, bodies []string, withTrace bool) (Output, error) {
 	var out Output
 	pass := append([]string{}, req.ScopeIDs...) // identities the caller named
@@ -50,9 +38,9 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 	}
 	if r := res.Context.Receipt; r != nil {
 		rb, _ := json.Marshal(r)
-		if err := Validate(rb, KindReceipt); err != nil {
+		if err := gate.ValidateDocument(rb); err != nil {
 			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: receipt does not match its schema"
-		} else if f, err := LeakCheck(map[string][]byte{"receipt": rb}, req.Query, bodies, append(PassThrough(r), pass...)); err != nil {
+		} else if f, err := LeakCheck([]Named{{"receipt", rb}}, req.Query, bodies, append(PassThrough(r), pass...)); err != nil {
 			return out, err
 		} else if len(f) > 0 {
 			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: leak check found raw input"
@@ -63,16 +51,16 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		return out, err
 	}
 	out.Context = append(b, '\n')
-	if err := Validate(b, KindContext); err != nil {
-		return out, SchemaError{"prepared context: " + err.Error()}
+	if err := gate.ValidateDocument(b); err != nil {
+		return out, schemaError("prepared context", err)
 	}
-	checked := map[string][]byte{}
+	var checked []Named
 	if res.Effort != nil {
 		eb, _ := json.Marshal(res.Effort)
 		why := ""
-		if err := Validate(eb, KindEffort); err != nil {
+		if err := gate.ValidateDocument(eb); err != nil {
 			why = "recall effort omitted: it does not match its schema"
-		} else if f, err := LeakCheck(map[string][]byte{"recall effort": eb}, req.Query, bodies, pass); err != nil {
+		} else if f, err := LeakCheck([]Named{{"recall effort", eb}}, req.Query, bodies, pass); err != nil {
 			return out, err
 		} else if len(f) > 0 {
 			why = "recall effort omitted: leak check found raw input"
@@ -91,21 +79,30 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 			return out, err
 		}
 		if probs := otlp.Validate(tb.Bytes()); len(probs) > 0 {
-			return out, SchemaError{"trace: " + probs[0].Error()}
+			return out, &gate.SchemaError{Path: "trace", Msg: probs[0].Error()}
 		}
 		out.Trace = tb.Bytes()
-		checked["trace"] = out.Trace
+		checked = append(checked, Named{"trace", out.Trace})
 	}
 	if res.Diagnostic != "" {
 		out.Diagnostic = res.Diagnostic
-		checked["diagnostic"] = []byte(res.Diagnostic)
+		checked = append(checked, Named{"diagnostic", []byte(res.Diagnostic)})
 	}
 	f, err := LeakCheck(checked, req.Query, bodies, pass)
 	if err != nil {
 		return out, err
 	}
 	if len(f) > 0 {
-		return Output{}, LeakError{f}
+		return Output{}, &gate.LeakError{Findings: f}
 	}
 	return out, nil
+}
+
+// schemaError names the document a gate.ValidateDocument failure is about.
+func schemaError(doc string, err error) error {
+	var se *gate.SchemaError
+	if errors.As(err, &se) {
+		return &gate.SchemaError{Path: doc, Msg: se.Msg}
+	}
+	return &gate.SchemaError{Path: doc, Msg: err.Error()}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/gate"
 )
 
 const scopeA, scopeB = "project:alpha", "project:beta"
@@ -469,8 +471,11 @@ func TestNoForbiddenContent(t *testing.T) {
 	res := doPrepare(t, st, Options{}, req)
 	res.Diagnostic = "receipt omitted: " + q
 	bodies, _ := st.Bodies(context.Background(), req.ScopeIDs)
-	var le LeakError
+	var le *gate.LeakError
 	if _, err := Render(res, req, bodies, true); !errors.As(err, &le) {
 		t.Fatalf("a leaking diagnostic must fail closed, got %v", err)
+	}
+	if w := (gate.Where{Kind: gate.Line, File: "diagnostic", Index: 1}); len(le.Findings) == 0 || le.Findings[0].Where != w {
+		t.Fatalf("findings %+v, want the first in %v", le.Findings, w)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -259,6 +260,7 @@ type prep struct {
 	searches []SearchGroup
 	reranks  []rerankCall
 	rounds   []RecallRound
+	combined int // the default builder's combined item limit; 0 with explicit sections
 	embeds   int // query embeddings paid after round 0
 	genCalls int
 	evidence error // first rerank evidence failure
@@ -355,14 +357,12 @@ func (p *prep) recall(ctx context.Context, round int, grow map[string]bool) (rou
 	return out, nil
 }
 
+// searchOne runs one family's search in one scope: its channels (FTS, and
+// the vector channel when configured), admission under floor, fusion, the
+// family ceiling and, for Memory, the reranker. Its call is recorded with
+// the mode that actually ran.
 func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floor Floor, out *roundOut) error {
-	mode := ModeFTS
-	switch fam {
-	case FamilyProfile:
-		mode = ModeSnapshot
-	case FamilyCode:
-		mode = ModeCode
-	}
+	mode := searchMode(fam)
 	if f := p.rt.opt.searchFault; f != nil {
 		if err := f(round, fam, scope); err != nil {
 			p.call(round, fam, mode, OutcomeFailed, FallbackNone)
@@ -370,71 +370,122 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 		}
 	}
 	if fam == FamilyProfile {
-		cs, err := p.rt.store.profiles(ctx, scope)
-		if err != nil {
-			p.call(round, fam, mode, OutcomeFailed, FallbackNone)
-			return err
-		}
-		p.call(round, fam, mode, OutcomeCompleted, FallbackNone)
-		out.candLimit[fam] += max(0, len(cs)-ceilings[fam])
-		out.cands.add(fam, scope, cs[:min(len(cs), ceilings[fam])])
-		return nil
+		return p.searchProfiles(ctx, round, scope, out)
 	}
-	fallback := FallbackNone
-	var qvec []float32
-	if fam != FamilyCode && p.rt.opt.Embedder != nil && (p.rt.opt.VectorScopes == nil || p.rt.opt.VectorScopes[scope]) {
-		vs, ok := p.vecs[scope]
-		if !ok {
-			v, err := p.rt.opt.Embedder.Embed(ctx, NormalizeQuery(p.req.Query))
-			if round > 0 {
-				p.embeds++
-			}
-			vs = vecState{vec: v, round: round}
-			if err != nil {
-				vs = vecState{fallback: FallbackUnavailable, round: round}
-				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInferenceTimeout) {
-					vs.fallback = FallbackTimeout
-				}
-			}
-			p.vecs[scope] = vs
-		}
-		switch {
-		case vs.fallback == "":
-			mode, qvec = ModeHybrid, vs.vec
-		case round > vs.round:
-			fallback = FallbackReusedFTS // a later round reuses that failure's FTS-only outcome
-		default:
-			fallback = vs.fallback // the observed error class, for every search of its round
-		}
-	}
-	pool := 4 * ceilings[fam]
-	if fam == FamilyMemory {
-		pool = max(pool, 32)
-	}
-	ftsRows, err := p.rt.store.searchFTS(ctx, p.h, scope, fam, p.qterms, pool)
+	mode, qvec, fallback := p.vectorChannel(ctx, round, fam, scope, mode)
+	ftsRows, vecRows, err := p.searchChannels(ctx, fam, scope, qvec)
 	if err != nil {
 		p.call(round, fam, mode, OutcomeFailed, fallback)
 		return err
 	}
-	var vecRows []row
+	p.call(round, fam, mode, OutcomeCompleted, fallback)
+	list, admitted := p.fuse(fam, ftsRows, vecRows, floor, out)
+	retrieved := len(ftsRows) + len(vecRows)
+	out.belowAdm[fam] += retrieved - admitted
+	if p.rt.opt.Gate != nil && searchable(fam) {
+		out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
+	}
+	cs := p.candidates(round, fam, list, out)
+	if fam == FamilyMemory && p.rt.opt.Reranker != nil && len(cs) > 0 {
+		_ = p.stage("rerank", func() error {
+			cs = p.rerank(ctx, round, cs)
+			return nil
+		})
+	}
+	out.cands.add(fam, scope, cs)
+	return nil
+}
+
+// searchMode is a family's search mode before the vector channel is known.
+func searchMode(fam string) string {
+	switch fam {
+	case FamilyProfile:
+		return ModeSnapshot
+	case FamilyCode:
+		return ModeCode
+	}
+	return ModeFTS
+}
+
+// searchProfiles reads the profile snapshot of scope, up to its ceiling.
+func (p *prep) searchProfiles(ctx context.Context, round int, scope string, out *roundOut) error {
+	fam := FamilyProfile
+	cs, err := p.rt.store.profiles(ctx, scope)
+	if err != nil {
+		p.call(round, fam, ModeSnapshot, OutcomeFailed, FallbackNone)
+		return err
+	}
+	p.call(round, fam, ModeSnapshot, OutcomeCompleted, FallbackNone)
+	out.candLimit[fam] += max(0, len(cs)-ceilings[fam])
+	out.cands.add(fam, scope, cs[:min(len(cs), ceilings[fam])])
+	return nil
+}
+
+// vectorChannel decides whether a search is hybrid: the query is embedded
+// once per scope (a later round reuses the vector or the failure), and a
+// failed embedding falls back to FTS with the observed error class.
+func (p *prep) vectorChannel(ctx context.Context, round int, fam, scope, mode string) (string, []float32, string) {
+	if fam == FamilyCode || p.rt.opt.Embedder == nil || (p.rt.opt.VectorScopes != nil && !p.rt.opt.VectorScopes[scope]) {
+		return mode, nil, FallbackNone
+	}
+	vs, ok := p.vecs[scope]
+	if !ok {
+		v, err := p.rt.opt.Embedder.Embed(ctx, NormalizeQuery(p.req.Query))
+		if round > 0 {
+			p.embeds++
+		}
+		vs = vecState{vec: v, round: round}
+		if err != nil {
+			vs = vecState{fallback: FallbackUnavailable, round: round}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInferenceTimeout) {
+				vs.fallback = FallbackTimeout
+			}
+		}
+		p.vecs[scope] = vs
+	}
+	switch {
+	case vs.fallback == "":
+		return ModeHybrid, vs.vec, FallbackNone
+	case round > vs.round:
+		return mode, nil, FallbackReusedFTS // a later round reuses that failure's FTS-only outcome
+	}
+	return mode, nil, vs.fallback // the observed error class, for every search of its round
+}
+
+// searchChannels queries FTS and, with a query vector, the vector channel.
+func (p *prep) searchChannels(ctx context.Context, fam, scope string, qvec []float32) (fts, vec []row, err error) {
+	pool := 4 * ceilings[fam]
+	if fam == FamilyMemory {
+		pool = max(pool, 32)
+	}
+	if fts, err = p.rt.store.searchFTS(ctx, p.h, scope, fam, p.qterms, pool); err != nil {
+		return nil, nil, err
+	}
 	if qvec != nil {
-		if vecRows, err = p.rt.store.searchVector(ctx, p.h, scope, fam, qvec, pool); err != nil {
-			p.call(round, fam, mode, OutcomeFailed, fallback)
-			return err
+		if vec, err = p.rt.store.searchVector(ctx, p.h, scope, fam, qvec, pool); err != nil {
+			return nil, nil, err
 		}
 	}
-	p.call(round, fam, mode, OutcomeCompleted, fallback)
+	return fts, vec, nil
+}
+
+// fused is one admitted row and its reciprocal-rank score.
+type fused struct {
+	r     row
+	score float64
+}
+
+// fuse admits the rows of each channel (FTS by the derived lexical
+// requirement, vectors by the floor's similarity) and fuses them by
+// reciprocal rank, best first; one row found by both channels is a
+// duplicate. It returns the fused list and how many rows were admitted.
+func (p *prep) fuse(fam string, ftsRows, vecRows []row, floor Floor, out *roundOut) ([]*fused, int) {
 	required := max(1, requiredMatches(len(p.qterms))-floor.Relax)
-	// Fuse the admitted channels by reciprocal rank; one row found by both
-	// channels is a duplicate.
-	type fused struct {
-		r     row
-		score float64
-	}
 	byID := map[int64]*fused{}
 	var list []*fused
 	admitted := 0
 	addRank := func(r row, rank int) {
+		admitted++
 		if f, ok := byID[r.id]; ok {
 			f.score += 1 / float64(60+rank)
 			out.dup[fam]++
@@ -449,7 +500,6 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 		r.matched = matched(p.qterms, r.cand.Body)
 		if r.matched >= required {
 			rank++
-			admitted++
 			addRank(r, rank)
 		}
 	}
@@ -458,16 +508,16 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 		if r.sim >= floor.MinSimilarity {
 			r.matched = matched(p.qterms, r.cand.Body)
 			rank++
-			admitted++
 			addRank(r, rank)
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
-	retrieved := len(ftsRows) + len(vecRows)
-	out.belowAdm[fam] += retrieved - admitted
-	if p.rt.opt.Gate != nil && searchable(fam) {
-		out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
-	}
+	return list, admitted
+}
+
+// candidates turns the fused list into the round's candidates, scored for
+// Memory and Topic Memory, cut to the family ceiling.
+func (p *prep) candidates(round int, fam string, list []*fused, out *roundOut) []Candidate {
 	cs := make([]Candidate, 0, len(list))
 	for _, f := range list {
 		c := f.r.cand
@@ -484,14 +534,7 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 		out.candLimit[fam] += len(cs) - ceilings[fam]
 		cs = cs[:ceilings[fam]]
 	}
-	if fam == FamilyMemory && p.rt.opt.Reranker != nil && len(cs) > 0 {
-		_ = p.stage("rerank", func() error {
-			cs = p.rerank(ctx, round, cs)
-			return nil
-		})
-	}
-	out.cands.add(fam, scope, cs)
-	return nil
+	return cs
 }
 
 func (p *prep) rerank(ctx context.Context, round int, cs []Candidate) []Candidate {
@@ -542,146 +585,36 @@ func validOrder(order []int, n int) bool {
 
 // Prepare runs recall, the optional gate, the Builder and, on request, the
 // Receipt. An error means the request was invalid, the caller may not read
-// the current scope, or round 0 failed; a Receipt failure never fails
-// Prepare and never changes the PreparedContext (the Diagnostic says why).
+// the current scope, round 0 failed, or ctx was cancelled (errors.Is
+// context.Canceled: nothing is returned then); a Receipt failure never
+// fails Prepare and never changes the PreparedContext (the Diagnostic says
+// why).
 func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	acc, err := rt.store.Access(ctx, req.Caller)
+	p, err := rt.newPrep(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
-	if !acc.Can(req.ScopeIDs[0]) {
-		return Result{}, ErrNotAuthorized
-	}
-	h := rt.opt.Hasher
-	p := &prep{rt: rt, req: req, h: h, vecs: map[string]vecState{}, qterms: queryTerms(NormalizeQuery(req.Query))}
-	// A referenced scope the caller may not read is never searched: it
-	// leaves no candidate, no search call and no count in the receipt.
-	p.scopes = []string{req.ScopeIDs[0]}
-	for _, s := range req.ScopeIDs[1:] {
-		if acc.Can(s) {
-			p.scopes = append(p.scopes, s)
-		}
-	}
-	p.sections = req.Sections
-	combined := 0
-	if p.sections == nil {
-		p.sections, combined = defaultSections(), DefaultEntryLimit
-	}
-	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes, Hash: h, QueryDigest: h.Text(NormalizeQuery(req.Query))}
+	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes, Hash: p.h, QueryDigest: p.h.Text(NormalizeQuery(req.Query))}
 	var r0 roundOut
 	if err := p.stage("recall", func() (err error) { r0, err = p.recall(ctx, 0, nil); return }); err != nil {
 		return Result{}, fmt.Errorf("recall failed: %w", err)
 	}
 	p.rounds = append(p.rounds, RecallRound{Round: 0, Outcome: RoundCompleted, Retained: true})
-	committed := []pools{r0.cands}
-	outs := map[int]roundOut{0: r0} // completed rounds, families not searched carried forward
-	last := r0
-	final := allocate(committed, p.scopes)
+	st := &recallState{committed: []pools{r0.cands}, outs: map[int]roundOut{0: r0}, last: r0}
+	st.final = allocate(st.committed, p.scopes)
 	var effort *RecallEffort
 	if g := rt.opt.Gate; g != nil {
-		effort = &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(final.cands)}}
-		for r := 1; r <= min(g.MaxExpansions, 2); r++ {
-			var probe build
-			_ = p.stage("budget_probe", func() error { probe = fit(p.sections, final.cands, req.MaxBytes, combined, h); return nil })
-			var a Assessment
-			grow := map[string]bool{}
-			_ = p.stage("gate", func() error {
-				var fams []GateFamily
-				for _, s := range p.sections {
-					if !searchable(s.Family) || rt.opt.NoReader[s.Family] {
-						continue
-					}
-					gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(final.cands[s.Family]), HasScore: s.Family != FamilyExperience}
-					for _, c := range last.counts {
-						if c.Family == s.Family {
-							gf.Retrieved += c.Retrieved
-						}
-					}
-					for _, c := range final.cands[s.Family] {
-						gf.Top1 = max(gf.Top1, c.Score)
-					}
-					if gf.Admitted < gf.Ceiling {
-						grow[s.Family] = true
-					}
-					fams = append(fams, gf)
-				}
-				a = Assess(fams, BudgetView{MaxBytes: req.MaxBytes, Delivered: len(probe.items), Truncated: probe.truncated, Dropped: probe.belowMin + probe.noFit, Unused: probe.unused()}, *g)
-				// An expansion round that searches Memory would pay a model
-				// rerank call: skip it unless the policy allows the call.
-				if !a.Sufficient && grow[FamilyMemory] && p.paidRerank() && !g.AllowRerankCalls {
-					a = Assessment{true, "rerank-calls-not-allowed"}
-				}
-				return nil
-			})
-			effort.Assessment = a.Reason
-			if a.Sufficient {
-				break
-			}
-			var st roundOut
-			err := p.stage("recall", func() (err error) { st, err = p.recall(ctx, r, grow); return })
-			effort.Rounds++
-			if err != nil {
-				// The whole stage is discarded: the committed set stands.
-				p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
-				effort.CandidatesByRound = append(effort.CandidatesByRound, count(final.cands))
-				break
-			}
-			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted})
-			committed = append(committed, fresh(committed, st.cands, st.dup))
-			// Families not searched this round keep their last counts.
-			for _, c := range last.counts {
-				if !grow[c.Family] {
-					st.counts = append(st.counts, c)
-				}
-			}
-			for f, n := range last.belowAdm {
-				if !grow[f] {
-					st.belowAdm[f] += n
-				}
-			}
-			for f, n := range last.candLimit {
-				if !grow[f] {
-					st.candLimit[f] += n
-				}
-			}
-			last, outs[r] = st, st
-			final = allocate(committed, p.scopes)
-			effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, *g).Action)
-			effort.CandidatesByRound = append(effort.CandidatesByRound, count(final.cands))
-		}
-		effort.AdmissionByFamily = append([]AdmissionCounts{}, last.counts...)
-		effort.AddedEmbeddings = p.embeds // the round-0 query vector is reused per scope
-		effort.AddedGenerationCalls = p.genCalls
+		effort = p.expand(ctx, *g, st)
 	}
-	// A round is retained when its candidate pool contributes to the final
-	// build: round 0 always, a later round when one of its additions
-	// survived the ceiling. The omission counts come from the retained
-	// rounds only: the last retained round's pool view and every retained
-	// round's duplicates.
-	contrib := map[int]bool{0: true}
-	for _, cs := range final.cands {
-		for _, c := range cs {
-			contrib[c.round] = true
-		}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
 	}
-	view := r0
-	dup := map[string]int{}
-	for i := range p.rounds {
-		rd := &p.rounds[i]
-		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
-			continue
-		}
-		rd.Retained = true
-		view = outs[rd.Round]
-		for f, n := range outs[rd.Round].dup {
-			dup[f] += n
-		}
-	}
+	view, dup := p.retain(st)
 	var b build
-	_ = p.stage("build", func() error { b = fit(p.sections, final.cands, req.MaxBytes, combined, h); return nil })
+	_ = p.stage("build", func() error { b = fit(p.sections, st.final.cands, req.MaxBytes, p.combined, p.h); return nil })
 	if len(b.content) > req.MaxBytes {
 		return Result{}, errors.New("invariant: content over max_bytes")
 	}
@@ -703,25 +636,182 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
 	res.Searches = groupSearches(p.searches)
 	if req.IncludeReceipt {
-		om := omissions(p.sections, final.cands, b, view, final.clamped, dup)
-		rc, err := p.receipt(b, pc, om)
-		if err == nil {
-			err = checkReceipt(rc, b)
-		}
-		if err == nil {
-			rb, _ := json.Marshal(rc)
-			if Validate(rb, KindReceipt) != nil {
-				err = errors.New("receipt does not match its schema")
-			}
-		}
-		if err != nil {
-			res.Diagnostic = "receipt omitted: " + err.Error()
-		} else {
-			pc.Receipt = rc
-		}
+		pc.Receipt, res.Diagnostic = p.receiptOrDiagnostic(b, pc, omissions(p.sections, st.final.cands, b, view, st.final.clamped, dup))
 	}
 	res.Context = pc
 	return res, nil
+}
+
+// newPrep checks the caller's access and fixes what one Prepare searches:
+// the scopes the caller may read (a referenced scope it may not read is
+// never searched: it leaves no candidate, no search call and no count in
+// the receipt) and the sections.
+func (rt *Runtime) newPrep(ctx context.Context, req Request) (*prep, error) {
+	acc, err := rt.store.Access(ctx, req.Caller)
+	if err != nil {
+		return nil, err
+	}
+	if !acc.Can(req.ScopeIDs[0]) {
+		return nil, ErrNotAuthorized
+	}
+	p := &prep{rt: rt, req: req, h: rt.opt.Hasher, vecs: map[string]vecState{}, qterms: queryTerms(NormalizeQuery(req.Query))}
+	p.scopes = []string{req.ScopeIDs[0]}
+	for _, s := range req.ScopeIDs[1:] {
+		if acc.Can(s) {
+			p.scopes = append(p.scopes, s)
+		}
+	}
+	p.sections = req.Sections
+	if p.sections == nil {
+		p.sections, p.combined = defaultSections(), DefaultEntryLimit
+	}
+	return p, nil
+}
+
+// recallState is what the committed recall rounds hold.
+type recallState struct {
+	committed []pools
+	outs      map[int]roundOut // completed rounds, families not searched carried forward
+	last      roundOut
+	final     allocation
+}
+
+// expand is the recall gate: up to the policy's expansions, each run only
+// when the gate finds the candidates so far insufficient. A cancelled ctx
+// stops it before the next round.
+func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *RecallEffort {
+	effort := &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(st.final.cands)}}
+	for r := 1; r <= min(g.MaxExpansions, 2) && ctx.Err() == nil; r++ {
+		var probe build
+		_ = p.stage("budget_probe", func() error {
+			probe = fit(p.sections, st.final.cands, p.req.MaxBytes, p.combined, p.h)
+			return nil
+		})
+		var a Assessment
+		var grow map[string]bool
+		_ = p.stage("gate", func() error { a, grow = p.assess(g, st, probe); return nil })
+		effort.Assessment = a.Reason
+		if a.Sufficient {
+			break
+		}
+		var out roundOut
+		err := p.stage("recall", func() (err error) { out, err = p.recall(ctx, r, grow); return })
+		effort.Rounds++
+		if err != nil {
+			// The whole stage is discarded: the committed set stands.
+			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
+			effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
+			break
+		}
+		p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted})
+		st.commit(r, out, grow, p.scopes)
+		effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, g).Action)
+		effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
+	}
+	effort.AdmissionByFamily = append([]AdmissionCounts{}, st.last.counts...)
+	effort.AddedEmbeddings = p.embeds // the round-0 query vector is reused per scope
+	effort.AddedGenerationCalls = p.genCalls
+	return effort
+}
+
+// assess gives the gate its view of every searchable family with a reader,
+// and returns its answer and the families that may grow.
+func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, map[string]bool) {
+	grow := map[string]bool{}
+	var fams []GateFamily
+	for _, s := range p.sections {
+		if !searchable(s.Family) || p.rt.opt.NoReader[s.Family] {
+			continue
+		}
+		gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(st.final.cands[s.Family]), HasScore: s.Family != FamilyExperience}
+		for _, c := range st.last.counts {
+			if c.Family == s.Family {
+				gf.Retrieved += c.Retrieved
+			}
+		}
+		for _, c := range st.final.cands[s.Family] {
+			gf.Top1 = max(gf.Top1, c.Score)
+		}
+		if gf.Admitted < gf.Ceiling {
+			grow[s.Family] = true
+		}
+		fams = append(fams, gf)
+	}
+	a := Assess(fams, BudgetView{MaxBytes: p.req.MaxBytes, Delivered: len(probe.items), Truncated: probe.truncated, Dropped: probe.belowMin + probe.noFit, Unused: probe.unused()}, g)
+	// An expansion round that searches Memory would pay a model rerank
+	// call: skip it unless the policy allows the call.
+	if !a.Sufficient && grow[FamilyMemory] && p.paidRerank() && !g.AllowRerankCalls {
+		a = Assessment{true, "rerank-calls-not-allowed"}
+	}
+	return a, grow
+}
+
+// commit adds expansion round r's fresh candidates; the families it did not
+// search keep their last counts.
+func (st *recallState) commit(r int, out roundOut, grow map[string]bool, scopes []string) {
+	st.committed = append(st.committed, fresh(st.committed, out.cands, out.dup))
+	for _, c := range st.last.counts {
+		if !grow[c.Family] {
+			out.counts = append(out.counts, c)
+		}
+	}
+	for f, n := range st.last.belowAdm {
+		if !grow[f] {
+			out.belowAdm[f] += n
+		}
+	}
+	for f, n := range st.last.candLimit {
+		if !grow[f] {
+			out.candLimit[f] += n
+		}
+	}
+	st.last, st.outs[r] = out, out
+	st.final = allocate(st.committed, scopes)
+}
+
+// retain marks the rounds whose candidate pool contributes to the final
+// build: round 0 always, a later round when one of its additions survived
+// the ceiling. The omission counts come from the retained rounds only: the
+// last retained round's pool view and every retained round's duplicates.
+func (p *prep) retain(st *recallState) (view roundOut, dup map[string]int) {
+	contrib := map[int]bool{0: true}
+	for _, cs := range st.final.cands {
+		for _, c := range cs {
+			contrib[c.round] = true
+		}
+	}
+	view, dup = st.outs[0], map[string]int{}
+	for i := range p.rounds {
+		rd := &p.rounds[i]
+		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
+			continue
+		}
+		rd.Retained = true
+		view = st.outs[rd.Round]
+		for f, n := range st.outs[rd.Round].dup {
+			dup[f] += n
+		}
+	}
+	return view, dup
+}
+
+// receiptOrDiagnostic builds and checks the receipt: on any failure there
+// is none, and the diagnostic says why without content.
+func (p *prep) receiptOrDiagnostic(b build, pc PreparedContext, om []OmittedGroup) (*Receipt, string) {
+	rc, err := p.receipt(b, pc, om)
+	if err == nil {
+		err = checkReceipt(rc, b)
+	}
+	if err == nil {
+		rb, _ := json.Marshal(rc)
+		if gate.ValidateDocument(rb) != nil {
+			err = errors.New("receipt does not match its schema")
+		}
+	}
+	if err != nil {
+		return nil, "receipt omitted: " + err.Error()
+	}
+	return rc, ""
 }
 
 func count(m map[string][]Candidate) int {

@@ -17,7 +17,8 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
-	_ "modernc.org/sqlite" // pure Go SQLite with FTS5
+	"modernc.org/sqlite" // pure Go SQLite with FTS5
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Store is the embedded artifact store: SQLite with an FTS5 index. Every
@@ -234,6 +235,13 @@ func codeID(fp, path, fsha string, start int, body string) string {
 	return "code-" + hex.EncodeToString(sum[:16])
 }
 
+// isUnique reports a UNIQUE (or primary key) constraint violation, by the
+// driver's result code.
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
 // endLine is the last line a snippet starting at start covers.
 func endLine(start int, body string) int {
 	return start + strings.Count(strings.TrimSuffix(body, "\n"), "\n")
@@ -243,7 +251,7 @@ func (s *Store) insert(tx *sql.Tx, scope, fam, id string, rev int, eid, evid, fp
 	res, err := tx.Exec(`INSERT INTO artifacts(scope_id,family,artifact_id,revision,entry_id,entry_version_id,fingerprint,path,file_sha256,start_line,body,vec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
 		scope, fam, id, rev, eid, evid, fp, path, fsha, start, body, vecBytes(HashEmbed(body)))
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
+		if isUnique(err) {
 			if fam == FamilyCode {
 				return errors.New("duplicate code snippet (same fingerprint, path, file hash and line range)")
 			}

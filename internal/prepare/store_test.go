@@ -84,3 +84,15 @@ func TestGoldenDemo(t *testing.T) {
 		t.Fatal("the injected clock must drive the timings")
 	}
 }
+
+// TestLoadDuplicateCode: a code snippet loaded twice is the store's UNIQUE
+// constraint, told by the driver's result code, not by its message.
+func TestLoadDuplicateCode(t *testing.T) {
+	code := `{"kind":"code","scope_id":"s","fingerprint":"f","path":"a.go","start_line":1,"body":"CANARY body"}`
+	st, _ := Open(":memory:")
+	defer st.Close()
+	_, err := st.Load(strings.NewReader(code+"\n"+code+"\n"), "x.jsonl")
+	if err == nil || !strings.HasPrefix(err.Error(), "x.jsonl:2: duplicate code snippet") || strings.Contains(err.Error(), "CANARY") {
+		t.Fatalf("got %v", err)
+	}
+}

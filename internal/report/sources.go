@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -274,7 +274,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 // refused because another session's prompt mentions it); every other string
 // (the report's own labels and composites) is probed against every log.
 // No logs, no check.
-func (l *Loaded) LeakCheck(r *Report) ([]leak.Finding, error) {
+func (l *Loaded) LeakCheck(r *Report) ([]gate.Finding, error) {
 	if len(l.converted) == 0 {
 		return nil, nil
 	}
@@ -304,7 +304,7 @@ func (l *Loaded) LeakCheck(r *Report) ([]leak.Finding, error) {
 	if err := os.WriteFile(path, doc, 0o600); err != nil {
 		return nil, err
 	}
-	var findings []leak.Finding
+	var findings []gate.Finding
 	convs := make([]string, 0, len(l.converted))
 	for c := range l.converted {
 		convs = append(convs, c)

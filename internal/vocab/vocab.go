@@ -22,7 +22,7 @@ import (
 
 // Sources are the packages whose literals are vocabulary, relative to the
 // module root.
-var Sources = []string{"converters", "internal/pipeline", "internal/otlp", "internal/receipt"}
+var Sources = []string{"converters", "internal/pipeline", "internal/gate", "internal/prepare", "internal/otlp", "internal/receipt"}
 
 // Words returns the generated words: literals without format verbs.
 func Words() []string { return words }

@@ -1,5 +1,5 @@
 // Command gen writes internal/vocab/words_gen.go: every string literal in
-// the packages that build outputs (converters, pipeline, otlp, receipt).
+// the packages that build outputs (converters, pipeline, gate, prepare, otlp, receipt).
 // Each is a constant the program writes or composes outputs from, so none
 // can be input content: the leak check treats them as vocabulary.
 //

@@ -1,0 +1,664 @@
+package converters
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/tidwall/gjson"
+)
+
+// copilotUsage is a token figure: one call's (assistant.usage) or one
+// model's session total (session.shutdown modelMetrics).
+type copilotUsage struct {
+	input, output, cacheRead, cacheWrite, reasoning, requests int64
+}
+
+func (u *copilotUsage) add(v copilotUsage) {
+	u.input += v.input
+	u.output += v.output
+	u.cacheRead += v.cacheRead
+	u.cacheWrite += v.cacheWrite
+	u.reasoning += v.reasoning
+	u.requests += v.requests
+}
+
+// copilotAgent is the main agent (key "") or a subagent started by a tool
+// call (key "agent:<call>").
+type copilotAgent struct {
+	key      string
+	span     int // index in out.Spans; -1 for the root
+	depth    int
+	chat     int   // index in out.Spans of its open chat span; -1 when none
+	prompted int64 // time of its last prompt or tool result: its next chat span starts there
+	bound    bool  // an agentId has been tied to it
+	model    string
+}
+
+// copilotTool is one tool call.
+type copilotTool struct {
+	key, name          string
+	span               int
+	agent              *copilotAgent // the agent that made the call
+	mcpServer, mcpTool string        // raw names, for hashing only
+	args               gjson.Result
+	sub                *copilotAgent // the subagent it started
+	done               bool
+}
+
+type copilotState struct {
+	native
+	root   *copilotAgent
+	agents map[string]*copilotAgent // agentId -> agent
+	byCall map[string]*copilotAgent // spawning tool call id -> subagent
+	tools  map[string]*copilotTool
+	skills map[string]bool
+	models map[string]bool // model names seen in declared fields
+	model  string
+
+	shutdown, usage map[string]*copilotUsage // per model: shutdown metrics, per-call usage records
+	shutdowns       int64
+	sinceShutdown   int64 // model calls after the last shutdown with metrics
+	counts          map[string]int64
+	compaction      int
+	instructions    bool // a system message was recorded
+}
+
+func newCopilot(env Env) *copilotState {
+	root := &copilotAgent{key: "", span: -1, chat: -1}
+	return &copilotState{native: newNative(env, append(append([]string(nil), copilotTypes...), copilotUnlisted...)), root: root, agents: map[string]*copilotAgent{},
+		byCall: map[string]*copilotAgent{}, tools: map[string]*copilotTool{}, skills: map[string]bool{}, models: map[string]bool{},
+		shutdown: map[string]*copilotUsage{}, usage: map[string]*copilotUsage{}, counts: map[string]int64{}}
+}
+
+func (c *copilotState) Record(r Record, out *Output) error {
+	c.out = out
+	c.countType(r.Type)
+	d := r.Get("data")
+	for _, k := range []string{"selectedModel", "newModel", "model", "currentModel"} {
+		if m := d.Get(k); m.Type == gjson.String && m.Str != "" {
+			c.models[m.Str] = true
+		}
+	}
+	agent := c.agentOf(r, d)
+	switch r.Type {
+	case "session.start", "session.resume":
+		c.start(r, d)
+	case "session.model_change":
+		if m := d.Get("newModel").Str; m != "" {
+			c.model = m
+		}
+	case "user.message":
+		// source names who wrote it: a person ("user", or none in older
+		// builds) or the runtime (a command, a schedule, a skill).
+		if src := d.Get("source").Str; src != "" && src != "user" {
+			c.counts["injected_messages"]++
+		} else if agent == c.root {
+			c.counts["user_prompts"]++
+		}
+		c.counts["attachments"] += int64(len(d.Get("attachments").Array()))
+		c.prompt(agent, r.NS)
+	case "assistant.turn_start":
+		c.openChat(r, agent)
+	case "assistant.message":
+		c.message(r, agent, d)
+	case "assistant.turn_end":
+		if agent.chat >= 0 {
+			c.out.Spans[agent.chat].Cover(r.NS)
+		}
+		agent.chat = -1
+	case "assistant.reasoning":
+		c.counts["reasoning"]++
+	case "assistant.usage":
+		c.callUsage(agent, d)
+	case "tool.execution_start":
+		c.openTool(r, agent, d.Get("toolCallId").Str, d.Get("toolName").Str, d.Get("arguments"), d)
+	case "tool.execution_complete":
+		c.finishTool(r, d)
+	case "subagent.started":
+		c.subagent(r, d)
+	case "subagent.completed", "subagent.failed":
+		if a := c.byCall[d.Get("toolCallId").Str]; a != nil {
+			c.out.Spans[a.span].Cover(r.NS)
+			if r.Type == "subagent.failed" {
+				c.out.Spans[a.span].Error = true
+				c.counts["failed_subagents"]++
+			}
+		}
+	case "skill.invoked":
+		c.skill(r, agent, d)
+	case "session.compaction_start":
+		c.compactionStart(r, d)
+	case "session.compaction_complete":
+		c.compactionDone(r, d)
+	case "system.message":
+		c.systemMessage(r, d)
+	case "session.shutdown":
+		c.shutdownMetrics(d)
+	case "session.error":
+		c.counts["errors"]++
+	case "session.snapshot_rewind":
+		c.counts["rewinds"]++
+	case "session.truncation":
+		c.counts["truncations"]++
+	case "abort":
+		c.counts["aborts"]++
+	case "hook.start":
+		c.counts["hooks"]++
+	}
+	return nil
+}
+
+// start reads the session's identity and version; a resumed session
+// (session.resume) continues the same log.
+func (c *copilotState) start(r Record, d gjson.Result) {
+	if v := d.Get("copilotVersion"); v.Type == gjson.String {
+		c.seeVersion(v.Str)
+	}
+	if r.Type == "session.resume" {
+		c.counts["resumes"]++
+	}
+	if sid := d.Get("sessionId").Str; c.session == "" && sid != "" {
+		c.session = c.pass(leak.ID, sid)
+	}
+	if m := d.Get("selectedModel").Str; m != "" {
+		c.model = m
+	}
+}
+
+// agentOf returns the agent an event belongs to: the subagent of its
+// parentToolCallId (older builds), or of its agentId (newer builds: the
+// first agentId seen after a subagent started is tied to it), else the
+// main agent.
+func (c *copilotState) agentOf(r Record, d gjson.Result) *copilotAgent {
+	if p := d.Get("parentToolCallId").Str; p != "" && r.Type != "subagent.started" {
+		if a := c.byCall[p]; a != nil {
+			return a
+		}
+	}
+	id := r.Get("agentId").Str
+	if id == "" || r.Type == "subagent.started" {
+		return c.root
+	}
+	if a := c.agents[id]; a != nil {
+		return a
+	}
+	var open []*copilotAgent
+	for _, a := range c.byCall {
+		if !a.bound {
+			open = append(open, a)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].span > open[j].span })
+	if len(open) == 0 {
+		c.counts["events_of_unknown_agents"]++
+		return c.root
+	}
+	open[0].bound = true
+	c.agents[id] = open[0]
+	return open[0]
+}
+
+func (c *copilotState) prompt(a *copilotAgent, ns int64) {
+	if ns > 0 {
+		a.prompted = ns
+	}
+}
+
+// openChat opens the chat span of one model call of an agent.
+func (c *copilotState) openChat(r Record, a *copilotAgent) {
+	start := r.NS
+	if a.prompted > 0 && a.prompted < r.NS {
+		start = a.prompted
+	}
+	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("chat")},
+		{Key: "gen_ai.provider.name", Value: receipt.S("github.copilot")},
+	}
+	name := "chat"
+	if model := firstNonEmpty(a.model, c.model); model != "" {
+		m := c.pass(leak.Model, model)
+		name += " " + m
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(m)})
+	}
+	a.chat = len(c.out.Spans)
+	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: a.key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
+	a.prompted = 0
+	c.counts["model_calls"]++
+	c.sinceShutdown++
+}
+
+// message reads a model response: its output tokens (the only per-call
+// count the log keeps) and the tool calls it requested.
+func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
+	if a.chat < 0 {
+		c.openChat(r, a)
+	}
+	sp := &c.out.Spans[a.chat]
+	sp.Cover(r.NS)
+	if n := d.Get("outputTokens"); n.Type == gjson.Number {
+		var prev int64
+		if v, ok := sp.Attrs.Get("gen_ai.usage.output_tokens"); ok {
+			prev = v.Int
+		}
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+n.Int()))
+	}
+	d.Get("toolRequests").ForEach(func(_, t gjson.Result) bool {
+		c.openTool(r, a, t.Get("toolCallId").Str, t.Get("name").Str, t.Get("arguments"), gjson.Result{})
+		return true
+	})
+}
+
+// callUsage reads an assistant.usage record, when a build persists them.
+func (c *copilotState) callUsage(a *copilotAgent, d gjson.Result) {
+	u := copilotUsage{input: d.Get("inputTokens").Int(), output: d.Get("outputTokens").Int(),
+		cacheRead: d.Get("cacheReadTokens").Int(), cacheWrite: d.Get("cacheWriteTokens").Int(), requests: 1}
+	m := d.Get("model").Str
+	if m == "" {
+		m = c.model
+	}
+	c.addUsage(c.usage, m, u)
+	if a.chat >= 0 {
+		sp := &c.out.Spans[a.chat]
+		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(u.input))
+		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(u.cacheRead))
+		sp.Attrs.Set("gen_ai.usage.cache_write.input_tokens", receipt.I(u.cacheWrite))
+	}
+}
+
+func (c *copilotState) addUsage(to map[string]*copilotUsage, model string, u copilotUsage) {
+	if model == "" {
+		model = "unknown"
+	}
+	if to[model] == nil {
+		to[model] = &copilotUsage{}
+	}
+	to[model].add(u)
+}
+
+// shutdownMetrics reads the per-model totals a session writes when it
+// ends. The CLI resets them each time a session is entered, so a resumed
+// session's shutdowns are added; one without metrics leaves the calls
+// since the last one uncounted.
+func (c *copilotState) shutdownMetrics(d gjson.Result) {
+	c.shutdowns++
+	if d.Get("modelMetrics").IsObject() {
+		c.sinceShutdown = 0
+	}
+	if d.Get("shutdownType").Str == "error" {
+		c.counts["error_shutdowns"]++
+	}
+	d.Get("modelMetrics").ForEach(func(k, m gjson.Result) bool {
+		u := m.Get("usage")
+		c.addUsage(c.shutdown, k.Str, copilotUsage{input: u.Get("inputTokens").Int(), output: u.Get("outputTokens").Int(),
+			cacheRead: u.Get("cacheReadTokens").Int(), cacheWrite: u.Get("cacheWriteTokens").Int(),
+			reasoning: u.Get("reasoningTokens").Int(), requests: m.Get("requests.count").Int()})
+		return true
+	})
+}
+
+// openTool opens an execute_tool span under the agent's current chat span
+// (a request in assistant.message and its execution_start share the id).
+func (c *copilotState) openTool(r Record, a *copilotAgent, id, name string, args, d gjson.Result) *copilotTool {
+	if id == "" {
+		c.counts["tool_calls_without_id"]++
+		return nil
+	}
+	key := "tool:" + c.keyPart(id)
+	if t := c.tools[key]; t != nil {
+		c.out.Spans[t.span].Cover(r.NS)
+		if t.mcpServer == "" && d.Get("mcpServerName").Str != "" {
+			// The request named the tool; its execution says it is an MCP one.
+			t.mcpServer, t.mcpTool = d.Get("mcpServerName").Str, copilotMCPTool(d, name)
+			sp := &c.out.Spans[t.span]
+			naming, spanName := c.describeTool(nil, toolMCP, name, t.mcpServer, t.mcpTool)
+			for _, x := range naming {
+				sp.Attrs.Set(x.Key, x.Value)
+			}
+			sp.Name = spanName
+		}
+		return t
+	}
+	c.counts["tool_calls"]++
+	t := &copilotTool{key: key, name: name, span: len(c.out.Spans), agent: a, args: args}
+	c.tools[key] = t
+	callID := c.h.Text(id)
+	if copilotBuiltinTools[name] {
+		callID = c.pass(leak.ID, id)
+	}
+	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
+	if s := d.Get("mcpServerName").Str; s != "" {
+		t.mcpServer, t.mcpTool = s, copilotMCPTool(d, name)
+	}
+	kind := toolUnnamed
+	switch {
+	case t.mcpServer != "":
+		kind = toolMCP
+	case copilotBuiltinTools[name]:
+		kind = toolBuiltin
+	case name != "":
+		kind = toolOther
+	}
+	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	parent := a.key
+	if a.chat >= 0 {
+		parent = c.out.Spans[a.chat].Key
+	}
+	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	return t
+}
+
+// copilotMCPTool is an MCP call's tool name: mcpToolName, or the tool's
+// own name in builds that write only the server.
+func copilotMCPTool(d gjson.Result, name string) string {
+	if t := d.Get("mcpToolName").Str; t != "" {
+		return t
+	}
+	return name
+}
+
+// finishTool closes a call with its outcome: MCP calls and subagents write
+// what crossed back, digested. A tool's result is the next prompt.
+func (c *copilotState) finishTool(r Record, d gjson.Result) {
+	t := c.tools["tool:"+c.keyPart(d.Get("toolCallId").Str)]
+	if t == nil {
+		c.counts["results_without_call"]++
+		return
+	}
+	if t.done {
+		return
+	}
+	t.done = true
+	c.prompt(t.agent, r.NS)
+	sp := &c.out.Spans[t.span]
+	sp.Cover(r.NS)
+	status, res := "success", d.Get("result")
+	if !d.Get("success").Bool() {
+		status, res = "error", d.Get("error")
+		sp.Error = true
+		c.counts["failed_tool_calls"]++
+	}
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "copilot_cli.tool_call.status", Value: receipt.S(status)})
+	if code := d.Get("error.code"); code.Type == gjson.String && leak.Label.Admit(code.Str) {
+		sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "copilot_cli.tool_call.error_code", Value: receipt.S(code.Str)})
+	}
+	raw := res.Raw
+	if text := res.Get("content"); text.Type == gjson.String {
+		raw = text.Str
+	}
+	switch {
+	case t.mcpServer != "":
+		a := receipt.Attrs{c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool),
+			{Key: "mcp.tool_call.status", Value: receipt.S(status)},
+			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(t.args))},
+			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.args.Raw))))},
+			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(res))},
+			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
+			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
+		}
+		if c.session != "" {
+			a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+		}
+		c.emit(r, t.key, "mcp.tool_call.completed", a)
+		c.counts["mcp_calls"]++
+	case t.sub != nil:
+		c.out.Spans[t.sub.span].Cover(r.NS)
+		c.emit(r, t.key, "subagent.result.returned", receipt.Attrs{
+			{Key: "subagent.result.hash", Value: receipt.S(c.digest(res))},
+			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "subagent.result.status", Value: receipt.S(status)},
+			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
+			{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
+		})
+	}
+}
+
+// subagent opens the span of a subagent under the tool call that started
+// it (subagent.started names the call).
+func (c *copilotState) subagent(r Record, d gjson.Result) {
+	call := d.Get("toolCallId").Str
+	t := c.tools["tool:"+c.keyPart(call)]
+	parent, link, depth := "", "unlinked", 1
+	if t != nil {
+		parent, link, depth = t.key, "spawn_call_id", t.agent.depth+1
+	}
+	a := &copilotAgent{key: "agent:" + c.keyPart(call) + ":" + strconv.Itoa(r.Line), span: len(c.out.Spans), depth: depth, chat: -1, prompted: r.NS}
+	a.model = d.Get("model").Str
+	if call != "" {
+		c.byCall[call] = a
+	}
+	if t != nil {
+		t.sub = a
+	}
+	if id := r.Get("agentId").Str; id != "" && c.agents[id] == nil {
+		a.bound, c.agents[id] = true, a // a build that stamps the child's id on its start
+	}
+	attrs := receipt.Attrs{
+		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
+		{Key: "gen_ai.agent.name", Value: receipt.S("copilot-cli-subagent")},
+		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.link", Value: receipt.S(link)},
+	}
+	ev := receipt.Attrs{
+		{Key: "subagent.link", Value: receipt.S(link)},
+		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
+	}
+	if n := d.Get("agentName").Str; n != "" {
+		kind := c.name(n)
+		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
+		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
+	}
+	if desc := d.Get("agentDescription"); desc.Type == gjson.String {
+		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(desc.Str))})
+	}
+	if t != nil {
+		if p := t.args.Get("prompt"); p.Type == gjson.String {
+			ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(c.h.Text(p.Str))})
+		}
+	}
+	c.out.Spans = append(c.out.Spans, Span{Key: a.key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	c.emit(r, a.key, "subagent.spawned", ev)
+	c.counts["subagents"]++
+}
+
+// skill writes a skill.invoked event: the skill's body entered the context.
+func (c *copilotState) skill(r Record, a *copilotAgent, d gjson.Result) {
+	name := d.Get("name").Str
+	role := "selected"
+	if c.skills[name] {
+		role = "duplicate"
+	}
+	c.skills[name] = true
+	at := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S("skill")},
+		{Key: "context.input.activation", Value: receipt.S("skill_invoked_event")},
+		{Key: "context.input.loaded_by", Value: receipt.S("copilot_cli")},
+		{Key: "context.skill.id", Value: receipt.S(c.h.Text(name))},
+		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
+	}
+	if c.env.RevealNames && leak.Name.Admit(name) {
+		at = append(at, receipt.Attr{Key: "context.skill.name", Value: receipt.S(name)})
+	}
+	if p := d.Get("path"); p.Type == gjson.String && p.Str != "" {
+		at = append(at, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(p.Str))})
+	}
+	if p := d.Get("pluginName"); p.Type == gjson.String && p.Str != "" {
+		at = append(at, receipt.Attr{Key: "context.skill.plugin", Value: receipt.S(c.h.Text(p.Str))})
+	}
+	if b := d.Get("content"); b.Type == gjson.String {
+		at = append(at, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(b.Str))},
+			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(b.Str))))})
+	}
+	if c.session != "" {
+		at = append(at, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+	}
+	span := a.key
+	if a.chat >= 0 {
+		span = c.out.Spans[a.chat].Key
+	}
+	c.emit(r, span, "context.skill.invoked", at)
+	c.counts["skills"]++
+}
+
+func (c *copilotState) compactionStart(r Record, d gjson.Result) {
+	c.compaction++
+	c.counts["compactions"]++
+	a := receipt.Attrs{
+		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":compaction:" + strconv.Itoa(c.compaction)))},
+		{Key: "context.compaction.reason", Value: receipt.S("copilot_compaction_start")},
+	}
+	if tr := d.Get("trigger"); tr.Type == gjson.String && leak.Label.Admit(tr.Str) {
+		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(tr.Str)})
+	}
+	if n := d.Get("preCompactionTokens"); n.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+	}
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	c.emit(r, "", "context.compaction.started", a)
+}
+
+// compactionDone writes the summary that replaced the history, when the
+// log keeps it; a failed compaction is only counted.
+func (c *copilotState) compactionDone(r Record, d gjson.Result) {
+	if !d.Get("success").Bool() {
+		c.counts["failed_compactions"]++
+		return
+	}
+	s := d.Get("summaryContent")
+	if s.Type != gjson.String {
+		c.counts["compactions_without_summary"]++
+		return
+	}
+	a := receipt.Attrs{
+		{Key: "context.compaction.summary.hash", Value: receipt.S(c.h.Text(s.Str))},
+		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(s.Str))))},
+	}
+	if n := d.Get("postCompactionTokens"); n.Type == gjson.Number {
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+	}
+	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+	c.emit(r, "", "context.compaction.summary_loaded", a)
+}
+
+// systemMessage writes a system or developer message the log records as
+// a context load (digests and size only).
+func (c *copilotState) systemMessage(r Record, d gjson.Result) {
+	text := d.Get("content")
+	if text.Type != gjson.String {
+		return
+	}
+	c.instructions = true
+	kind := "system_prompt"
+	if d.Get("role").Str == "developer" {
+		kind = "developer_instructions"
+	}
+	a := receipt.Attrs{
+		{Key: "context.input.kind", Value: receipt.S(kind)},
+		{Key: "context.input.loaded_by", Value: receipt.S("copilot_cli")},
+		{Key: "context.input.activation", Value: receipt.S("session_start")},
+		{Key: "context.input.delivered.via", Value: receipt.S("system_message_event")},
+		{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text.Str))},
+		{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text.Str))))},
+		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
+		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
+	}
+	if c.session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
+	}
+	c.emit(r, "", "context.input.loaded", a)
+	c.counts["instruction_loads"]++
+}
+
+func (c *copilotState) gap(gap, detail string) {
+	c.emit(Record{}, "", "context.audit_gap.recorded", receipt.Attrs{
+		{Key: "context.audit_gap", Value: receipt.S(gap)},
+		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
+	})
+}
+
+// modelName writes a model name read from a modelMetrics key: in clear
+// when a declared field also holds it (the leak check admits it there),
+// else its digest.
+func (c *copilotState) modelName(m string) string {
+	if c.models[m] {
+		return c.pass(leak.Model, m)
+	}
+	return c.h.Text(m)
+}
+
+func (c *copilotState) End(out *Output) error {
+	c.out = out
+	if !c.instructions {
+		c.gap("instruction_loads_not_logged", "copilot_instructions_and_agents_md_load_without_a_record")
+	}
+	totals, dedupe := c.shutdown, "shutdown_model_metrics"
+	if c.shutdowns == 0 || len(c.shutdown) == 0 {
+		totals, dedupe = c.usage, "assistant_usage_records"
+	}
+	models := make([]string, 0, len(totals))
+	for m := range totals {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	var all copilotUsage
+	for _, m := range models {
+		u := totals[m]
+		all.add(*u)
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: receipt.Attrs{
+			{Key: "gen_ai.request.model", Value: receipt.S(c.modelName(m))},
+			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
+			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
+			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cacheRead)},
+			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)},
+			{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
+			{Key: "gen_ai.usage.responses", Value: receipt.I(u.requests)},
+			{Key: "gen_ai.usage.dedupe", Value: receipt.S(dedupe)},
+			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
+		}})
+	}
+	switch {
+	case len(models) == 0:
+		c.gap("token_usage_not_logged", "copilot_session_has_no_shutdown_metrics")
+	case dedupe == "shutdown_model_metrics" && c.sinceShutdown > 0:
+		// Resumed and not ended, or left with /new: those calls' tokens
+		// were never written.
+		c.gap("token_usage_not_logged", "copilot_calls_after_last_shutdown_not_counted")
+		out.Span.Set("copilot_cli.model_calls.after_last_shutdown", receipt.I(c.sinceShutdown))
+	}
+	c.rootIdentity(out, "copilot-cli")
+	if c.model != "" {
+		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
+	}
+	if len(models) > 0 { // unknown is not zero: the audit gap says so
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
+		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+	}
+	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "compactions", "rewinds", "resumes", "errors"} {
+		out.Span.Set("copilot_cli."+k+".count", receipt.I(c.counts[k]))
+	}
+	var open int64
+	for _, t := range c.tools {
+		if !t.done {
+			open++
+		}
+	}
+	if open > 0 {
+		out.Span.Set("copilot_cli.tool_calls.without_result", receipt.I(open))
+	}
+	c.summarize(out)
+	return nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

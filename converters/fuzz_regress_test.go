@@ -1,0 +1,58 @@
+package converters_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/pipeline"
+)
+
+// Findings of the fuzz targets, minimised by hand to the records that
+// matter, each with what was wrong. Every one goes through checkCase (all
+// the fuzz properties) and must convert.
+func TestFuzzFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name, conv, why string
+		file            string // "in.jsonl" when ""
+		lines           []string
+	}{
+		{
+			name: "cursor_task_agent_id_uuid", conv: "cursor",
+			why: "FuzzNativeLogs: a taskToolCall's agentId (a UUID) is written as an id (leak.ID) but was declared " +
+				"a Name pass-through, which no UUID fits: every Cursor session with a subagent call was refused as a leak",
+			lines: []string{
+				`{"type":"system","subtype":"init","cwd":"/Users/gus/CANARY-shop","session_id":"7f3c0001-0001-4001-8001-00005b6e0001","model":"Auto","timestamp_ms":1786000000000}`,
+				`{"type":"tool_call","subtype":"started","call_id":"call_1715609f7c746c69\nfc_7f3c0006","session_id":"7f3c0001-0001-4001-8001-00005b6e0001","timestamp_ms":1786000016228,` +
+					`"tool_call":{"taskToolCall":{"args":{"agentId":"7f3c0007-0007-4007-8007-00005b6e0007","description":"CANARY desc","prompt":"CANARY prompt","subagentType":{"unspecified":{}}}}}}`,
+			},
+		},
+		{
+			name: "cursor_session_id_from_file_name", conv: "cursor", file: "7f3c0001-0001-4001-8001-00005b6e0001.jsonl",
+			why: "FuzzNativeLogs: a Cursor transcript's session id comes from its file name, which the leak check did not " +
+				"know as the user's words (only the whole base name): the id was an untyped output, and a transcript " +
+				"naming it in a raw field was refused",
+			lines: []string{
+				`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nCANARY grep for TODO\n</user_query>"}]}}`,
+				`{"role":"user","message":{"content":[{"type":"tool-result","toolCallId":"7f3c0001-0001-4001-8001-00005b6e0001","content":"CANARY 2 matches"}]}}`,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conv, ok := converters.Lookup(tc.conv)
+			if !ok {
+				t.Fatalf("no converter %s", tc.conv)
+			}
+			data := []byte(strings.Join(tc.lines, "\n") + "\n")
+			name := tc.file
+			if name == "" {
+				name = "in.jsonl"
+			}
+			c := fuzzCase{conv: conv, files: pipeline.Files{name: data}, in: pipeline.Input{Path: name, Rel: name}, generated: true}
+			if res := c.convert(); res.Err != nil {
+				t.Fatalf("%s\n%v", tc.why, res.Err)
+			}
+			checkCase(t, c, data)
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package converters
+
+import (
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/tidwall/gjson"
+)
+
+// gemini_cli reads Gemini CLI chat recordings (google-gemini/gemini-cli,
+// packages/core/src/services/chatRecordingService.ts and
+// chatRecordingTypes.ts): the JSONL files of v0.40 and newer
+// (~/.gemini/tmp/<project-hash>/chats/session-<time>-<id8>.jsonl, a
+// metadata line, then message records that are appended again, whole,
+// each time they change, `$set` metadata patches and `$rewindTo`
+// records), subagent chats (chats/<parent-session-id>/<id>.jsonl, kind
+// "subagent"), and the older session files that hold the whole
+// conversation in one JSON document ({sessionId, projectHash, startTime,
+// lastUpdated, messages: [...]}) when that document is on one line (see
+// README: a pretty-printed .json file has to be compacted first).
+//
+// It writes the context the CLI injects into the history (the
+// <session_context> environment message, hook context) as context loads;
+// user messages that carry tool responses, slash commands or injections
+// are not counted as prompts. It writes a trace in the GenAI shape (an invoke_agent root, a chat span
+// per model message, an execute_tool span per tool call, subagents as
+// invoke_agent spans under the call that started them), the tokens of
+// every model message, MCP calls, skill activations, and explicit audit
+// gaps: GEMINI.md context files always (they load without a record), and
+// tokens when no message carries them.
+//
+// Prompts, thoughts, tool arguments and results, paths and the project
+// hash are raw: hashed or measured, never copied. Built-in tool names pass
+// through; MCP server and tool names and skill names are hashed unless
+// --reveal names. This file is the glue (registration, record typing);
+// gemini_cli_layout.go says where chats are and how they group; gemini_cli_records.go maps the records.
+func init() {
+	register(Converter{
+		Name:        "gemini_cli",
+		Doc:         "Gemini CLI chats (JSONL 0.40+, $set/$rewindTo, subagents; one-line legacy documents): tools, MCP, skills, tokens",
+		SpanName:    "invoke_agent",
+		Types:       geminiTypes,
+		OpenTypes:   true,
+		PassThrough: geminiPass,
+		Events: []string{
+			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
+			"subagent.spawned", "subagent.result.returned", "gen_ai.token_usage.summarized",
+		},
+		New: func(env Env) State { return newGemini(env) },
+		Native: &Format{
+			Type:      geminiRecordType,
+			Time:      geminiTime,
+			Layout:    geminiLayout,
+			Locations: geminiLocations,
+			Seeds:     []string{"samples/gemini_cli"},
+		},
+	})
+}
+
+// geminiRecordType is a record's type, named by its shape (geminiType).
+func geminiRecordType(r Record) gjson.Result {
+	if t := geminiType(r.JSON); t != "" {
+		return gjson.Result{Type: gjson.String, Str: t}
+	}
+	return gjson.Result{}
+}
+
+// geminiTime is a record's time: messages carry timestamp, the metadata
+// line and legacy documents startTime, $set and $rewindTo records none.
+func geminiTime(r Record) gjson.Result {
+	if t := r.Get("timestamp"); t.Exists() {
+		return t
+	}
+	if t := r.Get("startTime"); t.Exists() && r.Get("sessionId").Exists() {
+		return t
+	}
+	return gjson.Result{}
+}
+
+// geminiMessageTypes are the message kinds of a chat recording.
+var geminiMessageTypes = []string{"user", "gemini", "info", "error", "warning"}
+
+// geminiTypes are the record types this converter knows; detection scores
+// inputs by them. Records have no type field of their own: geminiType names
+// them by shape ($set records metadata_set, $rewindTo records rewind_to).
+var geminiTypes = append([]string{"session_metadata", "metadata_set", "rewind_to", "session_document"}, geminiMessageTypes...)
+
+// geminiType names a record by its shape, as the chat recording service
+// tells them apart: a rewind, a metadata patch, a message (id, type,
+// content), the metadata line (sessionId and projectHash), or a legacy
+// whole-session document (the same with messages[]). Anything else is not
+// a Gemini record.
+func geminiType(r gjson.Result) string {
+	if !r.IsObject() {
+		return ""
+	}
+	switch {
+	case r.Get(`\$rewindTo`).Type == gjson.String:
+		return "rewind_to"
+	case r.Get(`\$set`).IsObject():
+		return "metadata_set"
+	}
+	id, typ := r.Get("id"), r.Get("type")
+	if id.Type == gjson.String && typ.Type == gjson.String && r.Get("timestamp").Exists() && (r.Get("content").Exists() || r.Get("toolCalls").Exists()) {
+		return typ.Str // a kind this reader does not know is counted by digest
+	}
+	if r.Get("sessionId").Type == gjson.String && r.Get("projectHash").Type == gjson.String {
+		if r.Get("messages").IsArray() {
+			return "session_document"
+		}
+		return "session_metadata"
+	}
+	return ""
+}
+
+// geminiPass are the structural fields whose token values may appear in
+// output: ids, enums, model names, built-in tool names.
+var geminiPass = leak.Paths{
+	// Token counts: numbers the reader sums.
+	"*.input": leak.Count, "*.output": leak.Count, "*.cached": leak.Count, "*.thoughts": leak.Count,
+	"*.tool": leak.Count, "*.total": leak.Count,
+	"id": leak.ID, "type": leak.Label, "timestamp": leak.Time, "model": leak.Model, "sessionId": leak.ID,
+	"kind": leak.Label, "startTime": leak.Time, "lastUpdated": leak.Time, `$rewindTo`: leak.ID,
+	"toolCalls.#.id": leak.ID, "toolCalls.#.name": leak.Name, "toolCalls.#.status": leak.Label,
+	"toolCalls.#.agentId": leak.ID, "toolCalls.#.timestamp": leak.Time,
+	// A legacy document holds the same fields under messages[].
+	"messages.#.id": leak.ID, "messages.#.type": leak.Label, "messages.#.timestamp": leak.Time,
+	"messages.#.model": leak.Model, "messages.#.toolCalls.#.id": leak.ID, "messages.#.toolCalls.#.name": leak.Name,
+	"messages.#.toolCalls.#.status": leak.Label, "messages.#.toolCalls.#.agentId": leak.ID,
+	"messages.#.toolCalls.#.timestamp": leak.Time,
+	// Names that --reveal names writes in clear; without it they are hashed.
+	"toolCalls.#.args.name": leak.Name, "messages.#.toolCalls.#.args.name": leak.Name,
+}
+
+// geminiBuiltinTools are Gemini CLI's own tool names (packages/core/src/
+// tools/tool-names.ts and the built-in agents): public, so they pass
+// through. Any other tool name (MCP, extensions, discovered tools) is
+// hashed unless --reveal names.
+var geminiBuiltinTools = map[string]bool{
+	"read_file": true, "write_file": true, "replace": true, "edit": true, "run_shell_command": true, "glob": true,
+	"search_file_content": true, "grep_search": true, "list_directory": true, "read_many_files": true,
+	"web_fetch": true, "google_web_search": true, "save_memory": true, "write_todos": true, "activate_skill": true,
+	"codebase_investigator": true, "delegate_to_agent": true, "invoke_agent": true, "cli_help": true, "ask_user": true,
+	"enter_plan_mode": true, "exit_plan_mode": true, "get_internal_docs": true, "complete_task": true,
+}

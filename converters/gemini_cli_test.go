@@ -1,0 +1,417 @@
+package converters_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/tidwall/gjson"
+)
+
+// convertLines writes lines as one input file (name) in a temporary folder
+// and converts it with converter ("" detects it).
+func convertLines(t *testing.T, converter, name string, lines ...string) pipeline.Result {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Convert(pipeline.Input{Path: p, Rel: name}, pipeline.Options{Converter: converter})
+}
+
+// outline is what a conversion says, one line per event and span, with
+// the attributes the mapping tests look at: "event NAME k=v ..." and
+// "span NAME < PARENT < ... [error] k=v ...".
+func outline(t *testing.T, res pipeline.Result) []string {
+	t.Helper()
+	if res.Err != nil {
+		t.Fatalf("conversion failed: %v", res.Err)
+	}
+	keys := []string{"mcp.tool_call.status", "subagent.link", "subagent.result.status", "context.audit_gap", "context.audit_gap.detail",
+		"gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens",
+		"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.dedupe", "context.input.kind",
+		"context.input.duplicate.role", "gemini_cli.tool_call.status", "gemini_cli.rewound", "copilot_cli.tool_call.status",
+		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type", "gemini_cli.tool_call.exit_nonzero",
+		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count"}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(res.Receipt))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		e := gjson.ParseBytes(sc.Bytes())
+		if e.Get("name").Str == "convert.summary" {
+			out = append(out, "summary types="+e.Get(`attributes.convert\.input\.record_types`).Raw)
+			continue
+		}
+		l := "event " + e.Get("name").Str
+		for _, k := range keys {
+			if v := e.Get("attributes." + strings.ReplaceAll(k, ".", `\.`)); v.Exists() {
+				l += " " + k + "=" + v.String()
+			}
+		}
+		out = append(out, l)
+	}
+	spans := spansOf(t, res.Trace)
+	for id, s := range spans {
+		l := "span " + chain(spans, id)
+		if spanError(res.Trace, id) {
+			l += " [error]"
+		}
+		for _, k := range keys {
+			if v := attr(s, k); v != "" {
+				l += " " + k + "=" + v
+			}
+		}
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// spanError reports whether span id carries an error status.
+func spanError(trace []byte, id string) bool {
+	var bad bool
+	gjson.GetBytes(trace, "resourceSpans.0.scopeSpans.0.spans").ForEach(func(_, s gjson.Result) bool {
+		if s.Get("spanId").Str == id {
+			bad = s.Get("status.code").Int() == 2
+			return false
+		}
+		return true
+	})
+	return bad
+}
+
+// has reports whether some outline line holds every part of want.
+func has(lines []string, want ...string) bool {
+	for _, l := range lines {
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(l, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	gmHeader = `{"sessionId":"1b2c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8","projectHash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","startTime":"2026-03-20T10:00:00.000Z","lastUpdated":"2026-03-20T10:00:00.000Z","kind":"main"}`
+	gmUser   = `{"id":"0a9b8c7d-0001-4e5f-8a6b-7c8d9e0f1a01","timestamp":"2026-03-20T10:00:05.000Z","type":"user","content":[{"text":"CANARY-prompt"}]}`
+)
+
+// gmModel is a model message with id n, optional tokens and tool calls.
+func gmModel(n, tokens, calls string) string {
+	s := `{"id":"0a9b8c7d-01` + n + `-4e5f-8a6b-7c8d9e0f1b00","timestamp":"2026-03-20T10:00:1` + n[1:] + `.000Z","type":"gemini","content":"CANARY-answer","thoughts":[],"model":"gemini-2.5-pro"`
+	if tokens != "" {
+		s += `,"tokens":` + tokens
+	}
+	if calls != "" {
+		s += `,"toolCalls":[` + calls + `]`
+	}
+	return s + "}"
+}
+
+func gmCall(id, name, status, extra string) string {
+	return `{"id":"` + id + `","name":"` + name + `","args":{"name":"CANARY-skill","CANARY-arg":"CANARY"},"status":"` + status + `","timestamp":"2026-03-20T10:00:30.000Z","result":[{"functionResponse":{"response":{"output":"CANARY-result"}}}]` + extra + `}`
+}
+
+const gmTokens = `{"input":1175,"output":30,"cached":800,"thoughts":7,"tool":25,"total":1237}`
+
+// TestGeminiMapping maps every record type of both versions: messages
+// written again with tokens or later tool statuses, $set patches,
+// $rewindTo, legacy one-document sessions, MCP names of both eras, skill
+// activation, unknown kinds, and the audit gaps.
+func TestGeminiMapping(t *testing.T) {
+	cases := []struct {
+		name  string
+		lines []string
+		want  [][]string // each: parts one outline line must hold
+		not   []string   // parts no outline line may hold
+	}{
+		{"a message written again gets its tokens once",
+			[]string{gmHeader, gmUser, gmModel("01", "", gmCall("read_file-1-0", "read_file", "success", "")), gmModel("01", gmTokens, gmCall("read_file-1-0", "read_file", "success", ""))},
+			[][]string{
+				{"event gen_ai.token_usage.summarized", "input_tokens=1200", "output_tokens=30", "cache_read.input_tokens=800", "reasoning.output_tokens=7", "dedupe=message_id_last_record"},
+				{"span execute_tool read_file < chat gemini-2.5-pro < invoke_agent gemini-cli", "gemini_cli.tool_call.status=success"},
+				{"event context.audit_gap.recorded", "detail=gemini_md_context_files_load_without_a_record"},
+				{`summary types=["gemini=2","session_metadata=1","user=1"]`},
+			}, []string{"token_usage_not_logged"}},
+		{"a tool call finishes when a later copy gives its final status",
+			[]string{gmHeader, gmModel("01", gmTokens, gmCall("c1", "run_shell_command", "awaiting_approval", "")), gmModel("01", gmTokens, gmCall("c1", "run_shell_command", "error", ""))},
+			[][]string{{"span execute_tool run_shell_command", "[error]", "gemini_cli.tool_call.status=error"}},
+			[]string{"status=awaiting_approval"}},
+		{"an unfinished call has no status",
+			[]string{gmHeader, gmModel("01", gmTokens, gmCall("c1", "web_fetch", "awaiting_approval", ""))},
+			[][]string{{"span execute_tool web_fetch < chat"}},
+			[]string{"gemini_cli.tool_call.status"}},
+		{"$rewindTo keeps the rewound turns' tokens and marks them",
+			[]string{gmHeader, gmUser, gmModel("01", gmTokens, ""), `{"$rewindTo":"0a9b8c7d-0001-4e5f-8a6b-7c8d9e0f1a01"}`, gmModel("02", gmTokens, "")},
+			[][]string{
+				{"span chat gemini-2.5-pro < invoke_agent gemini-cli", "gemini_cli.rewound=true"},
+				{"event gen_ai.token_usage.summarized", "input_tokens=2400"},
+				{`"rewind_to=1"`},
+			}, nil},
+		{"$set patches and a history rewrite are counted, not read again",
+			[]string{gmHeader, gmModel("01", gmTokens, ""), `{"$set":{"lastUpdated":"2026-03-20T10:00:20.000Z"}}`,
+				`{"$set":{"messages":[` + gmModel("01", gmTokens, "") + `],"summary":"CANARY-summary"}}`},
+			[][]string{{`"metadata_set=2"`}, {"event gen_ai.token_usage.summarized", "input_tokens=1200"}}, nil},
+		{"MCP server__tool (older) and mcp_server_tool (newer) names",
+			[]string{gmHeader, gmModel("01", gmTokens, gmCall("ledger__query-1", "CANARYledger__query", "success", "")+","+gmCall("mcp_CANARYdb_find-2", "mcp_CANARYdb_find", "error", ""))},
+			[][]string{
+				{"event mcp.tool_call.completed", "mcp.tool_call.status=success"},
+				{"event mcp.tool_call.completed", "mcp.tool_call.status=error"},
+				{"span execute_tool sha256:", "[error]", "gen_ai.tool.type=extension"},
+			}, nil},
+		{"activate_skill writes the skill load, a second one as a duplicate",
+			[]string{gmHeader, gmModel("01", gmTokens, gmCall("a1", "activate_skill", "success", "")), gmModel("02", gmTokens, gmCall("a2", "activate_skill", "success", ""))},
+			[][]string{
+				{"event context.skill.invoked", "context.input.kind=skill", "duplicate.role=selected"},
+				{"event context.skill.invoked", "duplicate.role=duplicate"},
+			}, nil},
+		{"a message kind this reader does not know is counted by digest",
+			[]string{gmHeader, `{"id":"0a9b8c7d-0301-4e5f-8a6b-7c8d9e0f1c01","timestamp":"2026-03-20T10:02:12.000Z","type":"compression_notice","content":"CANARY"}`, gmModel("01", gmTokens, "")},
+			[][]string{{`summary types=["gemini=1","session_metadata=1","sha256:`}}, nil},
+		{"no token counts anywhere is an audit gap, and no zero totals",
+			[]string{gmHeader, gmUser, gmModel("01", "null", "")},
+			[][]string{{"event context.audit_gap.recorded", "context.audit_gap=token_usage_not_logged", "detail=gemini_messages_have_no_token_counts"}},
+			[]string{"input_tokens=", "event gen_ai.token_usage.summarized"}},
+		{"user messages that are tool responses, slash commands or injected context are not prompts",
+			[]string{gmHeader,
+				`{"$set":{"messages":[{"id":"4f9c2a7e1b3d5f6a8c0e2b4d6f8a1c3e","timestamp":"2026-03-20T10:00:01.000Z","type":"user","content":[{"text":"<session_context>CANARY-env</session_context>"}]}]}}`,
+				gmUser, gmModel("01", gmTokens, gmCall("read_file-1-0", "read_file", "success", "")),
+				`{"id":"0a9b8c7d-0201-4e5f-8a6b-7c8d9e0f1e01","timestamp":"2026-03-20T10:00:12.000Z","type":"user","content":[{"functionResponse":{"id":"read_file-1-0","name":"read_file","response":{"output":"CANARY"}}}]}`,
+				`{"id":"0a9b8c7d-0202-4e5f-8a6b-7c8d9e0f1e02","timestamp":"2026-03-20T10:00:13.000Z","type":"user","content":"/stats CANARY"}`,
+				`{"$set":{"messages":[{"id":"4f9c2a7e1b3d5f6a8c0e2b4d6f8a1c3e","timestamp":"2026-03-20T10:00:01.000Z","type":"user","content":[{"text":"<session_context>CANARY-env</session_context>"}]}]}}`},
+			[][]string{
+				{"event context.input.loaded", "context.input.kind=environment_context"},
+				{"span invoke_agent gemini-cli", "user_prompts.count=1", "tool_responses.count=1", "slash_commands.count=1"},
+			}, nil},
+		{"a shell command that exits non-zero is a failed call though recorded as a success",
+			[]string{gmHeader, gmModel("01", gmTokens, `{"id":"run_shell_command-1-0","name":"run_shell_command","args":{"command":"CANARY"},"status":"success","timestamp":"2026-03-20T10:00:30.000Z",`+
+				`"result":[{"functionResponse":{"response":{"output":"Output: CANARY\nExit Code: 1\nProcess Group PGID: 7"}}}]}`)},
+			[][]string{{"span execute_tool run_shell_command", "[error]", "gemini_cli.tool_call.status=success", "exit_nonzero=true"}}, nil},
+		{"a legacy one-line session document",
+			[]string{`{"sessionId":"3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b","projectHash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","startTime":"2025-09-02T14:04:00.000Z","lastUpdated":"2025-09-02T14:06:00.000Z","messages":[` +
+				gmUser + `,` + gmModel("01", gmTokens, gmCall("write_file-1", "write_file", "error", "")) + `]}`},
+			[][]string{
+				{`summary types=["session_document=1"]`},
+				{"span execute_tool write_file < chat gemini-2.5-pro < invoke_agent gemini-cli", "[error]"},
+				{"event gen_ai.token_usage.summarized", "input_tokens=1200"},
+			}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := convertLines(t, "", "session-2026-03-20T10-00-1b2c3d4e.jsonl", tc.lines...)
+			if res.Converter != "gemini_cli" {
+				t.Fatalf("detected %q (%v), want gemini_cli", res.Converter, res.Err)
+			}
+			got := outline(t, res)
+			for _, w := range tc.want {
+				if !has(got, w...) {
+					t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
+				}
+			}
+			for _, n := range tc.not {
+				if has(got, n) {
+					t.Errorf("a line holds %q:\n%s", n, strings.Join(got, "\n"))
+				}
+			}
+			if everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n"); strings.Contains(everything, canary) {
+				t.Errorf("canary reached the output")
+			}
+		})
+	}
+}
+
+// TestGeminiCallIDs: a call id embeds the tool name (<name>-<ms>-<n>), so
+// the id of a call to a tool that is not built in is hashed, and a
+// built-in tool's passes through.
+func TestGeminiCallIDs(t *testing.T) {
+	res := convertLines(t, "gemini_cli", "s.jsonl", gmHeader,
+		gmModel("01", gmTokens, gmCall("mcp_acmeledger_query-1774-1", "mcp_acmeledger_query", "success", "")+","+gmCall("read_file-1774-2", "read_file", "success", "")))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if bytes.Contains(res.Trace, []byte("acmeledger")) || bytes.Contains(res.Receipt, []byte("acmeledger")) {
+		t.Error("an MCP tool's name reached the output through its call id")
+	}
+	if !bytes.Contains(res.Trace, []byte(`"read_file-1774-2"`)) {
+		t.Error("a built-in tool's call id should pass through")
+	}
+}
+
+// TestGeminiSubagentChat: a subagent chat (chats/<session id>/<id>.jsonl)
+// is grouped with its session and nests under the call naming its agent
+// id; without that id it takes the oldest call to a built-in agent.
+func TestGeminiSubagentChat(t *testing.T) {
+	t.Chdir("..")
+	res := convertDir(t, "samples/gemini_cli/basic", pipeline.Options{})
+	if len(res) != 1 || len(res[0].Files) != 2 {
+		t.Fatalf("%d inputs (want 1 of 2 files)", len(res))
+	}
+	got := outline(t, res[0])
+	for _, w := range [][]string{
+		{"span invoke_agent < execute_tool codebase_investigator < chat gemini-3-pro-preview < invoke_agent gemini-cli", "subagent.link=tool_call_agent_id"},
+		{"span execute_tool glob < chat gemini-2.5-flash < invoke_agent < execute_tool codebase_investigator"},
+		{"event subagent.result.returned", "subagent.result.status=success"},
+	} {
+		if !has(got, w...) {
+			t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+
+	dir := filepath.Join(t.TempDir(), "chats")
+	sid := "1b2c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8"
+	write := func(p string, lines ...string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "session-2026-03-20T10-00-1b2c3d4e.jsonl"), gmHeader, gmModel("01", gmTokens, gmCall("c1", "codebase_investigator", "success", "")))
+	write(filepath.Join(dir, sid, "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e0f.jsonl"),
+		`{"sessionId":"7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e0f","projectHash":"9f86","startTime":"2026-03-20T10:00:31.000Z","lastUpdated":"2026-03-20T10:00:31.000Z","kind":"subagent"}`,
+		gmModel("02", gmTokens, ""))
+	res = convertDir(t, dir, pipeline.Options{})
+	if len(res) != 1 {
+		t.Fatalf("%d inputs, want the session and its subagent chat as one", len(res))
+	}
+	if got := outline(t, res[0]); !has(got, "span invoke_agent < execute_tool codebase_investigator", "subagent.link=inline_order") {
+		t.Errorf("subagent not tied to the agent call:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestGeminiPrettyPrintedDocument: a legacy session file as the CLI wrote
+// it (one JSON document over many lines) is not read: the pipeline reads a
+// file line by line, and no line of it is a JSON object. Detection says
+// the input matches no known kind (it claims no other format), a forced
+// gemini_cli says it recognised no record, and neither message carries
+// the file's content. Compacted to one line it converts.
+func TestGeminiPrettyPrintedDocument(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"sessionId":"3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b","projectHash":"9f86","startTime":"2025-09-02T14:04:00.000Z",`+
+		`"lastUpdated":"2025-09-02T14:06:00.000Z","messages":[`+gmUser+`,`+gmModel("01", gmTokens, gmCall("c1", "read_file", "success", ""))+`]}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	pretty, _ := json.MarshalIndent(v, "", "  ") // as the CLI wrote it: JSON.stringify(conversation, null, 2)
+	doc := string(pretty)
+	res := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.json", doc)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "matches no known kind") {
+		t.Errorf("detection: %v", res.Err)
+	}
+	// Forced, every line is skipped as malformed (convert run then fails
+	// the input: the converter recognised no record).
+	res = convertLines(t, "gemini_cli", "session-2025-09-02T14-04-3e4f5a6b.json", doc)
+	if res.Stats.Known != 0 || res.Stats.SkipReasons["malformed_json"] != res.Stats.Lines {
+		t.Errorf("forced: %d records, skipped %v of %d lines", res.Stats.Known, res.Stats.SkipReasons, res.Stats.Lines)
+	}
+	if msg := fmt.Sprint(res.Err) + strings.Join(res.Diags, "\n"); strings.Contains(msg, canary) {
+		t.Errorf("the file's content reached a message: %s", msg)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, pretty); err != nil {
+		t.Fatal(err)
+	}
+	if res := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.jsonl", compact.String()); res.Err != nil || res.Converter != "gemini_cli" {
+		t.Errorf("compacted document: %s %v", res.Converter, res.Err)
+	}
+}
+
+// TestDetectNeverClaimsAnotherFormat: each native sample is detected as
+// its own format; with its reader taken away, no reader claims a Gemini
+// CLI or Copilot CLI log (a Gemini chat was detected as Cursor), and
+// neither of those readers claims a Claude Code, Codex or Cursor log.
+func TestDetectNeverClaimsAnotherFormat(t *testing.T) {
+	t.Chdir("..")
+	var files []string
+	for _, name := range []string{"claude_code", "codex", "cursor", "gemini_cli", "copilot_cli"} {
+		ins, err := pipeline.Expand([]string{filepath.Join("samples", name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range ins {
+			files = append(files, in.Path) // main files: companions are read with them
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d native samples found", len(files))
+	}
+	for _, p := range files {
+		own := strings.Split(filepath.ToSlash(p), "/")[1]
+		types, keys := peek(t, p, converters.All())
+		if c, err := converters.Detect(types, keys); err != nil || c.Name != own {
+			t.Errorf("%s: detected %q (%v), want %s", p, c.Name, err, own)
+		}
+		var others []converters.Converter
+		for _, c := range converters.All() {
+			if c.Name != own {
+				others = append(others, c)
+			}
+		}
+		types, keys = peek(t, p, others) // as a build without that reader sees it
+		c, err := converters.DetectAmong(others, types, keys)
+		switch {
+		case err == nil && (own == "gemini_cli" || own == "copilot_cli"):
+			t.Errorf("%s: without %s, detection claims it for %s", p, own, c.Name)
+		case err == nil && (c.Name == "gemini_cli" || c.Name == "copilot_cli"):
+			t.Errorf("%s: without %s, detection claims it for %s", p, own, c.Name)
+		}
+	}
+}
+
+// peek reads the first 64 lines of p as detection does: the types convs
+// find (converters.TypersOf), and the top-level keys of typed lines.
+func peek(t *testing.T, p string, convs []converters.Converter) (map[string]map[string]int, map[string]bool) {
+	t.Helper()
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	types, keys := map[string]map[string]int{}, map[string]bool{}
+	typers := converters.TypersOf(convs)
+	for _, f := range typers {
+		types[f.Key] = map[string]int{}
+	}
+	r := jsonl.NewReader(fh, 1<<20)
+	for i := 0; i < 64; i++ {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.TooLong || !gjson.ValidBytes(l.Bytes) {
+			continue
+		}
+		doc := gjson.ParseBytes(l.Bytes)
+		typed := false
+		for _, f := range typers {
+			if v := f.Type(converters.Record{JSON: doc}); v.Type == gjson.String {
+				types[f.Key][v.Str]++
+				typed = true
+			}
+		}
+		if typed {
+			doc.ForEach(func(k, _ gjson.Result) bool { keys[k.Str] = true; return true })
+		}
+	}
+	return types, keys
+}

@@ -1,0 +1,227 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/schema"
+	"github.com/contextreceipts/convert/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/tidwall/gjson"
+)
+
+// PreparedContext is the schema id of a PreparedContext document.
+const PreparedContext = "powercontext.prepared-context.v1"
+
+const schemaBase = "https://schemas.contextreceipts.dev/convert/v1/"
+
+var (
+	docOnce sync.Once
+	docs    map[string]*jsonschema.Schema // schema id (the documents' "schema" const) -> schema
+	docErr  error
+)
+
+// documentSchemas compiles the embedded prepare schemas once, each under
+// the id its documents carry in their "schema" field.
+func documentSchemas() (map[string]*jsonschema.Schema, error) {
+	docOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		files, err := fs.Glob(schemas.FS, "prepare/*.schema.json")
+		if err != nil || len(files) == 0 {
+			docErr = errors.New("prepare schemas missing")
+			return
+		}
+		ids := map[string]string{}
+		for _, f := range files {
+			b, _ := fs.ReadFile(schemas.FS, f)
+			if !json.Valid(b) {
+				docErr = fmt.Errorf("schemas/%s: not JSON", f)
+				return
+			}
+			id := gjson.GetBytes(b, "properties.schema.const").Str
+			if id == "" {
+				docErr = fmt.Errorf("schemas/%s: no schema const", f)
+				return
+			}
+			ids[id] = f
+			if err := c.AddResource(schemaBase+f, bytes.NewReader(b)); err != nil {
+				docErr = fmt.Errorf("schemas/%s: %w", f, err)
+				return
+			}
+		}
+		m := map[string]*jsonschema.Schema{}
+		for id, f := range ids {
+			if m[id], docErr = c.Compile(schemaBase + f); docErr != nil {
+				return
+			}
+		}
+		docs = m
+	})
+	return docs, docErr
+}
+
+// SchemaOf returns the "schema" field of a JSON object document ("" when
+// it has none).
+func SchemaOf(doc []byte) string {
+	v := gjson.GetBytes(doc, "schema")
+	if v.Type != gjson.String || !gjson.ValidBytes(doc) {
+		return ""
+	}
+	return v.Str
+}
+
+// IsDocument reports whether doc names a schema of the prepare documents
+// (PreparedContext, its receipt, RecallEffort) in its "schema" field.
+func IsDocument(doc []byte) bool {
+	m, err := documentSchemas()
+	return err == nil && m[SchemaOf(doc)] != nil
+}
+
+// ValidateDocument checks a prepare document against the schema its
+// "schema" field names. A schema violation is a *SchemaError naming the
+// first deepest failing location (content-free: locations and schema
+// keywords, never instance values).
+func ValidateDocument(doc []byte) error {
+	m, err := documentSchemas()
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return errors.New("not JSON")
+	}
+	sch := m[SchemaOf(doc)]
+	if sch == nil {
+		return &SchemaError{Msg: "/schema names no known document"}
+	}
+	if err := sch.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return &SchemaError{Msg: leaf(ve)}
+		}
+		return err
+	}
+	return nil
+}
+
+func leaf(e *jsonschema.ValidationError) string {
+	for len(e.Causes) > 0 {
+		e = e.Causes[0]
+	}
+	loc := e.InstanceLocation
+	if loc == "" {
+		loc = "/"
+	}
+	return loc + " (" + e.KeywordLocation + ")"
+}
+
+// ValidateLine checks one receipt line against the receipt schemas.
+func ValidateLine(line []byte) error {
+	set, err := schema.Load()
+	if err != nil {
+		return err
+	}
+	return set.ValidateLine(line)
+}
+
+// ValidateFile checks a written output: *.otel.jsonl as OTLP file-exporter
+// lines; *.json as a prepare document when its "schema" field names one,
+// else against the OTLP/JSON rules; anything else as receipt NDJSON (a
+// line that is a prepare document against its own schema). Each
+// problem is returned as "path:line: message".
+func ValidateFile(path string) ([]string, error) {
+	if strings.HasSuffix(path, ".otel.jsonl") {
+		out, _, err := validateLines(path, func(doc []byte) []string {
+			var msgs []string
+			for _, p := range otlp.Validate(doc) {
+				msgs = append(msgs, p.Error())
+			}
+			return msgs
+		})
+		return out, err
+	}
+	if strings.HasSuffix(path, ".json") {
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, openError(err))
+		}
+		if IsDocument(doc) {
+			if err := ValidateDocument(doc); err != nil {
+				return []string{path + ":1: " + err.Error()}, nil
+			}
+			return nil, nil
+		}
+		var out []string
+		for _, p := range otlp.Validate(doc) {
+			loc := path
+			if p.Line > 0 {
+				loc += ":" + strconv.Itoa(p.Line)
+			}
+			out = append(out, loc+": "+p.Error())
+		}
+		return out, nil
+	}
+	set, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	out, lines, err := validateLines(path, func(doc []byte) []string {
+		if IsDocument(doc) { // a prepare document saved as a line
+			if err := ValidateDocument(doc); err != nil {
+				return []string{err.Error()}
+			}
+			return nil
+		}
+		if err := set.ValidateLine(doc); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	})
+	if err == nil && lines == 0 {
+		out = append(out, path+": no receipt lines")
+	}
+	return out, err
+}
+
+// validateLines runs check on every non-blank line of path and returns its
+// problems as "path:line: message", and how many lines it checked.
+func validateLines(path string, check func([]byte) []string) ([]string, int, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, openError(err))
+	}
+	defer fh.Close()
+	var out []string
+	n := 0
+	r := jsonl.NewReader(fh, 0)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, n, nil
+		}
+		if err != nil {
+			return out, n, fmt.Errorf("%s: %w", path, err)
+		}
+		n++
+		if l.TooLong {
+			out = append(out, fmt.Sprintf("%s:%d: line too long", path, l.N))
+			continue
+		}
+		for _, p := range check(l.Bytes) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", path, l.N, p))
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package otlp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// oldWrite is Write as it was before it streamed: the whole document as
+// JSON structs, encoded at once. Write must produce the same bytes.
+func oldWrite(w io.Writer, t Trace) error {
+	buf, err := oldEncode(t)
+	if err != nil {
+		return err
+	}
+	if len(buf) > IndentLimit {
+		_, err := w.Write(buf)
+		return err
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf, "", "  "); err != nil {
+		return err
+	}
+	_, err = w.Write(ind.Bytes())
+	return err
+}
+
+// oldEncode is the compact document, newline included.
+func oldEncode(t Trace) ([]byte, error) {
+	spans := make([]jsonSpan, len(t.Spans))
+	for i, s := range t.Spans {
+		spans[i] = jsonSpanOf(s, t.LegacyGenAINames)
+	}
+	doc := jsonTraces{ResourceSpans: []jsonResourceSpans{{
+		Resource:   jsonResource{Attributes: keyValues(t.Resource)},
+		ScopeSpans: []jsonScopeSpans{{Scope: jsonScope{Name: t.ScopeName, Version: t.ScopeVersion, Attributes: keyValues(scopeAttrs)}, Spans: spans, SchemaURL: SchemaURL}},
+		SchemaURL:  SchemaURL,
+	}}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(doc)
+	return buf.Bytes(), err
+}
+
+// testTrace has n spans with every kind of value, event, link and status,
+// HTML-ish and non-ASCII text, and a root name of pad bytes.
+func testTrace(n, pad int) Trace {
+	tid := NewTraceID("test", fmt.Sprint(n))
+	tr := Trace{Resource: receipt.Attrs{{Key: "service.name", Value: receipt.S("claude-code")}},
+		ScopeName: "convert/test", ScopeVersion: "0.1.0"}
+	if n%2 == 1 {
+		tr.ScopeVersion = ""
+	}
+	for i := 0; i < n; i++ {
+		s := Span{TraceID: tid, SpanID: NewSpanID(tid, fmt.Sprint(i)), Name: fmt.Sprintf("execute_tool <b>&%d é\u2028", i),
+			Kind: i % 4, Start: int64(i) * 1e9, End: int64(i)*1e9 + 5, Error: i%3 == 0,
+			Attrs: receipt.Attrs{{Key: "a.s", Value: receipt.S("x\"y\\z\n")}, {Key: "a.i", Value: receipt.I(-int64(i) << 40)},
+				{Key: "a.f", Value: receipt.F(float64(i) / 7)}, {Key: "a.b", Value: receipt.B(i%2 == 0)},
+				{Key: "a.l", Value: receipt.L([]string{"p", "q"})}, {Key: "a.e", Value: receipt.L(nil)}}}
+		if i == 0 {
+			s.Name = strings.Repeat("r", pad)
+		} else {
+			s.Parent = NewSpanID(tid, "0")
+		}
+		if i%5 == 1 {
+			s.Events = []Event{{Name: "e", Time: int64(i), Attrs: receipt.Attrs{{Key: "k", Value: receipt.I(1)}}}, {Name: "f", Time: 2}}
+		}
+		if i%7 == 2 {
+			s.Links = []Link{{TraceID: NewTraceID("other"), SpanID: NewSpanID(tid, "l"), Attrs: receipt.Attrs{{Key: "k", Value: receipt.S("v")}}}, {TraceID: tid, SpanID: s.SpanID}}
+		}
+		tr.Spans = append(tr.Spans, s)
+	}
+	return tr
+}
+
+// TestWriteStreams: Write gives the bytes of encoding the document whole,
+// small (indented), large (compact) and at the indent limit's edge.
+func TestWriteStreams(t *testing.T) {
+	size := func(tr Trace) int {
+		b, err := oldEncode(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	cases := []Trace{{ScopeName: "s"}, testTrace(1, 1), testTrace(2, 3), testTrace(40, 10), testTrace(3000, 10)}
+	legacy := testTrace(40, 10)
+	legacy.LegacyGenAINames = true
+	cases = append(cases, legacy)
+	// Pad the root's name so the compact document is one byte short of
+	// the limit, at it, and one byte past it.
+	base := testTrace(1500, 0)
+	n := size(base)
+	if n >= IndentLimit {
+		t.Fatalf("test setup: base trace already %d bytes", n)
+	}
+	for _, d := range []int{-1, 0, 1} {
+		tr := testTrace(1500, IndentLimit-n+d)
+		if got := size(tr); got != IndentLimit+d {
+			t.Fatalf("test setup: padded trace is %d bytes, want %d", got, IndentLimit+d)
+		}
+		cases = append(cases, tr)
+	}
+	for i, tr := range cases {
+		var got, want bytes.Buffer
+		if err := Write(&got, tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := oldWrite(&want, tr); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("case %d (%d bytes): Write differs from encoding the document whole", i, want.Len())
+		}
+		if p := Validate(got.Bytes()); len(tr.Spans) > 0 && len(p) > 0 {
+			t.Fatalf("case %d: invalid: %v", i, p)
+		}
+	}
+}
