@@ -93,6 +93,15 @@ REPORT_SESSIONS ?= 3000
 bench-report: build
 	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
 
+# ccusage-figures prints ccusage's per-session token figures for the bundled
+# Claude Code and Codex samples, to compare with converters/testdata/
+# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it).
+# CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
+CCUSAGE ?= bench/.tools/node_modules/.bin/ccusage
+.PHONY: ccusage-figures
+ccusage-figures:
+	tools/ccusage-figures.sh $(CCUSAGE)
+
 # demo-prepare loads the bundled sample artifacts into a temporary store and
 # shows what the runtime is for: the README's plain question answered with
 # cited context. Then it prints a ready PreparedContext with its receipt,

@@ -43,12 +43,34 @@ func init() {
 		},
 		New: func(env Env) State { return newClaude(env) },
 		Native: &Format{
+			Type:      claudeType,
 			Layout:    claudeLayout,
 			Locations: claudeLocations,
 			Seeds:     []string{"samples/claude_code"},
 		},
 	})
 }
+
+// claudeType is a record's type, for a record in Claude Code's shape: every
+// line it writes names its session, its own uuid or what it points at
+// (sessionId, uuid, leafUuid, messageId, agentId). A "type" alone is not
+// enough: other agents' logs have "type":"user" lines too, and detection
+// must not claim them.
+func claudeType(r Record) gjson.Result {
+	t := r.Get("type")
+	if t.Type != gjson.String {
+		return gjson.Result{}
+	}
+	for _, k := range claudeShapeKeys {
+		if r.Get(k).Exists() {
+			return t
+		}
+	}
+	return gjson.Result{}
+}
+
+// claudeShapeKeys are the fields of which every Claude Code record has one.
+var claudeShapeKeys = []string{"sessionId", "uuid", "session_id", "leafUuid", "messageId", "agentId"}
 
 // claudeTypes are the record types this converter knows; detection scores
 // inputs by them. Others are counted (by digest) and otherwise ignored.
@@ -126,6 +148,9 @@ type claudeTool struct {
 	done             bool // its result was seen
 }
 
+// claudeMessage is the chat span of a response, and the agent that made it.
+type claudeMessage struct{ key, agent string }
+
 // claudeUsage is the usage of one model response, de-duplicated.
 type claudeUsage struct {
 	model                                     string
@@ -159,6 +184,10 @@ type claudeState struct {
 
 	compaction  int
 	lastCommand string
+	command     int // index in out.Events of the last built-in command's event, -1 when its expansion came or none is open
+
+	messages    map[string]claudeMessage // by message.id: a response's rows, and its replays, are one message
+	parentUUIDs map[string]bool          // record uuids of the main file: companions that replay them are not read again
 	counts      map[string]int64
 	gapDone     bool
 	skills      map[string]bool // skills invoked so far (raw names, never written)
@@ -173,6 +202,7 @@ func newClaude(env Env) *claudeState {
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
+		command: -1, messages: map[string]claudeMessage{}, parentUUIDs: map[string]bool{},
 	}
 }
 
@@ -197,6 +227,9 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		c.emit(r, "", "context.audit_gap.recorded", auditGap("root_instruction_files_not_logged",
 			"claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record"))
 	}
+	if c.replayed(r) {
+		return nil
+	}
 	agent := c.agentFor(r)
 	switch r.Type {
 	case "assistant":
@@ -216,6 +249,27 @@ func (c *claudeState) Record(r Record, out *Output) error {
 		}
 	}
 	return nil
+}
+
+// replayed reports whether a companion's record is a copy of one of the
+// main file's (same uuid): 2.1.2xx subagent and fork transcripts begin by
+// replaying the parent's history, which was read with the parent. Replays
+// are counted, never read twice (their tokens and tool calls are the
+// parent's).
+func (c *claudeState) replayed(r Record) bool {
+	id := r.Get("uuid").Str
+	if id == "" {
+		return false
+	}
+	if r.File == 0 {
+		c.parentUUIDs[strings.Clone(id)] = true // a copy, not the line
+		return false
+	}
+	if c.parentUUIDs[id] {
+		c.counts["replayed_records"]++
+		return true
+	}
+	return false
 }
 
 // agentFor returns the agent a record belongs to, starting subagent spans as
@@ -403,6 +457,11 @@ func (c *claudeState) End(out *Output) error {
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
+	}
+	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages"} {
+		if n := c.counts[k]; n > 0 {
+			out.Span.Set("claude_code."+k+".count", receipt.I(n))
+		}
 	}
 	if open := c.openTools(); open > 0 {
 		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))

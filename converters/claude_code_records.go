@@ -16,11 +16,25 @@ import (
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
 	model := strings.Clone(msg.Get("model").Str) // kept per response: a copy, not the line
-	if model != "" && model != "<synthetic>" && msg.Get("id").Str != "" {
-		key := "chat:" + agent.key + ":" + c.keyPart(msg.Get("id").Str)
-		if rq := r.Get("requestId").Str; rq != "" {
-			key += ":" + c.keyPart(rq)
+	if mid := msg.Get("id").Str; model != "" && model != "<synthetic>" && mid != "" {
+		// A response is one message.id, whatever its rows say of requestId
+		// (newer transports leave it off some rows): the first row names
+		// the chat span. The same id under another agent is a replay of
+		// the parent's history (fork and subagent transcripts): counted
+		// once, with the parent.
+		m, seen := c.messages[mid]
+		if !seen {
+			m = claudeMessage{key: "chat:" + agent.key + ":" + c.keyPart(mid), agent: agent.key}
+			if rq := r.Get("requestId").Str; rq != "" {
+				m.key += ":" + c.keyPart(rq)
+			}
+			c.messages[strings.Clone(mid)] = m // a copy, not the line
+		} else if m.agent != agent.key {
+			c.counts["replayed_messages"]++
+			c.toolUses(r, agent, msg)
+			return
 		}
+		key := m.key
 		idx, ok := c.chats[key]
 		if !ok {
 			idx = len(c.out.Spans)
@@ -45,6 +59,11 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	if r.Get("isApiErrorMessage").Bool() {
 		c.counts["api_errors"]++
 	}
+	c.toolUses(r, agent, msg)
+}
+
+// toolUses opens the tool calls of an assistant row.
+func (c *claudeState) toolUses(r Record, agent *claudeAgent, msg gjson.Result) {
 	msg.Get("content").ForEach(func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_use" {
 			c.toolUse(r, agent, b)
@@ -54,7 +73,11 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 }
 
 // recordUsage keeps, per response, the usage with the largest output count:
-// streaming snapshots written earlier carry smaller counts.
+// streaming snapshots written earlier carry smaller counts. Newer usage
+// fields are read where they are counts of their own and ignored where they
+// restate others: output_tokens_details.thinking_tokens and iterations[]
+// break down output_tokens and the totals (already counted);
+// server_tool_use.web_search_requests is read, web_fetch_requests ignored.
 func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Result) {
 	if !u.Exists() {
 		return
@@ -186,14 +209,20 @@ func (c *claudeState) user(r Record, agent *claudeAgent) {
 func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 	if cmd := commandName(text); cmd != "" {
 		c.lastCommand = cmd
+		c.command = -1
 		if claudeBuiltinCommands[cmd] {
 			c.counts["builtin_commands"]++
+			c.builtinCommand(r, agent, cmd)
 			return
 		}
 		c.skillInvoked(r, agent.key, strings.TrimPrefix(cmd, "/"), "slash_command", gjson.Result{})
 		return
 	}
 	if r.Get("isMeta").Bool() {
+		if c.command >= 0 && !strings.HasPrefix(text, skillBodyPrefix) {
+			c.commandExpansion(text)
+			return
+		}
 		if strings.HasPrefix(text, skillBodyPrefix) {
 			span := agent.key
 			if t := c.tools["tool:"+c.keyPart(r.Get("sourceToolUseID").Str)]; t != nil {
@@ -206,6 +235,39 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 	if r.File == 0 && !r.Get("isSidechain").Bool() {
 		c.counts["user_prompts"]++
 	}
+}
+
+// builtinCommand writes a built-in slash command (/init, /review, ...):
+// each expands into a prompt of Claude Code's own that enters the context.
+// Built-in names are public and written in clear; the expansion, when the
+// next meta line carries it, is identified by digest (commandExpansion),
+// else the event says its text is not logged.
+func (c *claudeState) builtinCommand(r Record, agent *claudeAgent, cmd string) {
+	a := inputLoaded("builtin_command_prompt", "claude_code", "slash_command")
+	a = append(a, receipt.Attr{Key: "context.input.command.name", Value: receipt.S(cmd)})
+	deliveredNotLogged(&a)
+	c.command = len(c.out.Events)
+	c.emit(r, agent.key, "context.input.loaded", a)
+}
+
+// commandExpansion gives the open built-in command's event the identity of
+// the prompt it expanded into.
+func (c *claudeState) commandExpansion(text string) {
+	ev := &c.out.Events[c.command]
+	c.command = -1
+	var a, tail receipt.Attrs
+	for _, x := range ev.Attrs {
+		switch x.Key {
+		case "context.input.audit_gap":
+		case "session.id":
+			tail = append(tail, x)
+		default:
+			a = append(a, x)
+		}
+	}
+	sourceIdentity(&a, c.h, text)
+	deliveredIdentity(&a, c.h, text, "as-recorded-by-claude-code", false)
+	ev.Attrs = append(a, tail...)
 }
 
 // toolResult closes a tool span and writes what crossed back: MCP results,

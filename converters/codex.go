@@ -183,6 +183,7 @@ type codexState struct {
 	chat     int    // index in out.Spans of the current turn's chat span; -1 before the first turn
 
 	historyStart int64 // subagent_history_start_ordinal: records before it are copied from the parent
+	forkAt       int64 // a fork's creation (unix ms, from its UUIDv7 id): turns minted before it are the parent's copy; 0 when not gated
 	tools        map[string]*codexTool
 	agents       map[string]string // child thread id -> span key
 	loads        map[string]bool   // kind|via|digest of instruction loads already written
@@ -231,6 +232,9 @@ func (c *codexState) Record(r Record, out *Output) error {
 		}
 	}
 	p := r.JSON.Get("payload")
+	if c.forkAt > 0 && c.forkCopy(r, p) {
+		return nil
+	}
 	switch r.Type {
 	case "session_header":
 		c.sessionMeta(r, r.JSON, "session_header_instructions")
@@ -255,6 +259,46 @@ func (c *codexState) Record(r Record, out *Output) error {
 		}
 	}
 	return nil
+}
+
+// forkCopy reports whether a record of a fork is part of the parent's
+// history that the fork begins with (re-stamped: its times are the fork's,
+// so they cannot tell). Turn ids are UUIDv7s minted when the turn first
+// ran: the copy ends at the first turn_context whose turn id is as new as
+// the fork itself, or whose id carries no time (then nothing more is taken
+// for a copy). Copied token counts set the baseline of the cumulative
+// totals and are not usage of the fork; every copied record is counted.
+func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
+	if r.Type == "turn_context" {
+		if t := uuidV7Ms(p.Get("turn_id").Str); t == 0 || t >= c.forkAt {
+			c.forkAt = 0
+			return false
+		}
+	}
+	if r.Type == "session_meta" && c.session == "" {
+		return false // the fork's own meta, which armed the gate
+	}
+	if r.Type == "event_msg" && p.Get("type").Str == "token_count" {
+		if tot := p.Get("info.total_token_usage"); tot.IsObject() {
+			now := codexUsageOf(tot)
+			c.prevTotal = &now
+		}
+	}
+	c.counts["copied_history_records"]++
+	return true
+}
+
+// uuidV7Ms is the unix millisecond time a UUIDv7 carries in its first 48
+// bits, 0 for any other value.
+func uuidV7Ms(id string) int64 {
+	if len(id) != 36 || id[14] != '7' || !leak.UUID.Admit(id) {
+		return 0
+	}
+	ms, err := strconv.ParseInt(id[0:8]+id[9:13], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return ms
 }
 
 // sessionMeta reads a thread's identity, its parent or fork origin, and the
@@ -282,6 +326,10 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
 		c.out.Span.Set("codex.forked_from_id", receipt.S(c.pass(leak.ID, f.Str)))
+		c.forkAt = uuidV7Ms(p.Get("id").Str)
+		if c.forkAt == 0 && r.NS > 0 {
+			c.forkAt = r.NS / 1e6
+		}
 	}
 	spawn := p.Get("source.subagent.thread_spawn")
 	parent := firstString(p.Get("parent_thread_id"), spawn.Get("parent_thread_id"))

@@ -70,6 +70,7 @@ type Record struct {
 	Type string
 	Time string // RFC 3339 UTC (normalized), "" when the record has none
 	NS   int64  // Time as unix nanoseconds, 0 when the record has none
+	Seq  int64  // position of the line in its input group: lines of earlier files plus Line (RecordClock)
 	JSON gjson.Result
 	top  []topField // the top-level fields, indexed once by the pipeline
 }

@@ -62,20 +62,36 @@ func init() {
 	})
 }
 
-// cursorType is a record's type. Transcript lines carry a role and no type;
-// Claude Code lines (which share the type names) carry uuid and sessionId,
-// which Cursor never writes: those are not Cursor records.
+// cursorType is a record's type, for a record in one of Cursor's shapes:
+// a stream-json line names its session_id or has a type only Cursor uses;
+// a transcript line carries a role and a message object (or is a roleless
+// turn_ended). Other agents' logs
+// share the type names (Claude Code's carry uuid and sessionId, which
+// Cursor never writes; chat logs have a role and a bare content; Gemini
+// CLI's have type "user" and no session_id): those are not Cursor records,
+// and detection must not claim them.
 func cursorType(r Record) gjson.Result {
 	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
 		return gjson.Result{}
 	}
 	if t := r.Get("type"); t.Type == gjson.String {
-		return t
+		if r.Get("session_id").Exists() || cursorOwnTypes[t.Str] {
+			return t
+		}
+		return gjson.Result{}
 	}
-	if t := r.Get("role"); t.Type == gjson.String {
+	if t := r.Get("role"); t.Type == gjson.String && r.Get("message").IsObject() {
 		return t
 	}
 	return gjson.Result{}
+}
+
+// cursorOwnTypes are Cursor's record types that no other agent's log is
+// known to use: a line of one is Cursor's even without a session_id (newer
+// event families may omit it). The shared names (user, assistant, system)
+// need the session_id.
+var cursorOwnTypes = map[string]bool{
+	"thinking": true, "tool_call": true, "retry": true, "connection": true, "interaction_query": true, "turn_ended": true,
 }
 
 // cursorTime is a record's time: Cursor writes epoch milliseconds
@@ -139,7 +155,8 @@ type cursorState struct {
 	stream, transcript bool
 	tools              map[string]*cursorTool
 	chats              map[string]int
-	timed              bool
+	timed              bool // a record had a time
+	clocked            bool // spans were timed on the record clock before any record had a time
 	result             bool
 	usage              gjson.Result
 	gapDone            bool
@@ -195,6 +212,15 @@ func (c *cursorState) gap(r Record, gap, detail string) {
 
 func (c *cursorState) Record(r Record, out *Output) error {
 	c.out = out
+	if r.NS != 0 {
+		c.timed = true
+	} else if !c.timed {
+		// No record so far had a time (agent transcripts never do): the
+		// spans go on the record clock, as the pipeline writes the trace
+		// of an input without times (RecordClock).
+		r.NS = RecordClock(r.Seq)
+		c.clocked = true
+	}
 	c.see(r)
 	switch r.Type {
 	case "system":
@@ -230,13 +256,10 @@ func (c *cursorState) Record(r Record, out *Output) error {
 }
 
 // see notes what any record says of the log: its type, whether it is
-// timed, a stream capture or a transcript, the file's subagent, the
+// a stream capture or a transcript, the file's subagent, the
 // session id, and (once) the audit gap of instruction loads.
 func (c *cursorState) see(r Record) {
 	c.countType(r.Type)
-	if r.NS != 0 {
-		c.timed = true
-	}
 	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
 	if role || r.Type == "turn_ended" {
 		c.transcript = true

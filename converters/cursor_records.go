@@ -18,13 +18,17 @@ func (c *cursorState) user(r Record) {
 		switch b.Get("type").Str {
 		case "text":
 			prompt = true
-			if strings.HasPrefix(strings.TrimSpace(b.Get("text").Str), "<user_query>") {
+			if strings.Contains(b.Get("text").Str, "<user_query>") {
 				c.counts["wrapped_queries"]++
 			}
 		case "tool_result", "tool-result":
 			if t := c.tools["tool:"+c.keyPart(firstString(b.Get("tool_use_id"), b.Get("toolCallId"), b.Get("id")))]; t != nil {
 				c.finish(r, t, "success", b.Get("content"))
 			}
+		case "command_output":
+			c.commandOutput(r, b)
+		case "redacted", "redacted_thinking":
+			c.counts["redacted_blocks"]++
 		}
 		return true
 	})
@@ -32,6 +36,53 @@ func (c *cursorState) user(r Record) {
 		c.counts["user_prompts"]++
 	}
 }
+
+// commandOutput reads a transcript's command_output block: the output of
+// a shell call, which names no call. It closes the oldest shell call still
+// open (transcripts write calls and outputs in order); its exit code, when
+// given, says whether it failed. The output is digested, never copied.
+func (c *cursorState) commandOutput(r Record, b gjson.Result) {
+	c.counts["command_outputs"]++
+	var open *cursorTool
+	for _, t := range c.tools {
+		if !t.done && (t.name == "Shell" || t.name == "shellToolCall") && (open == nil || t.span < open.span) {
+			open = t
+		}
+	}
+	if open == nil {
+		c.counts["orphan_command_outputs"]++
+		return
+	}
+	status := "success"
+	if code := firstNumber(b.Get("exitCode"), b.Get("exit_code")); code.Exists() && code.Int() != 0 {
+		status = "error"
+	}
+	c.finish(r, open, status, firstExisting(b.Get("output"), b.Get("content"), b.Get("text")))
+}
+
+// firstNumber returns the first of vs that is a number.
+func firstNumber(vs ...gjson.Result) gjson.Result {
+	for _, v := range vs {
+		if v.Type == gjson.Number {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// firstExisting returns the first of vs that exists.
+func firstExisting(vs ...gjson.Result) gjson.Result {
+	for _, v := range vs {
+		if v.Exists() {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// cursorRedacted is the marker Cursor writes in place of redacted thinking:
+// a whole text block, or the end of one.
+const cursorRedacted = "[REDACTED]"
 
 // assistant opens or extends a chat span: one per model_call_id in
 // stream-json (partial-output lines share it), one per line in transcripts,
@@ -60,6 +111,12 @@ func (c *cursorState) assistant(r Record) {
 	c.out.Spans[idx].Cover(r.NS)
 	r.JSON.Get("message.content").ForEach(func(i, b gjson.Result) bool {
 		switch b.Get("type").Str {
+		case "text":
+			if strings.HasSuffix(strings.TrimSpace(b.Get("text").Str), cursorRedacted) {
+				c.counts["redacted_blocks"]++
+			}
+		case "redacted", "redacted_thinking":
+			c.counts["redacted_blocks"]++
 		case "tool_use", "tool_call":
 			id := firstString(b.Get("id"), b.Get("toolCallId"))
 			if id == "" {
@@ -254,6 +311,9 @@ func (c *cursorState) End(out *Output) error {
 		c.session = c.fileID
 	}
 	end := Record{}
+	if c.timed && c.clocked {
+		c.unclock()
+	}
 	if !c.timed {
 		detail := "cursor_records_have_no_timestamps"
 		c.gap(end, "timestamps_not_logged", detail)
@@ -300,8 +360,29 @@ func (c *cursorState) End(out *Output) error {
 	if open > 0 {
 		out.Span.Set("cursor.tool_calls.without_result", receipt.I(open))
 	}
+	for _, k := range []string{"wrapped_queries", "redacted_blocks", "command_outputs"} {
+		if n := c.counts[k]; n > 0 {
+			out.Span.Set("cursor."+k+".count", receipt.I(n))
+		}
+	}
 	c.summarize(out)
 	return nil
+}
+
+// unclock takes the record clock's times off the spans of an input whose
+// first records had no time and later ones had: the pipeline then writes
+// the trace on the records' times, and those spans get the root's start.
+func (c *cursorState) unclock() {
+	limit := RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
+	for i := range c.out.Spans {
+		sp := &c.out.Spans[i]
+		if sp.Start < limit {
+			sp.Start = 0
+		}
+		if sp.End < limit {
+			sp.End = 0
+		}
+	}
 }
 
 // chatName names a chat span after its model, or just "chat" when the log

@@ -65,8 +65,9 @@ func DetectAmong(cands []Converter, types map[string]map[string]int, keys map[st
 			}
 		}
 		// Half the typed lines explained is enough only for a converter
-		// that declares no hints or finds one of them.
-		if v > 0 && (2*explained > typed || 2*explained == typed && (hinted || len(c.Hints) == 0)) {
+		// that declares no hints or finds one of them. Hints alone claim
+		// nothing: a converter must know one of the input's types.
+		if explained > 0 && (2*explained > typed || 2*explained == typed && (hinted || len(c.Hints) == 0)) {
 			scores = append(scores, score{c, v})
 		}
 	}

@@ -22,6 +22,9 @@ type cliCase struct {
 }
 
 func TestCLI(t *testing.T) {
+	// run with no PATH reads the agents' default folders: none in a fake home.
+	t.Setenv("HOME", t.TempDir())
+	clearLocationEnv(t)
 	repo, _ := filepath.Abs("../..")
 	sample := func(conv, name string) string { return filepath.Join(repo, "samples", conv, name+".jsonl") }
 	tests := []cliCase{

@@ -29,7 +29,8 @@ func runCommand() *cli.Command {
 		Name:  "run",
 		Usage: "convert JSONL logs (files, directories or - for standard input) to receipts and traces",
 		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-\n" +
-			"   ... | convert run [flags]   (no PATH, standard input a pipe or file: reads it)",
+			"   ... | convert run [flags]   (no PATH, standard input a pipe or file: reads it)\n" +
+			"   convert run [flags]         (no PATH, standard input a terminal: every agent's default log folders that exist, e.g. ~/.claude/projects, ~/.codex/sessions)",
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR; with several directories\n" +
 			"each keeps its own subtree (DIR/<name>/...). - reads standard input (DIR/stdin.*). Empty files are\n" +
@@ -58,10 +59,13 @@ func runAction(c *cli.Context) error {
 	cons := con(c)
 	args := c.Args().Slice()
 	if len(args) == 0 {
-		if !stdinPiped() {
-			return usageError("run needs at least one PATH (a file, a directory, or - for standard input)")
-		}
 		args = []string{pipeline.StdinArg}
+		if !stdinPiped() {
+			var err error
+			if args, err = defaultPaths(cons); err != nil { // run_defaults.go
+				return err
+			}
+		}
 	}
 	for i, a := range args {
 		if a == "/dev/stdin" || a == "/dev/fd/0" {

@@ -73,6 +73,7 @@ type Stats struct {
 	Bytes, Lines, Blank, Records, Skipped int64
 	Known                                 int64 // records of a type the converter lists (not just accepts)
 	SkipReasons                           map[string]int64
+	InvalidTimes                          int64           // records kept without their time, which did not parse (untimed.go)
 	UnknownTypes                          map[string]bool // digests
 	Events                                int
 	// Untyped counts the output strings with no provenance (checked whole
@@ -110,6 +111,7 @@ type source struct {
 	sum         []byte // sha256 of the file as it is on disk
 	size        int64
 	mtime       int64  // unix ns when pass one opened it
+	seqBase     int64  // lines of the group's earlier files: a record's Seq is seqBase + its line
 	compression string // "", "gzip" or "zstd"
 }
 
@@ -303,6 +305,7 @@ func (f *file) readFile(i int) error {
 	if st, err := fh.file.Stat(); err == nil {
 		src.mtime = st.ModTime().UnixNano()
 	}
+	src.seqBase = f.stats.Lines
 	r := jsonl.NewReader(fh, f.opt.MaxLine)
 	var reported int64
 	for {
@@ -373,7 +376,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	if !doc.IsObject() {
 		return f.skip(l.N, "not_an_object", "")
 	}
-	rec := converters.Record{Line: l.N, File: i, JSON: doc}
+	rec := converters.Record{Line: l.N, File: i, Seq: f.srcs[i].seqBase + int64(l.N), JSON: doc}
 	rec.IndexTop()
 	typ := f.conv.RecordType(rec)
 	if typ.Type != gjson.String {
@@ -390,12 +393,12 @@ func (f *file) line(i int, l jsonl.Line) error {
 		f.stats.Known++
 	}
 	if tf := f.conv.RecordTime(rec); tf.Exists() {
-		t, ok := parseTime(tf)
-		if !ok {
-			return f.skip(l.N, "invalid_time", "")
+		if t, ok := parseTime(tf); ok {
+			rec.Time, rec.NS = formatTime(t), t.UnixNano()
+			f.see(t)
+		} else if err := f.keepUntimed(l.N); err != nil {
+			return err
 		}
-		rec.Time, rec.NS = formatTime(t), t.UnixNano()
-		f.see(t)
 	}
 	if err := f.state.Record(rec, &f.out); err != nil {
 		f.srcs[i].converted.set(l.N) // its raw strings screen the error message
@@ -415,13 +418,7 @@ func (f *file) skip(n int, reason, detail string) error {
 	if f.opt.Strict {
 		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: reason + detail + " (--strict)"}
 	}
-	max := f.opt.MaxDiags
-	if max == 0 {
-		max = 20
-	}
-	if int64(len(f.diags)) < int64(max) {
-		f.diags = append(f.diags, msg)
-	}
+	f.warn(msg)
 	return nil
 }
 

@@ -125,6 +125,9 @@ func (f *file) summary() receipt.Event {
 	a.Set("convert.input.lines", receipt.I(s.Lines))
 	a.Set("convert.input.lines.blank", receipt.I(s.Blank))
 	a.Set("convert.input.records", receipt.I(s.Records))
+	if s.InvalidTimes > 0 {
+		a.Set("convert.input.records.invalid_time", receipt.I(s.InvalidTimes))
+	}
 	a.Set("convert.input.lines.skipped", receipt.I(s.Skipped))
 	reasons := make([]string, 0, len(s.SkipReasons))
 	for r := range s.SkipReasons {
@@ -157,6 +160,9 @@ func (f *file) summary() receipt.Event {
 	var gaps []string
 	if f.start == 0 {
 		gaps = append(gaps, "no_timestamps")
+	}
+	if s.InvalidTimes > 0 {
+		gaps = append(gaps, "invalid_timestamps")
 	}
 	if f.out.TraceKey == "" {
 		gaps = append(gaps, "no_session_id")
@@ -233,13 +239,18 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 	if rootName == "invoke_agent" {
 		rootName += " " + agent
 	}
+	first, last := f.start, f.end
+	if f.untimed() { // untimed.go: the record clock
+		first, last = f.clockAt(0, 1), f.clockAt(0, 0)
+		attrs.Set("convert.trace.time_source", receipt.S("record_order_clock"))
+	}
 	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
-		Start: f.start, End: f.end, Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links)}}
+		Start: first, End: last, Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links)}}
 	index := map[string]int{"": 0}
 	for _, sp := range f.out.Spans {
 		start, end := sp.Start, sp.End
 		if start == 0 {
-			start = f.start
+			start = first
 		}
 		if end < start {
 			end = start
@@ -252,8 +263,10 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 	// are only known after the check, which covers the trace too.
 	summary.Attrs = withoutLeakFigures(summary.Attrs)
 	for _, ev := range append(f.out.Events, summary) {
-		t := f.start
-		if ev.Time != "" {
+		t := first
+		if f.untimed() {
+			t = f.clockAt(ev.File, ev.Line)
+		} else if ev.Time != "" {
 			if pt, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
 				t = pt.UnixNano()
 			}

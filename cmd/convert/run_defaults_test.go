@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+)
+
+// clearLocationEnv unsets every variable that moves an agent's default log
+// folder (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) for the test.
+func clearLocationEnv(t *testing.T) {
+	for _, c := range converters.Natives() {
+		for _, l := range c.Native.Locations {
+			if l.Env != "" {
+				t.Setenv(l.Env, "")
+			}
+		}
+	}
+}
+
+// TestRunDefaultLocations: convert run with no PATH and a terminal on
+// standard input reads every known agent's default log folders that exist
+// under a fake home, honouring CLAUDE_CONFIG_DIR and CODEX_HOME, says which
+// it read (~/... relative to HOME), and exits 2 when there are none.
+func TestRunDefaultLocations(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	samples := filepath.Join(repo, "samples")
+	elsewhere := t.TempDir() // a CLAUDE_CONFIG_DIR outside the home directory
+	copyTree(t, filepath.Join(samples, "claude_code", "basic"), filepath.Join(elsewhere, "projects"))
+	tests := []struct {
+		name   string
+		home   map[string]string // sample folder -> where it goes under HOME
+		env    map[string]string
+		exit   int
+		stderr []string
+		absent []string
+		files  int // receipts written
+	}{
+		{name: "nothing there", exit: 2, stderr: []string{
+			"run needs at least one PATH", "no agent's logs are in their default locations",
+			"~/.claude/projects", "~/.codex/sessions", "~/.cursor/projects/*/agent-transcripts"}},
+		{name: "claude code and codex in their default folders",
+			home: map[string]string{"claude_code/basic": ".claude/projects", "codex/basic/sessions": ".codex/sessions"},
+			exit: 0, files: 4, stderr: []string{
+				"convert: no PATH given: reading the agents' default locations: claude_code ~/.claude/projects; codex ~/.codex/sessions",
+				"4 of 4 inputs converted", "claude_code 1, codex 3"},
+			absent: []string{"cursor ~/"}},
+		{name: "cursor projects match a pattern",
+			home: map[string]string{"cursor/transcripts/projects": ".cursor/projects"},
+			exit: 0, files: 2, stderr: []string{"reading the agents' default locations: cursor ~/.cursor/projects/*/agent-transcripts", "cursor 2"}},
+		{name: "CLAUDE_CONFIG_DIR and CODEX_HOME move them",
+			home: map[string]string{"claude_code/basic": ".claude/projects", "codex/basic/sessions": "alt-codex/sessions"},
+			env:  map[string]string{"CLAUDE_CONFIG_DIR": elsewhere, "CODEX_HOME": "HOME/alt-codex"},
+			exit: 0, files: 4, stderr: []string{"claude_code " + filepath.ToSlash(filepath.Join(elsewhere, "projects")), "codex ~/alt-codex/sessions"},
+			absent: []string{"~/.claude/projects"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("USERPROFILE", home)
+			clearLocationEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, strings.Replace(v, "HOME", home, 1))
+			}
+			for from, to := range tt.home {
+				copyTree(t, filepath.Join(samples, filepath.FromSlash(from)), filepath.Join(home, filepath.FromSlash(to)))
+			}
+			old := stdinPiped
+			stdinPiped = func() bool { return false }
+			defer func() { stdinPiped = old }()
+			out := t.TempDir()
+			code, so, se := runCLI(t, "", "run", "--out", out)
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d\n%s", code, tt.exit, se)
+			}
+			if so != "" {
+				t.Errorf("stdout: %q", so)
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(se, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, se)
+				}
+			}
+			for _, s := range tt.absent {
+				if strings.Contains(se, s) {
+					t.Errorf("stderr has %q:\n%s", s, se)
+				}
+			}
+			if strings.Contains(se, home) {
+				t.Errorf("stderr shows the home directory instead of ~:\n%s", se)
+			}
+			all := 0
+			filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+				if err == nil && strings.HasSuffix(p, ".receipt.ndjson") {
+					all++
+				}
+				return nil
+			})
+			if all != tt.files {
+				t.Errorf("%d receipts written, want %d", all, tt.files)
+			}
+		})
+	}
+}

@@ -1,0 +1,96 @@
+package converters_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/tidwall/gjson"
+)
+
+// figures are token counts in ccusage's terms (testdata/ccusage.json).
+type figures struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+}
+
+// TestTokenTotalsAgainstCcusage compares each native sample session's
+// gen_ai.token_usage.summarized totals with the figures ccusage printed for
+// the same files (recorded in testdata/ccusage.json by
+// tools/ccusage-figures.sh: ccusage does not run in CI). They must be equal,
+// except where the record says why they differ; there ours must be the
+// recorded figures, and still differ from ccusage's.
+func TestTokenTotalsAgainstCcusage(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Sessions []struct {
+			Sample, Input, Why string
+			Ccusage            figures
+			Ours               *figures
+		}
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("..")
+	converted := map[string]map[string][]byte{} // sample -> input base name -> receipt
+	equal, differ := 0, 0
+	for _, s := range rec.Sessions {
+		if converted[s.Sample] == nil {
+			converted[s.Sample] = map[string][]byte{}
+			for _, r := range convertDir(t, s.Sample, pipeline.Options{}) {
+				converted[s.Sample][strings.TrimSuffix(filepath.Base(r.Path), ".jsonl")] = r.Receipt
+			}
+		}
+		receipt, ok := converted[s.Sample][s.Input]
+		if !ok {
+			t.Errorf("%s: no input %s", s.Sample, s.Input)
+			continue
+		}
+		got := ccusageTerms(receipt, strings.Contains(s.Sample, "/codex/"))
+		want := s.Ccusage
+		if s.Ours != nil {
+			want = *s.Ours
+			if s.Why == "" || *s.Ours == s.Ccusage {
+				t.Errorf("%s %s: a difference with ccusage needs figures that differ and a why", s.Sample, s.Input)
+			}
+			differ++
+		} else {
+			equal++
+		}
+		if got != want {
+			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage)
+		}
+	}
+	t.Logf("%d sessions equal to ccusage, %d differ as recorded", equal, differ)
+}
+
+// ccusageTerms sums a receipt's token usage as ccusage counts it: Codex
+// input less its cached and cache-write tokens.
+func ccusageTerms(receipt []byte, codex bool) figures {
+	var f figures
+	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
+		e := gjson.ParseBytes(l)
+		if e.Get("name").Str != "gen_ai.token_usage.summarized" {
+			continue
+		}
+		a := e.Get("attributes")
+		f.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
+		f.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
+		f.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
+		f.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
+	}
+	if codex {
+		f.Input -= f.CacheRead + f.CacheWrite
+	}
+	return f
+}

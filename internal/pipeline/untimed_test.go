@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/tidwall/gjson"
+)
+
+const untimedSID = "5d0c1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
+
+// A record whose time does not parse is kept: its tool call is evidence.
+// The summary counts it and names the gap; --strict still fails the input.
+func TestInvalidTimeKeepsTheRecord(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, untimedSID+".jsonl", strings.Join([]string{
+		`{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"` + untimedSID + `","timestamp":"2026-07-01T10:00:00Z","message":{"role":"user","content":"CANARY list files"}}`,
+		`{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","sessionId":"` + untimedSID + `","timestamp":"yesterday CANARY","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls CANARY"}}],"usage":{"input_tokens":3,"output_tokens":5}}}`,
+		`{"type":"user","uuid":"00000000-0000-4000-8000-000000000003","sessionId":"` + untimedSID + `","timestamp":"2026-07-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"CANARY a b"}]}}`,
+	}, "\n")+"\n")
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	a := summaryOf(t, res.Receipt)
+	if n := a.Get(`convert\.input\.records\.invalid_time`).Int(); n != 1 {
+		t.Errorf("records.invalid_time = %d, want 1", n)
+	}
+	if n := a.Get(`convert\.input\.records`).Int(); n != 3 {
+		t.Errorf("records = %d, want 3 (none skipped)", n)
+	}
+	if g := a.Get(`convert\.audit_gaps`).Raw; !strings.Contains(g, "invalid_timestamps") {
+		t.Errorf("audit gaps %s do not name invalid_timestamps", g)
+	}
+	if !bytes.Contains(res.Trace, []byte(`"execute_tool Bash"`)) {
+		t.Error("the tool call of the record with a bad time is lost")
+	}
+	if len(res.Diags) != 1 || !strings.Contains(res.Diags[0], ":2: claude_code: record kept without its time: invalid_time") {
+		t.Errorf("diags = %q", res.Diags)
+	}
+	for _, b := range append([][]byte{res.Receipt, res.Trace}, []byte(strings.Join(res.Diags, "\n"))) {
+		if bytes.Contains(b, []byte("CANARY")) {
+			t.Fatal("raw input in the output")
+		}
+	}
+	if res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Strict: true}); res.Err == nil || !strings.Contains(res.Err.Error(), ":2: claude_code: invalid_time (--strict)") {
+		t.Errorf("--strict: %v", res.Err)
+	}
+}
+
+// An input without any time is written on the record clock: spans and
+// events from the documented epoch, in input order, the same every run;
+// the receipt carries no times and says so.
+func TestUntimedInputOnRecordClock(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, filepath.Join(untimedSID, untimedSID+".jsonl"), strings.Join([]string{
+		`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nCANARY fix it\n</user_query>"}]}}`,
+		`{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Shell","input":{"command":"ls CANARY"}}]}}`,
+		`{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"path":"/srv/CANARY"}}]}}`,
+		`{"role":"assistant","message":{"content":[{"type":"text","text":"CANARY done"}]}}`,
+	}, "\n")+"\n")
+	in := Input{Path: p, Rel: filepath.Base(p)}
+	res := Convert(in, Options{Converter: "cursor"})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if again := Convert(in, Options{Converter: "cursor"}); !bytes.Equal(again.Trace, res.Trace) {
+		t.Error("the same input gave two traces")
+	}
+	if g := summaryOf(t, res.Receipt).Get(`convert\.audit_gaps`).Raw; !strings.Contains(g, "no_timestamps") {
+		t.Errorf("audit gaps %s do not say times are absent", g)
+	}
+	for _, l := range bytes.Split(bytes.TrimSpace(res.Receipt), []byte{'\n'}) {
+		if gjson.GetBytes(l, "time").Exists() {
+			t.Errorf("receipt event with a time: %s", l)
+		}
+	}
+	spans := gjson.GetBytes(res.Trace, "resourceSpans.0.scopeSpans.0.spans").Array()
+	epoch := converters.RecordClock(0)
+	root := spans[0]
+	if root.Get(`attributes.#(key=="convert.trace.time_source").value.stringValue`).Str != "record_order_clock" {
+		t.Error("root span does not say its times are the record clock")
+	}
+	if s := root.Get("startTimeUnixNano").Int(); s != converters.RecordClock(1) {
+		t.Errorf("root starts at %d, want the record clock's line 1 (%d)", s, converters.RecordClock(1))
+	}
+	var last int64
+	for i, sp := range spans {
+		s, e := sp.Get("startTimeUnixNano").Int(), sp.Get("endTimeUnixNano").Int()
+		if s < epoch || e < s {
+			t.Errorf("span %d %s: start %d end %d", i, sp.Get("name").Str, s, e)
+		}
+		if i > 1 && s < last {
+			t.Errorf("span %d %s starts before the span before it", i, sp.Get("name").Str)
+		}
+		last = s
+	}
+	if len(spans) < 4 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	if bytes.Contains(res.Trace, []byte("CANARY")) || bytes.Contains(res.Receipt, []byte("CANARY")) {
+		t.Fatal("raw input in the output")
+	}
+}
