@@ -58,7 +58,7 @@ func FuzzLeakCheck(f *testing.F) {
 		o.Add(prefix+planted, "output")
 		c := o.NewChecker()
 		c.Line(doc, 1, nil)
-		if len(c.Findings()) == 0 && !isDigestLike(prefix+planted) {
+		if len(c.Findings()) == 0 && !isDigestLike(prefix+planted) && !informationFree(prefix+planted) {
 			t.Fatalf("planted copy of raw bytes %q not found", planted)
 		}
 	})
@@ -133,4 +133,11 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// informationFree reports an output made of separators and counts only,
+// fewer than 6 digits in all (":0[[[[[[["): the leak model takes it for
+// the program's own (countLike), as it can name nothing.
+func informationFree(s string) bool {
+	return digitCount(s) < 6 && all(splitParts(s), func(p string) bool { return p == "" || countLike(p) })
 }

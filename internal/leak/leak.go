@@ -264,7 +264,10 @@ func (c *Checker) build() {
 			continue
 		}
 		parts := splitParts(s)
-		if all(parts, c.ownPart) {
+		// Counts joined by separators ("555 123 4567") are a number too:
+		// with 6 digits or more in all they are probed like one.
+		digitRun := digitCount(s) >= 6 && all(parts, func(p string) bool { return p == "" || countLike(p) })
+		if !digitRun && all(parts, c.ownPart) {
 			continue // made of our own words, digests and numbers only
 		}
 		// No secret has the shape of a UUID or a time: spare the patterns.
@@ -276,7 +279,7 @@ func (c *Checker) build() {
 		if c.isPass(s) {
 			continue
 		}
-		if len(parts) > 0 && all(parts, c.typedPart) {
+		if !digitRun && len(parts) > 0 && all(parts, c.typedPart) {
 			continue
 		}
 		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.Words[p] }) {
@@ -394,17 +397,16 @@ func splitParts(s string) []string {
 //
 //	"42", "0.25", "12345"   count-like: never probed
 //	"4111111111111111"      probed; found when the raw input holds it
-func countLike(s string) bool {
-	if !isNumber(s) {
-		return false
-	}
+func countLike(s string) bool { return isNumber(s) && digitCount(s) < 6 }
+
+func digitCount(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		if '0' <= s[i] && s[i] <= '9' {
 			n++
 		}
 	}
-	return n < 6
+	return n
 }
 
 func isNumber(s string) bool {
