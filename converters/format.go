@@ -31,6 +31,11 @@ type Format struct {
 	// Locations are where the agent keeps its logs, for a run given no
 	// paths.
 	Locations []Location
+	// Document reports the files (by base name) that hold one JSON
+	// document each, perhaps pretty-printed over many lines, rather than
+	// one record per line: the pipeline reads such a file as one record.
+	// nil: none.
+	Document func(base string) bool
 	// Seeds are the sample folders (slash paths from the repository root)
 	// whose .jsonl files seed the native fuzz target.
 	Seeds []string
@@ -194,6 +199,17 @@ func Sidecars(companion string) []string {
 		}
 	}
 	return out
+}
+
+// IsDocument reports whether a native format reads files of this base
+// name as one JSON document (Format.Document).
+func IsDocument(base string) bool {
+	for _, c := range Natives() {
+		if d := c.Native.Document; d != nil && d(base) {
+			return true
+		}
+	}
+	return false
 }
 
 // SessionID returns the session id a file's base name carries in any

@@ -49,6 +49,7 @@ func init() {
 			Type:      geminiRecordType,
 			Time:      geminiTime,
 			Layout:    geminiLayout,
+			Document:  geminiDocument,
 			Locations: geminiLocations,
 			Seeds:     []string{"samples/gemini_cli"},
 		},

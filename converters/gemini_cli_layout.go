@@ -27,6 +27,12 @@ var geminiLayout = Layout{
 	},
 }
 
+// geminiDocument: before 0.40 a chat was one JSON document,
+// session-<time>-<id8>.json, pretty-printed over many lines.
+func geminiDocument(base string) bool {
+	return strings.HasPrefix(base, "session-") && strings.HasSuffix(base, ".json")
+}
+
 // geminiLocations: every project's chats under ~/.gemini/tmp, where the
 // home is GEMINI_CLI_HOME when set (the CLI's own home override).
 var geminiLocations = []Location{{Env: "GEMINI_CLI_HOME", Below: ".gemini/tmp"}}

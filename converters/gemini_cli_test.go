@@ -4,17 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
-	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -298,11 +296,10 @@ func TestGeminiSubagentChat(t *testing.T) {
 }
 
 // TestGeminiPrettyPrintedDocument: a legacy session file as the CLI wrote
-// it (one JSON document over many lines) is not read: the pipeline reads a
-// file line by line, and no line of it is a JSON object. Detection says
-// the input matches no known kind (it claims no other format), a forced
-// gemini_cli says it recognised no record, and neither message carries
-// the file's content. Compacted to one line it converts.
+// it (session-*.json, one JSON document over many lines) is read as one
+// record (Format.Document): detected, converted like its compacted copy,
+// and nothing of its content reaches a message. A torn document is read
+// line by line instead, and its lines are bad lines like any.
 func TestGeminiPrettyPrintedDocument(t *testing.T) {
 	var v any
 	if err := json.Unmarshal([]byte(`{"sessionId":"3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b","projectHash":"9f86","startTime":"2025-09-02T14:04:00.000Z",`+
@@ -310,27 +307,36 @@ func TestGeminiPrettyPrintedDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty, _ := json.MarshalIndent(v, "", "  ") // as the CLI wrote it: JSON.stringify(conversation, null, 2)
-	doc := string(pretty)
-	res := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.json", doc)
-	if res.Err == nil || !strings.Contains(res.Err.Error(), "matches no known kind") {
-		t.Errorf("detection: %v", res.Err)
-	}
-	// Forced, every line is skipped as malformed (convert run then fails
-	// the input: the converter recognised no record).
-	res = convertLines(t, "gemini_cli", "session-2025-09-02T14-04-3e4f5a6b.json", doc)
-	if res.Stats.Known != 0 || res.Stats.SkipReasons["malformed_json"] != res.Stats.Lines {
-		t.Errorf("forced: %d records, skipped %v of %d lines", res.Stats.Known, res.Stats.SkipReasons, res.Stats.Lines)
-	}
-	if msg := fmt.Sprint(res.Err) + strings.Join(res.Diags, "\n"); strings.Contains(msg, canary) {
-		t.Errorf("the file's content reached a message: %s", msg)
-	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, pretty); err != nil {
 		t.Fatal(err)
 	}
-	if res := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.jsonl", compact.String()); res.Err != nil || res.Converter != "gemini_cli" {
-		t.Errorf("compacted document: %s %v", res.Converter, res.Err)
+	doc := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.json", string(pretty))
+	if doc.Err != nil || doc.Converter != "gemini_cli" || doc.Stats.Lines != 1 || doc.Stats.Known != 1 {
+		t.Fatalf("pretty-printed document: %s %v, %d lines, %d records", doc.Converter, doc.Err, doc.Stats.Lines, doc.Stats.Known)
 	}
+	one := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.jsonl", compact.String())
+	if one.Err != nil || !bytes.Equal(doc.Receipt, one.Receipt) && !sameButInputDigests(doc.Receipt, one.Receipt) {
+		t.Errorf("the document and its compacted copy convert differently: %v", one.Err)
+	}
+	torn := string(pretty[:len(pretty)/2])
+	res := convertLines(t, "gemini_cli", "session-2025-09-02T14-04-3e4f5a6b.json", torn)
+	if res.Stats.Known != 0 || res.Stats.SkipReasons["malformed_json"] != res.Stats.Lines {
+		t.Errorf("torn: %d records, skipped %v of %d lines", res.Stats.Known, res.Stats.SkipReasons, res.Stats.Lines)
+	}
+	for _, r := range []pipeline.Result{doc, res} {
+		if msg := fmt.Sprint(r.Err) + strings.Join(r.Diags, "\n") + string(r.Receipt) + string(r.Trace); strings.Contains(msg, canary) {
+			t.Errorf("the file's content reached an output or a message")
+		}
+	}
+}
+
+// sameButInputDigests compares two receipts but for the summary's input
+// digests and sizes (a pretty-printed file and its compacted copy differ
+// in bytes, not in content).
+func sameButInputDigests(a, b []byte) bool {
+	strip := regexp.MustCompile(`"convert\.input\.(sha256|group_sha256|bytes|path)":("[^"]*"|[0-9]+),?`)
+	return bytes.Equal(strip.ReplaceAll(a, nil), strip.ReplaceAll(b, nil))
 }
 
 // TestDetectNeverClaimsAnotherFormat: each native sample is detected as
@@ -375,43 +381,12 @@ func TestDetectNeverClaimsAnotherFormat(t *testing.T) {
 	}
 }
 
-// peek reads the first 64 lines of p as detection does: the types convs
-// find (converters.TypersOf), and the top-level keys of typed lines.
+// peek reads p as detection does, seeing only the types convs find.
 func peek(t *testing.T, p string, convs []converters.Converter) (map[string]map[string]int, map[string]bool) {
 	t.Helper()
-	fh, err := os.Open(p)
+	types, keys, err := pipeline.PeekTypes(p, converters.TypersOf(convs))
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer fh.Close()
-	types, keys := map[string]map[string]int{}, map[string]bool{}
-	typers := converters.TypersOf(convs)
-	for _, f := range typers {
-		types[f.Key] = map[string]int{}
-	}
-	r := jsonl.NewReader(fh, 1<<20)
-	for i := 0; i < 64; i++ {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if l.TooLong || !gjson.ValidBytes(l.Bytes) {
-			continue
-		}
-		doc := gjson.ParseBytes(l.Bytes)
-		typed := false
-		for _, f := range typers {
-			if v := f.Type(converters.Record{JSON: doc}); v.Type == gjson.String {
-				types[f.Key][v.Str]++
-				typed = true
-			}
-		}
-		if typed {
-			doc.ForEach(func(k, _ gjson.Result) bool { keys[k.Str] = true; return true })
-		}
 	}
 	return types, keys
 }

@@ -172,6 +172,15 @@ func pick(path string, opt Options) (converters.Converter, error) {
 	return c, nil
 }
 
+// PeekTypes is what detection reads of the input at path: how often each
+// record type occurs in its first lines by each way of finding types
+// (typers, e.g. converters.TypersOf a few converters), and the top-level
+// keys of the typed lines. Tests use it to see an input as a build without
+// some reader does.
+func PeekTypes(path string, typers []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
+	return peekTypes(nil, path, typers)
+}
+
 // peekTypes reads at most 64 lines (of at most 1 MiB each) and returns how
 // often each record type occurs there by each way of finding types, and
 // the top-level keys of the lines that have a type.

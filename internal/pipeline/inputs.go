@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/contextreceipts/convert/converters"
 )
 
 // Input is one file to convert: where it is, and its path relative to the
@@ -209,6 +211,9 @@ func subtreeNames(dirs []string) map[string]string {
 }
 
 func hasInputSuffix(p string) bool {
+	if converters.IsDocument(filepath.Base(p)) {
+		return true // a format's one-document files (Format.Document)
+	}
 	for _, s := range inputSuffixes {
 		if strings.HasSuffix(p, s) {
 			return true
