@@ -83,7 +83,9 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind 
 		if sh == leak.None {
 			sh = pass["*."+p[strings.LastIndex(p, ".")+1:]]
 		}
-		if (sh == leak.Count || sh == leak.EpochMs) && sh.Admit(v.Raw) {
+		// A count in a count field, and any number a label or id field's
+		// shape admits, is that field's value.
+		if sh != leak.None && sh.Admit(v.Raw) {
 			if passed != nil {
 				passed(v.Raw)
 			}

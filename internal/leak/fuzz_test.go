@@ -139,5 +139,5 @@ func isASCII(s string) bool {
 // fewer than 6 digits in all (":0[[[[[[["): the leak model takes it for
 // the program's own (countLike), as it can name nothing.
 func informationFree(s string) bool {
-	return digitCount(s) < 6 && all(splitParts(s), func(p string) bool { return p == "" || countLike(p) })
+	return digitCount(s) < 6 && all(splitParts(s), countParts)
 }

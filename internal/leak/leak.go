@@ -266,7 +266,7 @@ func (c *Checker) build() {
 		parts := splitParts(s)
 		// Counts joined by separators ("555 123 4567") are a number too:
 		// with 6 digits or more in all they are probed like one.
-		digitRun := digitCount(s) >= 6 && all(parts, func(p string) bool { return p == "" || countLike(p) })
+		digitRun := digitCount(s) >= 6 && all(parts, countParts)
 		if !digitRun && all(parts, c.ownPart) {
 			continue // made of our own words, digests and numbers only
 		}
@@ -398,6 +398,12 @@ func splitParts(s string) []string {
 //	"42", "0.25", "12345"   count-like: never probed
 //	"4111111111111111"      probed; found when the raw input holds it
 func countLike(s string) bool { return isNumber(s) && digitCount(s) < 6 }
+
+// countParts reports a part made of counts only, whole or as dotted
+// segments ("555.123.4567" is three).
+func countParts(p string) bool {
+	return wholeOrSegments(p, func(w string) bool { return w == "" || countLike(w) })
+}
 
 func digitCount(s string) int {
 	n := 0

@@ -219,6 +219,7 @@ func TestLeakNumberShapedStrings(t *testing.T) {
 		{"short digit string is a count", `{"args":{"pin":"12345"}}`, nil, "12345", false},
 		{"phone number in groups copied", `{"args":{"phone":"555 123 4567"}}`, nil, "555 123 4567", true},
 		{"a few counts joined", `{"args":{"x":"3, 4"}}`, nil, "3, 4", false},
+		{"phone number with dots copied", `{"args":{"phone":"555.123.4567"}}`, nil, "555.123.4567", true},
 		{"fraction is a count", `{"args":{"ratio":"0.25"}}`, nil, "0.25", false},
 		{"number in a label field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": Label}, "12345678901234", false},
 		{"unrelated digits", `{"args":{"card":"4111111111111111"}}`, nil, "5500000000000004", false},
