@@ -153,7 +153,9 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 func (c *claudeState) skillInvoked(r Record, span, skill, activation string, body gjson.Result) {
 	a := skillInvocation(c.h, "claude_code", activation, skill, c.skills[skill])
 	c.skills[skill] = true
-	if c.env.RevealNames && leak.Name.Admit(skill) {
+	// A slash command's name is read from the prompt's text, which no
+	// pass-through declares: it stays a digest even with --reveal names.
+	if c.env.RevealNames && activation != "slash_command" && leak.Name.Admit(skill) {
 		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
 	}
 	if body.Type == gjson.String {

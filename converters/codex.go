@@ -114,6 +114,7 @@ var codexPass = leak.Paths{
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"payload.name": leak.Name, "payload.agent_role": leak.Name, "payload.agent_nickname": leak.Name,
 	"payload.invocation.server": leak.Name, "payload.invocation.tool": leak.Name,
+	"payload.item.server": leak.Name, "payload.item.tool": leak.Name, // 0.149 item_completed McpToolCall
 	"payload.source.subagent.thread_spawn.agent_role": leak.Name,
 }
 

@@ -41,6 +41,7 @@ func init() {
 			"call_id": leak.ID, "request_id": leak.ID, "model": leak.Model, "permissionMode": leak.Label, "apiKeySource": leak.Label,
 			"timestamp_ms": leak.EpochMs, "message.role": leak.Label, "message.content.#.type": leak.Label, "message.content.#.id": leak.ID,
 			"message.content.#.tool_use_id": leak.ID, "message.content.#.name": leak.Name,
+			"message.content.#.input.subagentType": leak.Name, // written in clear with --reveal names
 			// Names that --reveal names writes in clear; without it they are hashed.
 			"tool_call.mcpToolCall.args.toolName": leak.Name, "tool_call.mcpToolCall.args.providerIdentifier": leak.Name,
 			"tool_call.taskToolCall.args.agentId": leak.ID, "tool_call.taskToolCall.args.model": leak.Name,

@@ -153,6 +153,12 @@ func (c *cursorState) toolCall(r Record) {
 		}
 		return true
 	})
+	if c.env.RevealNames && !cursorBuiltinTools[name] {
+		// A tool named by a key: keys are never declared pass-through, so
+		// an unknown one is written by its digest even when names are
+		// revealed.
+		name = c.h.Text(name)
+	}
 	ns := r.NS
 	if ns == 0 {
 		if ms := cursorMS(r.JSON.Get("tool_call.startedAtMs")); ms > 0 && r.JSON.Get("subtype").Str == "started" {
