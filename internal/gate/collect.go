@@ -46,34 +46,42 @@ func (o *Outputs) AddDocument(name string, doc []byte) {
 	}
 }
 
-// AddFile adds an output file given to check. A *.json file is one JSON
-// document (a PreparedContext only by its receipt: its content is the
-// injection, raw by design), or text; any other file (receipt NDJSON, a
-// saved stderr) is read line by line, each line JSON or text. The values of
-// the keys in skip are left out.
+// AddFile adds an output file given to check, as AddReader reads it.
 func (o *Outputs) AddFile(path string, skip map[string]bool) error {
 	fh, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, openError(err))
 	}
 	defer fh.Close()
-	if strings.HasSuffix(path, ".json") {
-		doc, err := io.ReadAll(fh)
+	if err := o.AddReader(path, fh, skip); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// AddReader adds the output called name. A *.json output is one JSON
+// document (a PreparedContext only by its receipt: its content is the
+// injection, raw by design), or text; any other (receipt NDJSON, a saved
+// stderr) is read line by line, each line JSON or text. The values of the
+// keys in skip are left out.
+func (o *Outputs) AddReader(name string, r io.Reader, skip map[string]bool) error {
+	if strings.HasSuffix(name, ".json") {
+		doc, err := io.ReadAll(r)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
 		}
 		if gjson.ValidBytes(doc) {
-			o.AddJSON(gjson.ParseBytes(CheckedPart(doc)), Where{Kind: Document, File: path}, skip)
+			o.AddJSON(gjson.ParseBytes(CheckedPart(doc)), Where{Kind: Document, File: name}, skip)
 			return nil
 		}
-		o.Add(string(doc), Where{Kind: Document, File: path})
+		o.Add(string(doc), Where{Kind: Document, File: name})
 		return nil
 	}
-	sc := bufio.NewReader(fh)
+	sc := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := sc.ReadString('\n')
 		if len(line) > 0 {
-			w := Where{Kind: Line, File: path, Index: n}
+			w := Where{Kind: Line, File: name, Index: n}
 			if t := strings.TrimRight(line, "\r\n"); gjson.Valid(t) {
 				o.AddJSON(gjson.Parse(t), w, skip)
 			} else {
@@ -84,7 +92,7 @@ func (o *Outputs) AddFile(path string, skip map[string]bool) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
 		}
 	}
 }

@@ -104,7 +104,9 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 	}
 	sort.Strings(onames)
 	for _, n := range onames {
-		addBytes(outs, n, outputs[n])
+		if err := outs.AddReader(n, bytes.NewReader(outputs[n]), nil); err != nil {
+			return nil, err
+		}
 	}
 	chk := outs.Check(in)
 	if chk.NeedsProbe() {
@@ -116,25 +118,3 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 // Vocabulary is every string the leak check takes for the program's own
 // (gate.Vocabulary), for reference checks in tests. Read only.
 func Vocabulary() (map[string]bool, error) { return gate.Vocabulary() }
-
-// addBytes indexes one output as gate.AddFile does a file of that name.
-func addBytes(outs *gate.Outputs, name string, data []byte) {
-	if strings.HasSuffix(name, ".json") {
-		w := gate.Where{Kind: gate.Document, File: name}
-		if gjson.ValidBytes(data) {
-			outs.AddJSON(gjson.ParseBytes(data), w, nil)
-		} else {
-			outs.Add(string(data), w)
-		}
-		return
-	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	for i, line := range lines {
-		w := gate.Where{Kind: gate.Line, File: name, Index: i + 1}
-		if t := strings.TrimRight(line, "\r"); gjson.Valid(t) {
-			outs.AddJSON(gjson.Parse(t), w, nil)
-		} else {
-			outs.Add(t, w)
-		}
-	}
-}
