@@ -86,20 +86,29 @@ func (s *scanner) object(field func(key []byte) bool) bool {
 		if !field(key) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.doc) {
-			return false
-		}
-		switch s.doc[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		more, ok := s.sep('}')
+		if !ok || !more {
+			return ok
 		}
 	}
+}
+
+// sep reads what follows a member or element: a comma (more follow) or
+// close (the end); anything else is not OTLP/JSON in Write's form.
+func (s *scanner) sep(close byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.doc) {
+		return false, false
+	}
+	switch s.doc[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case close:
+		s.i++
+		return false, true
+	}
+	return false, false
 }
 
 // array reads an array, calling elem with the scanner at each element.
@@ -117,18 +126,9 @@ func (s *scanner) array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.doc) {
-			return false
-		}
-		switch s.doc[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		more, ok := s.sep(']')
+		if !ok || !more {
+			return ok
 		}
 	}
 }
