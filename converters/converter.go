@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -89,6 +90,42 @@ func (r *Record) IndexTop() {
 		r.top = append(r.top, topField{k.Str, v})
 		return true
 	})
+}
+
+// ScannedRecord is the record of the JSON object line whose top-level
+// members jsonscan.Scan found, indexed without reading the line again: the
+// values are slices of line, parsed by gjson only as far as each one goes.
+func ScannedRecord(line string, members []jsonscan.Member) Record {
+	r := Record{JSON: gjson.Parse(line), top: make([]topField, len(members))}
+	for i, m := range members {
+		key := line[m.KeyStart:m.KeyEnd]
+		if m.KeyEscaped {
+			key = gjson.Parse(line[m.KeyStart-1 : m.KeyEnd+1]).Str
+		}
+		r.top[i] = topField{key, gjson.Parse(line[m.ValStart:m.ValEnd])}
+	}
+	return r
+}
+
+// Top is the top-level field key of r (a key, not a path), from the index
+// when one was built.
+func (r Record) Top(key string) gjson.Result {
+	if r.top == nil {
+		return r.JSON.Get(gjson.Escape(key))
+	}
+	for _, f := range r.top {
+		if f.key == key {
+			return f.val
+		}
+	}
+	return gjson.Result{}
+}
+
+// TopKeys calls fn with each top-level key of r, in order (IndexTop first).
+func (r Record) TopKeys(fn func(key string)) {
+	for _, f := range r.top {
+		fn(f.key)
+	}
 }
 
 // Get is r.JSON.Get, answered from the top-level index when one was built.

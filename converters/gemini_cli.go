@@ -58,7 +58,7 @@ func init() {
 
 // geminiRecordType is a record's type, named by its shape (geminiType).
 func geminiRecordType(r Record) gjson.Result {
-	if t := geminiType(r.JSON); t != "" {
+	if t := geminiShape(r.JSON.IsObject(), r.Top); t != "" {
 		return gjson.Result{Type: gjson.String, Str: t}
 	}
 	return gjson.Result{}
@@ -90,21 +90,27 @@ var geminiTypes = append([]string{"session_metadata", "metadata_set", "rewind_to
 // whole-session document (the same with messages[]). Anything else is not
 // a Gemini record.
 func geminiType(r gjson.Result) string {
-	if !r.IsObject() {
+	return geminiShape(r.IsObject(), func(key string) gjson.Result { return r.Get(gjson.Escape(key)) })
+}
+
+// geminiShape is geminiType of an object whose top-level fields top reads
+// (a record's index, so detection scans a line once, not once per field).
+func geminiShape(object bool, top func(key string) gjson.Result) string {
+	if !object {
 		return ""
 	}
 	switch {
-	case r.Get(`\$rewindTo`).Type == gjson.String:
+	case top("$rewindTo").Type == gjson.String:
 		return "rewind_to"
-	case r.Get(`\$set`).IsObject():
+	case top("$set").IsObject():
 		return "metadata_set"
 	}
-	id, typ := r.Get("id"), r.Get("type")
-	if id.Type == gjson.String && typ.Type == gjson.String && r.Get("timestamp").Exists() && (r.Get("content").Exists() || r.Get("toolCalls").Exists()) {
+	id, typ := top("id"), top("type")
+	if id.Type == gjson.String && typ.Type == gjson.String && top("timestamp").Exists() && (top("content").Exists() || top("toolCalls").Exists()) {
 		return typ.Str // a kind this reader does not know is counted by digest
 	}
-	if r.Get("sessionId").Type == gjson.String && r.Get("projectHash").Type == gjson.String {
-		if r.Get("messages").IsArray() {
+	if top("sessionId").Type == gjson.String && top("projectHash").Type == gjson.String {
+		if top("messages").IsArray() {
 			return "session_document"
 		}
 		return "session_metadata"

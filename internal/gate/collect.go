@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -37,7 +38,7 @@ var TraceSkip = func() map[string]bool {
 // AddDocument adds an output the program holds in memory: a JSON document
 // whole, anything else line by line as text.
 func (o *Outputs) AddDocument(name string, doc []byte) {
-	if gjson.ValidBytes(doc) {
+	if jsonscan.Valid(doc) {
 		o.AddJSON(gjson.ParseBytes(doc), Where{Kind: Document, File: name}, DerivedFields)
 		return
 	}
@@ -70,7 +71,7 @@ func (o *Outputs) AddReader(name string, r io.Reader, skip map[string]bool) erro
 		if err != nil {
 			return err
 		}
-		if gjson.ValidBytes(doc) {
+		if jsonscan.Valid(doc) {
 			o.AddJSON(gjson.ParseBytes(CheckedPart(doc)), Where{Kind: Document, File: name}, skip)
 			return nil
 		}
@@ -82,7 +83,7 @@ func (o *Outputs) AddReader(name string, r io.Reader, skip map[string]bool) erro
 		line, err := sc.ReadString('\n')
 		if len(line) > 0 {
 			w := Where{Kind: Line, File: name, Index: n}
-			if t := strings.TrimRight(line, "\r\n"); gjson.Valid(t) {
+			if t := strings.TrimRight(line, "\r\n"); jsonscan.Valid([]byte(t)) {
 				o.AddJSON(gjson.Parse(t), w, skip)
 			} else {
 				o.Add(t, w)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/tidwall/gjson"
 )
 
 // eachLine calls fn on every line of r until the end, or until fn or the
@@ -86,7 +86,7 @@ func eachInputLine(input string, fn func(doc []byte, line int)) error {
 	}
 	defer fh.Close()
 	err = eachLine(jsonl.NewReader(fh, 0), func(l jsonl.Line) error {
-		if !l.TooLong && gjson.ValidBytes(l.Bytes) {
+		if !l.TooLong && jsonscan.Valid(l.Bytes) {
 			fn(l.Bytes, l.N)
 		}
 		return nil
@@ -101,7 +101,7 @@ func eachInputLine(input string, fn func(doc []byte, line int)) error {
 // other literal (internal/vocab collects them from here).
 var ownWords = []string{
 	"skipped", "line", "warning", "withheld", "it", "would", "have", "contained", "raw", "input",
-	"line_too_long", "invalid_utf8", "truncated_last_line", "malformed_json", "not_an_object", "missing_type",
+	"line_too_long", "invalid_utf8", "truncated_last_line", "malformed_json", "not_an_object", "nested_too_deeply", "missing_type",
 	"unknown_record_type", "invalid_time", "record", "rejected", "message", "interrupted", "strict",
 	"service", "name", "version", "0", "invalid",
 }

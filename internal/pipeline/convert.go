@@ -18,6 +18,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -101,6 +102,8 @@ type file struct {
 	// input is what the leak check learns in pass one: the admitted
 	// pass-through values and raw numbers of every converted line.
 	input *leak.Input
+	// members is the scratch of jsonscan.Scan, one line at a time.
+	members []jsonscan.Member
 }
 
 // source is one file of the group as the two passes see it.
@@ -192,6 +195,7 @@ func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]m
 	defer fh.Close()
 	r := jsonl.NewReader(fh, 1<<20)
 	types, keys := map[string]map[string]int{}, map[string]bool{}
+	var members []jsonscan.Member
 	for _, f := range fields {
 		types[f.Key] = map[string]int{}
 	}
@@ -203,22 +207,25 @@ func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]m
 		if err != nil {
 			return nil, nil, err
 		}
-		if l.TooLong || !gjson.ValidBytes(l.Bytes) {
+		if l.TooLong {
+			continue
+		}
+		// One scan validates the line and indexes the top-level fields
+		// every typer reads.
+		members = members[:0]
+		if _, err := jsonscan.Scan(l.Bytes, &members); err != nil {
 			continue // junk says nothing about the kind
 		}
-		doc := gjson.ParseBytes(l.Bytes)
+		rec := converters.ScannedRecord(string(l.Bytes), members)
 		typed := false
 		for _, f := range fields {
-			if t := f.Type(converters.Record{JSON: doc}); t.Type == gjson.String {
+			if t := f.Type(rec); t.Type == gjson.String {
 				types[f.Key][t.Str]++
 				typed = true
 			}
 		}
 		if typed {
-			doc.ForEach(func(k, _ gjson.Result) bool {
-				keys[k.Str] = true
-				return true
-			})
+			rec.TopKeys(func(k string) { keys[k] = true })
 		}
 	}
 	return types, keys, nil
@@ -375,18 +382,22 @@ func (f *file) line(i int, l jsonl.Line) error {
 		return f.skip(l.N, "line_too_long", "")
 	case !utf8.Valid(l.Bytes):
 		return f.skip(l.N, "invalid_utf8", "")
-	case !gjson.ValidBytes(l.Bytes):
-		if l.Unended {
-			return f.skip(l.N, "truncated_last_line", "")
-		}
-		return f.skip(l.N, "malformed_json", "")
 	}
-	doc := gjson.ParseBytes(l.Bytes)
-	if !doc.IsObject() {
+	// One scan validates the line and indexes its top-level fields.
+	f.members = f.members[:0]
+	object, err := jsonscan.Scan(l.Bytes, &f.members)
+	switch {
+	case errors.Is(err, jsonscan.ErrDepth):
+		return f.skip(l.N, "nested_too_deeply", "")
+	case err != nil && l.Unended:
+		return f.skip(l.N, "truncated_last_line", "")
+	case err != nil:
+		return f.skip(l.N, "malformed_json", "")
+	case !object:
 		return f.skip(l.N, "not_an_object", "")
 	}
-	rec := converters.Record{Line: l.N, File: i, Seq: f.srcs[i].seqBase + int64(l.N), JSON: doc}
-	rec.IndexTop()
+	rec := converters.ScannedRecord(string(l.Bytes), f.members)
+	rec.Line, rec.File, rec.Seq = l.N, i, f.srcs[i].seqBase+int64(l.N)
 	typ := f.conv.RecordType(rec)
 	if typ.Type != gjson.String {
 		return f.skip(l.N, "missing_type", "")

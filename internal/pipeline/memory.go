@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/tidwall/gjson"
 )
 
 // Files is an input held in memory: file names (slash-separated, as
@@ -82,7 +82,7 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 				continue
 			}
 			for i, l := range bytes.Split(files[n], []byte{'\n'}) {
-				if l = bytes.TrimSuffix(l, []byte{'\r'}); gjson.ValidBytes(l) {
+				if l = bytes.TrimSuffix(l, []byte{'\r'}); jsonscan.Valid(l) {
 					fn(l, i+1)
 				}
 			}

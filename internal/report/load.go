@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"io"
 	"os"
@@ -122,7 +123,7 @@ func ParseReceipt(name, rel string, r io.Reader) (*Session, error) {
 }
 
 func (s *Session) addLine(line []byte, n int) error {
-	if !gjson.ValidBytes(line) {
+	if !jsonscan.Valid(line) {
 		return errors.New("not a receipt line: malformed JSON")
 	}
 	v := gjson.ParseBytes(line)

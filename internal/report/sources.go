@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -350,11 +351,11 @@ func collectStrings(doc []byte, set map[string]bool) {
 		}
 	}
 	for _, line := range bytes.Split(doc, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 && gjson.ValidBytes(line) {
+		if len(bytes.TrimSpace(line)) > 0 && jsonscan.Valid(line) {
 			walk(gjson.ParseBytes(line))
 		}
 	}
-	if trimmed := bytes.TrimSpace(doc); bytes.IndexByte(trimmed, '\n') >= 0 && gjson.ValidBytes(trimmed) {
+	if trimmed := bytes.TrimSpace(doc); bytes.IndexByte(trimmed, '\n') >= 0 && jsonscan.Valid(trimmed) {
 		walk(gjson.ParseBytes(trimmed))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -61,7 +62,7 @@ type rawSpan struct {
 func readTrace(doc []byte) ([]rawSpan, error) {
 	var out []rawSpan
 	parse := func(d []byte) error {
-		if !gjson.ValidBytes(d) {
+		if !jsonscan.Valid(d) {
 			return fmt.Errorf("not OTLP/JSON")
 		}
 		gjson.GetBytes(d, "resourceSpans").ForEach(func(_, rs gjson.Result) bool {
@@ -78,7 +79,7 @@ func readTrace(doc []byte) ([]rawSpan, error) {
 		return nil
 	}
 	trimmed := bytes.TrimSpace(doc)
-	if gjson.ValidBytes(trimmed) {
+	if jsonscan.Valid(trimmed) {
 		return out, parse(trimmed)
 	}
 	for i, l := range bytes.Split(trimmed, []byte("\n")) {

@@ -492,6 +492,7 @@ var vocabulary = []string{
 	"convert.input.skipped.line_too_long",
 	"convert.input.skipped.malformed_json",
 	"convert.input.skipped.missing_type",
+	"convert.input.skipped.nested_too_deeply",
 	"convert.input.skipped.not_an_object",
 	"convert.input.skipped.truncated_last_line",
 	"convert.input.skipped.unknown_record_type",

@@ -1,0 +1,323 @@
+// Package jsonscan validates one JSON text and indexes its top-level
+// members in a single pass over the bytes.
+//
+// The pipeline used to read every converted line three times before a
+// converter saw it: gjson.ValidBytes (byte by byte), then gjson's ForEach to
+// index the top-level fields, then (in detection) both again. Strings are
+// most of a transcript's bytes (tool results, code, thinking), so Scan skips
+// them eight bytes at a time, dropping to byte steps only in a word that
+// holds a quote, a backslash or a control character.
+//
+// Valid accepts exactly what gjson.ValidBytes accepts (the differential
+// test and fuzz target hold it to that): RFC 8259 syntax, no UTF-8 check
+// (the pipeline checks UTF-8 separately), whitespace around the value.
+package jsonscan
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// MaxDepth is the deepest nesting Scan accepts. Deeper documents are
+// refused with ErrDepth: a recursive reader (gjson's, the leak walker's)
+// would exhaust the goroutine stack on them, and a fatal stack overflow
+// would end a whole batch over one hostile line. encoding/json uses the
+// same bound.
+const MaxDepth = 10000
+
+var (
+	// ErrSyntax is a document that is not one valid JSON text.
+	ErrSyntax = errors.New("invalid JSON")
+	// ErrDepth is a valid-looking document nested deeper than MaxDepth.
+	ErrDepth = errors.New("JSON nested too deeply")
+)
+
+// Member is one top-level member of an object: the key's raw bytes
+// (between the quotes, escapes not decoded) and the value's raw bytes, as
+// offsets into the document.
+type Member struct {
+	KeyStart, KeyEnd int
+	ValStart, ValEnd int
+	KeyEscaped       bool // the key holds a backslash escape
+}
+
+// Valid reports whether doc is one valid JSON text no deeper than MaxDepth.
+func Valid(doc []byte) bool {
+	_, err := Scan(doc, nil)
+	return err == nil
+}
+
+// Scan validates doc and, when top is not nil and doc is an object, appends
+// its top-level members to *top. It reports whether doc is an object, and
+// ErrSyntax or ErrDepth when doc is not valid; then *top holds what was
+// read before the fault and must be discarded.
+func Scan(doc []byte, top *[]Member) (object bool, err error) {
+	s := scanner{doc: doc}
+	i := s.ws(0)
+	if i >= len(doc) {
+		return false, ErrSyntax
+	}
+	object = doc[i] == '{'
+	var ok bool
+	if object {
+		s.depth = 1
+		i, ok = s.object(i+1, top)
+	} else {
+		i, ok = s.value(i)
+	}
+	switch {
+	case s.deep:
+		return object, ErrDepth
+	case !ok || s.ws(i) != len(doc):
+		return object, ErrSyntax
+	}
+	return object, nil
+}
+
+type scanner struct {
+	doc   []byte
+	depth int
+	deep  bool // refused for depth, not syntax
+}
+
+// enter counts one more level of nesting, refusing past MaxDepth.
+func (s *scanner) enter() bool {
+	s.depth++
+	if s.depth > MaxDepth {
+		s.deep = true
+		return false
+	}
+	return true
+}
+
+func (s *scanner) ws(i int) int {
+	for i < len(s.doc) {
+		switch s.doc[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value validates the value at i (no leading whitespace) and returns the
+// index after it.
+func (s *scanner) value(i int) (int, bool) {
+	if i >= len(s.doc) {
+		return i, false
+	}
+	switch c := s.doc[i]; c {
+	case '{':
+		if !s.enter() {
+			return i, false
+		}
+		j, ok := s.object(i+1, nil)
+		s.depth--
+		return j, ok
+	case '[':
+		if !s.enter() {
+			return i, false
+		}
+		j, ok := s.array(i + 1)
+		s.depth--
+		return j, ok
+	case '"':
+		j, _, ok := s.str(i + 1)
+		return j, ok
+	case 't':
+		return s.lit(i+1, "rue")
+	case 'f':
+		return s.lit(i+1, "alse")
+	case 'n':
+		return s.lit(i+1, "ull")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return s.number(i)
+		}
+		return i, false
+	}
+}
+
+func (s *scanner) lit(i int, rest string) (int, bool) {
+	if len(s.doc)-i < len(rest) || string(s.doc[i:i+len(rest)]) != rest {
+		return i, false
+	}
+	return i + len(rest), true
+}
+
+// object validates the members after an opening brace; with top set it
+// records them.
+func (s *scanner) object(i int, top *[]Member) (int, bool) {
+	i = s.ws(i)
+	if i < len(s.doc) && s.doc[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(s.doc) || s.doc[i] != '"' {
+			return i, false
+		}
+		ks := i + 1
+		ke, esc, ok := s.str(ks)
+		if !ok {
+			return ke, false
+		}
+		i = s.ws(ke)
+		if i >= len(s.doc) || s.doc[i] != ':' {
+			return i, false
+		}
+		vs := s.ws(i + 1)
+		ve, ok := s.value(vs)
+		if !ok {
+			return ve, false
+		}
+		if top != nil {
+			*top = append(*top, Member{KeyStart: ks, KeyEnd: ke - 1, ValStart: vs, ValEnd: ve, KeyEscaped: esc})
+		}
+		i = s.ws(ve)
+		if i >= len(s.doc) {
+			return i, false
+		}
+		switch s.doc[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = s.ws(i + 1)
+		default:
+			return i, false
+		}
+	}
+}
+
+func (s *scanner) array(i int) (int, bool) {
+	i = s.ws(i)
+	if i < len(s.doc) && s.doc[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		j, ok := s.value(i)
+		if !ok {
+			return j, false
+		}
+		i = s.ws(j)
+		if i >= len(s.doc) {
+			return i, false
+		}
+		switch s.doc[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = s.ws(i + 1)
+		default:
+			return i, false
+		}
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special marks the bytes of the word x (little-endian) that are a quote,
+// a backslash or below 0x20 with their high bit. The lowest mark is exact
+// (a borrow only runs upwards from a marked byte), so its trailing zeros
+// over eight are the index of the first such byte; zero: none.
+func special(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	b := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b) & highs
+}
+
+// str validates the string whose body starts at i and returns the index
+// after its closing quote, and whether it holds an escape.
+func (s *scanner) str(i int) (int, bool, bool) {
+	doc, esc := s.doc, false
+	for {
+		for i+8 <= len(doc) {
+			m := special(binary.LittleEndian.Uint64(doc[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(doc) {
+			return i, esc, false
+		}
+		switch c := doc[i]; {
+		case c == '"':
+			return i + 1, esc, true
+		case c < 0x20:
+			return i, esc, false
+		case c == '\\':
+			esc = true
+			i++
+			if i >= len(doc) {
+				return i, esc, false
+			}
+			switch doc[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				for k := 0; k < 4; k++ {
+					i++
+					if i >= len(doc) || !isHex(doc[i]) {
+						return i, esc, false
+					}
+				}
+				i++
+			default:
+				return i, esc, false
+			}
+		default:
+			i++ // the tail: fewer than eight bytes left
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// number validates an RFC 8259 number at i.
+func (s *scanner) number(i int) (int, bool) {
+	doc := s.doc
+	if doc[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(doc) && doc[i] == '0':
+		i++
+	case i < len(doc) && doc[i] >= '1' && doc[i] <= '9':
+		i = digits(doc, i+1)
+	default:
+		return i, false
+	}
+	if i < len(doc) && doc[i] == '.' {
+		if i+1 >= len(doc) || doc[i+1] < '0' || doc[i+1] > '9' {
+			return i + 1, false
+		}
+		i = digits(doc, i+2)
+	}
+	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
+		i++
+		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
+			i++
+		}
+		if i >= len(doc) || doc[i] < '0' || doc[i] > '9' {
+			return i, false
+		}
+		i = digits(doc, i+1)
+	}
+	return i, true
+}
+
+func digits(doc []byte, i int) int {
+	for i < len(doc) && doc[i] >= '0' && doc[i] <= '9' {
+		i++
+	}
+	return i
+}
