@@ -37,7 +37,10 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 // any other file, a saved stderr say, as text lines). An input ending in
 // .json (a sidecar) is read as one JSON document.
 func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
-	conv, err := pick(inputs[0], Options{Converter: converter})
+	conv, fh, err := pick(inputs[0], Options{Converter: converter})
+	if fh != nil {
+		fh.Close() // this check reads each file itself
+	}
 	if err != nil {
 		return nil, err
 	}

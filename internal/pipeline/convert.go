@@ -104,6 +104,9 @@ type file struct {
 	input *leak.Input
 	// members is the scratch of jsonscan.Scan, one line at a time.
 	members []jsonscan.Member
+	// first is the main file detection read, open at its first byte, until
+	// pass one takes it (nil: pass one opens it).
+	first *fs.File
 }
 
 // source is one file of the group as the two passes see it.
@@ -133,14 +136,22 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 			res.Err = &InputError{Path: path, Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
-	conv, err := pick(path, opt)
+	conv, first, err := pick(path, opt)
+	if first != nil {
+		defer func() {
+			if first != nil {
+				first.Close()
+			}
+		}()
+	}
 	if err != nil {
 		res.Err = err
 		return res
 	}
 	res.Converter = conv.Name
 	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
-		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput()}
+		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
+		first: &first}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
 		return res
@@ -156,23 +167,26 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	return res
 }
 
-func pick(path string, opt Options) (converters.Converter, error) {
+// pick names the converter of the input at path: the one asked for, or the
+// one detection finds. Detection also returns the main file, open at its
+// first byte, for pass one (the caller closes it when it is not nil).
+func pick(path string, opt Options) (converters.Converter, fs.File, error) {
 	if opt.Converter != "" && opt.Converter != "auto" {
 		c, ok := converters.Lookup(opt.Converter)
 		if !ok {
-			return c, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
+			return c, nil, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
 		}
-		return c, nil
+		return c, nil, nil
 	}
-	types, keys, err := peekTypes(opt.FS, path, converters.Typers())
+	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers())
 	if err != nil {
-		return converters.Converter{}, &InputError{Path: path, Msg: err.Error()}
+		return converters.Converter{}, fh, &InputError{Path: path, Msg: err.Error()}
 	}
 	c, err := converters.Detect(types, keys)
 	if err != nil {
-		return c, &InputError{Path: path, Msg: err.Error()}
+		return c, fh, &InputError{Path: path, Msg: err.Error()}
 	}
-	return c, nil
+	return c, fh, nil
 }
 
 // PeekTypes is what detection reads of the input at path: how often each
@@ -188,13 +202,23 @@ func PeekTypes(path string, typers []converters.Typer) (map[string]map[string]in
 // often each record type occurs there by each way of finding types, and
 // the top-level keys of the lines that have a type.
 func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
+	types, keys, fh, err := peekOpen(fsys, path, fields)
+	if fh != nil {
+		fh.Close()
+	}
+	return types, keys, err
+}
+
+// peekOpen is peekTypes that also returns the file, open at its first
+// byte again (nil when it cannot seek), for pass one to read.
+func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[string]map[string]int, keys map[string]bool, file fs.File, err error) {
 	fh, err := openFrom(fsys, path, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	defer fh.Close()
+	defer func() { file = fh.Rewind() }()
 	r := jsonl.NewReader(fh, 1<<20)
-	types, keys := map[string]map[string]int{}, map[string]bool{}
+	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
 	for _, f := range fields {
 		types[f.Key] = map[string]int{}
@@ -205,7 +229,7 @@ func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]m
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if l.TooLong {
 			continue
@@ -228,7 +252,7 @@ func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]m
 			rec.TopKeys(func(k string) { keys[k] = true })
 		}
 	}
-	return types, keys, nil
+	return types, keys, nil, nil
 }
 
 func openError(err error) error {
@@ -237,6 +261,17 @@ func openError(err error) error {
 		return errors.New(pe.Err.Error())
 	}
 	return err
+}
+
+// open opens file i of the group for pass one: the main file is the one
+// detection read, when it handed it over.
+func (f *file) open(i int) (*input, error) {
+	if i == 0 && f.first != nil && *f.first != nil {
+		fh := *f.first
+		*f.first = nil // this reading closes it
+		return reading(fh, f.srcs[i].path, true)
+	}
+	return openFrom(f.opt.FS, f.srcs[i].path, true)
 }
 
 // read is pass one: stream every file of the input, classify every line,
@@ -313,7 +348,7 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
-	fh, err := openFrom(f.opt.FS, src.path, true)
+	fh, err := f.open(i)
 	if err != nil {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}

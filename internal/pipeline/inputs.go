@@ -274,7 +274,7 @@ func statInput(p string) (os.FileInfo, error) { return os.Stat(resolve(p)) }
 
 // blank reports whether the file holds nothing but whitespace (an empty
 // or blank-only log: real ~/.claude trees have them). It reads until the
-// first other byte, so it costs nothing on a real log.
+// first other byte; the run asks only of an input that yielded no record.
 func blank(p string) bool {
 	fh, err := openInput(p, false)
 	if err != nil {

@@ -69,7 +69,10 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	conv, err := pick(names[0], Options{Converter: converter, FS: files})
+	conv, fh, err := pick(names[0], Options{Converter: converter, FS: files})
+	if fh != nil {
+		fh.Close() // this check reads each file itself
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -240,15 +240,18 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 		// unchanged, but its trace is not at this endpoint yet: convert
 		// again (same bytes) and send it
 	}
-	if len(in.Companions) == 0 && blank(in.Path) {
-		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}
-	}
 	d := done{}
 	if prev := man.madeFrom(in.Rel); prev != "" && prev != pathID(in.Path) {
 		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
 			in.Path, outs[0], displayDir(opt.Out)))
 	}
 	res := ConvertContext(ctx, in, opt.Options)
+	// A blank file (real trees have them) is told once the conversion found
+	// no record in it: opening every input a third time to look first cost
+	// more than the check itself on a filesystem where an open is slow.
+	if len(in.Companions) == 0 && res.Stats.Records == 0 && blank(in.Path) {
+		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}
+	}
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
 		res.Receipt, res.Trace = nil, nil
 		res.Err = &InputError{Path: in.Path, Converter: res.Converter, Msg: fmt.Sprintf(
