@@ -86,28 +86,170 @@ func (o *Outputs) AddJSON(v gjson.Result, w Where, skip map[string]bool) {
 	addJSON(o.o, v, o.label(w), skip)
 }
 
-func addJSON(outs *leak.Outputs, v gjson.Result, where string, skip map[string]bool) {
-	switch {
-	case v.Type == gjson.String:
-		outs.Add(v.Str, where)
-	case v.Type == gjson.Number:
-		outs.AddNumber(v.Raw, where)
-	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { addJSON(outs, e, where, skip); return true })
-	case v.IsObject():
-		v.ForEach(func(k, e gjson.Result) bool {
-			outs.Add(k.Str, where)
-			switch {
-			case skip[k.Str]:
-			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
-			case k.Str == "intValue" && e.Type == gjson.String:
-				outs.AddNumber(e.Str, where)
-			default:
-				addJSON(outs, e, where, skip)
-			}
-			return true
-		})
+// sink is where addJSON puts what it finds (a *leak.Outputs; a recorder
+// in the differential test).
+type sink interface {
+	Add(s, where string)
+	AddNumber(lit, where string)
+}
+
+// addJSON walks the valid JSON document v once, byte by byte. It used
+// gjson's ForEach at every level, which scans each nested value once per
+// level above it: an OTLP trace, eight levels deep, was read eight times.
+func addJSON(outs sink, v gjson.Result, where string, skip map[string]bool) {
+	j := jsonWalk{doc: v.Raw, outs: outs, where: where, skip: skip}
+	j.value(j.ws(0))
+}
+
+type jsonWalk struct {
+	doc   string
+	outs  sink
+	where string
+	skip  map[string]bool
+}
+
+func (j *jsonWalk) ws(i int) int {
+	for i < len(j.doc) && (j.doc[i] == ' ' || j.doc[i] == '\t' || j.doc[i] == '\n' || j.doc[i] == '\r') {
+		i++
 	}
+	return i
+}
+
+// value adds the value at i and returns the index after it.
+func (j *jsonWalk) value(i int) int {
+	if i >= len(j.doc) {
+		return i
+	}
+	switch c := j.doc[i]; {
+	case c == '{':
+		return j.object(i + 1)
+	case c == '[':
+		return j.array(i + 1)
+	case c == '"':
+		s, k := j.str(i)
+		j.outs.Add(s, j.where)
+		return k
+	default:
+		k := j.scalar(i)
+		if c == '-' || c >= '0' && c <= '9' {
+			j.outs.AddNumber(j.doc[i:k], j.where)
+		}
+		return k
+	}
+}
+
+// scalar returns the end of the number or literal at i.
+func (j *jsonWalk) scalar(i int) int {
+	for i < len(j.doc) {
+		switch j.doc[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// str decodes the string at i (its opening quote): a slice of the document
+// when it has no escape, else gjson's decoding of it.
+func (j *jsonWalk) str(i int) (string, int) {
+	k := i + 1
+	esc := false
+	for k < len(j.doc) && j.doc[k] != '"' {
+		if j.doc[k] == '\\' {
+			esc = true
+			k++
+		}
+		k++
+	}
+	if k >= len(j.doc) {
+		return j.doc[i+1:], len(j.doc)
+	}
+	if esc {
+		return gjson.Parse(j.doc[i : k+1]).Str, k + 1
+	}
+	return j.doc[i+1 : k], k + 1
+}
+
+func (j *jsonWalk) object(i int) int {
+	for {
+		i = j.ws(i)
+		if i >= len(j.doc) || j.doc[i] == '}' {
+			return i + 1
+		}
+		if j.doc[i] == ',' {
+			i++
+			continue
+		}
+		key, k := j.str(i)
+		j.outs.Add(key, j.where)
+		k = j.ws(k)
+		if k < len(j.doc) && j.doc[k] == ':' {
+			k++
+		}
+		i = j.member(key, j.ws(k))
+	}
+}
+
+// member handles the value at i of the member named key.
+func (j *jsonWalk) member(key string, i int) int {
+	if i >= len(j.doc) {
+		return i
+	}
+	c := j.doc[i]
+	number := c == '-' || c >= '0' && c <= '9'
+	switch {
+	case j.skip[key]:
+		return j.skipValue(i)
+	case number && strings.HasPrefix(key, "convert."):
+		return j.scalar(i)
+	case c == '"' && key == "intValue":
+		s, k := j.str(i)
+		j.outs.AddNumber(s, j.where)
+		return k
+	}
+	return j.value(i)
+}
+
+func (j *jsonWalk) array(i int) int {
+	for {
+		i = j.ws(i)
+		if i >= len(j.doc) || j.doc[i] == ']' {
+			return i + 1
+		}
+		if j.doc[i] == ',' {
+			i++
+			continue
+		}
+		i = j.value(i)
+	}
+}
+
+// skipValue returns the end of the value at i without adding anything.
+func (j *jsonWalk) skipValue(i int) int {
+	switch j.doc[i] {
+	case '"':
+		_, k := j.str(i)
+		return k
+	case '{', '[':
+		depth := 0
+		for k := i; k < len(j.doc); k++ {
+			switch j.doc[k] {
+			case '"':
+				_, e := j.str(k)
+				k = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return k + 1
+				}
+			}
+		}
+		return len(j.doc)
+	}
+	return j.scalar(i)
 }
 
 // Checker is the leak check of one Outputs.

@@ -1,0 +1,118 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// recorder is a sink that keeps every call, in order.
+type recorder struct{ calls []string }
+
+func (r *recorder) Add(s, where string)         { r.calls = append(r.calls, "s:"+s+"@"+where) }
+func (r *recorder) AddNumber(lit, where string) { r.calls = append(r.calls, "n:"+lit+"@"+where) }
+
+// addJSONTree is the walk addJSON replaced (gjson's ForEach at every
+// level): the differential test holds the single pass to it.
+func addJSONTree(outs sink, v gjson.Result, where string, skip map[string]bool) {
+	switch {
+	case v.Type == gjson.String:
+		outs.Add(v.Str, where)
+	case v.Type == gjson.Number:
+		outs.AddNumber(v.Raw, where)
+	case v.IsArray():
+		v.ForEach(func(_, e gjson.Result) bool { addJSONTree(outs, e, where, skip); return true })
+	case v.IsObject():
+		v.ForEach(func(k, e gjson.Result) bool {
+			outs.Add(k.Str, where)
+			switch {
+			case skip[k.Str]:
+			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
+			case k.Str == "intValue" && e.Type == gjson.String:
+				outs.AddNumber(e.Str, where)
+			default:
+				addJSONTree(outs, e, where, skip)
+			}
+			return true
+		})
+	}
+}
+
+func sameWalk(t *testing.T, doc string, skip map[string]bool) {
+	t.Helper()
+	var got, want recorder
+	addJSON(&got, gjson.Parse(doc), "w", skip)
+	addJSONTree(&want, gjson.Parse(doc), "w", skip)
+	if strings.Join(got.calls, "\x00") != strings.Join(want.calls, "\x00") {
+		for i := range min(len(got.calls), len(want.calls)) {
+			if got.calls[i] != want.calls[i] {
+				t.Fatalf("%.80q: call %d is %q, the tree walk's %q", doc, i, got.calls[i], want.calls[i])
+			}
+		}
+		t.Fatalf("%.80q: %d calls, the tree walk made %d", doc, len(got.calls), len(want.calls))
+	}
+}
+
+// TestAddJSONIsTheTreeWalk: on every golden receipt line and trace, every
+// sample line and a few hand-made shapes (escapes, skipped keys holding
+// objects with brackets in strings, convert.* numbers, intValue strings),
+// the single pass adds exactly what gjson's tree walk added, in order.
+func TestAddJSONIsTheTreeWalk(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, `[]`, `"x"`, `12`, `true`, `{"a":"b\"c\\u00e9","k\n":[1,-2.5e3,null,false,{"x":{}}]}`,
+		`{"convert.input.bytes":12,"convert.label":"lbl","intValue":"123456","n":{"intValue":7}}`,
+		`{"spanId":{"a":"]}\"{[","b":[1,{"c":"}"}]},"traceId":"abc","name":"n"}`,
+		" {\n  \"a\" : [ 1 , 2 ] ,\n  \"b\" : \"c\"\n} ",
+	} {
+		sameWalk(t, doc, TraceSkip)
+		sameWalk(t, doc, DerivedFields)
+	}
+	docs := 0
+	for _, root := range []string{"../../golden", "../../samples"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if strings.HasSuffix(p, ".json") && gjson.ValidBytes(b) {
+				docs++
+				sameWalk(t, string(b), TraceSkip)
+				return nil
+			}
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				if gjson.Valid(sc.Text()) {
+					docs++
+					sameWalk(t, sc.Text(), DerivedFields)
+				}
+			}
+			return sc.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if docs < 1000 {
+		t.Fatalf("walked only %d documents", docs)
+	}
+}
+
+func FuzzAddJSON(f *testing.F) {
+	f.Add(`{"a":["b",{"intValue":"12"}],"spanId":{"x":"]"},"convert.n":3}`)
+	f.Add(`[1,"\u00e9\"",{"k\\":null}]`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		if gjson.Valid(doc) {
+			sameWalk(t, doc, TraceSkip)
+		}
+	})
+}
