@@ -391,7 +391,7 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 		return c.h.Text(content.Str)
 	}
 	var texts []string
-	content.ForEach(func(_, b gjson.Result) bool {
+	forEach(content, func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "text" {
 			texts = append(texts, b.Get("text").Str)
 		}

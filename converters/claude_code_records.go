@@ -1,11 +1,13 @@
 package converters
 
 import (
-	"github.com/contextreceipts/convert/internal/leak"
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
@@ -64,7 +66,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 
 // toolUses opens the tool calls of an assistant row.
 func (c *claudeState) toolUses(r Record, agent *claudeAgent, msg gjson.Result) {
-	msg.Get("content").ForEach(func(_, b gjson.Result) bool {
+	forEach(msg.Get("content"), func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_use" {
 			c.toolUse(r, agent, b)
 		}
@@ -197,7 +199,7 @@ func (c *claudeState) user(r Record, agent *claudeAgent) {
 		c.userText(r, agent, content.Str)
 		return
 	}
-	content.ForEach(func(_, b gjson.Result) bool {
+	forEach(content, func(_, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "tool_result":
 			c.toolResult(r, agent, b)
@@ -311,7 +313,7 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 // loaded (tool_reference blocks).
 func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result) {
 	var refs []string
-	res.ForEach(func(_, b gjson.Result) bool {
+	forEach(res, func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_reference" {
 			refs = append(refs, b.Get("tool_name").Str)
 		}
@@ -373,7 +375,7 @@ func resultText(res gjson.Result) string {
 		return res.Str
 	}
 	var parts []string
-	res.ForEach(func(_, b gjson.Result) bool {
+	forEach(res, func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "text" {
 			parts = append(parts, b.Get("text").Str)
 		}
@@ -539,7 +541,7 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
 		c.emit(r, agent.key, "context.skill.listing.loaded", a)
 	case "invoked_skills":
-		at.Get("skills").ForEach(func(_, s gjson.Result) bool {
+		forEach(at.Get("skills"), func(_, s gjson.Result) bool {
 			c.skillInvoked(r, agent.key, s.Get("name").Str, "reinjected_after_compaction", s.Get("content"))
 			return true
 		})
@@ -617,10 +619,18 @@ func str(v gjson.Result) *string {
 // megabytes of text, and each Get would scan past it again.
 func fields(obj gjson.Result, keys ...string) []gjson.Result {
 	out := make([]gjson.Result, len(keys))
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for i, key := range keys {
-			if k.Str == key && !out[i].Exists() {
-				out[i] = v
+	if !obj.IsObject() {
+		return out
+	}
+	raw := obj.Raw
+	jsonscan.Children(unsafe.Slice(unsafe.StringData(raw), len(raw)), func(m jsonscan.Member) bool {
+		key := raw[m.KeyStart:m.KeyEnd]
+		if m.KeyEscaped {
+			key = gjson.Parse(raw[m.KeyStart-1 : m.KeyEnd+1]).Str
+		}
+		for i, k := range keys {
+			if k == key && !out[i].Exists() {
+				out[i] = scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped) // only the values asked for are parsed
 			}
 		}
 		return true

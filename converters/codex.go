@@ -517,7 +517,7 @@ func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	}
 	var names []string
 	deferred := int64(0)
-	dt.ForEach(func(_, t gjson.Result) bool {
+	forEach(dt, func(_, t gjson.Result) bool {
 		names = append(names, t.Get("name").Str)
 		if t.Get("deferLoading").Bool() || t.Get("defer_loading").Bool() {
 			deferred++

@@ -83,7 +83,7 @@ func (c *codexState) payloadKey(record, t string) string {
 // prompt.
 func (c *codexState) message(r Record, p gjson.Result) {
 	var parts []string
-	p.Get("content").ForEach(func(_, b gjson.Result) bool {
+	forEach(p.Get("content"), func(_, b gjson.Result) bool {
 		if t := b.Get("text"); t.Type == gjson.String {
 			parts = append(parts, t.Str)
 		}
@@ -241,9 +241,9 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 	t.done = true
 	c.out.Spans[t.span].Reach(r.NS)
 	var names []string
-	p.Get("tools").ForEach(func(_, g gjson.Result) bool {
+	forEach(p.Get("tools"), func(_, g gjson.Result) bool {
 		if inner := g.Get("tools"); inner.IsArray() {
-			inner.ForEach(func(_, x gjson.Result) bool {
+			forEach(inner, func(_, x gjson.Result) bool {
 				names = append(names, g.Get("name").Str+"__"+x.Get("name").Str)
 				return true
 			})

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -73,22 +74,62 @@ type Record struct {
 	NS   int64  // Time as unix nanoseconds, 0 when the record has none
 	Seq  int64  // position of the line in its input group: lines of earlier files plus Line (RecordClock)
 	JSON gjson.Result
-	top  []topField // the top-level fields, indexed once by the pipeline
+	top  []topField // the top-level fields, indexed once by the pipeline (ScannedRecord)
 }
 
+// topField is one top-level field: its value is parsed when it is read
+// (most are never read, and an escaped string would be decoded for
+// nothing).
 type topField struct {
-	key string
-	val gjson.Result
+	key     string
+	raw     string
+	escaped bool
 }
 
-// IndexTop indexes the top-level fields of r.JSON in one scan. Native lines
-// carry megabytes of message content before small fields such as uuid and
-// timestamp; each r.JSON.Get would scan past it again.
-func (r *Record) IndexTop() {
-	r.top = r.top[:0]
-	r.JSON.ForEach(func(k, v gjson.Result) bool {
-		r.top = append(r.top, topField{k.Str, v})
-		return true
+func (f topField) val() gjson.Result { return scannedValue(f.raw, f.escaped) }
+
+// scannedValue is the gjson value of raw, a slice of a scanned document:
+// a string without escapes is cut out as it is (gjson.Parse would scan it
+// again, and tool results are megabytes); anything else is parsed, which
+// for an object or array costs nothing until it is read.
+func scannedValue(raw string, escaped bool) gjson.Result {
+	if len(raw) >= 2 && raw[0] == '"' && !escaped {
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	}
+	return gjson.Parse(raw)
+}
+
+// forEach is v.ForEach (the same keys and values, in order) over
+// jsonscan.Children, which skips nested values and long strings a word at a
+// time where gjson steps byte by byte. Converters iterate content blocks
+// with it: their text and tool results are most of a transcript's bytes.
+func forEach(v gjson.Result, fn func(k, v gjson.Result) bool) {
+	if !v.Exists() {
+		return
+	}
+	if v.Type != gjson.JSON {
+		fn(gjson.Result{}, v)
+		return
+	}
+	raw := v.Raw
+	object := strings.HasPrefix(strings.TrimLeft(raw, " \t\r\n"), "{")
+	k := gjson.Result{Type: gjson.Number, Num: -1}
+	if object {
+		k = gjson.Result{Type: gjson.String}
+	}
+	jsonscan.Children(unsafe.Slice(unsafe.StringData(raw), len(raw)), func(m jsonscan.Member) bool {
+		if object {
+			k.Raw = raw[m.KeyStart-1 : m.KeyEnd+1]
+			k.Str = raw[m.KeyStart:m.KeyEnd]
+			if m.KeyEscaped {
+				k.Str = gjson.Parse(k.Raw).Str
+			}
+		} else {
+			k.Num++
+		}
+		val := scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped)
+		val.Index = v.Index + m.ValStart
+		return fn(k, val)
 	})
 }
 
@@ -102,7 +143,7 @@ func ScannedRecord(line string, members []jsonscan.Member) Record {
 		if m.KeyEscaped {
 			key = gjson.Parse(line[m.KeyStart-1 : m.KeyEnd+1]).Str
 		}
-		r.top[i] = topField{key, gjson.Parse(line[m.ValStart:m.ValEnd])}
+		r.top[i] = topField{key, line[m.ValStart:m.ValEnd], m.ValEscaped}
 	}
 	return r
 }
@@ -115,13 +156,14 @@ func (r Record) Top(key string) gjson.Result {
 	}
 	for _, f := range r.top {
 		if f.key == key {
-			return f.val
+			return f.val()
 		}
 	}
 	return gjson.Result{}
 }
 
-// TopKeys calls fn with each top-level key of r, in order (IndexTop first).
+// TopKeys calls fn with each top-level key of r, in order (none unless
+// ScannedRecord made r).
 func (r Record) TopKeys(fn func(key string)) {
 	for _, f := range r.top {
 		fn(f.key)
@@ -140,9 +182,9 @@ func (r Record) Get(path string) gjson.Result {
 	for _, f := range r.top {
 		if f.key == head {
 			if !nested {
-				return f.val
+				return f.val()
 			}
-			return f.val.Get(rest)
+			return f.val().Get(rest)
 		}
 	}
 	return gjson.Result{}

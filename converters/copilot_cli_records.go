@@ -245,7 +245,7 @@ func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
 		}
 		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+n.Int()))
 	}
-	d.Get("toolRequests").ForEach(func(_, t gjson.Result) bool {
+	forEach(d.Get("toolRequests"), func(_, t gjson.Result) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str, t.Get("name").Str, t.Get("arguments"), gjson.Result{})
 		return true
 	})
@@ -290,7 +290,7 @@ func (c *copilotState) shutdownMetrics(d gjson.Result) {
 	if d.Get("shutdownType").Str == "error" {
 		c.counts["error_shutdowns"]++
 	}
-	d.Get("modelMetrics").ForEach(func(k, m gjson.Result) bool {
+	forEach(d.Get("modelMetrics"), func(k, m gjson.Result) bool {
 		u := m.Get("usage")
 		c.addUsage(c.shutdown, k.Str, copilotUsage{input: u.Get("inputTokens").Int(), output: u.Get("outputTokens").Int(),
 			cacheRead: u.Get("cacheReadTokens").Int(), cacheWrite: u.Get("cacheWriteTokens").Int(),

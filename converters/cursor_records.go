@@ -14,7 +14,7 @@ import (
 func (c *cursorState) user(r Record) {
 	content := r.JSON.Get("message.content")
 	prompt := content.Type == gjson.String
-	content.ForEach(func(_, b gjson.Result) bool {
+	forEach(content, func(_, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "text":
 			prompt = true
@@ -109,7 +109,7 @@ func (c *cursorState) assistant(r Record) {
 		c.counts["model_calls"]++
 	}
 	c.out.Spans[idx].Cover(r.NS)
-	r.JSON.Get("message.content").ForEach(func(i, b gjson.Result) bool {
+	forEach(r.JSON.Get("message.content"), func(i, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "text":
 			if strings.HasSuffix(strings.TrimSpace(b.Get("text").Str), cursorRedacted) {
@@ -146,7 +146,7 @@ func (c *cursorState) toolCall(r Record) {
 	id := firstString(r.JSON.Get("call_id"), r.JSON.Get("tool_call.*.args.toolCallId"), r.JSON.Get("tool_call.toolCallId"))
 	var name string
 	var body gjson.Result
-	r.JSON.Get("tool_call").ForEach(func(k, v gjson.Result) bool {
+	forEach(r.JSON.Get("tool_call"), func(k, v gjson.Result) bool {
 		if strings.HasSuffix(k.Str, "ToolCall") && v.IsObject() {
 			name, body = k.Str, v
 			return false
@@ -180,7 +180,7 @@ func (c *cursorState) toolCall(r Record) {
 	res := body.Get("result")
 	status := "success"
 	var outcome gjson.Result
-	res.ForEach(func(k, v gjson.Result) bool {
+	forEach(res, func(k, v gjson.Result) bool {
 		// The result's first key names the outcome. Keys are input: only
 		// the outcomes Cursor documents are written, any other as "other".
 		status, outcome = "other", v
@@ -241,7 +241,7 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 	}
 	var kinds []string
 	if st := args.Get("subagentType"); st.IsObject() {
-		st.ForEach(func(k, _ gjson.Result) bool {
+		forEach(st, func(k, _ gjson.Result) bool {
 			kinds = append(kinds, k.Str)
 			return true
 		})

@@ -119,7 +119,7 @@ func (c *geminiState) Record(r Record, out *Output) error {
 	case "session_document":
 		c.legacy = true
 		c.metadata(r, r.JSON)
-		r.JSON.Get("messages").ForEach(func(_, m gjson.Result) bool {
+		forEach(r.JSON.Get("messages"), func(_, m gjson.Result) bool {
 			if geminiType(m) != "" {
 				ns, at := geminiAt(m.Get("timestamp"))
 				c.message(Record{Line: r.Line, File: r.File, Type: m.Get("type").Str, Time: at, NS: ns, JSON: m})
@@ -282,7 +282,7 @@ func (c *geminiState) message(r Record) {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first
 		g.thoughts = n
 	}
-	m.Get("toolCalls").ForEach(func(_, tc gjson.Result) bool {
+	forEach(m.Get("toolCalls"), func(_, tc gjson.Result) bool {
 		c.toolCall(r, g, agent, tc)
 		return true
 	})
@@ -454,7 +454,7 @@ func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjso
 // compressed history back), which is counted; of its messages only those
 // never recorded on their own are read (the others were, when recorded).
 func (c *geminiState) set(r Record, s gjson.Result) {
-	s.ForEach(func(k, v gjson.Result) bool {
+	forEach(s, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName":
 			c.counts["set_"+k.Str]++
@@ -462,7 +462,7 @@ func (c *geminiState) set(r Record, s gjson.Result) {
 			c.counts["history_rewrites"]++
 			// A message first seen here is one the CLI put in the history
 			// itself (the <session_context> injection at start, a summary).
-			v.ForEach(func(_, m gjson.Result) bool {
+			forEach(v, func(_, m gjson.Result) bool {
 				if id := m.Get("id"); id.Type == gjson.String && c.msgs[strconv.Itoa(r.File)+":"+c.keyPart(id.Str)] == nil && geminiType(m) != "" {
 					ns, at := geminiAt(m.Get("timestamp"))
 					if ns == 0 {
@@ -661,7 +661,7 @@ func (c *geminiState) user(r Record, agent *geminiAgent, content gjson.Result) {
 	if content.Type == gjson.String {
 		texts = append(texts, content.Str)
 	}
-	content.ForEach(func(_, p gjson.Result) bool {
+	forEach(content, func(_, p gjson.Result) bool {
 		switch {
 		case p.Get("functionResponse").Exists():
 			response = true
@@ -718,7 +718,7 @@ var geminiExitRe = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*`)
 // command exited non-zero.
 func geminiExitNonzero(result gjson.Result) bool {
 	found := false
-	result.ForEach(func(_, p gjson.Result) bool {
+	forEach(result, func(_, p gjson.Result) bool {
 		if out := p.Get("functionResponse.response.output"); out.Type == gjson.String && geminiExitRe.MatchString(out.Str) {
 			found = true
 		}

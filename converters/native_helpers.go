@@ -32,7 +32,7 @@ func joinStrings(v gjson.Result) string {
 		return v.Str
 	}
 	var parts []string
-	v.ForEach(func(_, e gjson.Result) bool {
+	forEach(v, func(_, e gjson.Result) bool {
 		parts = append(parts, e.String())
 		return true
 	})
