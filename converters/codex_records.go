@@ -106,23 +106,33 @@ func (c *codexState) message(r Record, p gjson.Result) {
 		return
 	}
 	trimmed := strings.TrimSpace(text)
-	switch {
-	case codexAgentsMDRe.MatchString(trimmed):
-		m := codexAgentsMDRe.FindStringSubmatch(trimmed)
-		c.instructions(r, "agents_md", "agents_md_message", m[1], gjson.Result{Type: gjson.String, Str: m[2]}, del)
-	case codexUserInsRe.MatchString(trimmed):
-		m := codexUserInsRe.FindStringSubmatch(trimmed)
-		c.instructions(r, "agents_md", "user_instructions_message", "", gjson.Result{Type: gjson.String, Str: m[1]}, del)
-	case strings.HasPrefix(trimmed, "<environment_context>"):
-		c.instructions(r, "environment_context", "environment_context_message", "", del, del)
-	case codexSkillRe.MatchString(trimmed):
-		m := codexSkillRe.FindStringSubmatch(trimmed)
-		c.skill(r, m[1], m[2], text)
-	case strings.HasPrefix(trimmed, "<user_shell_command>"), strings.HasPrefix(trimmed, "<turn_aborted>"):
-	default:
-		if r.Type == "message" { // pre-envelope: no user_message events
-			c.counts["user_prompts"]++
+	// Each pattern is anchored at a fixed opening: only a message that
+	// starts with it runs the expression (user prompts are most messages,
+	// and long), and then once.
+	match := func(re *regexp.Regexp, opening string) []string {
+		if !strings.HasPrefix(trimmed, opening) {
+			return nil
 		}
+		return re.FindStringSubmatch(trimmed)
+	}
+	if m := match(codexAgentsMDRe, "# AGENTS.md instructions for "); m != nil {
+		c.instructions(r, "agents_md", "agents_md_message", m[1], gjson.Result{Type: gjson.String, Str: m[2]}, del)
+		return
+	}
+	if m := match(codexUserInsRe, "<user_instructions>"); m != nil {
+		c.instructions(r, "agents_md", "user_instructions_message", "", gjson.Result{Type: gjson.String, Str: m[1]}, del)
+		return
+	}
+	if strings.HasPrefix(trimmed, "<environment_context>") {
+		c.instructions(r, "environment_context", "environment_context_message", "", del, del)
+		return
+	}
+	if m := match(codexSkillRe, "<skill>"); m != nil {
+		c.skill(r, m[1], m[2], text)
+		return
+	}
+	if !strings.HasPrefix(trimmed, "<user_shell_command>") && !strings.HasPrefix(trimmed, "<turn_aborted>") && r.Type == "message" {
+		c.counts["user_prompts"]++ // pre-envelope: no user_message events
 	}
 }
 
