@@ -48,6 +48,16 @@ var publicInstructionPaths = map[string]bool{
 
 var overlayPathRe = regexp.MustCompile(`^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`)
 
+// publicPathProp is the schema of a path publicPath writes in clear.
+func publicPathProp() Prop {
+	var names []any
+	for _, p := range sortedKeys(publicInstructionPaths) {
+		names = append(names, p)
+	}
+	return AnyOf(Enum(names...), Prop{"type": "string", "pattern": overlayPathRe.String()}).
+		Doc("in clear only for conventional instruction files and AGENTS.<agent>.md overlays")
+}
+
 // publicPath returns the conventional form of p and whether it may be written
 // in clear.
 func publicPath(p string) (string, bool) {
@@ -64,6 +74,40 @@ const (
 	policyKeepTemplate     = "keep_distinct_template_hash_is_candidate_only"
 	policyKeepRenderUnknow = "keep_distinct_full_render_unknown"
 )
+
+// fullRenderStatuses are the statuses of the full render.
+var fullRenderStatuses = Enum(fullRenderAvailable, fullRenderNotLogged, fullRenderNotMaterial).
+	Doc("available: materialised and hashed; unavailable_not_materialized: the harness clipped at ingest, no full render ever existed; unavailable_not_logged: clipped, but the log does not carry the full render")
+
+// contextInputWrites are the keys the identity split writes besides the
+// table's (readIdentity, writeIdentity and the builders they call);
+// transform is the default of context.input.delivered.transform.
+func contextInputWrites(transform string) []Move {
+	return append([]Move{
+		SetsProp("context.input.source.uri", uriProp()),
+		Sets("context.input.source.uri_hash", DefDigest),
+		Sets("context.input.source.bytes_hash", DefDigest).Doc("digest of the source bytes as read"),
+		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsConst("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm)),
+		Sets("context.input.source.canonical.hash", DefDigest),
+		SetsConst("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps)),
+		Sets("context.input.delivered.hash", DefDigest),
+		Sets("context.input.delivered.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsConst("context.input.delivered.transform", receipt.S(transform)),
+		Sets("context.input.delivered.full_render.hash", DefDigest).Doc("digest of the full render before any context-window clip; present only when status is available"),
+		SetsProp("context.input.delivered.full_render.status", fullRenderStatuses),
+		SetsProp("context.input.delivered.template_hash", AnyOf(Ref(DefDigest), Prop{"const": "none"}).Doc("digest of the template or render recipe, or none")),
+		Sets("context.input.delivered.nondeterministic", DefBool),
+		Sets("context.input.delivered.truncated", DefBool),
+		Sets("context.input.delivered.truncation_limit_chars", DefCount),
+		SetsProp("context.input.duplicate.dedupe_key", Prop{"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}:(sha256|hmac-sha256):[0-9a-f]{64}$"}.Doc("<conversation>:<canonical digest of the dedupe basis>")),
+		SetsProp("context.input.duplicate.dedupe_basis", Enum("full_render_canonical", "delivered_canonical", "source_canonical").Doc("which text the dedupe key is over, in the canonical form")),
+		SetsConst("context.input.duplicate.dedupe_scope", receipt.S("conversation")),
+		SetsProp("context.input.duplicate.suppression_policy", Enum(policySuppressEqual, policyKeepTemplate, policyKeepRenderUnknow)),
+		SetsProp("context.input.duplicate.role", Enum("selected", "duplicate", "candidate_duplicate")),
+		SetsProp("context.input.duplicate.risk", Enum("none_observed", "repeated_delivery", "candidate_duplicate", "duplicate_not_proven", "clipped_prefix_match_full_render_unknown", "same_template_payload_differs", "cross_client_duplicate_possible")),
+	}, sourcePathWrites...)
+}
 
 // contextInputLoaded maps a record saying that an instruction file, memory
 // or retrieved text entered the prompt to context.input.loaded with the full
@@ -96,14 +140,15 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, r R
 		Label("transform", "context.input.delivered.transform"),
 		Label("nondeterminism_reason", "context.input.delivered.nondeterminism_reason"),
 		Label("suppression_policy", "context.input.duplicate.suppression_policy"),
-		Label("duplicate_role", "context.input.duplicate.role"),
-		Label("full_render_status", "context.input.delivered.full_render.status"),
+		Label("duplicate_role", "context.input.duplicate.role").Schema(Enum("selected", "duplicate", "candidate_duplicate", "suppressed")),
+		Label("full_render_status", "context.input.delivered.full_render.status").Schema(fullRenderStatuses),
 		SessionIDs(),
 	}
 	moves = append(moves, extra...)
 	return Rec{
-		Event: "context.input.loaded",
-		Moves: moves,
+		Event:  "context.input.loaded",
+		Moves:  moves,
+		Writes: contextInputWrites(transform),
 		Then: func(s *Session, r Record, a *receipt.Attrs) error {
 			id, err := readIdentity(s, r, a, transform)
 			if err != nil {
@@ -121,6 +166,12 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, r R
 	}
 }
 
+// sourcePathWrites are the keys sourcePath writes.
+var sourcePathWrites = []Move{
+	SetsProp("context.input.source.path", publicPathProp()),
+	Sets("context.input.source.path_hash", DefDigest),
+}
+
 func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 	if p, ok := publicPath(v.String()); ok {
 		a.Set("context.input.source.path", receipt.S(p))
@@ -132,6 +183,15 @@ func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 // uriSchemes are the source URI schemes written in clear.
 var uriSchemes = map[string]string{"mcp": "mcp", "https": "https", "http": "http", "file": "file", "git": "git",
 	"ssh": "ssh", "s3": "s3", "gs": "gs", "memory": "memory", "skill": "skill", "plugin": "plugin", "data": "data"}
+
+// uriProp is the schema of what sourceURI writes.
+func uriProp() Prop {
+	var schemes []any
+	for _, s := range sortedKeys(uriSchemes) {
+		schemes = append(schemes, uriSchemes[s])
+	}
+	return Enum(append(schemes, "other", "unknown")...).Doc("URI scheme only, from a fixed list (other: a scheme not on it)")
+}
 
 // sourceURI writes the scheme in clear (mcp, https, file) and the URI as a digest.
 func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {

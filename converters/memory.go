@@ -24,6 +24,7 @@ func init() {
 		Records: map[string]Rec{
 			"memory.search": {
 				Event: "memory.search.returned",
+				Title: "memory.search.returned: what a memory layer returned for one query (not what entered the prompt)",
 				Moves: []Move{
 					Req(Label("provider", "memory.provider")),
 					Label("client", "memory.client"),
@@ -42,6 +43,10 @@ func init() {
 					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
 					SessionIDs(),
 				},
+				Writes: []Move{
+					Sets("memory.result.top.id_hash", DefDigest),
+					Sets("memory.result.top.score_bucket", LadderDef(scoreLadder)),
+				},
 				Hook: memorySearched,
 			},
 			"context.input": contextInputRec("as-returned-by-memory-client", []Move{
@@ -49,6 +54,10 @@ func init() {
 				Hash("memory_id", "context.input.memory.id_hash"),
 				Hash("memory_id", "context.input.source.memory_id_hash"),
 				{apply: crossClientPolicy},
+				SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression")),
+				// returnedMemory's
+				SetsConst("context.input.memory.returned_by_search", receipt.B(true)).Doc("the loaded memory is one the referenced memory.search.returned event listed (always true: the converter fails otherwise)"),
+				Sets("context.input.memory.delivered_matches_returned", DefBool).Doc("the delivered text equals, in canonical form, the text the memory layer returned"),
 			}, returnedMemory),
 		},
 		NewState: func() any {

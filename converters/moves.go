@@ -30,6 +30,7 @@ type Move struct {
 	rule     string // Check: what it checks
 	also     []Move // further attributes the move writes (their Key and Def only)
 	spanKey  string // a move redirected to the root span: the key it writes there
+	schema   Prop   // narrower than Def (see Schema); nil: what Def says
 	// fromSpan lists the root-span keys the move copies to the event; their
 	// types are those of the moves that wrote them on the span.
 	fromSpan []string

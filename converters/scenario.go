@@ -18,7 +18,8 @@ import (
 type Scenario struct {
 	Name, Doc, SpanName string
 	Records             map[string]Rec
-	// Extra lists event names that hooks emit besides the table's.
+	// Extra lists event names that hooks build and emit besides the
+	// table's and its records' Emits.
 	Extra []string
 	// NewState makes the typed per-file state the hooks keep (read it with
 	// StateOf); nil when the table says everything.
@@ -32,7 +33,17 @@ type Scenario struct {
 // Rec maps one record type.
 type Rec struct {
 	Event string // event written for the record; "" to only feed state
+	// Title is the event's title in its schema, said by one table (or
+	// declareEvent) of all that write the event.
+	Title string
+	// Emits lists the events the hook emits with the record's attributes
+	// (its moves' keys are theirs too, see eventschema.go).
+	Emits []string
 	Moves []Move
+	// Writes declares the keys the hook writes (Sets, SetsProp; Req for
+	// one it always writes): the event schemas are generated from the
+	// moves and these.
+	Writes []Move
 	// Hook runs after the moves, on the values they declared: stateful
 	// attributes and the rules no invariant kind says. It may add
 	// attributes, never change one a move wrote.
@@ -270,6 +281,9 @@ func registerScenario(sc Scenario) {
 		if r.Event != "" {
 			events[r.Event] = true
 		}
+		for _, e := range r.Emits {
+			events[e] = true
+		}
 		for _, m := range r.Moves {
 			if m.Pass && m.Path != "" {
 				pass[m.Path] = leak.Label
@@ -425,7 +439,7 @@ func (st *scenarioState) End(out *Output) error {
 	return nil
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
