@@ -78,7 +78,7 @@ func init() {
 					Use("suppression_reasons"),
 					SessionIDs(),
 					Req(Const("context.input.kind", receipt.S("retrieved_code_chunks"))),
-					Const("context.input.source", receipt.S("code_search")),
+					Const("context.input.source", receipt.S("code_search")).Doc("the retrieval system the input came from (code search loads)"),
 					Hash("index_snapshot_id", "code_search.index.snapshot_id_hash"),
 					Label("client_transform", "context.input.client_transform"),
 					Req(Count("loaded_chunk_ids", "context.input.loaded_chunk_count")),
@@ -90,7 +90,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_code_chunks_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
-					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")),
+					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")).Doc("code-search loads: what the receipt does not prove"),
 					Check("the load follows returned results", func(s *Session, _ *Values) error {
 						if StateOf[codeSearchState](s).pending == nil {
 							return fmt.Errorf("context loaded with no code.search.results.returned record before it")
