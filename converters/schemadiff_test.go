@@ -376,3 +376,48 @@ func TestSchemaDiff(t *testing.T) {
 		}
 	}
 }
+
+// unwritten are the declared keys that no golden receipt and no sample
+// converted with --reveal names carries, and why they are declared.
+var unwritten = map[string]string{
+	"brain.doctor.precheck.completed: gen_ai.conversation.id":                   "SessionIDs: the brain samples have no conversation id",
+	"brain.doctor.remediation.completed: gen_ai.conversation.id":                "SessionIDs: the brain samples have no conversation id",
+	"brain.doctor.remediation.job.evaluated: gen_ai.conversation.id":            "SessionIDs: the brain samples have no conversation id",
+	"brain.doctor.remediation.plan.selected: gen_ai.conversation.id":            "SessionIDs: the brain samples have no conversation id",
+	"brain.doctor.remediation.job.evaluated: brain.remediation.job.skip_reason": "no sample skips a job",
+	"team_memory.entry.corrected: team_memory.author.human.id_hash":             "no sample correction names a human author",
+	"gen_ai.token_usage.summarized: session.id":                                 "kept from the hand-written schema; the summary is emitted without it",
+	"mcp.tool_definition.loaded: gen_ai.tool.name":                              "no sample loads a built-in tool's definition",
+}
+
+// TestDeclaredKeysWritten fails when a declared event key is written by
+// nothing the goldens and samples show, unless unwritten says why, and when
+// unwritten names a key that is written after all: declarations must not
+// outlive the code that writes them.
+func TestDeclaredKeysWritten(t *testing.T) {
+	ins, _, _ := diffInputs(t)
+	written := map[string]bool{}
+	for _, in := range ins {
+		for k := range in.attrs {
+			written[in.event+": "+k] = true
+		}
+	}
+	gen, _ := converters.EventSchemas()
+	for _, ev := range sortedKeys(gen) {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(gen[ev], &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range sortedKeys(s.Properties) {
+			key := ev + ": " + k
+			switch {
+			case !written[key] && unwritten[key] == "":
+				t.Errorf("%s is declared but nothing writes it (golden, samples, --reveal names)", key)
+			case written[key] && unwritten[key] != "":
+				t.Errorf("%s is written: remove it from unwritten", key)
+			}
+		}
+	}
+}
