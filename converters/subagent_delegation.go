@@ -34,14 +34,16 @@ func init() {
 					Hash("delegation_reason", "subagent.delegation.reason_hash"),
 					Bucket("estimated_output_lines", "subagent.delegation.estimated_output_line_bucket", receipt.CountLadder),
 					Bucket("parent_context_before_tokens", "subagent.delegation.parent_context_before_bucket", receipt.TokenLadder),
-					Req(Label("threshold_policy", "subagent.delegation.threshold_policy")),
+					Label("threshold_policy", "subagent.delegation.threshold_policy"),
 					Int("threshold_lines", "subagent.delegation.threshold_lines"),
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_operation_output_recorded", receipt.B(false)),
 				},
 				Writes: []Move{
 					Req(SetsConst("subagent.delegation.policy", receipt.S("large_tool_output_to_isolated_subagent"))),
-					SetsConst("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged")),
+					// written when the record names no threshold policy: the key
+					// is always there
+					Req(SetsConst("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))),
 				},
 				Hook: delegationRequested,
 			},
