@@ -26,14 +26,36 @@ func init() {
 		Records: map[string]Rec{
 			"context.input.rendered": contextInputLoaded("source-as-delivered"),
 		},
+		NewState: func() any { return newInputState() },
 		End: func(s *Session) error {
-			s.Span.Set("context.input.delivery.count", receipt.I(s.Count("context.input.delivered")))
-			s.Span.Set("context.input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
-			s.Span.Set("context.input.truncated.count", receipt.I(s.Count("context.input.truncated")))
-			s.Span.Set("context.input.full_render.unknown_count", receipt.I(s.Count("context.input.full_render_unknown")))
+			st := inputsOf(s)
+			s.Span.Set("context.input.delivery.count", receipt.I(st.delivered))
+			s.Span.Set("context.input.unique_count", receipt.I(int64(len(st.dedupe))))
+			s.Span.Set("context.input.truncated.count", receipt.I(st.truncated))
+			s.Span.Set("context.input.full_render.unknown_count", receipt.I(st.renderUnknown))
 			return nil
 		},
 	})
+}
+
+// inputState is what the identity split keeps across the records of a
+// file: the dedupe keys and template keys loaded so far, and the counts the
+// root span reports. The scenarios that load inputs with contextInputRec
+// besides context_input (memory, session) embed it in their state.
+type inputState struct {
+	dedupe, templates                   map[string]bool
+	delivered, truncated, renderUnknown int64
+}
+
+func newInputState() *inputState {
+	return &inputState{dedupe: map[string]bool{}, templates: map[string]bool{}}
+}
+
+func (st *inputState) inputs() *inputState { return st }
+
+// inputsOf returns the inputState of a scenario that loads inputs.
+func inputsOf(s *Session) *inputState {
+	return s.state.(interface{ inputs() *inputState }).inputs()
 }
 
 // publicInstructionPaths are conventional instruction-file paths that say
@@ -114,10 +136,10 @@ func contextInputWrites(transform string) []Move {
 // identity split. transform names how the delivered text was obtained when
 // the record does not say.
 //
-// Optional fields it reads besides the table's: source_text, delivered_text,
-// full_render_text, full_render_status, template_text, nondeterministic,
-// nondeterminism_reason, truncated, truncation_limit_chars,
-// suppression_policy, duplicate_role (all text is raw and only hashed).
+// Optional fields it reads besides the table's (identityFields): source_text,
+// delivered_text, full_render_text, template_text, nondeterministic,
+// truncated, truncation_limit_chars and conversation_id (all text is raw and
+// only hashed).
 func contextInputLoaded(transform string) Rec {
 	return contextInputRec(transform, nil, nil)
 }
@@ -126,8 +148,9 @@ func contextInputLoaded(transform string) Rec {
 // source, when set, supplies the source text from state (for example what a
 // memory layer returned) instead of the record's source_text; it may add
 // attributes of its own.
-func contextInputRec(transform string, extra []Move, source func(s *Session, r Record, a *receipt.Attrs) (string, bool, error)) Rec {
+func contextInputRec(transform string, extra []Move, source func(s *Session, v *Values, a *receipt.Attrs) (string, bool, error)) Rec {
 	moves := []Move{
+		identityFields,
 		Req(Label("kind", "context.input.kind")),
 		{Path: "source_path", apply: sourcePath},
 		{Path: "source_uri", apply: sourceURI},
@@ -149,13 +172,13 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, r R
 		Event:  "context.input.loaded",
 		Moves:  moves,
 		Writes: contextInputWrites(transform),
-		Then: func(s *Session, r Record, a *receipt.Attrs) error {
-			id, err := readIdentity(s, r, a, transform)
+		Then: func(s *Session, v *Values, a *receipt.Attrs) error {
+			id, err := readIdentity(s, v, a, transform)
 			if err != nil {
 				return err
 			}
 			if source != nil {
-				text, ok, err := source(s, r, a)
+				text, ok, err := source(s, v, a)
 				if err != nil {
 					return err
 				}
@@ -224,18 +247,22 @@ type identity struct {
 	role, policy                                    string // declared, "" if none
 }
 
-func optText(r Record, path string) (string, bool, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
+// identityFields declares the fields readIdentity reads.
+var identityFields = Use("source_text", "delivered_text", "full_render_text", "template_text",
+	"nondeterministic", "truncated", "truncation_limit_chars", "conversation_id")
+
+func optText(v *Values, path string) (string, bool, error) {
+	f := v.Get(path)
+	if !f.Exists() || f.Type == gjson.Null {
 		return "", false, nil
 	}
-	if v.Type != gjson.String {
+	if f.Type != gjson.String {
 		return "", false, fmt.Errorf("field %q must be a string", path)
 	}
-	return v.Str, true, nil
+	return f.Str, true, nil
 }
 
-func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (identity, error) {
+func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (identity, error) {
 	var id identity
 	var err error
 	for _, f := range []struct {
@@ -248,24 +275,24 @@ func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (ide
 		{"full_render_text", &id.fullRender, &id.hasFullRender},
 		{"template_text", &id.template, &id.hasTmpl},
 	} {
-		if *f.text, *f.ok, err = optText(r, f.path); err != nil {
+		if *f.text, *f.ok, err = optText(in, f.path); err != nil {
 			return id, err
 		}
 	}
-	if v := r.JSON.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "nondeterministic")
 		}
 		id.nondeterministic = v.Bool()
 	}
-	if v := r.JSON.Get("truncated"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncated"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "truncated")
 		}
 		t := v.Bool()
 		id.truncated = &t
 	}
-	if v := r.JSON.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
 		if id.limit, err = wholeNumber("truncation_limit_chars", v); err != nil {
 			return id, err
 		}
@@ -279,7 +306,7 @@ func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (ide
 	id.role = attrStr(a, "context.input.duplicate.role")
 	id.policy = attrStr(a, "context.input.duplicate.suppression_policy")
 	id.scope = s.Conversation
-	if v := r.JSON.Get("conversation_id"); v.Type == gjson.String {
+	if v := in.Get("conversation_id"); v.Type == gjson.String {
 		id.scope = s.Label(v.Str)
 		a.Set("gen_ai.conversation.id", receipt.S(id.scope))
 	}
@@ -311,7 +338,8 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	if !id.hasDelivered {
 		return undelivered(s, a, id)
 	}
-	s.Add("context.input.delivered", 1)
+	st := inputsOf(s)
+	st.delivered++
 	delivered := s.Hash.Text(id.delivered)
 	deliveredIdentity(a, s.Hash, id.delivered, id.transform, true)
 	truncated, err := id.truncation()
@@ -330,7 +358,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 		a.Set("context.input.delivered.truncation_limit_chars", receipt.I(id.limit))
 	}
 	if truncated {
-		s.Add("context.input.truncated", 1)
+		st.truncated++
 	}
 
 	// Dedupe on the full render when it is known, so two clips of equal
@@ -422,7 +450,7 @@ func writeFullRender(s *Session, a *receipt.Attrs, id identity, truncated bool, 
 	}
 	a.Set("context.input.delivered.full_render.status", receipt.S(status))
 	if status != fullRenderAvailable {
-		s.Add("context.input.full_render_unknown", 1)
+		inputsOf(s).renderUnknown++
 	}
 	return status, nil
 }
@@ -474,7 +502,8 @@ func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, re
 	if renderUnknown && policy == policySuppressEqual {
 		return fmt.Errorf("suppression policy suppresses equal clips although the full render is unknown")
 	}
-	seen := s.Has("context.input.dedupe", key)
+	st := inputsOf(s)
+	seen := st.dedupe[key]
 	// Renders of one template from one source are candidates for each
 	// other, never proven duplicates.
 	tmplKey := ""
@@ -506,14 +535,14 @@ func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, re
 		role, risk = "candidate_duplicate", "clipped_prefix_match_full_render_unknown"
 	case seen:
 		role, risk = "candidate_duplicate", "duplicate_not_proven"
-	case tmplKey != "" && s.Has("context.input.template", tmplKey):
+	case tmplKey != "" && st.templates[tmplKey]:
 		role, risk = "candidate_duplicate", "same_template_payload_differs"
 	default:
 		role = "selected"
 	}
-	s.Mark("context.input.dedupe", key)
+	st.dedupe[key] = true
 	if tmplKey != "" {
-		s.Mark("context.input.template", tmplKey)
+		st.templates[tmplKey] = true
 	}
 	a.Set("context.input.duplicate.dedupe_key", receipt.S(key))
 	a.Set("context.input.duplicate.dedupe_basis", receipt.S(basis))

@@ -61,7 +61,7 @@ func init() {
 			}, returnedMemory),
 		},
 		NewState: func() any {
-			return &memoryState{retrievals: map[string]bool{}, returned: map[string]string{}, loaded: map[string]bool{}}
+			return &memoryState{inputState: newInputState(), retrievals: map[string]bool{}, returned: map[string]string{}, loaded: map[string]bool{}}
 		},
 		End: func(s *Session) error {
 			st := StateOf[memoryState](s)
@@ -78,6 +78,7 @@ func init() {
 // memories by memoryKey, with the text each search returned: raw input that
 // stays in memory and is never put in an error.
 type memoryState struct {
+	*inputState
 	retrievals map[string]bool
 	returned   map[string]string // memoryKey -> returned text ("" when none)
 	loaded     map[string]bool
@@ -133,10 +134,10 @@ func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
 // returnedMemory supplies the source of a memory load: the text the named
 // search returned. A load naming a search or memory the log never returned
 // is an error: the client cannot insert what the memory layer did not give.
-func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error) {
-	ret, id := r.JSON.Get("retrieval_id"), r.JSON.Get("memory_id")
+func returnedMemory(s *Session, v *Values, a *receipt.Attrs) (string, bool, error) {
+	ret, id := v.Get("retrieval_id"), v.Get("memory_id")
 	if !ret.Exists() && !id.Exists() {
-		text, ok, err := optText(r, "source_text")
+		text, ok, err := optText(v, "source_text")
 		return text, ok, err
 	}
 	if ret.Type != gjson.String || id.Type != gjson.String {
@@ -156,7 +157,7 @@ func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error
 	if text == "" {
 		return "", false, nil
 	}
-	if d := r.JSON.Get("delivered_text"); d.Type == gjson.String {
+	if d := v.Get("delivered_text"); d.Type == gjson.String {
 		a.Set("context.input.memory.delivered_matches_returned", receipt.B(receipt.CanonicalizeText(d.Str) == receipt.CanonicalizeText(text)))
 	}
 	return text, true, nil
