@@ -18,15 +18,20 @@ import (
 //
 //   - the moves of every scenario record that writes the event (Rec.Event,
 //     Rec.Emits): their keys and definition types, Req for required, a
-//     narrower schema where the move says one (Move.Schema), Sets for a key
-//     the record's hook writes;
+//     narrower schema where the move says one (Move.Schema, Move.Doc);
+//   - the record's Writes: the keys its hook writes (Sets, SetsConst,
+//     SetsProp; Req for one it always writes);
 //   - the declarations of declareEvent, next to the native readers and
 //     builders that write the event, and next to the hooks that build an
 //     event of their own.
 //
-// Each event has one title, said once (Rec.Title or EventDecl.Title).
-// TestEventSchemasUpToDate fails when a checked-in schema is stale, and
-// TestEveryEventSchemaGenerated when one is not generated at all.
+// A key several writers declare differently accepts what any of them
+// writes (merge). Each event has one title, said once (Rec.Title or
+// EventDecl.Title; a table two scenarios share says it once for both).
+// TestEventSchemasUpToDate fails when a checked-in schema is stale,
+// TestEveryEventSchemaGenerated when one is not generated at all,
+// TestDeclaredKeysWritten when a declared key is written by nothing, and
+// TestSchemaDiff compares the schemas with an older tree.
 
 // A Prop is the JSON Schema of one attribute's value.
 type Prop map[string]any
