@@ -22,9 +22,10 @@ func init() {
 		Records: map[string]Rec{
 			"session.start": overlaySessionStart,
 			"agent_context.loaded": {
+				Emits: []string{"context.input.loaded", "context.input.candidate_suppressed"},
 				Moves: []Move{
 					Use("delivered_text"), // its identity, never the text
-					Const("context.input.kind", receipt.S("agent_instructions")),
+					Req(Const("context.input.kind", receipt.S("agent_instructions"))),
 					Req(Move{Path: "source_path", Pass: true, apply: sourcePath}), // public overlay names are tokens; other paths are only hashed
 					Req(Label("source_role", "context.input.source.role")),
 					Hash("source_text", "context.input.source.bytes_hash"),
@@ -43,10 +44,18 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
+				Writes: append([]Move{
+					Sets("workspace.name", DefDigest).Doc("digest of the workspace name: private names are never copied"),
+					SetsConst("context.input.scope", receipt.S("repo")),
+					SetsConst("context.input.loaded_by", receipt.S("overlay-selector")),
+					Sets("context.input.delivered.hash", DefDigest),
+					Sets("context.input.delivered.truncated", DefBool),
+					SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order")),
+					Req(SetsConst("context.input.duplicate.role", receipt.S("selected"))),
+				}, sourcePathWrites...),
 				Hook: overlayRecord,
 			},
 		},
-		Extra:    []string{"context.input.loaded", "context.input.candidate_suppressed"},
 		NewState: func() any { return &overlayState{} },
 		End: func(s *Session) error {
 			st := StateOf[overlayState](s)
@@ -64,6 +73,25 @@ func init() {
 		},
 	})
 }
+
+// A loaded overlay has a position in the load order; a suppressed
+// candidate delivered nothing and says why (overlayRecord).
+var _ = declareEvent("context.input.loaded", EventDecl{Adds: true, Narrow: []Move{
+	SetsProp("context.input.load_order", Prop{"type": "integer", "minimum": 1}.Doc("1-based position in the composed instructions")),
+}})
+
+var _ = declareEvent("context.input.candidate_suppressed", EventDecl{
+	Adds:  true,
+	Title: "context.input.candidate_suppressed: an instruction file was discovered but deliberately not loaded (e.g. an overlay for another agent)",
+	Keys:  []Move{Sets("context.input.suppression.reason", DefLabel)},
+	Narrow: []Move{
+		SetsProp("context.input.load_order", Prop{"const": 0}.Doc("0: discovered, not in the load order")),
+		SetsProp("context.input.delivered.hash", Prop{"const": "none"}.Doc("none: the candidate was not delivered")),
+		SetsConst("context.input.delivered.truncated", receipt.B(false)),
+		SetsConst("context.input.duplicate.role", receipt.S("suppressed")),
+		SetsConst("context.input.duplicate.suppression_policy", receipt.S("suppress_overlay_for_non_target_agent")),
+	},
+})
 
 // Source roles the composition knows.
 const (

@@ -18,6 +18,7 @@ func init() {
 		Records: map[string]Rec{
 			"mcp.gateway.index.loaded": {
 				Event: "mcp.gateway.index.loaded",
+				Title: "mcp.gateway.index.loaded: the gateway's small meta-tool index entered the context at startup",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Label("gateway", "mcp.gateway.name")),
@@ -38,6 +39,7 @@ func init() {
 			},
 			"mcp.gateway.tool_schema.loaded": {
 				Event: "mcp.gateway.tool_schema.loaded",
+				Title: "mcp.gateway.tool_schema.loaded: one upstream tool schema was hydrated on demand through the gateway",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Label("gateway", "mcp.gateway.name")),
@@ -66,6 +68,7 @@ func init() {
 			},
 			"mcp.gateway.tool_invoked": {
 				Event: "mcp.gateway.tool_invoked",
+				Title: "mcp.gateway.tool_invoked: an upstream tool was invoked through the gateway",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Label("gateway", "mcp.gateway.name")),
@@ -81,7 +84,7 @@ func init() {
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
 					After("gateway", "mcp.gateway.index.loaded", "gateway").
 						Says("tool invoked through a gateway with no mcp.gateway.index.loaded record before it"),
-					SeenBefore("mcp.tool_call.schema_loaded_before_call", "tool", "mcp.gateway.tool_schema.loaded", "tool").Within("gateway", "gateway"),
+					Req(SeenBefore("mcp.tool_call.schema_loaded_before_call", "tool", "mcp.gateway.tool_schema.loaded", "tool").Within("gateway", "gateway")),
 				},
 				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
 					StateOf[gatewayState](s).invoked[gatewayKey(v)] = true
@@ -90,13 +93,14 @@ func init() {
 			},
 			"mcp.gateway.session.completed": {
 				Event: "mcp.gateway.session.completed",
+				Title: "mcp.gateway.session.completed: the gateway session ended: schema and invocation totals",
 				Moves: []Move{
 					SessionIDs(),
 					Label("status", "mcp.gateway.session.status"),
 					Bool("full_upstream_schemas_loaded", "mcp.gateway.full_upstream_schemas_loaded"),
 					Int("loaded_tool_schema_count", "mcp.gateway.loaded_tool_schema_count"),
 					Int("invoked_tool_count", "mcp.gateway.invoked_tool_count"),
-					Const("mcp.gateway.progressive_disclosure.audit_gap", receipt.S("receipt_proves_gateway_disclosure_boundary_not_tool_result_correctness")),
+					Req(Const("mcp.gateway.progressive_disclosure.audit_gap", receipt.S("receipt_proves_gateway_disclosure_boundary_not_tool_result_correctness"))),
 					// The log's totals count distinct tools.
 					DistinctOf("loaded_tool_schema_count", "mcp.gateway.tool_schema.loaded", "gateway", "tool").
 						Says("loaded_tool_schema_count does not match the distinct tools of mcp.gateway.tool_schema.loaded records before it"),

@@ -33,6 +33,7 @@ func init() {
 			},
 			"brain.doctor.precheck": {
 				Event: "brain.doctor.precheck.completed",
+				Title: "brain.doctor.precheck.completed: the brain's health before remediation: score, issues, snapshot",
 				Moves: []Move{
 					SessionIDs(), ids, FromSpan("brain.doctor.mode"),
 					Req(Int("score", "brain.doctor.score.before")),
@@ -47,6 +48,7 @@ func init() {
 			},
 			"brain.remediation.plan": {
 				Event: "brain.doctor.remediation.plan.selected",
+				Title: "brain.doctor.remediation.plan.selected: the remediation plan selected after the precheck",
 				Moves: []Move{
 					SessionIDs(), ids,
 					Req(Hash("plan_id", "brain.remediation.plan.id_hash")),
@@ -58,15 +60,19 @@ func init() {
 					FromSpan("brain.remediation.protected_phases_hash"),
 					Const("brain.privacy.raw_plan_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Sets("brain.remediation.plan.within_cost_cap", DefBool),
+				},
 				Hook: brainPlan,
 			},
 			"brain.remediation.job": {
 				Event: "brain.doctor.remediation.job.evaluated",
+				Title: "brain.doctor.remediation.job.evaluated: one remediation job: submitted, skipped or refused, with its spend",
 				Moves: []Move{
 					SessionIDs(), ids,
 					Req(Hash("job_id", "brain.remediation.job.id_hash")),
 					Label("step_kind", "brain.remediation.job.kind"),
-					Req(Label("status", "brain.remediation.job.status")),
+					Req(Label("status", "brain.remediation.job.status").Schema(Enum("submitted", "skipped", "refused"))),
 					Bool("protected_phase", "brain.remediation.job.protected_phase"),
 					ScaledBucket("estimated_usd", "brain.remediation.job.estimated_spend_bucket", usdLadder, 100),
 					ScaledBucket("actual_usd", "brain.remediation.job.actual_spend_bucket", usdLadder, 100),
@@ -91,6 +97,7 @@ func init() {
 			},
 			"brain.doctor.completed": {
 				Event: "brain.doctor.remediation.completed",
+				Title: "brain.doctor.remediation.completed: the pass finished: scores, job counts and spend, all matching the records before it",
 				Moves: []Move{
 					SessionIDs(), ids,
 					Label("outcome", "brain.doctor.outcome"),
@@ -108,6 +115,10 @@ func init() {
 					ScaledBucket("actual_usd", "brain.remediation.cost.actual_bucket", usdLadder, 100),
 					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
 					Const("brain.privacy.raw_operator_note_recorded", receipt.B(false)),
+				},
+				Writes: []Move{
+					Sets("brain.doctor.target_reached", DefBool),
+					SetsConst("brain.remediation.cost.within_cap", receipt.B(true)),
 				},
 				Hook: brainCompleted,
 			},

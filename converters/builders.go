@@ -298,3 +298,200 @@ func (c *native) describeTool(attrs receipt.Attrs, kind toolKind, name, server, 
 	}
 	return attrs, "execute_tool"
 }
+
+// What the native readers write with these builders and around them, event
+// by event: the schemas of these events are generated from these
+// declarations and the scenario tables that write the same events (see
+// eventschema.go). Each declaration is the native readers' part.
+
+var _ = declareEvent("context.audit_gap.recorded", EventDecl{
+	Title:       "context.audit_gap.recorded: something entered (or may have entered) the context without any record of it",
+	Description: "An explicit gap: the receipt cannot prove what the log does not record. Claude Code loads the root CLAUDE.md, CLAUDE.local.md and auto-memory MEMORY.md at session start and writes no transcript record of it.",
+	Keys: []Move{
+		Req(SetsProp("context.audit_gap", Enum("root_instruction_files_not_logged", "instruction_loads_not_logged", "token_usage_not_logged", "timestamps_not_logged", "tool_results_not_logged"))),
+		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted")),
+		Sets("session.id", DefID),
+	},
+})
+var _ = declareEvent("context.compaction.summary_loaded", EventDecl{
+	Title: "context.compaction.summary_loaded: the summary that replaced compacted context entered the prompt",
+	Keys: []Move{
+		SetsProp("context.compaction.audit_gap", Enum("summary_without_compact_boundary")),
+		Req(Sets("context.compaction.summary.hash", DefDigest)),
+		Req(Sets("context.compaction.summary.size_bucket", LadderDef(receipt.ByteLadder))),
+		Sets("context.compaction.token_count.after_bucket", LadderDef(receipt.TokenLadder)),
+		Sets("privacy.raw_summary_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+})
+var _ = declareEvent("gen_ai.token_usage.summarized", EventDecl{
+	Title:       "gen_ai.token_usage.summarized: token usage of one model over the session, each API response counted once",
+	Description: "One API response is written as several transcript lines that repeat its usage; responses are keyed by message id (and request id when present) and the line with the largest output count is kept.",
+	Keys: []Move{
+		Req(Sets("gen_ai.request.model", DefLabel)),
+		Sets("gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", DefCount),
+		Sets("gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", DefCount),
+		Sets("gen_ai.usage.cache_creation.input_tokens", DefCount),
+		Sets("gen_ai.usage.cache_read.input_tokens", DefCount),
+		SetsProp("gen_ai.usage.dedupe", Enum("message_id_and_request_id_largest_output", "cumulative_total_deltas", "terminal_result_usage", "message_id_last_record", "shutdown_model_metrics", "assistant_usage_records")),
+		Req(Sets("gen_ai.usage.input_tokens", DefCount)),
+		Req(Sets("gen_ai.usage.output_tokens", DefCount)),
+		Sets("gen_ai.usage.reasoning.output_tokens", DefCount).Doc("reasoning tokens, already included in gen_ai.usage.output_tokens (OpenAI)"),
+		Sets("gen_ai.usage.responses", DefCount),
+		SetsProp("gen_ai.usage.scope", Enum("session_with_subagents", "thread", "run")),
+		Sets("gen_ai.usage.total_tokens", DefCount),
+		Sets("gen_ai.usage.web_search_requests", DefCount),
+		Sets("session.id", DefID),
+	},
+})
+var _ = declareEvent("subagent.result.returned", EventDecl{
+	Title:       "subagent.result.returned: what a subagent's final answer brought back into its parent's context",
+	Description: "Native transcripts: the tool result of the Agent/Task call is the only thing that crosses from the subagent back to the parent; its digest and size are recorded, never its text.",
+	Keys: []Move{
+		Sets("privacy.raw_summary_recorded", DefNever),
+		Sets("session.id", DefID),
+		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message")),
+		Req(Sets("subagent.result.hash", DefDigest)),
+		Req(Sets("subagent.result.size_bucket", LadderDef(receipt.ByteLadder))),
+		Req(SetsProp("subagent.result.status", Enum("success", "error"))),
+		Sets("subagent.tool_call_count", DefCount),
+		Sets("subagent.total_token_bucket", LadderDef(receipt.TokenLadder)),
+		Sets("subagent.type", DefLabel),
+	},
+})
+var _ = declareEvent("subagent.spawned", EventDecl{
+	Title: "subagent.spawned: a subagent started; its span nests under the tool call that spawned it",
+	Keys: []Move{
+		Sets("session.id", DefID),
+		Sets("subagent.agent_id", DefID),
+		Req(SetsProp("subagent.depth", Prop{"minimum": 1, "type": "integer"})),
+		Sets("subagent.description_hash", DefDigest),
+		Req(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
+		Sets("subagent.parent_thread_id", DefID).Doc("the parent thread of a subagent that writes its own log (Codex): the parent's log is converted on its own"),
+		Sets("subagent.prompt_hash", DefDigest),
+		Req(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call"))),
+		Sets("subagent.type", DefLabel),
+	},
+})
+var _ = declareEvent("context.input.loaded", EventDecl{
+	Title:       "context.input.loaded: one instruction file, skill, memory or retrieved text entered the prompt",
+	Description: "Source identity (bytes, canonical form), delivered identity (what the model got), full render (or why it is unknown), template, nondeterminism, truncation and duplicate suppression; selection rank and memory joins where the log has them. Paths are in clear only for conventional instruction files; everything else is a digest.",
+	Keys: []Move{
+		Req(SetsProp("context.input.kind", AnyOf(Ref(DefLabel), Enum("agents_md", "user_instructions", "system_prompt", "developer_instructions", "environment_context").Doc("native agent instruction kinds (codex)")))),
+		Sets("context.input.loaded_by", DefLabel),
+		Sets("context.input.activation", DefLabel),
+		Sets("context.input.source.bytes_hash", DefDigest).Doc("digest of the source bytes as read"),
+		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsConst("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm)),
+		Sets("context.input.source.canonical.hash", DefDigest).Doc("digest of the source after the canonical form named in context.input.source.canonical.form; comparable only between equal forms"),
+		SetsConst("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps)),
+		SetsProp("context.input.source.path", publicPathProp()),
+		Sets("context.input.source.path_hash", DefDigest),
+		Sets("context.input.delivered.hash", DefDigest).Doc("digest of what the harness delivered to the model (after templates, headers, clipping)"),
+		Sets("context.input.delivered.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsProp("context.input.delivered.transform", AnyOf(Ref(DefLabel), Enum("as-recorded-by-session-log", "source-as-delivered", "as-returned-by-memory-client")).Doc("how the delivered text was obtained from the source")),
+		SetsProp("context.input.delivered.via", Enum("session_header_instructions", "session_meta_instructions", "session_meta_base_instructions", "turn_context_user_instructions", "turn_context_developer_instructions", "collaboration_mode_developer_instructions", "user_instructions_message", "agents_md_message", "environment_context_message", "developer_message", "system_message_event", "world_state_agents_md").Doc("where the log carried the text (Codex moved instructions between header, messages, turn context and world state across versions)")),
+		SetsConst("context.input.audit_gap", receipt.S("delivered_text_not_logged")),
+		SetsProp("context.input.command.name", Prop{"pattern": "^/[a-z][a-z0-9-]{0,39}$", "type": "string"}.Doc("a built-in slash command of the agent (public names, e.g. /init, /review), whose prompt entered the context; custom commands are skills, named only by digest")),
+		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name_hash", DefDigest).Doc("digest of the MCP server whose instructions were loaded"),
+		Sets("privacy.raw_context_recorded", DefNever),
+		Sets("gen_ai.conversation.id", DefID),
+		Sets("session.id", DefID),
+	},
+})
+
+var _ = declareEvent("context.skill.invoked", EventDecl{
+	Title: "context.skill.invoked: a skill body entered the prompt as context (or a duplicate candidate was suppressed)",
+	Keys: []Move{
+		Req(SetsConst("context.input.kind", receipt.S("skill"))),
+		Req(Sets("context.input.activation", DefLabel)),
+		Sets("context.input.loaded_by", DefLabel),
+		Req(Sets("context.skill.id", DefDigest).Doc("digest of the skill id (skill, plugin and path names are private and guessable: never written in clear)")),
+		Req(SetsProp("context.input.duplicate.role", Enum("selected", "duplicate"))),
+		Sets("context.skill.name", DefLabel).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
+		Sets("context.input.delivered.hash", DefDigest),
+		Sets("context.input.source.path_hash", DefDigest),
+		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
+		Sets("gen_ai.conversation.id", DefID),
+		Sets("session.id", DefID),
+	},
+})
+
+var _ = declareEvent("mcp.tool_call.completed", EventDecl{
+	Keys: []Move{
+		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name_hash", DefDigest),
+		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name_hash", DefDigest),
+		Sets("mcp.tool_call.status", DefLabel),
+		Sets("mcp.tool_call.arguments_hash", DefDigest),
+		Sets("mcp.tool_call.arguments_size_bucket", LadderDef(receipt.ByteLadder)),
+		Sets("mcp.tool_call.result_hash", DefDigest),
+		Sets("mcp.tool_call.result_size_bucket", LadderDef(receipt.ByteLadder)),
+		Sets("privacy.raw_tool_arguments_recorded", DefNever),
+		Sets("privacy.raw_tool_results_recorded", DefNever),
+		Sets("gen_ai.conversation.id", DefID),
+		Sets("session.id", DefID),
+	},
+	OneOf: [][]string{{"mcp.server.name_hash", "mcp.server.name"}, {"mcp.tool.name_hash", "mcp.tool.name"}},
+})
+
+var _ = declareEvent("mcp.tool_definition.loaded", EventDecl{
+	Keys: []Move{
+		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name_hash", DefDigest),
+		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name_hash", DefDigest),
+		SetsProp("gen_ai.tool.name", Prop{"pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$", "type": "string"}.Doc("a built-in tool name (public)")),
+		Sets("mcp.tool.definition_load_reason", DefLabel),
+		SetsConst("mcp.tool.definition_loaded_on_demand", receipt.B(true)),
+		Sets("privacy.raw_tool_definition_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+	OneOf: [][]string{{"mcp.tool.name_hash", "mcp.tool.name", "gen_ai.tool.name"}},
+})
+
+var _ = declareEvent("mcp.tool_index.loaded", EventDecl{
+	Keys: []Move{
+		Sets("mcp.tool_loading.strategy", DefLabel),
+		Req(Sets("mcp.tool.names_hash", DefDigest)),
+		Sets("mcp.tool.count", DefCount),
+		Sets("mcp.server.count", DefCount),
+		Sets("mcp.server.needs_auth_count", DefCount),
+		Sets("mcp.server.pending_count", DefCount),
+		Sets("mcp.tool.removed_count", DefCount),
+		Sets("mcp.tool.full_definitions.loaded_at_startup", DefCount),
+		Sets("mcp.tool.index_only", DefBool),
+		Sets("privacy.raw_tool_definitions_recorded", DefNever),
+		Sets("privacy.raw_tool_descriptions_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+})
+
+var _ = declareEvent("mcp.tool_search.performed", EventDecl{
+	Keys: []Move{
+		Req(Sets("mcp.tool_search.query_hash", DefDigest)),
+		Sets("mcp.tool_search.selected_count", DefCount),
+		Sets("mcp.tool_search.candidate_count_bucket", LadderDef(receipt.CountLadder)),
+		Sets("mcp.tool_search.deferred_tool_count", DefCount),
+		Sets("mcp.tool_search.selected_tools_hash", DefDigest),
+		Sets("mcp.tool_search.selection_policy", DefLabel),
+		Sets("privacy.raw_query_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+})
+
+var _ = declareEvent("context.compaction.started", EventDecl{
+	Keys: []Move{
+		Req(Sets("context.compaction.id_hash", DefDigest)),
+		Sets("context.compaction.reason", DefLabel),
+		Sets("context.compaction.trigger", DefLabel),
+		Sets("context.compaction.token_count.before_bucket", LadderDef(receipt.TokenLadder)),
+		Sets("privacy.raw_context_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+})
+
+// revealedName describes a name written in clear.
+const revealedName = "the name in clear, written only with --reveal names (otherwise the *_hash key)"

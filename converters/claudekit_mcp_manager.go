@@ -25,6 +25,7 @@ func init() {
 		Records: map[string]Rec{
 			"mcp.manager.parent_context.evaluated": {
 				Event: "mcp.manager.parent_context.evaluated",
+				Title: "mcp.manager.parent_context.evaluated: the parent context got the compact management surface, not the MCP schema catalog",
 				Moves: []Move{
 					Use("full_schemas_loaded_in_parent"),
 					SessionIDs(), AgentName(),
@@ -38,10 +39,14 @@ func init() {
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_hidden_schemas_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(SetsConst("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))),
+				},
 				Hook: managerParentContext,
 			},
 			"mcp.manager.subagent.booted": {
 				Event: "mcp.manager.subagent.booted",
+				Title: "mcp.manager.subagent.booted: the isolated MCP manager subagent started with the schema catalog",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("subagent_id", "mcp.manager.subagent_id_hash")),
@@ -56,6 +61,7 @@ func init() {
 			},
 			"mcp.manager.tool_selected": {
 				Event: "mcp.manager.tool_selected",
+				Title: "mcp.manager.tool_selected: the manager subagent expanded one tool and suppressed the other candidates",
 				Moves: []Move{
 					SessionIDs(),
 					Label("selection_strategy", "mcp.manager.selection_strategy"),
@@ -72,6 +78,7 @@ func init() {
 			},
 			"mcp.manager.tool_invoked": {
 				Event: "mcp.manager.tool_invoked",
+				Title: "mcp.manager.tool_invoked: the manager subagent invoked an MCP tool",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("tool", "mcp.tool.name_hash")),
@@ -84,7 +91,7 @@ func init() {
 					Const("privacy.raw_tool_arguments_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_results_recorded", receipt.B(false)),
 					AfterAny("mcp.manager.subagent.booted").Says("tool invoked before any mcp.manager.subagent.booted record"),
-					SeenBefore("mcp.manager.tool_was_selected", "tool", "mcp.manager.tool_selected", "selected_tool"),
+					Req(SeenBefore("mcp.manager.tool_was_selected", "tool", "mcp.manager.tool_selected", "selected_tool")),
 				},
 				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
 					StateOf[managerState](s).invoked++
@@ -93,13 +100,14 @@ func init() {
 			},
 			"mcp.manager.parent_summary.returned": {
 				Event: "mcp.manager.parent_summary.returned",
+				Title: "mcp.manager.parent_summary.returned: only a bounded summary crossed back from the manager subagent to the parent",
 				Moves: []Move{
 					SessionIDs(),
 					Label("status", "mcp.manager.summary.status"),
 					Bucket("summary_token_count", "mcp.manager.summary_token_bucket", receipt.TokenLadder),
 					Bucket("parent_context_token_count_after", "mcp.manager.parent_context_after_token_bucket", receipt.TokenLadder),
 					Hash("raw_summary", "mcp.manager.summary_hash"),
-					Const("mcp.manager.audit_gap", receipt.S("receipt_proves_schema_isolation_and_bounded_summary_not_tool_optimality")),
+					Req(Const("mcp.manager.audit_gap", receipt.S("receipt_proves_schema_isolation_and_bounded_summary_not_tool_optimality"))),
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					AfterAny("mcp.manager.parent_context.evaluated").Says("summary returned before any mcp.manager.parent_context.evaluated record"),
 					Check("the parent after the summary holds less than the hidden catalog", managerSummarySmaller),

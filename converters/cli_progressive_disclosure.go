@@ -18,6 +18,7 @@ func init() {
 		Records: map[string]Rec{
 			"cli.agent_prompt.loaded": {
 				Event: "cli.agent_prompt.loaded",
+				Title: "cli.agent_prompt.loaded: the small agent prompt of a CLI entered the context at startup",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Label("cli_name", "cli.name")),
@@ -37,6 +38,7 @@ func init() {
 			},
 			"cli.command_help.loaded": {
 				Event: "cli.command_help.loaded",
+				Title: "cli.command_help.loaded: the help of one CLI command was loaded on demand",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Label("cli_name", "cli.name")),
@@ -65,6 +67,7 @@ func init() {
 			},
 			"cli.command.executed": {
 				Event: "cli.command.executed",
+				Title: "cli.command.executed: a CLI command ran",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Label("cli_name", "cli.name")),
@@ -81,7 +84,7 @@ func init() {
 					Const("privacy.raw_results_recorded", receipt.B(false)),
 					After("cli_name", "cli.agent_prompt.loaded", "cli_name").
 						Says("command executed before any cli.agent_prompt.loaded record of its cli"),
-					SeenBefore("cli.command.help_loaded_before_execution", "command", "cli.command_help.loaded", "command").Within("cli_name", "cli_name"),
+					Req(SeenBefore("cli.command.help_loaded_before_execution", "command", "cli.command_help.loaded", "command").Within("cli_name", "cli_name")),
 				},
 				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
 					StateOf[cliState](s).executed++
@@ -90,6 +93,7 @@ func init() {
 			},
 			"cli.session.completed": {
 				Event: "cli.session.completed",
+				Title: "cli.session.completed: the CLI session ended: totals and whether the disclosure boundary held",
 				Moves: []Move{
 					SessionIDs(),
 					Label("status", "cli.session.status"),
@@ -99,7 +103,10 @@ func init() {
 					Bool("loaded_mcp_schemas", "cli.full_mcp_schemas.loaded"),
 					CountOf("commands_executed", "cli.command.executed"),
 					CountOf("loaded_command_help_count", "cli.command_help.loaded"),
-					Const("cli.progressive_disclosure.audit_gap", receipt.S("receipt_proves_disclosure_boundary_not_api_result_correctness")),
+					Req(Const("cli.progressive_disclosure.audit_gap", receipt.S("receipt_proves_disclosure_boundary_not_api_result_correctness"))),
+				},
+				Writes: []Move{
+					Sets("cli.progressive_disclosure.boundary_held", DefBool),
 				},
 				Hook: cliSessionCompleted,
 			},

@@ -29,6 +29,7 @@ func init() {
 		Records: map[string]Rec{
 			"code.index.snapshot.used": {
 				Event: "code.index.snapshot.used",
+				Title: "code.index.snapshot.used: the code-search index snapshot a search ran against",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("index_snapshot_id", "code_search.index.snapshot_id_hash")),
@@ -45,6 +46,7 @@ func init() {
 			},
 			"code.search.performed": {
 				Event: "code.search.performed",
+				Title: "code.search.performed: a code search: query identity and candidate scale",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("raw_query", "code_search.query_hash")),
@@ -75,8 +77,8 @@ func init() {
 				Moves: []Move{
 					Use("suppression_reasons"),
 					SessionIDs(),
-					Const("context.input.kind", receipt.S("retrieved_code_chunks")),
-					Const("context.input.source", receipt.S("code_search")),
+					Req(Const("context.input.kind", receipt.S("retrieved_code_chunks"))),
+					Const("context.input.source", receipt.S("code_search")).Doc("the retrieval system the input came from (code search loads)"),
 					Hash("index_snapshot_id", "code_search.index.snapshot_id_hash"),
 					Label("client_transform", "context.input.client_transform"),
 					Req(Count("loaded_chunk_ids", "context.input.loaded_chunk_count")),
@@ -88,7 +90,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_code_chunks_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
-					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")),
+					Const("audit_gap", receipt.S("receipt_proves_returned_vs_loaded_boundary_not_answer_correctness")).Doc("code-search loads: what the receipt does not prove"),
 					Check("the load follows returned results", func(s *Session, _ *Values) error {
 						if StateOf[codeSearchState](s).pending == nil {
 							return fmt.Errorf("context loaded with no code.search.results.returned record before it")
@@ -97,7 +99,8 @@ func init() {
 					}),
 					Disjoint("loaded_chunk_ids", "suppressed_chunk_ids").Says("a chunk is both loaded and suppressed"),
 				},
-				Hook: codeSearchLoaded,
+				Writes: []Move{SetsConst("context.input.returned_chunks_accounted", receipt.B(true))},
+				Hook:   codeSearchLoaded,
 			},
 		},
 		NewState: func() any { return &codeSearchState{} },
@@ -328,3 +331,28 @@ func codeSearchExtension(p string) string {
 	}
 	return ext
 }
+
+// The schema of code.search.result.returned, which this file writes (see eventschema.go).
+var _ = declareEvent("code.search.result.returned", EventDecl{
+	Title: "code.search.result.returned: one ranked chunk the search returned, and whether the client loaded or suppressed it",
+	Keys: []Move{
+		Sets("code_search.index.snapshot_id_hash", DefDigest),
+		SetsConst("code_search.result.audit_gap", receipt.S("context_load_not_logged")),
+		Req(Sets("code_search.result.chunk_id_hash", DefDigest)),
+		Sets("code_search.result.chunk_text_hash", DefDigest),
+		Sets("code_search.result.duplicate_of_hash", DefDigest),
+		Sets("code_search.result.line_range_bucket", LadderDef(receipt.CountLadder)),
+		Req(Sets("code_search.result.loaded_into_agent_context", DefBool)),
+		SetsProp("code_search.result.path_extension", AnyOf(Enum("none", "other"), Prop{"pattern": "^[a-z0-9]{1,8}$", "type": "string"})),
+		Sets("code_search.result.path_hash", DefDigest),
+		Req(Sets("code_search.result.rank", DefCount)),
+		Sets("code_search.result.score_bucket", LadderDef(scoreLadder)),
+		Sets("code_search.result.stale", DefBool),
+		Sets("code_search.result.suppressed_before_agent_context", DefBool),
+		SetsProp("code_search.result.suppression_reason", AnyOf(Enum("duplicate", "stale_snapshot_chunk", "stale", "over_budget", "below_score_threshold", "filtered", "not_selected", "policy"), Ref(DefDigest))),
+		Sets("gen_ai.conversation.id", DefID),
+		Sets("privacy.raw_code_chunk_recorded", DefNever),
+		Sets("privacy.raw_path_recorded", DefNever),
+		Sets("session.id", DefID),
+	},
+})

@@ -22,6 +22,7 @@ func init() {
 		Records: map[string]Rec{
 			"context.compaction.start": {
 				Event: "context.compaction.started",
+				Title: "context.compaction.started: a compaction began under context-window pressure",
 				Moves: []Move{
 					Use("compaction_id"),
 					SessionIDs(), AgentName(),
@@ -35,10 +36,14 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(Sets("context.compaction.id_hash", DefDigest)),
+				},
 				Hook: compactionStart,
 			},
 			"context.item.evaluated": {
 				Event: "context.compaction.item.evaluated",
+				Title: "context.compaction.item.evaluated: one context item's compaction decision",
 				Moves: []Move{
 					SessionIDs(),
 					compactionID,
@@ -46,7 +51,7 @@ func init() {
 					Label("kind", "context.item.kind"),
 					{Path: "source", apply: compactionItemSource},
 					Label("semantic_role", "context.item.semantic_role"),
-					Req(Label("action", "context.item.action")),
+					Req(Label("action", "context.item.action").Schema(Enum("preserved", "summarized", "dropped", "preserved_hash_only"))),
 					Bucket("token_count", "context.item.token_count_bucket", receipt.TokenLadder),
 					Bucket("summary_token_count", "context.item.summary_token_count_bucket", receipt.TokenLadder),
 					Label("drop_reason", "context.item.drop_reason"),
@@ -55,10 +60,16 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(Sets("context.item.reconstructable_from_hash", DefBool)),
+					SetsProp("context.item.source", AnyOf(Enum("AGENTS.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules", ".windsurfrules", ".github/copilot-instructions.md"), Ref(DefDigest)).Doc("a conventional instruction-file name in clear, else the digest")),
+					Sets("context.item.source.hash", DefDigest),
+				},
 				Hook: compactionItem,
 			},
 			"context.compaction.completed": {
 				Event: "context.compaction.completed",
+				Title: "context.compaction.completed: the compaction finished; its item counts add up to the item decisions",
 				Moves: []Move{
 					SessionIDs(),
 					compactionID,
@@ -73,6 +84,12 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
+				},
+				Writes: []Move{
+					Req(Sets("context.compaction.item.count", DefCount)),
+					Req(SetsConst("context.compaction.item_counts_add_up", receipt.B(true))),
+					Sets("context.compaction.items.preserved_hash_only", DefCount),
+					Sets("context.compaction.token_count.reduced", DefBool),
 				},
 				Hook: compactionCompleted,
 			},

@@ -21,6 +21,7 @@ func init() {
 		Records: map[string]Rec{
 			"context.compaction.transaction.started": {
 				Event: "context.compaction.transaction.started",
+				Title: "context.compaction.transaction.started: a compaction transaction began; the pre-compaction state it must restore on failure",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
@@ -44,6 +45,7 @@ func init() {
 			},
 			"context.compaction.summary.attempted": {
 				Event: "context.compaction.summary.attempted",
+				Title: "context.compaction.summary.attempted: the summary call of a compaction transaction and whether it produced a candidate",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
@@ -60,26 +62,31 @@ func init() {
 			},
 			"context.compaction.rollback.completed": {
 				Event: "context.compaction.rollback.completed",
+				Title: "context.compaction.rollback.completed: the transaction rolled back: swap not committed, original context preserved, restorations",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
 					Label("rollback_reason", "context.compaction.rollback.reason"),
-					Req(Bool("swap_committed", "context.compaction.swap_committed")),
-					Req(Bool("original_context_preserved", "context.compaction.original_context_preserved")),
+					Req(Bool("swap_committed", "context.compaction.swap_committed").Schema(Prop{"const": false})),
+					Req(Bool("original_context_preserved", "context.compaction.original_context_preserved").Schema(Prop{"const": true})),
 					Bool("backup_available", "context.compaction.backup_available"),
 					Bool("deferred_tool_registry_restored", "context.compaction.deferred_tool_registry_restored"),
 					Bool("system_reminder_queue_restored", "context.compaction.system_reminder_queue_restored"),
 					Bucket("replayed_system_reminder_count", "context.compaction.replayed_system_reminder.count_bucket", receipt.CountLadder),
-					Bool("post_tokens_recorded_as_success", "context.compaction.post_tokens_recorded_as_success"),
+					Bool("post_tokens_recorded_as_success", "context.compaction.post_tokens_recorded_as_success").Schema(Prop{"const": false}),
 					Hash("raw_rollback_note", "context.compaction.rollback.note_hash"),
 					Const("privacy.raw_rollback_note_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(Sets("context.compaction.rollback.state_restored", DefBool)),
+				},
 				Hook: txnRollback,
 			},
 			"context.compaction.transaction.completed": {
 				Event: "context.compaction.transaction.completed",
+				Title: "context.compaction.transaction.completed: the transaction's outcome and the state that is authoritative after it",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("transaction_id", "context.compaction.transaction.id_hash")),
@@ -93,6 +100,9 @@ func init() {
 					Const("privacy.raw_operator_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
+				},
+				Writes: []Move{
+					SetsConst("context.compaction.transaction.pre_state_intact", receipt.B(true)),
 				},
 				Hook: txnCompleted,
 			},

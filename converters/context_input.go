@@ -26,14 +26,36 @@ func init() {
 		Records: map[string]Rec{
 			"context.input.rendered": contextInputLoaded("source-as-delivered"),
 		},
+		NewState: func() any { return newInputState() },
 		End: func(s *Session) error {
-			s.Span.Set("context.input.delivery.count", receipt.I(s.Count("context.input.delivered")))
-			s.Span.Set("context.input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
-			s.Span.Set("context.input.truncated.count", receipt.I(s.Count("context.input.truncated")))
-			s.Span.Set("context.input.full_render.unknown_count", receipt.I(s.Count("context.input.full_render_unknown")))
+			st := inputsOf(s)
+			s.Span.Set("context.input.delivery.count", receipt.I(st.delivered))
+			s.Span.Set("context.input.unique_count", receipt.I(int64(len(st.dedupe))))
+			s.Span.Set("context.input.truncated.count", receipt.I(st.truncated))
+			s.Span.Set("context.input.full_render.unknown_count", receipt.I(st.renderUnknown))
 			return nil
 		},
 	})
+}
+
+// inputState is what the identity split keeps across the records of a
+// file: the dedupe keys and template keys loaded so far, and the counts the
+// root span reports. The scenarios that load inputs with contextInputRec
+// besides context_input (memory, session) embed it in their state.
+type inputState struct {
+	dedupe, templates                   map[string]bool
+	delivered, truncated, renderUnknown int64
+}
+
+func newInputState() *inputState {
+	return &inputState{dedupe: map[string]bool{}, templates: map[string]bool{}}
+}
+
+func (st *inputState) inputs() *inputState { return st }
+
+// inputsOf returns the inputState of a scenario that loads inputs.
+func inputsOf(s *Session) *inputState {
+	return s.state.(interface{ inputs() *inputState }).inputs()
 }
 
 // publicInstructionPaths are conventional instruction-file paths that say
@@ -47,6 +69,16 @@ var publicInstructionPaths = map[string]bool{
 }
 
 var overlayPathRe = regexp.MustCompile(`^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`)
+
+// publicPathProp is the schema of a path publicPath writes in clear.
+func publicPathProp() Prop {
+	var names []any
+	for _, p := range sortedKeys(publicInstructionPaths) {
+		names = append(names, p)
+	}
+	return AnyOf(Enum(names...), Prop{"type": "string", "pattern": overlayPathRe.String()}).
+		Doc("in clear only for conventional instruction files and AGENTS.<agent>.md overlays")
+}
 
 // publicPath returns the conventional form of p and whether it may be written
 // in clear.
@@ -65,15 +97,49 @@ const (
 	policyKeepRenderUnknow = "keep_distinct_full_render_unknown"
 )
 
+// fullRenderStatuses are the statuses of the full render.
+var fullRenderStatuses = Enum(fullRenderAvailable, fullRenderNotLogged, fullRenderNotMaterial).
+	Doc("available: materialised and hashed; unavailable_not_materialized: the harness clipped at ingest, no full render ever existed; unavailable_not_logged: clipped, but the log does not carry the full render")
+
+// contextInputWrites are the keys the identity split writes besides the
+// table's (readIdentity, writeIdentity and the builders they call);
+// transform is the default of context.input.delivered.transform.
+func contextInputWrites(transform string) []Move {
+	return append([]Move{
+		SetsProp("context.input.source.uri", uriProp()),
+		Sets("context.input.source.uri_hash", DefDigest),
+		Sets("context.input.source.bytes_hash", DefDigest).Doc("digest of the source bytes as read"),
+		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsConst("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm)),
+		Sets("context.input.source.canonical.hash", DefDigest),
+		SetsConst("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps)),
+		Sets("context.input.delivered.hash", DefDigest),
+		Sets("context.input.delivered.size_bucket", LadderDef(receipt.ByteLadder)),
+		SetsConst("context.input.delivered.transform", receipt.S(transform)),
+		Sets("context.input.delivered.full_render.hash", DefDigest).Doc("digest of the full render before any context-window clip; present only when status is available"),
+		SetsProp("context.input.delivered.full_render.status", fullRenderStatuses),
+		SetsProp("context.input.delivered.template_hash", AnyOf(Ref(DefDigest), Prop{"const": "none"}).Doc("digest of the template or render recipe, or none")),
+		Sets("context.input.delivered.nondeterministic", DefBool),
+		Sets("context.input.delivered.truncated", DefBool),
+		Sets("context.input.delivered.truncation_limit_chars", DefCount),
+		SetsProp("context.input.duplicate.dedupe_key", Prop{"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}:(sha256|hmac-sha256):[0-9a-f]{64}$"}.Doc("<conversation>:<canonical digest of the dedupe basis>")),
+		SetsProp("context.input.duplicate.dedupe_basis", Enum("full_render_canonical", "delivered_canonical", "source_canonical").Doc("which text the dedupe key is over, in the canonical form")),
+		SetsConst("context.input.duplicate.dedupe_scope", receipt.S("conversation")),
+		SetsProp("context.input.duplicate.suppression_policy", Enum(policySuppressEqual, policyKeepTemplate, policyKeepRenderUnknow)),
+		SetsProp("context.input.duplicate.role", Enum("selected", "duplicate", "candidate_duplicate")),
+		SetsProp("context.input.duplicate.risk", Enum("none_observed", "repeated_delivery", "candidate_duplicate", "duplicate_not_proven", "clipped_prefix_match_full_render_unknown", "same_template_payload_differs", "cross_client_duplicate_possible")),
+	}, sourcePathWrites...)
+}
+
 // contextInputLoaded maps a record saying that an instruction file, memory
 // or retrieved text entered the prompt to context.input.loaded with the full
 // identity split. transform names how the delivered text was obtained when
 // the record does not say.
 //
-// Optional fields it reads besides the table's: source_text, delivered_text,
-// full_render_text, full_render_status, template_text, nondeterministic,
-// nondeterminism_reason, truncated, truncation_limit_chars,
-// suppression_policy, duplicate_role (all text is raw and only hashed).
+// Optional fields it reads besides the table's (identityFields): source_text,
+// delivered_text, full_render_text, template_text, nondeterministic,
+// truncated, truncation_limit_chars and conversation_id (all text is raw and
+// only hashed).
 func contextInputLoaded(transform string) Rec {
 	return contextInputRec(transform, nil, nil)
 }
@@ -82,8 +148,9 @@ func contextInputLoaded(transform string) Rec {
 // source, when set, supplies the source text from state (for example what a
 // memory layer returned) instead of the record's source_text; it may add
 // attributes of its own.
-func contextInputRec(transform string, extra []Move, source func(s *Session, r Record, a *receipt.Attrs) (string, bool, error)) Rec {
+func contextInputRec(transform string, extra []Move, source func(s *Session, v *Values, a *receipt.Attrs) (string, bool, error)) Rec {
 	moves := []Move{
+		identityFields,
 		Req(Label("kind", "context.input.kind")),
 		{Path: "source_path", apply: sourcePath},
 		{Path: "source_uri", apply: sourceURI},
@@ -96,21 +163,22 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, r R
 		Label("transform", "context.input.delivered.transform"),
 		Label("nondeterminism_reason", "context.input.delivered.nondeterminism_reason"),
 		Label("suppression_policy", "context.input.duplicate.suppression_policy"),
-		Label("duplicate_role", "context.input.duplicate.role"),
-		Label("full_render_status", "context.input.delivered.full_render.status"),
+		Label("duplicate_role", "context.input.duplicate.role").Schema(Enum("selected", "duplicate", "candidate_duplicate", "suppressed")),
+		Label("full_render_status", "context.input.delivered.full_render.status").Schema(fullRenderStatuses),
 		SessionIDs(),
 	}
 	moves = append(moves, extra...)
 	return Rec{
-		Event: "context.input.loaded",
-		Moves: moves,
-		Then: func(s *Session, r Record, a *receipt.Attrs) error {
-			id, err := readIdentity(s, r, a, transform)
+		Event:  "context.input.loaded",
+		Moves:  moves,
+		Writes: contextInputWrites(transform),
+		Then: func(s *Session, v *Values, a *receipt.Attrs) error {
+			id, err := readIdentity(s, v, a, transform)
 			if err != nil {
 				return err
 			}
 			if source != nil {
-				text, ok, err := source(s, r, a)
+				text, ok, err := source(s, v, a)
 				if err != nil {
 					return err
 				}
@@ -119,6 +187,12 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, r R
 			return writeIdentity(s, a, id)
 		},
 	}
+}
+
+// sourcePathWrites are the keys sourcePath writes.
+var sourcePathWrites = []Move{
+	SetsProp("context.input.source.path", publicPathProp()),
+	Sets("context.input.source.path_hash", DefDigest),
 }
 
 func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
@@ -132,6 +206,15 @@ func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
 // uriSchemes are the source URI schemes written in clear.
 var uriSchemes = map[string]string{"mcp": "mcp", "https": "https", "http": "http", "file": "file", "git": "git",
 	"ssh": "ssh", "s3": "s3", "gs": "gs", "memory": "memory", "skill": "skill", "plugin": "plugin", "data": "data"}
+
+// uriProp is the schema of what sourceURI writes.
+func uriProp() Prop {
+	var schemes []any
+	for _, s := range sortedKeys(uriSchemes) {
+		schemes = append(schemes, uriSchemes[s])
+	}
+	return Enum(append(schemes, "other", "unknown")...).Doc("URI scheme only, from a fixed list (other: a scheme not on it)")
+}
 
 // sourceURI writes the scheme in clear (mcp, https, file) and the URI as a digest.
 func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {
@@ -164,18 +247,22 @@ type identity struct {
 	role, policy                                    string // declared, "" if none
 }
 
-func optText(r Record, path string) (string, bool, error) {
-	v := r.JSON.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
+// identityFields declares the fields readIdentity reads.
+var identityFields = Use("source_text", "delivered_text", "full_render_text", "template_text",
+	"nondeterministic", "truncated", "truncation_limit_chars", "conversation_id")
+
+func optText(v *Values, path string) (string, bool, error) {
+	f := v.Get(path)
+	if !f.Exists() || f.Type == gjson.Null {
 		return "", false, nil
 	}
-	if v.Type != gjson.String {
+	if f.Type != gjson.String {
 		return "", false, fmt.Errorf("field %q must be a string", path)
 	}
-	return v.Str, true, nil
+	return f.Str, true, nil
 }
 
-func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (identity, error) {
+func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (identity, error) {
 	var id identity
 	var err error
 	for _, f := range []struct {
@@ -188,24 +275,24 @@ func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (ide
 		{"full_render_text", &id.fullRender, &id.hasFullRender},
 		{"template_text", &id.template, &id.hasTmpl},
 	} {
-		if *f.text, *f.ok, err = optText(r, f.path); err != nil {
+		if *f.text, *f.ok, err = optText(in, f.path); err != nil {
 			return id, err
 		}
 	}
-	if v := r.JSON.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "nondeterministic")
 		}
 		id.nondeterministic = v.Bool()
 	}
-	if v := r.JSON.Get("truncated"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncated"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "truncated")
 		}
 		t := v.Bool()
 		id.truncated = &t
 	}
-	if v := r.JSON.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
 		if id.limit, err = wholeNumber("truncation_limit_chars", v); err != nil {
 			return id, err
 		}
@@ -219,7 +306,7 @@ func readIdentity(s *Session, r Record, a *receipt.Attrs, transform string) (ide
 	id.role = attrStr(a, "context.input.duplicate.role")
 	id.policy = attrStr(a, "context.input.duplicate.suppression_policy")
 	id.scope = s.Conversation
-	if v := r.JSON.Get("conversation_id"); v.Type == gjson.String {
+	if v := in.Get("conversation_id"); v.Type == gjson.String {
 		id.scope = s.Label(v.Str)
 		a.Set("gen_ai.conversation.id", receipt.S(id.scope))
 	}
@@ -251,7 +338,8 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	if !id.hasDelivered {
 		return undelivered(s, a, id)
 	}
-	s.Add("context.input.delivered", 1)
+	st := inputsOf(s)
+	st.delivered++
 	delivered := s.Hash.Text(id.delivered)
 	deliveredIdentity(a, s.Hash, id.delivered, id.transform, true)
 	truncated, err := id.truncation()
@@ -270,7 +358,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 		a.Set("context.input.delivered.truncation_limit_chars", receipt.I(id.limit))
 	}
 	if truncated {
-		s.Add("context.input.truncated", 1)
+		st.truncated++
 	}
 
 	// Dedupe on the full render when it is known, so two clips of equal
@@ -362,7 +450,7 @@ func writeFullRender(s *Session, a *receipt.Attrs, id identity, truncated bool, 
 	}
 	a.Set("context.input.delivered.full_render.status", receipt.S(status))
 	if status != fullRenderAvailable {
-		s.Add("context.input.full_render_unknown", 1)
+		inputsOf(s).renderUnknown++
 	}
 	return status, nil
 }
@@ -414,7 +502,8 @@ func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, re
 	if renderUnknown && policy == policySuppressEqual {
 		return fmt.Errorf("suppression policy suppresses equal clips although the full render is unknown")
 	}
-	seen := s.Has("context.input.dedupe", key)
+	st := inputsOf(s)
+	seen := st.dedupe[key]
 	// Renders of one template from one source are candidates for each
 	// other, never proven duplicates.
 	tmplKey := ""
@@ -446,14 +535,14 @@ func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, re
 		role, risk = "candidate_duplicate", "clipped_prefix_match_full_render_unknown"
 	case seen:
 		role, risk = "candidate_duplicate", "duplicate_not_proven"
-	case tmplKey != "" && s.Has("context.input.template", tmplKey):
+	case tmplKey != "" && st.templates[tmplKey]:
 		role, risk = "candidate_duplicate", "same_template_payload_differs"
 	default:
 		role = "selected"
 	}
-	s.Mark("context.input.dedupe", key)
+	st.dedupe[key] = true
 	if tmplKey != "" {
-		s.Mark("context.input.template", tmplKey)
+		st.templates[tmplKey] = true
 	}
 	a.Set("context.input.duplicate.dedupe_key", receipt.S(key))
 	a.Set("context.input.duplicate.dedupe_basis", receipt.S(basis))

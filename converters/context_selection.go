@@ -35,6 +35,7 @@ func selectionScenario(name, doc, span string) Scenario {
 		Records: map[string]Rec{
 			"context.selection": {
 				Event: "context.input.selection.evaluated",
+				Title: "context.input.selection.evaluated: how many context candidates a harness considered, selected, suppressed and delivered for one task",
 				Moves: []Move{
 					SessionIDs(),
 					Hash("task_id", "context.selection.task_id_hash"),
@@ -61,19 +62,24 @@ func selectionScenario(name, doc, span string) Scenario {
 					Use("raw_context_text"), // its identity, never the text
 					SessionIDs(),
 					Req(Label("kind", "context.input.kind")),
-					Req(Hash("source_id", "context.input.source.id_hash")),
+					Req(Hash("source_id", "context.input.source.id_hash").Doc("digest of the source identifier (file, memory, ticket or search id)")),
 					Label("source_role", "context.input.source.role"),
-					Req(Int("selection_rank", "context.input.selection.rank")),
+					Req(Int("selection_rank", "context.input.selection.rank").Schema(Prop{"type": "integer", "minimum": 1})),
 					Req(Label("selection_status", "context.input.selection.status")),
 					Req(Label("delivery_status", "context.input.delivery.status")),
-					Label("token_bucket", "context.input.token_bucket"),
+					Label("token_bucket", "context.input.token_bucket").Doc("token bucket as the selecting harness labelled it"),
 					Const("context.input.audit_gap", receipt.S("hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness")),
 					AfterAny("context.selection").Says("context.input before the context.selection record it belongs to"),
+				},
+				Writes: []Move{
+					SetsProp("context.input.delivered.hash_basis", Enum("delivered_text", "delivery_record_identity").Doc("what context.input.delivered.hash is over: the delivered text, or (when the log carries no text) the canonical JSON of the delivery record's identity fields")),
+					Sets("context.input.delivered.hash", DefDigest),
 				},
 				Hook: selectedInput,
 			},
 			"context.decision.relevance": {
 				Event: "context.decision.relevance.evaluated",
+				Title: "context.decision.relevance.evaluated: a later review accounts for every selected input as decisive, supporting, unused or unknown",
 				Moves: []Move{
 					Use("decisive_selection_ranks", "supporting_selection_ranks", "unused_selection_ranks", "unknown_selection_ranks"),
 					SessionIDs(),
@@ -85,6 +91,16 @@ func selectionScenario(name, doc, span string) Scenario {
 					Label("decision_relevance_evaluator", "context.decision.evaluator"),
 					Const("context.decision.audit_gap", receipt.S("relevance_is_evaluator_derived_loaded_receipts_only_prove_delivery")),
 					AfterAny("context.selection").Says("relevance record without a context.selection record"),
+				},
+				Writes: []Move{
+					SetsProp("context.decision.input_hashes", Prop{"items": Ref(DefDigest), "type": "array"}),
+					Req(Sets("context.decision.relevance.accounted_count", DefCount)),
+					Sets("context.decision.relevance.decisive_count", DefCount),
+					Req(SetsConst("context.decision.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count; decisive_count + supporting_count <= selected_count"))),
+					SetsConst("context.decision.relevance.invariant_holds", receipt.B(true)),
+					Sets("context.decision.relevance.supporting_count", DefCount),
+					Sets("context.decision.relevance.unknown_count", DefCount),
+					Sets("context.decision.relevance.unused_count", DefCount),
 				},
 				Hook: relevanceEvaluated,
 			},

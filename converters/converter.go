@@ -5,8 +5,9 @@
 // record at a time, then calls End; it adds "path:line: name:" to any error a
 // converter returns, runs the leak check and validates and writes the output.
 //
-// Adding a converter: one file here that registers it in init(), a schema per
-// new event name in schemas/events, samples in samples/<name>/, then
+// Adding a converter: one file here that registers it in init() and declares
+// its events (eventschema.go; go generate ./converters writes their schemas
+// in schemas/events), samples in samples/<name>/, then
 // `make golden` to write golden/<name>/. The conformance test in this package
 // fails until all of them exist. An agent's own log format also fills
 // Converter.Native (format.go): the README's "Adding an agent's log format".

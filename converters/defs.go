@@ -7,7 +7,7 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-//go:generate go run ./gendefs ../schemas/defs.schema.json
+//go:generate go run ./gendefs ../schemas/defs.schema.json ../schemas/events
 
 // customLadders are the ladders scenario tables add to receipt's, each
 // registered where it is declared (customLadder) so that its buckets are

@@ -17,6 +17,7 @@ func init() {
 		Records: map[string]Rec{
 			"mcp.tool_index.loaded": {
 				Event: "mcp.tool_index.loaded",
+				Title: "mcp.tool_index.loaded: the tool-name index of one MCP server was loaded at startup",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("server", "mcp.server.name_hash")),
@@ -30,10 +31,12 @@ func init() {
 					Const("privacy.raw_tool_definitions_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_descriptions_recorded", receipt.B(false)),
 				},
-				Hook: indexLoaded,
+				Writes: []Move{Sets("mcp.tool.index_only", DefBool)},
+				Hook:   indexLoaded,
 			},
 			"mcp.tool_search.performed": {
 				Event: "mcp.tool_search.performed",
+				Title: "mcp.tool_search.performed: a tool search selected (or not) a tool from the loaded indexes",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("raw_query", "mcp.tool_search.query_hash")),
@@ -50,10 +53,12 @@ func init() {
 					SubsetOf("selected_tool", "mcp.tool_index.loaded", "tool_names").Within("selected_server", "server").
 						Says("selected_tool is not in the selected server's loaded index"),
 				},
-				Hook: searchPerformed,
+				Writes: []Move{Sets("mcp.tool_search.unselected_definitions_loaded", DefCount)},
+				Hook:   searchPerformed,
 			},
 			"mcp.tool_definition.loaded": {
 				Event: "mcp.tool_definition.loaded",
+				Title: "mcp.tool_definition.loaded: one full tool definition was loaded on demand",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("server", "mcp.server.name_hash")),
@@ -74,6 +79,7 @@ func init() {
 			},
 			"mcp.tool_call.completed": {
 				Event: "mcp.tool_call.completed",
+				Title: "mcp.tool_call.completed: an MCP tool call finished",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("server", "mcp.server.name_hash")),

@@ -24,6 +24,7 @@ func init() {
 		Records: map[string]Rec{
 			"memory.search": {
 				Event: "memory.search.returned",
+				Title: "memory.search.returned: what a memory layer returned for one query (not what entered the prompt)",
 				Moves: []Move{
 					Req(Label("provider", "memory.provider")),
 					Label("client", "memory.client"),
@@ -42,6 +43,10 @@ func init() {
 					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
 					SessionIDs(),
 				},
+				Writes: []Move{
+					Sets("memory.result.top.id_hash", DefDigest),
+					Sets("memory.result.top.score_bucket", LadderDef(scoreLadder)),
+				},
 				Hook: memorySearched,
 			},
 			"context.input": contextInputRec("as-returned-by-memory-client", []Move{
@@ -49,10 +54,14 @@ func init() {
 				Hash("memory_id", "context.input.memory.id_hash"),
 				Hash("memory_id", "context.input.source.memory_id_hash"),
 				{apply: crossClientPolicy},
+				SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression")),
+				// returnedMemory's
+				SetsConst("context.input.memory.returned_by_search", receipt.B(true)).Doc("the loaded memory is one the referenced memory.search.returned event listed (always true: the converter fails otherwise)"),
+				Sets("context.input.memory.delivered_matches_returned", DefBool).Doc("the delivered text equals, in canonical form, the text the memory layer returned"),
 			}, returnedMemory),
 		},
 		NewState: func() any {
-			return &memoryState{retrievals: map[string]bool{}, returned: map[string]string{}, loaded: map[string]bool{}}
+			return &memoryState{inputState: newInputState(), retrievals: map[string]bool{}, returned: map[string]string{}, loaded: map[string]bool{}}
 		},
 		End: func(s *Session) error {
 			st := StateOf[memoryState](s)
@@ -69,6 +78,7 @@ func init() {
 // memories by memoryKey, with the text each search returned: raw input that
 // stays in memory and is never put in an error.
 type memoryState struct {
+	*inputState
 	retrievals map[string]bool
 	returned   map[string]string // memoryKey -> returned text ("" when none)
 	loaded     map[string]bool
@@ -124,10 +134,10 @@ func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
 // returnedMemory supplies the source of a memory load: the text the named
 // search returned. A load naming a search or memory the log never returned
 // is an error: the client cannot insert what the memory layer did not give.
-func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error) {
-	ret, id := r.JSON.Get("retrieval_id"), r.JSON.Get("memory_id")
+func returnedMemory(s *Session, v *Values, a *receipt.Attrs) (string, bool, error) {
+	ret, id := v.Get("retrieval_id"), v.Get("memory_id")
 	if !ret.Exists() && !id.Exists() {
-		text, ok, err := optText(r, "source_text")
+		text, ok, err := optText(v, "source_text")
 		return text, ok, err
 	}
 	if ret.Type != gjson.String || id.Type != gjson.String {
@@ -147,7 +157,7 @@ func returnedMemory(s *Session, r Record, a *receipt.Attrs) (string, bool, error
 	if text == "" {
 		return "", false, nil
 	}
-	if d := r.JSON.Get("delivered_text"); d.Type == gjson.String {
+	if d := v.Get("delivered_text"); d.Type == gjson.String {
 		a.Set("context.input.memory.delivered_matches_returned", receipt.B(receipt.CanonicalizeText(d.Str) == receipt.CanonicalizeText(text)))
 	}
 	return text, true, nil

@@ -20,6 +20,7 @@ func init() {
 		Records: map[string]Rec{
 			"memory.consolidation.precheck": {
 				Event: "memory.consolidation.precheck",
+				Title: "memory.consolidation.precheck: a consolidation pass checked its recent candidates before running",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					OnSpan("memory.provider", Label("provider", "memory.provider")),
@@ -41,6 +42,7 @@ func init() {
 			},
 			"memory.consolidation.cluster.selected": {
 				Event: "memory.consolidation.cluster.selected",
+				Title: "memory.consolidation.cluster.selected: a cluster of precheck candidates was selected for consolidation",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("cluster_id", "memory.consolidation.cluster.hash")),
@@ -55,10 +57,14 @@ func init() {
 					AfterAny("memory.consolidation.precheck").Says("cluster selected before any memory.consolidation.precheck record"),
 					LenEq("source_count", "source_ids"),
 				},
+				Writes: []Move{
+					Req(Sets("memory.consolidation.cluster.sources_among_candidates", DefBool)),
+				},
 				Hook: consolidationCluster,
 			},
 			"memory.consolidation.output.created": {
 				Event: "memory.consolidation.output.created",
+				Title: "memory.consolidation.output.created: a consolidated memory was written; its lineage names exactly its cluster's sources",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("consolidated_id", "memory.consolidation.output.hash")),
@@ -76,10 +82,14 @@ func init() {
 					Const("privacy.raw_entity_names_recorded", receipt.B(false)),
 					After("cluster_id", "memory.consolidation.cluster.selected", "cluster_id").Says("output created for a cluster that was never selected"),
 				},
+				Writes: []Move{
+					Req(SetsConst("memory.consolidation.output.lineage_matches_cluster", receipt.B(true))),
+				},
 				Hook: consolidationOutput,
 			},
 			"memory.consolidation.completed": {
 				Event: "memory.consolidation.completed",
+				Title: "memory.consolidation.completed: the consolidation pass finished; every candidate was consolidated or skipped",
 				Moves: []Move{
 					SessionIDs(),
 					FromSpan("memory.provider", "memory.client", "memory.project.hash"),
@@ -116,6 +126,10 @@ func init() {
 						}
 						return nil
 					}),
+				},
+				Writes: []Move{
+					Req(SetsConst("memory.consolidation.candidates_accounted", receipt.B(true))),
+					Sets("memory.consolidation.within_latency_budget", DefBool),
 				},
 				Hook: consolidationCompleted,
 			},

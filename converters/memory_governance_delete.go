@@ -38,6 +38,7 @@ func init() {
 			"session.start": start,
 			govRequested: {
 				Event: govRequested,
+				Title: "memory.governance.delete.requested: a forget/delete of memories was requested",
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -61,6 +62,7 @@ func init() {
 			},
 			govPresented: {
 				Event: govPresented,
+				Title: "memory.governance.delete.candidates.presented: the candidate memories were shown before any deletion",
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -84,6 +86,7 @@ func init() {
 			},
 			govConfirmed: {
 				Event: govConfirmed,
+				Title: "memory.governance.delete.confirmation.recorded: an operator confirmed a subset of the presented candidates",
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -110,7 +113,7 @@ func init() {
 						}
 						return nil
 					}),
-					Const("memory.governance.confirmed_subset_of_presented", receipt.B(true)),
+					Req(Const("memory.governance.confirmed_subset_of_presented", receipt.B(true))),
 				},
 				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
 					StateOf[govState](s).confirmations[v.Digest("request_id")] = true
@@ -119,6 +122,7 @@ func init() {
 			},
 			govCompleted: {
 				Event: govCompleted,
+				Title: "memory.governance.delete.completed: only confirmed memories were deleted (tombstoned); the rest were retained",
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -141,7 +145,7 @@ func init() {
 					SubsetOf("deleted_ids", govConfirmed, "confirmed_candidate_ids").Within("request_id", "request_id").
 						Says("deleted_ids is not a subset of the confirmed_candidate_ids"),
 					Disjoint("deleted_ids", "retained_ids").Says("a memory is both deleted and retained"),
-					Const("memory.governance.deleted_subset_of_confirmed", receipt.B(true)),
+					Req(Const("memory.governance.deleted_subset_of_confirmed", receipt.B(true))),
 				},
 				Hook: func(s *Session, v *Values, _ *receipt.Attrs) error {
 					StateOf[govState](s).deleted += int64(len(v.Get("deleted_ids").Array()))
@@ -150,6 +154,7 @@ func init() {
 			},
 			govAudited: {
 				Event: govAudited,
+				Title: "memory.governance.audit.completed: the deletion's audit replay: what the query still returns, tombstones and retained memories",
 				Moves: []Move{
 					SessionIDs(), AgentName(), ctx,
 					Req(Hash("request_id", "memory.governance.request.hash")),
@@ -170,6 +175,9 @@ func init() {
 						Says("tombstone_count differs from the deletion's tombstone_ids"),
 					LengthOf("retained_count", govCompleted, "retained_ids").Within("request_id", "request_id").
 						Says("retained_count differs from the deletion's retained_ids"),
+				},
+				Writes: []Move{
+					Req(Sets("memory.governance.replay_returns_deleted", DefBool)),
 				},
 				Hook: func(_ *Session, v *Values, a *receipt.Attrs) error {
 					a.Set("memory.governance.replay_returns_deleted", receipt.B(v.Int("query_replay_result_count") > 0))

@@ -12,9 +12,10 @@ import (
 // Entry, agent, human, session and ticket ids are hashed; memory bodies,
 // reasons, queries and bundles are raw and only ever hashed.
 func init() {
-	entry := func(op string) Rec {
+	entry := func(op, title string) Rec {
 		return Rec{
 			Event: "team_memory.entry." + op,
+			Title: "team_memory.entry." + op + ": " + title,
 			Moves: []Move{
 				SessionIDs(),
 				Hash("team", "team_memory.team.hash"),
@@ -22,7 +23,7 @@ func init() {
 				Label("visibility", "team_memory.visibility"),
 				Req(Hash("entry_id", "team_memory.entry.id_hash")),
 				Req(Int("sequence", "team_memory.entry.sequence")),
-				Const("team_memory.entry.operation", receipt.S(op)),
+				Req(Const("team_memory.entry.operation", receipt.S(op))),
 				Hash("raw_body", "team_memory.entry.body_hash"),
 				Const("team_memory.entry.body_recorded", receipt.B(false)),
 				Const("team_memory.entry.previous.id_hash", receipt.S("none")),
@@ -37,7 +38,8 @@ func init() {
 				Const("team_memory.privacy.raw_body_recorded", receipt.B(false)),
 				Const("team_memory.privacy.raw_rationale_recorded", receipt.B(false)),
 			},
-			Hook: func(s *Session, v *Values, a *receipt.Attrs) error { return teamMemoryEntry(s, v, a, op) },
+			Writes: []Move{Req(Sets("team_memory.author.known", DefBool))},
+			Hook:   func(s *Session, v *Values, a *receipt.Attrs) error { return teamMemoryEntry(s, v, a, op) },
 		}
 	}
 	registerScenario(Scenario{
@@ -45,10 +47,11 @@ func init() {
 		Doc:      "Team memory provenance: promotions and corrections with authors and order, hydrated bundles, author/relevance accounting",
 		SpanName: "agent.session.team_memory",
 		Records: map[string]Rec{
-			"memory.entry.promoted":  entry("promoted"),
-			"memory.entry.corrected": entry("corrected"),
+			"memory.entry.promoted":  entry("promoted", "a memory entry was promoted to team scope, with its author and order"),
+			"memory.entry.corrected": entry("corrected", "a later correction superseded a team memory entry"),
 			"memory.bundle.hydrated": {
 				Event: "team_memory.bundle.hydrated",
+				Title: "team_memory.bundle.hydrated: a receiving agent loaded a selected set of team memories; every selected entry has a known author",
 				Moves: []Move{
 					SessionIDs(),
 					Hash("team", "team_memory.team.hash"),
@@ -73,10 +76,15 @@ func init() {
 					Const("team_memory.privacy.raw_bundle_recorded", receipt.B(false)),
 					Disjoint("selected_entry_ids", "suppressed_entry_ids").Says("an entry is both selected and suppressed"),
 				},
+				Writes: []Move{
+					Req(SetsConst("team_memory.selected.all_authors_known", receipt.B(true))),
+					Req(Sets("team_memory.selected.known_author_count", DefCount)),
+				},
 				Hook: teamMemoryHydrated,
 			},
 			"memory.provenance.evaluated": {
 				Event: "team_memory.provenance.evaluated",
+				Title: "team_memory.provenance.evaluated: the hydrated bundle accounted for by author and relevance buckets (the accounting holds, or the conversion fails)",
 				Moves: []Move{
 					SessionIDs(),
 					Hash("team", "team_memory.team.hash"),
@@ -107,6 +115,9 @@ func init() {
 						return nil
 					}),
 					AfterAny("memory.bundle.hydrated").Says("provenance evaluated before any memory.bundle.hydrated record"),
+				},
+				Writes: []Move{
+					Req(SetsConst("team_memory.accounting.holds", receipt.B(true))),
 				},
 				Hook: teamMemoryEvaluated,
 			},

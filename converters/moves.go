@@ -17,8 +17,8 @@ type Move struct {
 	Required bool
 	// Key and Def are the attribute the move writes and its JSON type: the
 	// name of a definition in schemas/defs.schema.json (DefDigest, a
-	// ladder's LadderDef, ...), DefBool, or DefConst with Value. The schema
-	// conformance test checks them against the event's schema. A move that
+	// ladder's LadderDef, ...), DefBool, or DefConst with Value. The event
+	// schemas are generated from them (eventschema.go). A move that
 	// writes no attribute of the event (ToSpan, Use, most invariants) has
 	// none.
 	Key, Def string
@@ -30,6 +30,7 @@ type Move struct {
 	rule     string // Check: what it checks
 	also     []Move // further attributes the move writes (their Key and Def only)
 	spanKey  string // a move redirected to the root span: the key it writes there
+	schema   Prop   // narrower than Def (see Schema); nil: what Def says
 	// fromSpan lists the root-span keys the move copies to the event; their
 	// types are those of the moves that wrote them on the span.
 	fromSpan []string
@@ -81,7 +82,10 @@ func (m Move) reading() []string {
 	return append([]string{m.Path}, m.reads...)
 }
 
-// Req marks a move's field as required: a record without it is an error.
+// Req marks a move's field as required: a record without it is an error,
+// so the key the move writes is required in the event's schema. On a move
+// that reads no field (Const, SeenBefore, Sets) it only says the key is
+// always written.
 func Req(m Move) Move { m.Required = true; return m }
 
 // Label passes a categorical field through when it is a token
@@ -161,8 +165,8 @@ func Bool(path, key string) Move {
 	}}
 }
 
-// Const writes a fixed value. Constant strings belong in the event's schema
-// as const or enum, which also exempts them from the leak check.
+// Const writes a fixed value. Its schema is the constant, which also
+// exempts a constant string from the leak check (schema vocabulary).
 func Const(key string, v receipt.Value) Move {
 	def := DefConst
 	if v.Kind == receipt.Bool && !v.Bool {

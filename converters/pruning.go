@@ -20,6 +20,7 @@ func init() {
 		Records: map[string]Rec{
 			"context.prune.start": {
 				Event: "context.prune.started",
+				Title: "context.prune.started: a pruning run began: prescription, mode, before figures, backup",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Noting("context.prune.run_id_hash", Req(Hash("run_id", "context.prune.run_id_hash"))),
@@ -38,15 +39,20 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Sets("context.prune.backup.created", DefBool),
+					Sets("context.prune.start_ratio_bucket", LadderDef(percentLadder)),
+				},
 				Hook: pruneStart,
 			},
 			"context.prune.strategy.evaluated": {
 				Event: "context.prune.strategy.evaluated",
+				Title: "context.prune.strategy.evaluated: one pruning strategy: its action and what it changed, protected and removed",
 				Moves: []Move{
 					SessionIDs(),
 					Noted("context.prune.run_id_hash"),
 					Req(Label("strategy", "context.prune.strategy")),
-					Req(Label("action", "context.prune.strategy.action")),
+					Req(Label("action", "context.prune.strategy.action").Schema(Enum("trimmed", "minified", "deduped", "stubbed", "protected"))),
 					Bucket("candidate_count", "context.prune.strategy.candidate_count_bucket", receipt.CountLadder),
 					Bucket("changed_count", "context.prune.strategy.changed_count_bucket", receipt.CountLadder),
 					Bucket("protected_count", "context.prune.strategy.protected_count_bucket", receipt.CountLadder),
@@ -64,6 +70,7 @@ func init() {
 			},
 			"context.prune.completed": {
 				Event: "context.prune.completed",
+				Title: "context.prune.completed: the pruning run finished; its totals are the strategies' and after = before - removed",
 				Moves: []Move{
 					SessionIDs(),
 					Noted("context.prune.run_id_hash"),
@@ -81,6 +88,10 @@ func init() {
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
+				},
+				Writes: []Move{
+					Sets("context.prune.end_ratio_bucket", LadderDef(percentLadder)),
+					Req(SetsConst("context.prune.totals_add_up", receipt.B(true))),
 				},
 				Hook: pruneCompleted,
 			},

@@ -18,7 +18,8 @@ import (
 type Scenario struct {
 	Name, Doc, SpanName string
 	Records             map[string]Rec
-	// Extra lists event names that hooks emit besides the table's.
+	// Extra lists event names that hooks build and emit besides the
+	// table's and its records' Emits.
 	Extra []string
 	// NewState makes the typed per-file state the hooks keep (read it with
 	// StateOf); nil when the table says everything.
@@ -32,14 +33,25 @@ type Scenario struct {
 // Rec maps one record type.
 type Rec struct {
 	Event string // event written for the record; "" to only feed state
+	// Title is the event's title in its schema, said by one table (or
+	// declareEvent) of all that write the event.
+	Title string
+	// Emits lists the events the hook emits with the record's attributes
+	// (its moves' keys are theirs too, see eventschema.go).
+	Emits []string
 	Moves []Move
+	// Writes declares the keys the hook writes (Sets, SetsProp; Req for
+	// one it always writes): the event schemas are generated from the
+	// moves and these.
+	Writes []Move
 	// Hook runs after the moves, on the values they declared: stateful
 	// attributes and the rules no invariant kind says. It may add
 	// attributes, never change one a move wrote.
 	Hook func(s *Session, v *Values, a *receipt.Attrs) error
-	// Then is the older hook on the raw record, kept for context_input
-	// until it moves onto shared builders; new tables use Hook.
-	Then func(s *Session, r Record, a *receipt.Attrs) error
+	// Then runs after Hook, on the same values, and may rewrite what the
+	// moves wrote: context_input's identity split re-derives the role,
+	// policy and status a record declares. New tables use Hook.
+	Then func(s *Session, v *Values, a *receipt.Attrs) error
 }
 
 // Session is the per-file state every scenario shares.
@@ -47,8 +59,6 @@ type Session struct {
 	Hash                    receipt.Hasher
 	ID, Conversation, Agent string
 	Span                    receipt.Attrs // root span attributes
-	counts                  map[string]int64
-	sets                    map[string]map[string]bool
 	notes                   map[string]string
 	out                     *Output
 	state                   any     // Scenario.NewState's value
@@ -72,26 +82,6 @@ func (s *Session) Digest(v gjson.Result) (string, error) {
 	}
 	return s.Hash.JSON([]byte(v.Raw))
 }
-
-// Add adds n to a named counter; Count reads it.
-func (s *Session) Add(name string, n int64) { s.counts[name] += n }
-
-// Count returns a named counter.
-func (s *Session) Count(name string) int64 { return s.counts[name] }
-
-// Mark adds v to a named set; Has tests membership; Len counts it.
-func (s *Session) Mark(set, v string) {
-	if s.sets[set] == nil {
-		s.sets[set] = map[string]bool{}
-	}
-	s.sets[set][v] = true
-}
-
-// Has reports whether v was marked in set.
-func (s *Session) Has(set, v string) bool { return s.sets[set][v] }
-
-// Len returns the size of a named set.
-func (s *Session) Len(set string) int { return len(s.sets[set]) }
 
 // Note remembers one string per key for later records; Recall reads it back
 // ("" when nothing was noted). A note may hold raw input (a result list kept
@@ -270,6 +260,9 @@ func registerScenario(sc Scenario) {
 		if r.Event != "" {
 			events[r.Event] = true
 		}
+		for _, e := range r.Emits {
+			events[e] = true
+		}
 		for _, m := range r.Moves {
 			if m.Pass && m.Path != "" {
 				pass[m.Path] = leak.Label
@@ -292,7 +285,7 @@ func registerScenario(sc Scenario) {
 }
 
 func newScenarioState(sc Scenario, plans map[string]*recPlan, h receipt.Hasher) *scenarioState {
-	s := &Session{Hash: h, counts: map[string]int64{}, sets: map[string]map[string]bool{}, notes: map[string]string{}, tallies: tallies{}}
+	s := &Session{Hash: h, notes: map[string]string{}, tallies: tallies{}}
 	if sc.NewState != nil {
 		s.state = sc.NewState()
 	}
@@ -323,7 +316,11 @@ func (st *scenarioState) Record(r Record, out *Output) error {
 		}
 	}
 	if p.Then != nil {
-		if err := p.Then(st.s, r, &attrs); err != nil {
+		err := p.Then(st.s, v, &attrs)
+		if v.undeclared != "" {
+			err = fmt.Errorf("converter bug: Then reads field %q, which no move of the record declares (declare it with Use)", v.undeclared)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", r.Type, err)
 		}
 	}
@@ -425,7 +422,7 @@ func (st *scenarioState) End(out *Output) error {
 	return nil
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -40,6 +40,7 @@ func init() {
 			"session.start": start,
 			"security.secret_scanning.requested": {
 				Event: "security.secret_scanning.requested",
+				Title: "security.secret_scanning.requested: an agent asked the MCP server to scan its current changes for secrets",
 				Moves: secretScanMoves(
 					Label("trigger", "security.scan.trigger"),
 					Label("toolset", "security.scan.toolset"),
@@ -54,10 +55,17 @@ func init() {
 					Const("privacy.raw_diff_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 				),
+				Writes: []Move{
+					Sets("mcp.client", DefLabel),
+					Sets("mcp.provider", DefLabel),
+					Sets("repository.hash", DefDigest),
+					Sets("repository.path_hash", DefDigest),
+				},
 				Hook: secretScanRequested,
 			},
 			"security.secret_scanning.completed": {
 				Event: "security.secret_scanning.completed",
+				Title: "security.secret_scanning.completed: the secret scan finished: status, sizes and finding count",
 				Moves: secretScanMoves(
 					Label("status", "security.scan.status"),
 					Int("files_scanned", "security.scan.files_scanned"),
@@ -72,10 +80,17 @@ func init() {
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 				),
+				Writes: []Move{
+					Sets("mcp.client", DefLabel),
+					Sets("mcp.provider", DefLabel),
+					Sets("repository.hash", DefDigest),
+					Sets("repository.path_hash", DefDigest),
+				},
 				Hook: secretScanCompleted,
 			},
 			"security.secret_scanning.finding.presented": {
 				Event: "security.secret_scanning.finding.presented",
+				Title: "security.secret_scanning.finding.presented: one secret finding was shown to the agent, redacted",
 				Moves: secretScanMoves(
 					Req(Hash("finding_id", "security.finding.hash")),
 					Req(Label("secret_type", "security.secret_scanning.secret_type")),
@@ -92,10 +107,17 @@ func init() {
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
+				Writes: []Move{
+					Sets("mcp.client", DefLabel),
+					Sets("mcp.provider", DefLabel),
+					Sets("repository.hash", DefDigest),
+					Sets("repository.path_hash", DefDigest),
+				},
 				Hook: secretScanFinding,
 			},
 			"security.secret_scanning.bypass.evaluated": {
 				Event: "security.secret_scanning.bypass.evaluated",
+				Title: "security.secret_scanning.bypass.evaluated: the push-protection bypass policy was evaluated for the scan's findings",
 				Moves: secretScanMoves(
 					Hash("policy", "security.policy.hash"),
 					Bool("bypass_requested", "security.secret_scanning.bypass_requested"),
@@ -107,10 +129,17 @@ func init() {
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
+				Writes: []Move{
+					Sets("mcp.client", DefLabel),
+					Sets("mcp.provider", DefLabel),
+					Sets("repository.hash", DefDigest),
+					Sets("repository.path_hash", DefDigest),
+				},
 				Hook: secretScanBypass,
 			},
 			"security.secret_scanning.remediation.verified": {
 				Event: "security.secret_scanning.remediation.verified",
+				Title: "security.secret_scanning.remediation.verified: a rescan after remediation: status and findings left",
 				Moves: secretScanMoves(
 					Hash("rescan_id", "security.scan.rescan.hash"),
 					Req(Label("status", "security.scan.status")),
@@ -121,10 +150,17 @@ func init() {
 					Bucket("latency_ms", "security.scan.latency_bucket", receipt.LatencyLadder),
 					Const("privacy.raw_changed_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_rotation_ticket_recorded", receipt.B(false)),
-					Const("audit.gap", receipt.S("receipt_proves_scan_findings_policy_and_clean_rescan_not_secret_revocation_completion")),
+					Req(Const("audit.gap", receipt.S("receipt_proves_scan_findings_policy_and_clean_rescan_not_secret_revocation_completion"))),
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
+				Writes: []Move{
+					Sets("mcp.client", DefLabel),
+					Sets("mcp.provider", DefLabel),
+					Sets("repository.hash", DefDigest),
+					Sets("repository.path_hash", DefDigest),
+					Req(Sets("security.secret_scanning.findings_resolved", DefBool)),
+				},
 				Hook: secretScanRemediation,
 			},
 		},

@@ -18,15 +18,18 @@ func init() {
 				return nil
 			}},
 		},
-		NewState: func() any { return &sessionState{} },
+		NewState: func() any { return &sessionState{inputState: newInputState()} },
 		End: func(s *Session) error {
 			s.Span.Set("session.tool_call.count", receipt.I(StateOf[sessionState](s).toolCalls))
-			// the dedupe set is context_input's, which the native helper owns
-			s.Span.Set("session.context_input.unique_count", receipt.I(int64(s.Len("context.input.dedupe"))))
+			s.Span.Set("session.context_input.unique_count", receipt.I(int64(len(inputsOf(s).dedupe))))
 			return nil
 		},
 	})
 }
 
-// sessionState counts the tool calls for the root span.
-type sessionState struct{ toolCalls int64 }
+// sessionState counts the tool calls for the root span; the inputs are
+// context_input's.
+type sessionState struct {
+	*inputState
+	toolCalls int64
+}

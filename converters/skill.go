@@ -25,8 +25,9 @@ func init() {
 		SpanName: "agent.session.skill",
 		Records: map[string]Rec{
 			"skill.invoked": {
+				Emits: []string{"context.skill.invoked"},
 				Moves: []Move{
-					Const("context.input.kind", receipt.S("skill")),
+					Req(Const("context.input.kind", receipt.S("skill"))),
 					Req(Hash("skill_id", "context.skill.id")),
 					Hash("skill_name", "context.skill.name"),
 					Hash("plugin", "context.skill.plugin"),
@@ -41,19 +42,37 @@ func init() {
 					Label("expected_benefit", "context.input.expected_benefit"),
 					Label("eval_gap", "context.input.eval_gap"),
 					Label("suppression_policy", "context.input.duplicate.suppression_policy"),
-					Label("duplicate_role", "context.input.duplicate.role"),
+					Label("duplicate_role", "context.input.duplicate.role").Schema(skillRoles),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					// skillPath's
+					Sets("context.input.source.path", DefDigest).Doc("digest of the skill file path (kept under the reference key; same value as path_hash)"),
+					Sets("context.input.source.path_hash", DefDigest),
+					SetsProp("context.input.source.root", Enum("user", "plugin", "repo", "other")),
+					// skillInvoked's
+					SetsConst("context.input.hook_event", receipt.S("none")),
+					SetsProp("context.input.loaded_by", Enum("hook", "skill-runtime")),
+					SetsProp("context.input.scope", Enum("plugin", "repo", "user", "unknown")),
+					Sets("context.input.applies_to", DefID),
+					SetsConst("context.input.duplicate.suppression_policy", receipt.S(policySuppressEqual)),
+					SetsProp("context.input.duplicate.dedupe_key", Prop{"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}:(sha256|hmac-sha256):[0-9a-f]{64}$"}.Doc("<conversation>:<digest over skill id digest, activation, hook event and canonical delivered digest>")),
+					SetsConst("context.input.duplicate.dedupe_scope", receipt.S("conversation")),
+					Req(SetsProp("context.input.duplicate.role", skillRoles)),
+					Sets("context.input.duplicate.candidate_count", DefCount).Doc("candidates with this dedupe key seen so far, this one included; the last event of a key carries the total"),
+				},
 				Hook: skillInvoked,
 			},
 		},
-		Extra:    []string{"context.skill.invoked"},
 		NewState: func() any { return &skillState{selected: map[string]bool{}, candidates: map[string]int64{}} },
 		End:      skillEnd,
 	})
 }
+
+// skillRoles are the duplicate roles of a skill load.
+var skillRoles = Enum("selected", "suppressed", "duplicate")
 
 // skillPath writes the path's digest and, as a categorical value, the kind
 // of root it was found under (the path itself is never written).

@@ -27,6 +27,7 @@ func init() {
 		Records: map[string]Rec{
 			"skill.index": {
 				Event: "context.skill.registry.index.loaded",
+				Title: "context.skill.registry.index.loaded: a compact skill index entered context; full skill bodies stayed out",
 				Moves: append([]Move{OnSpan("context.skill.registry.scope", Req(Label("registry_scope", "context.skill.registry.scope")))}, with(
 					Label("index_strategy", "context.skill.index.strategy"),
 					Req(Int("candidate_skill_count", "context.skill.candidate_count")),
@@ -41,6 +42,7 @@ func init() {
 			},
 			"skill.store": {
 				Event: "context.skill.registry.skill.stored",
+				Title: "context.skill.registry.skill.stored: a skill was written to the registry",
 				Moves: with(
 					Req(Hash("skill_id", "context.skill.id_hash")),
 					Label("source", "context.skill.source"),
@@ -52,6 +54,7 @@ func init() {
 			},
 			"skill.read": {
 				Event: "context.skill.registry.skill.read",
+				Title: "context.skill.registry.skill.read: a skill's full body was read after the index was loaded",
 				Moves: with(
 					Req(Hash("skill_id", "context.skill.id_hash")),
 					Label("read_reason", "context.skill.read.reason"),
@@ -64,6 +67,7 @@ func init() {
 			},
 			"skill.inject": {
 				Event: "context.skill.registry.skill.injected",
+				Title: "context.skill.registry.skill.injected: a read skill body crossed into the agent context; other skills stayed suppressed",
 				Moves: with(
 					Req(Hash("skill_id", "context.skill.id_hash")),
 					Label("injection_reason", "context.skill.injection.reason"),
@@ -72,10 +76,14 @@ func init() {
 					Req(Label("delivery_status", "context.skill.delivery.status")),
 					Req(Int("suppressed_count", "context.skill.suppressed_count")),
 				),
+				Writes: []Move{
+					Sets("context.skill.delivered.matches_read_body", DefBool),
+				},
 				Hook: registryInject,
 			},
 			"skill.reuse": {
 				Event: "context.skill.registry.reuse.evaluated",
+				Title: "context.skill.registry.reuse.evaluated: a later decision accounts for the injected skill as decisive, supporting, unused or unknown",
 				Moves: with(
 					Req(Hash("decision_id", "decision.id_hash")),
 					Req(Hash("skill_id", "context.skill.id_hash")),
@@ -90,6 +98,10 @@ func init() {
 					SumEq("selected_count", "decisive_count", "supporting_count", "unused_count", "unknown_count").
 						Says("selected_count is not decisive + supporting + unused + unknown"),
 				),
+				Writes: []Move{
+					Req(Sets("context.skill.relevance.accounted_count", DefCount)),
+					Req(SetsConst("context.skill.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count"))),
+				},
 				Hook: registryReuse,
 			},
 		},

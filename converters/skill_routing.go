@@ -32,6 +32,7 @@ func init() {
 			},
 			"skill.router.index.loaded": {
 				Event: "skill.router.index.loaded",
+				Title: "skill.router.index.loaded: a skill description index loaded at startup (full bodies not)",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("catalog_id", "skill.catalog.id_hash")),
@@ -44,10 +45,14 @@ func init() {
 					Const("privacy.raw_skill_descriptions_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_bodies_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(Sets("skill.router.full_bodies_loaded_at_startup", DefBool)),
+				},
 				Hook: routerIndex,
 			},
 			"skill.router.case.evaluated": {
 				Event: "skill.router.case.evaluated",
+				Title: "skill.router.case.evaluated: one activation case routed to a skill",
 				Moves: []Move{
 					SessionIDs(),
 					Noted("skill.router.benchmark.id_hash"),
@@ -69,10 +74,14 @@ func init() {
 					SubsetOf("top_k", "skill.router.index.loaded", "skill_names").Says("top_k names a skill that is not in the loaded index"),
 					Once("case_id").Says("case_id repeats an earlier case"),
 				},
+				Writes: []Move{
+					Sets("skill.router.expected_rank", DefCount),
+				},
 				Hook: routerCase,
 			},
 			"skill.body.loaded": {
 				Event: "skill.body.loaded",
+				Title: "skill.body.loaded: a full skill body loaded after routing selected it",
 				Moves: []Move{
 					SessionIDs(),
 					Req(Hash("case_id", "skill.router.case.id_hash")),
@@ -82,7 +91,7 @@ func init() {
 					Const("privacy.raw_skill_body_recorded", receipt.B(false)),
 					After("skill", "skill.router.case.evaluated", "selected_skill").Within("case_id", "case_id").
 						Says("skill body loaded without an earlier case that selected it"),
-					Const("skill.body.loaded_after_route", receipt.B(true)),
+					Req(Const("skill.body.loaded_after_route", receipt.B(true))),
 				},
 				Hook: func(s *Session, _ *Values, _ *receipt.Attrs) error {
 					StateOf[routeState](s).bodies++
@@ -91,6 +100,7 @@ func init() {
 			},
 			"skill.router.benchmark.completed": {
 				Event: "skill.router.benchmark.completed",
+				Title: "skill.router.benchmark.completed: the routing benchmark summary, checked against the routed cases",
 				Moves: []Move{
 					SessionIDs(),
 					Noted("skill.router.benchmark.id_hash"),

@@ -14,9 +14,10 @@ import (
 // the first task and the mitigation are private and only hashed; component
 // kinds, policies and statuses are categorical and pass through.
 func init() {
-	component := func(event string) Rec {
+	component := func(event, title string) Rec {
 		return Rec{
 			Event: event,
+			Title: title,
 			Moves: []Move{
 				SessionIDs(),
 				budgetSubagentID(),
@@ -44,6 +45,7 @@ func init() {
 		Records: map[string]Rec{
 			"subagent.boot.context_budget.evaluated": {
 				Event: "subagent.boot.context_budget.evaluated",
+				Title: "subagent.boot.context_budget.evaluated: a subagent's startup context budget before its first task",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("subagent_id", "subagent.id_hash")),
@@ -63,12 +65,18 @@ func init() {
 					Const("privacy.raw_project_rules_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_index_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					Req(Sets("subagent.context.startup_ratio_bucket", LadderDef(budgetRatioLadder))),
+				},
 				Hook: budgetEvaluated,
 			},
-			"subagent.context_component.loaded":     component("subagent.context_component.loaded"),
-			"subagent.context_component.suppressed": component("subagent.context_component.suppressed"),
+			"subagent.context_component.loaded": component("subagent.context_component.loaded",
+				"subagent.context_component.loaded: a context component was loaded eagerly into the subagent at boot"),
+			"subagent.context_component.suppressed": component("subagent.context_component.suppressed",
+				"subagent.context_component.suppressed: a context component stayed out of the subagent's startup context by policy"),
 			"subagent.boot.completed": {
 				Event: "subagent.boot.completed",
+				Title: "subagent.boot.completed: the subagent boot finished: budget left, components selected and suppressed",
 				Moves: []Move{
 					SessionIDs(),
 					budgetSubagentID(),
@@ -77,8 +85,13 @@ func init() {
 					Bucket("remaining_context_token_count", "subagent.context.remaining_token_bucket", receipt.TokenLadder),
 					Hash("first_task", "subagent.boot.first_task_hash"),
 					Hash("mitigation", "subagent.boot.mitigation_hash"),
-					Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice")),
+					Req(Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice"))),
 					AfterAny("subagent.boot.context_budget.evaluated").Says("boot completed before any subagent.boot.context_budget.evaluated record"),
+				},
+				Writes: []Move{
+					Req(Sets("subagent.context.loaded_token_bucket", LadderDef(receipt.TokenLadder))),
+					Req(Sets("subagent.context.selected_component_count_bucket", LadderDef(receipt.CountLadder))),
+					Req(Sets("subagent.context.suppressed_component_count_bucket", LadderDef(receipt.CountLadder))),
 				},
 				Hook: budgetCompleted,
 			},
@@ -106,7 +119,7 @@ var budgetRatioLadder = customLadder(receipt.Ladder{Name: "context_window_percen
 // budgetSubagentID writes the digest of the subagent the boot evaluation
 // named: component and completion records carry no id of their own.
 func budgetSubagentID() Move {
-	return Move{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "subagent.id_hash", Def: DefDigest, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
 		if v, ok := s.Span.Get("subagent.id_hash"); ok {
 			a.Set("subagent.id_hash", v)
 		}

@@ -27,6 +27,7 @@ func init() {
 		Records: map[string]Rec{
 			"subagent.delegation.requested": {
 				Event: "subagent.delegation.requested",
+				Title: "subagent.delegation.requested: the parent delegated an operation with bulky output to a subagent",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("operation", "subagent.delegation.operation_hash")),
@@ -37,6 +38,12 @@ func init() {
 					Int("threshold_lines", "subagent.delegation.threshold_lines"),
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_operation_output_recorded", receipt.B(false)),
+				},
+				Writes: []Move{
+					Req(SetsConst("subagent.delegation.policy", receipt.S("large_tool_output_to_isolated_subagent"))),
+					// written when the record names no threshold policy: the key
+					// is always there
+					Req(SetsConst("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))),
 				},
 				Hook: delegationRequested,
 			},
@@ -63,14 +70,15 @@ func init() {
 			},
 			"subagent.summary.returned": {
 				Event: "subagent.summary.returned",
+				Title: "subagent.summary.returned: only a bounded summary crossed back from the child to the parent",
 				Moves: []Move{
 					SessionIDs(),
 					Hash("raw_summary", "subagent.summary.hash"),
 					Bucket("summary_chars", "subagent.summary.char_bucket", receipt.CountLadder),
 					Int("summary_bullets", "subagent.summary.bullet_count"),
-					Req(Bool("parent_received_raw_output", "subagent.summary.parent_received_raw_output")),
-					Req(Bool("parent_received_raw_paths", "subagent.summary.parent_received_raw_paths")),
-					Const("subagent.summary.boundary", receipt.S("bounded_summary_only")),
+					Req(Bool("parent_received_raw_output", "subagent.summary.parent_received_raw_output").Schema(Prop{"const": false})),
+					Req(Bool("parent_received_raw_paths", "subagent.summary.parent_received_raw_paths").Schema(Prop{"const": false})),
+					Req(Const("subagent.summary.boundary", receipt.S("bounded_summary_only"))),
 					Const("privacy.raw_summary_recorded", receipt.B(false)),
 					Const("privacy.raw_child_output_recorded", receipt.B(false)),
 					AfterAny("subagent.tool_output.captured").Says("summary returned with no subagent.tool_output.captured record before it"),
@@ -79,14 +87,18 @@ func init() {
 			},
 			"parent.context_budget.evaluated": {
 				Event: "parent.context_budget.evaluated",
+				Title: "parent.context_budget.evaluated: what the delegation added to the parent's context, against the child's output",
 				Moves: []Move{
 					SessionIDs(),
 					Bucket("parent_context_after_tokens", "parent.context.after_bucket", receipt.TokenLadder),
 					Req(Bucket("parent_added_tokens", "parent.context.added_token_bucket", receipt.TokenLadder)),
 					Req(Bucket("child_output_tokens", "subagent.child_output_token_bucket", receipt.TokenLadder)),
-					Const("subagent.delegation.audit_gap", receipt.S("receipt_proves_parent_boundary_not_summary_correctness")),
+					Req(Const("subagent.delegation.audit_gap", receipt.S("receipt_proves_parent_boundary_not_summary_correctness"))),
 					Const("privacy.raw_parent_note_recorded", receipt.B(false)),
 					AfterAny("subagent.summary.returned").Says("parent budget evaluated with no subagent.summary.returned record before it"),
+				},
+				Writes: []Move{
+					Req(Sets("subagent.context_savings.proven", DefBool)),
 				},
 				Hook: delegationBudget,
 			},
@@ -221,3 +233,24 @@ func delegationBudget(s *Session, v *Values, a *receipt.Attrs) error {
 	a.Set("subagent.context_savings.proven", receipt.B(added < child))
 	return nil
 }
+
+// The schema of subagent.tool_output.captured, which this file writes (see eventschema.go).
+var _ = declareEvent("subagent.tool_output.captured", EventDecl{
+	Title: "subagent.tool_output.captured: the child subagent captured the operation's output; it stayed out of the parent",
+	Keys: []Move{
+		Sets("gen_ai.conversation.id", DefID),
+		Sets("privacy.raw_paths_recorded", DefNever),
+		Sets("privacy.raw_tool_output_recorded", DefNever),
+		Sets("session.id", DefID),
+		Req(Sets("subagent.operation_hash", DefDigest)),
+		Req(SetsConst("subagent.output_boundary", receipt.S("raw_output_isolated_summary_returned"))),
+		Sets("subagent.role", DefLabel),
+		SetsProp("subagent.tool.exit_code", Prop{"type": "integer"}),
+		Sets("subagent.tool.output_byte_bucket", LadderDef(receipt.ByteLadder)),
+		Req(SetsConst("subagent.tool.output_entered_parent_context", receipt.B(false))),
+		Sets("subagent.tool.output_hash", DefDigest),
+		Sets("subagent.tool.output_line_bucket", LadderDef(receipt.CountLadder)),
+		Sets("subagent.tool.path_count", DefCount),
+		SetsProp("subagent.tool.path_hashes", Prop{"items": Ref(DefDigest), "type": "array"}),
+	},
+})

@@ -23,6 +23,7 @@ func init() {
 		Records: map[string]Rec{
 			"subagent.spawn.probe": {
 				Event: "subagent.toolsearch.propagation.evaluated",
+				Title: "subagent.toolsearch.propagation.evaluated: one subagent spawn probe: was ToolSearch (and the deferred MCP tools) exposed to it",
 				Moves: []Move{
 					SessionIDs(), AgentName(),
 					Req(Hash("subagent_type", "subagent.type_hash")),
@@ -43,10 +44,15 @@ func init() {
 					Const("privacy.raw_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 				},
+				Writes: []Move{
+					SetsConst("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix")),
+					Req(Sets("subagent.toolsearch.probe_passed", DefBool)),
+				},
 				Hook: toolsearchProbe,
 			},
 			"subagent.toolsearch.matrix.completed": {
 				Event: "subagent.toolsearch.matrix.completed",
+				Title: "subagent.toolsearch.matrix.completed: the probe matrix finished: probe, passing and failing totals",
 				Moves: []Move{
 					SessionIDs(),
 					Label("tested_axis", "subagent.toolsearch.tested_axis"),
@@ -54,8 +60,8 @@ func init() {
 					Bucket("passing_probe_count", "subagent.toolsearch.passing_probe_count_bucket", receipt.CountLadder),
 					Bucket("failing_probe_count", "subagent.toolsearch.failing_probe_count_bucket", receipt.CountLadder),
 					Hash("recommended_next_probe", "subagent.toolsearch.recommended_next_probe_hash"),
-					Const("subagent.toolsearch.pass_rule", receipt.S("toolsearch_exposed")),
-					Const("subagent.toolsearch.audit_gap", receipt.S("proves_toolsearch_exposure_and_mcp_count_buckets_not_tool_relevance_or_call_success")),
+					Req(Const("subagent.toolsearch.pass_rule", receipt.S("toolsearch_exposed"))),
+					Req(Const("subagent.toolsearch.audit_gap", receipt.S("proves_toolsearch_exposure_and_mcp_count_buckets_not_tool_relevance_or_call_success"))),
 					// The matrix totals match the probes seen.
 					CountOf("probe_count", "subagent.spawn.probe"),
 					CountOf("passing_probe_count", "subagent.spawn.probe").Where("toolsearch_exposed", true).

@@ -3,6 +3,7 @@ package converters
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"testing"
@@ -11,69 +12,12 @@ import (
 	"github.com/contextreceipts/convert/schemas"
 )
 
-// eventSchema is the part of an event schema the tables are checked against.
-type eventSchema struct {
-	Required   []string                   `json:"required"`
-	Properties map[string]json.RawMessage `json:"properties"`
-}
-
-func readEventSchema(t *testing.T, event string) eventSchema {
-	t.Helper()
-	b, err := schemas.FS.ReadFile("events/" + event + ".schema.json")
-	if err != nil {
-		t.Fatalf("event %s: %v", event, err)
-	}
-	var s eventSchema
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("events/%s.schema.json: %v", event, err)
-	}
-	return s
-}
-
-// tableAttr is one attribute a table says a record's event carries.
-type tableAttr struct {
-	key, def string
-	value    *receipt.Value
-	req      bool
-}
-
-// tableAttrs lists the attributes the moves of a record write on its event,
-// the keys they copy from the root span typed by the moves that wrote them.
-func tableAttrs(plans map[string]*recPlan, p *recPlan) []tableAttr {
-	onSpan := map[string]Move{}
-	for _, q := range plans {
-		for _, m := range q.Moves {
-			if m.spanKey != "" {
-				onSpan[m.spanKey] = m
-			}
-			if m.Key != "" {
-				if _, ok := onSpan[m.Key]; !ok && len(m.fromSpan) == 0 {
-					onSpan[m.Key] = m // Noting: noted under its own key
-				}
-			}
-		}
-	}
-	var out []tableAttr
-	for _, m := range p.Moves {
-		if m.Key != "" {
-			out = append(out, tableAttr{m.Key, m.Def, m.Value, m.Required})
-		}
-		for _, a := range m.also {
-			out = append(out, tableAttr{a.Key, a.Def, a.Value, false})
-		}
-		for _, k := range m.fromSpan {
-			src := onSpan[k]
-			out = append(out, tableAttr{k, src.Def, src.Value, false})
-		}
-	}
-	return out
-}
-
-// defMatches reports whether a schema property accepts what a move writes:
-// the move's definition, or a narrower one (an enum of labels, a bounded
-// integer, a constant flag); a ladder's buckets only by reference to its
-// definition, never as a copied enum.
-func defMatches(a tableAttr, raw json.RawMessage) error {
+// defMatches reports whether a narrower schema a move declares (Move.Schema)
+// accepts only what its definition type allows: a label or id narrowed to
+// an enum of strings, a count to a bounded integer, a flag to a constant; a
+// ladder's buckets only by reference to its definition, never as a copied
+// enum.
+func defMatches(m Move, raw json.RawMessage) error {
 	var p struct {
 		Ref   string            `json:"$ref"`
 		Type  string            `json:"type"`
@@ -85,9 +29,12 @@ func defMatches(a tableAttr, raw json.RawMessage) error {
 		return err
 	}
 	for _, alt := range p.AnyOf {
-		if defMatches(a, alt) == nil {
-			return nil
+		if err := defMatches(m, alt); err != nil {
+			return err
 		}
+	}
+	if len(p.AnyOf) > 0 {
+		return nil
 	}
 	ref := strings.TrimPrefix(p.Ref, "../defs.schema.json#/$defs/")
 	values := p.Enum
@@ -103,63 +50,118 @@ func defMatches(a tableAttr, raw json.RawMessage) error {
 		return len(values) > 0
 	}
 	ok := false
-	switch a.def {
+	switch m.Def {
 	case DefLabel, DefID:
-		ok = ref == DefLabel || ref == DefID || all("string")
+		ok = ref == DefLabel || ref == DefID || all("string") || p.Type == "string"
 	case DefDigest:
-		ok = ref == DefDigest
+		ok = ref == DefDigest || all("string")
 	case DefCount:
-		ok = ref == DefCount || p.Type == "integer"
+		ok = ref == DefCount || p.Type == "integer" || all("float64")
 	case DefBool:
 		ok = p.Type == "boolean" || all("bool")
 	case DefConst, DefNever:
-		want := any(a.value.Str)
-		if a.value.Kind == receipt.Bool {
-			want = a.value.Bool
+		want := valueJSON(*m.Value)
+		if m.Value.Kind == receipt.Int {
+			want = float64(m.Value.Int)
 		}
-		ok = (ref == DefNever && want == false) || (a.value.Kind == receipt.String && (ref == DefLabel || ref == DefID))
+		ok = (ref == DefNever && want == false) || (m.Value.Kind == receipt.String && (ref == DefLabel || ref == DefID))
 		for _, v := range values {
 			ok = ok || v == want
 		}
 	case "":
-		return fmt.Errorf("the move declares no type")
+		return nil // SetsProp: the schema is the declaration
 	default: // a ladder's buckets
 		if len(values) > 0 {
-			return fmt.Errorf("inline enum %v where the ladder definition %s is meant", values, a.def)
+			return fmt.Errorf("inline enum %v where the ladder definition %s is meant", values, m.Def)
 		}
-		ok = ref == a.def
+		ok = ref == m.Def
 	}
 	if !ok {
-		return fmt.Errorf("schema says %s, the move writes %s", strings.Join(strings.Fields(string(raw)), " "), a.def)
+		return fmt.Errorf("schema says %s, the move writes %s", strings.Join(strings.Fields(string(raw)), " "), m.Def)
 	}
 	return nil
 }
 
-// TestTablesMatchSchemas checks every attribute every scenario table writes
-// against the event's schema: the key is a property, of the move's type.
-func TestTablesMatchSchemas(t *testing.T) {
-	var bad []string
+// allMoves lists every move of every scenario table and declaration that
+// writes an event attribute, named for messages.
+func allMoves() map[string]Move {
+	out := map[string]Move{}
 	for name, plans := range scenarioPlans {
 		for typ, p := range plans {
-			if p.Event == "" {
-				continue
+			for _, m := range tableAttrs(plans, p) {
+				out[fmt.Sprintf("%s: %s: %s", name, typ, m.Key)] = m
 			}
-			s := readEventSchema(t, p.Event)
-			for _, a := range tableAttrs(plans, p) {
-				raw, ok := s.Properties[a.key]
-				if !ok {
-					bad = append(bad, fmt.Sprintf("%s: %s -> %s: %s is not in the schema", name, typ, p.Event, a.key))
-					continue
-				}
-				if err := defMatches(a, raw); err != nil {
-					bad = append(bad, fmt.Sprintf("%s: %s -> %s: %s: %v", name, typ, p.Event, a.key, err))
-				}
+		}
+	}
+	for ev, ds := range eventDecls {
+		for _, d := range ds {
+			for _, m := range d.Keys {
+				out[fmt.Sprintf("declareEvent %s: %s", ev, m.Key)] = m
 			}
+		}
+	}
+	return out
+}
+
+// TestMoveSchemasNarrowDefs checks every narrower schema a move declares
+// against the move's definition type: Schema may narrow what a move writes,
+// never widen or contradict it.
+func TestMoveSchemasNarrowDefs(t *testing.T) {
+	var bad []string
+	for where, m := range allMoves() {
+		if m.schema == nil {
+			continue
+		}
+		raw, _ := json.Marshal(m.schema)
+		if err := defMatches(m, raw); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", where, err))
 		}
 	}
 	sort.Strings(bad)
 	for _, b := range bad {
 		t.Error(b)
+	}
+}
+
+// TestEventSchemasUpToDate fails when a checked-in event schema is not what
+// go generate ./converters writes from the declarations.
+func TestEventSchemasUpToDate(t *testing.T) {
+	gen, err := EventSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range sortedKeys(gen) {
+		got, err := schemas.FS.ReadFile("events/" + name + ".schema.json")
+		if err != nil || string(got) != string(gen[name]) {
+			t.Errorf("schemas/events/%s.schema.json is stale: run go generate ./converters", name)
+		}
+	}
+}
+
+// TestEveryEventSchemaGenerated fails when an event schema exists that no
+// declaration generates (a hand-written schema), unless NotGenerated says
+// why, and when every converter's events have no schema.
+func TestEveryEventSchemaGenerated(t *testing.T) {
+	gen, err := EventSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := fs.Glob(schemas.FS, "events/*.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "events/"), ".schema.json")
+		if _, ok := gen[name]; !ok && NotGenerated[name] == "" {
+			t.Errorf("schemas/%s is written by hand: declare its keys (Rec moves, Sets, declareEvent)", f)
+		}
+	}
+	for _, c := range All() {
+		for _, ev := range c.Events {
+			if _, ok := gen[ev]; !ok {
+				t.Errorf("converter %s writes %s, whose schema nothing generates", c.Name, ev)
+			}
+		}
 	}
 }
 

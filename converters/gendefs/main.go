@@ -1,19 +1,49 @@
 // Command gendefs writes schemas/defs.schema.json from the converters'
-// value types and ladders: go generate ./converters.
+// value types and ladders, and schemas/events/*.schema.json from the
+// converters' declarations (see converters/eventschema.go): go generate
+// ./converters. It removes an event schema nothing generates unless
+// converters.NotGenerated names it.
 package main
 
 import (
 	"log"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		log.Fatal("usage: gendefs OUT")
+	if len(os.Args) != 3 {
+		log.Fatal("usage: gendefs DEFS-OUT EVENTS-DIR")
 	}
 	if err := os.WriteFile(os.Args[1], converters.DefsSchema(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+	if err := writeEvents(os.Args[2]); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func writeEvents(dir string) error {
+	schemas, genErr := converters.EventSchemas()
+	old, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		name := strings.TrimSuffix(filepath.Base(f), ".schema.json")
+		if _, ok := schemas[name]; !ok && genErr == nil && converters.NotGenerated[name] == "" {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	for name, b := range schemas {
+		if err := os.WriteFile(filepath.Join(dir, name+".schema.json"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return genErr
 }
