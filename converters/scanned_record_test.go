@@ -1,15 +1,11 @@
 package converters
 
 import (
-	"bufio"
-	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/testlines"
 	"github.com/tidwall/gjson"
 )
 
@@ -23,26 +19,8 @@ func TestScannedRecordIsForEach(t *testing.T) {
 		`{}`, ` { "a" : 1 , "b" : "x\"y" } `, `{"k\u00e9y":true,"k\\":null,"dup":1,"dup":"2"}`,
 		`{"n":-12.5e3,"z":0,"o":{"p":[1,{"q":2}]},"s":"\ud83d\ude00"}`,
 	}
-	for _, root := range []string{"../samples", "testdata/fuzz"} {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			fh, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			sc := bufio.NewScanner(fh)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				lines = append(lines, string(bytes.Clone(sc.Bytes())))
-			}
-			return sc.Err()
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range testlines.Lines(t, "../samples", "testdata/fuzz") {
+		lines = append(lines, string(l))
 	}
 	checked := 0
 	for _, l := range lines {
@@ -124,24 +102,9 @@ func TestForEachIsGjsonForEach(t *testing.T) {
 		walk(gjson.Parse(l))
 	}
 	walk(gjson.Result{})
-	for _, root := range []string{"../samples", "testdata/fuzz"} {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for _, l := range strings.Split(string(b), "\n") {
-				if jsonscan.Valid([]byte(l)) {
-					walk(gjson.Parse(l))
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	for _, l := range testlines.Lines(t, "../samples", "testdata/fuzz") {
+		if jsonscan.Valid(l) {
+			walk(gjson.ParseBytes(l))
 		}
 	}
 	if checked < 10000 {

@@ -1,14 +1,10 @@
 package gate
 
 import (
-	"bufio"
-	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testlines"
 	"github.com/tidwall/gjson"
 )
 
@@ -74,32 +70,17 @@ func TestAddJSONIsTheTreeWalk(t *testing.T) {
 		sameWalk(t, doc, DerivedFields)
 	}
 	docs := 0
-	for _, root := range []string{"../../golden", "../../samples"} {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if strings.HasSuffix(p, ".json") && gjson.ValidBytes(b) {
+	for _, d := range testlines.Files(t, "../../golden", "../../samples") {
+		if strings.HasSuffix(d.Path, ".json") && gjson.ValidBytes(d.Data) {
+			docs++
+			sameWalk(t, string(d.Data), TraceSkip)
+			continue
+		}
+		for _, l := range strings.Split(string(d.Data), "\n") {
+			if gjson.Valid(l) {
 				docs++
-				sameWalk(t, string(b), TraceSkip)
-				return nil
+				sameWalk(t, l, DerivedFields)
 			}
-			sc := bufio.NewScanner(bytes.NewReader(b))
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				if gjson.Valid(sc.Text()) {
-					docs++
-					sameWalk(t, sc.Text(), DerivedFields)
-				}
-			}
-			return sc.Err()
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
 	if docs < 1000 {

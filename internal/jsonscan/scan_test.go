@@ -1,14 +1,11 @@
 package jsonscan
 
 import (
-	"bufio"
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testlines"
 	"github.com/tidwall/gjson"
 )
 
@@ -65,41 +62,21 @@ func TestScanAgreesWithGjson(t *testing.T) {
 // TestScanAgreesOnRealLines holds Scan to gjson on every line of the
 // samples and goldens, and on each line's truncations and byte flips.
 func TestScanAgreesOnRealLines(t *testing.T) {
-	lines := 0
-	for _, root := range []string{"../../samples", "../../golden"} {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) {
-				return err
+	lines := testlines.Lines(t, "../../samples", "../../golden")
+	for _, line := range lines {
+		agree(t, line)
+		step := max(1, len(line)/16)
+		for i := 0; i < len(line); i += step {
+			agree(t, line[:i])
+			for _, b := range []byte{'"', '\\', '}', ']', ',', ':', 0x01, 'x', '0'} {
+				m := bytes.Clone(line)
+				m[i] = b
+				agree(t, m)
 			}
-			fh, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			sc := bufio.NewScanner(fh)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				line := bytes.Clone(sc.Bytes())
-				lines++
-				agree(t, line)
-				step := max(1, len(line)/16)
-				for i := 0; i < len(line); i += step {
-					agree(t, line[:i])
-					for _, b := range []byte{'"', '\\', '}', ']', ',', ':', 0x01, 'x', '0'} {
-						m := bytes.Clone(line)
-						m[i] = b
-						agree(t, m)
-					}
-				}
-			}
-			return sc.Err()
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
-	if lines < 500 {
-		t.Fatalf("read only %d lines: the samples or goldens moved", lines)
+	if len(lines) < 500 {
+		t.Fatalf("read only %d lines: the samples or goldens moved", len(lines))
 	}
 }
 
