@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,7 +293,7 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 		}
 	}
 	cases := fuzzCases(t)
-	for _, f := range sortedKeys(cases) {
+	for _, f := range slices.Sorted(maps.Keys(cases)) {
 		res := cases[f].convert()
 		if res.Err != nil {
 			failed = append(failed, fmt.Sprintf("fuzz %s: %v", f, errText(res.Err)))
@@ -299,15 +301,6 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 		add("fuzz", res.Receipt)
 	}
 	return ins, lines, failed
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func accepts(set map[string]*jsonschema.Schema, in instance) bool {
@@ -367,7 +360,7 @@ func TestSchemaDiff(t *testing.T) {
 	t.Logf("receipt lines: %d golden, %d from samples, %d from fuzz corpora (%d distinct); mutants: %d; distinct instances checked: %d",
 		lines["golden"], lines["sample"], lines["fuzz"], len(mutatedFrom), mutated, len(seen))
 	t.Logf("agreements: %d, disagreements: %d (%d kinds)", agree, disagreeing, len(disagree))
-	for _, d := range sortedKeys(disagree) {
+	for _, d := range slices.Sorted(maps.Keys(disagree)) {
 		why := argued[strings.SplitN(d, " (", 2)[0]]
 		if why == "" {
 			t.Errorf("%s x%d, e.g. %s", d, disagree[d], examples[d])
@@ -403,14 +396,14 @@ func TestDeclaredKeysWritten(t *testing.T) {
 		}
 	}
 	gen, _ := converters.EventSchemas()
-	for _, ev := range sortedKeys(gen) {
+	for _, ev := range slices.Sorted(maps.Keys(gen)) {
 		var s struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
 		if err := json.Unmarshal(gen[ev], &s); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range sortedKeys(s.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			key := ev + ": " + k
 			switch {
 			case !written[key] && unwritten[key] == "":
