@@ -1,6 +1,10 @@
 package schema
 
-import "regexp"
+import (
+	"regexp"
+	"regexp/syntax"
+	"sync"
+)
 
 // matcher is a compiled "pattern": hand-written for the patterns every
 // receipt line checks many times (digests, labels, ids, hex ids, event
@@ -22,11 +26,19 @@ func compilePattern(p string) (matcher, error) {
 	if m, ok := handMatchers[p]; ok {
 		return m, nil
 	}
-	re, err := regexp.Compile(p)
-	if err != nil {
+	// The syntax is checked now (a pattern Go cannot parse keeps the
+	// schema from the fast validator, as before); the regexp is compiled
+	// when a value is first matched against it. Most runs validate a few
+	// events, and compiling each pattern of each schema they load was a
+	// tenth of a one-line run's validation.
+	if _, err := syntax.Parse(p, syntax.Perl); err != nil {
 		return nil, err
 	}
-	return re.MatchString, nil
+	re := sync.OnceValues(func() (*regexp.Regexp, error) { return regexp.Compile(p) })
+	return func(s string) bool {
+		r, err := re()
+		return err == nil && r.MatchString(s) // an error rejects: jsonschema then words it
+	}, nil
 }
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
