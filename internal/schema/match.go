@@ -3,6 +3,7 @@ package schema
 import (
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"sync"
 )
 
@@ -20,6 +21,11 @@ var handMatchers = map[string]matcher{
 	`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`:     dotted,
 	`^[a-z][a-z0-9_]{0,62}$`:               converterName,
 	`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$`: timestamp,
+	// The patterns of convert.summary, on every run's last line.
+	`^sha256:[0-9a-f]{64}$`: func(s string) bool { return len(s) == 7+64 && s[:7] == "sha256:" && allHex(s[7:]) },
+	`^[^/]+$`:               func(s string) bool { return s != "" && !strings.Contains(s, "/") },
+	`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`:  semver,
+	`^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}=[0-9]+$`: labelCount,
 }
 
 func compilePattern(p string) (matcher, error) {
@@ -43,6 +49,55 @@ func compilePattern(p string) (matcher, error) {
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// semver is ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$: three dot-separated
+// runs of digits, then optionally "-" and at least one of [0-9A-Za-z.-].
+func semver(s string) bool {
+	for part := 0; part < 3; part++ {
+		i := 0
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == 0 {
+			return false
+		}
+		s = s[i:]
+		if part < 2 {
+			if s == "" || s[0] != '.' {
+				return false
+			}
+			s = s[1:]
+		}
+	}
+	if s == "" {
+		return true
+	}
+	if s[0] != '-' || len(s) == 1 {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// labelCount is a label, "=" and a run of digits (a label has no "=").
+func labelCount(s string) bool {
+	i := strings.IndexByte(s, '=')
+	return i > 0 && label(s[:i]) && i+1 < len(s) && allDigits(s[i+1:])
+}
 func isLowerAlnum_(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
 }
