@@ -6,6 +6,7 @@ import "os"
 
 func main() {
 	stop := startCPUProfile(os.Getenv("CONVERT_CPUPROFILE"), os.Stderr)
+	startHeapProfile(os.Getenv("CONVERT_HEAPPROFILE"), os.Stderr)
 	code := run(os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
 )
 
 // startCPUProfile writes a CPU profile of the whole process to path when
@@ -25,4 +28,46 @@ func startCPUProfile(path string, stderr io.Writer) (stop func()) {
 		pprof.StopCPUProfile()
 		fh.Close()
 	}
+}
+
+// startHeapProfile writes, when CONVERT_HEAPPROFILE names a file, the heap
+// profile of the largest live heap the process had: after each collection
+// whose live heap is a new peak (by more than 1/16), the profile (in-use
+// figures as of that collection) replaces the file. `go tool pprof
+// -sample_index=inuse_space` then shows what was live at the peak.
+func startHeapProfile(path string, stderr io.Writer) {
+	if path == "" {
+		return
+	}
+	var mu sync.Mutex
+	var peak uint64
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	write := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		metrics.Read(sample)
+		live := sample[0].Value.Uint64()
+		if live <= peak+peak/16 {
+			return
+		}
+		peak = live
+		fh, err := os.Create(path)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(fh, 0)
+			if cerr := fh.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "convert: CONVERT_HEAPPROFILE:", err)
+		}
+	}
+	var arm func()
+	arm = func() {
+		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+			go write() // not on the finalizer goroutine: writing allocates
+			arm()
+		})
+	}
+	arm()
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"iter"
+	"slices"
 	"strconv"
 
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -204,7 +206,13 @@ const IndentLimit = 1 << 20
 // and, once the document is past IndentLimit, writes each to w as it goes:
 // a long session's trace is never held twice, nor as JSON structs whole.
 // The bytes are those of encoding the document whole (TestWriteStreams).
-func Write(w io.Writer, t Trace) error {
+func Write(w io.Writer, t Trace) error { return WriteEach(w, t, slices.Values(t.Spans)) }
+
+// WriteEach is Write with the spans made one at a time, in order, by spans
+// (t.Spans is not read): a long session's spans need not all exist as
+// Spans at once, and what each holds can be dropped once it is written.
+// The bytes are Write's for the same spans.
+func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
 	d := docWriter{w: w}
 	d.enc = json.NewEncoder(&d.piece)
 	d.enc.SetEscapeHTML(false)
@@ -213,11 +221,16 @@ func Write(w io.Writer, t Trace) error {
 	d.raw(`},"scopeSpans":[{"scope":`)
 	d.value(jsonScope{Name: t.ScopeName, Version: t.ScopeVersion, Attributes: keyValues(scopeAttrs)})
 	d.raw(`,"spans":[`)
-	for i, s := range t.Spans {
-		if i > 0 {
+	first := true
+	for s := range spans {
+		if !first {
 			d.raw(",")
 		}
+		first = false
 		d.value(jsonSpanOf(s, t.LegacyGenAINames))
+		if d.err != nil {
+			break
+		}
 	}
 	d.raw(`],"schemaUrl":`)
 	d.value(SchemaURL)

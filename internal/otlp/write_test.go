@@ -123,3 +123,47 @@ func TestWriteStreams(t *testing.T) {
 		}
 	}
 }
+
+// WriteEach writes Write's bytes, small (indented) and large (streamed)
+// documents alike, asking for each span only when it is its turn.
+func TestWriteEach(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 3000} {
+		tr := testTrace(n, 10)
+		want := mustWrite(t, tr)
+		var got bytes.Buffer
+		made := 0
+		spans := tr.Spans
+		each := func(yield func(Span) bool) {
+			for i, s := range spans {
+				made++
+				if made != i+1 {
+					t.Fatalf("span %d made out of turn", i)
+				}
+				if !yield(s) {
+					return
+				}
+			}
+		}
+		tr.Spans = nil
+		if err := WriteEach(&got, tr, each); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("%d spans: WriteEach wrote other bytes than Write", n)
+		}
+		if made != len(spans) {
+			t.Fatalf("%d spans: %d made", n, made)
+		}
+	}
+	if n := 3000; len(mustWrite(t, testTrace(n, 10))) <= IndentLimit {
+		t.Fatalf("test setup: %d spans do not pass IndentLimit", n)
+	}
+}
+
+func mustWrite(t *testing.T, tr Trace) []byte {
+	var b bytes.Buffer
+	if err := Write(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}

@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/contextreceipts/convert/converters"
+	"iter"
 	"path"
 	"sort"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -44,14 +45,29 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var tbuf bytes.Buffer
-	if err := otlp.Write(&tbuf, f.trace(tid, spanIDs, summary)); err != nil {
+	// The converter is done (End ran): what it kept to build its output
+	// (its maps of tools, messages, agents) is garbage from here on.
+	f.state = nil
+	// The trace is the largest thing a long session keeps live. Its spans
+	// are made one at a time as they are written, each converter span and
+	// its events dropped once written (nothing after this reads f.out's
+	// spans or events), and its bytes are spooled (tracebuf.go) until they
+	// are complete.
+	tr, spans := f.trace(tid, spanIDs, summary)
+	var sp spool
+	defer sp.close()
+	if err := otlp.WriteEach(&sp, tr, spans); err != nil {
 		return nil, nil, err
 	}
-	if err := f.validate(lines, tbuf.Bytes()); err != nil {
+	f.out.Spans, f.out.Events = nil, nil
+	traceBytes, err := sp.bytes()
+	if err != nil {
 		return nil, nil, err
 	}
-	chk, err := f.leakCheck(lines, tbuf.Bytes(), nil)
+	if err := f.validate(lines, traceBytes); err != nil {
+		return nil, nil, err
+	}
+	chk, err := f.leakCheck(lines, traceBytes, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,7 +81,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err := gate.ValidateLine(lines[len(lines)-1]); err != nil {
 		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
 	}
-	return bytes.Join(append(lines, nil), []byte{'\n'}), tbuf.Bytes(), nil
+	return bytes.Join(append(lines, nil), []byte{'\n'}), traceBytes, nil
 }
 
 // receiptLines writes every event as a receipt line, the summary last.
@@ -218,8 +234,11 @@ func (f *file) groupDigest() string {
 
 // trace builds the OTLP document: the root span for the run, the
 // converter's child spans, and every receipt event (the summary too, on the
-// root) as an event of its span.
-func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary receipt.Event) otlp.Trace {
+// root) as an event of its span. The spans are made one at a time, in
+// order, by the sequence; once a converter span has been made, it and its
+// events are zeroed in f.out (their attributes are the span's now), so a
+// long session's spans are collected as the trace is written.
+func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary receipt.Event) (otlp.Trace, iter.Seq[otlp.Span]) {
 	var attrs receipt.Attrs
 	attrs = append(attrs, f.out.Span...)
 	attrs.Set("convert.converter", receipt.S(f.conv.Name))
@@ -244,25 +263,42 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 		first, last = f.clockAt(0, 1), f.clockAt(0, 0)
 		attrs.Set("convert.trace.time_source", receipt.S("record_order_clock"))
 	}
-	spans := []otlp.Span{{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
-		Start: first, End: last, Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links)}}
-	index := map[string]int{"": 0}
-	for _, sp := range f.out.Spans {
-		start, end := sp.Start, sp.End
-		if start == 0 {
-			start = first
+	// Span 0 is the root, span i+1 the converter's span i: its parent's
+	// index and its times, stretched below to cover its events.
+	n := 1 + len(f.out.Spans)
+	parent := make([]int32, n)
+	start, end := make([]int64, n), make([]int64, n)
+	start[0], end[0] = first, last
+	index := make(map[string]int32, n)
+	index[""] = 0
+	for i, sp := range f.out.Spans {
+		s, e := sp.Start, sp.End
+		if s == 0 {
+			s = first
 		}
-		if end < start {
-			end = start
+		if e < s {
+			e = s
 		}
-		index[sp.Key] = len(spans)
-		spans = append(spans, otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
-			Kind: sp.Kind, Start: start, End: end, Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links)})
+		start[i+1], end[i+1], parent[i+1] = s, e, index[sp.Parent]
+		index[sp.Key] = int32(i + 1)
 	}
 	// The trace carries the summary without the leak check's figures: they
 	// are only known after the check, which covers the trace too.
 	summary.Attrs = withoutLeakFigures(summary.Attrs)
-	for _, ev := range append(f.out.Events, summary) {
+	// Event k (len(f.out.Events): the summary) belongs to span evSpan[k]
+	// at evTime[k]; byspan lists the events of span i, in order, at
+	// byspan[off[i]:off[i+1]].
+	nev := len(f.out.Events) + 1
+	event := func(k int) receipt.Event {
+		if k == nev-1 {
+			return summary
+		}
+		return f.out.Events[k]
+	}
+	evTime, evSpan := make([]int64, nev), make([]int32, nev)
+	off := make([]int32, n+1)
+	for k := range nev {
+		ev := event(k)
 		t := first
 		if f.untimed() {
 			t = f.clockAt(ev.File, ev.Line)
@@ -271,28 +307,66 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 				t = pt.UnixNano()
 			}
 		}
-		sp := &spans[index[ev.Span]]
-		sp.Events = append(sp.Events, otlp.Event{Name: ev.Name, Time: t, Attrs: ev.Attrs})
+		i := index[ev.Span]
+		evTime[k], evSpan[k] = t, i
+		off[i+1]++
+		// A span covers its own events, so end >= start holds even when
+		// the converter could not time it.
+		start[i], end[i] = min(start[i], t), max(end[i], t)
 	}
-	// A span covers its own events, so end >= start holds even when the
-	// converter could not time it.
-	for i := range spans {
-		for _, e := range spans[i].Events {
-			spans[i].Start = min(spans[i].Start, e.Time)
-			spans[i].End = max(spans[i].End, e.Time)
+	index = nil
+	for i := range n {
+		off[i+1] += off[i]
+	}
+	byspan := make([]int32, nev)
+	fill := append([]int32(nil), off[:n]...)
+	for k := range nev {
+		i := evSpan[k]
+		byspan[fill[i]] = int32(k)
+		fill[i]++
+	}
+	fill, evSpan = nil, nil
+	events := func(i int) []otlp.Event {
+		ks := byspan[off[i]:off[i+1]]
+		if len(ks) == 0 {
+			return nil
 		}
-	}
-	// A child that ends after its parent says why, so a viewer's warning
-	// has an answer: a subagent goes on after the call that spawned it
-	// returned; anything else was recorded after its parent ended.
-	for i, sp := range f.out.Spans {
-		child, parent := &spans[i+1], &spans[index[sp.Parent]]
-		if child.End > parent.End {
-			why := "recorded_after_parent_ended"
-			if strings.HasPrefix(child.Name, "invoke_agent") {
-				why = "subagent_runs_after_spawn_call_returned"
+		out := make([]otlp.Event, len(ks))
+		for j, k := range ks {
+			ev := event(int(k))
+			out[j] = otlp.Event{Name: ev.Name, Time: evTime[k], Attrs: ev.Attrs}
+			if int(k) < nev-1 {
+				f.out.Events[k] = receipt.Event{}
 			}
-			child.Attrs = append(append(receipt.Attrs(nil), child.Attrs...), receipt.Attr{Key: "convert.span.ends_after_parent", Value: receipt.S(why)})
+		}
+		return out
+	}
+	spans := func(yield func(otlp.Span) bool) {
+		root := otlp.Span{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
+			Start: start[0], End: end[0], Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links), Events: events(0)}
+		if !yield(root) {
+			return
+		}
+		for i := range f.out.Spans {
+			sp := &f.out.Spans[i]
+			s := otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
+				Kind: sp.Kind, Start: start[i+1], End: end[i+1], Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links),
+				Events: events(i + 1)}
+			// A child that ends after its parent says why, so a viewer's
+			// warning has an answer: a subagent goes on after the call that
+			// spawned it returned; anything else was recorded after its
+			// parent ended.
+			if s.End > end[parent[i+1]] {
+				why := "recorded_after_parent_ended"
+				if strings.HasPrefix(s.Name, "invoke_agent") {
+					why = "subagent_runs_after_spawn_call_returned"
+				}
+				s.Attrs = append(append(receipt.Attrs(nil), s.Attrs...), receipt.Attr{Key: "convert.span.ends_after_parent", Value: receipt.S(why)})
+			}
+			*sp = converters.Span{}
+			if !yield(s) {
+				return
+			}
 		}
 	}
 	return otlp.Trace{
@@ -301,9 +375,8 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 			{Key: "telemetry.sdk.language", Value: receipt.S("go")}},
 		ScopeName:        gate.ScopePrefix + f.conv.Name,
 		ScopeVersion:     Version,
-		Spans:            spans,
 		LegacyGenAINames: f.opt.LegacyGenAINames,
-	}
+	}, spans
 }
 
 // skills writes an agent span's skills as the GenAI conventions' structured

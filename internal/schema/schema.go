@@ -201,12 +201,18 @@ func collectVocab(v any, out map[string]bool) {
 // vocab_gen.go, which TestVocabularyFile keeps equal to the schemas, so no
 // schema is parsed for it at run time.
 func (s *Set) Vocabulary() map[string]bool {
-	out := make(map[string]bool, len(vocabulary))
+	// The gate adds the program's other words (internal/vocab's and the
+	// converters': about 3,000 more) to this map; sized for them, it is
+	// not rebuilt three times as it grows.
+	out := make(map[string]bool, len(vocabulary)+vocabRoom)
 	for _, k := range vocabulary {
 		out[k] = true
 	}
 	return out
 }
+
+// vocabRoom is the room Vocabulary leaves for the gate's words.
+const vocabRoom = 4096
 
 // Events returns the event names that have a schema, sorted.
 func (s *Set) Events() []string {

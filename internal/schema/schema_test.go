@@ -7,6 +7,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 func TestSchemasCompileAndValidate(t *testing.T) {
@@ -84,5 +85,35 @@ func TestSortLists(t *testing.T) {
 		if got := sortLists(c.in); got != c.want {
 			t.Errorf("sortLists(%s) = %s, want %s", c.in, got, c.want)
 		}
+	}
+}
+
+// third_party/jsonschema compiles the drafts' meta-schemas on first use
+// instead of in init: they must still be there, and still be applied, when
+// a schema is compiled (before any other use, as in a fresh process).
+func TestMetaSchemasStillApplied(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		ok     bool
+	}{
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"string","minLength":1}`, true},
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":5}`, false},
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema","minLength":-1}`, false},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","required":"a"}`, false},
+		{`{"type":"object","properties":{"a":{"pattern":7}}}`, false}, // the compiler's Draft (2020-12)
+	} {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource("mem://s.json", strings.NewReader(tc.schema)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Compile("mem://s.json")
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: compile error %v, want ok=%v", tc.schema, err, tc.ok)
+		}
+	}
+	// The meta-schema itself, by its URL.
+	if _, err := jsonschema.NewCompiler().Compile("https://json-schema.org/draft/2020-12/schema"); err != nil {
+		t.Errorf("draft 2020-12 meta-schema: %v", err)
 	}
 }
