@@ -394,7 +394,7 @@ func checkPlanted(t testing.TB, c fuzzCase, res pipeline.Result, ch *fuzzgen.Cho
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(chk.Untyped(), strings.ToLower(planted)) {
+	if !contains(chk.Untyped(), strings.ToLower(planted)) || chk.OnlyOwn(planted, len("planted "), len("planted ")+len(piece)) {
 		return // the piece is a word of ours, a number or a digest: nothing to find
 	}
 	for _, fd := range chk.Findings() {

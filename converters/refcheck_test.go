@@ -232,6 +232,43 @@ func refRefused(s string, in refInput) bool {
 			short[asciiFold(p)] = true
 		}
 	}
+	// A raw match counts only where it touches an open part: one that is
+	// not a word of ours, a digest, a pass-through value or dots (numbers
+	// are open); a digit run, or a string with no open part, is open whole.
+	masked := func(p string) bool {
+		return wholeOrDotted(p, func(w string) bool { return w == "" || refVocab[w] || receipt.IsDigest(w) || in.pass[w] })
+	}
+	open := make([]int, len(s)+1) // open[i]: open bytes in s[:i]
+	mark := make([]bool, len(s))
+	digits, numbers := 0, true
+	for _, p := range parts {
+		numbers = numbers && wholeOrDotted(p, func(w string) bool { return w == "" || refNumber(w) })
+	}
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			digits++
+		}
+	}
+	cur, any := 0, false
+	for _, p := range parts {
+		j := strings.Index(s[cur:], p)
+		if j < 0 {
+			break
+		}
+		if !masked(p) {
+			for k := cur + j; k < cur+j+len(p); k++ {
+				mark[k], any = true, true
+			}
+		}
+		cur += j + len(p)
+	}
+	for i := 0; i < len(s); i++ { // bytes, not runes
+		open[i+1] = open[i]
+		if mark[i] || !any || len(parts) < 2 || digits >= 6 && numbers {
+			open[i+1]++
+		}
+	}
+	touches := func(a, b int) bool { return open[b] > open[a] }
 	for _, r := range in.raw {
 		fr := asciiFold(r)
 		switch {
@@ -241,14 +278,41 @@ func refRefused(s string, in refInput) bool {
 				return true
 			}
 		case len(r) < 16:
-			if strings.Contains(fs, fr) {
-				return true
+			for at := 0; ; at++ {
+				k := strings.Index(fs[at:], fr)
+				if k < 0 {
+					break
+				}
+				if at += k; touches(at, at+len(fr)) {
+					return true
+				}
 			}
 		default:
-			if commonRun(fs, fr) >= 16 {
+			if commonRunTouching(fs, fr, touches) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// commonRunTouching reports a common substring of 16 or more bytes of a and
+// b that touches an open byte of a: quadratic.
+func commonRunTouching(a, b string, touches func(from, to int) bool) bool {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cur[j] = 0
+			if a[i-1] == b[j-1] {
+				cur[j] = prev[j-1] + 1
+			}
+			// the run ending here at its longest: [i-cur[j], i)
+			if cur[j] >= 16 && (i == len(a) || j == len(b) || a[i] != b[j]) && touches(i-cur[j], i) {
+				return true
+			}
+		}
+		prev, cur = cur, prev
 	}
 	return false
 }
@@ -261,25 +325,6 @@ func asciiFold(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// commonRun is the length of the longest common substring: quadratic.
-func commonRun(a, b string) int {
-	best := 0
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			if a[i-1] == b[j-1] {
-				cur[j] = prev[j-1] + 1
-				best = max(best, cur[j])
-			} else {
-				cur[j] = 0
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return best
 }
 
 // checkReference plants strings in an output and compares the real check

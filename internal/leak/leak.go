@@ -21,9 +21,12 @@
 // pass-through value. An untyped output string leaks when it equals a raw
 // string (any length, ASCII case folded), contains a raw string of 8 or
 // more bytes, or a run of 16 or more consecutive bytes of one, or a
-// secret-shaped token; an output number leaks when it equals a raw input
-// number of 6 or more digits. Pass-through and composite strings are also
-// screened for secret shapes.
+// secret-shaped token. In a composite the match must touch an open part,
+// one that is not vocabulary, a digest or a pass-through value (numbers
+// are open): our own word equal to a raw word carries nothing (openParts).
+// An output number leaks when it equals a raw input number of 6 or more
+// digits. Pass-through and composite strings are also screened for secret
+// shapes.
 //
 // The check is linear in input size: the input is walked once before the
 // outputs exist (collecting the admitted pass-through values and the raw
@@ -189,7 +192,12 @@ type Checker struct {
 	cands   map[[2]int32]int   // leaking span -> first input line
 	flagged []bool             // indexed strings that already have a finding
 	numeric []bool             // indexed strings shaped like a number (of 6+ digits)
-	rawNum  bool               // the raw value being probed is a number literal (RawNumber)
+	// open lists, per indexed string, the buf ranges a finding must
+	// touch: its parts that are not ours (see index); openAt[i] is where
+	// string i's ranges start in open.
+	open    [][2]int32
+	openAt  []int32
+	rawNum  bool // the raw value being probed is a number literal (RawNumber)
 	found   []Finding
 	scratch []byte
 	pathBuf []byte // reused by Line
@@ -285,7 +293,7 @@ func (c *Checker) build() {
 		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.Words[p] }) {
 			continue
 		}
-		c.index(s, c.o.where[i], parts)
+		c.index(s, c.o.where[i], parts, digitRun)
 	}
 	if c.in != nil {
 		for _, lit := range c.o.numOr {
@@ -324,13 +332,15 @@ func all(parts []string, ok func(string) bool) bool {
 
 // index adds one untyped string: its 8-byte windows for long raw strings,
 // and the whole string and its untyped parts for short ones.
-func (c *Checker) index(s, where string, parts []string) {
+func (c *Checker) index(s, where string, parts []string, digitRun bool) {
 	idx := int32(len(c.starts))
 	start := int32(len(c.buf))
 	c.buf = appendFolded(c.buf, s)
 	c.starts = append(c.starts, start)
 	c.labels = append(c.labels, where)
 	c.numeric = append(c.numeric, isNumber(s))
+	c.openAt = append(c.openAt, int32(len(c.open)))
+	c.open = openParts(c.open, s, start, parts, digitRun, c.maskedPart)
 	for p := 0; p+8 <= len(s); p++ {
 		c.wins = append(c.wins, window{load64(c.buf[start+int32(p):]), start + int32(p), idx})
 	}
@@ -345,6 +355,74 @@ func (c *Checker) index(s, where string, parts []string) {
 			c.addShort(string(appendFolded(nil, p)), idx)
 		}
 	}
+}
+
+// openParts appends the ranges (in buf, s starting at start) of the parts
+// of s a raw match must touch to be a leak: every part but our own words,
+// digests and pass-through values. In "assistant=124749" (a record type
+// and its count) that is the count: the raw word "assistant" in a session
+// matches only our own word, which carries nothing of the input. Numbers
+// stay open, so digits joined by separators are still found; a string
+// probed as a digit run, or one whose parts cannot be placed, is open
+// whole.
+//
+//	"assistant=124749"           open: "124749"
+//	"execute_tool Bash CANARY"   open: "CANARY"
+//	"555 123 4567" (digit run)   open: all of it
+func openParts(dst [][2]int32, s string, start int32, parts []string, digitRun bool, own func(string) bool) [][2]int32 {
+	whole := append(dst, [2]int32{start, start + int32(len(s))})
+	if digitRun || len(parts) < 2 {
+		return whole
+	}
+	n, cur := len(dst), 0
+	for _, p := range parts {
+		j := strings.Index(s[cur:], p)
+		if j < 0 {
+			return whole[:n+1]
+		}
+		at := cur + j
+		if !own(p) {
+			dst = append(dst, [2]int32{start + int32(at), start + int32(at+len(p))})
+		}
+		cur = at + len(p)
+	}
+	if len(dst) == n {
+		return append(dst, [2]int32{start, start + int32(len(s))})
+	}
+	return dst
+}
+
+// OnlyOwn reports whether bytes [from, to) of the output string s lie in
+// its own parts and separators only, where no raw match counts (tests that
+// plant raw text in an output ask it of the piece they planted).
+func (c *Checker) OnlyOwn(s string, from, to int) bool {
+	for _, r := range openParts(nil, s, 0, splitParts(s), digitCount(s) >= 6 && all(splitParts(s), countParts), c.maskedPart) {
+		if int32(from) < r[1] && int32(to) > r[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// maskedPart reports a part that is ours or admitted, whole or as dotted
+// segments, not counting numbers: a match inside such parts only is no leak.
+func (c *Checker) maskedPart(p string) bool {
+	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || c.isPass(w) })
+}
+
+// touchesOpen reports whether the match [a, b) of indexed string str
+// touches one of its open parts.
+func (c *Checker) touchesOpen(str, a, b int32) bool {
+	end := int32(len(c.open))
+	if int(str)+1 < len(c.openAt) {
+		end = c.openAt[str+1]
+	}
+	for _, r := range c.open[c.openAt[str]:end] {
+		if a < r[1] && b > r[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // addShort records that indexed string idx holds the short key k. Every
@@ -490,7 +568,7 @@ func (c *Checker) Raw(v string, line int) {
 		for _, w := range c.lookup(load64(c.scratch)) {
 			lo, hi := c.starts[w.str], c.end(w.str)
 			end := w.pos + int32(len(v))
-			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) && c.numberMatch(w.str, w.pos, end) {
+			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) && c.numberMatch(w.str, w.pos, end) && c.touchesOpen(w.str, w.pos, end) {
 				c.candidate(w.pos, end, line)
 			}
 		}
@@ -518,7 +596,7 @@ func (c *Checker) Raw(v string, line int) {
 			for i := k + 8; i < len(v) && b < hi && c.buf[b] == fold(v[i]); i++ {
 				b++
 			}
-			if b-a >= 16 && c.numberMatch(w.str, a, b) {
+			if b-a >= 16 && c.numberMatch(w.str, a, b) && c.touchesOpen(w.str, a, b) {
 				c.candidate(a, b, line)
 			}
 		}

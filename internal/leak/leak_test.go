@@ -62,6 +62,14 @@ func TestLeakRule(t *testing.T) {
 		{name: "vocabulary exemption is for whole parts only", input: `{"q":"mcp.tool_search.performed by Acme"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"x mcp.tool_search.performed by Acme"}, leak: true},
 		{name: "composite of vocabulary and pass-through", input: `{"name":"Bash","q":"execute_tool Bash"}`, pass: Paths{"name": Name}, vocab: map[string]bool{"execute_tool": true}, outputs: []string{"execute_tool Bash"}},
 		{name: "composite of vocabulary and counts", input: `{"q":"assistant=12 user=3"}`, vocab: map[string]bool{"assistant": true, "user": true}, outputs: []string{"assistant=12", "user=3"}},
+		// A session of 100,000 or more records of a type writes
+		// "assistant=124749": the count is probed (it has 6 digits), but the
+		// raw word "assistant" on every line matches only our own word.
+		{name: "raw word equal to our own part of a probed composite", input: `{"data":{"message":{"role":"assistant"}}}`, vocab: map[string]bool{"assistant": true}, outputs: []string{"assistant=124749"}},
+		{name: "the probed part of such a composite is still found", input: `{"q":"ref assistant=124749"}`, vocab: map[string]bool{"assistant": true}, outputs: []string{"assistant=124749"}, leak: true},
+		{name: "a raw word covering our part and a separator only", input: `{"q":"assistant="}`, vocab: map[string]bool{"assistant": true}, outputs: []string{"assistant=124749"}},
+		{name: "digits joined by separators beside a word", input: `{"q":"555 123 4567 89"}`, outputs: []string{"x 555 123 4567 89"}, leak: true},
+		{name: "raw text equal to a pass-through part", input: `{"name":"BashRunner","q":"BashRunner"}`, pass: Paths{"name": Name}, vocab: map[string]bool{"execute_tool": true}, outputs: []string{"execute_tool BashRunner zq-elsewhere"}},
 		{name: "unrelated output", input: `{"q":"private staging checkout failures"}`, outputs: []string{"sha256:" + strings.Repeat("1", 64), "under_25", "context.input.loaded"}, vocab: map[string]bool{"under_25": true, "context.input.loaded": true}},
 		{name: "secret shape without any input", input: `{}`, outputs: []string{"token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}, leak: true},
 		{name: "secret in a pass-through field", input: `{"model":"x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6"}`, pass: Paths{"model": Label}, outputs: []string{"x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6"}, leak: true},
