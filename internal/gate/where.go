@@ -61,7 +61,7 @@ func NewOutputs() (*Outputs, error) {
 		return nil, err
 	}
 	o := leak.NewOutputs(v)
-	o.Words = messageWords(v)
+	o.Words = func() map[string]bool { return messageWords(v) }
 	return &Outputs{o: o}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -37,7 +38,7 @@ type Payload struct {
 // install writes or documents.
 var Events = []string{"SessionEnd", "Stop", "SubagentStop", "PreCompact"}
 
-var idRe = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`)
+var idRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`) })
 
 // ParseClaude reads a Claude Code hook payload (JSON on stdin):
 // session_id, transcript_path, hook_event_name (cwd and the rest are not
@@ -57,7 +58,7 @@ func ParseClaude(b []byte) (Payload, error) {
 	if !filepath.IsAbs(p.TranscriptPath) || !strings.HasSuffix(p.TranscriptPath, ".jsonl") {
 		return Payload{}, errors.New("transcript_path is not an absolute path to a .jsonl file")
 	}
-	if p.SessionID != "" && !idRe.MatchString(p.SessionID) {
+	if p.SessionID != "" && !idRe().MatchString(p.SessionID) {
 		return Payload{}, errors.New("session_id is not an id")
 	}
 	return Payload{Agent: "claude-code", Event: token(p.HookEventName), SessionID: p.SessionID, Transcript: filepath.Clean(p.TranscriptPath)}, nil
@@ -88,7 +89,7 @@ func ParseCodex(b []byte) (Payload, error) {
 			out.Transcript = filepath.Clean(tp)
 			return out, nil
 		}
-		if !idRe.MatchString(p.SessionID) {
+		if !idRe().MatchString(p.SessionID) {
 			return Payload{}, errors.New("the payload has no usable session_id")
 		}
 		return out, nil
@@ -96,7 +97,7 @@ func ParseCodex(b []byte) (Payload, error) {
 	if p.Type != "agent-turn-complete" {
 		return Payload{Agent: "codex", Event: token(p.Type)}, fmt.Errorf("notification type %s names no finished turn", quoteToken(p.Type))
 	}
-	if !idRe.MatchString(p.ThreadID) {
+	if !idRe().MatchString(p.ThreadID) {
 		return Payload{}, errors.New("the payload has no usable thread-id")
 	}
 	return Payload{Agent: "codex", Event: p.Type, SessionID: p.ThreadID}, nil
@@ -104,10 +105,10 @@ func ParseCodex(b []byte) (Payload, error) {
 
 // token keeps a categorical value (an event name) only when it is a short
 // identifier; anything else is not written anywhere.
-var tokenRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 
 func token(s string) string {
-	if len(s) <= 40 && tokenRe.MatchString(s) {
+	if len(s) <= 40 && tokenRe().MatchString(s) {
 		return s
 	}
 	return ""
@@ -124,7 +125,7 @@ func quoteToken(s string) string {
 // codexHome/sessions/YYYY/MM/DD/rollout-*-<thread>.jsonl, newest day first
 // (a plain file before a compressed one). It reads directory names only.
 func FindRollout(codexHome, thread string) (string, error) {
-	if !idRe.MatchString(thread) {
+	if !idRe().MatchString(thread) {
 		return "", errors.New("not a thread id")
 	}
 	root := filepath.Join(codexHome, "sessions")
@@ -176,16 +177,20 @@ func CodexHome(getenv func(string) string, home string) string {
 // else a digest of the path.
 func SessionRef(path string) string {
 	base := filepath.Base(path)
-	if refRe.MatchString(base) {
+	if refRe().MatchString(base) {
 		return base
 	}
 	return Digest(path)
 }
 
-var refRe = regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)
+var refRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)
+})
 
 // rolloutIDRe takes the thread id out of a rollout file name.
-var rolloutIDRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$`)
+var rolloutIDRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$`)
+})
 
 // MaxSubagents bounds how many subagent rollouts one hook run converts.
 const MaxSubagents = 256
@@ -196,7 +201,7 @@ const MaxSubagents = 256
 // day folder and the next one (a session may pass midnight), reading the
 // first line of each plain rollout there, in time order.
 func CodexSubagents(rollout string) []string {
-	m := rolloutIDRe.FindStringSubmatch(filepath.Base(rollout))
+	m := rolloutIDRe().FindStringSubmatch(filepath.Base(rollout))
 	if m == nil {
 		return nil
 	}
@@ -211,7 +216,7 @@ func CodexSubagents(rollout string) []string {
 		files, _ := filepath.Glob(filepath.Join(d, "rollout-*.jsonl"))
 		sort.Strings(files) // names start with the creation time
 		for _, f := range files {
-			id := rolloutIDRe.FindStringSubmatch(filepath.Base(f))
+			id := rolloutIDRe().FindStringSubmatch(filepath.Base(f))
 			if f == rollout || id == nil || len(out) >= MaxSubagents {
 				continue
 			}

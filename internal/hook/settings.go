@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Claude Code reads hooks from settings.json:
@@ -261,8 +262,8 @@ func indent(b []byte) []byte {
 // of the file byte for byte.
 
 var (
-	notifyRe = regexp.MustCompile(`^\s*notify\s*=`)
-	tableRe  = regexp.MustCompile(`^\s*\[`)
+	notifyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*notify\s*=`) })
+	tableRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
 )
 
 // CodexMarker is the comment written above convert's notify line.
@@ -285,10 +286,10 @@ var ErrOtherNotify = errors.New("config.toml already sets notify to another prog
 // (-1 when none).
 func topNotify(lines []string) (first, last int) {
 	for i := 0; i < len(lines); i++ {
-		if tableRe.MatchString(lines[i]) {
+		if tableRe().MatchString(lines[i]) {
 			break
 		}
-		if !notifyRe.MatchString(lines[i]) {
+		if !notifyRe().MatchString(lines[i]) {
 			continue
 		}
 		depth := 0
@@ -303,9 +304,9 @@ func topNotify(lines []string) (first, last int) {
 	return -1, -1
 }
 
-var tomlStringRe = regexp.MustCompile(`"(\\.|[^"\\])*"|'[^']*'|#.*$`)
+var tomlStringRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(\\.|[^"\\])*"|'[^']*'|#.*$`) })
 
-func stripTOMLStrings(s string) string { return tomlStringRe.ReplaceAllString(s, "") }
+func stripTOMLStrings(s string) string { return tomlStringRe().ReplaceAllString(s, "") }
 
 // MergeCodex sets notify to argv in a config.toml (its bytes; nil for
 // none), unless it is set already: to convert (unchanged) or to another
@@ -321,7 +322,7 @@ func MergeCodex(config []byte, argv []string) (out []byte, changed bool, err err
 	add := []string{CodexMarker, CodexNotify(argv)}
 	at := len(lines)
 	for i, l := range lines {
-		if tableRe.MatchString(l) {
+		if tableRe().MatchString(l) {
 			at = i
 			break
 		}

@@ -59,13 +59,16 @@ type Outputs struct {
 	where []string
 	msg   []bool // a message (stderr): its words may be any of Words
 	vocab map[string]bool
-	// Words are the single words of the vocabulary's phrases: a message the
-	// program composes ("record rejected: tool is listed twice") is typed
-	// when every word is one of them.
-	Words map[string]bool
+	// Words returns the single words of the vocabulary's phrases: a message
+	// the program composes ("record rejected: tool is listed twice") is
+	// typed when every word is one of them. It is asked only when a message
+	// needs it (building the set is a tenth of a one-line run).
+	Words func() map[string]bool
 	nums  map[string]string // literal of 6+ digits -> where
 	numOr []string
 }
+
+func (o *Outputs) word(p string) bool { return o.Words != nil && o.Words()[p] }
 
 // NewOutputs returns an empty collection. vocab holds the program's own
 // strings (schema keys, event names, enum values, schema URLs): exempt when
@@ -290,7 +293,7 @@ func (c *Checker) build() {
 		if !digitRun && len(parts) > 0 && all(parts, c.typedPart) {
 			continue
 		}
-		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.Words[p] }) {
+		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.word(p) }) {
 			continue
 		}
 		c.index(s, c.o.where[i], parts, digitRun)
