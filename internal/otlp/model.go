@@ -240,11 +240,7 @@ func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
 	if d.err != nil || d.streaming {
 		return d.err
 	}
-	var ind bytes.Buffer
-	if err := json.Indent(&ind, d.buf.Bytes(), "", "  "); err != nil {
-		return err
-	}
-	_, err := w.Write(ind.Bytes())
+	_, err := w.Write(indent(make([]byte, 0, d.buf.Len()*2), d.buf.Bytes()))
 	return err
 }
 
