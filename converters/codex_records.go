@@ -12,9 +12,7 @@ import (
 )
 
 var (
-	codexAgentsMDRe = regexp.MustCompile(`(?s)^# AGENTS\.md instructions for ([^\n]*)\n\n<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>\s*$`)
-	codexUserInsRe  = regexp.MustCompile(`(?s)^<user_instructions>\s*(.*?)\s*</user_instructions>\s*$`)
-	codexSkillRe    = regexp.MustCompile(`(?s)^<skill>\s*<name>([^<]*)</name>\s*(?:<path>([^<]*)</path>)?`)
+	codexSkillRe = regexp.MustCompile(`(?s)^<skill>\s*<name>([^<]*)</name>\s*(?:<path>([^<]*)</path>)?`)
 )
 
 // item handles one Responses-API item: messages (prompts, instruction and
@@ -115,12 +113,12 @@ func (c *codexState) message(r Record, p gjson.Result) {
 		}
 		return re.FindStringSubmatch(trimmed)
 	}
-	if m := match(codexAgentsMDRe, "# AGENTS.md instructions for "); m != nil {
-		c.instructions(r, "agents_md", "agents_md_message", m[1], gjson.Result{Type: gjson.String, Str: m[2]}, del)
+	if dir, body, ok := codexAgentsMD(trimmed); ok {
+		c.instructions(r, "agents_md", "agents_md_message", dir, gjson.Result{Type: gjson.String, Str: body}, del)
 		return
 	}
-	if m := match(codexUserInsRe, "<user_instructions>"); m != nil {
-		c.instructions(r, "agents_md", "user_instructions_message", "", gjson.Result{Type: gjson.String, Str: m[1]}, del)
+	if body, ok := codexUserInstructions(trimmed); ok {
+		c.instructions(r, "agents_md", "user_instructions_message", "", gjson.Result{Type: gjson.String, Str: body}, del)
 		return
 	}
 	if strings.HasPrefix(trimmed, "<environment_context>") {
@@ -134,6 +132,59 @@ func (c *codexState) message(r Record, p gjson.Result) {
 	if !strings.HasPrefix(trimmed, "<user_shell_command>") && !strings.HasPrefix(trimmed, "<turn_aborted>") && r.Type == "message" {
 		c.counts["user_prompts"]++ // pre-envelope: no user_message events
 	}
+}
+
+// The instruction messages are told apart with string operations, not
+// expressions: every Codex session opens with its AGENTS.md, tens of KB,
+// and a lazy (.*?) over it with submatches ran Go's NFA byte by byte (a
+// tenth of a session's conversion). TestCodexInstructionParsers holds them
+// to the patterns they replaced:
+//
+//	(?s)^# AGENTS\.md instructions for ([^\n]*)\n\n<INSTRUCTIONS>\n?(.*?)\n?</INSTRUCTIONS>\s*$
+//	(?s)^<user_instructions>\s*(.*?)\s*</user_instructions>\s*$
+
+// codexAgentsMD splits an AGENTS.md message into its directory and body.
+func codexAgentsMD(s string) (dir, body string, ok bool) {
+	rest, ok := strings.CutPrefix(s, "# AGENTS.md instructions for ")
+	if !ok {
+		return "", "", false
+	}
+	dir, rest, ok = strings.Cut(rest, "\n")
+	if !ok {
+		return "", "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, "\n<INSTRUCTIONS>"); !ok {
+		return "", "", false
+	}
+	body, ok = beforeClosing(rest, "</INSTRUCTIONS>")
+	if !ok {
+		return "", "", false
+	}
+	body = strings.TrimPrefix(body, "\n")
+	return dir, strings.TrimSuffix(body, "\n"), true
+}
+
+// codexUserInstructions is the body of a <user_instructions> message.
+func codexUserInstructions(s string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, "<user_instructions>")
+	if !ok {
+		return "", false
+	}
+	body, ok := beforeClosing(rest, "</user_instructions>")
+	return strings.Trim(body, asciiSpace), ok
+}
+
+// asciiSpace is what \s matches in a Go regular expression.
+const asciiSpace = " \t\n\f\r"
+
+// beforeClosing returns s up to the closing tag that only ASCII whitespace
+// follows (there is at most one: the last).
+func beforeClosing(s, tag string) (string, bool) {
+	i := strings.LastIndex(s, tag)
+	if i < 0 || strings.Trim(s[i+len(tag):], asciiSpace) != "" {
+		return "", false
+	}
+	return s[:i], true
 }
 
 // skill writes a skill body Codex injected as a <skill> block.
