@@ -4,9 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unsafe"
 
-	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -613,29 +611,6 @@ func str(v gjson.Result) *string {
 	}
 	s := v.Str
 	return &s
-}
-
-// fields reads several keys of an object in one scan: a content block holds
-// megabytes of text, and each Get would scan past it again.
-func fields(obj gjson.Result, keys ...string) []gjson.Result {
-	out := make([]gjson.Result, len(keys))
-	if !obj.IsObject() {
-		return out
-	}
-	raw := obj.Raw
-	jsonscan.Children(unsafe.Slice(unsafe.StringData(raw), len(raw)), func(m jsonscan.Member) bool {
-		key := raw[m.KeyStart:m.KeyEnd]
-		if m.KeyEscaped {
-			key = gjson.Parse(raw[m.KeyStart-1 : m.KeyEnd+1]).Str
-		}
-		for i, k := range keys {
-			if k == key && !out[i].Exists() {
-				out[i] = scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped) // only the values asked for are parsed
-			}
-		}
-		return true
-	})
-	return out
 }
 
 // The schema of context.memory_file.accessed, which this file writes (see eventschema.go).

@@ -26,12 +26,15 @@ func (c *codexState) item(r Record, p gjson.Result) {
 	switch pt {
 	case "message":
 		c.message(r, p)
-	case "function_call":
-		c.openTool(r, p.Get("call_id").Str, p.Get("name").Str, p.Get("namespace").Str, p.Get("arguments"))
+	case "function_call": // one scan: arguments are long, and namespace is often absent
+		f := fields(p, "call_id", "name", "namespace", "arguments")
+		c.openTool(r, f[0].Str, f[1].Str, f[2].Str, f[3])
 	case "custom_tool_call":
-		c.openTool(r, p.Get("call_id").Str, p.Get("name").Str, "", p.Get("input"))
+		f := fields(p, "call_id", "name", "input")
+		c.openTool(r, f[0].Str, f[1].Str, "", f[2])
 	case "function_call_output", "custom_tool_call_output":
-		c.toolOutput(r, p.Get("call_id").Str, p.Get("output"))
+		f := fields(p, "call_id", "output")
+		c.toolOutput(r, f[0].Str, f[1])
 	case "local_shell_call", "web_search_call", "image_generation_call":
 		name := map[string]string{"local_shell_call": "local_shell", "web_search_call": "web_search", "image_generation_call": "image_generation"}[pt]
 		id := firstString(p.Get("call_id"), p.Get("id"))
