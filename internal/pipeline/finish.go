@@ -239,131 +239,48 @@ func (f *file) groupDigest() string {
 // events are zeroed in f.out (their attributes are the span's now), so a
 // long session's spans are collected as the trace is written.
 func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary receipt.Event) (otlp.Trace, iter.Seq[otlp.Span]) {
-	var attrs receipt.Attrs
-	attrs = append(attrs, f.out.Span...)
-	attrs.Set("convert.converter", receipt.S(f.conv.Name))
-	attrs.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
-	// The trace is the agent's: its service is the agent (claude-code,
-	// codex, ...), its root "invoke_agent <agent>"; convert is the
-	// instrumentation scope and the telemetry.sdk that wrote it.
-	agent := f.conv.Name
-	if v, ok := f.out.Span.Get("gen_ai.agent.name"); ok && v.Kind == receipt.String && v.Str != "" {
-		agent = v.Str
-	}
-	service := agent
-	if f.opt.ServiceName != "" {
-		service = f.opt.ServiceName
-	}
-	rootName := f.conv.SpanName
-	if rootName == "invoke_agent" {
-		rootName += " " + agent
-	}
-	first, last := f.start, f.end
-	if f.untimed() { // untimed.go: the record clock
-		first, last = f.clockAt(0, 1), f.clockAt(0, 0)
-		attrs.Set("convert.trace.time_source", receipt.S("record_order_clock"))
-	}
-	// Span 0 is the root, span i+1 the converter's span i: its parent's
-	// index and its times, stretched below to cover its events.
-	n := 1 + len(f.out.Spans)
-	parent := make([]int32, n)
-	start, end := make([]int64, n), make([]int64, n)
-	start[0], end[0] = first, last
-	index := make(map[string]int32, n)
-	index[""] = 0
-	for i, sp := range f.out.Spans {
-		s, e := sp.Start, sp.End
-		if s == 0 {
-			s = first
-		}
-		if e < s {
-			e = s
-		}
-		start[i+1], end[i+1], parent[i+1] = s, e, index[sp.Parent]
-		index[sp.Key] = int32(i + 1)
-	}
+	attrs, service, rootName, first, last := f.root()
 	// The trace carries the summary without the leak check's figures: they
 	// are only known after the check, which covers the trace too.
 	summary.Attrs = withoutLeakFigures(summary.Attrs)
-	// Event k (len(f.out.Events): the summary) belongs to span evSpan[k]
-	// at evTime[k]; byspan lists the events of span i, in order, at
-	// byspan[off[i]:off[i+1]].
-	nev := len(f.out.Events) + 1
+	nev := len(f.out.Events) + 1 // event nev-1 is the summary
 	event := func(k int) receipt.Event {
 		if k == nev-1 {
 			return summary
 		}
 		return f.out.Events[k]
 	}
-	evTime, evSpan := make([]int64, nev), make([]int32, nev)
-	off := make([]int32, n+1)
-	for k := range nev {
-		ev := event(k)
-		t := first
-		if f.untimed() {
-			t = f.clockAt(ev.File, ev.Line)
-		} else if ev.Time != "" {
-			if pt, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
-				t = pt.UnixNano()
-			}
-		}
-		i := index[ev.Span]
-		evTime[k], evSpan[k] = t, i
-		off[i+1]++
-		// A span covers its own events, so end >= start holds even when
-		// the converter could not time it.
-		start[i], end[i] = min(start[i], t), max(end[i], t)
-	}
-	index = nil
-	for i := range n {
-		off[i+1] += off[i]
-	}
-	byspan := make([]int32, nev)
-	fill := append([]int32(nil), off[:n]...)
-	for k := range nev {
-		i := evSpan[k]
-		byspan[fill[i]] = int32(k)
-		fill[i]++
-	}
-	fill, evSpan = nil, nil
+	lay := f.layout(first, last, nev, event)
 	events := func(i int) []otlp.Event {
-		ks := byspan[off[i]:off[i+1]]
+		ks := lay.byspan[lay.off[i]:lay.off[i+1]]
 		if len(ks) == 0 {
 			return nil
 		}
 		out := make([]otlp.Event, len(ks))
 		for j, k := range ks {
 			ev := event(int(k))
-			out[j] = otlp.Event{Name: ev.Name, Time: evTime[k], Attrs: ev.Attrs}
+			out[j] = otlp.Event{Name: ev.Name, Time: lay.evTime[k], Attrs: ev.Attrs}
 			if int(k) < nev-1 {
-				f.out.Events[k] = receipt.Event{}
+				f.out.Events[k] = receipt.Event{} // written: let it go
 			}
 		}
 		return out
 	}
 	spans := func(yield func(otlp.Span) bool) {
 		root := otlp.Span{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
-			Start: start[0], End: end[0], Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links), Events: events(0)}
+			Start: lay.start[0], End: lay.end[0], Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links), Events: events(0)}
 		if !yield(root) {
 			return
 		}
 		for i := range f.out.Spans {
 			sp := &f.out.Spans[i]
 			s := otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
-				Kind: sp.Kind, Start: start[i+1], End: end[i+1], Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links),
+				Kind: sp.Kind, Start: lay.start[i+1], End: lay.end[i+1], Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links),
 				Events: events(i + 1)}
-			// A child that ends after its parent says why, so a viewer's
-			// warning has an answer: a subagent goes on after the call that
-			// spawned it returned; anything else was recorded after its
-			// parent ended.
-			if s.End > end[parent[i+1]] {
-				why := "recorded_after_parent_ended"
-				if strings.HasPrefix(s.Name, "invoke_agent") {
-					why = "subagent_runs_after_spawn_call_returned"
-				}
-				s.Attrs = append(append(receipt.Attrs(nil), s.Attrs...), receipt.Attr{Key: "convert.span.ends_after_parent", Value: receipt.S(why)})
+			if s.End > lay.end[lay.parent[i+1]] {
+				s.Attrs = endsAfterParent(s)
 			}
-			*sp = converters.Span{}
+			*sp = converters.Span{} // written: let it go
 			if !yield(s) {
 				return
 			}
@@ -377,6 +294,108 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 		ScopeVersion:     Version,
 		LegacyGenAINames: f.opt.LegacyGenAINames,
 	}, spans
+}
+
+// root returns the root span's attributes, the service and root span
+// names, and the trace's first and last times. The trace is the agent's:
+// its service is the agent (claude-code, codex, ...), its root
+// "invoke_agent <agent>"; convert is the instrumentation scope and the
+// telemetry.sdk that wrote it.
+func (f *file) root() (attrs receipt.Attrs, service, rootName string, first, last int64) {
+	attrs = append(attrs, f.out.Span...)
+	attrs.Set("convert.converter", receipt.S(f.conv.Name))
+	attrs.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
+	agent := f.conv.Name
+	if v, ok := f.out.Span.Get("gen_ai.agent.name"); ok && v.Kind == receipt.String && v.Str != "" {
+		agent = v.Str
+	}
+	service = agent
+	if f.opt.ServiceName != "" {
+		service = f.opt.ServiceName
+	}
+	rootName = f.conv.SpanName
+	if rootName == "invoke_agent" {
+		rootName += " " + agent
+	}
+	first, last = f.start, f.end
+	if f.untimed() { // untimed.go: the record clock
+		first, last = f.clockAt(0, 1), f.clockAt(0, 0)
+		attrs.Set("convert.trace.time_source", receipt.S("record_order_clock"))
+	}
+	return attrs, service, rootName, first, last
+}
+
+// traceLayout places the converter's spans and events in the trace. Span 0
+// is the root, span i+1 the converter's span i: parent[i] is its parent's
+// index, start[i] and end[i] its times, stretched to cover its events.
+// Event k is at evTime[k]; byspan[off[i]:off[i+1]] lists the events of
+// span i, in order.
+type traceLayout struct {
+	parent      []int32
+	start, end  []int64
+	evTime      []int64
+	byspan, off []int32
+}
+
+func (f *file) layout(first, last int64, nev int, event func(int) receipt.Event) traceLayout {
+	n := 1 + len(f.out.Spans)
+	l := traceLayout{parent: make([]int32, n), start: make([]int64, n), end: make([]int64, n)}
+	l.start[0], l.end[0] = first, last
+	index := make(map[string]int32, n)
+	index[""] = 0
+	for i, sp := range f.out.Spans {
+		s, e := sp.Start, sp.End
+		if s == 0 {
+			s = first
+		}
+		if e < s {
+			e = s
+		}
+		l.start[i+1], l.end[i+1], l.parent[i+1] = s, e, index[sp.Parent]
+		index[sp.Key] = int32(i + 1)
+	}
+	l.evTime, l.off = make([]int64, nev), make([]int32, n+1)
+	evSpan := make([]int32, nev)
+	for k := range nev {
+		ev := event(k)
+		t := first
+		if f.untimed() {
+			t = f.clockAt(ev.File, ev.Line)
+		} else if ev.Time != "" {
+			if pt, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
+				t = pt.UnixNano()
+			}
+		}
+		i := index[ev.Span]
+		l.evTime[k], evSpan[k] = t, i
+		l.off[i+1]++
+		// A span covers its own events, so end >= start holds even when
+		// the converter could not time it.
+		l.start[i], l.end[i] = min(l.start[i], t), max(l.end[i], t)
+	}
+	for i := range n {
+		l.off[i+1] += l.off[i]
+	}
+	l.byspan = make([]int32, nev)
+	fill := append([]int32(nil), l.off[:n]...)
+	for k := range nev {
+		i := evSpan[k]
+		l.byspan[fill[i]] = int32(k)
+		fill[i]++
+	}
+	return l
+}
+
+// endsAfterParent returns the attributes of a child that ends after its
+// parent, saying why, so a viewer's warning has an answer: a subagent goes
+// on after the call that spawned it returned; anything else was recorded
+// after its parent ended.
+func endsAfterParent(s otlp.Span) receipt.Attrs {
+	why := "recorded_after_parent_ended"
+	if strings.HasPrefix(s.Name, "invoke_agent") {
+		why = "subagent_runs_after_spawn_call_returned"
+	}
+	return append(append(receipt.Attrs(nil), s.Attrs...), receipt.Attr{Key: "convert.span.ends_after_parent", Value: receipt.S(why)})
 }
 
 // skills writes an agent span's skills as the GenAI conventions' structured
