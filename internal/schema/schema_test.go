@@ -80,6 +80,10 @@ func TestSortLists(t *testing.T) {
 		{`additionalProperties 'z', 'a\', \'b' not allowed`, `additionalProperties 'a\', \'b', 'z' not allowed`},
 		{`missing properties: 'y\\', 'x'`, `missing properties: 'x', 'y\\'`},
 		{`value must be 'x'`, `value must be 'x'`},
+		// jsonschema's quote of a name ending in a backslash drops one:
+		// con\\\ (three) is written 'con\\\\\' (five).
+		{`additionalProperties 'con\\\\\', '', 'e_', 'sp_i' not allowed`, `additionalProperties '', 'con\\\\\', 'e_', 'sp_i' not allowed`},
+		{`missing properties: 'x', 'a\'`, `missing properties: 'a\', 'x'`},
 	}
 	for _, c := range cases {
 		if got := sortLists(c.in); got != c.want {
