@@ -6,8 +6,9 @@ import "os"
 
 func main() {
 	stop := startCPUProfile(os.Getenv("CONVERT_CPUPROFILE"), os.Stderr)
-	startHeapProfile(os.Getenv("CONVERT_HEAPPROFILE"), os.Stderr)
+	stopHeap := startHeapProfile(os.Getenv("CONVERT_HEAPPROFILE"), os.Stderr)
 	code := run(os.Args, os.Stdout, os.Stderr)
+	stopHeap()
 	stop()
 	os.Exit(code)
 }

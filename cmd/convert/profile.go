@@ -34,23 +34,26 @@ func startCPUProfile(path string, stderr io.Writer) (stop func()) {
 // profile of the largest live heap the process had: after each collection
 // whose live heap is a new peak (by more than 1/16), the profile (in-use
 // figures as of that collection) replaces the file. `go tool pprof
-// -sample_index=inuse_space` then shows what was live at the peak.
-func startHeapProfile(path string, stderr io.Writer) {
+// -sample_index=inuse_space` then shows what was live at the peak. A run
+// too small to collect at all gets the profile at exit: the returned stop
+// writes it when none was.
+func startHeapProfile(path string, stderr io.Writer) (stop func()) {
 	if path == "" {
-		return
+		return func() {}
 	}
 	var mu sync.Mutex
 	var peak uint64
+	written := false
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	write := func() {
+	write := func(always bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		metrics.Read(sample)
 		live := sample[0].Value.Uint64()
-		if live <= peak+peak/16 {
+		if !always && live <= peak+peak/16 || always && written {
 			return
 		}
-		peak = live
+		peak, written = max(peak, live), true
 		fh, err := os.Create(path)
 		if err == nil {
 			err = pprof.Lookup("heap").WriteTo(fh, 0)
@@ -65,9 +68,10 @@ func startHeapProfile(path string, stderr io.Writer) {
 	var arm func()
 	arm = func() {
 		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
-			go write() // not on the finalizer goroutine: writing allocates
+			go write(false) // not on the finalizer goroutine: writing allocates
 			arm()
 		})
 	}
 	arm()
+	return func() { write(true) }
 }
