@@ -14,6 +14,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -368,4 +369,25 @@ func digits(doc []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// StringEnd returns the index after the closing quote of the string whose
+// body starts at i in doc, valid or not, without decoding it (len(doc) when
+// it does not end): the skip the leak walker and the trace indenter share.
+func StringEnd(doc []byte, i int) int {
+	for {
+		q := bytes.IndexByte(doc[i:], '"')
+		if q < 0 {
+			return len(doc)
+		}
+		j := i + q
+		bs := 0
+		for k := j - 1; k >= i && doc[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
 }

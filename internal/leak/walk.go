@@ -5,6 +5,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/contextreceipts/convert/internal/jsonscan"
 )
 
 // Line probes every raw string, object key and number of one input JSON
@@ -29,26 +31,6 @@ func (in *Input) Line(doc []byte, pass Paths) {
 	w := walker{in: in, doc: doc, pass: pass, path: in.pathBuf[:0], esc: in.esc[:0]}
 	w.value(w.ws(0))
 	in.pathBuf, in.esc = w.path[:0], w.esc[:0]
-}
-
-// skipString returns the index after the closing quote of the string whose
-// body starts at i, without decoding it.
-func skipString(doc []byte, i int) int {
-	for {
-		q := bytes.IndexByte(doc[i:], '"')
-		if q < 0 {
-			return len(doc)
-		}
-		j := i + q
-		bs := 0
-		for k := j - 1; k >= i && doc[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j + 1
-		}
-		i = j + 1
-	}
 }
 
 type walker struct {
@@ -89,7 +71,7 @@ func (w *walker) value(i int) int {
 	case '"':
 		if w.in != nil && w.visit == nil && w.pass[string(w.path)] == None {
 			// Pass one only counts a raw string: find its end, decode nothing.
-			j := skipString(w.doc, i+1)
+			j := jsonscan.StringEnd(w.doc, i+1)
 			w.in.RawCount++
 			w.in.RawBytes += int64(j - i - 2)
 			return j

@@ -1,6 +1,6 @@
 package otlp
 
-import "bytes"
+import "github.com/contextreceipts/convert/internal/jsonscan"
 
 // indent appends src, compact JSON as encoding/json writes it (no space
 // outside strings), to dst indented as json.Indent(dst, src, "", "  ")
@@ -13,7 +13,7 @@ func indent(dst, src []byte) []byte {
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '"':
-			j := stringEnd(src, i+1)
+			j := jsonscan.StringEnd(src, i+1)
 			dst = append(dst, src[i:j]...)
 			i = j - 1
 		case '{', '[':
@@ -44,24 +44,4 @@ func newline(dst []byte, depth int) []byte {
 		dst = append(dst, ' ', ' ')
 	}
 	return dst
-}
-
-// stringEnd returns the index after the closing quote of the string whose
-// body starts at i.
-func stringEnd(src []byte, i int) int {
-	for {
-		q := bytes.IndexByte(src[i:], '"')
-		if q < 0 {
-			return len(src)
-		}
-		j := i + q
-		bs := 0
-		for k := j - 1; k >= i && src[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j + 1
-		}
-		i = j + 1
-	}
 }
