@@ -1,13 +1,16 @@
 package converters_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,17 +25,18 @@ import (
 )
 
 // The schema differential: the event schemas of two schema trees (a
-// directory holding defs.schema.json and events/, e.g. an older commit's
-// extracted with git archive COMMIT schemas | tar -x -C /tmp/old) must
+// directory holding defs.schema.json and events/, or an older commit's,
+// which the test extracts with git archive into a temporary directory) must
 // accept and reject the same event attributes. The attributes checked are
 // every golden receipt line, every receipt converted from every sample and
 // from every fuzz corpus entry, and mutants of each (a key dropped, a
 // value of another type, a negative number, a string that is no token, an
 // unknown key added). Run:
 //
-//	go test ./converters -run TestSchemaDiff -schemadiff.old /tmp/old/schemas -v
+//	go test ./converters -run TestSchemaDiff -schemadiff.rev 45b3317 -v
 var (
-	diffOld = flag.String("schemadiff.old", "", "schema tree to compare with (TestSchemaDiff)")
+	diffRev = flag.String("schemadiff.rev", "", "git revision whose schemas/ to compare with (TestSchemaDiff)")
+	diffOld = flag.String("schemadiff.old", "", "schema tree to compare with, instead of -schemadiff.rev (TestSchemaDiff)")
 	diffNew = flag.String("schemadiff.new", "../schemas", "schema tree compared (TestSchemaDiff)")
 )
 
@@ -311,10 +315,14 @@ func accepts(set map[string]*jsonschema.Schema, in instance) bool {
 // TestSchemaDiff compares two schema trees on every instance and its
 // mutants: it fails on any disagreement that argued does not explain.
 func TestSchemaDiff(t *testing.T) {
-	if *diffOld == "" {
-		t.Skip("no -schemadiff.old tree to compare with")
+	oldDir := *diffOld
+	if oldDir == "" && *diffRev != "" {
+		oldDir = filepath.Join(extractSchemas(t, *diffRev), "schemas")
 	}
-	old, cur := schemaTree(t, *diffOld), schemaTree(t, *diffNew)
+	if oldDir == "" {
+		t.Skip("no -schemadiff.rev or -schemadiff.old to compare with")
+	}
+	old, cur := schemaTree(t, oldDir), schemaTree(t, *diffNew)
 	ins, lines, failed := diffInputs(t)
 	for _, f := range failed {
 		if strings.Contains(f, "schema: ") {
@@ -411,6 +419,41 @@ func TestDeclaredKeysWritten(t *testing.T) {
 			case written[key] && unwritten[key] != "":
 				t.Errorf("%s is written: remove it from unwritten", key)
 			}
+		}
+	}
+}
+
+// extractSchemas writes rev's schemas/ into a temporary directory (git
+// archive, read as tar here) and returns the directory.
+func extractSchemas(t *testing.T, rev string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", "..", "archive", rev, "schemas").Output()
+	if err != nil {
+		t.Fatalf("git archive %s schemas: %v", rev, err)
+	}
+	dir := t.TempDir()
+	tr := tar.NewReader(bytes.NewReader(out))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return dir
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if h.Typeflag == tar.TypeDir || !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(p), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(p, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }
