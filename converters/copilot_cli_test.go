@@ -146,23 +146,7 @@ func TestCopilotMapping(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := convertLines(t, "", "events.jsonl", tc.lines...)
-			if res.Converter != "copilot_cli" {
-				t.Fatalf("detected %q (%v), want copilot_cli", res.Converter, res.Err)
-			}
-			got := outline(t, res)
-			for _, w := range tc.want {
-				if !has(got, w...) {
-					t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
-				}
-			}
-			for _, n := range tc.not {
-				if has(got, n) {
-					t.Errorf("a line holds %q:\n%s", n, strings.Join(got, "\n"))
-				}
-			}
-			if everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n"); strings.Contains(everything, canary) {
-				t.Errorf("canary reached the output")
-			}
+			expectOutline(t, res, "copilot_cli", tc.want, tc.not)
 		})
 	}
 }

@@ -89,6 +89,30 @@ func spanError(trace []byte, id string) bool {
 	return bad
 }
 
+// expectOutline fails t unless converter was detected, every want has a
+// line holding all its parts, no line holds a not, and no canary reached
+// the receipt, the trace or a message.
+func expectOutline(t *testing.T, res pipeline.Result, converter string, want [][]string, not []string) {
+	t.Helper()
+	if res.Converter != converter {
+		t.Fatalf("detected %q (%v), want %s", res.Converter, res.Err, converter)
+	}
+	got := outline(t, res)
+	for _, w := range want {
+		if !has(got, w...) {
+			t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	for _, n := range not {
+		if has(got, n) {
+			t.Errorf("a line holds %q:\n%s", n, strings.Join(got, "\n"))
+		}
+	}
+	if everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n"); strings.Contains(everything, canary) {
+		t.Errorf("canary reached the output")
+	}
+}
+
 // has reports whether some outline line holds every part of want.
 func has(lines []string, want ...string) bool {
 	for _, l := range lines {
@@ -214,23 +238,7 @@ func TestGeminiMapping(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := convertLines(t, "", "session-2026-03-20T10-00-1b2c3d4e.jsonl", tc.lines...)
-			if res.Converter != "gemini_cli" {
-				t.Fatalf("detected %q (%v), want gemini_cli", res.Converter, res.Err)
-			}
-			got := outline(t, res)
-			for _, w := range tc.want {
-				if !has(got, w...) {
-					t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
-				}
-			}
-			for _, n := range tc.not {
-				if has(got, n) {
-					t.Errorf("a line holds %q:\n%s", n, strings.Join(got, "\n"))
-				}
-			}
-			if everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n"); strings.Contains(everything, canary) {
-				t.Errorf("canary reached the output")
-			}
+			expectOutline(t, res, "gemini_cli", tc.want, tc.not)
 		})
 	}
 }
