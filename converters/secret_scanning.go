@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // secret_scanning proves a pre-commit secret scan run by an agent through an
@@ -55,12 +54,6 @@ func init() {
 					Const("privacy.raw_diff_paths_recorded", receipt.B(false)),
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 				),
-				Writes: []Move{
-					Sets("mcp.client", DefLabel),
-					Sets("mcp.provider", DefLabel),
-					Sets("repository.hash", DefDigest),
-					Sets("repository.path_hash", DefDigest),
-				},
 				Hook: secretScanRequested,
 			},
 			"security.secret_scanning.completed": {
@@ -80,12 +73,6 @@ func init() {
 					Const("privacy.raw_secret_values_recorded", receipt.B(false)),
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 				),
-				Writes: []Move{
-					Sets("mcp.client", DefLabel),
-					Sets("mcp.provider", DefLabel),
-					Sets("repository.hash", DefDigest),
-					Sets("repository.path_hash", DefDigest),
-				},
 				Hook: secretScanCompleted,
 			},
 			"security.secret_scanning.finding.presented": {
@@ -107,12 +94,6 @@ func init() {
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Writes: []Move{
-					Sets("mcp.client", DefLabel),
-					Sets("mcp.provider", DefLabel),
-					Sets("repository.hash", DefDigest),
-					Sets("repository.path_hash", DefDigest),
-				},
 				Hook: secretScanFinding,
 			},
 			"security.secret_scanning.bypass.evaluated": {
@@ -129,12 +110,6 @@ func init() {
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Writes: []Move{
-					Sets("mcp.client", DefLabel),
-					Sets("mcp.provider", DefLabel),
-					Sets("repository.hash", DefDigest),
-					Sets("repository.path_hash", DefDigest),
-				},
 				Hook: secretScanBypass,
 			},
 			"security.secret_scanning.remediation.verified": {
@@ -155,10 +130,6 @@ func init() {
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
 				Writes: []Move{
-					Sets("mcp.client", DefLabel),
-					Sets("mcp.provider", DefLabel),
-					Sets("repository.hash", DefDigest),
-					Sets("repository.path_hash", DefDigest),
 					Req(Sets("security.secret_scanning.findings_resolved", DefBool)),
 				},
 				Hook: secretScanRemediation,
@@ -176,15 +147,7 @@ var secretScanContext = []string{"mcp.provider", "mcp.client", "repository.hash"
 // secretScanMoves puts the shared identity first: session, agent, the
 // session context from session.start, and the request the record belongs to.
 func secretScanMoves(moves ...Move) []Move {
-	head := []Move{SessionIDs(), AgentName(),
-		{apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
-			for _, k := range secretScanContext {
-				if v, ok := s.Span.Get(k); ok {
-					a.Set(k, v)
-				}
-			}
-			return nil
-		}},
+	head := []Move{SessionIDs(), AgentName(), FromSpan(secretScanContext...),
 		Req(Hash("request_id", "security.scan.request.hash")),
 	}
 	return append(head, moves...)
