@@ -277,7 +277,7 @@ func (c *Checker) build() {
 		parts := splitParts(s)
 		// Counts joined by separators ("555 123 4567") are a number too:
 		// with 6 digits or more in all they are probed like one.
-		digitRun := digitCount(s) >= 6 && all(parts, countParts)
+		digitRun := isDigitRun(s, parts)
 		if !digitRun && all(parts, c.ownPart) {
 			continue // made of our own words, digests and numbers only
 		}
@@ -399,7 +399,8 @@ func openParts(dst [][2]int32, s string, start int32, parts []string, digitRun b
 // its own parts and separators only, where no raw match counts (tests that
 // plant raw text in an output ask it of the piece they planted).
 func (c *Checker) OnlyOwn(s string, from, to int) bool {
-	for _, r := range openParts(nil, s, 0, splitParts(s), digitCount(s) >= 6 && all(splitParts(s), countParts), c.maskedPart) {
+	parts := splitParts(s)
+	for _, r := range openParts(nil, s, 0, parts, isDigitRun(s, parts), c.maskedPart) {
 		if int32(from) < r[1] && int32(to) > r[0] {
 			return false
 		}
@@ -479,6 +480,10 @@ func splitParts(s string) []string {
 //	"42", "0.25", "12345"   count-like: never probed
 //	"4111111111111111"      probed; found when the raw input holds it
 func countLike(s string) bool { return isNumber(s) && digitCount(s) < 6 }
+
+// isDigitRun reports counts joined by separators ("555 123 4567") with 6
+// digits or more in all: a number too, probed like one.
+func isDigitRun(s string, parts []string) bool { return digitCount(s) >= 6 && all(parts, countParts) }
 
 // countParts reports a part made of counts only, whole or as dotted
 // segments ("555.123.4567" is three).
