@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -118,7 +117,7 @@ func forEach(v gjson.Result, fn func(k, v gjson.Result) bool) {
 	if object {
 		k = gjson.Result{Type: gjson.String}
 	}
-	jsonscan.Children(unsafe.Slice(unsafe.StringData(raw), len(raw)), func(m jsonscan.Member) bool {
+	jsonscan.Children(raw, func(m jsonscan.Member) bool {
 		if object {
 			k.Raw = raw[m.KeyStart-1 : m.KeyEnd+1]
 			k.Str = raw[m.KeyStart:m.KeyEnd]

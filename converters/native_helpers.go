@@ -2,7 +2,6 @@ package converters
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -68,7 +67,7 @@ func fields(obj gjson.Result, keys ...string) []gjson.Result {
 		return out
 	}
 	raw := obj.Raw
-	jsonscan.Children(unsafe.Slice(unsafe.StringData(raw), len(raw)), func(m jsonscan.Member) bool {
+	jsonscan.Children(raw, func(m jsonscan.Member) bool {
 		key := raw[m.KeyStart:m.KeyEnd]
 		if m.KeyEscaped {
 			key = gjson.Parse(raw[m.KeyStart-1 : m.KeyEnd+1]).Str

@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"unsafe"
 )
 
 // MaxDepth is the deepest nesting Scan accepts. Deeper documents are
@@ -202,12 +203,14 @@ func (s *scanner) member(i int) (int, bool, bool) {
 	return j, false, ok
 }
 
-// Children calls fn with each member of the object raw holds, or each
+// Children calls fn with each member of the object doc holds (a gjson
+// value's Raw, say), or each
 // element of the array (key offsets zero), in order, until fn returns
 // false. It validates as it goes and stops at the first fault (raw is
 // meant to be a value of a line already scanned), and it does not descend:
 // nested values are skipped eight bytes at a time within strings.
-func Children(raw []byte, fn func(Member) bool) {
+func Children(doc string, fn func(Member) bool) {
+	raw := unsafe.Slice(unsafe.StringData(doc), len(doc)) // read only
 	s := scanner{doc: raw}
 	i := s.ws(0)
 	if i >= len(raw) {
