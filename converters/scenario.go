@@ -393,7 +393,7 @@ func (st *scenarioState) hook(p *recPlan, v *Values, a *receipt.Attrs) error {
 }
 
 func sameValue(x, y receipt.Value) bool {
-	return x.Kind == y.Kind && x.Str == y.Str && x.Bool == y.Bool && x.Int == y.Int && x.Flt == y.Flt && slices.Equal(x.Strs, y.Strs)
+	return x.Kind == y.Kind && x.Str == y.Str && x.Bool == y.Bool && x.Int == y.Int && slices.Equal(x.List(), y.List())
 }
 
 func (st *scenarioState) End(out *Output) error {

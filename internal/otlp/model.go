@@ -351,11 +351,11 @@ func anyValue(v receipt.Value) jsonAnyValue {
 		s := strconv.FormatInt(v.Int, 10)
 		return jsonAnyValue{IntValue: &s}
 	case receipt.Float:
-		f := v.Flt
+		f := v.Float()
 		return jsonAnyValue{DoubleValue: &f}
 	case receipt.Strings:
-		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(v.Strs))}
-		for _, s := range v.Strs {
+		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(v.List()))}
+		for _, s := range v.List() {
 			s := s
 			arr.Values = append(arr.Values, jsonAnyValue{StringValue: &s})
 		}

@@ -59,13 +59,13 @@ func appendValue(b []byte, v Value) ([]byte, error) {
 	case Int:
 		return strconv.AppendInt(b, v.Int, 10), nil
 	case Float:
-		if math.IsNaN(v.Flt) || math.IsInf(v.Flt, 0) {
+		if math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
 			return nil, fmt.Errorf("not a finite number")
 		}
-		return strconv.AppendFloat(b, v.Flt, 'g', -1, 64), nil
+		return strconv.AppendFloat(b, v.Float(), 'g', -1, 64), nil
 	case Strings:
 		b = append(b, '[')
-		for i, s := range v.Strs {
+		for i, s := range v.List() {
 			if i > 0 {
 				b = append(b, ',')
 			}

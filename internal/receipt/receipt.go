@@ -4,6 +4,7 @@ package receipt
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -19,16 +20,32 @@ const (
 	Strings
 )
 
-// Value is one typed attribute value. Kind and Bool are next to each
-// other: with a word of padding after each, a Value was 72 bytes, and a
-// long session keeps about a million of them live (64 now).
+// Value is one typed attribute value, in 40 bytes: a long session keeps
+// about a million of them live until its trace is written. Kind and Bool
+// share a word; a float is kept as its bits in Int (Float reads it back);
+// a list, rare, sits behind a pointer (List reads it).
 type Value struct {
 	Kind Kind
 	Bool bool
 	Str  string
-	Int  int64
-	Flt  float64
-	Strs []string
+	Int  int64 // an Int's value; a Float's bits
+	strs *[]string
+}
+
+// Float returns a Float value's number.
+func (v Value) Float() float64 {
+	if v.Kind != Float {
+		return 0
+	}
+	return math.Float64frombits(uint64(v.Int))
+}
+
+// List returns a Strings value's strings.
+func (v Value) List() []string {
+	if v.strs == nil {
+		return nil
+	}
+	return *v.strs
 }
 
 // Attr is one attribute: a dotted lower_snake key and its value.
@@ -41,8 +58,8 @@ type Attr struct {
 func S(s string) Value       { return Value{Kind: String, Str: s} }
 func B(b bool) Value         { return Value{Kind: Bool, Bool: b} }
 func I(i int64) Value        { return Value{Kind: Int, Int: i} }
-func F(f float64) Value      { return Value{Kind: Float, Flt: f} }
-func L(s []string) Value     { return Value{Kind: Strings, Strs: s} }
+func F(f float64) Value      { return Value{Kind: Float, Int: int64(math.Float64bits(f))} }
+func L(s []string) Value     { return Value{Kind: Strings, strs: &s} }
 func (v Value) IsZero() bool { return v.Kind == 0 }
 
 // Event is one receipt event before the pipeline places it in a trace.
@@ -108,9 +125,9 @@ func (v Value) String() string {
 	case Int:
 		return fmt.Sprint(v.Int)
 	case Float:
-		return fmt.Sprint(v.Flt)
+		return fmt.Sprint(v.Float())
 	case Strings:
-		return fmt.Sprint(v.Strs)
+		return fmt.Sprint(v.List())
 	}
 	return ""
 }

@@ -154,7 +154,22 @@ func TestKeyStrength(t *testing.T) {
 // A long session keeps about a million attributes live: their size is
 // most of its peak memory.
 func TestValueSize(t *testing.T) {
-	if n := unsafe.Sizeof(Value{}); n > 64 {
-		t.Fatalf("receipt.Value is %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(Value{}); n > 40 {
+		t.Fatalf("receipt.Value is %d bytes, want at most 40", n)
+	}
+}
+
+// Floats and lists keep their values in the compact Value.
+func TestValueKinds(t *testing.T) {
+	for _, f := range []float64{0, -0.5, 1e300, 3.25} {
+		if v := F(f); v.Float() != f || v.Kind != Float {
+			t.Errorf("F(%v).Float() = %v", f, v.Float())
+		}
+	}
+	if I(7).Float() != 0 || S("x").List() != nil {
+		t.Error("Float or List of another kind is not zero")
+	}
+	if l := L([]string{"a", "b"}).List(); len(l) != 2 || l[1] != "b" {
+		t.Errorf("L(a, b).List() = %v", l)
 	}
 }
