@@ -33,6 +33,7 @@ func init() {
 		Types:       claudeTypes,
 		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
+		LineViews:   true,
 		PassThrough: claudePass,
 		Events: []string{
 			"context.input.loaded", "context.audit_gap.recorded", "context.skill.invoked", "context.skill.listing.loaded",
@@ -187,7 +188,7 @@ type claudeState struct {
 	command     int // index in out.Events of the last built-in command's event, -1 when its expansion came or none is open
 
 	messages    map[string]claudeMessage // by message.id: a response's rows, and its replays, are one message
-	parentUUIDs map[string]bool          // record uuids of the main file: companions that replay them are not read again
+	parentUUIDs idSet                    // record uuids of the main file: companions that replay them are not read again
 	counts      map[string]int64
 	gapDone     bool
 	skills      map[string]bool // skills invoked so far (raw names, never written)
@@ -202,7 +203,7 @@ func newClaude(env Env) *claudeState {
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
-		command: -1, messages: map[string]claudeMessage{}, parentUUIDs: map[string]bool{},
+		command: -1, messages: map[string]claudeMessage{},
 	}
 }
 
@@ -262,10 +263,10 @@ func (c *claudeState) replayed(r Record) bool {
 		return false
 	}
 	if r.File == 0 {
-		c.parentUUIDs[strings.Clone(id)] = true // a copy, not the line
+		c.parentUUIDs.Add(id)
 		return false
 	}
-	if c.parentUUIDs[id] {
+	if c.parentUUIDs.Has(id) {
 		c.counts["replayed_records"]++
 		return true
 	}

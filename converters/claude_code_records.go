@@ -46,7 +46,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 				start = agent.prompted
 			}
 			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.pass(leak.Model, model), Kind: 3,
-				Start: start, End: r.NS, Attrs: append(chatSpan("anthropic"),
+				Start: start, End: r.NS, Attrs: append(append(make(receipt.Attrs, 0, claudeChatAttrs), chatSpan("anthropic")...),
 					receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
 					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, msg.Get("id").Str))})})
 		}
@@ -82,7 +82,7 @@ func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Re
 	if !u.Exists() {
 		return
 	}
-	n := &claudeUsage{
+	n := claudeUsage{
 		model: model, span: span,
 		input: u.Get("input_tokens").Int(), output: u.Get("output_tokens").Int(),
 		cacheRead: u.Get("cache_read_input_tokens").Int(), cacheWrite: u.Get("cache_creation_input_tokens").Int(),
@@ -90,14 +90,24 @@ func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Re
 		cacheWrite1h: u.Get("cache_creation.ephemeral_1h_input_tokens").Int(),
 		web:          u.Get("server_tool_use.web_search_requests").Int(),
 	}
+	// One response is many lines: its usage is kept in place, not
+	// reallocated for each.
 	old, ok := c.usage[key]
-	if !ok {
+	switch {
+	case !ok:
 		c.usageOrder = append(c.usageOrder, key)
-	}
-	if !ok || n.output >= old.output {
-		c.usage[key] = n
+		c.usage[key] = &n
+	case n.output >= old.output:
+		*old = n
 	}
 }
+
+// claudeChatAttrs is how many attributes a chat span ends with: operation,
+// provider, model and response id when it opens, finish reasons, the four
+// usage counts at End, and the compaction flag and conversation id
+// (genAISpans). Made with that room, its list is never copied to grow: a
+// long session has tens of thousands of them.
+const claudeChatAttrs = 11
 
 // toolUse opens an execute_tool span for a tool_use block and writes what
 // the call itself evidences (skills, memory writes, subagent prompts).
@@ -152,7 +162,9 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 // skillInvoked writes a context.skill.invoked event.
 func (c *claudeState) skillInvoked(r Record, span, skill, activation string, body gjson.Result) {
 	a := skillInvocation(c.h, "claude_code", activation, skill, c.skills[skill])
-	c.skills[skill] = true
+	if !c.skills[skill] {
+		c.skills[strings.Clone(skill)] = true // a key outlives the line
+	}
 	// A slash command's name is read from the prompt's text, which no
 	// pass-through declares: it stays a digest even with --reveal names.
 	if c.env.RevealNames && activation != "slash_command" && leak.Name.Admit(skill) {
@@ -344,7 +356,7 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 // the digest and size of its final text, never the text.
 func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.Result, status string) {
 	if id := tur.Get("agentId").Str; id != "" {
-		c.agentTool[id] = t.key
+		c.agentTool[strings.Clone(id)] = t.key // a key outlives the line
 	}
 	for i, k := range c.pendingTask {
 		if k == t.key {

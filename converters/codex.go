@@ -33,6 +33,7 @@ func init() {
 		TimeField:   "timestamp",
 		Types:       codexTypes,
 		OpenTypes:   true,
+		LineViews:   true,
 		PassThrough: codexPass,
 		Events: []string{
 			"context.input.loaded", "context.skill.invoked", "mcp.tool_index.loaded", "mcp.tool_call.completed", "mcp.tool_search.performed",
@@ -381,8 +382,8 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 // turnContext opens the chat span of a turn and writes the instructions
 // newer versions repeat in every turn context (once per distinct text).
 func (c *codexState) turnContext(r Record, p gjson.Result) {
-	if m := p.Get("model"); m.Type == gjson.String && m.Str != "" {
-		c.model = m.Str
+	if m := p.Get("model"); m.Type == gjson.String && m.Str != "" && m.Str != c.model {
+		c.model = strings.Clone(m.Str) // kept past the line
 	}
 	c.chat = len(c.out.Spans)
 	attrs := chatSpan(c.provider)
@@ -390,7 +391,7 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
 	if e := p.Get("effort"); e.Type == gjson.String && leak.Label.Admit(e.Str) {
-		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(e.Str)})
+		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(strings.Clone(e.Str))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
 		Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})

@@ -193,7 +193,9 @@ func beforeClosing(s, tag string) (string, bool) {
 // skill writes a skill body Codex injected as a <skill> block.
 func (c *codexState) skill(r Record, name, path, body string) {
 	a := skillInvocation(c.h, "codex", "skill_block_injected", name, c.skills[name])
-	c.skills[name] = true
+	if !c.skills[name] {
+		c.skills[strings.Clone(name)] = true // a key outlives the line
+	}
 	// The name is never revealed: it exists only inside the injected text,
 	// so the leak check could not tell it from content.
 	if path != "" {
@@ -214,6 +216,8 @@ func (c *codexState) openTool(r Record, id, name, namespace string, args gjson.R
 		return t // the same call re-written (resume, fork)
 	}
 	c.counts["tool_calls"]++
+	// The tool, its span and the names in both outlive the line: copies.
+	name, namespace = strings.Clone(name), strings.Clone(namespace)
 	argText := args.Raw
 	if args.Type == gjson.String {
 		argText = args.Str
@@ -453,7 +457,7 @@ func (c *codexState) mcpEnd(r Record, p gjson.Result) {
 		t = c.openTool(r, p.Get("call_id").Str, "mcp__"+p.Get("invocation.server").Str+"__"+p.Get("invocation.tool").Str, "", p.Get("invocation.arguments"))
 	}
 	if t.mcpServer == "" {
-		t.mcpServer, t.mcpTool = p.Get("invocation.server").Str, p.Get("invocation.tool").Str
+		t.mcpServer, t.mcpTool = strings.Clone(p.Get("invocation.server").Str), strings.Clone(p.Get("invocation.tool").Str)
 	}
 	c.out.Spans[t.span].Reach(r.NS)
 	status, res := "success", p.Get("result.Ok")
@@ -506,7 +510,7 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 	if t := c.tool(callID); t != nil {
 		parent, link = t.key, "spawn_call_id"
 	}
-	c.agents[thread] = key
+	c.agents[strings.Clone(thread)] = key // a key outlives the line
 	c.counts["subagents"]++
 	// The child's rollout is its own trace: link this span to its root
 	// (the child links back to the parent's root), both ways.

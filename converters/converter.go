@@ -44,6 +44,15 @@ type Converter struct {
 	// skipping them: native formats add record types every month, and an
 	// unknown one is normal there (the converter counts it).
 	OpenTypes bool
+	// LineViews says the converter copies every string it keeps past the
+	// record it read it from (strings.Clone, or native's pass, keyPart and
+	// name), so the pipeline may hand it records that are views of the
+	// reader's buffer instead of a copy of each line: on a long session
+	// that copy was half of all it allocated. TestGolden converts every
+	// sample with pipeline.Options.PoisonLines, which overwrites each line
+	// once converted: a view kept past its line then changes the goldens.
+	// Converters without it get a copy of each line.
+	LineViews bool
 	// PassThrough lists the fields whose token values may appear verbatim in
 	// output (ids, enums). Every other input string is raw for the leak check.
 	PassThrough leak.Paths

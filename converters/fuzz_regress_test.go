@@ -49,7 +49,7 @@ func TestFuzzFindings(t *testing.T) {
 				name = "in.jsonl"
 			}
 			c := fuzzCase{conv: conv, files: pipeline.Files{name: data}, in: pipeline.Input{Path: name, Rel: name}, generated: true}
-			if res := c.convert(); res.Err != nil {
+			if res := c.convert(false); res.Err != nil {
 				t.Fatalf("%s\n%v", tc.why, res.Err)
 			}
 			checkCase(t, c, data)

@@ -193,8 +193,10 @@ func logCase(l *fuzzgen.Log, auto bool) fuzzCase {
 	return fuzzCase{conv: conv, auto: auto, files: l.Files, in: in, generated: true}
 }
 
-func (c fuzzCase) convert() pipeline.Result {
-	opt := pipeline.Options{Converter: c.conv.Name, MaxLine: 1 << 20}
+// convert converts the case; poison overwrites each line once converted
+// (pipeline.Options.PoisonLines), so a view of a line kept past it shows.
+func (c fuzzCase) convert(poison bool) pipeline.Result {
+	opt := pipeline.Options{Converter: c.conv.Name, MaxLine: 1 << 20, PoisonLines: poison}
 	if c.auto {
 		opt.Converter = "auto"
 	}
@@ -211,7 +213,9 @@ func errText(err error) string {
 // checkCase converts one input twice and asserts:
 //   - no panic reaches the pipeline's recover, and no input takes 10 s;
 //   - a failure writes nothing (no receipt, no trace);
-//   - the two runs are byte-identical (outputs, warnings, error);
+//   - the two runs are byte-identical (outputs, warnings, error), the
+//     second with each line overwritten once converted (PoisonLines): a
+//     LineViews converter that kept a view of a line past it differs;
 //   - every line is accounted for: the summary's lines are the input's
 //     lines, and records + skipped + blank (skip reasons adding up);
 //   - every receipt line validates and the trace follows the OTLP rules;
@@ -230,8 +234,8 @@ func checkCase(t testing.TB, c fuzzCase, seed []byte) {
 	defer logExec(c.conv.Name, len(seed), time.Now())
 	watchdog := time.AfterFunc(10*time.Second, func() { panic("input took over 10 s with " + c.conv.Name) })
 	defer watchdog.Stop()
-	res := c.convert()
-	again := c.convert()
+	res := c.convert(false)
+	again := c.convert(true) // the same outputs, with each line overwritten once read
 	if strings.Contains(errText(res.Err), "internal error") {
 		t.Fatalf("panic inside the conversion: %v", res.Err)
 	}

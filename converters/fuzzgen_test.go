@@ -22,7 +22,7 @@ func TestGeneratorsReachConverters(t *testing.T) {
 	ok, total := map[string]int{}, map[string]int{}
 	run := func(c fuzzCase, choices []byte) {
 		total[c.conv.Name]++
-		if c.convert().Err == nil {
+		if c.convert(false).Err == nil {
 			ok[c.conv.Name]++
 		}
 		checkCase(t, c, choices)

@@ -35,17 +35,22 @@ func newNative(env Env, known []string) native {
 
 // countType counts a record by its type: known types by name, others by
 // digest (a new record type is normal, but its name is input).
+// A known type is counted under the list's own string: t is a view of the
+// record's line (see pipeline's line), which a map key must not keep.
 func (c *native) countType(t string) {
-	if !slices.Contains(c.known, t) {
+	if i := slices.Index(c.known, t); i >= 0 {
+		t = c.known[i]
+	} else {
 		t = c.h.Text(t)
 	}
 	c.typeCounts[t]++
 }
 
-// seeVersion remembers an agent version that has the shape of one.
+// seeVersion remembers an agent version that has the shape of one (a copy:
+// v is a view of the line).
 func (c *native) seeVersion(v string) {
-	if leak.Version.Admit(v) {
-		c.versions[v] = true
+	if leak.Version.Admit(v) && !c.versions[v] {
+		c.versions[strings.Clone(v)] = true
 	}
 }
 

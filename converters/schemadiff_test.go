@@ -298,7 +298,7 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 	}
 	cases := fuzzCases(t)
 	for _, f := range slices.Sorted(maps.Keys(cases)) {
-		res := cases[f].convert()
+		res := cases[f].convert(false)
 		if res.Err != nil {
 			failed = append(failed, fmt.Sprintf("fuzz %s: %v", f, errText(res.Err)))
 		}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
@@ -45,6 +46,11 @@ type Options struct {
 	// FS, when set, holds the input files (paths are its names): an input
 	// converted in memory (ConvertFS). Nil reads the OS's files.
 	FS fs.FS
+	// PoisonLines, for tests, overwrites each input line once it has been
+	// converted: a converter.LineViews converter that keeps a string of a
+	// record without copying it then changes its outputs, and the goldens
+	// catch it.
+	PoisonLines bool
 }
 
 // Result is the outcome of converting one input. On failure Receipt and Trace
@@ -376,7 +382,13 @@ func (f *file) readFile(i int) error {
 				reported = fh.n
 			}
 		}
-		if err := f.line(i, l); err != nil {
+		err = f.line(i, l)
+		if f.opt.PoisonLines {
+			for j := range l.Bytes {
+				l.Bytes[j] = '#'
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -431,7 +443,14 @@ func (f *file) line(i int, l jsonl.Line) error {
 	case !object:
 		return f.skip(l.N, "not_an_object", "")
 	}
-	rec := converters.ScannedRecord(string(l.Bytes), f.members)
+	// A converter that copies what it keeps (Converter.LineViews) reads a
+	// view of the reader's buffer, valid for this line only; any other a
+	// copy of the line.
+	text := unsafe.String(unsafe.SliceData(l.Bytes), len(l.Bytes))
+	if !f.conv.LineViews {
+		text = string(l.Bytes)
+	}
+	rec := converters.ScannedRecord(text, f.members)
 	rec.Line, rec.File, rec.Seq = l.N, i, f.srcs[i].seqBase+int64(l.N)
 	typ := f.conv.RecordType(rec)
 	if typ.Type != gjson.String {
@@ -457,7 +476,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	}
 	if err := f.state.Record(rec, &f.out); err != nil {
 		f.srcs[i].converted.set(l.N) // its raw strings screen the error message
-		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: err.Error()}
+		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: strings.Clone(err.Error())}
 	}
 	f.stats.Records++
 	f.srcs[i].converted.set(l.N)
