@@ -227,10 +227,10 @@ func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
 			d.raw(",")
 		}
 		first = false
-		d.value(jsonSpanOf(s, t.LegacyGenAINames))
-		if d.err != nil {
+		if d.span, d.err = appendSpan(d.span[:0], s, t.LegacyGenAINames); d.err != nil {
 			break
 		}
+		d.write(d.span)
 	}
 	d.raw(`],"schemaUrl":`)
 	d.value(SchemaURL)
@@ -251,6 +251,7 @@ type docWriter struct {
 	buf       bytes.Buffer
 	piece     bytes.Buffer
 	enc       *json.Encoder
+	span      []byte // the span being written (appendSpan), reused
 	streaming bool
 	err       error
 }
@@ -285,59 +286,10 @@ func (d *docWriter) write(b []byte) {
 	}
 }
 
-func jsonSpanOf(s Span, legacy bool) jsonSpan {
-	js := jsonSpan{
-		TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
-		StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
-		Attributes: spanAttributes(s, legacy),
-	}
-	if s.Error {
-		js.Status = &jsonStatus{Code: 2}
-	}
-	if !s.Parent.IsZero() {
-		p := s.Parent.String()
-		js.ParentSpanID = &p
-	}
-	for _, e := range s.Events {
-		js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
-	}
-	for _, l := range s.Links {
-		js.Links = append(js.Links, jsonLink{TraceID: l.TraceID.String(), SpanID: l.SpanID.String(), Attributes: keyValues(l.Attrs)})
-	}
-	return js
-}
-
 func keyValues(a receipt.Attrs) []jsonKeyValue {
 	out := make([]jsonKeyValue, 0, len(a))
 	for _, at := range a {
 		out = append(out, jsonKeyValue{Key: at.Key, Value: anyValue(at.Value)})
-	}
-	return out
-}
-
-// spanAttributes writes a span's attributes, its structured ones after
-// them, and with legacy set the old name of each renamed GenAI attribute
-// right after its current one.
-func spanAttributes(s Span, legacy bool) []jsonKeyValue {
-	out := keyValues(s.Attrs)
-	if legacy {
-		var with []jsonKeyValue
-		for _, kv := range out {
-			with = append(with, kv)
-			if old, ok := LegacyNames[kv.Key]; ok {
-				if _, dup := s.Attrs.Get(old); !dup {
-					with = append(with, jsonKeyValue{Key: old, Value: kv.Value})
-				}
-			}
-		}
-		out = with
-	}
-	for _, l := range s.Lists {
-		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(l.Entries))}
-		for _, e := range l.Entries {
-			arr.Values = append(arr.Values, jsonAnyValue{KvlistValue: &jsonKvlist{Values: keyValues(e)}})
-		}
-		out = append(out, jsonKeyValue{Key: l.Key, Value: jsonAnyValue{ArrayValue: arr}})
 	}
 	return out
 }

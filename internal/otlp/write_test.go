@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,4 +168,106 @@ func mustWrite(t *testing.T, tr Trace) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// jsonSpanOf is a span as the JSON structs encoding/json writes: the
+// reference appendSpan must match byte for byte.
+func jsonSpanOf(s Span, legacy bool) jsonSpan {
+	js := jsonSpan{
+		TraceID: s.TraceID.String(), SpanID: s.SpanID.String(), Name: s.Name, Kind: s.Kind,
+		StartTimeUnixNano: strconv.FormatInt(s.Start, 10), EndTimeUnixNano: strconv.FormatInt(s.End, 10),
+		Attributes: spanAttributes(s, legacy),
+	}
+	if s.Error {
+		js.Status = &jsonStatus{Code: 2}
+	}
+	if !s.Parent.IsZero() {
+		p := s.Parent.String()
+		js.ParentSpanID = &p
+	}
+	for _, e := range s.Events {
+		js.Events = append(js.Events, jsonEvent{TimeUnixNano: strconv.FormatInt(e.Time, 10), Name: e.Name, Attributes: keyValues(e.Attrs)})
+	}
+	for _, l := range s.Links {
+		js.Links = append(js.Links, jsonLink{TraceID: l.TraceID.String(), SpanID: l.SpanID.String(), Attributes: keyValues(l.Attrs)})
+	}
+	return js
+}
+
+// spanAttributes writes a span's attributes, its structured ones after
+// them, and with legacy set the old name of each renamed GenAI attribute
+// right after its current one.
+func spanAttributes(s Span, legacy bool) []jsonKeyValue {
+	out := keyValues(s.Attrs)
+	if legacy {
+		var with []jsonKeyValue
+		for _, kv := range out {
+			with = append(with, kv)
+			if old, ok := LegacyNames[kv.Key]; ok {
+				if _, dup := s.Attrs.Get(old); !dup {
+					with = append(with, jsonKeyValue{Key: old, Value: kv.Value})
+				}
+			}
+		}
+		out = with
+	}
+	for _, l := range s.Lists {
+		arr := &jsonArrayValue{Values: make([]jsonAnyValue, 0, len(l.Entries))}
+		for _, e := range l.Entries {
+			arr.Values = append(arr.Values, jsonAnyValue{KvlistValue: &jsonKvlist{Values: keyValues(e)}})
+		}
+		out = append(out, jsonKeyValue{Key: l.Key, Value: jsonAnyValue{ArrayValue: arr}})
+	}
+	return out
+}
+
+// TestAppendSpanMatchesEncodingJSON: appendSpan writes encoding/json's
+// bytes for the span's JSON structs, on the strings and numbers where the
+// two could part: every control character, DEL, invalid UTF-8, U+2028 and
+// U+2029, HTML characters, and floats at the exponent-form edges.
+func TestAppendSpanMatchesEncodingJSON(t *testing.T) {
+	var texts []string
+	for c := 0; c < 0x80; c++ {
+		texts = append(texts, "a"+string(rune(c))+"b")
+	}
+	texts = append(texts, "", "\xff", "ok\xc3", "\xe2\x80\xa8|\xe2\x80\xa9", "<b>&amp;</b>", "é€𝄞", "\xed\xa0\x80")
+	floats := []float64{0, math.Copysign(0, -1), 1, -1.5, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, -1e21, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	tid := NewTraceID("append")
+	for i, text := range texts {
+		f := floats[i%len(floats)]
+		s := Span{TraceID: tid, SpanID: NewSpanID(tid, text), Name: text, Kind: i % 4, Start: int64(i), End: -int64(i), Error: i%2 == 0,
+			Attrs: receipt.Attrs{{Key: text, Value: receipt.S(text)}, {Key: "f", Value: receipt.F(f)}, {Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.L([]string{text, ""})},
+				{Key: "i", Value: receipt.I(math.MinInt64)}, {Key: "b", Value: receipt.B(i%3 == 0)}, {Key: "z", Value: receipt.Value{}}}}
+		if i%4 == 1 {
+			s.Parent = NewSpanID(tid, "p")
+			s.Attrs = nil
+		}
+		if i%5 == 0 {
+			s.Lists = []List{{Key: "gen_ai.skills", Entries: []receipt.Attrs{{{Key: "name", Value: receipt.S(text)}}, nil}}}
+		}
+		if i%3 == 0 {
+			s.Events = []Event{{Name: text, Time: 7, Attrs: receipt.Attrs{{Key: "k", Value: receipt.F(f)}}}, {Name: "e"}}
+			s.Links = []Link{{TraceID: tid, SpanID: s.SpanID, Attrs: receipt.Attrs{{Key: text, Value: receipt.I(1)}}}, {TraceID: tid}}
+		}
+		for _, legacy := range []bool{false, true} {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(jsonSpanOf(s, legacy)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendSpan(nil, s, legacy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := bytes.TrimSuffix(want.Bytes(), []byte{'\n'}); !bytes.Equal(got, w) {
+				t.Errorf("span %d (legacy %v):\n got %s\nwant %s", i, legacy, got, w)
+			}
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := appendSpan(nil, Span{Attrs: receipt.Attrs{{Key: "f", Value: receipt.F(f)}}}, false); err == nil {
+			t.Errorf("float %v: no error (encoding/json refuses it)", f)
+		}
+	}
 }
