@@ -149,8 +149,19 @@ type claudeTool struct {
 	done             bool // its result was seen
 }
 
-// claudeMessage is the chat span of a response, and the agent that made it.
-type claudeMessage struct{ key, agent string }
+// claudeMessage is the chat span of a response, the agent that made it,
+// and where its span and usage are (-1: none yet). One map of responses,
+// not three (by id, by span key, usage by span key): 15 MB less on a 1 GB
+// session.
+type claudeMessage struct {
+	key, agent  string
+	span, usage int32
+}
+
+// claudeModel is a model as read, as written, and its chat span's name,
+// kept from one response to the next: a session's responses name one model
+// or a few, and a copy of each for every span was 6 MB of a 1 GB session.
+type claudeModel struct{ raw, out, span string }
 
 // claudeUsage is the usage of one model response, de-duplicated.
 type claudeUsage struct {
@@ -176,9 +187,8 @@ type claudeState struct {
 
 	agents      map[string]*claudeAgent
 	tools       map[string]*claudeTool
-	chats       map[string]int          // response key -> index in out.Spans
-	usage       map[string]*claudeUsage // response key -> usage (largest output wins)
-	usageOrder  []string
+	usages      []claudeUsage // per response with usage, in order (largest output wins)
+	model       claudeModel   // the last response's model
 	agentTool   map[string]string // subagent id -> spawning tool key
 	promptTool  map[string]string // Task/Agent prompt digest -> tool key
 	pendingTask []string          // Task tool keys without a subagent yet (inline layout)
@@ -199,7 +209,7 @@ func newClaude(env Env) *claudeState {
 	return &claudeState{
 		native: newNative(env, claudeTypes),
 		agents: map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
-		tools:  map[string]*claudeTool{}, chats: map[string]int{}, usage: map[string]*claudeUsage{},
+		tools:  map[string]*claudeTool{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
@@ -416,8 +426,7 @@ func (c *claudeState) End(out *Output) error {
 	c.out = out
 	totals := map[string]*claudeUsage{}
 	var models []string
-	for _, k := range c.usageOrder {
-		u := c.usage[k]
+	for _, u := range c.usages {
 		// Anthropic's input_tokens leaves out cache reads and writes; the
 		// trace's counts them, as the GenAI conventions do (receipts keep
 		// Anthropic's figures).

@@ -15,46 +15,52 @@ import (
 // each repeating the usage), and the tool calls it makes.
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
-	model := strings.Clone(msg.Get("model").Str) // kept per response: a copy, not the line
-	if mid := msg.Get("id").Str; model != "" && model != "<synthetic>" && mid != "" {
+	if raw, mid := msg.Get("model").Str, msg.Get("id").Str; raw != "" && raw != "<synthetic>" && mid != "" {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
 		// the chat span. The same id under another agent is a replay of
 		// the parent's history (fork and subagent transcripts): counted
 		// once, with the parent.
 		m, seen := c.messages[mid]
+		was := m
 		if !seen {
-			m = claudeMessage{key: "chat:" + agent.key + ":" + c.keyPart(mid), agent: agent.key}
+			m = claudeMessage{key: "chat:" + agent.key + ":" + c.keyPart(mid), agent: agent.key, span: -1, usage: -1}
 			if rq := r.Get("requestId").Str; rq != "" {
 				m.key += ":" + c.keyPart(rq)
 			}
-			c.messages[strings.Clone(mid)] = m // a copy, not the line
+			mid = strings.Clone(mid) // a map key outlives the line
 		} else if m.agent != agent.key {
 			c.counts["replayed_messages"]++
 			c.toolUses(r, agent, msg)
 			return
 		}
-		key := m.key
-		idx, ok := c.chats[key]
-		if !ok {
-			idx = len(c.out.Spans)
-			c.chats[key] = idx
+		model := c.modelOf(raw)
+		if m.span < 0 {
+			m.span = int32(len(c.out.Spans))
 			// A chat span runs from the record that prompted it (the user
 			// turn or tool result before it) to its last response line.
 			start := r.NS
 			if agent.prompted > 0 && agent.prompted < r.NS {
 				start = agent.prompted
 			}
-			c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: "chat " + c.pass(leak.Model, model), Kind: 3,
+			c.out.Spans = append(c.out.Spans, Span{Key: m.key, Parent: agent.key, Name: model.span, Kind: 3,
 				Start: start, End: r.NS, Attrs: append(append(make(receipt.Attrs, 0, claudeChatAttrs), chatSpan("anthropic")...),
-					receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, model))},
-					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, msg.Get("id").Str))})})
+					receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(model.out)},
+					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, mid))})})
 		}
-		c.touch(idx, r.NS)
+		c.touch(int(m.span), r.NS)
 		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
-			c.out.Spans[idx].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
+			c.out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
 		}
-		c.recordUsage(key, idx, model, msg.Get("usage"))
+		c.recordUsage(&m, model.raw, msg.Get("usage"))
+		if m != was {
+			// Assigning replaces the map's key too: never with a view of
+			// the line (a clone was made above for a new message).
+			if seen {
+				mid = strings.Clone(mid)
+			}
+			c.messages[mid] = m
+		}
 	}
 	if r.Get("isApiErrorMessage").Bool() {
 		c.counts["api_errors"]++
@@ -78,28 +84,35 @@ func (c *claudeState) toolUses(r Record, agent *claudeAgent, msg gjson.Result) {
 // restate others: output_tokens_details.thinking_tokens and iterations[]
 // break down output_tokens and the totals (already counted);
 // server_tool_use.web_search_requests is read, web_fetch_requests ignored.
-func (c *claudeState) recordUsage(key string, span int, model string, u gjson.Result) {
+func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result) {
 	if !u.Exists() {
 		return
 	}
 	n := claudeUsage{
-		model: model, span: span,
+		model: model, span: int(m.span),
 		input: u.Get("input_tokens").Int(), output: u.Get("output_tokens").Int(),
 		cacheRead: u.Get("cache_read_input_tokens").Int(), cacheWrite: u.Get("cache_creation_input_tokens").Int(),
 		cacheWrite5m: u.Get("cache_creation.ephemeral_5m_input_tokens").Int(),
 		cacheWrite1h: u.Get("cache_creation.ephemeral_1h_input_tokens").Int(),
 		web:          u.Get("server_tool_use.web_search_requests").Int(),
 	}
-	// One response is many lines: its usage is kept in place, not
-	// reallocated for each.
-	old, ok := c.usage[key]
 	switch {
-	case !ok:
-		c.usageOrder = append(c.usageOrder, key)
-		c.usage[key] = &n
-	case n.output >= old.output:
-		*old = n
+	case m.usage < 0:
+		m.usage = int32(len(c.usages))
+		c.usages = append(c.usages, n)
+	case n.output >= c.usages[m.usage].output:
+		c.usages[m.usage] = n
 	}
+}
+
+// modelOf returns a response's model: as read (copied), as the trace
+// writes it, and its chat span's name, made again only when it changes.
+func (c *claudeState) modelOf(raw string) claudeModel {
+	if raw != c.model.raw {
+		out := c.pass(leak.Model, raw)
+		c.model = claudeModel{raw: strings.Clone(raw), out: out, span: "chat " + out}
+	}
+	return c.model
 }
 
 // claudeChatAttrs is how many attributes a chat span ends with: operation,

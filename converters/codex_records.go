@@ -518,7 +518,7 @@ func (c *codexState) spawnChild(r Record, callID, thread string) {
 		Attrs: append(agentSpan("codex-subagent"),
 			receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, thread))},
 			receipt.Attr{Key: "subagent.link", Value: receipt.S(link)}),
-		Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}})
+		Rare: &SpanRare{Links: []Link{{TraceKey: c.pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}}})
 	c.emit(r, key, "subagent.spawned", append(subagentSpawned(link, 1), transcriptLayout("separate_rollout"),
 		receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, thread))}))
 }

@@ -25,7 +25,8 @@ type native struct {
 	typeCounts map[string]int64 // records by type; unknown types by digest
 	versions   map[string]bool  // agent versions seen
 
-	context []contextChange // skill loads and compactions, in input order (see genAISpans)
+	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
+	tools   map[toolIdentity]toolDescription // describeTool's, per tool
 }
 
 // newNative starts the shared state of a native reader of the known types.

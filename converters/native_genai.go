@@ -108,7 +108,12 @@ func (c *native) genAISpans(out *Output) {
 		op, _ := sp.Attrs.Get("gen_ai.operation.name")
 		switch op.Str {
 		case "invoke_agent":
-			sp.Skills = skills[sp.Key]
+			if s := skills[sp.Key]; s != nil {
+				if sp.Rare == nil {
+					sp.Rare = &SpanRare{}
+				}
+				sp.Rare.Skills = s
+			}
 			if sp.Error { // a subagent the log says failed
 				sp.Attrs.Set("error.type", receipt.S("agent_error"))
 			}

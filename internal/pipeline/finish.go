@@ -36,24 +36,22 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	tid := otlp.NewTraceID(f.conv.Name, key)
 	sid := otlp.NewSpanID(tid, "root")
 	f.stats.Events = len(f.out.Events)
-	spanIDs, err := f.spanIDs(tid, sid)
+	index, err := f.spanIndex()
 	if err != nil {
 		return nil, nil, err
 	}
+	spanIDs := f.spanIDs(tid, sid)
 	summary := f.summary()
-	lines, err := f.receiptLines(tid, spanIDs, summary)
+	lines, err := f.receiptLines(tid, spanIDs, index, summary)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The converter is done (End ran): what it kept to build its output
-	// (its maps of tools, messages, agents) is garbage from here on.
-	f.state = nil
 	// The trace is the largest thing a long session keeps live. Its spans
 	// are made one at a time as they are written, each converter span and
 	// its events dropped once written (nothing after this reads f.out's
 	// spans or events), and its bytes are spooled (tracebuf.go) until they
 	// are complete.
-	tr, spans := f.trace(tid, spanIDs, summary)
+	tr, spans := f.trace(tid, spanIDs, index, summary)
 	var sp spool
 	defer sp.close()
 	if err := otlp.WriteEach(&sp, tr, spans); err != nil {
@@ -85,16 +83,16 @@ func (f *file) finish() (rec, trace []byte, err error) {
 }
 
 // receiptLines writes every event as a receipt line, the summary last.
-func (f *file) receiptLines(tid otlp.TraceID, spanIDs map[string]otlp.SpanID, summary receipt.Event) ([][]byte, error) {
+func (f *file) receiptLines(tid otlp.TraceID, spanIDs []otlp.SpanID, index map[string]int32, summary receipt.Event) ([][]byte, error) {
 	lines := make([][]byte, 0, len(f.out.Events)+1)
 	for _, ev := range f.out.Events {
-		b, err := f.receiptLine(tid, spanIDs[ev.Span], ev)
+		b, err := f.receiptLine(tid, spanIDs[index[ev.Span]], ev)
 		if err != nil {
 			return nil, &InputError{Path: f.path, Line: ev.Line, Converter: f.conv.Name, Msg: err.Error()}
 		}
 		lines = append(lines, b)
 	}
-	b, err := f.receiptLine(tid, spanIDs[""], summary)
+	b, err := f.receiptLine(tid, spanIDs[0], summary)
 	if err != nil {
 		return nil, err
 	}
@@ -196,25 +194,38 @@ func (f *file) lastEventTime() string {
 	return formatTime(time.Unix(0, f.end))
 }
 
-// spanIDs derives the id of every span from its key; "" is the root. A
-// duplicate key or a parent that is not an earlier span is a converter bug.
-func (f *file) spanIDs(tid otlp.TraceID, root otlp.SpanID) (map[string]otlp.SpanID, error) {
-	ids := map[string]otlp.SpanID{"": root}
-	for _, sp := range f.out.Spans {
-		if _, dup := ids[sp.Key]; dup || sp.Key == "" {
+// spanIndex numbers the spans by key: "" is the root (0), the converter's
+// span i is i+1. A duplicate key, a parent that is not an earlier span or
+// an event of no span is a converter bug. It is the one map of span keys
+// the outputs are built with (a long session has a hundred thousand).
+func (f *file) spanIndex() (map[string]int32, error) {
+	index := make(map[string]int32, 1+len(f.out.Spans))
+	index[""] = 0
+	for i, sp := range f.out.Spans {
+		if _, dup := index[sp.Key]; dup || sp.Key == "" {
 			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
 		}
-		if _, ok := ids[sp.Parent]; !ok {
+		if _, ok := index[sp.Parent]; !ok {
 			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
 		}
-		ids[sp.Key] = otlp.NewSpanID(tid, sp.Key)
+		index[sp.Key] = int32(i + 1)
 	}
 	for _, ev := range f.out.Events {
-		if _, ok := ids[ev.Span]; !ok {
+		if _, ok := index[ev.Span]; !ok {
 			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
 		}
 	}
-	return ids, nil
+	return index, nil
+}
+
+// spanIDs derives the id of every span from its key, in spanIndex's order.
+func (f *file) spanIDs(tid otlp.TraceID, root otlp.SpanID) []otlp.SpanID {
+	ids := make([]otlp.SpanID, 1+len(f.out.Spans))
+	ids[0] = root
+	for i, sp := range f.out.Spans {
+		ids[i+1] = otlp.NewSpanID(tid, sp.Key)
+	}
+	return ids
 }
 
 // groupDigest binds every file of an input group: sha256 over the sorted
@@ -238,7 +249,7 @@ func (f *file) groupDigest() string {
 // order, by the sequence; once a converter span has been made, it and its
 // events are zeroed in f.out (their attributes are the span's now), so a
 // long session's spans are collected as the trace is written.
-func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary receipt.Event) (otlp.Trace, iter.Seq[otlp.Span]) {
+func (f *file) trace(tid otlp.TraceID, ids []otlp.SpanID, index map[string]int32, summary receipt.Event) (otlp.Trace, iter.Seq[otlp.Span]) {
 	attrs, service, rootName, first, last := f.root()
 	// The trace carries the summary without the leak check's figures: they
 	// are only known after the check, which covers the trace too.
@@ -250,7 +261,7 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 		}
 		return f.out.Events[k]
 	}
-	lay := f.layout(first, last, nev, event)
+	lay := f.layout(first, last, nev, event, index)
 	events := func(i int) []otlp.Event {
 		ks := lay.byspan[lay.off[i]:lay.off[i+1]]
 		if len(ks) == 0 {
@@ -267,16 +278,19 @@ func (f *file) trace(tid otlp.TraceID, ids map[string]otlp.SpanID, summary recei
 		return out
 	}
 	spans := func(yield func(otlp.Span) bool) {
-		root := otlp.Span{TraceID: tid, SpanID: ids[""], Name: rootName, Kind: otlp.KindInternal,
+		root := otlp.Span{TraceID: tid, SpanID: ids[0], Name: rootName, Kind: otlp.KindInternal,
 			Start: lay.start[0], End: lay.end[0], Attrs: attrs, Lists: skills(f.out.Skills), Links: f.links(f.out.Links), Events: events(0)}
 		if !yield(root) {
 			return
 		}
 		for i := range f.out.Spans {
 			sp := &f.out.Spans[i]
-			s := otlp.Span{TraceID: tid, SpanID: ids[sp.Key], Parent: ids[sp.Parent], Name: sp.Name,
-				Kind: sp.Kind, Start: lay.start[i+1], End: lay.end[i+1], Error: sp.Error, Attrs: sp.Attrs, Lists: skills(sp.Skills), Links: f.links(sp.Links),
+			s := otlp.Span{TraceID: tid, SpanID: ids[i+1], Parent: ids[lay.parent[i+1]], Name: sp.Name,
+				Kind: int(sp.Kind), Start: lay.start[i+1], End: lay.end[i+1], Error: sp.Error, Attrs: sp.Attrs,
 				Events: events(i + 1)}
+			if sp.Rare != nil {
+				s.Lists, s.Links = skills(sp.Rare.Skills), f.links(sp.Rare.Links)
+			}
 			if s.End > lay.end[lay.parent[i+1]] {
 				s.Attrs = endsAfterParent(s)
 			}
@@ -337,12 +351,10 @@ type traceLayout struct {
 	byspan, off []int32
 }
 
-func (f *file) layout(first, last int64, nev int, event func(int) receipt.Event) traceLayout {
+func (f *file) layout(first, last int64, nev int, event func(int) receipt.Event, index map[string]int32) traceLayout {
 	n := 1 + len(f.out.Spans)
 	l := traceLayout{parent: make([]int32, n), start: make([]int64, n), end: make([]int64, n)}
 	l.start[0], l.end[0] = first, last
-	index := make(map[string]int32, n)
-	index[""] = 0
 	for i, sp := range f.out.Spans {
 		s, e := sp.Start, sp.End
 		if s == 0 {
@@ -352,7 +364,6 @@ func (f *file) layout(first, last int64, nev int, event func(int) receipt.Event)
 			e = s
 		}
 		l.start[i+1], l.end[i+1], l.parent[i+1] = s, e, index[sp.Parent]
-		index[sp.Key] = int32(i + 1)
 	}
 	l.evTime, l.off = make([]int64, nev), make([]int32, n+1)
 	evSpan := make([]int32, nev)
