@@ -28,6 +28,7 @@ type Line struct {
 // Reader yields lines. Blank lines are skipped but counted in Blank.
 type Reader struct {
 	br    *bufio.Reader
+	own   bool // br is the caller's: bytes counts what lines consumed
 	max   int
 	buf   []byte
 	n     int
@@ -52,13 +53,30 @@ func (c counter) Read(p []byte) (int, error) {
 }
 
 // NewReader reads r, keeping lines up to maxLine bytes (DefaultMaxLine if <= 0).
+// A *bufio.Reader is read as it is, not through a second buffer of 64 KiB:
+// thousands of small sessions each paid for zeroing one, and every byte
+// was copied from one buffer to the other.
 func NewReader(r io.Reader, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	rd := &Reader{max: maxLine}
+	if br, ok := r.(*bufio.Reader); ok {
+		rd.br, rd.own = br, true
+		return rd
+	}
 	rd.br = bufio.NewReaderSize(counter{r: r, n: &rd.bytes}, 64<<10)
 	return rd
+}
+
+// readSlice is the buffer's ReadSlice, counting what it consumes when the
+// buffer is the caller's.
+func (r *Reader) readSlice() ([]byte, error) {
+	chunk, err := r.br.ReadSlice('\n')
+	if r.own {
+		r.bytes += int64(len(chunk))
+	}
+	return chunk, err
 }
 
 // Next returns the next non-blank line, or io.EOF after the last one.
@@ -77,7 +95,7 @@ func (r *Reader) Next() (Line, error) {
 }
 
 func (r *Reader) next() (Line, error) {
-	chunk, err := r.br.ReadSlice('\n')
+	chunk, err := r.readSlice()
 	if err == nil {
 		// The line fits in the read buffer: return it in place, no copy
 		// (valid until the next call, as Line documents).
@@ -98,7 +116,7 @@ func (r *Reader) next() (Line, error) {
 	size := int64(len(chunk))
 	tooLong := len(r.buf) > r.max+2 || (r.Skip != nil && r.Skip(r.n+1))
 	for !errors.Is(err, io.EOF) {
-		chunk, err = r.br.ReadSlice('\n')
+		chunk, err = r.readSlice()
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			return Line{}, err
 		}

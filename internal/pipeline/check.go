@@ -88,7 +88,7 @@ func eachInputLine(input string, fn func(doc []byte, line int)) error {
 		return fmt.Errorf("%s: %w", input, err)
 	}
 	defer fh.Close()
-	err = eachLine(jsonl.NewReader(fh, 0), func(l jsonl.Line) error {
+	err = eachLine(jsonl.NewReader(fh.Reader, 0), func(l jsonl.Line) error {
 		if !l.TooLong && jsonscan.Valid(l.Bytes) {
 			fn(l.Bytes, l.N)
 		}

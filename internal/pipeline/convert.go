@@ -223,7 +223,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[str
 		return nil, nil, nil, err
 	}
 	defer func() { file = fh.Rewind() }()
-	r := jsonl.NewReader(fh, 1<<20)
+	r := jsonl.NewReader(fh.Reader, 1<<20)
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
 	for _, f := range fields {
@@ -367,7 +367,7 @@ func (f *file) readFile(i int) error {
 		src.mtime = st.ModTime().UnixNano()
 	}
 	src.seqBase = f.stats.Lines
-	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
 	var reported int64
 	for {
 		l, err := r.Next()

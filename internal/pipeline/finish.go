@@ -532,7 +532,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 		return &InputError{Path: src.path, Msg: err.Error()}
 	}
 	defer fh.Close()
-	r := jsonl.NewReader(fh, f.opt.MaxLine)
+	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	err = eachLine(r, func(l jsonl.Line) error {
 		if src.converted.has(l.N) {

@@ -98,7 +98,7 @@ func peeker(p string) func(field string) string {
 			return ""
 		}
 		defer fh.Close()
-		r := jsonl.NewReader(fh, 1<<20)
+		r := jsonl.NewReader(fh.Reader, 1<<20)
 		for i := 0; i < 64; i++ {
 			l, err := r.Next()
 			if err != nil {

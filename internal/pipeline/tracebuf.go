@@ -123,7 +123,10 @@ type pieces struct {
 	n    int
 }
 
-const pieceSize = 1 << 20
+const (
+	firstPiece = 16 << 10
+	pieceSize  = 1 << 20
+)
 
 func (p *pieces) Write(b []byte) (int, error) {
 	n := len(b)
@@ -133,7 +136,11 @@ func (p *pieces) Write(b []byte) (int, error) {
 			if p.cur != nil {
 				p.full = append(p.full, p.cur)
 			}
-			p.cur = make([]byte, 0, max(pieceSize, min(len(b), 16*pieceSize)))
+			// The first pieces are small: most sessions' traces are a
+			// few KB, and a 1 MiB piece for each was zeroed for nothing
+			// (a tenth of converting a history of small sessions).
+			size := min(pieceSize, max(firstPiece, 2*cap(p.cur)))
+			p.cur = make([]byte, 0, max(size, min(len(b), 16*pieceSize)))
 		}
 		k := min(len(b), cap(p.cur)-len(p.cur))
 		p.cur = append(p.cur, b[:k]...)
