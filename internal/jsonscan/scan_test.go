@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +22,22 @@ func agree(t *testing.T, doc []byte) {
 	if want := gjson.ValidBytes(doc); (err == nil) != want {
 		t.Fatalf("Scan(%.200q) valid=%v, gjson.ValidBytes says %v", doc, err == nil, want)
 	}
-	if err != nil || !object {
+	// On any bytes, valid or not, Children returns (no panic, no read
+	// past the end: the fuzzer runs it on everything).
+	children(string(doc), true, func(Member) bool { return true })
+	if err != nil {
+		return
+	}
+	// On a valid document Children (strings skipped, not checked) gives
+	// the members the checking scan gives.
+	each := func(trusted bool) (out []Member) {
+		children(string(doc), trusted, func(m Member) bool { out = append(out, m); return true })
+		return out
+	}
+	if got, want := each(true), each(false); !slices.Equal(got, want) {
+		t.Fatalf("Children(%.200q) = %v, checking every string gives %v", doc, got, want)
+	}
+	if !object {
 		return
 	}
 	var want []string
@@ -121,4 +137,19 @@ func BenchmarkScan(b *testing.B) {
 			gjson.ParseBytes(line).ForEach(func(_, _ gjson.Result) bool { return true })
 		}
 	})
+}
+
+// BenchmarkChildren: a content block list with a long tool result, walked
+// as the readers walk it, trusting the line Scan checked and checking it.
+func BenchmarkChildren(b *testing.B) {
+	content := `[{"type":"tool_result","tool_use_id":"toolu_1","content":"` +
+		strings.Repeat(`func main() { fmt.Println(\"hello, world\") }\n`, 400) + `"},{"type":"text","text":"done"}]`
+	b.SetBytes(int64(len(content)))
+	for _, trusted := range []bool{true, false} {
+		b.Run(map[bool]string{true: "trusted", false: "checking"}[trusted], func(b *testing.B) {
+			for range b.N {
+				children(content, trusted, func(Member) bool { return true })
+			}
+		})
+	}
 }
