@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -419,9 +420,6 @@ func sha256Hex(b []byte) string {
 // a reader never sees a partial file and a failure leaves none behind.
 func write(dir, rel string, rec, trace []byte, traceExt string) error {
 	base := filepath.Join(dir, filepath.FromSlash(OutputName(rel, "")))
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return fmt.Errorf("%s: %w", base, err)
-	}
 	files := []struct {
 		path string
 		data []byte
@@ -429,11 +427,22 @@ func write(dir, rel string, rec, trace []byte, traceExt string) error {
 	var temps []string
 	defer func() {
 		for _, t := range temps {
-			os.Remove(t)
+			if t != "" {
+				os.Remove(t)
+			}
 		}
 	}()
 	for _, f := range files {
 		t, err := writeTemp(f.path, f.data)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The folder is made on the first write into it, not checked
+			// before every one: a history writes thousands of sessions
+			// into a few hundred folders.
+			if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+				return fmt.Errorf("%s: %w", base, err)
+			}
+			t, err = writeTemp(f.path, f.data)
+		}
 		if err != nil {
 			return err
 		}
