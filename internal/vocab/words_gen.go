@@ -142,7 +142,6 @@ var words = []string{
 	".windsurfrules",
 	".zst",
 	"/",
-	"/ ",
 	"/.claude/projects/",
 	"/AGENTS.md",
 	"/\\",
