@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/vocab"
 )
 
@@ -47,6 +48,58 @@ func IsWord(s string) bool {
 	}
 }
 
+// ConverterWords are the words a converter gives the vocabulary: its name,
+// span name and scope, record types and event names.
+func ConverterWords(c converters.Converter) []string {
+	out := []string{c.Name, c.SpanName, ScopePrefix + c.Name}
+	out = append(out, c.Types...)
+	return append(out, c.Events...)
+}
+
+// Segments are the segments of a dotted name (none for a word without a
+// dot, or with a slash or space): they are our words too, since a span
+// attribute key made of them says nothing of the input.
+func Segments(w string) []string {
+	if !strings.Contains(w, ".") || strings.ContainsAny(w, "/ ") {
+		return nil
+	}
+	return strings.Split(w, ".")
+}
+
+// registered is the words of converters registered at run time
+// (converters.Register: a test's or a plugin's) that the generated table
+// cannot hold; nil when there are none, as with the shipped converters.
+var registered = sync.OnceValue(func() map[string]bool {
+	var extra map[string]bool
+	add := func(w string) {
+		if !IsWord(w) {
+			if extra == nil {
+				extra = map[string]bool{}
+			}
+			extra[w] = true
+		}
+	}
+	for _, c := range converters.All() {
+		for _, w := range ConverterWords(c) {
+			add(w)
+			for _, seg := range Segments(w) {
+				add(seg)
+			}
+		}
+	}
+	return extra
+})
+
+// isWord is the vocabulary lookup of a gate: the table's, and the words of
+// converters registered at run time when there are any.
+func isWord() func(string) bool {
+	extra := registered()
+	if extra == nil {
+		return IsWord
+	}
+	return func(s string) bool { return IsWord(s) || extra[s] }
+}
+
 // Words returns the vocabulary, sorted. Read only.
 func Words() []string { return vocabWords[:] }
 
@@ -67,10 +120,16 @@ func Vocabulary() map[string]bool {
 func messageWords() map[string]bool {
 	msgOnce.Do(func() {
 		msgWords = map[string]bool{}
-		for _, w := range vocabWords {
+		split := func(w string) {
 			for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == ' ' || r == '.' || r == ':' || r == '"' }) {
 				msgWords[p] = true
 			}
+		}
+		for _, w := range vocabWords {
+			split(w)
+		}
+		for w := range registered() {
+			split(w)
 		}
 		for _, w := range vocab.Formats() {
 			for _, p := range strings.Fields(w) {

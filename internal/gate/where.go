@@ -56,7 +56,7 @@ type Outputs struct {
 
 // NewOutputs returns an empty collection over the program's vocabulary.
 func NewOutputs() *Outputs {
-	o := leak.NewOutputsOver(IsWord)
+	o := leak.NewOutputsOver(isWord())
 	o.Words = messageWords
 	return &Outputs{o: o}
 }

@@ -142,6 +142,7 @@ var words = []string{
 	".windsurfrules",
 	".zst",
 	"/",
+	"/ ",
 	"/.claude/projects/",
 	"/AGENTS.md",
 	"/\\",

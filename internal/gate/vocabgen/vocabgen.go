@@ -9,7 +9,6 @@ import (
 	"go/format"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/gate"
@@ -33,13 +32,8 @@ func Build() (map[string]bool, error) {
 	}
 	words := set.Vocabulary()
 	for _, c := range converters.All() {
-		words[c.Name], words[c.SpanName] = true, true
-		words[gate.ScopePrefix+c.Name] = true
-		for _, t := range c.Types {
-			words[t] = true
-		}
-		for _, e := range c.Events {
-			words[e] = true
+		for _, w := range gate.ConverterWords(c) {
+			words[w] = true
 		}
 	}
 	for _, w := range otlp.Vocabulary() {
@@ -56,10 +50,8 @@ func Build() (map[string]bool, error) {
 	// The segments of dotted names are our words too: a span attribute
 	// key made of them says nothing of the input.
 	for w := range words {
-		if strings.Contains(w, ".") && !strings.ContainsAny(w, "/ ") {
-			for _, seg := range strings.Split(w, ".") {
-				words[seg] = true
-			}
+		for _, seg := range gate.Segments(w) {
+			words[seg] = true
 		}
 	}
 	return words, nil
