@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Claude Code keeps one session in several files (log-formats.md 1.1, 1.9):
@@ -44,12 +45,14 @@ var claudeLayout = Layout{
 // claudeLocations: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects.
 var claudeLocations = []Location{{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"}}
 
-var sessionFileRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$`)
+var sessionFileRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$`)
+})
 
 // sessionFileID returns the session id of a file named <session-uuid>.jsonl.
 func sessionFileID(p string) (string, bool) {
 	base := filepath.Base(p)
-	if !sessionFileRe.MatchString(base) {
+	if !sessionFileRe().MatchString(base) {
 		return "", false
 	}
 	return strings.TrimSuffix(base, ".jsonl"), true
