@@ -286,7 +286,24 @@ func validName(s string) bool {
 
 // Register adds a converter defined outside this package (a test's, or a
 // plugin's); the rules are register's.
-func Register(c Converter) { register(c) }
+func Register(c Converter) {
+	register(c)
+	external = append(external, c.Name)
+}
+
+// external names the converters Register added, in order.
+var external []string
+
+// External returns the converters registered from outside this package
+// (Register), in registration order: the generated vocabulary holds the
+// words of every other converter.
+func External() []Converter {
+	out := make([]Converter, 0, len(external))
+	for _, n := range external {
+		out = append(out, registry[n])
+	}
+	return out
+}
 
 func register(c Converter) {
 	switch {

@@ -50,3 +50,28 @@ func TestRegisteredConvertersAreVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedConverterWordsAreInTheTable: only Register's converters need
+// the run-time words; every converter the package registers itself has
+// its words, segments included, in the generated table.
+func TestShippedConverterWordsAreInTheTable(t *testing.T) {
+	ext := map[string]bool{}
+	for _, c := range converters.External() {
+		ext[c.Name] = true
+	}
+	if !ext["test_plugin_words"] || len(ext) != 1 {
+		t.Errorf("External() = %v, want the test's converter only", ext)
+	}
+	for _, c := range converters.All() {
+		if ext[c.Name] {
+			continue
+		}
+		for _, w := range ConverterWords(c) {
+			for _, x := range append([]string{w}, Segments(w)...) {
+				if !IsWord(x) {
+					t.Errorf("%s: %q is not in the generated table", c.Name, x)
+				}
+			}
+		}
+	}
+}
