@@ -2,8 +2,9 @@ package converters
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/contextreceipts/convert/internal/leak"
 )
 
 // Claude Code keeps one session in several files (log-formats.md 1.1, 1.9):
@@ -44,15 +45,17 @@ var claudeLayout = Layout{
 // claudeLocations: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects.
 var claudeLocations = []Location{{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"}}
 
-var sessionFileRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$`)
-
-// sessionFileID returns the session id of a file named <session-uuid>.jsonl.
+// sessionFileID returns the session id of a file named <session-uuid>.jsonl
+// (^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$,
+// written out: every claude_code run asks, and compiling the pattern was
+// half a percent of a one-line run).
 func sessionFileID(p string) (string, bool) {
 	base := filepath.Base(p)
-	if !sessionFileRe.MatchString(base) {
+	id, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok || !leak.UUID.Admit(id) { // any hex case, dashes at 8, 13, 18, 23
 		return "", false
 	}
-	return strings.TrimSuffix(base, ".jsonl"), true
+	return id, true
 }
 
 // claudeAgentFileID is the agent id in a subagent file's name

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -189,7 +190,7 @@ func (c *claudeState) skillInvoked(r Record, span, skill, activation string, bod
 	c.emit(r, span, "context.skill.invoked", a)
 }
 
-var commandNameRe = regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`)
+var commandNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`) })
 
 // commandName returns the slash command a user line runs, or "". The
 // substring test spares the regexp on megabytes of ordinary text.
@@ -197,7 +198,7 @@ func commandName(text string) string {
 	if !strings.Contains(text, "<command-name>") {
 		return ""
 	}
-	m := commandNameRe.FindStringSubmatch(text)
+	m := commandNameRe().FindStringSubmatch(text)
 	if m == nil {
 		return ""
 	}

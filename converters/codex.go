@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -67,11 +68,13 @@ func codexType(r Record) gjson.Result {
 
 // codexRolloutRe is a rollout file name (sessions/YYYY/MM/DD/rollout-
 // <time>-<thread-uuid>.jsonl), ending in its thread id.
-var codexRolloutRe = regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.gz|\.zst)?$`)
+var codexRolloutRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rollout-.*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.gz|\.zst)?$`)
+})
 
 // codexRolloutID is the thread id in a rollout's file name ("" for none).
 func codexRolloutID(base string) string {
-	if m := codexRolloutRe.FindStringSubmatch(base); m != nil {
+	if m := codexRolloutRe().FindStringSubmatch(base); m != nil {
 		return m[1]
 	}
 	return ""

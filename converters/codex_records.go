@@ -6,14 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
 
-var (
-	codexSkillRe = regexp.MustCompile(`(?s)^<skill>\s*<name>([^<]*)</name>\s*(?:<path>([^<]*)</path>)?`)
-)
+var codexSkillRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^<skill>\s*<name>([^<]*)</name>\s*(?:<path>([^<]*)</path>)?`)
+})
 
 // item handles one Responses-API item: messages (prompts, instruction and
 // environment wrappers, skills), tool calls and their outputs, tool search.
@@ -128,7 +129,7 @@ func (c *codexState) message(r Record, p gjson.Result) {
 		c.instructions(r, "environment_context", "environment_context_message", "", del, del)
 		return
 	}
-	if m := match(codexSkillRe, "<skill>"); m != nil {
+	if m := match(codexSkillRe(), "<skill>"); m != nil {
 		c.skill(r, m[1], m[2], text)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -68,7 +69,11 @@ var publicInstructionPaths = map[string]bool{
 	".cursorrules": true, ".windsurfrules": true, ".github/copilot-instructions.md": true,
 }
 
-var overlayPathRe = regexp.MustCompile(`^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`)
+// overlayPath is an AGENTS.<agent>.md overlay's name; overlayPathRe is it
+// compiled on first use (the schema generator reads only the pattern).
+const overlayPath = `^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`
+
+var overlayPathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(overlayPath) })
 
 // publicPathProp is the schema of a path publicPath writes in clear.
 func publicPathProp() Prop {
@@ -76,7 +81,7 @@ func publicPathProp() Prop {
 	for _, p := range sortedKeys(publicInstructionPaths) {
 		names = append(names, p)
 	}
-	return AnyOf(Enum(names...), Prop{"type": "string", "pattern": overlayPathRe.String()}).
+	return AnyOf(Enum(names...), Prop{"type": "string", "pattern": overlayPath}).
 		Doc("in clear only for conventional instruction files and AGENTS.<agent>.md overlays")
 }
 
@@ -84,7 +89,7 @@ func publicPathProp() Prop {
 // in clear.
 func publicPath(p string) (string, bool) {
 	p = strings.TrimPrefix(p, "./")
-	return p, publicInstructionPaths[p] || overlayPathRe.MatchString(p)
+	return p, publicInstructionPaths[p] || overlayPathRe().MatchString(p)
 }
 
 // Statuses of the full render (the payload before any context-window clip).

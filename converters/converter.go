@@ -15,7 +15,6 @@ package converters
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -286,18 +285,47 @@ type Link struct {
 // Emit appends an event.
 func (o *Output) Emit(ev receipt.Event) { o.Events = append(o.Events, ev) }
 
-var (
-	registry = map[string]Converter{} // written only by init functions
-	nameRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
-)
+var registry = map[string]Converter{} // written only by init functions
+
+// validName reports a converter name: a lower-case letter, then up to 62
+// lower-case letters, digits and underscores (^[a-z][a-z0-9_]{0,62}$,
+// written out: register runs at init for every converter).
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // Register adds a converter defined outside this package (a test's, or a
 // plugin's); the rules are register's.
-func Register(c Converter) { register(c) }
+func Register(c Converter) {
+	register(c)
+	external = append(external, c.Name)
+}
+
+// external names the converters Register added, in order.
+var external []string
+
+// External returns the converters registered from outside this package
+// (Register), in registration order: the generated vocabulary holds the
+// words of every other converter.
+func External() []Converter {
+	out := make([]Converter, 0, len(external))
+	for _, n := range external {
+		out = append(out, registry[n])
+	}
+	return out
+}
 
 func register(c Converter) {
 	switch {
-	case !nameRe.MatchString(c.Name):
+	case !validName(c.Name):
 		panic(fmt.Sprintf("converters: invalid name %q", c.Name))
 	case c.New == nil || c.Doc == "" || c.SpanName == "":
 		panic("converters: " + c.Name + ": New, Doc and SpanName are required")

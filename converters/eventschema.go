@@ -185,7 +185,7 @@ func eventSpecs() map[string]*eventSpec {
 		return specs[name]
 	}
 	for _, name := range Scenarios() {
-		plans := scenarioPlans[name]
+		plans := scenarioPlan(name)
 		for _, typ := range sortedKeys(plans) {
 			p := plans[typ]
 			for _, ev := range p.writes() {

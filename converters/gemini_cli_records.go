@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/contextreceipts/convert/internal/leak"
@@ -712,14 +713,14 @@ func (c *geminiState) contextLoaded(r Record, agent *geminiAgent, kind, activati
 	c.counts["context_loads"]++
 }
 
-var geminiExitRe = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*`)
+var geminiExitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*`) })
 
 // geminiExitNonzero reports whether a shell call's output says the
 // command exited non-zero.
 func geminiExitNonzero(result gjson.Result) bool {
 	found := false
 	forEach(result, func(_, p gjson.Result) bool {
-		if out := p.Get("functionResponse.response.output"); out.Type == gjson.String && geminiExitRe.MatchString(out.Str) {
+		if out := p.Get("functionResponse.response.output"); out.Type == gjson.String && geminiExitRe().MatchString(out.Str) {
 			found = true
 		}
 		return !found

@@ -253,6 +253,27 @@ func TestInvariantNamesUnknownRecord(t *testing.T) {
 	compile("example", map[string]Rec{"b": {Moves: []Move{After("id", "nope", "id")}}})
 }
 
+// TestScenarioTablesCompile: every registered scenario table compiles (its
+// invariants name record types it maps). Tables compile on first use, so
+// this is where a typo in one fails, not at start-up.
+func TestScenarioTablesCompile(t *testing.T) {
+	for _, name := range Scenarios() {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %v", name, r)
+				}
+			}()
+			if len(scenarioPlan(name)) == 0 {
+				t.Errorf("%s: no compiled table", name)
+			}
+		}()
+	}
+	if scenarioPlan("no_such_scenario") != nil {
+		t.Error("a name that is no scenario has a table")
+	}
+}
+
 // TestEveryTableInvariantHasAFailingExample makes a failing example of every
 // invariant of every scenario table from the converter's basic sample: it
 // breaks the first record the invariant checks (a value never seen, a
@@ -260,13 +281,13 @@ func TestInvariantNamesUnknownRecord(t *testing.T) {
 // left out) and requires the refusal to come from that record with that
 // invariant's message.
 func TestEveryTableInvariantHasAFailingExample(t *testing.T) {
-	names := make([]string, 0, len(scenarioPlans))
-	for n := range scenarioPlans {
+	names := make([]string, 0, len(scenarioPlans()))
+	for n := range scenarioPlans() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		plans := scenarioPlans[name]
+		plans := scenarioPlans()[name]
 		sc := scenarioByName(name)
 		lines := readSample(t, name)
 		for typ, p := range plans {
@@ -423,8 +444,8 @@ func TestHooksReadDeclaredFields(t *testing.T) {
 		}
 		name := strings.TrimSuffix(file, ".go")
 		declared := map[string]bool{}
-		for conv, plans := range scenarioPlans {
-			if conv != name && scenarioPlans[name] != nil {
+		for conv, plans := range scenarioPlans() {
+			if conv != name && scenarioPlans()[name] != nil {
 				continue // a converter's own file: its own table
 			}
 			for _, p := range plans {
@@ -454,7 +475,7 @@ func TestHooksReadDeclaredFields(t *testing.T) {
 				return true
 			}
 			field, _ := strconv.Unquote(lit.Value)
-			if !declared[field] && scenarioPlans[name] != nil {
+			if !declared[field] && scenarioPlans()[name] != nil {
 				t.Errorf("%s: a hook reads field %q, which no move of %s declares (declare it with Use)", fset.Position(lit.Pos()), field, name)
 			}
 			return true

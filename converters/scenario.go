@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -139,14 +140,34 @@ func spanMove(m Move) Move {
 	return m
 }
 
-// scenarios lists the registered scenario converters, in registration order,
-// and tables what `convert list -v` says of each.
+// scenarios lists the registered scenario converters, in registration order;
+// compiled holds each one's compiled table, compiled on first use (a run
+// converts with one converter of about thirty, and compiling them all was a
+// twentieth of a one-line run).
 var (
-	scenarios     []string
-	tables        = map[string][]RecordInfo{}
-	scenarioPlans = map[string]map[string]*recPlan{} // for the conformance tests
-	scenarioDefs  = map[string]Scenario{}
+	scenarios    []string
+	compiled     = map[string]func() map[string]*recPlan{}
+	scenarioDefs = map[string]Scenario{}
 )
+
+// scenarioPlan is the compiled table of scenario converter name (nil when
+// there is none).
+func scenarioPlan(name string) map[string]*recPlan {
+	if f := compiled[name]; f != nil {
+		return f()
+	}
+	return nil
+}
+
+// scenarioPlans compiles every scenario table, by converter name: for the
+// event schemas and the conformance tests.
+var scenarioPlans = sync.OnceValue(func() map[string]map[string]*recPlan {
+	all := make(map[string]map[string]*recPlan, len(compiled))
+	for name, f := range compiled {
+		all[name] = f()
+	}
+	return all
+})
 
 // RecordInfo describes one record type of a scenario table: the event it
 // becomes ("" when it only feeds state) and its invariants, as generated
@@ -164,10 +185,14 @@ func Scenarios() []string {
 }
 
 // Table returns a scenario converter's record types, sorted, with their
-// events and invariants; false for converters that are not scenarios.
+// events and invariants (what `convert list -v` says of it); false for
+// converters that are not scenarios.
 func Table(name string) ([]RecordInfo, bool) {
-	t, ok := tables[name]
-	return t, ok
+	plans := scenarioPlan(name)
+	if plans == nil {
+		return nil, false
+	}
+	return describe(plans), true
 }
 
 // recPlan is a record type's compiled table entry.
@@ -186,7 +211,8 @@ func (p *recPlan) declare(paths ...string) {
 }
 
 // compile checks a table's invariants (a record type they name must be in
-// the table: a typo fails at start-up, not by silently finding nothing) and
+// the table: a typo panics, not silently finds nothing; the table compiles
+// on first use, and TestScenarioTablesCompile compiles every table) and
 // works out what each record type keeps for them.
 func compile(name string, recs map[string]Rec) map[string]*recPlan {
 	plans := map[string]*recPlan{}
@@ -248,9 +274,8 @@ func registerScenario(sc Scenario) {
 	for t, r := range sc.Records {
 		recs[t] = r
 	}
-	plans := compile(sc.Name, recs)
-	tables[sc.Name] = describe(plans)
-	scenarioPlans[sc.Name] = plans
+	plans := sync.OnceValue(func() map[string]*recPlan { return compile(sc.Name, recs) })
+	compiled[sc.Name] = plans
 	scenarioDefs[sc.Name] = sc
 	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
@@ -280,7 +305,7 @@ func registerScenario(sc Scenario) {
 		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
 		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
 		PassThrough: pass, Events: sortedKeys(events),
-		New: func(env Env) State { return newScenarioState(sc, plans, env.Hash) },
+		New: func(env Env) State { return newScenarioState(sc, plans(), env.Hash) },
 	})
 }
 

@@ -86,7 +86,7 @@ func defMatches(m Move, raw json.RawMessage) error {
 // writes an event attribute, named for messages.
 func allMoves() map[string]Move {
 	out := map[string]Move{}
-	for name, plans := range scenarioPlans {
+	for name, plans := range scenarioPlans() {
 		for typ, p := range plans {
 			for _, m := range tableAttrs(plans, p) {
 				out[fmt.Sprintf("%s: %s: %s", name, typ, m.Key)] = m

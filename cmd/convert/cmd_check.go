@@ -147,12 +147,10 @@ func leakcheckPrepared(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	outs, err := gate.NewOutputs()
-	if err == nil {
-		for _, f := range files {
-			if err = outs.AddFile(f, gate.DerivedFields); err != nil {
-				break
-			}
+	outs := gate.NewOutputs()
+	for _, f := range files {
+		if err = outs.AddFile(f, gate.DerivedFields); err != nil {
+			break
 		}
 	}
 	if err != nil {

@@ -57,10 +57,7 @@ func TestFindingsAreTyped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := NewOutputs()
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := NewOutputs()
 			tt.add(o)
 			c := o.Check(nil)
 			c.Raw(raw, 7)

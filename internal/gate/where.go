@@ -55,14 +55,10 @@ type Outputs struct {
 }
 
 // NewOutputs returns an empty collection over the program's vocabulary.
-func NewOutputs() (*Outputs, error) {
-	v, err := Vocabulary()
-	if err != nil {
-		return nil, err
-	}
-	o := leak.NewOutputs(v)
-	o.Words = func() map[string]bool { return messageWords(v) }
-	return &Outputs{o: o}, nil
+func NewOutputs() *Outputs {
+	o := leak.NewOutputsOver(isWord())
+	o.Words = messageWords
+	return &Outputs{o: o}
 }
 
 // label is the leak package's key for w: its index in o.where, which

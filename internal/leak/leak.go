@@ -58,7 +58,7 @@ type Outputs struct {
 	strs  []string
 	where []string
 	msg   []bool // a message (stderr): its words may be any of Words
-	vocab map[string]bool
+	vocab func(string) bool
 	// Words returns the single words of the vocabulary's phrases: a message
 	// the program composes ("record rejected: tool is listed twice") is
 	// typed when every word is one of them. It is asked only when a message
@@ -74,7 +74,13 @@ func (o *Outputs) word(p string) bool { return o.Words != nil && o.Words()[p] }
 // strings (schema keys, event names, enum values, schema URLs): exempt when
 // whole, and as parts of composites.
 func NewOutputs(vocab map[string]bool) *Outputs {
-	return &Outputs{seen: map[string]bool{}, vocab: vocab, nums: map[string]string{}}
+	return NewOutputsOver(func(s string) bool { return vocab[s] })
+}
+
+// NewOutputsOver is NewOutputs with the vocabulary as a lookup (the gate's
+// is a generated table, not a map).
+func NewOutputsOver(isWord func(string) bool) *Outputs {
+	return &Outputs{seen: map[string]bool{}, vocab: isWord, nums: map[string]string{}}
 }
 
 // Add records one output string found at where.
@@ -237,7 +243,7 @@ func (c *Checker) typedPart(p string) bool { return wholeOrSegments(p, c.typedWh
 // ownPart reports a part that is ours (vocabulary, digest, number), whole or
 // as dotted segments: no input, so no secret, can be in it.
 func (c *Checker) ownPart(p string) bool {
-	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || countLike(w) })
+	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab(w) || receipt.IsDigest(w) || countLike(w) })
 }
 
 // wholeOrSegments reports whether ok holds for p, or for every dotted
@@ -258,7 +264,7 @@ func wholeOrSegments(p string, ok func(string) bool) bool {
 }
 
 func (c *Checker) typedWhole(p string) bool {
-	return p == "" || c.o.vocab[p] || receipt.IsDigest(p) || countLike(p) || c.isPass(p)
+	return p == "" || c.o.vocab(p) || receipt.IsDigest(p) || countLike(p) || c.isPass(p)
 }
 
 // build classifies every output string and indexes the untyped ones.
@@ -268,7 +274,7 @@ func (c *Checker) build() {
 	}
 	c.built = true
 	for i, s := range c.o.strs {
-		if c.o.vocab[s] || receipt.IsDigest(s) {
+		if c.o.vocab(s) || receipt.IsDigest(s) {
 			continue // the program's own strings, and digests: neither can carry content
 		}
 		if countLike(s) {
@@ -411,7 +417,7 @@ func (c *Checker) OnlyOwn(s string, from, to int) bool {
 // maskedPart reports a part that is ours or admitted, whole or as dotted
 // segments, not counting numbers: a match inside such parts only is no leak.
 func (c *Checker) maskedPart(p string) bool {
-	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab[w] || receipt.IsDigest(w) || c.isPass(w) })
+	return wholeOrSegments(p, func(w string) bool { return w == "" || c.o.vocab(w) || receipt.IsDigest(w) || c.isPass(w) })
 }
 
 // touchesOpen reports whether the match [a, b) of indexed string str

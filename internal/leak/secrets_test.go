@@ -146,6 +146,19 @@ func TestSecretKindEveryPlace(t *testing.T) {
 			if SecretKind(s) == "" {
 				t.Errorf("%s: %q not found", p.name, s)
 			}
+			// The pattern's own prefilter admits it: one of its trigrams
+			// is in the text the pattern matches (not merely elsewhere in
+			// the place), or its scan says yes.
+			i := patternIndex(p.name)
+			m := secretRegexp(i).FindString(s)
+			if m == "" {
+				t.Errorf("%s: its pattern does not match %q", p.name, s)
+			} else if !ownFilterAdmits(p, m) {
+				t.Errorf("%s: none of its trigrams %q is in its match %q", p.name, p.trigrams, m)
+			}
+			if secretCandidates(s)&(1<<i) == 0 {
+				t.Errorf("%s: the prefilter does not name it a candidate for %q", p.name, s)
+			}
 		}
 	}
 	for name := range secretExamples {
@@ -155,6 +168,100 @@ func TestSecretKindEveryPlace(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("example for unknown family %s", name)
+		}
+	}
+}
+
+func patternIndex(name string) int {
+	for i, p := range secretPatterns {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ownFilterAdmits is the prefilter of pattern p alone, written plainly: s
+// holds one of its trigrams (ASCII case folded, the two non-ASCII folds of
+// k and s spelled as those letters) or its scan admits s.
+func ownFilterAdmits(p secretPattern, s string) bool {
+	if p.scan != nil && p.scan(s) {
+		return true
+	}
+	folded := strings.Map(func(r rune) rune {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '\u212a':
+			return 'k'
+		case r == '\u017f':
+			return 's'
+		}
+		return r
+	}, s)
+	for _, t := range strings.Fields(p.trigrams) {
+		if strings.Contains(folded, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSecretTrigrams: every pattern has a prefilter of its own, trigrams
+// (three bytes, lower case, since the input is folded before they are
+// compared) or, where no trigram is safe, a scan; the candidate set fits
+// in a uint64.
+func TestSecretTrigrams(t *testing.T) {
+	if len(secretPatterns) > 64 {
+		t.Fatalf("%d patterns: the candidate set holds 64", len(secretPatterns))
+	}
+	names := map[string]bool{}
+	for _, p := range secretPatterns {
+		if names[p.name] {
+			t.Errorf("%s: two patterns of that name", p.name)
+		}
+		names[p.name] = true
+		tris := strings.Fields(p.trigrams)
+		if len(tris) == 0 && p.scan == nil {
+			t.Errorf("%s: no trigrams (and no scan): the prefilter would never name it", p.name)
+		}
+		seen := map[string]bool{}
+		for _, tr := range tris {
+			if len(tr) != 3 || strings.ToLower(tr) != tr || seen[tr] {
+				t.Errorf("%s: trigram %q is not three distinct lower-case bytes", p.name, tr)
+			}
+			seen[tr] = true
+		}
+	}
+}
+
+// TestTwilioScan: Twilio's keys have no safe trigram ("ac" and a hex digit
+// are in half the UUIDs), so twilioLike stands in: SK or AC, upper case as
+// Twilio writes them (the pattern is case-sensitive), then 32 hex digits.
+func TestTwilioScan(t *testing.T) {
+	hex32 := "0123456789abcdef0123456789ABCDEF"
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"SK" + hex32, true},
+		{"AC" + hex32, true},
+		{"key=AC" + hex32 + " and more", true},
+		{"sk" + hex32, false},
+		{"Ac" + hex32, false},
+		{"SK" + hex32[:31], false},
+		{"SK" + hex32[:31] + "g", false},
+		{"uuid 9ac0b8e2-1d3f-4c5a-8e7b-6f1a2b3c4d5e", false},
+	} {
+		if got := twilioLike(tc.in); got != tc.want {
+			t.Errorf("twilioLike(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		i := patternIndex("twilio_key")
+		if got := secretCandidates(tc.in)&(1<<i) != 0; got != tc.want {
+			t.Errorf("twilio_key a candidate for %q: %v, want %v", tc.in, got, tc.want)
+		}
+		if matched := secretRegexp(i).MatchString(tc.in); matched && !tc.want {
+			t.Errorf("twilio_key matches %q, which twilioLike refuses", tc.in)
 		}
 	}
 }

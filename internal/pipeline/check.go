@@ -52,10 +52,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 			return nil, err
 		}
 	}
-	outs, err := gate.NewOutputs()
-	if err != nil {
-		return nil, err
-	}
+	outs := gate.NewOutputs()
 	for _, f := range files {
 		if err := outs.AddFile(f, nil); err != nil {
 			return nil, err

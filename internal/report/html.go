@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // WriteHTML writes one self-contained page: no network, no external font,
@@ -25,7 +26,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for i, tl := range r.Timelines {
 		page.Timelines = append(page.Timelines, timelineView{T: tl, N: i, SVG: template.HTML(waterfall(tl, i))})
 	}
-	return pageTmpl.Execute(w, page)
+	return pageTmpl().Execute(w, page)
 }
 
 type htmlPage struct {
@@ -247,17 +248,20 @@ func waterfall(tl Timeline, n int) string {
 	return b.String()
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":    num,
-	"short":  short,
-	"join":   func(s []string) string { return strings.Join(s, ", ") },
-	"itoa":   strconv.Itoa,
-	"mclass": markerClass,
-	"markerKinds": func() [][2]string {
-		return [][2]string{{"input", "context input"}, {"skill", "skill"}, {"mcp", "MCP"}, {"compaction", "compaction"}, {"sub", "subagent"}, {"memory", "memory"}, {"gap", "audit gap"}, {"event", "other"}}
-	},
-	"numcol": func(t *table, c int) bool { return t.Num[c] },
-}).Parse(`<!DOCTYPE html>
+// pageTmpl is the page, parsed on first use: only the report command
+// writes HTML, and parsing it at init was a fiftieth of every process.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"num":    num,
+		"short":  short,
+		"join":   func(s []string) string { return strings.Join(s, ", ") },
+		"itoa":   strconv.Itoa,
+		"mclass": markerClass,
+		"markerKinds": func() [][2]string {
+			return [][2]string{{"input", "context input"}, {"skill", "skill"}, {"mcp", "MCP"}, {"compaction", "compaction"}, {"sub", "subagent"}, {"memory", "memory"}, {"gap", "audit gap"}, {"event", "other"}}
+		},
+		"numcol": func(t *table, c int) bool { return t.Num[c] },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -338,3 +342,4 @@ code{font-size:12px}
 </body>
 </html>
 `))
+})

@@ -60,12 +60,14 @@ func Load() (*Set, error) {
 
 func newSet(fsys fs.FS) (*Set, error) {
 	s := &Set{fsys: fsys, names: map[string]bool{}, fc: newFastCompiler(fsys)}
-	files, err := fs.Glob(fsys, "events/*.schema.json")
-	if err != nil {
-		return nil, err
-	}
+	// The event schemas are events/*.schema.json, listed without fs.Glob
+	// (matching its pattern against each of 85 names was 1% of a one-line
+	// run); as with Glob, a directory that cannot be read lists nothing.
+	files, _ := fs.ReadDir(fsys, "events")
 	for _, f := range files {
-		s.names[strings.TrimSuffix(path.Base(f), ".schema.json")] = true
+		if name, ok := strings.CutSuffix(f.Name(), ".schema.json"); ok {
+			s.names[name] = true
+		}
 	}
 	if _, err := s.validator(""); err != nil {
 		return nil, err
