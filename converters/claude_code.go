@@ -273,7 +273,11 @@ func (c *claudeState) replayed(r Record) bool {
 		return false
 	}
 	if r.File == 0 {
-		c.parentUUIDs.Add(id)
+		// Kept only for companions to be checked against: a session with
+		// none (most, and the longest) keeps no uuid of its records.
+		if c.env.Companions > 0 {
+			c.parentUUIDs.Add(id)
+		}
 		return false
 	}
 	if c.parentUUIDs.Has(id) {

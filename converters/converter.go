@@ -73,6 +73,10 @@ type Env struct {
 	// types in clear (when they are tokens) instead of as digests. Never
 	// content: prompts, arguments and results stay raw.
 	RevealNames bool
+	// Companions is how many files of the input group follow the main
+	// file (subagent transcripts, say): a reader that keeps something of
+	// the main file only for its companions need not when there are none.
+	Companions int
 }
 
 // Record is one input line, parsed and checked by the pipeline.

@@ -155,7 +155,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
 		first: &first}
 	if err := f.read(); err != nil {
