@@ -433,7 +433,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 		return
 	}
 	defer unlock()
-	setMemoryLimit(1, 1)
+	opt.Converting = setMemoryLimit()
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)
 	msgs.Flush()

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -132,13 +130,13 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	setMemoryLimit(c.Int("jobs"), len(ins))
+	converting := setMemoryLimit()
 	opt := pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names")},
 		Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
-		Progress: cons.Progress,
+		Progress: cons.Progress, Converting: converting,
 		Messages: func(m pipeline.Message) {
 			if m.Kind == pipeline.Failure {
 				cons.Error("%s", m.Text)
@@ -163,29 +161,14 @@ func runAction(c *cli.Context) error {
 	return exitError{sum.ExitCode}
 }
 
-// memoryPerJob is the soft memory limit per parallel input. A 1 GB Claude
-// Code session keeps about 130 MB live at its peak; with the default GC
-// pacing the heap grows to twice that before a collection. The limit makes
-// the collector run earlier instead (it is soft: a conversion that needs
-// more still gets it, and GC then takes at most half the CPU).
-const memoryPerJob = 160 << 20
-
-// setMemoryLimit sets the soft limit for the inputs converted at once (the
-// jobs, or fewer inputs), unless the user set GOMEMLIMIT.
-func setMemoryLimit(jobs, inputs int) {
+// setMemoryLimit makes the soft memory limit follow the inputs being
+// converted (memlimit.go), unless the user set GOMEMLIMIT. It returns what
+// the pipeline calls as each input starts (RunOptions.Converting): nil
+// when the user's limit stands.
+func setMemoryLimit() func(size int64) (done func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return nil
 	}
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
-	limit := int64(max(1, min(jobs, inputs))) * memoryPerJob
-	debug.SetMemoryLimit(limit)
-	// With a limit set, the collector need not also run every time the heap
-	// doubles: a small run then never collects (a one-line file's GC cycle
-	// was a fifth of its time), and a large one collects near the limit.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(-1)
-		followLiveHeap(limit)
-	}
+	m := newMemoryLimit(os.Getenv("GOGC") == "")
+	return m.converting
 }

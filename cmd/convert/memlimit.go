@@ -4,27 +4,99 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
-// followLiveHeap keeps the soft memory limit above what a conversion keeps
-// live. With the collector off below the limit, a heap that stays live past
-// it (a 1 GB session's spans and trace) made the collector run back to back:
-// 40% of that run's CPU. After each collection, when the live heap is past
-// three quarters of the limit, the limit moves to the live heap plus a
-// quarter, and collections are again spaced by that much allocation. The
-// limit only grows, and only with live memory: it is never below base.
-func followLiveHeap(base int64) {
-	limit := base
+// memoryLimit is the soft memory limit of `convert run`: the shares of the
+// inputs being converted at once (inputShare), or the largest live heap
+// since an input last ended plus a quarter when that is more, and never
+// below one share's floor. Unless the
+// user set GOGC, the collector runs only near the limit: a small run never
+// pauses to collect (a one-line file's GC cycle was a fifth of its time),
+// and memory follows the inputs being converted (and the workers), not how
+// many there are. A limit of 160 MiB for every input, whatever its size,
+// made a history of small sessions grow to 170 MB where its largest file
+// alone needed 105.
+type memoryLimit struct {
+	mu     sync.Mutex
+	shares int64 // of the inputs being converted
+	peak   int64 // largest live heap after a collection since an input last ended
+	set    int64 // the limit in force
+}
+
+// Shares: an input's is one and a half times its size on disk, from 96 to
+// 160 MiB. A 1 GB Claude Code session keeps about 150 MB live at its peak
+// and gets the most (its limit then follows its live heap); a session of
+// up to 64 MB, nearly all of a history, the least: below that the
+// collector ran often enough to cost time (a floor of 48 MiB: about 5%
+// more wall on the bench history in two A/B runs, the scavenger returning
+// and refaulting pages), and above it the limit, not the input, set the peak.
+const (
+	minShare = 96 << 20
+	maxShare = 160 << 20
+)
+
+func inputShare(size int64) int64 { return min(max(size+size/2, minShare), maxShare) }
+
+func newMemoryLimit(gcOff bool) *memoryLimit {
+	m := &memoryLimit{}
+	m.mu.Lock()
+	m.apply()
+	m.mu.Unlock()
+	if gcOff {
+		debug.SetGCPercent(-1)
+	}
+	m.followLiveHeap()
+	return m
+}
+
+// converting adds an input's share while it is converted.
+func (m *memoryLimit) converting(size int64) (done func()) {
+	share := inputShare(size)
+	m.mu.Lock()
+	m.shares += share
+	m.apply()
+	m.mu.Unlock()
+	return func() {
+		m.mu.Lock()
+		m.shares -= share
+		m.peak = 0 // what that input kept live is garbage now
+		m.apply()
+		m.mu.Unlock()
+	}
+}
+
+// apply sets the limit; m.mu is held.
+func (m *memoryLimit) apply() {
+	if limit := limitOf(m.shares, m.peak); limit != m.set {
+		m.set = limit
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// limitOf is the limit for the shares of the inputs being converted and
+// the peak live heap since an input last ended.
+func limitOf(shares, peak int64) int64 { return max(shares, minShare, peak+peak/4) }
+
+// followLiveHeap reads the live heap after each collection. With the
+// collector off below the limit, a heap that stays live past it (a 1 GB
+// session's spans and trace) made the collector run back to back: 40% of
+// that run's CPU. The limit stays a quarter above its peak instead, and
+// collections are again spaced by that much allocation. It does not come
+// down with the live heap while the input is converted: a long session's
+// trace is checked after its spans are gone, and a limit brought down to
+// them made that check collect back to back (5 s more on a 1 GB session).
+func (m *memoryLimit) followLiveHeap() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
 	arm = func() {
 		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
-				if live := int64(sample[0].Value.Uint64()); live > limit/4*3 {
-					limit = live + live/4
-					debug.SetMemoryLimit(limit)
-				}
+				m.mu.Lock()
+				m.peak = max(m.peak, int64(sample[0].Value.Uint64()))
+				m.apply()
+				m.mu.Unlock()
 			}
 			arm()
 		})

@@ -88,6 +88,11 @@ type RunOptions struct {
 	Reexport       bool
 	// Force converts every input, even those the manifest shows unchanged.
 	Force bool
+	// Converting, when set, is called as each input's conversion starts,
+	// with its size on disk (main file and companions), and the function
+	// it returns when the conversion is done: cmd/convert's memory limit
+	// follows the inputs being converted. It may run on several goroutines.
+	Converting func(size int64) (done func())
 	// Progress, when set (a terminal), is called about 4 times a second
 	// with a status line (files, MiB, MiB/s, ETA), and with "" at the end.
 	Progress func(status string)
@@ -246,7 +251,12 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
 			in.Path, outs[0], displayDir(opt.Out)))
 	}
+	end := func() {}
+	if opt.Converting != nil {
+		end = opt.Converting(in.size())
+	}
 	res := ConvertContext(ctx, in, opt.Options)
+	end()
 	// A blank file (real trees have them) is told once the conversion found
 	// no record in it: opening every input a third time to look first cost
 	// more than the check itself on a filesystem where an open is slow.
