@@ -187,8 +187,8 @@ type claudeState struct {
 
 	agents      map[string]*claudeAgent
 	tools       map[string]*claudeTool
-	usages      []claudeUsage // per response with usage, in order (largest output wins)
-	model       claudeModel   // the last response's model
+	usages      []claudeUsage     // per response with usage, in order (largest output wins)
+	model       claudeModel       // the last response's model
 	agentTool   map[string]string // subagent id -> spawning tool key
 	promptTool  map[string]string // Task/Agent prompt digest -> tool key
 	pendingTask []string          // Task tool keys without a subagent yet (inline layout)
@@ -207,9 +207,9 @@ type claudeState struct {
 
 func newClaude(env Env) *claudeState {
 	return &claudeState{
-		native: newNative(env, claudeTypes),
-		agents: map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
-		tools:  map[string]*claudeTool{},
+		native:    newNative(env, claudeTypes),
+		agents:    map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
+		tools:     map[string]*claudeTool{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
 		skills: map[string]bool{}, postTokens: -1,
