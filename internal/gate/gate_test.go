@@ -51,6 +51,12 @@ func TestFindingsAreTyped(t *testing.T) {
 		{"derived fields are not indexed", func(o *Outputs) {
 			o.AddDocument("trace", []byte(`{"traceId":"`+raw+`","name":"context.prepare.stage.recall"}`))
 		}, nil},
+		{"a counted list's name is checked", func(o *Outputs) {
+			o.AddJSON(gjson.Parse(`{"convert.input.record_types":["assistant=124749","`+raw+`=3"]}`), Where{Kind: Line, File: "r.receipt.ndjson", Index: 1}, DerivedFields)
+		}, []Where{{Kind: Line, File: "r.receipt.ndjson", Index: 1}}},
+		{"a counted list's count is ours", func(o *Outputs) {
+			o.AddJSON(gjson.Parse(`{"convert.input.record_types":["assistant=124749","user=1"]}`), Where{Kind: Line, File: "r.receipt.ndjson", Index: 1}, DerivedFields)
+		}, nil},
 		{"nothing raw", func(o *Outputs) {
 			o.AddMessage("record rejected", Where{Kind: Message, Index: 1})
 		}, nil},
@@ -176,5 +182,17 @@ func TestPreparedContextID(t *testing.T) {
 	}
 	if m[PreparedContext] == nil || len(m) != 3 {
 		t.Fatalf("document schemas %v", m)
+	}
+}
+
+// A count of six digits or more in a counted list leaves no string untyped
+// (so the input is not read again); under any other key it does.
+func TestCountedListIsTyped(t *testing.T) {
+	for key, untyped := range map[string]int{"convert.input.record_types": 0, "convert.input.agent_versions": 1} {
+		o := NewOutputs()
+		o.AddJSON(gjson.Parse(`{"`+key+`":["assistant=124749","user=12"]}`), Where{Kind: Line, File: "r.receipt.ndjson", Index: 1}, DerivedFields)
+		if got := o.Check(nil).Untyped(); len(got) != untyped {
+			t.Errorf("%s: untyped %q, want %d", key, got, untyped)
+		}
 	}
 }

@@ -32,6 +32,15 @@ func addJSONTree(outs sink, v gjson.Result, where string, skip map[string]bool) 
 			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
 			case k.Str == "intValue" && e.Type == gjson.String:
 				outs.AddNumber(e.Str, where)
+			case CountedLists[k.Str] && e.IsArray():
+				e.ForEach(func(_, x gjson.Result) bool {
+					if x.Type == gjson.String {
+						outs.Add(WithoutCount(x.Str), where)
+					} else {
+						addJSONTree(outs, x, where, skip)
+					}
+					return true
+				})
 			default:
 				addJSONTree(outs, e, where, skip)
 			}
@@ -64,6 +73,7 @@ func TestAddJSONIsTheTreeWalk(t *testing.T) {
 		`{}`, `[]`, `"x"`, `12`, `true`, `{"a":"b\"c\\u00e9","k\n":[1,-2.5e3,null,false,{"x":{}}]}`,
 		`{"convert.input.bytes":12,"convert.label":"lbl","intValue":"123456","n":{"intValue":7}}`,
 		`{"spanId":{"a":"]}\"{[","b":[1,{"c":"}"}]},"traceId":"abc","name":"n"}`,
+		`{"convert.input.record_types":["assistant=124749","x=","=5","a=b=12","sha256:ab=1e3",7,["n=1"]],"record_types":["u=1"]}`,
 		" {\n  \"a\" : [ 1 , 2 ] ,\n  \"b\" : \"c\"\n} ",
 	} {
 		sameWalk(t, doc, TraceSkip)
@@ -96,4 +106,16 @@ func FuzzAddJSON(f *testing.F) {
 			sameWalk(t, doc, TraceSkip)
 		}
 	})
+}
+
+// TestWithoutCount: only a final run of digits after "=" is the count.
+func TestWithoutCount(t *testing.T) {
+	for in, want := range map[string]string{
+		"assistant=124749": "assistant", "x=": "x=", "=5": "", "a=b=12": "a=b", "a=1e3": "a=1e3",
+		"plain": "plain", "t=12x": "t=12x", "sha256:" + strings.Repeat("a", 64) + "=3": "sha256:" + strings.Repeat("a", 64),
+	} {
+		if got := WithoutCount(in); got != want {
+			t.Errorf("WithoutCount(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -203,8 +203,54 @@ func (j *jsonWalk) member(key string, i int) int {
 		s, k := j.str(i)
 		j.outs.AddNumber(s, j.where)
 		return k
+	case c == '[' && CountedLists[key]:
+		return j.counted(i + 1)
 	}
 	return j.value(i)
+}
+
+// CountedLists are summary lists of "name=count" strings: the name is
+// checked like any string, the count is the program's own figure (as a
+// convert.* number is). Checked whole, a count of 6 digits or more (a
+// session of 124,749 assistant records) made the string untyped, and an
+// untyped string makes the check read the whole input again: 5 s of a
+// 1 GB session's 18.
+var CountedLists = map[string]bool{"convert.input.record_types": true}
+
+// counted adds the strings of a CountedLists array at i (after its '['),
+// each without its "=<digits>" end.
+func (j *jsonWalk) counted(i int) int {
+	for {
+		i = j.ws(i)
+		if i >= len(j.doc) || j.doc[i] == ']' {
+			return i + 1
+		}
+		if j.doc[i] == ',' {
+			i++
+			continue
+		}
+		if j.doc[i] != '"' {
+			i = j.value(i)
+			continue
+		}
+		s, k := j.str(i)
+		j.outs.Add(WithoutCount(s), j.where)
+		i = k
+	}
+}
+
+// WithoutCount is s without a final "=<digits>", when it has one.
+func WithoutCount(s string) string {
+	e := strings.LastIndexByte(s, '=')
+	if e < 0 || e == len(s)-1 {
+		return s
+	}
+	for _, c := range s[e+1:] {
+		if c < '0' || c > '9' {
+			return s
+		}
+	}
+	return s[:e]
 }
 
 func (j *jsonWalk) array(i int) int {
