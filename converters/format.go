@@ -150,14 +150,10 @@ func TypersOf(convs []Converter) []Typer {
 }
 
 // Natives returns the converters of agents' own log formats, by name.
+// The list is shared: callers must not modify it.
 func Natives() []Converter {
-	var out []Converter
-	for _, c := range All() {
-		if c.Native != nil {
-			out = append(out, c)
-		}
-	}
-	return out
+	_, native := lists()
+	return native
 }
 
 // SessionDirs returns the directories owned by the session whose main
