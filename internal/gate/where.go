@@ -220,23 +220,14 @@ var CountedLists = map[string]bool{"convert.input.record_types": true}
 // counted adds the strings of a CountedLists array at i (after its '['),
 // each without its "=<digits>" end.
 func (j *jsonWalk) counted(i int) int {
-	for {
-		i = j.ws(i)
-		if i >= len(j.doc) || j.doc[i] == ']' {
-			return i + 1
-		}
-		if j.doc[i] == ',' {
-			i++
-			continue
-		}
+	return j.elements(i, func(i int) int {
 		if j.doc[i] != '"' {
-			i = j.value(i)
-			continue
+			return j.value(i)
 		}
 		s, k := j.str(i)
 		j.outs.Add(WithoutCount(s), j.where)
-		i = k
-	}
+		return k
+	})
 }
 
 // WithoutCount is s without a final "=<digits>", when it has one.
@@ -253,7 +244,11 @@ func WithoutCount(s string) string {
 	return s[:e]
 }
 
-func (j *jsonWalk) array(i int) int {
+func (j *jsonWalk) array(i int) int { return j.elements(i, j.value) }
+
+// elements calls each at every element of the array whose content starts
+// at i (after its '['), and returns the index after the array.
+func (j *jsonWalk) elements(i int, each func(int) int) int {
 	for {
 		i = j.ws(i)
 		if i >= len(j.doc) || j.doc[i] == ']' {
@@ -263,7 +258,7 @@ func (j *jsonWalk) array(i int) int {
 			i++
 			continue
 		}
-		i = j.value(i)
+		i = each(i)
 	}
 }
 
