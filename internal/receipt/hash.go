@@ -9,7 +9,9 @@ import (
 	"hash"
 	"math"
 	"strings"
+	"sync"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/gowebpki/jcs"
 	"golang.org/x/text/unicode/norm"
 )
@@ -164,6 +166,17 @@ func CanonicalizeText(s string) string {
 // JSON digests a JSON document over its RFC 8785 (JCS) canonical bytes, so
 // key order and number spelling do not change the digest.
 func (h Hasher) JSON(doc []byte) (string, error) {
+	if jsonscan.Valid(doc) {
+		bp := canonicalBufs.Get().(*[]byte)
+		c, ok := canonical((*bp)[:0], doc)
+		if ok {
+			d := h.Bytes(c)
+			*bp = c
+			canonicalBufs.Put(bp)
+			return d, nil
+		}
+		canonicalBufs.Put(bp)
+	}
 	c, err := jcs.Transform(doc)
 	if err != nil {
 		return "", err
@@ -197,3 +210,6 @@ func IsDigest(s string) bool {
 // FileDigest is the plain sha256 of a whole input file. It is never keyed: it
 // binds a receipt to its source, and whole files are not guessable.
 func FileDigest(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
+
+// canonicalBufs hold canonical's output between digests.
+var canonicalBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
