@@ -51,12 +51,8 @@ func appendSpan(b []byte, s Span, legacy bool) ([]byte, error) {
 			b = strconv.AppendInt(b, e.Time, 10)
 			b = append(b, `","name":`...)
 			b = appendJSONString(b, e.Name)
-			if len(e.Attrs) > 0 {
-				b = append(b, `,"attributes":[`...)
-				if b, err = appendKeyValues(b, e.Attrs); err != nil {
-					return nil, err
-				}
-				b = append(b, ']')
+			if b, err = appendAttributes(b, e.Attrs); err != nil {
+				return nil, err
 			}
 			b = append(b, '}')
 		}
@@ -72,12 +68,8 @@ func appendSpan(b []byte, s Span, legacy bool) ([]byte, error) {
 			b = appendID(b, l.TraceID[:])
 			b = append(b, `,"spanId":`...)
 			b = appendID(b, l.SpanID[:])
-			if len(l.Attrs) > 0 {
-				b = append(b, `,"attributes":[`...)
-				if b, err = appendKeyValues(b, l.Attrs); err != nil {
-					return nil, err
-				}
-				b = append(b, ']')
+			if b, err = appendAttributes(b, l.Attrs); err != nil {
+				return nil, err
 			}
 			b = append(b, '}')
 		}
@@ -133,6 +125,20 @@ func appendSpanAttrs(b []byte, s Span, legacy bool) ([]byte, error) {
 		b = append(b, `]}}}`...)
 	}
 	return b, nil
+}
+
+// appendAttributes writes an event's or a link's ,"attributes":[…] (none
+// when a is empty, as omitempty leaves it out).
+func appendAttributes(b []byte, a receipt.Attrs) ([]byte, error) {
+	if len(a) == 0 {
+		return b, nil
+	}
+	b = append(b, `,"attributes":[`...)
+	b, err := appendKeyValues(b, a)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, ']'), nil
 }
 
 func appendKeyValues(b []byte, a receipt.Attrs) ([]byte, error) {
