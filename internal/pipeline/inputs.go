@@ -295,18 +295,15 @@ func blank(p string) bool {
 	}
 }
 
-// size is the input's size on disk: its main file and companions (a file
-// that cannot be read counts 0; the conversion reports it).
+// size is the input's size on disk: the files the manifest records for it
+// (inputPaths: main file, companions, their metadata; standard input's
+// spool). A file that cannot be read counts 0: the conversion reports it.
 func (in Input) size() int64 {
 	var n int64
-	add := func(p string) {
-		if st, err := os.Stat(p); err == nil {
+	for _, p := range inputPaths(in) {
+		if st, err := statInput(p); err == nil {
 			n += st.Size()
 		}
-	}
-	add(in.Path)
-	for _, c := range in.Companions {
-		add(c.Path)
 	}
 	return n
 }
