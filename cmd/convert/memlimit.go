@@ -87,16 +87,25 @@ func limitOf(shares, peak int64) int64 { return max(shares, minShare, peak+peak/
 // trace is checked after its spans are gone, and a limit brought down to
 // them made that check collect back to back (5 s more on a 1 GB session).
 func (m *memoryLimit) followLiveHeap() {
+	afterEachGC(func(live uint64) {
+		m.mu.Lock()
+		m.peak = max(m.peak, int64(live))
+		m.apply()
+		m.mu.Unlock()
+	})
+}
+
+// afterEachGC calls fn with the live heap after every collection, on the
+// finalizer goroutine (fn must not block long): a finalizer on a fresh
+// object runs once the collector has found it garbage, and arms the next.
+func afterEachGC(fn func(live uint64)) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
 	arm = func() {
 		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
-				m.mu.Lock()
-				m.peak = max(m.peak, int64(sample[0].Value.Uint64()))
-				m.apply()
-				m.mu.Unlock()
+				fn(sample[0].Value.Uint64())
 			}
 			arm()
 		})

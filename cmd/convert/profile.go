@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 )
@@ -44,12 +42,9 @@ func startHeapProfile(path string, stderr io.Writer) (stop func()) {
 	var mu sync.Mutex
 	var peak uint64
 	written := false
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	write := func(always bool) {
+	write := func(live uint64, always bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		metrics.Read(sample)
-		live := sample[0].Value.Uint64()
 		if !always && live <= peak+peak/16 || always && written {
 			return
 		}
@@ -65,13 +60,8 @@ func startHeapProfile(path string, stderr io.Writer) (stop func()) {
 			fmt.Fprintln(stderr, "convert: CONVERT_HEAPPROFILE:", err)
 		}
 	}
-	var arm func()
-	arm = func() {
-		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
-			go write(false) // not on the finalizer goroutine: writing allocates
-			arm()
-		})
-	}
-	arm()
-	return func() { write(true) }
+	afterEachGC(func(live uint64) {
+		go write(live, false) // not on the finalizer goroutine: writing allocates
+	})
+	return func() { write(0, true) }
 }
