@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
@@ -21,6 +22,7 @@ type summary struct {
 	Status       string           `json:"status"` // ok, failed, leak, schema, interrupted
 	Out          string           `json:"out"`
 	ElapsedMS    int64            `json:"elapsed_ms"`
+	elapsed      time.Duration    // the rate's: a run shorter than 1 ms has one too
 	Inputs       int              `json:"inputs"`
 	Converted    int              `json:"converted"`
 	Unchanged    int              `json:"unchanged"`
@@ -68,7 +70,7 @@ type exportSummary struct {
 
 func newSummary(oc pipeline.Outcome, opt pipeline.RunOptions, interrupted bool) summary {
 	s := summary{
-		Schema: SummarySchemaID, Version: pipeline.Version, Out: opt.Out, ElapsedMS: oc.Elapsed.Milliseconds(),
+		Schema: SummarySchemaID, Version: pipeline.Version, Out: opt.Out, ElapsedMS: oc.Elapsed.Milliseconds(), elapsed: oc.Elapsed,
 		Inputs: oc.Inputs, Converted: oc.Converted, Unchanged: oc.Unchanged, Empty: oc.Empty, Overwritten: oc.Overwritten,
 		Failed:    failedCounts{Input: oc.Failed, Leak: oc.Leaks, Schema: oc.SchemaErrors, Interrupted: oc.Interrupted},
 		BytesRead: oc.Bytes, Events: oc.Events,
@@ -139,8 +141,8 @@ func printOutcome(cons *console, s summary) {
 		}
 	}
 	rate := ""
-	if s.ElapsedMS > 0 {
-		r := float64(s.BytesRead) / (1 << 20) / (float64(s.ElapsedMS) / 1000)
+	if s.elapsed > 0 {
+		r := float64(s.BytesRead) / (1 << 20) / s.elapsed.Seconds()
 		rate = fmt.Sprintf(" (%.1f MiB/s)", r)
 		if r < 10 {
 			rate = fmt.Sprintf(" (%.2f MiB/s)", r)
