@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -91,8 +92,10 @@ func (c *fastCompiler) doc(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := decodeDoc(b) // numbers keep their exact value, as jsonschema reads them
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers keep their exact value, as jsonschema reads them
+	var d any
+	if err := dec.Decode(&d); err != nil {
 		return nil, fmt.Errorf("schemas/%s: %w", rel, err)
 	}
 	if m, ok := d.(map[string]any); ok {
