@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -199,19 +200,28 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 			next++
 		}
 	}
+	// jobs workers take the inputs in order: one goroutine per input, each
+	// waiting for a free slot, woke a sleeping launcher per input, a
+	// futex call that on this kind of VM cost more than converting a
+	// small session's first lines.
 	var g errgroup.Group // not WithContext: one failed input must not stop the others
-	g.SetLimit(jobs)
-	for i, in := range ins {
+	var taken atomic.Int64
+	for range min(jobs, len(ins)) {
 		g.Go(func() error {
-			d := convertOne(ctx, in, opt, man, set)
-			if prog != nil {
-				prog.done.Add(1)
+			for {
+				i := int(taken.Add(1) - 1)
+				if i >= len(ins) {
+					return nil
+				}
+				d := convertOne(ctx, ins[i], opt, man, set)
+				if prog != nil {
+					prog.done.Add(1)
+				}
+				mu.Lock()
+				results[i] = &d
+				flush()
+				mu.Unlock()
 			}
-			mu.Lock()
-			results[i] = &d
-			flush()
-			mu.Unlock()
-			return nil
 		})
 	}
 	_ = g.Wait()
