@@ -83,6 +83,9 @@ type scanner struct {
 	depth   int
 	deep    bool // refused for depth, not syntax
 	trusted bool // doc is known valid (Children): strings are skipped, not checked
+	// each, when set, is given each member of the outermost object as it
+	// is read (Children); false stops the scan.
+	each func(Member) bool
 }
 
 // enter counts one more level of nesting, refusing past MaxDepth.
@@ -179,6 +182,8 @@ func (s *scanner) object(i int, top *[]Member) (int, bool) {
 		}
 		if top != nil {
 			*top = append(*top, Member{KeyStart: ks, KeyEnd: ke - 1, ValStart: vs, ValEnd: ve, KeyEscaped: esc, ValEscaped: vesc})
+		} else if s.each != nil && s.depth == 1 && !s.each(Member{KeyStart: ks, KeyEnd: ke - 1, ValStart: vs, ValEnd: ve, KeyEscaped: esc, ValEscaped: vesc}) {
+			return ve, true // Children's fn is done: the rest is not read
 		}
 		i = s.ws(ve)
 		if i >= len(s.doc) {
@@ -223,14 +228,10 @@ func children(doc string, trusted bool, fn func(Member) bool) {
 	}
 	switch raw[i] {
 	case '{':
-		var top []Member
-		s.depth = 1
-		s.object(i+1, &top) // members are few; values are where the bytes are
-		for _, m := range top {
-			if !fn(m) {
-				return
-			}
-		}
+		// Each member goes to fn as soon as its value is passed over, so a
+		// lookup of one field stops there instead of reading the rest.
+		s.depth, s.each = 1, fn
+		s.object(i+1, nil)
 	case '[':
 		s.depth = 1
 		i = s.ws(i + 1)
