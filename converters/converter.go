@@ -102,12 +102,16 @@ type topField struct {
 func (f topField) val() gjson.Result { return scannedValue(f.raw, f.escaped) }
 
 // scannedValue is the gjson value of raw, a slice of a scanned document:
-// a string without escapes is cut out as it is (gjson.Parse would scan it
-// again, and tool results are megabytes); anything else is parsed, which
-// for an object or array costs nothing until it is read.
+// a string is cut out and decoded here (gjson.Parse would look for its end
+// again, byte by byte, and tool results are megabytes); anything else is
+// parsed, which for an object or array costs nothing until it is read.
 func scannedValue(raw string, escaped bool) gjson.Result {
-	if len(raw) >= 2 && raw[0] == '"' && !escaped {
-		return gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	if len(raw) >= 2 && raw[0] == '"' {
+		str := raw[1 : len(raw)-1]
+		if escaped {
+			str = unescape(str)
+		}
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: str}
 	}
 	return gjson.Parse(raw)
 }
@@ -197,7 +201,7 @@ func (r Record) Get(path string) gjson.Result {
 			if !nested {
 				return f.val()
 			}
-			return f.val().Get(rest)
+			return get(f.val(), rest)
 		}
 	}
 	return gjson.Result{}
