@@ -331,7 +331,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
 	}
-	if d := meta.Get("spawnDepth"); d.Type == gjson.Number && d.Int() > 0 {
+	if d := get(meta, "spawnDepth"); d.Type == gjson.Number && d.Int() > 0 {
 		depth = int(d.Int())
 	}
 	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.out.Spans)}
@@ -342,16 +342,16 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	if id != "" {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
-	if t := meta.Get("agentType"); t.Type == gjson.String {
+	if t := get(meta, "agentType"); t.Type == gjson.String {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
 	ev := subagentSpawned(link, int64(depth))
-	if t := meta.Get("agentType"); t.Type == gjson.String {
+	if t := get(meta, "agentType"); t.Type == gjson.String {
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
 	}
-	if d := meta.Get("description"); d.Type == gjson.String {
+	if d := get(meta, "description"); d.Type == gjson.String {
 		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(d.Str))})
 	}
 	if p := c.firstPromptDigest(r); p != "" {
@@ -367,7 +367,7 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 // when none is found) and how: the sidecar's toolUseId, the agent id a
 // result named, the prompt digest, or (inline 1.0.x) the order of calls.
 func (c *claudeState) spawner(r Record, id string, meta gjson.Result) (parent, link string) {
-	if t := meta.Get("toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
+	if t := get(meta, "toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
 		return "tool:" + t, "sidecar_tool_use_id"
 	}
 	if t, ok := c.agentTool[id]; ok && id != "" {
@@ -407,8 +407,8 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 	}
 	var texts []string
 	forEach(content, func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "text" {
-			texts = append(texts, b.Get("text").Str)
+		if get(b, "type").Str == "text" {
+			texts = append(texts, get(b, "text").Str)
 		}
 		return true
 	})

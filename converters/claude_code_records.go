@@ -16,7 +16,7 @@ import (
 // each repeating the usage), and the tool calls it makes.
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
-	if raw, mid := msg.Get("model").Str, msg.Get("id").Str; raw != "" && raw != "<synthetic>" && mid != "" {
+	if raw, mid := get(msg, "model").Str, get(msg, "id").Str; raw != "" && raw != "<synthetic>" && mid != "" {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
 		// the chat span. The same id under another agent is a replay of
@@ -50,10 +50,10 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, mid))})})
 		}
 		c.touch(int(m.span), r.NS)
-		if sr := msg.Get("stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
+		if sr := get(msg, "stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
 			c.out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
 		}
-		c.recordUsage(&m, model.raw, msg.Get("usage"))
+		c.recordUsage(&m, model.raw, get(msg, "usage"))
 		if m != was {
 			// Assigning replaces the map's key too: never with a view of
 			// the line (a clone was made above for a new message).
@@ -71,8 +71,8 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 
 // toolUses opens the tool calls of an assistant row.
 func (c *claudeState) toolUses(r Record, agent *claudeAgent, msg gjson.Result) {
-	forEach(msg.Get("content"), func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "tool_use" {
+	forEach(get(msg, "content"), func(_, b gjson.Result) bool {
+		if get(b, "type").Str == "tool_use" {
 			c.toolUse(r, agent, b)
 		}
 		return true
@@ -91,11 +91,11 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result
 	}
 	n := claudeUsage{
 		model: model, span: int(m.span),
-		input: u.Get("input_tokens").Int(), output: u.Get("output_tokens").Int(),
-		cacheRead: u.Get("cache_read_input_tokens").Int(), cacheWrite: u.Get("cache_creation_input_tokens").Int(),
-		cacheWrite5m: u.Get("cache_creation.ephemeral_5m_input_tokens").Int(),
-		cacheWrite1h: u.Get("cache_creation.ephemeral_1h_input_tokens").Int(),
-		web:          u.Get("server_tool_use.web_search_requests").Int(),
+		input: get(u, "input_tokens").Int(), output: get(u, "output_tokens").Int(),
+		cacheRead: get(u, "cache_read_input_tokens").Int(), cacheWrite: get(u, "cache_creation_input_tokens").Int(),
+		cacheWrite5m: get(u, "cache_creation.ephemeral_5m_input_tokens").Int(),
+		cacheWrite1h: get(u, "cache_creation.ephemeral_1h_input_tokens").Int(),
+		web:          get(u, "server_tool_use.web_search_requests").Int(),
 	}
 	switch {
 	case m.usage < 0:
@@ -158,18 +158,18 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {
 	case "Task", "Agent":
-		if p := input.Get("prompt"); p.Type == gjson.String {
+		if p := get(input, "prompt"); p.Type == gjson.String {
 			c.promptTool[c.h.Text(p.Str)] = key
 		}
 		c.pendingTask = append(c.pendingTask, key)
 	case "Skill", "SlashCommand":
-		skill := input.Get("skill").Str
+		skill := get(input, "skill").Str
 		if skill == "" {
-			skill = input.Get("command").Str
+			skill = get(input, "command").Str
 		}
 		c.skillInvoked(r, key, skill, "skill_tool_call", gjson.Result{})
 	case "Write", "Edit", "MultiEdit":
-		t.initWrite = c.lastCommand == "/init" && isClaudeMD(input.Get("file_path").Str)
+		t.initWrite = c.lastCommand == "/init" && isClaudeMD(get(input, "file_path").Str)
 	}
 }
 
@@ -224,11 +224,11 @@ func (c *claudeState) user(r Record, agent *claudeAgent) {
 		return
 	}
 	forEach(content, func(_, b gjson.Result) bool {
-		switch b.Get("type").Str {
+		switch get(b, "type").Str {
 		case "tool_result":
 			c.toolResult(r, agent, b)
 		case "text":
-			c.userText(r, agent, b.Get("text").Str)
+			c.userText(r, agent, get(b, "text").Str)
 		}
 		return true
 	})
@@ -338,13 +338,13 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result) {
 	var refs []string
 	forEach(res, func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "tool_reference" {
-			refs = append(refs, b.Get("tool_name").Str)
+		if get(b, "type").Str == "tool_reference" {
+			refs = append(refs, get(b, "tool_name").Str)
 		}
 		return true
 	})
-	s := toolSearch{QueryHash: c.digest(t.input.Get("query")), Selected: len(refs), Policy: "model_tool_search"}
-	if n := tur.Get("total_deferred_tools"); n.Type == gjson.Number {
+	s := toolSearch{QueryHash: c.digest(get(t.input, "query")), Selected: len(refs), Policy: "model_tool_search"}
+	if n := get(tur, "total_deferred_tools"); n.Type == gjson.Number {
 		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(n.Int())}}
 	}
 	if len(refs) > 0 {
@@ -369,7 +369,7 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 // subagentReturned writes what crossed back to the parent from a subagent:
 // the digest and size of its final text, never the text.
 func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.Result, status string) {
-	if id := tur.Get("agentId").Str; id != "" {
+	if id := get(tur, "agentId").Str; id != "" {
 		c.agentTool[strings.Clone(id)] = t.key // a key outlives the line
 	}
 	for i, k := range c.pendingTask {
@@ -380,13 +380,13 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 	}
 	text := resultText(res)
 	a := subagentReturned(c.h.Text(text), len(text), status, "final_text_returned_to_parent")
-	if n := tur.Get("totalTokens"); n.Type == gjson.Number {
+	if n := get(tur, "totalTokens"); n.Type == gjson.Number {
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
 	}
-	if n := tur.Get("totalToolUseCount"); n.Type == gjson.Number {
+	if n := get(tur, "totalToolUseCount"); n.Type == gjson.Number {
 		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(n.Int())})
 	}
-	if at := t.input.Get("subagent_type"); at.Type == gjson.String {
+	if at := get(t.input, "subagent_type"); at.Type == gjson.String {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str))})
 	}
 	a = append(a, rawSummaryNotRecorded)
@@ -400,8 +400,8 @@ func resultText(res gjson.Result) string {
 	}
 	var parts []string
 	forEach(res, func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "text" {
-			parts = append(parts, b.Get("text").Str)
+		if get(b, "type").Str == "text" {
+			parts = append(parts, get(b, "text").Str)
 		}
 		return true
 	})
@@ -411,7 +411,7 @@ func resultText(res gjson.Result) string {
 // memoryFile writes an access to an instruction or memory file: CLAUDE.md
 // anywhere, and auto-memory files under a project's memory/ directory.
 func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
-	p := t.input.Get("file_path").Str
+	p := get(t.input, "file_path").Str
 	kind := memoryKind(p)
 	if kind == "" {
 		return
@@ -423,7 +423,7 @@ func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
 		{Key: "context.memory_file.status", Value: receipt.S(status)},
 		{Key: "context.memory_file.path_hash", Value: receipt.S(c.h.Text(p))},
 	}
-	if body := t.input.Get("content"); body.Type == gjson.String {
+	if body := get(t.input, "content"); body.Type == gjson.String {
 		a = append(a, receipt.Attr{Key: "context.memory_file.content_hash", Value: receipt.S(c.h.Text(body.Str))},
 			receipt.Attr{Key: "context.memory_file.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body.Str))))})
 	}
@@ -452,7 +452,7 @@ func claudeResultReadsInput(name string, input gjson.Result) bool {
 	case "ToolSearch", "Task", "Agent":
 		return true
 	case "Read", "Write", "Edit", "MultiEdit":
-		return memoryKind(input.Get("file_path").Str) != ""
+		return memoryKind(get(input, "file_path").Str) != ""
 	}
 	return false
 }
@@ -476,13 +476,13 @@ func (c *claudeState) system(r Record, agent *claudeAgent) {
 	case "compact_boundary":
 		m := r.Get("compactMetadata")
 		c.postTokens = -1
-		if p := m.Get("postTokens"); p.Type == gjson.Number {
+		if p := get(m, "postTokens"); p.Type == gjson.Number {
 			c.postTokens = p.Int()
 		}
-		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "compact_boundary")
+		c.compactionStarted(r, agent, get(m, "trigger").Str, get(m, "preTokens"), "compact_boundary")
 	case "microcompact_boundary":
 		m := r.Get("microcompactMetadata")
-		c.compactionStarted(r, agent, m.Get("trigger").Str, m.Get("preTokens"), "microcompact_boundary")
+		c.compactionStarted(r, agent, get(m, "trigger").Str, get(m, "preTokens"), "microcompact_boundary")
 	case "api_error", "error":
 		c.counts["api_errors"]++
 	case "stop_hook_summary":
@@ -525,26 +525,26 @@ func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson
 // attachment handles the context-injection records of 2.1.9x+.
 func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 	at := r.Get("attachment")
-	switch at.Get("type").Str {
+	switch get(at, "type").Str {
 	case "nested_memory":
-		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", at.Get("path").Str, str(at.Get("content.content")))
+		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", get(at, "path").Str, str(get(at, "content.content")))
 	case "hook_additional_context":
-		body := joinStrings(at.Get("content"))
-		c.contextLoaded(r, agent.key, "hook_context", c.pass(leak.Label, at.Get("hookEvent").Str), "", &body)
+		body := joinStrings(get(at, "content"))
+		c.contextLoaded(r, agent.key, "hook_context", c.pass(leak.Label, get(at, "hookEvent").Str), "", &body)
 	case "hook_success":
 		c.counts["hooks"]++
-		if at.Get("hookEvent").Str == "SessionStart" && at.Get("stdout").Str != "" {
-			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", "", str(at.Get("stdout")))
+		if get(at, "hookEvent").Str == "SessionStart" && get(at, "stdout").Str != "" {
+			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", "", str(get(at, "stdout")))
 		}
 	case "file", "directory", "compact_file_reference", "plan_file_reference", "edited_text_file":
-		body := at.Get("content.content")
+		body := get(at, "content.content")
 		if !body.Exists() {
-			body = at.Get("content")
+			body = get(at, "content")
 		}
-		c.contextLoaded(r, agent.key, "file_attachment", c.pass(leak.Label, at.Get("type").Str), firstString(at.Get("filename"), at.Get("path")), str(body))
+		c.contextLoaded(r, agent.key, "file_attachment", c.pass(leak.Label, get(at, "type").Str), firstString(get(at, "filename"), get(at, "path")), str(body))
 	case "mcp_instructions_delta":
-		names := at.Get("addedNames").Array()
-		for i, blk := range at.Get("addedBlocks").Array() {
+		names := get(at, "addedNames").Array()
+		for i, blk := range get(at, "addedBlocks").Array() {
 			server := ""
 			if i < len(names) {
 				server = names[i].Str
@@ -555,18 +555,18 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 		c.deferredTools(r, agent, at)
 	case "skill_listing":
 		a := receipt.Attrs{
-			{Key: "context.skill.listing.hash", Value: receipt.S(c.digest(at.Get("content")))},
-			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(at.Get("content").Raw))))},
+			{Key: "context.skill.listing.hash", Value: receipt.S(c.digest(get(at, "content")))},
+			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(get(at, "content").Raw))))},
 		}
-		if n := at.Get("skillCount"); n.Type == gjson.Number {
+		if n := get(at, "skillCount"); n.Type == gjson.Number {
 			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(n.Int())})
 		}
-		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(at.Get("isInitial").Bool())},
+		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(get(at, "isInitial").Bool())},
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
 		c.emit(r, agent.key, "context.skill.listing.loaded", a)
 	case "invoked_skills":
-		forEach(at.Get("skills"), func(_, s gjson.Result) bool {
-			c.skillInvoked(r, agent.key, s.Get("name").Str, "reinjected_after_compaction", s.Get("content"))
+		forEach(get(at, "skills"), func(_, s gjson.Result) bool {
+			c.skillInvoked(r, agent.key, get(s, "name").Str, "reinjected_after_compaction", get(s, "content"))
 			return true
 		})
 	}
@@ -609,7 +609,7 @@ func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server strin
 
 // deferredTools writes a tool index: names listed without their schemas.
 func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Result) {
-	added := at.Get("addedNames").Array()
+	added := get(at, "addedNames").Array()
 	servers := map[string]bool{}
 	var names []string
 	for _, n := range added {
@@ -622,10 +622,10 @@ func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Resul
 	c.emit(r, agent.key, "mcp.tool_index.loaded", toolIndex{
 		Strategy: "deferred_tool_loading", NamesHash: c.listDigest(names), Count: int64(len(added)),
 		Servers: receipt.Attrs{
-			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
+			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(get(at, "removedNames").Array())))},
 			{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
-			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
-			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
+			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(get(at, "pendingMcpServers").Array())))},
+			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(get(at, "needsAuthMcpServers").Array())))},
 		},
 	}.Attrs())
 }

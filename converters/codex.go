@@ -174,9 +174,9 @@ func (u *codexUsage) add(v codexUsage) {
 
 func codexUsageOf(v gjson.Result) codexUsage {
 	return codexUsage{
-		input: v.Get("input_tokens").Int(), cached: v.Get("cached_input_tokens").Int(),
-		cacheWrite: v.Get("cache_write_input_tokens").Int(), output: v.Get("output_tokens").Int(),
-		reasoning: v.Get("reasoning_output_tokens").Int(), total: v.Get("total_tokens").Int(),
+		input: get(v, "input_tokens").Int(), cached: get(v, "cached_input_tokens").Int(),
+		cacheWrite: get(v, "cache_write_input_tokens").Int(), output: get(v, "output_tokens").Int(),
+		reasoning: get(v, "reasoning_output_tokens").Int(), total: get(v, "total_tokens").Int(),
 	}
 }
 
@@ -254,8 +254,8 @@ func (c *codexState) Record(r Record, out *Output) error {
 	case "compacted":
 		c.compacted(r, p)
 	case "world_state":
-		if md := p.Get("state.agents_md"); md.IsObject() {
-			c.instructions(r, "agents_md", "world_state_agents_md", md.Get("directory").Str, md.Get("text"), md.Get("text"))
+		if md := get(p, "state.agents_md"); md.IsObject() {
+			c.instructions(r, "agents_md", "world_state_agents_md", get(md, "directory").Str, get(md, "text"), get(md, "text"))
 		}
 	case "state_marker":
 	default:
@@ -275,7 +275,7 @@ func (c *codexState) Record(r Record, out *Output) error {
 // totals and are not usage of the fork; every copied record is counted.
 func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
 	if r.Type == "turn_context" {
-		if t := uuidV7Ms(p.Get("turn_id").Str); t == 0 || t >= c.forkAt {
+		if t := uuidV7Ms(get(p, "turn_id").Str); t == 0 || t >= c.forkAt {
 			c.forkAt = 0
 			return false
 		}
@@ -283,8 +283,8 @@ func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
 	if r.Type == "session_meta" && c.session == "" {
 		return false // the fork's own meta, which armed the gate
 	}
-	if r.Type == "event_msg" && p.Get("type").Str == "token_count" {
-		if tot := p.Get("info.total_token_usage"); tot.IsObject() {
+	if r.Type == "event_msg" && get(p, "type").Str == "token_count" {
+		if tot := get(p, "info.total_token_usage"); tot.IsObject() {
 			now := codexUsageOf(tot)
 			c.prevTotal = &now
 		}
@@ -309,44 +309,44 @@ func uuidV7Ms(id string) int64 {
 // sessionMeta reads a thread's identity, its parent or fork origin, and the
 // instructions older versions put in the header.
 func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
-	if v := p.Get("cli_version"); v.Type == gjson.String {
+	if v := get(p, "cli_version"); v.Type == gjson.String {
 		c.seeVersion(v.Str)
 	}
 	if c.session != "" {
 		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
 		return
 	}
-	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
+	if id := get(p, "id"); id.Type == gjson.String && id.Str != "" {
 		c.session = c.pass(leak.ID, id.Str)
 	}
-	if n := p.Get("subagent_history_start_ordinal"); n.Type == gjson.Number {
+	if n := get(p, "subagent_history_start_ordinal"); n.Type == gjson.Number {
 		c.historyStart = n.Int()
 	}
-	if o := p.Get("originator"); o.Type == gjson.String && o.Str != "" {
+	if o := get(p, "originator"); o.Type == gjson.String && o.Str != "" {
 		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
 	}
-	if pr := p.Get("model_provider"); pr.Type == gjson.String {
+	if pr := get(p, "model_provider"); pr.Type == gjson.String {
 		c.provider = c.pass(leak.Label, pr.Str)
 	}
-	if f := p.Get("forked_from_id"); f.Type == gjson.String && f.Str != "" {
+	if f := get(p, "forked_from_id"); f.Type == gjson.String && f.Str != "" {
 		// Provenance: the fork copied that thread's history; it is not a child.
 		c.out.Span.Set("codex.forked_from_id", receipt.S(c.pass(leak.ID, f.Str)))
-		c.forkAt = uuidV7Ms(p.Get("id").Str)
+		c.forkAt = uuidV7Ms(get(p, "id").Str)
 		if c.forkAt == 0 && r.NS > 0 {
 			c.forkAt = r.NS / 1e6
 		}
 	}
-	spawn := p.Get("source.subagent.thread_spawn")
-	parent := firstString(p.Get("parent_thread_id"), spawn.Get("parent_thread_id"))
-	sub := p.Get("source.subagent")
+	spawn := get(p, "source.subagent.thread_spawn")
+	parent := firstString(get(p, "parent_thread_id"), get(spawn, "parent_thread_id"))
+	sub := get(p, "source.subagent")
 	if parent != "" || sub.Exists() {
 		c.childThread(r, p, spawn, sub, parent)
 	}
-	if ins := p.Get("instructions"); ins.Type == gjson.String && ins.Str != "" {
+	if ins := get(p, "instructions"); ins.Type == gjson.String && ins.Str != "" {
 		c.instructions(r, "user_instructions", via, "", ins, ins)
 	}
-	c.dynamicTools(r, p.Get("dynamic_tools"))
-	if b := p.Get("base_instructions.text"); b.Type == gjson.String && b.Str != "" {
+	c.dynamicTools(r, get(p, "dynamic_tools"))
+	if b := get(p, "base_instructions.text"); b.Type == gjson.String && b.Str != "" {
 		c.instructions(r, "system_prompt", "session_meta_base_instructions", "", b, b)
 	}
 }
@@ -354,8 +354,8 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 // childThread writes that this rollout is a subagent's: its parent thread
 // (another rollout, converted on its own) and its role.
 func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent string) {
-	depth := spawn.Get("depth").Int()
-	if d := p.Get("depth"); d.Type == gjson.Number {
+	depth := get(spawn, "depth").Int()
+	if d := get(p, "depth"); d.Type == gjson.Number {
 		depth = d.Int()
 	}
 	if depth < 1 {
@@ -366,8 +366,8 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 	switch {
 	case sub.Type == gjson.String:
 		kind = sub.Str // review, compact
-	case sub.Get("thread_spawn").Exists():
-		kind = firstString(p.Get("agent_role"), spawn.Get("agent_role"))
+	case get(sub, "thread_spawn").Exists():
+		kind = firstString(get(p, "agent_role"), get(spawn, "agent_role"))
 	}
 	if kind != "" {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(kind))})
@@ -385,7 +385,7 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 // turnContext opens the chat span of a turn and writes the instructions
 // newer versions repeat in every turn context (once per distinct text).
 func (c *codexState) turnContext(r Record, p gjson.Result) {
-	if m := p.Get("model"); m.Type == gjson.String && m.Str != "" && m.Str != c.model {
+	if m := get(p, "model"); m.Type == gjson.String && m.Str != "" && m.Str != c.model {
 		c.model = strings.Clone(m.Str) // kept past the line
 	}
 	c.chat = len(c.out.Spans)
@@ -393,19 +393,19 @@ func (c *codexState) turnContext(r Record, p gjson.Result) {
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
 	}
-	if e := p.Get("effort"); e.Type == gjson.String && leak.Label.Admit(e.Str) {
+	if e := get(p, "effort"); e.Type == gjson.String && leak.Label.Admit(e.Str) {
 		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(strings.Clone(e.Str))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
 		Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
 	c.counts["turns"]++
-	if u := p.Get("user_instructions"); u.Type == gjson.String && u.Str != "" {
+	if u := get(p, "user_instructions"); u.Type == gjson.String && u.Str != "" {
 		c.instructions(r, "user_instructions", "turn_context_user_instructions", "", u, u)
 	}
-	if d := p.Get("developer_instructions"); d.Type == gjson.String && d.Str != "" {
+	if d := get(p, "developer_instructions"); d.Type == gjson.String && d.Str != "" {
 		c.instructions(r, "developer_instructions", "turn_context_developer_instructions", "", d, d)
 	}
-	if d := p.Get("collaboration_mode.settings.developer_instructions"); d.Type == gjson.String && d.Str != "" {
+	if d := get(p, "collaboration_mode.settings.developer_instructions"); d.Type == gjson.String && d.Str != "" {
 		c.instructions(r, "developer_instructions", "collaboration_mode_developer_instructions", "", d, d)
 	}
 }
@@ -514,7 +514,7 @@ func codexActivation(via string) string {
 // are deferred (loaded only through tool search).
 func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	if dt.IsObject() {
-		dt = dt.Get("tools")
+		dt = get(dt, "tools")
 	}
 	if !dt.IsArray() {
 		return
@@ -522,8 +522,8 @@ func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	var names []string
 	deferred := int64(0)
 	forEach(dt, func(_, t gjson.Result) bool {
-		names = append(names, t.Get("name").Str)
-		if t.Get("deferLoading").Bool() || t.Get("defer_loading").Bool() {
+		names = append(names, get(t, "name").Str)
+		if get(t, "deferLoading").Bool() || get(t, "defer_loading").Bool() {
 			deferred++
 		}
 		return true

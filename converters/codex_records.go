@@ -19,7 +19,7 @@ var codexSkillRe = sync.OnceValue(func() *regexp.Regexp {
 // item handles one Responses-API item: messages (prompts, instruction and
 // environment wrappers, skills), tool calls and their outputs, tool search.
 func (c *codexState) item(r Record, p gjson.Result) {
-	pt := p.Get("type").Str
+	pt := get(p, "type").Str
 	if r.Type == "response_item" {
 		c.typeCounts[c.payloadKey("response_item", pt)]++
 	}
@@ -38,15 +38,15 @@ func (c *codexState) item(r Record, p gjson.Result) {
 		c.toolOutput(r, f[0].Str, f[1])
 	case "local_shell_call", "web_search_call", "image_generation_call":
 		name := map[string]string{"local_shell_call": "local_shell", "web_search_call": "web_search", "image_generation_call": "image_generation"}[pt]
-		id := firstString(p.Get("call_id"), p.Get("id"))
-		args := p.Get("action")
+		id := firstString(get(p, "call_id"), get(p, "id"))
+		args := get(p, "action")
 		t := c.openTool(r, id, name, "", args)
 		t.done = true
-		if s := p.Get("status").Str; s == "failed" || s == "incomplete" {
+		if s := get(p, "status").Str; s == "failed" || s == "incomplete" {
 			c.out.Spans[t.span].Error = true
 		}
 	case "tool_search_call":
-		c.openTool(r, p.Get("call_id").Str, "tool_search", "", p.Get("arguments"))
+		c.openTool(r, get(p, "call_id").Str, "tool_search", "", get(p, "arguments"))
 	case "tool_search_output":
 		c.toolSearch(r, p)
 	case "compaction", "compaction_summary":
@@ -85,18 +85,18 @@ func (c *codexState) payloadKey(record, t string) string {
 // prompt.
 func (c *codexState) message(r Record, p gjson.Result) {
 	var parts []string
-	forEach(p.Get("content"), func(_, b gjson.Result) bool {
-		if t := b.Get("text"); t.Type == gjson.String {
+	forEach(get(p, "content"), func(_, b gjson.Result) bool {
+		if t := get(b, "text"); t.Type == gjson.String {
 			parts = append(parts, t.Str)
 		}
 		return true
 	})
-	if s := p.Get("content"); s.Type == gjson.String {
+	if s := get(p, "content"); s.Type == gjson.String {
 		parts = append(parts, s.Str)
 	}
 	text := strings.Join(parts, "\n")
 	del := gjson.Result{Type: gjson.String, Str: text}
-	switch p.Get("role").Str {
+	switch get(p, "role").Str {
 	case "developer", "system":
 		c.instructions(r, "developer_instructions", "developer_message", "", del, del)
 		return
@@ -273,7 +273,7 @@ func (c *codexState) toolOutput(r Record, id string, out gjson.Result) {
 	if out.Type == gjson.String && gjson.Valid(out.Str) {
 		inner = gjson.Parse(out.Str)
 	}
-	failed := inner.Get("metadata.exit_code").Int() != 0 || inner.Get("isError").Bool() || inner.Get("success").Type == gjson.False
+	failed := inner.Get("metadata.exit_code").Int() != 0 || inner.Get("isError").Bool() || inner.Get("success").Type == gjson.False // inner may be deeper than a line may be (gjson.Valid), so not get
 	if failed {
 		c.out.Spans[t.span].Error = true
 	}
@@ -303,25 +303,25 @@ func (c *codexState) mcpCompleted(r Record, t *codexTool, status string, result 
 // toolSearch writes a tool search: the query digest and the tools it loaded
 // (function groups, each with its tools).
 func (c *codexState) toolSearch(r Record, p gjson.Result) {
-	t := c.tool(p.Get("call_id").Str)
+	t := c.tool(get(p, "call_id").Str)
 	if t == nil {
-		t = c.openTool(r, p.Get("call_id").Str, "tool_search", "", gjson.Result{})
+		t = c.openTool(r, get(p, "call_id").Str, "tool_search", "", gjson.Result{})
 	}
 	t.done = true
 	c.out.Spans[t.span].Reach(r.NS)
 	var names []string
-	forEach(p.Get("tools"), func(_, g gjson.Result) bool {
-		if inner := g.Get("tools"); inner.IsArray() {
+	forEach(get(p, "tools"), func(_, g gjson.Result) bool {
+		if inner := get(g, "tools"); inner.IsArray() {
 			forEach(inner, func(_, x gjson.Result) bool {
-				names = append(names, g.Get("name").Str+"__"+x.Get("name").Str)
+				names = append(names, get(g, "name").Str+"__"+get(x, "name").Str)
 				return true
 			})
 		} else {
-			names = append(names, g.Get("name").Str)
+			names = append(names, get(g, "name").Str)
 		}
 		return true
 	})
-	query := t.args.Get("query")
+	query := get(t.args, "query")
 	if !query.Exists() {
 		query = t.args
 	}
@@ -329,7 +329,7 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 	if len(names) > 0 {
 		s.SelectedHash = c.listDigest(names)
 	}
-	if e := p.Get("execution").Str; e == "server" {
+	if e := get(p, "execution").Str; e == "server" {
 		s.Policy = "server_tool_search"
 	}
 	c.emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
@@ -338,14 +338,14 @@ func (c *codexState) toolSearch(r Record, p gjson.Result) {
 // agentMessage is an inter-agent message: from a child thread, it is what
 // the subagent brought back to this one.
 func (c *codexState) agentMessage(r Record, p gjson.Result) {
-	author := p.Get("author").Str
+	author := get(p, "author").Str
 	span, ok := c.agents[author]
 	if !ok {
 		c.counts["inter_agent_messages"]++
 		return
 	}
 	c.stretchAgent(author, r.NS)
-	text := joinStrings(p.Get("content.#.text"))
+	text := joinStrings(get(p, "content.#.text"))
 	c.emit(r, span, "subagent.result.returned",
 		append(subagentReturned(c.h.Text(text), len(text), "success", "inter_agent_message"), rawSummaryNotRecorded))
 }
@@ -353,20 +353,20 @@ func (c *codexState) agentMessage(r Record, p gjson.Result) {
 // event handles one runtime event: token counts, prompts, MCP call ends,
 // command results, compaction, rollbacks and subagent lifecycle.
 func (c *codexState) event(r Record, p gjson.Result) {
-	pt := p.Get("type").Str
+	pt := get(p, "type").Str
 	c.typeCounts[c.payloadKey("event_msg", pt)]++
 	c.touch(r.NS)
 	switch pt {
 	case "token_count":
-		c.tokenCount(p.Get("info"))
+		c.tokenCount(get(p, "info"))
 	case "turn.completed":
-		if u := p.Get("usage"); u.IsObject() && c.prevTotal == nil {
+		if u := get(p, "usage"); u.IsObject() && c.prevTotal == nil {
 			c.addUsage(codexUsageOf(u)) // 0.5x: per-turn usage, not cumulative
 		}
 	case "user_message":
 		c.counts["user_prompts"]++
 	case "item_completed":
-		c.itemCompleted(r, p.Get("item"))
+		c.itemCompleted(r, get(p, "item"))
 	case "thread_rolled_back":
 		c.counts["rollbacks"]++
 	case "turn_aborted":
@@ -376,20 +376,20 @@ func (c *codexState) event(r Record, p gjson.Result) {
 	case "mcp_tool_call_end":
 		c.mcpEnd(r, p)
 	case "exec_command_end":
-		if t := c.tool(p.Get("call_id").Str); t != nil {
+		if t := c.tool(get(p, "call_id").Str); t != nil {
 			c.out.Spans[t.span].Reach(r.NS)
-			if p.Get("exit_code").Int() != 0 {
+			if get(p, "exit_code").Int() != 0 {
 				c.out.Spans[t.span].Error = true
 			}
 		}
 	case "patch_apply_end":
-		if t := c.tool(p.Get("call_id").Str); t != nil && p.Get("success").Type == gjson.False {
+		if t := c.tool(get(p, "call_id").Str); t != nil && get(p, "success").Type == gjson.False {
 			c.out.Spans[t.span].Error = true
 		}
 	case "collab_agent_spawn_end":
-		c.spawnChild(r, p.Get("call_id").Str, firstString(p.Get("new_thread_id"), p.Get("agent_thread_id"), p.Get("thread_id")))
+		c.spawnChild(r, get(p, "call_id").Str, firstString(get(p, "new_thread_id"), get(p, "agent_thread_id"), get(p, "thread_id")))
 	case "sub_agent_activity":
-		id := p.Get("agent_thread_id").Str
+		id := get(p, "agent_thread_id").Str
 		if _, ok := c.agents[id]; !ok && id != "" {
 			c.spawnChild(r, "", id)
 		}
@@ -406,12 +406,12 @@ func (c *codexState) tokenCount(info gjson.Result) {
 		c.counts["rate_limit_only_counts"]++
 		return
 	}
-	if last := info.Get("last_token_usage.input_tokens"); last.Exists() {
+	if last := get(info, "last_token_usage.input_tokens"); last.Exists() {
 		c.lastInput = last.Int()
 	}
-	tot := info.Get("total_token_usage")
+	tot := get(info, "total_token_usage")
 	if !tot.IsObject() {
-		if last := info.Get("last_token_usage"); last.IsObject() {
+		if last := get(info, "last_token_usage"); last.IsObject() {
 			c.addUsage(codexUsageOf(last))
 		}
 		return
@@ -453,16 +453,16 @@ func (c *codexState) addUsage(d codexUsage) {
 // mcpEnd reads an mcp_tool_call_end event: {call_id, invocation{server,
 // tool, arguments}, result{Ok|Err}}.
 func (c *codexState) mcpEnd(r Record, p gjson.Result) {
-	t := c.tool(p.Get("call_id").Str)
+	t := c.tool(get(p, "call_id").Str)
 	if t == nil {
-		t = c.openTool(r, p.Get("call_id").Str, "mcp__"+p.Get("invocation.server").Str+"__"+p.Get("invocation.tool").Str, "", p.Get("invocation.arguments"))
+		t = c.openTool(r, get(p, "call_id").Str, "mcp__"+get(p, "invocation.server").Str+"__"+get(p, "invocation.tool").Str, "", get(p, "invocation.arguments"))
 	}
 	if t.mcpServer == "" {
-		t.mcpServer, t.mcpTool = strings.Clone(p.Get("invocation.server").Str), strings.Clone(p.Get("invocation.tool").Str)
+		t.mcpServer, t.mcpTool = strings.Clone(get(p, "invocation.server").Str), strings.Clone(get(p, "invocation.tool").Str)
 	}
 	c.out.Spans[t.span].Reach(r.NS)
-	status, res := "success", p.Get("result.Ok")
-	if e := p.Get("result.Err"); e.Exists() || res.Get("isError").Bool() {
+	status, res := "success", get(p, "result.Ok")
+	if e := get(p, "result.Err"); e.Exists() || get(res, "isError").Bool() {
 		status = "error"
 		c.out.Spans[t.span].Error = true
 		if e.Exists() {
@@ -476,23 +476,23 @@ func (c *codexState) mcpEnd(r Record, p gjson.Result) {
 
 // itemCompleted reads 0.147's item_completed events (PascalCase items).
 func (c *codexState) itemCompleted(r Record, it gjson.Result) {
-	switch it.Get("type").Str {
+	switch get(it, "type").Str {
 	case "UserMessage":
 		c.counts["user_prompts"]++
 	case "McpToolCall":
-		id := firstString(it.Get("call_id"), it.Get("id"))
+		id := firstString(get(it, "call_id"), get(it, "id"))
 		t := c.tool(id)
 		if t == nil {
-			t = c.openTool(r, id, "mcp__"+it.Get("server").Str+"__"+it.Get("tool").Str, "", it.Get("arguments"))
+			t = c.openTool(r, id, "mcp__"+get(it, "server").Str+"__"+get(it, "tool").Str, "", get(it, "arguments"))
 		}
 		t.done = true
 		status := "success"
-		if s := it.Get("status").Str; s == "failed" || it.Get("error").Exists() {
+		if s := get(it, "status").Str; s == "failed" || get(it, "error").Exists() {
 			status = "error"
 			c.out.Spans[t.span].Error = true
 		}
 		if !t.mcpReported && t.mcpServer != "" {
-			c.mcpCompleted(r, t, status, it.Get("result"))
+			c.mcpCompleted(r, t, status, get(it, "result"))
 		}
 	}
 }
@@ -536,10 +536,10 @@ func (c *codexState) compacted(r Record, p gjson.Result) {
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	c.emit(r, "", "context.compaction.started", a)
-	summary := p.Get("message")
+	summary := get(p, "message")
 	text := summary.Str
 	if text == "" {
-		summary = p.Get("replacement_history")
+		summary = get(p, "replacement_history")
 		text = summary.Raw
 	}
 	c.emit(r, "", "context.compaction.summary_loaded", compactionSummary(c.digest(summary), len(text)))

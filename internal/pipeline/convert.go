@@ -408,7 +408,9 @@ func (f *file) readFile(i int) error {
 	return nil
 }
 
-// readMeta reads a sidecar JSON document (at most 1 MiB) as one compact line.
+// readMeta reads a sidecar JSON document (at most 1 MiB, nested no deeper
+// than a line may be: readers query it as they do records) as one compact
+// line.
 func readMeta(fsys fs.FS, path string) ([]byte, error) {
 	fh, err := openFile(fsys, path)
 	if err != nil {
@@ -420,7 +422,7 @@ func readMeta(fsys fs.FS, path string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if len(raw) > 1<<20 || json.Compact(&b, raw) != nil || !gjson.ValidBytes(b.Bytes()) || !utf8.Valid(b.Bytes()) {
+	if len(raw) > 1<<20 || json.Compact(&b, raw) != nil || !jsonscan.Valid(b.Bytes()) || !utf8.Valid(b.Bytes()) {
 		return nil, errors.New("sidecar is not a JSON document of at most 1 MiB")
 	}
 	return b.Bytes(), nil
