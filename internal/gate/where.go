@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/tidwall/gjson"
 )
@@ -104,12 +105,7 @@ type jsonWalk struct {
 	skip  map[string]bool
 }
 
-func (j *jsonWalk) ws(i int) int {
-	for i < len(j.doc) && (j.doc[i] == ' ' || j.doc[i] == '\t' || j.doc[i] == '\n' || j.doc[i] == '\r') {
-		i++
-	}
-	return i
-}
+func (j *jsonWalk) ws(i int) int { return jsonscan.Space(j.doc, i) }
 
 // value adds the value at i and returns the index after it.
 func (j *jsonWalk) value(i int) int {

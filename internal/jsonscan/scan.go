@@ -98,10 +98,21 @@ func (s *scanner) enter() bool {
 	return true
 }
 
-func (s *scanner) ws(i int) int {
-	for i < len(s.doc) {
-		switch s.doc[i] {
-		case ' ', '\t', '\n', '\r':
+func (s *scanner) ws(i int) int { return Space(s.doc, i) }
+
+// Space returns the index of the first byte at or after i that is not JSON
+// whitespace. After a newline it passes spaces eight at a time: an
+// indented trace is a third indentation, and the writer's own checks (the
+// trace's validation, the leak check's walk) step through all of it.
+func Space[T string | []byte](doc T, i int) int {
+	for i < len(doc) {
+		switch doc[i] {
+		case '\n':
+			i++
+			for i+8 <= len(doc) && string(doc[i:i+8]) == "        " {
+				i += 8
+			}
+		case ' ', '\t', '\r':
 			i++
 		default:
 			return i

@@ -153,3 +153,25 @@ func BenchmarkChildren(b *testing.B) {
 		})
 	}
 }
+
+func TestSpace(t *testing.T) {
+	naive := func(doc string, i int) int {
+		for i < len(doc) && strings.IndexByte(" \t\n\r", doc[i]) >= 0 {
+			i++
+		}
+		return i
+	}
+	for _, doc := range []string{
+		"", "x", " x", "\n", "\n        x", "\n                \t x", "\n       x", "\n" + strings.Repeat(" ", 100),
+		"\n" + strings.Repeat(" ", 17) + "\r\n" + strings.Repeat(" ", 9) + "}", " \t\r\n \n\n  ]", "\n        \n        ",
+	} {
+		for i := 0; i <= len(doc); i++ {
+			if got, want := Space(doc, i), naive(doc, i); got != want {
+				t.Errorf("Space(%q, %d) = %d, want %d", doc, i, got, want)
+			}
+			if got, want := Space([]byte(doc), i), naive(doc, i); got != want {
+				t.Errorf("Space([]byte(%q), %d) = %d, want %d", doc, i, got, want)
+			}
+		}
+	}
+}

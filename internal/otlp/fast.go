@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/contextreceipts/convert/internal/jsonscan"
 )
 
 // fastValid reports whether doc is a valid TracesData document in the form
@@ -37,16 +39,7 @@ type scanner struct {
 	keys  [][]byte // attribute keys of the list being read, for duplicates
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.doc) {
-		switch s.doc[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) ws() { s.i = jsonscan.Space(s.doc, s.i) }
 
 func (s *scanner) peek(c byte) bool {
 	s.ws()
