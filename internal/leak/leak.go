@@ -130,6 +130,11 @@ type Input struct {
 	RawBytes int64 // raw strings' bytes as encoded in the input
 	pathBuf  []byte
 	esc      []byte
+	// admitted remembers the (shape, value hash) pairs admitted lately:
+	// the same session id, version, cwd and model sit on every line of a
+	// session, and judging each again (Shape.Admit's secret patterns) and
+	// adding it again was a tenth of reading a long session.
+	admitted [512]uint64
 }
 
 // NewInput returns an empty Input.
@@ -141,9 +146,30 @@ func (in *Input) hash(s string) uint64 { return maphash.String(in.seed, s) }
 // file name, a path given on the command line).
 func (in *Input) Pass(v string) { in.addPass(v) }
 
-func (in *Input) addPass(v string) {
-	in.pass = append(in.pass, in.hash(v))
+func (in *Input) addPass(v string) { in.addHash(in.hash(v)) }
+
+func (in *Input) addHash(h uint64) {
+	in.pass = append(in.pass, h)
 	in.compact()
+}
+
+// admit is sh.Admit(v), adding v to the pass-through values when it is
+// admitted. Admit depends on the shape and the value only, so a pair seen
+// admitted before is admitted again without a look (a 64-bit hash stands
+// for the value, as it does in pass).
+func (in *Input) admit(sh Shape, v string) bool {
+	h := in.hash(v)
+	k := h ^ uint64(sh+1)*0x9e3779b97f4a7c15
+	slot := &in.admitted[k%uint64(len(in.admitted))]
+	if *slot == k && k != 0 {
+		return true
+	}
+	if !sh.Admit(v) {
+		return false
+	}
+	*slot = k
+	in.addHash(h)
+	return true
 }
 
 func (in *Input) compact() {

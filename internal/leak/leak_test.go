@@ -271,3 +271,31 @@ func TestRawNumbersMatchWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestAdmitRemembersShapeAndValue: a value admitted at a path of one shape
+// is remembered as admitted for that shape only. The same value at a path
+// whose shape refuses it is raw on every line, however often it was
+// admitted elsewhere, and a refused value is never remembered.
+func TestAdmitRemembersShapeAndValue(t *testing.T) {
+	const id = "0f3c9a2e-5b1d-4c8e-9f7a-1234567890ab"
+	pass := Paths{"uuid": UUID, "when": Time}
+	for _, tc := range []struct {
+		line     string
+		raw      int64 // a line's raw strings: its keys, and the id where a time is due
+		admitted bool
+	}{
+		{`{"uuid":"` + id + `","when":"` + id + `"}`, 3, true},
+		{`{"when":"` + id + `","uuid":"` + id + `"}`, 3, true},
+		{`{"when":"` + id + `"}`, 2, false},
+		{`{"uuid":"` + id + `"}`, 1, true},
+	} {
+		in := NewInput()
+		for range 3 {
+			in.Line([]byte(tc.line), pass)
+		}
+		in.freeze()
+		if in.RawCount != 3*tc.raw || in.has(id) != tc.admitted {
+			t.Errorf("%s three times: %d raw strings, admitted %v; want %d, %v", tc.line, in.RawCount, in.has(id), 3*tc.raw, tc.admitted)
+		}
+	}
+}

@@ -243,13 +243,20 @@ func (w *walker) leaf(s []byte) {
 		w.visit(string(w.path), string(s))
 		return
 	}
-	if sh := w.pass[string(w.path)]; sh != None && sh != Count && sh.Admit(v) { // Admit: a secret-looking value is raw wherever it sits
-		if w.in != nil {
-			w.in.addPass(v)
+	sh := w.pass[string(w.path)]
+	if sh == None || sh == Count {
+		w.raw(v)
+		return
+	}
+	if w.in != nil {
+		if !w.in.admit(sh, v) {
+			w.raw(v)
 		}
 		return
 	}
-	w.raw(v)
+	if !sh.Admit(v) { // Admit: a secret-looking value is raw wherever it sits
+		w.raw(v)
+	}
 }
 
 func (w *walker) raw(v string) {
