@@ -246,16 +246,24 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[str
 		if _, err := jsonscan.Scan(l.Bytes, &members); err != nil {
 			continue // junk says nothing about the kind
 		}
-		rec := converters.ScannedRecord(string(l.Bytes), members)
+		// The record is a view of the read buffer, used in this loop only
+		// (a copy of each line was a tenth of detection); what the maps
+		// keep is copied. A map assignment stores the key it is given, an
+		// existing key too, so a type is copied every time it is counted.
+		rec := converters.ScannedRecord(view(l.Bytes), members)
 		typed := false
 		for _, f := range fields {
 			if t := f.Type(rec); t.Type == gjson.String {
-				types[f.Key][t.Str]++
+				types[f.Key][strings.Clone(t.Str)]++
 				typed = true
 			}
 		}
 		if typed {
-			rec.TopKeys(func(k string) { keys[k] = true })
+			rec.TopKeys(func(k string) {
+				if !keys[k] {
+					keys[strings.Clone(k)] = true
+				}
+			})
 		}
 	}
 	return types, keys, nil, nil
