@@ -89,13 +89,15 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result
 	if !u.Exists() {
 		return
 	}
+	// One pass over the usage object (and one over each nested one) for
+	// every count: it comes on each of a session's responses.
+	f := fields(u, "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation", "server_tool_use")
+	cw := fields(f[4], "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 	n := claudeUsage{
 		model: model, span: int(m.span),
-		input: get(u, "input_tokens").Int(), output: get(u, "output_tokens").Int(),
-		cacheRead: get(u, "cache_read_input_tokens").Int(), cacheWrite: get(u, "cache_creation_input_tokens").Int(),
-		cacheWrite5m: get(u, "cache_creation.ephemeral_5m_input_tokens").Int(),
-		cacheWrite1h: get(u, "cache_creation.ephemeral_1h_input_tokens").Int(),
-		web:          get(u, "server_tool_use.web_search_requests").Int(),
+		input: f[0].Int(), output: f[1].Int(), cacheRead: f[2].Int(), cacheWrite: f[3].Int(),
+		cacheWrite5m: cw[0].Int(), cacheWrite1h: cw[1].Int(),
+		web: get(f[5], "web_search_requests").Int(),
 	}
 	switch {
 	case m.usage < 0:

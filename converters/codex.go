@@ -231,12 +231,12 @@ func (c *codexState) Record(r Record, out *Output) error {
 	c.out = out
 	c.countType(r.Type)
 	if c.historyStart > 0 {
-		if o := r.JSON.Get("ordinal"); o.Type == gjson.Number && o.Int() < c.historyStart {
+		if o := r.Get("ordinal"); o.Type == gjson.Number && o.Int() < c.historyStart {
 			c.counts["copied_history_records"]++
 			return nil
 		}
 	}
-	p := r.JSON.Get("payload")
+	p := r.Get("payload")
 	if c.forkAt > 0 && c.forkCopy(r, p) {
 		return nil
 	}

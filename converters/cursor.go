@@ -225,7 +225,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 	c.see(r)
 	switch r.Type {
 	case "system":
-		if m := r.JSON.Get("model"); m.Type == gjson.String && m.Str != "" {
+		if m := r.Get("model"); m.Type == gjson.String && m.Str != "" {
 			c.model = m.Str
 		}
 		c.counts["system_"+cursorSubtype(r)]++
@@ -240,14 +240,14 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.assistant(r)
 	case "tool_call":
 		c.toolCall(r)
-		if r.NS > 0 && r.JSON.Get("subtype").Str == "completed" {
+		if r.NS > 0 && r.Get("subtype").Str == "completed" {
 			c.prompted = r.NS // a tool's result prompts the next model call
 		}
 	case "result":
 		c.runResult(r)
 	case "turn_ended":
 		c.counts["turns"]++
-		if s := r.JSON.Get("status").Str; s != "" && s != "success" {
+		if s := r.Get("status").Str; s != "" && s != "success" {
 			c.counts["turns_not_successful"]++
 		}
 	default:
@@ -261,7 +261,7 @@ func (c *cursorState) Record(r Record, out *Output) error {
 // session id, and (once) the audit gap of instruction loads.
 func (c *cursorState) see(r Record) {
 	c.countType(r.Type)
-	role := r.JSON.Get("role").Type == gjson.String && !r.JSON.Get("type").Exists()
+	role := r.Get("role").Type == gjson.String && !r.Get("type").Exists()
 	if role || r.Type == "turn_ended" {
 		c.transcript = true
 	} else {
@@ -270,7 +270,7 @@ func (c *cursorState) see(r Record) {
 	if r.File > 0 && c.cur == "" {
 		c.subagentFile(r)
 	}
-	if sid := r.JSON.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
+	if sid := r.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
 		c.session = c.pass(leak.ID, sid.Str)
 	}
 	if !c.gapDone {
@@ -283,17 +283,17 @@ func (c *cursorState) see(r Record) {
 // (written at End), failure and duration.
 func (c *cursorState) runResult(r Record) {
 	c.result = true
-	c.usage = r.JSON.Get("usage")
-	if r.JSON.Get("is_error").Bool() {
+	c.usage = r.Get("usage")
+	if r.Get("is_error").Bool() {
 		c.counts["failed_runs"]++
 	}
-	if d := r.JSON.Get("duration_ms"); d.Type == gjson.Number {
+	if d := r.Get("duration_ms"); d.Type == gjson.Number {
 		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
 	}
 }
 
 func cursorSubtype(r Record) string {
-	switch s := r.JSON.Get("subtype").Str; s {
+	switch s := r.Get("subtype").Str; s {
 	case "init", "task_notification", "background_shell_timeout":
 		return s
 	}

@@ -12,7 +12,7 @@ import (
 // user counts prompts; in transcripts it also closes tool calls whose
 // results some builds write as blocks.
 func (c *cursorState) user(r Record) {
-	content := r.JSON.Get("message.content")
+	content := r.Get("message.content")
 	prompt := content.Type == gjson.String
 	forEach(content, func(_, b gjson.Result) bool {
 		switch b.Get("type").Str {
@@ -89,7 +89,7 @@ const cursorRedacted = "[REDACTED]"
 // whose tool_use blocks are the only record of their tool calls.
 func (c *cursorState) assistant(r Record) {
 	key := "chat:line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
-	if id := r.JSON.Get("model_call_id").Str; id != "" {
+	if id := r.Get("model_call_id").Str; id != "" {
 		key = "chat:" + c.keyPart(id)
 	}
 	idx, ok := c.chats[key]
@@ -109,7 +109,7 @@ func (c *cursorState) assistant(r Record) {
 		c.counts["model_calls"]++
 	}
 	c.out.Spans[idx].Cover(r.NS)
-	forEach(r.JSON.Get("message.content"), func(i, b gjson.Result) bool {
+	forEach(r.Get("message.content"), func(i, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "text":
 			if strings.HasSuffix(strings.TrimSpace(b.Get("text").Str), cursorRedacted) {
@@ -143,10 +143,10 @@ func (c *cursorState) modelOr() string {
 // tool_call (<name>ToolCall); started and completed share call_id, which can
 // hold a newline (it is hashed then, like any id that is not a token).
 func (c *cursorState) toolCall(r Record) {
-	id := firstString(r.JSON.Get("call_id"), r.JSON.Get("tool_call.*.args.toolCallId"), r.JSON.Get("tool_call.toolCallId"))
+	id := firstString(r.Get("call_id"), r.Get("tool_call.*.args.toolCallId"), r.Get("tool_call.toolCallId"))
 	var name string
 	var body gjson.Result
-	forEach(r.JSON.Get("tool_call"), func(k, v gjson.Result) bool {
+	forEach(r.Get("tool_call"), func(k, v gjson.Result) bool {
 		if strings.HasSuffix(k.Str, "ToolCall") && v.IsObject() {
 			name, body = k.Str, v
 			return false
@@ -161,9 +161,9 @@ func (c *cursorState) toolCall(r Record) {
 	}
 	ns := r.NS
 	if ns == 0 {
-		if ms := cursorMS(r.JSON.Get("tool_call.startedAtMs")); ms > 0 && r.JSON.Get("subtype").Str == "started" {
+		if ms := cursorMS(r.Get("tool_call.startedAtMs")); ms > 0 && r.Get("subtype").Str == "started" {
 			ns = ms * 1_000_000
-		} else if ms := cursorMS(r.JSON.Get("tool_call.completedAtMs")); ms > 0 {
+		} else if ms := cursorMS(r.Get("tool_call.completedAtMs")); ms > 0 {
 			ns = ms * 1_000_000
 		}
 	}
@@ -174,7 +174,7 @@ func (c *cursorState) toolCall(r Record) {
 		t = c.openTool(r, id, name, args)
 	}
 	c.out.Spans[t.span].Cover(ns)
-	if r.JSON.Get("subtype").Str != "completed" {
+	if r.Get("subtype").Str != "completed" {
 		return
 	}
 	res := body.Get("result")

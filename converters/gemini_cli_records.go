@@ -120,7 +120,7 @@ func (c *geminiState) Record(r Record, out *Output) error {
 	case "session_document":
 		c.legacy = true
 		c.metadata(r, r.JSON)
-		forEach(r.JSON.Get("messages"), func(_, m gjson.Result) bool {
+		forEach(r.Get("messages"), func(_, m gjson.Result) bool {
 			if geminiType(m) != "" {
 				ns, at := geminiAt(m.Get("timestamp"))
 				c.message(Record{Line: r.Line, File: r.File, Type: m.Get("type").Str, Time: at, NS: ns, JSON: m})
@@ -131,10 +131,10 @@ func (c *geminiState) Record(r Record, out *Output) error {
 		})
 	case "metadata_set":
 		c.jsonl = true
-		c.set(r, r.JSON.Get(`\$set`))
+		c.set(r, r.Get(`\$set`))
 	case "rewind_to":
 		c.jsonl = true
-		c.rewind(r.JSON.Get(`\$rewindTo`).Str)
+		c.rewind(r.Get(`\$rewindTo`).Str)
 	default:
 		c.jsonl = true
 		c.message(r)

@@ -98,13 +98,13 @@ func (s *Session) Emit(ev receipt.Event) { s.out.Emit(ev) }
 // identify takes the session identity from the first record that carries
 // it, for logs without a session.start record.
 func (s *Session) identify(r Record) {
-	if v := r.JSON.Get("session_id"); s.ID == "" && v.Type == gjson.String {
+	if v := r.Get("session_id"); s.ID == "" && v.Type == gjson.String {
 		s.ID = s.Label(v.Str)
 	}
-	if v := r.JSON.Get("conversation_id"); s.Conversation == "" && v.Type == gjson.String {
+	if v := r.Get("conversation_id"); s.Conversation == "" && v.Type == gjson.String {
 		s.Conversation = s.Label(v.Str)
 	}
-	if v := r.JSON.Get("agent"); s.Agent == "" && v.Type == gjson.String {
+	if v := r.Get("agent"); s.Agent == "" && v.Type == gjson.String {
 		s.Agent = s.Label(v.Str)
 	}
 }
@@ -369,7 +369,7 @@ func (st *scenarioState) values(p *recPlan, r Record) *Values {
 		v.fields = map[string]gjson.Result{}
 	}
 	for _, f := range p.fields {
-		v.fields[f] = r.JSON.Get(f)
+		v.fields[f] = r.Get(f)
 	}
 	return v
 }
