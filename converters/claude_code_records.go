@@ -16,7 +16,10 @@ import (
 // each repeating the usage), and the tool calls it makes.
 func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	msg := r.Get("message")
-	if raw, mid := get(msg, "model").Str, get(msg, "id").Str; raw != "" && raw != "<synthetic>" && mid != "" {
+	// One pass over the message for all it is read for: content, the
+	// bulk of it, comes before stop_reason and usage.
+	f := fields(msg, "model", "id", "stop_reason", "usage", "content")
+	if raw, mid := f[0].Str, f[1].Str; raw != "" && raw != "<synthetic>" && mid != "" {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
 		// the chat span. The same id under another agent is a replay of
@@ -32,7 +35,7 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 			mid = strings.Clone(mid) // a map key outlives the line
 		} else if m.agent != agent.key {
 			c.counts["replayed_messages"]++
-			c.toolUses(r, agent, msg)
+			c.toolUses(r, agent, f[4])
 			return
 		}
 		model := c.modelOf(raw)
@@ -50,10 +53,10 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, mid))})})
 		}
 		c.touch(int(m.span), r.NS)
-		if sr := get(msg, "stop_reason"); sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
+		if sr := f[2]; sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
 			c.out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
 		}
-		c.recordUsage(&m, model.raw, get(msg, "usage"))
+		c.recordUsage(&m, model.raw, f[3])
 		if m != was {
 			// Assigning replaces the map's key too: never with a view of
 			// the line (a clone was made above for a new message).
@@ -66,12 +69,12 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	if r.Get("isApiErrorMessage").Bool() {
 		c.counts["api_errors"]++
 	}
-	c.toolUses(r, agent, msg)
+	c.toolUses(r, agent, f[4])
 }
 
-// toolUses opens the tool calls of an assistant row.
-func (c *claudeState) toolUses(r Record, agent *claudeAgent, msg gjson.Result) {
-	forEach(get(msg, "content"), func(_, b gjson.Result) bool {
+// toolUses opens the tool calls of an assistant row's content.
+func (c *claudeState) toolUses(r Record, agent *claudeAgent, content gjson.Result) {
+	forEach(content, func(_, b gjson.Result) bool {
 		if get(b, "type").Str == "tool_use" {
 			c.toolUse(r, agent, b)
 		}
