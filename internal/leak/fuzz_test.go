@@ -164,3 +164,49 @@ func isASCII(s string) bool {
 func informationFree(s string) bool {
 	return digitCount(s) < 6 && all(splitParts(s), countParts)
 }
+
+// FuzzTails: the last-key filter changes nothing the first pass learns.
+// For any valid document, with pass-through paths drawn from its own
+// leaves (every shape, and "*.<key>" entries too), Input.Line with the
+// filter counts the same raw strings and bytes and keeps the same
+// pass-through values and raw numbers as the walk that looks every path up.
+func FuzzTails(f *testing.F) {
+	for _, d := range []string{
+		`{"type":"assistant","uuid":"0f3c9a2e-5b1d-4c8e-9f7a-1234567890ab","message":{"usage":{"input_tokens":123456},"content":[{"type":"text","text":"hi"}]}}`,
+		`{"a":[["x",1234567],{"#":"y"}],"b":{"c":{"d":"Acme-Co secret","e":98765432}},"":""}`,
+		`[{"k\"":"v"},"\u00e9",12345678,true,null]`,
+	} {
+		f.Add([]byte(d), uint8(3))
+	}
+	shapes := []Shape{Label, ID, UUID, Count, Name, Time, Version, Model, EpochMs}
+	f.Fuzz(func(t *testing.T, doc []byte, every uint8) {
+		if !gjson.ValidBytes(doc) || !json.Valid(doc) {
+			return
+		}
+		var leaves []string
+		w := walker{doc: doc, visit: func(p, _ string) { leaves = append(leaves, p) }}
+		w.value(w.ws(0))
+		step := int(every%4) + 1
+		pass := Paths{"*.input_tokens": Count}
+		for i := 0; i < len(leaves); i += step {
+			p := leaves[i]
+			pass[p] = shapes[i%len(shapes)]
+			if i%3 == 0 {
+				pass["*."+p[strings.LastIndexByte(p, '.')+1:]] = Count
+			}
+		}
+		filtered := NewInput()
+		filtered.Line(doc, pass)
+		plain := NewInput()
+		plain.seed = filtered.seed
+		pw := walker{in: plain, doc: doc, pass: pass, tail: true} // no filter: every path looked up
+		pw.value(pw.ws(0))
+		filtered.freeze()
+		plain.freeze()
+		if filtered.RawCount != plain.RawCount || filtered.RawBytes != plain.RawBytes ||
+			fmt.Sprint(filtered.pass) != fmt.Sprint(plain.pass) || fmt.Sprint(filtered.nums) != fmt.Sprint(plain.nums) {
+			t.Fatalf("with the filter: %d raw (%d bytes), pass %v, nums %v\nwithout:         %d raw (%d bytes), pass %v, nums %v",
+				filtered.RawCount, filtered.RawBytes, filtered.pass, filtered.nums, plain.RawCount, plain.RawBytes, plain.pass, plain.nums)
+		}
+	})
+}

@@ -130,6 +130,7 @@ type Input struct {
 	RawBytes int64 // raw strings' bytes as encoded in the input
 	pathBuf  []byte
 	esc      []byte
+	tails    tails
 	// admitted remembers the (shape, value hash) pairs admitted lately:
 	// the same session id, version, cwd and model sit on every line of a
 	// session, and judging each again (Shape.Admit's secret patterns) and
@@ -237,6 +238,7 @@ type Checker struct {
 	scratch []byte
 	pathBuf []byte // reused by Line
 	esc     []byte
+	tails   tails
 
 	RawCount int64 // raw strings probed in Line and Raw
 	RawBytes int64

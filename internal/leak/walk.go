@@ -19,7 +19,7 @@ import (
 // bytes: no tree, no copy of strings without escapes.
 func (c *Checker) Line(doc []byte, n int, pass Paths) {
 	c.build()
-	w := walker{c: c, doc: doc, line: n, pass: pass, path: c.pathBuf[:0], esc: c.esc[:0]}
+	w := walker{c: c, doc: doc, line: n, pass: pass, tails: c.tails.forPaths(pass), tail: true, path: c.pathBuf[:0], esc: c.esc[:0]}
 	w.value(w.ws(0))
 	c.pathBuf, c.esc = w.path[:0], w.esc[:0]
 }
@@ -28,7 +28,7 @@ func (c *Checker) Line(doc []byte, n int, pass Paths) {
 // values that fit their field's shape, and the raw numbers, and counts the
 // raw strings.
 func (in *Input) Line(doc []byte, pass Paths) {
-	w := walker{in: in, doc: doc, pass: pass, path: in.pathBuf[:0], esc: in.esc[:0]}
+	w := walker{in: in, doc: doc, pass: pass, tails: in.tails.forPaths(pass), tail: true, path: in.pathBuf[:0], esc: in.esc[:0]}
 	w.value(w.ws(0))
 	in.pathBuf, in.esc = w.path[:0], w.esc[:0]
 }
@@ -39,9 +39,13 @@ type walker struct {
 	doc  []byte
 	line int
 	pass Paths
-	path []byte
-	esc  []byte // scratch for strings with escapes
-	wild []byte // scratch for "*.<last key>" look-ups
+	// tails filters pass's last keys; tail is whether the key of the
+	// value being read passed it (its parent sets it just before).
+	tails *tails
+	tail  bool
+	path  []byte
+	esc   []byte // scratch for strings with escapes
+	wild  []byte // scratch for "*.<last key>" look-ups
 	// visit, when set (tests), receives each string instead of the probe.
 	visit func(path, v string)
 }
@@ -69,7 +73,7 @@ func (w *walker) value(i int) int {
 	case '[':
 		return w.array(i + 1)
 	case '"':
-		if w.in != nil && w.visit == nil && w.pass[string(w.path)] == None {
+		if w.in != nil && w.visit == nil && (!w.tail || w.pass[string(w.path)] == None) {
 			// Pass one only counts a raw string: find its end, decode nothing.
 			j := jsonscan.StringEnd(w.doc, i+1)
 			w.in.RawCount++
@@ -115,6 +119,7 @@ func (w *walker) object(i int) int {
 		if i < len(w.doc) && w.doc[i] == ':' {
 			i++
 		}
+		w.tail = w.tails.has(key)
 		i = w.value(w.ws(i))
 		w.path = w.path[:base]
 	}
@@ -127,6 +132,7 @@ func (w *walker) array(i int) int {
 	}
 	w.path = append(w.path, '#')
 	defer func() { w.path = w.path[:base] }()
+	tail := w.tails.has(w.path[len(w.path)-1:])
 	for {
 		i = w.ws(i)
 		if i >= len(w.doc) || w.doc[i] == ']' {
@@ -136,6 +142,7 @@ func (w *walker) array(i int) int {
 			i++
 			continue
 		}
+		w.tail = tail
 		i = w.value(i)
 	}
 }
@@ -243,7 +250,10 @@ func (w *walker) leaf(s []byte) {
 		w.visit(string(w.path), string(s))
 		return
 	}
-	sh := w.pass[string(w.path)]
+	sh := None
+	if w.tail {
+		sh = w.pass[string(w.path)]
+	}
 	if sh == None || sh == Count {
 		w.raw(v)
 		return
@@ -286,8 +296,11 @@ func (w *walker) number(lit []byte) {
 		return
 	}
 	v := view(lit)
-	sh := w.pass[string(w.path)]
-	if sh == None {
+	sh := None
+	if w.tail {
+		sh = w.pass[string(w.path)]
+	}
+	if sh == None && w.tail {
 		// "*.input_tokens": a count field wherever it sits.
 		last := w.path[bytes.LastIndexByte(w.path, '.')+1:]
 		w.wild = append(append(w.wild[:0], "*."...), last...)
