@@ -154,7 +154,22 @@ func forEach(v gjson.Result, fn func(k, v gjson.Result) bool) {
 // members jsonscan.Scan found, indexed without reading the line again: the
 // values are slices of line, parsed by gjson only as far as each one goes.
 func ScannedRecord(line string, members []jsonscan.Member) Record {
-	r := Record{JSON: gjson.Parse(line), top: make([]topField, len(members))}
+	return new(RecordIndex).Scanned(line, members)
+}
+
+// RecordIndex makes records as ScannedRecord does, each index in the
+// same memory: a record is handed to a converter for one call and never
+// kept (what a converter keeps, it copies; Options.PoisonLines holds them
+// to it), and a new index for every line was a sixth of what a long
+// session allocated. A record it made is valid until its next Scanned.
+type RecordIndex struct{ top []topField }
+
+// Scanned is ScannedRecord, in x's memory.
+func (x *RecordIndex) Scanned(line string, members []jsonscan.Member) Record {
+	if cap(x.top) < len(members) || x.top == nil {
+		x.top = make([]topField, len(members), max(len(members), 16))
+	}
+	r := Record{JSON: gjson.Parse(line), top: x.top[:len(members)]}
 	for i, m := range members {
 		key := line[m.KeyStart:m.KeyEnd]
 		if m.KeyEscaped {

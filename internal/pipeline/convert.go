@@ -110,6 +110,7 @@ type file struct {
 	input *leak.Input
 	// members is the scratch of jsonscan.Scan, one line at a time.
 	members []jsonscan.Member
+	index   converters.RecordIndex // the records' index, reused line after line
 	// first is the main file detection read, open at its first byte, until
 	// pass one takes it (nil: pass one opens it).
 	first *fs.File
@@ -226,6 +227,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[str
 	r := jsonl.NewReader(fh.Reader, 1<<20)
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
+	var index converters.RecordIndex
 	for _, f := range fields {
 		types[f.Key] = map[string]int{}
 	}
@@ -250,7 +252,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[str
 		// (a copy of each line was a tenth of detection); what the maps
 		// keep is copied. A map assignment stores the key it is given, an
 		// existing key too, so a type is copied every time it is counted.
-		rec := converters.ScannedRecord(view(l.Bytes), members)
+		rec := index.Scanned(view(l.Bytes), members)
 		typed := false
 		for _, f := range fields {
 			if t := f.Type(rec); t.Type == gjson.String {
@@ -464,7 +466,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	if !f.conv.LineViews {
 		text = string(l.Bytes)
 	}
-	rec := converters.ScannedRecord(text, f.members)
+	rec := f.index.Scanned(text, f.members)
 	rec.Line, rec.File, rec.Seq = l.N, i, f.srcs[i].seqBase+int64(l.N)
 	typ := f.conv.RecordType(rec)
 	if typ.Type != gjson.String {

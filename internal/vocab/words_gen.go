@@ -1230,6 +1230,7 @@ var words = []string{
 	"converters: ",
 	"converters: Within and Says apply to invariant moves only",
 	"converters: duplicate name ",
+	"converters: fields: more keys than fieldValues holds",
 	"copied_history_records",
 	"copilot-cli",
 	"copilot-cli-subagent",
