@@ -310,3 +310,37 @@ func TestAutoDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenDetected converts every sample whose kind detection finds
+// with --converter auto, and holds the outputs to those of its converter
+// named: detection's scans of a file's first lines, reused by pass one,
+// must change nothing it writes.
+func TestGoldenDetected(t *testing.T) {
+	t.Chdir("..")
+	detected := 0
+	for _, c := range samples(t) {
+		ins := []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
+		if c.dir {
+			var err error
+			if ins, err = pipeline.Expand([]string{c.sample}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, in := range ins {
+			auto := pipeline.Convert(in, pipeline.Options{Converter: "auto", PoisonLines: true})
+			if auto.Converter != c.converter {
+				continue // detection tells it for another kind, or none: its own tests say which
+			}
+			detected++
+			named := pipeline.Convert(in, pipeline.Options{Converter: c.converter, PoisonLines: true})
+			if !bytes.Equal(auto.Receipt, named.Receipt) || !bytes.Equal(auto.Trace, named.Trace) || fmt.Sprint(auto.Err) != fmt.Sprint(named.Err) ||
+				fmt.Sprint(auto.Diags) != fmt.Sprint(named.Diags) {
+				t.Errorf("%s (%s): detected, it converts otherwise than with --converter %s", in.Path, c.name, c.converter)
+			}
+		}
+	}
+	if detected < 50 {
+		t.Fatalf("detection found the converter of %d sample inputs only", detected)
+	}
+	t.Logf("%d sample inputs detected and converted alike", detected)
+}

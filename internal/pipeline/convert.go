@@ -111,6 +111,7 @@ type file struct {
 	// members is the scratch of jsonscan.Scan, one line at a time.
 	members []jsonscan.Member
 	index   converters.RecordIndex // the records' index, reused line after line
+	scans   *scanCache             // detection's scans of the main file's first lines
 	// first is the main file detection read, open at its first byte, until
 	// pass one takes it (nil: pass one opens it).
 	first *fs.File
@@ -143,7 +144,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 			res.Err = &InputError{Path: path, Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
-	conv, first, err := pick(path, opt)
+	conv, first, scans, err := pickScanned(path, opt)
 	if first != nil {
 		defer func() {
 			if first != nil {
@@ -158,7 +159,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	res.Converter = conv.Name
 	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
-		first: &first}
+		first: &first, scans: scans}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats
 		return res
@@ -178,22 +179,30 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 // one detection finds. Detection also returns the main file, open at its
 // first byte, for pass one (the caller closes it when it is not nil).
 func pick(path string, opt Options) (converters.Converter, fs.File, error) {
+	c, fh, _, err := pickScanned(path, opt)
+	return c, fh, err
+}
+
+// pickScanned is pick that also returns what detection's scans found on
+// the main file's first lines (nil when it did not detect), for pass one.
+func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scanCache, error) {
 	if opt.Converter != "" && opt.Converter != "auto" {
 		c, ok := converters.Lookup(opt.Converter)
 		if !ok {
-			return c, nil, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
+			return c, nil, nil, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
 		}
-		return c, nil, nil
+		return c, nil, nil, nil
 	}
-	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers())
+	scans := &scanCache{seed: lineSeed}
+	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers(), scans)
 	if err != nil {
-		return converters.Converter{}, fh, &InputError{Path: path, Msg: err.Error()}
+		return converters.Converter{}, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
 	c, err := converters.Detect(types, keys)
 	if err != nil {
-		return c, fh, &InputError{Path: path, Msg: err.Error()}
+		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
-	return c, fh, nil
+	return c, fh, scans, nil
 }
 
 // PeekTypes is what detection reads of the input at path: how often each
@@ -209,7 +218,7 @@ func PeekTypes(path string, typers []converters.Typer) (map[string]map[string]in
 // often each record type occurs there by each way of finding types, and
 // the top-level keys of the lines that have a type.
 func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]map[string]int, map[string]bool, error) {
-	types, keys, fh, err := peekOpen(fsys, path, fields)
+	types, keys, fh, err := peekOpen(fsys, path, fields, nil)
 	if fh != nil {
 		fh.Close()
 	}
@@ -217,8 +226,9 @@ func peekTypes(fsys fs.FS, path string, fields []converters.Typer) (map[string]m
 }
 
 // peekOpen is peekTypes that also returns the file, open at its first
-// byte again (nil when it cannot seek), for pass one to read.
-func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[string]map[string]int, keys map[string]bool, file fs.File, err error) {
+// byte again (nil when it cannot seek), for pass one to read, and keeps
+// its scans in scans when that is not nil.
+func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCache) (types map[string]map[string]int, keys map[string]bool, file fs.File, err error) {
 	fh, err := openFrom(fsys, path, false)
 	if err != nil {
 		return nil, nil, nil, err
@@ -245,7 +255,9 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer) (types map[str
 		// One scan validates the line and indexes the top-level fields
 		// every typer reads.
 		members = members[:0]
-		if _, err := jsonscan.Scan(l.Bytes, &members); err != nil {
+		object, err := jsonscan.Scan(l.Bytes, &members)
+		scans.add(l, object, err, members)
+		if err != nil {
 			continue // junk says nothing about the kind
 		}
 		// The record is a view of the read buffer, used in this loop only
@@ -446,9 +458,13 @@ func (f *file) line(i int, l jsonl.Line) error {
 	case !utf8.Valid(l.Bytes):
 		return f.skip(l.N, "invalid_utf8", "")
 	}
-	// One scan validates the line and indexes its top-level fields.
+	// One scan validates the line and indexes its top-level fields (or
+	// detection's did, on the main file's first lines).
 	f.members = f.members[:0]
-	object, err := jsonscan.Scan(l.Bytes, &f.members)
+	object, err, scanned := f.scans.lookup(i, l, &f.members)
+	if !scanned {
+		object, err = jsonscan.Scan(l.Bytes, &f.members)
+	}
 	switch {
 	case errors.Is(err, jsonscan.ErrDepth):
 		return f.skip(l.N, "nested_too_deeply", "")

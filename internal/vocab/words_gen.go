@@ -1606,6 +1606,7 @@ var words = []string{
 	"hash",
 	"hash key is too weak: use 32+ random bytes (make one with: convert keygen --alg hash)",
 	"hash/fnv",
+	"hash/maphash",
 	"hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness",
 	"have",
 	"help_command",
