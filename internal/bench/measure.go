@@ -107,6 +107,70 @@ func Baseline(files []string, total int64) (Result, error) {
 	return res, nil
 }
 
+// WriteFloor writes every file of a convert run's output tree (out) again,
+// with the same sizes and layout, under dir, the way convert writes them
+// (a temporary file, then a rename), in one goroutine, and times it: what
+// writing the outputs alone costs on this filesystem, which convert pays
+// and ccusage and the baseline (they write nothing) do not. total is the
+// input's size, so that its MB/s reads against the other rows.
+func WriteFloor(out, dir string, total int64) (Result, error) {
+	type file struct {
+		rel  string
+		size int64
+	}
+	var files []file
+	var written int64
+	err := filepath.WalkDir(out, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			return err
+		}
+		st, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		files = append(files, file{rel, st.Size()})
+		written += st.Size()
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	os.RemoveAll(dir)
+	defer os.RemoveAll(dir)
+	data := make([]byte, 1<<20)
+	cpu0 := selfCPU()
+	start := time.Now()
+	made := map[string]bool{}
+	for _, f := range files {
+		path := filepath.Join(dir, f.rel)
+		if d := filepath.Dir(path); !made[d] {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return Result{}, err
+			}
+			made[d] = true
+		}
+		fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+		if err != nil {
+			return Result{}, err
+		}
+		for n := f.size; n > 0; n -= min(n, int64(len(data))) {
+			if _, err := fh.Write(data[:min(n, int64(len(data)))]); err != nil {
+				fh.Close()
+				return Result{}, err
+			}
+		}
+		if err := errors.Join(fh.Close(), os.Rename(fh.Name(), path)); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Name: "write floor: the history's outputs written again (temporary file, rename), 1 goroutine", Bytes: total,
+		Inputs: len(files), WallSeconds: time.Since(start).Seconds(), CPUSeconds: selfCPU() - cpu0,
+		Note: fmt.Sprintf("%d files, %.0f MB", len(files), float64(written)/1e6)}
+	res.rates()
+	return res, nil
+}
+
 func selfCPU() float64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

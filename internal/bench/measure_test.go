@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -31,4 +33,30 @@ func TestCommandPeakRSS(t *testing.T) {
 		}
 	}
 	_ = hold[len(hold)-1]
+}
+
+// TestWriteFloor: the floor writes as many files and bytes as the tree it
+// copies (its dot files, the manifest, aside) and leaves nothing behind.
+func TestWriteFloor(t *testing.T) {
+	out, dir := t.TempDir(), filepath.Join(t.TempDir(), "floor")
+	files := map[string]int{"a/s1.receipt.ndjson": 10, "a/s1.otel.json": 3 << 20, "b/c/s2.receipt.ndjson": 0, ".convert-manifest.json": 5}
+	for rel, n := range files {
+		p := filepath.Join(out, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := WriteFloor(out, dir, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Inputs != 3 || r.Note != "3 files, 3 MB" || r.Bytes != 1000 || r.WallSeconds <= 0 {
+		t.Errorf("floor = %+v, want 3 files of 3 MB for 1000 input bytes", r)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the floor's tree is left behind: %v", err)
+	}
 }

@@ -156,6 +156,7 @@ func run(o opts) error {
 	b.base = b.add(base, nil)
 
 	one := b.convert("convert run --jobs 1, history", size, 1, out("one"), false, "jobs1-history.prof", ccProjects, cxSessions)
+	b.add(bench.WriteFloor(out("one"), out("floor"), size))
 	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
 	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, out("all"), true, "", ccProjects, cxSessions)
 
