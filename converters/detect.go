@@ -31,10 +31,14 @@ func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, e
 // DetectAmong is Detect among the given converters only (tests use it to
 // show that no converter claims another's format).
 func DetectAmong(cands []Converter, types map[string]map[string]int, keys map[string]bool) (Converter, error) {
+	// Each candidate's counts, looked up once (a native format's type key
+	// is made by a concatenation).
+	counts := make([]map[string]int, len(cands))
 	known := map[string]int{}
-	for _, c := range cands {
+	for i, c := range cands {
+		counts[i] = types[c.typeKey()]
 		for _, t := range c.Types {
-			if types[c.typeKey()][t] > 0 {
+			if counts[i][t] > 0 {
 				known[t]++
 			}
 		}
@@ -44,17 +48,17 @@ func DetectAmong(cands []Converter, types map[string]map[string]int, keys map[st
 		v float64
 	}
 	var scores []score
-	for _, c := range cands {
+	for i, c := range cands {
 		v := 0.0
 		explained := 0
 		for _, t := range c.Types {
-			if n := types[c.typeKey()][t]; n > 0 {
+			if n := counts[i][t]; n > 0 {
 				v += 1 / float64(known[t])
 				explained += n
 			}
 		}
 		typed := 0
-		for _, n := range types[c.typeKey()] {
+		for _, n := range counts[i] {
 			typed += n
 		}
 		hinted := false
