@@ -155,7 +155,7 @@ FUZZMINIMIZETIME ?= 100x
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
 	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers ./internal/otlp:FuzzFastValid \
-	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters:FuzzGet ./internal/leak:FuzzTails
+	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters:FuzzGet ./internal/leak:FuzzTails ./internal/schema:FuzzDecodeDoc
 .PHONY: fuzz fuzz-long
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status. A target that fails with

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -92,10 +91,8 @@ func (c *fastCompiler) doc(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // numbers keep their exact value, as jsonschema reads them
-	var d any
-	if err := dec.Decode(&d); err != nil {
+	d, err := decodeDoc(b)
+	if err != nil {
 		return nil, fmt.Errorf("schemas/%s: %w", rel, err)
 	}
 	if m, ok := d.(map[string]any); ok {

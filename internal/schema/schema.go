@@ -231,14 +231,16 @@ func (s *Set) HasEvent(name string) bool { return s.names[name] }
 // ValidateLine checks one receipt line: the envelope, then the attributes
 // against the schema of its event name. The error names the failing field.
 func (s *Set) ValidateLine(line []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("not JSON: %v", err)
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON object")
+	doc, ok := fastDecode(line)
+	if !ok { // encoding/json decides, and words the error
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil {
+			return fmt.Errorf("not JSON: %v", err)
+		}
+		if dec.More() {
+			return errors.New("trailing data after the JSON object")
+		}
 	}
 	if s.fastValid(doc) {
 		return nil
