@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"regexp"
 	"slices"
@@ -269,11 +270,23 @@ func (c *codexState) toolOutput(r Record, id string, out gjson.Result) {
 	}
 	t.done = true
 	c.out.Spans[t.span].Reach(r.NS)
-	inner := out
-	if out.Type == gjson.String && gjson.Valid(out.Str) {
-		inner = gjson.Parse(out.Str)
+	// An output string is often JSON itself ({"output":"...","metadata":
+	// {"exit_code":1}}), its output first: read in one pass at memchr speed
+	// when the line scanner would accept it, with gjson when only gjson
+	// does (nested deeper than a line may be).
+	inner, scanned := out, true
+	if out.Type == gjson.String {
+		if scanned = jsonscan.Valid(stringBytes(out.Str)); scanned || gjson.Valid(out.Str) {
+			inner = gjson.Parse(out.Str)
+		}
 	}
-	failed := inner.Get("metadata.exit_code").Int() != 0 || inner.Get("isError").Bool() || inner.Get("success").Type == gjson.False // inner may be deeper than a line may be (gjson.Valid), so not get
+	var failed bool
+	if scanned {
+		f := fields(inner, "metadata", "isError", "success")
+		failed = get(f[0], "exit_code").Int() != 0 || f[1].Bool() || f[2].Type == gjson.False
+	} else {
+		failed = inner.Get("metadata.exit_code").Int() != 0 || inner.Get("isError").Bool() || inner.Get("success").Type == gjson.False
+	}
 	if failed {
 		c.out.Spans[t.span].Error = true
 	}

@@ -2,6 +2,7 @@ package converters_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -306,6 +307,46 @@ func TestCodexTokenEdgeCases(t *testing.T) {
 			}
 			if got := usageByModel(res.Receipt)["gpt-5"]; got != tt.want {
 				t.Errorf("%s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCodexToolOutputFailure: a call fails when its output says so, as an
+// object or as JSON inside the output string: a non-zero exit code, an
+// error flag or success false. Text that only looks like it does not.
+func TestCodexToolOutputFailure(t *testing.T) {
+	const head = `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"0199eeee-0000-7000-8000-000000000002"}}
+{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"make\"]}","call_id":"call_1"}}
+`
+	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	deep := strings.Repeat(`[`, 10001) + strings.Repeat(`]`, 10001)
+	for _, tc := range []struct {
+		name   string
+		output string // the output field's JSON
+		failed bool
+	}{
+		{"exit code in a JSON string", str(`{"output":"` + strings.Repeat("x", 5000) + `","metadata":{"exit_code":2,"duration_seconds":0.1}}`), true},
+		{"exit code zero", str(`{"output":"ok","metadata":{"exit_code":0}}`), false},
+		{"isError in a JSON string", str(`{"content":[{"type":"text","text":"no"}],"isError":true}`), true},
+		{"success false in a JSON string", str(`{"success":false,"output":"x"}`), true},
+		{"success false as an object", `{"success":false}`, true},
+		{"exit code as an object", `{"metadata":{"exit_code":1}}`, true},
+		{"plain text", str(`exit_code 1: "success":false`), false},
+		{"nested past a line's depth, then success false", str(`{"a":` + deep + `,"success":false}`), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := `{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":` + tc.output + `}}`
+			p := filepath.Join(t.TempDir(), "rollout.jsonl")
+			if err := os.WriteFile(p, []byte(head+line+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := pipeline.Convert(pipeline.Input{Path: p, Rel: "rollout.jsonl"}, pipeline.Options{})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if got := bytes.Contains(res.Trace, []byte(`"code": 2`)); got != tc.failed {
+				t.Errorf("error status %v, want %v", got, tc.failed)
 			}
 		})
 	}

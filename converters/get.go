@@ -178,5 +178,8 @@ func hex4(s string) rune {
 	return r
 }
 
+// stringBytes is s as bytes without a copy, for reading only.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
 // bytesString is b as a string without a copy: b is not used again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
