@@ -552,9 +552,37 @@ func parseTime(v gjson.Result) (time.Time, bool) {
 func formatTime(t time.Time) string {
 	t = t.UTC()
 	if t.Nanosecond()%int(time.Millisecond) == 0 {
-		return t.Format("2006-01-02T15:04:05.000Z")
+		return millisUTC(t)
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// millisUTC is t.Format("2006-01-02T15:04:05.000Z") for a UTC time of
+// years 1000 to 9999, written digit by digit: every record's time goes
+// through it, and Format interprets its layout each time (TestMillisUTC).
+func millisUTC(t time.Time) string {
+	year, month, day := t.Date()
+	if year < 1000 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	hour, minute, sec := t.Clock()
+	var b [24]byte
+	two := func(i, v int) { b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10) }
+	two(0, year/100)
+	two(2, year%100)
+	b[4] = '-'
+	two(5, int(month))
+	b[7] = '-'
+	two(8, day)
+	b[10] = 'T'
+	two(11, hour)
+	b[13] = ':'
+	two(14, minute)
+	b[16] = ':'
+	two(17, sec)
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b[19], b[20], b[21], b[22], b[23] = '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z'
+	return string(b[:])
 }
 
 func contains(list []string, s string) bool {

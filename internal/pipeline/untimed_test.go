@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/tidwall/gjson"
@@ -103,5 +104,25 @@ func TestUntimedInputOnRecordClock(t *testing.T) {
 	}
 	if bytes.Contains(res.Trace, []byte("CANARY")) || bytes.Contains(res.Receipt, []byte("CANARY")) {
 		t.Fatal("raw input in the output")
+	}
+}
+
+// TestMillisUTC: millisUTC writes what time.Format writes, for times
+// across its years and at every field's edges, and for the years it
+// leaves to Format.
+func TestMillisUTC(t *testing.T) {
+	times := []time.Time{
+		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 31, 23, 59, 59, 999e6, time.UTC),
+		time.Date(1000, 2, 3, 4, 5, 6, 7e6, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(999, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2024, 2, 29, 12, 30, 45, 120e6, time.UTC),
+	}
+	for i := 0; i < 2000; i++ {
+		times = append(times, time.UnixMilli(int64(i)*1_234_567_891_011%253402300799000).UTC())
+	}
+	for _, tm := range times {
+		if got, want := millisUTC(tm), tm.Format("2006-01-02T15:04:05.000Z"); got != want {
+			t.Errorf("millisUTC(%v) = %s, want %s", tm, got, want)
+		}
 	}
 }

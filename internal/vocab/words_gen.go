@@ -2283,6 +2283,7 @@ var words = []string{
 	"messages.#.toolCalls.#.timestamp",
 	"messages.#.type",
 	"meta_tool_index_then_on_demand_schema",
+	"metadata",
 	"metadata.exit_code",
 	"metadata_set",
 	"microcompactMetadata",
