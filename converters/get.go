@@ -2,8 +2,6 @@ package converters
 
 import (
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
@@ -108,74 +106,12 @@ func plainPath(path string) bool {
 }
 
 // unescape decodes the body of a valid JSON string (between its quotes)
-// as gjson does (a lone surrogate becomes U+FFFD), copying the runs
-// between escapes whole: gjson appends byte by byte, and tool results
-// and file contents are megabytes of code with an escape every line.
+// as gjson does (jsonscan.AppendUnescaped), into a string of its own.
 func unescape(s string) string {
-	i := strings.IndexByte(s, '\\')
-	if i < 0 {
+	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
-	b := make([]byte, 0, len(s))
-	for i >= 0 {
-		b = append(b, s[:i]...)
-		s = s[i:]
-		if len(s) < 2 {
-			return bytesString(b)
-		}
-		switch c := s[1]; c {
-		case '\\', '/', '"':
-			b = append(b, c)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			if len(s) < 6 {
-				return bytesString(b)
-			}
-			r := hex4(s[2:6])
-			s = s[4:] // past the four digits, less the two bytes below
-			if utf16.IsSurrogate(r) && r < 0xdc00 && len(s) >= 8 && s[2] == '\\' && s[3] == 'u' {
-				if r2 := hex4(s[4:8]); r2 >= 0xdc00 && r2 < 0xe000 {
-					r = utf16.DecodeRune(r, r2)
-					s = s[6:]
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return bytesString(b)
-		}
-		s = s[2:]
-		i = strings.IndexByte(s, '\\')
-	}
-	return bytesString(append(b, s...))
-}
-
-// hex4 is the value of four hex digits (0 when they are not, as gjson).
-func hex4(s string) rune {
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return bytesString(jsonscan.AppendUnescaped(make([]byte, 0, len(s)), s))
 }
 
 // stringBytes is s as bytes without a copy, for reading only.

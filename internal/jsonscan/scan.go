@@ -18,6 +18,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -442,4 +445,68 @@ func StringEnd(doc []byte, i int) int {
 		}
 		i = j + 1
 	}
+}
+
+// AppendUnescaped appends to dst the decoded body of a valid JSON string
+// (the bytes between its quotes), as gjson decodes it (a lone surrogate
+// becomes U+FFFD), copying the runs between escapes whole: tool results
+// and file contents are megabytes of code with an escape every line. The
+// readers' values (converters) and the leak check's walk decode with it.
+func AppendUnescaped(dst []byte, s string) []byte {
+	for i := strings.IndexByte(s, '\\'); i >= 0; i = strings.IndexByte(s, '\\') {
+		dst = append(dst, s[:i]...)
+		s = s[i:]
+		if len(s) < 2 {
+			return dst
+		}
+		switch c := s[1]; c {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if len(s) < 6 {
+				return dst
+			}
+			r := hex4(s[2:6])
+			s = s[4:] // past the four digits, less the two bytes below
+			if utf16.IsSurrogate(r) && r < 0xdc00 && len(s) >= 8 && s[2] == '\\' && s[3] == 'u' {
+				if r2 := hex4(s[4:8]); r2 >= 0xdc00 && r2 < 0xe000 {
+					r = utf16.DecodeRune(r, r2)
+					s = s[6:]
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // \" \\ \/
+			dst = append(dst, c)
+		}
+		s = s[2:]
+	}
+	return append(dst, s...)
+}
+
+// hex4 is the value of four hex digits (0 when they are not, as gjson).
+func hex4(s string) rune {
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

@@ -2,8 +2,6 @@ package leak
 
 import (
 	"bytes"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
@@ -161,85 +159,16 @@ func (w *walker) str(i int) ([]byte, int) {
 	return w.unescape(i)
 }
 
+// unescape decodes the string whose body starts at start, which holds an
+// escape, into the walker's scratch.
 func (w *walker) unescape(start int) ([]byte, int) {
-	b := w.esc[:0]
-	i := start
-	for i < len(w.doc) {
-		// Copy the run up to the next quote or backslash in one go.
-		k := bytes.IndexAny(w.doc[i:], "\"\\")
-		if k < 0 {
-			k = len(w.doc) - i
-		}
-		b = append(b, w.doc[i:i+k]...)
-		i += k
-		if i >= len(w.doc) {
-			break
-		}
-		if w.doc[i] == '"' {
-			w.esc = b
-			return b, i + 1
-		}
-		if i+1 >= len(w.doc) {
-			b = append(b, '\\')
-			i++
-			break
-		}
-		i++
-		switch w.doc[i] {
-		case 'n':
-			b = append(b, '\n')
-		case 't':
-			b = append(b, '\t')
-		case 'r':
-			b = append(b, '\r')
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'u':
-			r, n := w.hex4(i + 1)
-			i += n
-			if utf16.IsSurrogate(r) {
-				r2, n2 := rune(-1), 0
-				if i+2 < len(w.doc) && w.doc[i+1] == '\\' && w.doc[i+2] == 'u' {
-					r2, n2 = w.hex4(i + 3)
-				}
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					r, i = d, i+2+n2
-				} else {
-					r = utf8.RuneError // a lone surrogate, as encoding/json decodes it
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default: // \" \\ \/
-			b = append(b, w.doc[i])
-		}
-		i++
+	end := jsonscan.StringEnd(w.doc, start)
+	body := w.doc[start:end]
+	if len(body) > 0 && body[len(body)-1] == '"' { // not so only at the end of a line cut short
+		body = body[:len(body)-1]
 	}
-	w.esc = b
-	return b, i
-}
-
-// hex4 reads the four hex digits of a \u escape at i.
-func (w *walker) hex4(i int) (rune, int) {
-	if i+4 > len(w.doc) {
-		return utf8.RuneError, 0
-	}
-	var r rune
-	for _, c := range w.doc[i : i+4] {
-		r <<= 4
-		switch {
-		case '0' <= c && c <= '9':
-			r |= rune(c - '0')
-		case 'a' <= c && c <= 'f':
-			r |= rune(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return utf8.RuneError, 0
-		}
-	}
-	return r, 4
+	w.esc = jsonscan.AppendUnescaped(w.esc[:0], view(body))
+	return w.esc, end
 }
 
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) } // read-only, no copy

@@ -3674,7 +3674,6 @@ var words = []string{
 	"under_90_percent",
 	"undo_completed",
 	"unicode",
-	"unicode/utf16",
 	"unicode/utf8",
 	"unified_exec",
 	"unknown",
