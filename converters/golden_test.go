@@ -68,13 +68,9 @@ func samples(t *testing.T) []goldenCase {
 // golden/<converter>/), and the exit code and messages of the whole case.
 func convertCase(t *testing.T, c goldenCase) (map[string][]byte, []byte) {
 	t.Helper()
-	ins := []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
+	ins := caseInputs(t, c)
 	prefix := ""
 	if c.dir {
-		var err error
-		if ins, err = pipeline.Expand([]string{c.sample}); err != nil {
-			t.Fatal(err)
-		}
 		prefix = c.name + "/"
 	}
 	outs := map[string][]byte{}
@@ -94,6 +90,19 @@ func convertCase(t *testing.T, c goldenCase) (map[string][]byte, []byte) {
 	fmt.Fprintf(&errText, "exit: %d\n", worst)
 	errText.Write(msgs.Bytes())
 	return outs, errText.Bytes()
+}
+
+// caseInputs are the inputs of a case: its file, or what its folder holds.
+func caseInputs(t *testing.T, c goldenCase) []pipeline.Input {
+	t.Helper()
+	if !c.dir {
+		return []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
+	}
+	ins, err := pipeline.Expand([]string{c.sample})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ins
 }
 
 // outcome renders a conversion the way the CLI reports it: the outputs, and
@@ -319,14 +328,7 @@ func TestGoldenDetected(t *testing.T) {
 	t.Chdir("..")
 	detected := 0
 	for _, c := range samples(t) {
-		ins := []pipeline.Input{{Path: c.sample, Rel: c.name + ".jsonl"}}
-		if c.dir {
-			var err error
-			if ins, err = pipeline.Expand([]string{c.sample}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, in := range ins {
+		for _, in := range caseInputs(t, c) {
 			auto := pipeline.Convert(in, pipeline.Options{Converter: "auto", PoisonLines: true})
 			if auto.Converter != c.converter {
 				continue // detection tells it for another kind, or none: its own tests say which
