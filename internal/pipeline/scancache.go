@@ -33,9 +33,14 @@ type scannedLine struct {
 // lineSeed keys the hashes of every scanCache of the process.
 var lineSeed = maphash.MakeSeed()
 
+// maxCachedMembers bounds what a cache holds (2.5 MB of members): a line
+// may have hundreds of thousands of top-level members, and 64 such lines
+// are scanned again by pass one rather than kept.
+const maxCachedMembers = 64 << 10
+
 // add keeps the outcome of scanning line l (c may be nil: nothing is kept).
 func (c *scanCache) add(l jsonl.Line, object bool, err error, members []jsonscan.Member) {
-	if c == nil {
+	if c == nil || len(c.members)+len(members) > maxCachedMembers {
 		return
 	}
 	from := len(c.members)
