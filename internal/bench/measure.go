@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -169,6 +171,34 @@ func WriteFloor(out, dir string, total int64) (Result, error) {
 		Note: fmt.Sprintf("%d files, %.0f MB", len(files), float64(written)/1e6)}
 	res.rates()
 	return res, nil
+}
+
+// Median measures n times (at least once) and keeps the run of median wall
+// time, every figure of the row from that one run, with the spread of the
+// runs in its note: on this VM one run's wall time can be a third off the
+// next one's, the baseline's too, and a ratio of two single runs carries
+// both errors. A failed run ends the series with its error.
+func Median(n int, measure func() (Result, error)) (Result, error) {
+	var runs []Result
+	for range max(n, 1) {
+		r, err := measure()
+		if err != nil {
+			return r, err
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) == 1 {
+		return runs[0], nil
+	}
+	sorted := slices.SortedFunc(slices.Values(runs), func(a, b Result) int { return cmp.Compare(a.WallSeconds, b.WallSeconds) })
+	m := sorted[len(sorted)/2]
+	spread := fmt.Sprintf("median of %d runs (%.2f-%.2f s)", len(runs), sorted[0].WallSeconds, sorted[len(sorted)-1].WallSeconds)
+	if m.Note == "" {
+		m.Note = spread
+	} else {
+		m.Note += "; " + spread
+	}
+	return m, nil
 }
 
 func selfCPU() float64 {

@@ -60,3 +60,25 @@ func TestWriteFloor(t *testing.T) {
 		t.Errorf("the floor's tree is left behind: %v", err)
 	}
 }
+
+// TestMedian: the run of median wall time is kept whole, with the spread
+// in its note; one run is kept as it is; a failed run is the result.
+func TestMedian(t *testing.T) {
+	walls := []float64{3, 1, 2}
+	i := 0
+	r, err := Median(3, func() (Result, error) {
+		i++
+		return Result{Name: "x", WallSeconds: walls[i-1], CPUSeconds: 10 * walls[i-1], Note: "n"}, nil
+	})
+	if err != nil || r.WallSeconds != 2 || r.CPUSeconds != 20 || r.Note != "n; median of 3 runs (1.00-3.00 s)" {
+		t.Errorf("median = %+v, %v", r, err)
+	}
+	one, _ := Median(1, func() (Result, error) { return Result{WallSeconds: 5}, nil })
+	if one.WallSeconds != 5 || one.Note != "" {
+		t.Errorf("one run = %+v", one)
+	}
+	calls := 0
+	if _, err := Median(3, func() (Result, error) { calls++; return Result{}, os.ErrNotExist }); err == nil || calls != 1 {
+		t.Errorf("a failed run: err %v after %d calls", err, calls)
+	}
+}

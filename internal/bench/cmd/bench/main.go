@@ -33,6 +33,7 @@ func main() {
 	flag.IntVar(&o.oneRuns, "fixed-runs", 50, "runs of the one-line file for the fixed cost")
 	flag.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the one-worker runs to `DIR` (CONVERT_CPUPROFILE)")
 	flag.BoolVar(&o.jq, "jq", true, "also time jq over the history")
+	flag.IntVar(&o.runs, "runs", 3, "runs of each row a speed target reads (the baselines, convert's and ccusage's): the run of median wall time is kept")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -42,7 +43,7 @@ func main() {
 
 type opts struct {
 	dir, seeds, out, convert, tools, profile string
-	totalMB, bigMB, oneRuns                  int
+	totalMB, bigMB, oneRuns, runs            int
 	jq                                       bool
 }
 
@@ -101,6 +102,18 @@ func (b *bencher) add(r bench.Result, err error) bench.Result {
 
 // convert times one convert run into out (emptied first unless keep).
 func (b *bencher) convert(name string, size int64, jobs int, out string, keep bool, profile string, paths ...string) bench.Result {
+	return b.add(b.convertRun(name, size, jobs, out, keep, profile, paths...))
+}
+
+// convertMedian is convert, run as many times as -runs asks, keeping the
+// run of median wall time: the rows a speed target reads.
+func (b *bencher) convertMedian(name string, size int64, jobs int, out string, profile string, paths ...string) bench.Result {
+	return b.add(bench.Median(b.o.runs, func() (bench.Result, error) {
+		return b.convertRun(name, size, jobs, out, false, profile, paths...)
+	}))
+}
+
+func (b *bencher) convertRun(name string, size int64, jobs int, out string, keep bool, profile string, paths ...string) (bench.Result, error) {
 	if !keep {
 		os.RemoveAll(out)
 	}
@@ -113,7 +126,7 @@ func (b *bencher) convert(name string, size int64, jobs int, out string, keep bo
 		os.MkdirAll(b.o.profile, 0o755)
 		env = append(env, "CONVERT_CPUPROFILE="+filepath.Join(b.o.profile, profile))
 	}
-	return b.add(bench.Command(name, size, env, false, append(argv, paths...)...))
+	return bench.Command(name, size, env, false, append(argv, paths...)...)
 }
 
 func run(o opts) error {
@@ -149,33 +162,37 @@ func run(o opts) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench: fixed cost: one-line file %.1f ms median over %d runs (process spawn %.1f ms)\n", fixed.MedianMs, fixed.Runs, fixed.TrueMedianMs)
 
-	base, err := bench.Baseline(files, size)
+	base, err := bench.Median(o.runs, func() (bench.Result, error) { return bench.Baseline(files, size) })
 	if err != nil {
 		return err
 	}
 	b.base = b.add(base, nil)
 
-	one := b.convert("convert run --jobs 1, history", size, 1, out("one"), false, "jobs1-history.prof", ccProjects, cxSessions)
+	one := b.convertMedian("convert run --jobs 1, history", size, 1, out("one"), "jobs1-history.prof", ccProjects, cxSessions)
 	b.add(bench.WriteFloor(out("one"), out("floor"), size))
 	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
 	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, out("all"), true, "", ccProjects, cxSessions)
 
-	cc := b.convert(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, out("cc"), false, "", ccProjects)
+	cc := b.convertMedian(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, out("cc"), "", ccProjects)
 	empty := filepath.Join(outRoot, "empty-home")
 	os.MkdirAll(empty, 0o755)
 	ccusage, cerr := ccusageBin(o.tools)
 	var ccu, cxu bench.Result
 	if cerr == nil {
-		r, err := bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
-			[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
+		r, err := bench.Median(o.runs, func() (bench.Result, error) {
+			return bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
+				[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
+		})
 		ccu = b.tool(r, err, &cc)
 	} else {
 		b.results = append(b.results, bench.Result{Name: "ccusage", Note: "not available: " + cerr.Error()})
 	}
-	cx := b.convert(fmt.Sprintf("convert run --jobs %d, Codex part", cpus), c.CodexShape.Bytes, cpus, out("cx"), false, "", cxSessions)
+	cx := b.convertMedian(fmt.Sprintf("convert run --jobs %d, Codex part", cpus), c.CodexShape.Bytes, cpus, out("cx"), "", cxSessions)
 	if cerr == nil {
-		r, err := bench.Command("ccusage codex session --json --offline, Codex part", c.CodexShape.Bytes,
-			[]string{"HOME=" + empty, "CODEX_HOME=" + c.Codex, "CLAUDE_CONFIG_DIR=" + empty}, true, ccusage, "codex", "session", "--json", "--offline")
+		r, err := bench.Median(o.runs, func() (bench.Result, error) {
+			return bench.Command("ccusage codex session --json --offline, Codex part", c.CodexShape.Bytes,
+				[]string{"HOME=" + empty, "CODEX_HOME=" + c.Codex, "CLAUDE_CONFIG_DIR=" + empty}, true, ccusage, "codex", "session", "--json", "--offline")
+		})
 		cxu = b.tool(r, err, &cx)
 	}
 
@@ -206,7 +223,7 @@ func run(o opts) error {
 
 	var big, bigBase bench.Result
 	if c.BigFile != "" {
-		bigBase, err = bench.Baseline([]string{c.BigFile}, c.BigBytes)
+		bigBase, err = bench.Median(o.runs, func() (bench.Result, error) { return bench.Baseline([]string{c.BigFile}, c.BigBytes) })
 		if err != nil {
 			return err
 		}
@@ -214,7 +231,7 @@ func run(o opts) error {
 		saved := b.base
 		b.base = bench.Result{}
 		b.base = b.add(bigBase, nil)
-		big = b.convert("convert run --jobs 1, the big session alone", c.BigBytes, 1, out("big"), false, "jobs1-big.prof", c.BigFile)
+		big = b.convertMedian("convert run --jobs 1, the big session alone", c.BigBytes, 1, out("big"), "jobs1-big.prof", c.BigFile)
 		b.base = saved
 	}
 	if o.jq {
@@ -239,7 +256,7 @@ func run(o opts) error {
 
 	report := map[string]any{
 		"date": time.Now().UTC().Format(time.RFC3339), "cpus": cpus, "go": runtime.Version(),
-		"spec":   map[string]any{"total_mb": o.totalMB, "big_mb": o.bigMB, "seeds": o.seeds, "build_seconds": genSeconds},
+		"spec":   map[string]any{"total_mb": o.totalMB, "big_mb": o.bigMB, "seeds": o.seeds, "build_seconds": genSeconds, "runs": o.runs},
 		"corpus": c, "history_files": len(files), "history_bytes": size,
 		"fixed_cost": fixed, "results": b.results, "linearity": points, "targets": targets,
 	}
