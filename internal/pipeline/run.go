@@ -181,11 +181,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	if opt.Progress != nil {
 		var total int64
 		for _, in := range ins {
-			for _, p := range inputPaths(in) {
-				if st, err := statInput(p); err == nil {
-					total += st.Size()
-				}
-			}
+			total += in.size()
 		}
 		prog = startProgress(opt.Progress, len(ins), total)
 		opt.Options.Progress = &prog.bytes
