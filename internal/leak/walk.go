@@ -71,7 +71,7 @@ func (w *walker) value(i int) int {
 	case '[':
 		return w.array(i + 1)
 	case '"':
-		if w.in != nil && w.visit == nil && (!w.tail || w.pass[string(w.path)] == None) {
+		if w.in != nil && w.visit == nil && w.shape() == None {
 			// Pass one only counts a raw string: find its end, decode nothing.
 			j := jsonscan.StringEnd(w.doc, i+1)
 			w.in.RawCount++
@@ -179,10 +179,7 @@ func (w *walker) leaf(s []byte) {
 		w.visit(string(w.path), string(s))
 		return
 	}
-	sh := None
-	if w.tail {
-		sh = w.pass[string(w.path)]
-	}
+	sh := w.shape()
 	if sh == None || sh == Count {
 		w.raw(v)
 		return
@@ -196,6 +193,15 @@ func (w *walker) leaf(s []byte) {
 	if !sh.Admit(v) { // Admit: a secret-looking value is raw wherever it sits
 		w.raw(v)
 	}
+}
+
+// shape is the pass-through shape of the value being read: None at once
+// when its key ends no pass-through path (tails), else its path's.
+func (w *walker) shape() Shape {
+	if !w.tail {
+		return None
+	}
+	return w.pass[string(w.path)]
 }
 
 func (w *walker) raw(v string) {
@@ -225,10 +231,7 @@ func (w *walker) number(lit []byte) {
 		return
 	}
 	v := view(lit)
-	sh := None
-	if w.tail {
-		sh = w.pass[string(w.path)]
-	}
+	sh := w.shape()
 	if sh == None && w.tail {
 		// "*.input_tokens": a count field wherever it sits.
 		last := w.path[bytes.LastIndexByte(w.path, '.')+1:]
