@@ -276,7 +276,7 @@ func (c *codexState) toolOutput(r Record, id string, out gjson.Result) {
 	// does (nested deeper than a line may be).
 	inner, scanned := out, true
 	if out.Type == gjson.String {
-		if scanned = jsonscan.Valid(stringBytes(out.Str)); scanned || gjson.Valid(out.Str) {
+		if scanned = jsonscan.ValidString(out.Str); scanned || gjson.Valid(out.Str) {
 			inner = gjson.Parse(out.Str)
 		}
 	}

@@ -114,8 +114,5 @@ func unescape(s string) string {
 	return bytesString(jsonscan.AppendUnescaped(make([]byte, 0, len(s)), s))
 }
 
-// stringBytes is s as bytes without a copy, for reading only.
-func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
 // bytesString is b as a string without a copy: b is not used again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

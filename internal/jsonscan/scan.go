@@ -54,6 +54,9 @@ func Valid(doc []byte) bool {
 	return err == nil
 }
 
+// ValidString is Valid of a string, read in place.
+func ValidString(doc string) bool { return Valid(unsafe.Slice(unsafe.StringData(doc), len(doc))) }
+
 // Scan validates doc and, when top is not nil and doc is an object, appends
 // its top-level members to *top. It reports whether doc is an object, and
 // ErrSyntax or ErrDepth when doc is not valid; then *top holds what was

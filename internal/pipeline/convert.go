@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonl"
@@ -478,7 +477,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 	// A converter that copies what it keeps (Converter.LineViews) reads a
 	// view of the reader's buffer, valid for this line only; any other a
 	// copy of the line.
-	text := unsafe.String(unsafe.SliceData(l.Bytes), len(l.Bytes))
+	text := view(l.Bytes)
 	if !f.conv.LineViews {
 		text = string(l.Bytes)
 	}
