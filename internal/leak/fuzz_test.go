@@ -175,7 +175,9 @@ func FuzzTails(f *testing.F) {
 		`{"type":"assistant","uuid":"0f3c9a2e-5b1d-4c8e-9f7a-1234567890ab","message":{"usage":{"input_tokens":123456},"content":[{"type":"text","text":"hi"}]}}`,
 		`{"a":[["x",1234567],{"#":"y"}],"b":{"c":{"d":"Acme-Co secret","e":98765432}},"":""}`,
 		`[{"k\"":"v"},"\u00e9",12345678,true,null]`,
+		`{"a":{"b.c":"Acme-Co","d.e":12345678}}`, // a key with a dot: its path's last part is "c"
 	} {
+		f.Add([]byte(d), uint8(0))
 		f.Add([]byte(d), uint8(3))
 	}
 	shapes := []Shape{Label, ID, UUID, Count, Name, Time, Version, Model, EpochMs}

@@ -1,6 +1,7 @@
 package leak
 
 import (
+	"bytes"
 	"strings"
 	"unsafe"
 )
@@ -29,12 +30,15 @@ func tailBit[T string | []byte](k T) (int, uint64) {
 	return int(h >> 6), 1 << (h & 63)
 }
 
-// has reports whether k may be a last key; without a filter, any may.
+// has reports whether a value under key k may sit at a pass-through path;
+// without a filter, any may. The path's last part is what follows k's
+// last dot: under key "b.c" the path "a.b.c" ends in "c", as "a.b.c" in
+// the Paths does.
 func (t *tails) has(k []byte) bool {
 	if t == nil {
 		return true
 	}
-	i, b := tailBit(k)
+	i, b := tailBit(k[bytes.LastIndexByte(k, '.')+1:])
 	return t.bits[i]&b != 0
 }
 
