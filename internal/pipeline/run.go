@@ -200,23 +200,33 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	// waiting for a free slot, woke a sleeping launcher per input, a
 	// futex call that on this kind of VM cost more than converting a
 	// small session's first lines.
+	finished := func(i int, d done) {
+		if prog != nil {
+			prog.done.Add(1)
+		}
+		mu.Lock()
+		results[i] = &d
+		flush()
+		mu.Unlock()
+	}
 	var g errgroup.Group // not WithContext: one failed input must not stop the others
 	var taken atomic.Int64
 	for range min(jobs, len(ins)) {
 		g.Go(func() error {
+			w := newPublisher(ctx, opt, man, set, finished)
+			defer w.close()
 			for {
 				i := int(taken.Add(1) - 1)
 				if i >= len(ins) {
 					return nil
 				}
-				d := convertOne(ctx, ins[i], opt, man, set)
-				if prog != nil {
-					prog.done.Add(1)
+				d, pub := convertOne(ctx, ins[i], opt, man, set)
+				if pub == nil {
+					finished(i, d)
+					continue
 				}
-				mu.Lock()
-				results[i] = &d
-				flush()
-				mu.Unlock()
+				pub.index, pub.d = i, d
+				w.publish(pub)
 			}
 		})
 	}
@@ -233,21 +243,20 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	return oc
 }
 
-// convertOne converts, writes, exports and records one input. The result
-// keeps only what the report needs: the outputs' bytes are released once
-// written.
-func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) done {
+// convertOne converts one input. What is left to do, when it passed, is
+// pub: write its outputs, export and record them (publishOne).
+func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) (done, *published) {
 	if err := ctx.Err(); err != nil {
-		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}
+		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(in, set, outs) {
 		switch {
 		case opt.AfterWrite == nil:
-			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}}
+			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}}, nil
 		case !opt.Reexport && man.exported(in.Rel, opt.ExportEndpoint):
-			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}, already: true}
+			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}, already: true}, nil
 		}
 		// unchanged, but its trace is not at this endpoint yet: convert
 		// again (same bytes) and send it
@@ -267,7 +276,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	// no record in it: opening every input a third time to look first cost
 	// more than the check itself on a filesystem where an open is slow.
 	if len(in.Companions) == 0 && res.Stats.Records == 0 && blank(in.Path) {
-		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}
+		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}, nil
 	}
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
 		res.Receipt, res.Trace = nil, nil
@@ -278,9 +287,31 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if res.Err == nil && opt.OTelFormat == "jsonl" {
 		res.Trace, res.Err = compactJSON(res.Trace)
 	}
-	if res.Err == nil {
-		res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
+	if res.Err != nil {
+		res.Receipt, res.Trace = nil, nil
+		d.res = res
+		return d, nil
 	}
+	d.res = res
+	return d, &published{in: in, outs: outs}
+}
+
+// published is a converted input on its way out: its outputs to write,
+// export and record, and where its result goes.
+type published struct {
+	in    Input
+	outs  []string
+	index int
+	d     done // d.res holds the outputs until they are written
+}
+
+// publishOne writes, exports and records one converted input. The result
+// keeps only what the report needs: the outputs' bytes are released once
+// written.
+func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest, set string) done {
+	d, in := p.d, p.in
+	res := d.res
+	res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
@@ -297,11 +328,63 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 				exports = append(exports, manifestExport{Endpoint: opt.ExportEndpoint, Trace: traceSum})
 			}
 		}
-		man.record(in, set, outs, res.Files, traceSum, exports)
+		man.record(in, set, p.outs, res.Files, traceSum, exports)
 	}
 	res.Receipt, res.Trace = nil, nil
 	d.res = res
 	return d
+}
+
+// publisher publishes a worker's converted inputs on a goroutine of its
+// own, one at a time, while the worker converts the next: creating and
+// writing two files per input is mostly the kernel's time (a create on
+// this kind of VM took 40 to 400 µs, 14,000 of them on the bench history),
+// and with it off the worker's path a worker's CPU goes to converting.
+// A worker hands over an input only when its publisher is idle, so at
+// most one input's outputs wait per worker; outputs larger than
+// maxQueuedOutput are written by the worker itself, once its publisher is
+// idle, so that memory does not hold two large sessions' outputs at once.
+type publisher struct {
+	ctx      context.Context
+	opt      RunOptions
+	man      *manifest
+	set      string
+	finished func(int, done)
+	jobs     chan *published
+	idle     chan struct{}
+}
+
+const maxQueuedOutput = 16 << 20
+
+func newPublisher(ctx context.Context, opt RunOptions, man *manifest, set string, finished func(int, done)) *publisher {
+	w := &publisher{ctx: ctx, opt: opt, man: man, set: set, finished: finished, jobs: make(chan *published), idle: make(chan struct{})}
+	go func() {
+		defer close(w.idle)
+		for p := range w.jobs {
+			if p == nil {
+				continue // publish's barrier
+			}
+			w.finished(p.index, publishOne(w.ctx, p, w.opt, w.man, w.set))
+		}
+	}()
+	return w
+}
+
+// publish hands p over, once the publisher is done with the last input
+// (or publishes it here, when its outputs are large).
+func (w *publisher) publish(p *published) {
+	if len(p.d.res.Receipt)+len(p.d.res.Trace) > maxQueuedOutput {
+		w.jobs <- nil // a barrier: taken when the publisher is idle
+		w.finished(p.index, publishOne(w.ctx, p, w.opt, w.man, w.set))
+		return
+	}
+	w.jobs <- p
+}
+
+// close waits until the last input handed over is published.
+func (w *publisher) close() {
+	close(w.jobs)
+	<-w.idle
 }
 
 func displayDir(d string) string {
