@@ -26,21 +26,32 @@ func inputLoaded(kind, loadedBy, activation string) receipt.Attrs {
 }
 
 // sourceIdentity sets the identity of an input's source text: its digest,
-// size bucket and digest in the canonical text form.
-func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source string) {
-	a.Set("context.input.source.bytes_hash", receipt.S(h.Text(source)))
+// size bucket and digest in the canonical text form. digest is
+// h.Text(source) when the caller has it already, else "": the same text
+// was hashed up to three times per load (an instruction text is tens of
+// KB, repeated in every Codex session), and it returns the digest for
+// deliveredIdentity when the delivered text is the source.
+func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source, digest string) string {
+	if digest == "" {
+		digest = h.Text(source)
+	}
+	a.Set("context.input.source.bytes_hash", receipt.S(digest))
 	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(source)))))
 	a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
 	a.Set("context.input.source.canonical.hash", receipt.S(h.CanonicalText(source)))
 	a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
+	return digest
 }
 
 // deliveredIdentity sets the identity of the text that entered the prompt
 // and how it was made from the source (transform). sized adds its size
 // bucket; Claude Code's receipts, whose delivered text is the source as
-// recorded, have never carried it.
-func deliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered, transform string, sized bool) {
-	a.Set("context.input.delivered.hash", receipt.S(h.Text(delivered)))
+// recorded, have never carried it. digest is h.Text(delivered), or "".
+func deliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered, digest, transform string, sized bool) {
+	if digest == "" {
+		digest = h.Text(delivered)
+	}
+	a.Set("context.input.delivered.hash", receipt.S(digest))
 	if sized {
 		a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(delivered)))))
 	}

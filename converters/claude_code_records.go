@@ -298,8 +298,7 @@ func (c *claudeState) commandExpansion(text string) {
 			a = append(a, x)
 		}
 	}
-	sourceIdentity(&a, c.h, text)
-	deliveredIdentity(&a, c.h, text, "as-recorded-by-claude-code", false)
+	deliveredIdentity(&a, c.h, text, sourceIdentity(&a, c.h, text, ""), "as-recorded-by-claude-code", false)
 	ev.Attrs = append(a, tail...)
 }
 
@@ -588,8 +587,7 @@ func (c *claudeState) contextLoaded(r Record, span, kind, activation, path strin
 		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(path))})
 	}
 	if body != nil {
-		sourceIdentity(&a, c.h, *body)
-		deliveredIdentity(&a, c.h, *body, "as-recorded-by-claude-code", false)
+		deliveredIdentity(&a, c.h, *body, sourceIdentity(&a, c.h, *body, ""), "as-recorded-by-claude-code", false)
 	} else {
 		deliveredNotLogged(&a)
 	}

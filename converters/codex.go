@@ -430,7 +430,8 @@ func (c *codexState) touch(ns int64) {
 // delivered text. A text repeated in the same place (turn contexts repeat
 // it every turn) is written once.
 func (c *codexState) instructions(r Record, kind, via, dir string, source, delivered gjson.Result) {
-	key := kind + "|" + via + "|" + c.digest(delivered)
+	digest := c.digest(delivered)
+	key := kind + "|" + via + "|" + digest
 	if c.loads[key] {
 		c.counts["repeated_instruction_loads"]++
 		return
@@ -444,8 +445,15 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 		}
 	}
 	src, del := source.String(), delivered.String()
-	sourceIdentity(&a, c.h, src)
-	deliveredIdentity(&a, c.h, del, "as-recorded-by-codex", true)
+	if delivered.Type != gjson.String {
+		digest = "" // c.digest hashed it as JSON; its identity is of its text
+	}
+	srcDigest := ""
+	if src == del {
+		srcDigest = digest
+	}
+	sourceIdentity(&a, c.h, src, srcDigest)
+	deliveredIdentity(&a, c.h, del, digest, "as-recorded-by-codex", true)
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})

@@ -338,7 +338,7 @@ func isClipOf(delivered, full string) bool {
 // known to be equal.
 func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	if id.hasSource {
-		sourceIdentity(a, s.Hash, id.source)
+		sourceIdentity(a, s.Hash, id.source, "")
 	}
 	if !id.hasDelivered {
 		return undelivered(s, a, id)
@@ -346,7 +346,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	st := inputsOf(s)
 	st.delivered++
 	delivered := s.Hash.Text(id.delivered)
-	deliveredIdentity(a, s.Hash, id.delivered, id.transform, true)
+	deliveredIdentity(a, s.Hash, id.delivered, delivered, id.transform, true)
 	truncated, err := id.truncation()
 	if err != nil {
 		return err
