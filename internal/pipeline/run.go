@@ -287,12 +287,11 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if res.Err == nil && opt.OTelFormat == "jsonl" {
 		res.Trace, res.Err = compactJSON(res.Trace)
 	}
+	d.res = res
 	if res.Err != nil {
-		res.Receipt, res.Trace = nil, nil
-		d.res = res
+		d.res.Receipt, d.res.Trace = nil, nil
 		return d, nil
 	}
-	d.res = res
 	return d, &published{in: in, outs: outs}
 }
 
