@@ -350,10 +350,11 @@ func (f *file) read() error {
 	return nil
 }
 
-// fileIDs are the file name without its extensions and the UUID it ends
-// with, if any (Codex's rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl):
-// readers take a session's id from them when no record names it, and they
-// are the user's words like the rest of the path.
+// fileIDs are the file name without its extensions, the UUID it ends
+// with, if any (Codex's rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl),
+// and what follows its first dash (Claude Code's agent-<id>.jsonl):
+// readers take a session's or a subagent's id from them when no record
+// names it, and they are the user's words like the rest of the path.
 func fileIDs(name string) []string {
 	stem := name
 	for _, ext := range []string{".gz", ".zst", ".jsonl"} {
@@ -362,6 +363,9 @@ func fileIDs(name string) []string {
 	ids := []string{stem}
 	if n := len(stem); n > 36 && leak.UUID.Admit(stem[n-36:]) {
 		ids = append(ids, stem[n-36:])
+	}
+	if i := strings.IndexByte(stem, '-'); i > 0 && i < len(stem)-1 {
+		ids = append(ids, stem[i+1:])
 	}
 	return ids
 }

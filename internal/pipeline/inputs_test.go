@@ -132,3 +132,23 @@ func TestManifestBackwardCompatible(t *testing.T) {
 		t.Errorf("manifest: %s", b)
 	}
 }
+
+// TestFileIDs: the ids a reader may take from a file name are passed
+// through as the user's words; a subagent file's agent-<id> was not, so
+// its id, written as subagent.id when no record of the file named it,
+// was an output string of no provenance (FuzzNativeLogs found it).
+func TestFileIDs(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"agent-a2545f4914f6cdd1d.jsonl", "agent-a2545f4914f6cdd1d a2545f4914f6cdd1d"},
+		{"rollout-2025-05-07T17-24-21-0196a7c2-3f2b-7c83-9d1e-4b5a6c7d8e9f.jsonl.gz",
+			"rollout-2025-05-07T17-24-21-0196a7c2-3f2b-7c83-9d1e-4b5a6c7d8e9f 0196a7c2-3f2b-7c83-9d1e-4b5a6c7d8e9f 2025-05-07T17-24-21-0196a7c2-3f2b-7c83-9d1e-4b5a6c7d8e9f"},
+		{"7f3c0001-0001-4001-8001-00005b6e0001.jsonl", "7f3c0001-0001-4001-8001-00005b6e0001 0001-4001-8001-00005b6e0001"},
+		{"session.jsonl", "session"},
+		{"-x.jsonl", "-x"},
+		{"x-.jsonl", "x-"},
+	} {
+		if got := strings.Join(fileIDs(tt.name), " "); got != tt.want {
+			t.Errorf("fileIDs(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
