@@ -124,6 +124,21 @@ func TestRunValidateLeakcheck(t *testing.T) {
 	if !strings.Contains(se.String(), "stderr.txt line 1") || strings.Contains(se.String(), "CANARY") {
 		t.Errorf("leakcheck must name the place and not repeat the content: %s", se.String())
 	}
+	// A saved stderr is what the program printed: its lines are read as
+	// messages, so our own words in them ("input matches no known kind")
+	// are not raw input, even where the input has such a key ("matches").
+	cc := filepath.Join(repo, "samples", "claude_code", "basic", "-Users-alice-src-acme-ledger", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl")
+	saved := filepath.Join(out, "run.stderr")
+	os.WriteFile(saved, []byte(filepath.Join(out, "notes.jsonl")+": input matches no known kind (known: claude_code, codex)\n"), 0o644)
+	se.Reset()
+	if code := run([]string{"convert", "leakcheck", "--converter", "claude_code", "--input", cc, saved}, &so, &se); code != 0 {
+		t.Errorf("leakcheck on the program's own message: exit %d: %s", code, se.String())
+	}
+	os.WriteFile(saved, []byte("notes.jsonl: input matches no known kind (CANARY-answer Let me look at the ledger.)\n"), 0o644)
+	se.Reset()
+	if code := run([]string{"convert", "leakcheck", "--converter", "claude_code", "--input", cc, saved}, &so, &se); code != 3 {
+		t.Errorf("leakcheck on a message carrying raw input: exit %d, want 3: %s", code, se.String())
+	}
 	bad := filepath.Join(out, "bad.receipt.ndjson")
 	os.WriteFile(bad, []byte(`{"trace_id":"x","name":"mcp.tool_call.completed","attributes":{}}`+"\n"), 0o644)
 	se.Reset()

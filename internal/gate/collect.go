@@ -63,8 +63,11 @@ func (o *Outputs) AddFile(path string, skip map[string]bool) error {
 // AddReader adds the output called name. A *.json output is one JSON
 // document (a PreparedContext only by its receipt: its content is the
 // injection, raw by design), or text; any other (receipt NDJSON, a saved
-// stderr) is read line by line, each line JSON or text. The values of the
-// keys in skip are left out.
+// stderr) is read line by line, each line JSON or text. A text line is
+// read as a message, as the run checks what it prints: the words of the
+// program's own messages are not raw input ("input matches no known
+// kind" against an input with a "matches" key), anything else in it is.
+// The values of the keys in skip are left out.
 func (o *Outputs) AddReader(name string, r io.Reader, skip map[string]bool) error {
 	if strings.HasSuffix(name, ".json") {
 		doc, err := io.ReadAll(r)
@@ -86,7 +89,7 @@ func (o *Outputs) AddReader(name string, r io.Reader, skip map[string]bool) erro
 			if t := strings.TrimRight(line, "\r\n"); jsonscan.Valid([]byte(t)) {
 				o.AddJSON(gjson.Parse(t), w, skip)
 			} else {
-				o.Add(t, w)
+				o.AddMessage(t, w)
 			}
 		}
 		if errors.Is(err, io.EOF) {

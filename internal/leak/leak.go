@@ -330,7 +330,7 @@ func (c *Checker) build() {
 		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.word(p) }) {
 			continue
 		}
-		c.index(s, c.o.where[i], parts, digitRun)
+		c.index(s, c.o.where[i], parts, digitRun, c.o.msg[i])
 	}
 	if c.in != nil {
 		for _, lit := range c.o.numOr {
@@ -369,7 +369,16 @@ func all(parts []string, ok func(string) bool) bool {
 
 // index adds one untyped string: its 8-byte windows for long raw strings,
 // and the whole string and its untyped parts for short ones.
-func (c *Checker) index(s, where string, parts []string, digitRun bool) {
+//
+// In a message, the words of the program's own messages are closed parts
+// too: a raw match must touch something else of it. "in/notes.jsonl:
+// input matches no known kind", checked against an input with a "matches"
+// key, is the program's sentence about another input, not that key.
+func (c *Checker) index(s, where string, parts []string, digitRun, msg bool) {
+	own := c.maskedPart
+	if msg {
+		own = func(p string) bool { return c.maskedPart(p) || c.o.word(p) }
+	}
 	idx := int32(len(c.starts))
 	start := int32(len(c.buf))
 	c.buf = appendFolded(c.buf, s)
@@ -377,7 +386,7 @@ func (c *Checker) index(s, where string, parts []string, digitRun bool) {
 	c.labels = append(c.labels, where)
 	c.numeric = append(c.numeric, isNumber(s))
 	c.openAt = append(c.openAt, int32(len(c.open)))
-	c.open = openParts(c.open, s, start, parts, digitRun, c.maskedPart)
+	c.open = openParts(c.open, s, start, parts, digitRun, own)
 	for p := 0; p+8 <= len(s); p++ {
 		c.wins = append(c.wins, window{load64(c.buf[start+int32(p):]), start + int32(p), idx})
 	}
@@ -388,7 +397,7 @@ func (c *Checker) index(s, where string, parts []string, digitRun bool) {
 		c.addShort(string(appendFolded(nil, s)), idx)
 	}
 	for _, p := range parts {
-		if len(p) < 8 && !c.typedPart(p) {
+		if len(p) < 8 && !c.typedPart(p) && !(msg && c.o.word(p)) {
 			c.addShort(string(appendFolded(nil, p)), idx)
 		}
 	}
