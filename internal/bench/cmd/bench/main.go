@@ -247,13 +247,15 @@ func run(o opts) error {
 		target("convert --jobs 1 vs baseline, the big session (MB/s ratio)", big.RatioWall, ">= 0.8", big.RatioWall >= 0.8 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
 		target("fixed cost: one-line file, start to exit, median ms", fixed.MedianMs, "<= 15", fixed.MedianMs <= 15, ""),
 		target("peak RSS, the big session, 1 worker (MB)", big.PeakRSSMB, "<= 200", c.BigFile != "" && big.PeakRSSMB <= 200 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
-		// Growth with the corpus is the history against its first tenth:
-		// both runs are long enough for the collector to hold the heap
-		// at the memory limit's floor. The largest file alone is not (it
-		// ends before its heap reaches the floor), so that ratio
-		// compares a floor with a run that never collected: informative.
-		target("peak RSS does not grow with the corpus: 1 worker, history / its first 10%", ratio(one.PeakRSSMB, points[0].PeakRSSMB), "<= 1.25", ratio(one.PeakRSSMB, points[0].PeakRSSMB) <= 1.25,
-			fmt.Sprintf("%.0f / %.0f MB; 30%% of the history: %.0f MB", one.PeakRSSMB, points[0].PeakRSSMB, points[1].PeakRSSMB)),
+		// Growth with the corpus is the history against its first 30%:
+		// both runs allocate past the memory limit's floor, so the
+		// collector holds both heaps there (on the 100 MB quick run, the
+		// first 10% does not: 58 MB, against 94 for 30%). The largest
+		// file alone ends before its heap reaches the floor, so that
+		// ratio compares a floor with a run that never collected:
+		// informative.
+		target("peak RSS does not grow with the corpus: 1 worker, history / its first 30%", ratio(one.PeakRSSMB, points[1].PeakRSSMB), "<= 1.25", ratio(one.PeakRSSMB, points[1].PeakRSSMB) <= 1.25,
+			fmt.Sprintf("%.0f / %.0f MB; 10%% of the history: %.0f MB", one.PeakRSSMB, points[1].PeakRSSMB, points[0].PeakRSSMB)),
 		target("peak RSS, 1 worker, history / its largest file alone", ratio(one.PeakRSSMB, alone.PeakRSSMB), "informative", true,
 			fmt.Sprintf("%.0f / %.0f MB", one.PeakRSSMB, alone.PeakRSSMB)),
 		target(fmt.Sprintf("peak RSS grows with workers: %d / 1 worker(s), history", cpus), ratio(all.PeakRSSMB, one.PeakRSSMB), "informative", true, ""),
