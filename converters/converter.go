@@ -116,6 +116,15 @@ func scannedValue(raw string, escaped bool) gjson.Result {
 	return gjson.Parse(raw)
 }
 
+// memberKey is the decoded key of member m of the document raw (a record
+// line, or an object's Raw that jsonscan.Children walked).
+func memberKey(raw string, m jsonscan.Member) string {
+	if m.KeyEscaped {
+		return unescape(raw[m.KeyStart:m.KeyEnd])
+	}
+	return raw[m.KeyStart:m.KeyEnd]
+}
+
 // forEach is v.ForEach (the same keys and values, in order) over
 // jsonscan.Children, which skips nested values and long strings a word at a
 // time where gjson steps byte by byte. Converters iterate content blocks
@@ -136,11 +145,7 @@ func forEach(v gjson.Result, fn func(k, v gjson.Result) bool) {
 	}
 	jsonscan.Children(raw, func(m jsonscan.Member) bool {
 		if object {
-			k.Raw = raw[m.KeyStart-1 : m.KeyEnd+1]
-			k.Str = raw[m.KeyStart:m.KeyEnd]
-			if m.KeyEscaped {
-				k.Str = gjson.Parse(k.Raw).Str
-			}
+			k.Raw, k.Str = raw[m.KeyStart-1:m.KeyEnd+1], memberKey(raw, m)
 		} else {
 			k.Num++
 		}
@@ -171,11 +176,7 @@ func (x *RecordIndex) Scanned(line string, members []jsonscan.Member) Record {
 	}
 	r := Record{JSON: gjson.Parse(line), top: x.top[:len(members)]}
 	for i, m := range members {
-		key := line[m.KeyStart:m.KeyEnd]
-		if m.KeyEscaped {
-			key = gjson.Parse(line[m.KeyStart-1 : m.KeyEnd+1]).Str
-		}
-		r.top[i] = topField{key, line[m.ValStart:m.ValEnd], m.ValEscaped}
+		r.top[i] = topField{memberKey(line, m), line[m.ValStart:m.ValEnd], m.ValEscaped}
 	}
 	return r
 }

@@ -46,11 +46,7 @@ func child(raw, key string) (val string, escaped, ok bool) {
 	switch raw[0] {
 	case '{':
 		jsonscan.Children(raw, func(m jsonscan.Member) bool {
-			k := raw[m.KeyStart:m.KeyEnd]
-			if m.KeyEscaped {
-				k = unescape(k)
-			}
-			if k != key {
+			if memberKey(raw, m) != key {
 				return true
 			}
 			val, escaped, ok = raw[m.ValStart:m.ValEnd], m.ValEscaped, true

@@ -75,10 +75,7 @@ func fields(obj gjson.Result, keys ...string) (out fieldValues) {
 	}
 	raw := obj.Raw
 	jsonscan.Children(raw, func(m jsonscan.Member) bool {
-		key := raw[m.KeyStart:m.KeyEnd]
-		if m.KeyEscaped {
-			key = gjson.Parse(raw[m.KeyStart-1 : m.KeyEnd+1]).Str
-		}
+		key := memberKey(raw, m)
 		for i, k := range keys {
 			if k == key && !out[i].Exists() {
 				out[i] = scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped) // only the values asked for are parsed
