@@ -48,17 +48,7 @@ type walker struct {
 	visit func(path, v string)
 }
 
-func (w *walker) ws(i int) int {
-	for i < len(w.doc) {
-		switch w.doc[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func (w *walker) ws(i int) int { return jsonscan.Space(w.doc, i) }
 
 // value reads the value at i and returns the index after it.
 func (w *walker) value(i int) int {
