@@ -39,7 +39,14 @@ type Result struct {
 	PeakRSSMB   float64 `json:"peak_rss_mb,omitempty"`
 	Note        string  `json:"note,omitempty"`
 	Stdout      []byte  `json:"-"`
+	Out         string  `json:"-"` // the directory a convert run wrote, for rows that read it
 }
+
+// Settle writes the page cache's dirty pages out before a timed run, so
+// that one run's outputs are not written back (kernel threads, on the
+// same two cores) while the next run is timed. Every row settles, the
+// tools' and the baseline's too.
+func Settle() { syscall.Sync() }
 
 func (r *Result) rates() {
 	if r.WallSeconds > 0 {
@@ -78,6 +85,7 @@ func Files(dirs ...string) ([]string, int64, error) {
 // with the reader convert uses, extracts five fields with gjson and hashes
 // the line with sha256. Anything convert does costs at least this.
 func Baseline(files []string, total int64) (Result, error) {
+	Settle()
 	cpu0 := selfCPU()
 	start := time.Now()
 	var sink int
@@ -114,7 +122,8 @@ func Baseline(files []string, total int64) (Result, error) {
 // (a temporary file, then a rename), in one goroutine, and times it: what
 // writing the outputs alone costs on this filesystem, which convert pays
 // and ccusage and the baseline (they write nothing) do not. total is the
-// input's size, so that its MB/s reads against the other rows.
+// input's size, so that its MB/s reads against the other rows. dir is
+// left for the caller to remove (see the bench's fresh output folders).
 func WriteFloor(out, dir string, total int64) (Result, error) {
 	type file struct {
 		rel  string
@@ -139,8 +148,8 @@ func WriteFloor(out, dir string, total int64) (Result, error) {
 		return Result{}, err
 	}
 	os.RemoveAll(dir)
-	defer os.RemoveAll(dir)
 	data := make([]byte, 1<<20)
+	Settle()
 	cpu0 := selfCPU()
 	start := time.Now()
 	made := map[string]bool{}
@@ -222,6 +231,7 @@ func Command(name string, size int64, env []string, keep bool, argv ...string) (
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.Env = append(os.Environ(), env...)
+	Settle()
 	start := time.Now()
 	err := cmd.Start()
 	var hwm int64

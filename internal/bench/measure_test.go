@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -36,7 +37,8 @@ func TestCommandPeakRSS(t *testing.T) {
 }
 
 // TestWriteFloor: the floor writes as many files and bytes as the tree it
-// copies (its dot files, the manifest, aside) and leaves nothing behind.
+// copies (its dot files, the manifest, aside), under the same names, and
+// leaves no temporary file; the tree is the caller's to remove.
 func TestWriteFloor(t *testing.T) {
 	out, dir := t.TempDir(), filepath.Join(t.TempDir(), "floor")
 	files := map[string]int{"a/s1.receipt.ndjson": 10, "a/s1.otel.json": 3 << 20, "b/c/s2.receipt.ndjson": 0, ".convert-manifest.json": 5}
@@ -56,8 +58,20 @@ func TestWriteFloor(t *testing.T) {
 	if r.Inputs != 3 || r.Note != "3 files, 3 MB" || r.Bytes != 1000 || r.WallSeconds <= 0 {
 		t.Errorf("floor = %+v, want 3 files of 3 MB for 1000 input bytes", r)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the floor's tree is left behind: %v", err)
+	for rel, n := range files {
+		st, err := os.Stat(filepath.Join(dir, rel))
+		switch {
+		case strings.HasPrefix(rel, "."):
+			if err == nil {
+				t.Errorf("%s: a dot file is copied", rel)
+			}
+		case err != nil || st.Size() != int64(n):
+			t.Errorf("%s: %v, want %d bytes", rel, err, n)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*", ".*tmp-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
 

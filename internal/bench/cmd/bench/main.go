@@ -84,6 +84,7 @@ type bencher struct {
 	o       opts
 	results []bench.Result
 	base    bench.Result
+	outs    int // folders fresh has named
 }
 
 func (b *bencher) add(r bench.Result, err error) bench.Result {
@@ -100,7 +101,8 @@ func (b *bencher) add(r bench.Result, err error) bench.Result {
 	return r
 }
 
-// convert times one convert run into out (emptied first unless keep).
+// convert times one convert run into a fresh folder named after out,
+// or into out itself when keep (a run over an earlier run's outputs).
 func (b *bencher) convert(name string, size int64, jobs int, out string, keep bool, profile string, paths ...string) bench.Result {
 	return b.add(b.convertRun(name, size, jobs, out, keep, profile, paths...))
 }
@@ -113,20 +115,35 @@ func (b *bencher) convertMedian(name string, size int64, jobs int, out string, p
 	}))
 }
 
+// fresh names a folder no run has used: out.1, out.2, ... Every timed run
+// writes into a new one and nothing is deleted until the bench ends. The
+// earlier benches emptied the folder first, and that made each timed run
+// pay for the one before: ext4 will not reuse an inode freed in the last
+// minute or so (recently_deleted), and its allocator walks past every one
+// of them, in the group of the parent folder, for each file created. A
+// perf profile of a run right after the previous run's 9,563 outputs were
+// deleted had 8% of its samples there (find_get_block_common,
+// recently_deleted, __brelse); it is gone when nothing was deleted. A
+// user's run into a new folder pays no such cost, and ccusage and the
+// baseline write nothing.
+func (b *bencher) fresh(out string) string {
+	b.outs++
+	return fmt.Sprintf("%s.%d", out, b.outs)
+}
+
 func (b *bencher) convertRun(name string, size int64, jobs int, out string, keep bool, profile string, paths ...string) (bench.Result, error) {
 	if !keep {
-		os.RemoveAll(out)
+		out = b.fresh(out)
 	}
 	argv := []string{b.o.convert, "run", "--jobs", strconv.Itoa(jobs), "--out", out}
-	if !keep {
-		argv = append(argv, "--force")
-	}
 	var env []string
 	if profile != "" && b.o.profile != "" {
 		os.MkdirAll(b.o.profile, 0o755)
 		env = append(env, "CONVERT_CPUPROFILE="+filepath.Join(b.o.profile, profile))
 	}
-	return bench.Command(name, size, env, false, append(argv, paths...)...)
+	r, err := bench.Command(name, size, env, false, append(argv, paths...)...)
+	r.Out = out
+	return r, err
 }
 
 func run(o opts) error {
@@ -153,10 +170,17 @@ func run(o opts) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench: %d files, %.0f MB, built in %.1fs\n", len(files), float64(size)/1e6, genSeconds)
 	outRoot := filepath.Join(filepath.Dir(o.dir), "out")
+	// An interrupted bench's outputs are moved aside, not deleted, until
+	// this one ends (see fresh); a run into one of its folders would find
+	// its manifest and skip every input.
+	stale := outRoot + ".stale"
+	os.RemoveAll(stale)
+	os.Rename(outRoot, stale)
+	defer os.RemoveAll(stale)
 	defer os.RemoveAll(outRoot)
 	out := func(name string) string { return filepath.Join(outRoot, name) }
 
-	fixed, err := fixedCost(o, c.OneLine, out("oneline"))
+	fixed, err := fixedCost(o, c.OneLine, func() string { return b.fresh(out("oneline")) })
 	if err != nil {
 		return err
 	}
@@ -169,9 +193,9 @@ func run(o opts) error {
 	b.base = b.add(base, nil)
 
 	one := b.convertMedian("convert run --jobs 1, history", size, 1, out("one"), "jobs1-history.prof", ccProjects, cxSessions)
-	b.add(bench.WriteFloor(out("one"), out("floor"), size))
+	b.add(bench.WriteFloor(one.Out, b.fresh(out("floor")), size))
 	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
-	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, out("all"), true, "", ccProjects, cxSessions)
+	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, all.Out, true, "", ccProjects, cxSessions)
 
 	cc := b.convertMedian(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, out("cc"), "", ccProjects)
 	empty := filepath.Join(outRoot, "empty-home")
@@ -432,8 +456,9 @@ func subset(units []unit, want int64) ([]string, int64) {
 	return paths, n
 }
 
-// fixedCost converts the one-line file runs times, process start to exit.
-func fixedCost(o opts, file, out string) (Fixed, error) {
+// fixedCost converts the one-line file runs times, process start to exit,
+// each into a new folder from out.
+func fixedCost(o opts, file string, out func() string) (Fixed, error) {
 	f := Fixed{Runs: o.oneRuns}
 	if f.Runs <= 0 {
 		return f, nil
@@ -441,7 +466,7 @@ func fixedCost(o opts, file, out string) (Fixed, error) {
 	var walls []float64
 	var cpu float64
 	for range f.Runs {
-		r, err := bench.Command("one line", 0, nil, false, o.convert, "run", "--force", "--jobs", "1", "--out", out, file)
+		r, err := bench.Command("one line", 0, nil, false, o.convert, "run", "--jobs", "1", "--out", out(), file)
 		if err != nil {
 			return f, fmt.Errorf("one-line file: %w", err)
 		}
