@@ -48,7 +48,7 @@ func TestCLI(t *testing.T) {
 		{name: "invariant failure writes nothing", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index")}, exit: 1,
 			stderr: []string{"bad_definition_outside_index.jsonl:3: mcp_tool_search:"}, emptyOut: true},
 		{name: "leak writes nothing", args: []string{"run", "--converter", "test_leaky", leakyLog(t)}, exit: 3,
-			stderr: []string{"leak check failed, nothing written"}, emptyOut: true},
+			stderr: []string{"leak check failed, nothing written", ".otel.json"}, emptyOut: true},
 		{name: "one bad input does not stop the others", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index"), sample("session", "basic")}, exit: 1,
 			wantFiles: []string{"basic.receipt.ndjson"}},
 		{name: "unknown kind names the known ones", args: []string{"run", filepath.Join(repo, "go.mod")}, exit: 1, stderr: []string{"matches no known kind", "mcp_tool_search"}},

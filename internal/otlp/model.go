@@ -213,6 +213,17 @@ func Write(w io.Writer, t Trace) error { return WriteEach(w, t, slices.Values(t.
 // Spans at once, and what each holds can be dropped once it is written.
 // The bytes are Write's for the same spans.
 func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
+	_, err := WriteEachCompact(w, t, spans)
+	return err
+}
+
+// WriteEachCompact is WriteEach that also returns the document compact,
+// newline included, when it wrote it indented, and nil when it wrote it
+// compact (a long session's, streamed): checks of the trace (Validate,
+// the leak check) read the same tokens in half the bytes. Indenting only
+// puts whitespace between tokens (TestIndentIsJSONIndent, FuzzIndent), and
+// TestWriteStreams holds the two forms to each other.
+func WriteEachCompact(w io.Writer, t Trace, spans iter.Seq[Span]) ([]byte, error) {
 	d := docWriter{w: w}
 	d.enc = json.NewEncoder(&d.piece)
 	d.enc.SetEscapeHTML(false)
@@ -238,10 +249,12 @@ func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
 	d.value(SchemaURL)
 	d.raw("}]}\n")
 	if d.err != nil || d.streaming {
-		return d.err
+		return nil, d.err
 	}
-	_, err := w.Write(indent(make([]byte, 0, d.buf.Len()*2), d.buf.Bytes()))
-	return err
+	if _, err := w.Write(indent(make([]byte, 0, d.buf.Len()*2), d.buf.Bytes())); err != nil {
+		return nil, err
+	}
+	return d.buf.Bytes(), nil
 }
 
 // docWriter gathers a document in buf while it may still be indented, and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,9 +112,11 @@ func TestWriteStreams(t *testing.T) {
 	}
 	for i, tr := range cases {
 		var got, want bytes.Buffer
-		if err := Write(&got, tr); err != nil {
+		compact, err := WriteEachCompact(&got, tr, slices.Values(tr.Spans))
+		if err != nil {
 			t.Fatal(err)
 		}
+		sameCompact(t, fmt.Sprintf("case %d", i), got.Bytes(), compact)
 		if err := oldWrite(&want, tr); err != nil {
 			t.Fatal(err)
 		}
@@ -159,6 +162,25 @@ func TestWriteEach(t *testing.T) {
 	}
 	if n := 3000; len(mustWrite(t, testTrace(n, 10))) <= IndentLimit {
 		t.Fatalf("test setup: %d spans do not pass IndentLimit", n)
+	}
+}
+
+// sameCompact fails t unless compact is what the checks of a written
+// trace may read in its place: nil when the trace was written compact,
+// else the written trace compacted, byte for byte.
+func sameCompact(t *testing.T, name string, written, compact []byte) {
+	t.Helper()
+	var c bytes.Buffer
+	if err := json.Compact(&c, written); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	c.WriteByte('\n')
+	indented := !bytes.Equal(c.Bytes(), written)
+	switch {
+	case !indented && compact != nil:
+		t.Fatalf("%s: written compact, yet a compact form returned", name)
+	case indented && !bytes.Equal(compact, c.Bytes()):
+		t.Fatalf("%s: the compact form returned is not the written trace compacted", name)
 	}
 }
 

@@ -54,7 +54,8 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	tr, spans := f.trace(tid, spanIDs, index, summary)
 	var sp spool
 	defer sp.close()
-	if err := otlp.WriteEach(&sp, tr, spans); err != nil {
+	compact, err := otlp.WriteEachCompact(&sp, tr, spans)
+	if err != nil {
 		return nil, nil, err
 	}
 	f.out.Spans, f.out.Events = nil, nil
@@ -62,10 +63,16 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.validate(lines, traceBytes); err != nil {
+	// The checks read the trace compact, the same tokens as the indented
+	// one written (a long session's is written compact).
+	checked := traceBytes
+	if compact != nil {
+		checked = compact
+	}
+	if err := f.validate(lines, checked, traceBytes); err != nil {
 		return nil, nil, err
 	}
-	chk, err := f.leakCheck(lines, traceBytes, nil)
+	chk, err := f.leakCheck(lines, checked, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,14 +111,18 @@ func (f *file) receiptLine(tid otlp.TraceID, sid otlp.SpanID, ev receipt.Event) 
 }
 
 // validate checks every receipt line against its schema and the trace
-// against the OTLP/JSON rules.
-func (f *file) validate(lines [][]byte, trace []byte) error {
+// against the OTLP/JSON rules: checked is the trace as the checks read it
+// (compact), written the trace as written, whose lines a problem names.
+func (f *file) validate(lines [][]byte, checked, written []byte) error {
 	for i, l := range lines {
 		if err := gate.ValidateLine(l); err != nil {
 			return &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
 		}
 	}
-	if probs := otlp.Validate(trace); len(probs) > 0 {
+	if probs := otlp.Validate(checked); len(probs) > 0 {
+		if w := otlp.Validate(written); len(w) > 0 {
+			probs = w
+		}
 		return &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
 	}
 	return nil
