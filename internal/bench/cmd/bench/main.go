@@ -68,6 +68,7 @@ type Point struct {
 	WallSecPerMB  float64 `json:"wall_s_per_mb"`
 	CPUSecPerMB   float64 `json:"cpu_s_per_mb"`
 	WallMsPerSess float64 `json:"wall_ms_per_file"`
+	CPUMsPerFile  float64 `json:"cpu_ms_per_file"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 }
 
@@ -283,7 +284,14 @@ func run(o opts) error {
 		target("peak RSS, 1 worker, history / its largest file alone", ratio(one.PeakRSSMB, alone.PeakRSSMB), "informative", true,
 			fmt.Sprintf("%.0f / %.0f MB", one.PeakRSSMB, alone.PeakRSSMB)),
 		target(fmt.Sprintf("peak RSS grows with workers: %d / 1 worker(s), history", cpus), ratio(all.PeakRSSMB, one.PeakRSSMB), "informative", true, ""),
-		target("cost linear in bytes: CPU s/MB, 100% / 10% of the history", ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), "0.8-1.25", between(ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), 0.8, 1.25), ""),
+		// A tenth of the history's folders is not a tenth of its files: the
+		// few sessions of tens of MB are rarely in it, so it holds more,
+		// smaller files per MB, and a cost per file shows as a higher cost
+		// per MB. Both rows are read; the note gives each part's mix.
+		target("cost linear in bytes: CPU s/MB, 100% / 10% of the history", ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), "0.8-1.25", between(ratio(points[2].CPUSecPerMB, points[0].CPUSecPerMB), 0.8, 1.25),
+			fmt.Sprintf("mean file %.0f KB in all of it, %.0f KB in its 10%%", points[2].meanKB(), points[0].meanKB())),
+		target("cost linear in sessions: CPU ms/file, 100% / 10% of the history", ratio(points[2].CPUMsPerFile, points[0].CPUMsPerFile), "0.8-1.25", between(ratio(points[2].CPUMsPerFile, points[0].CPUMsPerFile), 0.8, 1.25),
+			fmt.Sprintf("%.2f / %.2f ms per file", points[2].CPUMsPerFile, points[0].CPUMsPerFile)),
 		target("second run over the unchanged history / first run (wall)", ratio(again.WallSeconds, all.WallSeconds), "<= 0.05", ratio(again.WallSeconds, all.WallSeconds) <= 0.05, ""),
 	}
 
@@ -414,8 +422,17 @@ func point(r bench.Result, sessions int) Point {
 	}
 	if p.Files > 0 {
 		p.WallMsPerSess = r.WallSeconds * 1000 / float64(p.Files)
+		p.CPUMsPerFile = r.CPUSeconds * 1000 / float64(p.Files)
 	}
 	return p
+}
+
+// meanKB is the mean input file's size.
+func (p Point) meanKB() float64 {
+	if p.Files == 0 {
+		return 0
+	}
+	return float64(p.Bytes) / 1e3 / float64(p.Files)
 }
 
 type unit struct {
@@ -512,9 +529,9 @@ func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, r
 		}
 		fmt.Printf("%-66s %8.2f %8.2f %9.1f %9.1f %7.2f %7.2f %7s %7.0f  %s\n", r.Name, r.WallSeconds, r.CPUSeconds, r.MBpsWall, r.MBpsCPU, r.RatioWall, r.RatioCPU, opt(r.RatioTool), r.PeakRSSMB, r.Note)
 	}
-	fmt.Printf("\nlinearity (convert --jobs 1):\n%8s %9s %9s %8s %8s %10s %10s %12s %8s\n", "fraction", "MB", "files", "wall s", "cpu s", "wall s/MB", "cpu s/MB", "ms/file", "RSS MB")
+	fmt.Printf("\nlinearity (convert --jobs 1):\n%8s %9s %9s %8s %8s %10s %10s %12s %12s %8s\n", "fraction", "MB", "files", "wall s", "cpu s", "wall s/MB", "cpu s/MB", "wall ms/file", "cpu ms/file", "RSS MB")
 	for _, p := range points {
-		fmt.Printf("%8.2f %9.1f %9d %8.2f %8.2f %10.4f %10.4f %12.2f %8.0f\n", p.Fraction, float64(p.Bytes)/1e6, p.Files, p.WallSeconds, p.CPUSeconds, p.WallSecPerMB, p.CPUSecPerMB, p.WallMsPerSess, p.PeakRSSMB)
+		fmt.Printf("%8.2f %9.1f %9d %8.2f %8.2f %10.4f %10.4f %12.2f %12.2f %8.0f\n", p.Fraction, float64(p.Bytes)/1e6, p.Files, p.WallSeconds, p.CPUSeconds, p.WallSecPerMB, p.CPUSecPerMB, p.WallMsPerSess, p.CPUMsPerFile, p.PeakRSSMB)
 	}
 	fmt.Printf("\ntargets (issue #16):\n")
 	for _, t := range targets {
