@@ -251,11 +251,19 @@ func WriteEachCompact(w io.Writer, t Trace, spans iter.Seq[Span]) ([]byte, error
 	if d.err != nil || d.streaming {
 		return nil, d.err
 	}
-	if _, err := w.Write(indent(make([]byte, 0, d.buf.Len()*2), d.buf.Bytes())); err != nil {
+	// Indented, a trace is 2.1-2.3 times its compact size.
+	doc := indent(make([]byte, 0, d.buf.Len()*5/2), d.buf.Bytes())
+	if o, ok := w.(Owner); ok {
+		o.Own(doc)
+	} else if _, err := w.Write(doc); err != nil {
 		return nil, err
 	}
 	return d.buf.Bytes(), nil
 }
+
+// An Owner is a writer that may keep a slice it is given: WriteEach hands
+// it an indented document whole, which a Write would have to copy.
+type Owner interface{ Own(b []byte) }
 
 // docWriter gathers a document in buf while it may still be indented, and
 // streams it to w once it is past IndentLimit.

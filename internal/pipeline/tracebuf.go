@@ -52,6 +52,16 @@ func (s *spool) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// Own is Write of a slice the spool may keep (otlp.Owner): an ordinary
+// session's indented trace, written whole, is kept as it is, not copied.
+func (s *spool) Own(b []byte) {
+	if s.err != nil || s.n > 0 || len(b) > spillAt {
+		s.Write(b)
+		return
+	}
+	s.n, s.p = len(b), pieces{cur: b, n: len(b)}
+}
+
 // spill moves what is written so far to a new temporary file; when none
 // can be made the trace stays in memory.
 func (s *spool) spill() {
@@ -78,8 +88,8 @@ func (s *spool) fail(err error) {
 	s.close()
 }
 
-// bytes returns everything written, as one slice of exactly its size, and
-// releases the pieces or the file.
+// bytes returns everything written, as one slice of its length (a slice
+// given to Own as it is), and releases the pieces or the file.
 func (s *spool) bytes() ([]byte, error) {
 	if s.err != nil {
 		return nil, s.err

@@ -65,3 +65,29 @@ func TestSpool(t *testing.T) {
 		s.close() // idempotent
 	}
 }
+
+// Own keeps a slice given to an empty spool as it is; after a Write, or
+// past spillAt, it is written like any other.
+func TestSpoolOwn(t *testing.T) {
+	doc := bytes.Repeat([]byte("x"), 1000)
+	var s spool
+	s.Own(doc)
+	if got, err := s.bytes(); err != nil || len(got) != len(doc) || &got[0] != &doc[0] {
+		t.Fatalf("owned slice not kept as it is: %d bytes, %v", len(got), err)
+	}
+	var after spool
+	after.Write([]byte("ab"))
+	after.Own(doc)
+	if got, _ := after.bytes(); !bytes.Equal(got, append([]byte("ab"), doc...)) {
+		t.Fatalf("Own after Write: got %d bytes", len(got))
+	}
+	big := make([]byte, spillAt+1)
+	var past spool
+	past.Own(big)
+	if past.fh == nil {
+		t.Fatal("a slice past spillAt is not spilled")
+	}
+	if got, _ := past.bytes(); len(got) != len(big) || &got[0] == &big[0] {
+		t.Fatalf("past spillAt: %d bytes, same array %v", len(got), &got[0] == &big[0])
+	}
+}
