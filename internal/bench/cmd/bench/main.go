@@ -119,10 +119,10 @@ func (b *bencher) convertMedian(name string, size int64, jobs int, out string, p
 // fresh names a folder no run has used: out.1, out.2, ... Every timed run
 // writes into a new one and nothing is deleted until the bench ends. The
 // earlier benches emptied the folder first, and that made each timed run
-// pay for the one before: ext4 will not reuse an inode freed in the last
-// minute or so (recently_deleted), and its allocator walks past every one
-// of them, in the group of the parent folder, for each file created. A
-// perf profile of a run right after the previous run's 9,563 outputs were
+// pay for the one before: ext4's inode allocator, as it runs on this VM,
+// passes over recently freed inodes (recently_deleted) in the parent
+// folder's group, reading their inode table blocks, for each file it
+// creates. A perf profile of a run right after the previous run's 9,563 outputs were
 // deleted had 8% of its samples there (find_get_block_common,
 // recently_deleted, __brelse); it is gone when nothing was deleted. A
 // user's run into a new folder pays no such cost, and ccusage and the
