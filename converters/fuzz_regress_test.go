@@ -18,6 +18,16 @@ func TestFuzzFindings(t *testing.T) {
 		lines           []string
 	}{
 		{
+			name: "model_with_colon_in_span_name", conv: "codex",
+			why: "FuzzNativeConverters: a model name with a colon (Ollama's llama3:8b) is admitted as a pass-through, " +
+				"but the span name \"chat llama3:8b\" was split at the colon and its pieces had no provenance: an " +
+				"untyped output, and a second read of the whole input to probe it",
+			lines: []string{
+				`{"timestamp":"2026-03-14T10:00:00.010Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","timestamp":"2026-03-14T09:12:03.000Z","cwd":"/Users/dana/CANARY-ledger","originator":"codex_cli_rs","cli_version":"0.146.0","source":"cli"}}`,
+				`{"timestamp":"2026-03-14T10:00:01.000Z","type":"turn_context","payload":{"turn_id":"t-1","model":"llama3:8b","summary":"auto"}}`,
+			},
+		},
+		{
 			name: "cursor_task_agent_id_uuid", conv: "cursor",
 			why: "FuzzNativeLogs: a taskToolCall's agentId (a UUID) is written as an id (leak.ID) but was declared " +
 				"a Name pass-through, which no UUID fits: every Cursor session with a subagent call was refused as a leak",

@@ -324,7 +324,7 @@ func (c *Checker) build() {
 		if c.isPass(s) {
 			continue
 		}
-		if !digitRun && len(parts) > 0 && all(parts, c.typedPart) {
+		if !digitRun && c.typedComposite(s, parts) {
 			continue
 		}
 		if c.o.msg[i] && all(parts, func(p string) bool { return c.typedPart(p) || c.o.word(p) }) {
@@ -357,6 +357,54 @@ func (c *Checker) build() {
 		c.bloom[h/64] |= 1 << (h % 64)
 	}
 }
+
+// typedComposite reports whether every part of s has a provenance, where
+// a run of parts may also be typed together: a pass-through value that
+// holds a separator is split with s, and its pieces alone are nothing.
+// A run is tried only as the exact bytes of s it spans, separators
+// included, so it is typed only when it equals an admitted value.
+//
+//	"chat gpt-5.3-cod:x"    typed when the model "gpt-5.3-cod:x" is admitted
+//	"chat llama3:8b notes"  not typed: "notes" is nothing of ours
+func (c *Checker) typedComposite(s string, parts []string) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	if all(parts, c.typedPart) {
+		return true
+	}
+	// Where each part sits in s (as openParts places them), then which
+	// prefixes of the parts are typed: ok[j] when parts[:j] are.
+	at := make([][2]int, len(parts))
+	cur := 0
+	for i, p := range parts {
+		j := strings.Index(s[cur:], p)
+		if j < 0 {
+			return false
+		}
+		at[i] = [2]int{cur + j, cur + j + len(p)}
+		cur = at[i][1]
+	}
+	ok := make([]bool, len(parts)+1)
+	ok[0] = true
+	for i := range parts {
+		if !ok[i] {
+			continue
+		}
+		if c.typedPart(parts[i]) {
+			ok[i+1] = true
+		}
+		for j := i + 2; j <= min(len(parts), i+maxRun); j++ {
+			if c.isPass(s[at[i][0]:at[j-1][1]]) {
+				ok[j] = true
+			}
+		}
+	}
+	return ok[len(parts)]
+}
+
+// maxRun is the most parts one pass-through value is tried across.
+const maxRun = 8
 
 func all(parts []string, ok func(string) bool) bool {
 	for _, p := range parts {

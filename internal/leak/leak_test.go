@@ -152,6 +152,37 @@ func TestNoProbeWhenEveryOutputIsTyped(t *testing.T) {
 	}
 }
 
+// TestTypedComposites: a composite is typed part by part, and a run of
+// parts may be one pass-through value that holds a separator (a model
+// "llama3:8b" in the span name "chat llama3:8b"); only its exact bytes
+// count, and every other part still needs a provenance of its own.
+func TestTypedComposites(t *testing.T) {
+	pass := Paths{"model": Model, "name": Name}
+	vocab := map[string]bool{"chat": true, "execute_tool": true}
+	for _, tc := range []struct {
+		name, input, out string
+		typed            bool
+	}{
+		{"model with a colon", `{"model":"gpt-5.3-cod:x"}`, "chat gpt-5.3-cod:x", true},
+		{"ollama tag", `{"model":"llama3:8b"}`, "chat llama3:8b", true},
+		{"two values in a row", `{"model":"llama3:8b","name":"Bash"}`, "execute_tool Bash llama3:8b", true},
+		{"another tag is not the value", `{"model":"llama3:8b"}`, "chat llama3:70b", false},
+		{"a raw word beside the value", `{"model":"llama3:8b","q":"notes"}`, "chat llama3:8b notes", false},
+		{"a value split across a raw piece", `{"model":"llama3:8b","q":"llama3"}`, "chat llama3 8b", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInput()
+			in.Line([]byte(tc.input), pass)
+			o := NewOutputs(vocab)
+			o.Add(tc.out, "out")
+			c := o.Check(in)
+			if typed := len(c.Untyped()) == 0; typed != tc.typed {
+				t.Fatalf("%q typed = %v, want %v", tc.out, typed, tc.typed)
+			}
+		})
+	}
+}
+
 // TestLeakFindingPositions checks that a finding names the output and the
 // input line, so a user can act on it without the content being printed.
 func TestLeakFindingPositions(t *testing.T) {
