@@ -173,6 +173,35 @@ func refSplit(s string) []string {
 	return out
 }
 
+// refTyped: the parts can be read left to right as typed parts and runs
+// of 2 to 8 parts whose bytes in s, separators included, are one
+// pass-through value (a model "llama3:8b" split at its colon); tried
+// every way, by recursion.
+func refTyped(s string, parts []string, typed func(string) bool, pass map[string]bool) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	var from func(i, cur int) bool
+	from = func(i, cur int) bool {
+		if i == len(parts) {
+			return true
+		}
+		start := cur + strings.Index(s[cur:], parts[i])
+		if typed(parts[i]) && from(i+1, start+len(parts[i])) {
+			return true
+		}
+		end := start + len(parts[i])
+		for j := i + 1; j < len(parts) && j < i+8; j++ {
+			end += strings.Index(s[end:], parts[j]) + len(parts[j])
+			if pass[s[start:end]] && from(j+1, end) {
+				return true
+			}
+		}
+		return false
+	}
+	return from(0, 0)
+}
+
 // wholeOrDotted: ok(p), or ok for every dotted segment of p.
 func wholeOrDotted(p string, ok func(string) bool) bool {
 	if ok(p) {
@@ -212,11 +241,7 @@ func refRefused(s string, in refInput) bool {
 	if in.pass[s] {
 		return false
 	}
-	allTyped := len(parts) > 0
-	for _, p := range parts {
-		allTyped = allTyped && typed(p)
-	}
-	if allTyped {
+	if refTyped(s, parts, typed, in.pass) {
 		return false
 	}
 	fs := asciiFold(s)

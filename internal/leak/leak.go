@@ -8,7 +8,8 @@
 //   - a number the program computed;
 //   - a pass-through value: exactly a value the input holds in a declared
 //     pass-through field, inside that field's Shape, and not secret-looking;
-//   - a composite of those parts ("execute_tool Bash", "user=12");
+//   - a composite of those parts ("execute_tool Bash", "user=12"; a
+//     pass-through value may span the separators it holds, "chat llama3:8b");
 //   - or none of these: then it is checked whole, as an untyped string.
 //
 // Provenance is proven, not claimed: a string counts as a pass-through value
