@@ -174,9 +174,9 @@ func (u *codexUsage) add(v codexUsage) {
 
 func codexUsageOf(v gjson.Result) codexUsage {
 	return codexUsage{
-		input: get(v, "input_tokens").Int(), cached: get(v, "cached_input_tokens").Int(),
-		cacheWrite: get(v, "cache_write_input_tokens").Int(), output: get(v, "output_tokens").Int(),
-		reasoning: get(v, "reasoning_output_tokens").Int(), total: get(v, "total_tokens").Int(),
+		input: count(get(v, "input_tokens")), cached: count(get(v, "cached_input_tokens")),
+		cacheWrite: count(get(v, "cache_write_input_tokens")), output: count(get(v, "output_tokens")),
+		reasoning: count(get(v, "reasoning_output_tokens")), total: count(get(v, "total_tokens")),
 	}
 }
 

@@ -243,7 +243,7 @@ func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
 		if v, ok := sp.Attrs.Get("gen_ai.usage.output_tokens"); ok {
 			prev = v.Int
 		}
-		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+n.Int()))
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+count(n)))
 	}
 	forEach(d.Get("toolRequests"), func(_, t gjson.Result) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str, t.Get("name").Str, t.Get("arguments"), gjson.Result{})
@@ -253,8 +253,8 @@ func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
 
 // callUsage reads an assistant.usage record, when a build persists them.
 func (c *copilotState) callUsage(a *copilotAgent, d gjson.Result) {
-	u := copilotUsage{input: d.Get("inputTokens").Int(), output: d.Get("outputTokens").Int(),
-		cacheRead: d.Get("cacheReadTokens").Int(), cacheWrite: d.Get("cacheWriteTokens").Int(), requests: 1}
+	u := copilotUsage{input: count(d.Get("inputTokens")), output: count(d.Get("outputTokens")),
+		cacheRead: count(d.Get("cacheReadTokens")), cacheWrite: count(d.Get("cacheWriteTokens")), requests: 1}
 	m := d.Get("model").Str
 	if m == "" {
 		m = c.model
@@ -292,9 +292,9 @@ func (c *copilotState) shutdownMetrics(d gjson.Result) {
 	}
 	forEach(d.Get("modelMetrics"), func(k, m gjson.Result) bool {
 		u := m.Get("usage")
-		c.addUsage(c.shutdown, k.Str, copilotUsage{input: u.Get("inputTokens").Int(), output: u.Get("outputTokens").Int(),
-			cacheRead: u.Get("cacheReadTokens").Int(), cacheWrite: u.Get("cacheWriteTokens").Int(),
-			reasoning: u.Get("reasoningTokens").Int(), requests: m.Get("requests.count").Int()})
+		c.addUsage(c.shutdown, k.Str, copilotUsage{input: count(u.Get("inputTokens")), output: count(u.Get("outputTokens")),
+			cacheRead: count(u.Get("cacheReadTokens")), cacheWrite: count(u.Get("cacheWriteTokens")),
+			reasoning: count(u.Get("reasoningTokens")), requests: count(m.Get("requests.count"))})
 		return true
 	})
 }

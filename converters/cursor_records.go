@@ -326,8 +326,8 @@ func (c *cursorState) End(out *Output) error {
 	}
 	switch {
 	case c.usage.IsObject():
-		in, outT := c.usage.Get("inputTokens").Int(), c.usage.Get("outputTokens").Int()
-		cr, cw := c.usage.Get("cacheReadTokens").Int(), c.usage.Get("cacheWriteTokens").Int()
+		in, outT := count(c.usage.Get("inputTokens")), count(c.usage.Get("outputTokens"))
+		cr, cw := count(c.usage.Get("cacheReadTokens")), count(c.usage.Get("cacheWriteTokens"))
 		t := tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
 			Attrs: usageSummary(c.pass(leak.Model, c.modelOr()), t, nil, "terminal_result_usage", "run")})

@@ -276,8 +276,8 @@ func (c *geminiState) message(r Record) {
 	}
 	c.out.Spans[g.chat].Cover(r.NS)
 	if t := m.Get("tokens"); t.IsObject() {
-		g.tokens = &geminiTokens{input: t.Get("input").Int(), output: t.Get("output").Int(), cached: t.Get("cached").Int(),
-			thoughts: t.Get("thoughts").Int(), tool: t.Get("tool").Int(), total: t.Get("total").Int()}
+		g.tokens = &geminiTokens{input: count(t.Get("input")), output: count(t.Get("output")), cached: count(t.Get("cached")),
+			thoughts: count(t.Get("thoughts")), tool: count(t.Get("tool")), total: count(t.Get("total"))}
 	}
 	if n := int64(len(m.Get("thoughts").Array())); n > g.thoughts {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
@@ -84,4 +85,19 @@ func fields(obj gjson.Result, keys ...string) (out fieldValues) {
 		return true
 	})
 	return out
+}
+
+// count reads a count of a native log (tokens, calls, skills) as gjson's
+// Int does, but only from 0 to leak.MaxCount, the range in which the leak
+// check admits a count field's value; anything else reads as 0. Copied,
+// a junk value there (a card or phone number, 12345678901234) is a raw
+// input number in the receipt and the whole session is refused.
+//
+//	12345        12345
+//	-3, 1<<41    0
+func count(v gjson.Result) int64 {
+	if n := v.Int(); n >= 0 && n <= leak.MaxCount {
+		return n
+	}
+	return 0
 }
