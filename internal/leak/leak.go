@@ -374,17 +374,11 @@ func (c *Checker) typedComposite(s string, parts []string) bool {
 	if all(parts, c.typedPart) {
 		return true
 	}
-	// Where each part sits in s (as openParts places them), then which
-	// prefixes of the parts are typed: ok[j] when parts[:j] are.
+	// Where each part sits in s, then which prefixes of the parts are
+	// typed: ok[j] when parts[:j] are.
 	at := make([][2]int, len(parts))
-	cur := 0
-	for i, p := range parts {
-		j := strings.Index(s[cur:], p)
-		if j < 0 {
-			return false
-		}
-		at[i] = [2]int{cur + j, cur + j + len(p)}
-		cur = at[i][1]
+	if !placeParts(s, parts, func(i, from, to int) { at[i] = [2]int{from, to} }) {
+		return false
 	}
 	ok := make([]bool, len(parts)+1)
 	ok[0] = true
@@ -465,26 +459,36 @@ func (c *Checker) index(s, where string, parts []string, digitRun, msg bool) {
 //	"execute_tool Bash CANARY"   open: "CANARY"
 //	"555 123 4567" (digit run)   open: all of it
 func openParts(dst [][2]int32, s string, start int32, parts []string, digitRun bool, own func(string) bool) [][2]int32 {
-	whole := append(dst, [2]int32{start, start + int32(len(s))})
+	whole := [2]int32{start, start + int32(len(s))}
 	if digitRun || len(parts) < 2 {
-		return whole
+		return append(dst, whole)
 	}
-	n, cur := len(dst), 0
-	for _, p := range parts {
-		j := strings.Index(s[cur:], p)
-		if j < 0 {
-			return whole[:n+1]
+	n := len(dst)
+	placed := placeParts(s, parts, func(i, from, to int) {
+		if !own(parts[i]) {
+			dst = append(dst, [2]int32{start + int32(from), start + int32(to)})
 		}
-		at := cur + j
-		if !own(p) {
-			dst = append(dst, [2]int32{start + int32(at), start + int32(at+len(p))})
-		}
-		cur = at + len(p)
-	}
-	if len(dst) == n {
-		return append(dst, [2]int32{start, start + int32(len(s))})
+	})
+	if !placed || len(dst) == n {
+		return append(dst[:n], whole)
 	}
 	return dst
+}
+
+// placeParts calls fn with each part's index and its bytes [from, to) in
+// s, each placed after the one before (splitParts cut them from s in
+// order), and reports whether every part was placed.
+func placeParts(s string, parts []string, fn func(i, from, to int)) bool {
+	cur := 0
+	for i, p := range parts {
+		j := strings.Index(s[cur:], p)
+		if j < 0 {
+			return false
+		}
+		fn(i, cur+j, cur+j+len(p))
+		cur += j + len(p)
+	}
+	return true
 }
 
 // OnlyOwn reports whether bytes [from, to) of the output string s lie in
