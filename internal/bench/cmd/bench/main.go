@@ -122,8 +122,8 @@ func (b *bencher) convertMedian(name string, size int64, jobs int, out string, p
 // pay for the one before: ext4's inode allocator, as it runs on this VM,
 // passes over recently freed inodes (recently_deleted) in the parent
 // folder's group, reading their inode table blocks, for each file it
-// creates. A perf profile of a run right after the previous run's 9,563 outputs were
-// deleted had 8% of its samples there (find_get_block_common,
+// creates. A perf profile of a run right after the previous run's 9,563
+// outputs were deleted had 8% of its samples there (find_get_block_common,
 // recently_deleted, __brelse); it is gone when nothing was deleted. A
 // user's run into a new folder pays no such cost, and ccusage and the
 // baseline write nothing.
