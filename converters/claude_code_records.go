@@ -98,9 +98,9 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result
 	cw := fields(f[4], "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 	n := claudeUsage{
 		model: model, span: int(m.span),
-		input: count(f[0]), output: count(f[1]), cacheRead: count(f[2]), cacheWrite: count(f[3]),
-		cacheWrite5m: count(cw[0]), cacheWrite1h: count(cw[1]),
-		web: count(get(f[5], "web_search_requests")),
+		input: c.count(f[0]), output: c.count(f[1]), cacheRead: c.count(f[2]), cacheWrite: c.count(f[3]),
+		cacheWrite5m: c.count(cw[0]), cacheWrite1h: c.count(cw[1]),
+		web: c.count(get(f[5], "web_search_requests")),
 	}
 	switch {
 	case m.usage < 0:
@@ -349,7 +349,7 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 	})
 	s := toolSearch{QueryHash: c.digest(get(t.input, "query")), Selected: len(refs), Policy: "model_tool_search"}
 	if n := get(tur, "total_deferred_tools"); n.Type == gjson.Number {
-		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(count(n))}}
+		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(c.count(n))}}
 	}
 	if len(refs) > 0 {
 		s.SelectedHash = c.listDigest(refs)
@@ -388,7 +388,7 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
 	}
 	if n := get(tur, "totalToolUseCount"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(count(n))})
+		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(c.count(n))})
 	}
 	if at := get(t.input, "subagent_type"); at.Type == gjson.String {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str))})
@@ -563,7 +563,7 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(get(at, "content").Raw))))},
 		}
 		if n := get(at, "skillCount"); n.Type == gjson.Number {
-			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(count(n))})
+			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(c.count(n))})
 		}
 		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(get(at, "isInitial").Bool())},
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})

@@ -172,11 +172,11 @@ func (u *codexUsage) add(v codexUsage) {
 	u.total += v.total
 }
 
-func codexUsageOf(v gjson.Result) codexUsage {
+func (c *codexState) usageOf(v gjson.Result) codexUsage {
 	return codexUsage{
-		input: count(get(v, "input_tokens")), cached: count(get(v, "cached_input_tokens")),
-		cacheWrite: count(get(v, "cache_write_input_tokens")), output: count(get(v, "output_tokens")),
-		reasoning: count(get(v, "reasoning_output_tokens")), total: count(get(v, "total_tokens")),
+		input: c.count(get(v, "input_tokens")), cached: c.count(get(v, "cached_input_tokens")),
+		cacheWrite: c.count(get(v, "cache_write_input_tokens")), output: c.count(get(v, "output_tokens")),
+		reasoning: c.count(get(v, "reasoning_output_tokens")), total: c.count(get(v, "total_tokens")),
 	}
 }
 
@@ -285,7 +285,7 @@ func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
 	}
 	if r.Type == "event_msg" && get(p, "type").Str == "token_count" {
 		if tot := get(p, "info.total_token_usage"); tot.IsObject() {
-			now := codexUsageOf(tot)
+			now := c.usageOf(tot)
 			c.prevTotal = &now
 		}
 	}

@@ -374,7 +374,7 @@ func (c *codexState) event(r Record, p gjson.Result) {
 		c.tokenCount(get(p, "info"))
 	case "turn.completed":
 		if u := get(p, "usage"); u.IsObject() && c.prevTotal == nil {
-			c.addUsage(codexUsageOf(u)) // 0.5x: per-turn usage, not cumulative
+			c.addUsage(c.usageOf(u)) // 0.5x: per-turn usage, not cumulative
 		}
 	case "user_message":
 		c.counts["user_prompts"]++
@@ -425,11 +425,11 @@ func (c *codexState) tokenCount(info gjson.Result) {
 	tot := get(info, "total_token_usage")
 	if !tot.IsObject() {
 		if last := get(info, "last_token_usage"); last.IsObject() {
-			c.addUsage(codexUsageOf(last))
+			c.addUsage(c.usageOf(last))
 		}
 		return
 	}
-	now := codexUsageOf(tot)
+	now := c.usageOf(tot)
 	d := now
 	if p := c.prevTotal; p != nil && now.total >= p.total {
 		d = codexUsage{

@@ -244,6 +244,14 @@ type State interface {
 	End(out *Output) error
 }
 
+// CountReader is implemented by states that read counts (tokens, calls):
+// InvalidCounts is how many they have read as 0 so far because they were
+// out of the range a count is admitted in (the native readers' count). The
+// pipeline keeps such a record and names the gap in the summary.
+type CountReader interface {
+	InvalidCounts() int64
+}
+
 // Output collects what a State writes: events, the root span's attributes,
 // child spans, extra summary attributes and the key its trace id is derived
 // from.

@@ -243,7 +243,7 @@ func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
 		if v, ok := sp.Attrs.Get("gen_ai.usage.output_tokens"); ok {
 			prev = v.Int
 		}
-		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+count(n)))
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+c.count(n)))
 	}
 	forEach(d.Get("toolRequests"), func(_, t gjson.Result) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str, t.Get("name").Str, t.Get("arguments"), gjson.Result{})
@@ -253,8 +253,8 @@ func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
 
 // callUsage reads an assistant.usage record, when a build persists them.
 func (c *copilotState) callUsage(a *copilotAgent, d gjson.Result) {
-	u := copilotUsage{input: count(d.Get("inputTokens")), output: count(d.Get("outputTokens")),
-		cacheRead: count(d.Get("cacheReadTokens")), cacheWrite: count(d.Get("cacheWriteTokens")), requests: 1}
+	u := copilotUsage{input: c.count(d.Get("inputTokens")), output: c.count(d.Get("outputTokens")),
+		cacheRead: c.count(d.Get("cacheReadTokens")), cacheWrite: c.count(d.Get("cacheWriteTokens")), requests: 1}
 	m := d.Get("model").Str
 	if m == "" {
 		m = c.model
@@ -292,9 +292,9 @@ func (c *copilotState) shutdownMetrics(d gjson.Result) {
 	}
 	forEach(d.Get("modelMetrics"), func(k, m gjson.Result) bool {
 		u := m.Get("usage")
-		c.addUsage(c.shutdown, k.Str, copilotUsage{input: count(u.Get("inputTokens")), output: count(u.Get("outputTokens")),
-			cacheRead: count(u.Get("cacheReadTokens")), cacheWrite: count(u.Get("cacheWriteTokens")),
-			reasoning: count(u.Get("reasoningTokens")), requests: count(m.Get("requests.count"))})
+		c.addUsage(c.shutdown, k.Str, copilotUsage{input: c.count(u.Get("inputTokens")), output: c.count(u.Get("outputTokens")),
+			cacheRead: c.count(u.Get("cacheReadTokens")), cacheWrite: c.count(u.Get("cacheWriteTokens")),
+			reasoning: c.count(u.Get("reasoningTokens")), requests: c.count(m.Get("requests.count"))})
 		return true
 	})
 }

@@ -326,8 +326,8 @@ func (c *cursorState) End(out *Output) error {
 	}
 	switch {
 	case c.usage.IsObject():
-		in, outT := count(c.usage.Get("inputTokens")), count(c.usage.Get("outputTokens"))
-		cr, cw := count(c.usage.Get("cacheReadTokens")), count(c.usage.Get("cacheWriteTokens"))
+		in, outT := c.count(c.usage.Get("inputTokens")), c.count(c.usage.Get("outputTokens"))
+		cr, cw := c.count(c.usage.Get("cacheReadTokens")), c.count(c.usage.Get("cacheWriteTokens"))
 		t := tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
 			Attrs: usageSummary(c.pass(leak.Model, c.modelOr()), t, nil, "terminal_result_usage", "run")})

@@ -276,8 +276,8 @@ func (c *geminiState) message(r Record) {
 	}
 	c.out.Spans[g.chat].Cover(r.NS)
 	if t := m.Get("tokens"); t.IsObject() {
-		g.tokens = &geminiTokens{input: count(t.Get("input")), output: count(t.Get("output")), cached: count(t.Get("cached")),
-			thoughts: count(t.Get("thoughts")), tool: count(t.Get("tool")), total: count(t.Get("total"))}
+		g.tokens = &geminiTokens{input: c.count(t.Get("input")), output: c.count(t.Get("output")), cached: c.count(t.Get("cached")),
+			thoughts: c.count(t.Get("thoughts")), tool: c.count(t.Get("tool")), total: c.count(t.Get("total"))}
 	}
 	if n := int64(len(m.Get("thoughts").Array())); n > g.thoughts {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first

@@ -27,6 +27,8 @@ type native struct {
 
 	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
 	tools   map[toolIdentity]toolDescription // describeTool's, per tool
+
+	invalidCounts int64 // counts read as 0, out of range (count)
 }
 
 // newNative starts the shared state of a native reader of the known types.

@@ -89,15 +89,24 @@ func fields(obj gjson.Result, keys ...string) (out fieldValues) {
 
 // count reads a count of a native log (tokens, calls, skills) as gjson's
 // Int does, but only from 0 to leak.MaxCount, the range in which the leak
-// check admits a count field's value; anything else reads as 0. Copied,
-// a junk value there (a card or phone number, 12345678901234) is a raw
-// input number in the receipt and the whole session is refused.
+// check admits a count field's value. Copied, a junk value there (a card
+// or phone number, 12345678901234) would be a raw input number in the
+// receipt and the whole session would be refused. So it reads as 0, and is
+// counted (InvalidCounts): the pipeline keeps the record and names the gap,
+// as it does for a time that does not parse. What is not a number (null, a
+// word) reads as 0, as in gjson, and is not counted.
 //
-//	12345        12345
-//	-3, 1<<41    0
-func count(v gjson.Result) int64 {
+//	12345            12345
+//	-3, 1<<41, 1e300 0, counted
+//	null, "n/a"      0
+func (c *native) count(v gjson.Result) int64 {
 	if n := v.Int(); n >= 0 && n <= leak.MaxCount {
 		return n
 	}
+	c.invalidCounts++
 	return 0
 }
+
+// InvalidCounts is how many counts count has read as 0 because they were
+// out of range, in the whole input so far.
+func (c *native) InvalidCounts() int64 { return c.invalidCounts }

@@ -102,6 +102,6 @@ func eachInputLine(input string, fn func(doc []byte, line int)) error {
 var ownWords = []string{
 	"skipped", "line", "warning", "withheld", "it", "would", "have", "contained", "raw", "input",
 	"line_too_long", "invalid_utf8", "truncated_last_line", "malformed_json", "not_an_object", "nested_too_deeply", "missing_type",
-	"unknown_record_type", "invalid_time", "record", "rejected", "message", "interrupted", "strict",
+	"unknown_record_type", "invalid_time", "invalid_count", "record", "rejected", "message", "interrupted", "strict",
 	"service", "name", "version", "0", "invalid",
 }

@@ -80,6 +80,7 @@ type Stats struct {
 	Known                                 int64 // records of a type the converter lists (not just accepts)
 	SkipReasons                           map[string]int64
 	InvalidTimes                          int64           // records kept without their time, which did not parse (untimed.go)
+	InvalidCounts                         int64           // records kept with a count out of range, read as 0 (untimed.go)
 	UnknownTypes                          map[string]bool // digests
 	Events                                int
 	// Untyped counts the output strings with no provenance (checked whole
@@ -340,8 +341,14 @@ func (f *file) read() error {
 	}
 	f.path = f.in.Path
 	f.sum = f.srcs[0].sum
+	bad := f.invalidCounts()
 	if err := f.state.End(&f.out); err != nil {
 		return &InputError{Path: f.path, Converter: f.conv.Name, Msg: err.Error()}
+	}
+	if f.invalidCounts() > bad {
+		if err := f.keepBadCount(0); err != nil { // a count the reader reads only at the end
+			return err
+		}
 	}
 	// The converter is done: what it kept to build its output (its maps of
 	// tools, messages, agents: 45 MB of a 1 GB session) is garbage from
@@ -509,9 +516,16 @@ func (f *file) line(i int, l jsonl.Line) error {
 			return err
 		}
 	}
+	bad := f.invalidCounts()
 	if err := f.state.Record(rec, &f.out); err != nil {
 		f.srcs[i].converted.set(l.N) // its raw strings screen the error message
 		return &InputError{Path: f.path, Line: l.N, Converter: f.conv.Name, Msg: strings.Clone(err.Error())}
+	}
+	if f.invalidCounts() > bad {
+		if err := f.keepBadCount(l.N); err != nil {
+			f.srcs[i].converted.set(l.N)
+			return err
+		}
 	}
 	f.stats.Records++
 	f.srcs[i].converted.set(l.N)

@@ -153,6 +153,9 @@ func (f *file) summary() receipt.Event {
 	if s.InvalidTimes > 0 {
 		a.Set("convert.input.records.invalid_time", receipt.I(s.InvalidTimes))
 	}
+	if s.InvalidCounts > 0 {
+		a.Set("convert.input.records.invalid_count", receipt.I(s.InvalidCounts))
+	}
 	a.Set("convert.input.lines.skipped", receipt.I(s.Skipped))
 	reasons := make([]string, 0, len(s.SkipReasons))
 	for r := range s.SkipReasons {
@@ -188,6 +191,9 @@ func (f *file) summary() receipt.Event {
 	}
 	if s.InvalidTimes > 0 {
 		gaps = append(gaps, "invalid_timestamps")
+	}
+	if s.InvalidCounts > 0 {
+		gaps = append(gaps, "invalid_counts")
 	}
 	if f.out.TraceKey == "" {
 		gaps = append(gaps, "no_session_id")

@@ -2,7 +2,8 @@ package pipeline
 
 import "github.com/contextreceipts/convert/converters"
 
-// Two rules about record times live here.
+// Three rules about records kept with a value that does not read live
+// here: two about times, one about counts.
 //
 // A record whose time does not parse is kept, without its time: the rest of
 // it (a tool call, an instruction load) is evidence. The pipeline counts it
@@ -26,6 +27,27 @@ func (f *file) keepUntimed(n int) error {
 	}
 	f.stats.InvalidTimes++
 	f.warn((&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "record kept without its time: invalid_time"}).Error())
+	return nil
+}
+
+// invalidCounts is how many counts the converter has read as 0 so far
+// because they were out of range (0 for a converter that reads none).
+func (f *file) invalidCounts() int64 {
+	if c, ok := f.state.(converters.CountReader); ok {
+		return c.InvalidCounts()
+	}
+	return 0
+}
+
+// keepBadCount handles a record (line n; 0: the end of the input) with a
+// count out of range: it is kept, counted and warned about (--strict: the
+// input fails).
+func (f *file) keepBadCount(n int) error {
+	if f.opt.Strict {
+		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "invalid_count (--strict)"}
+	}
+	f.stats.InvalidCounts++
+	f.warn((&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "record kept with a count out of range read as 0: invalid_count"}).Error())
 	return nil
 }
 

@@ -52,6 +52,67 @@ func TestInvalidTimeKeepsTheRecord(t *testing.T) {
 	}
 }
 
+// A record with a count out of range (negative, or over leak.MaxCount) is
+// kept with that count read as 0: copied, it would be a raw input number in
+// the receipt and the session would be refused. The summary counts it and
+// names the gap; stderr says where; --strict fails the input. Cursor's
+// usage is read at the end of the input, so its warning has no line.
+func TestInvalidCountKeepsTheRecord(t *testing.T) {
+	const cursorSID = "6c1f0a52-7d3e-4b8a-9e21-0f4d5c6b7a81"
+	for _, tc := range []struct {
+		conv, name string
+		lines      []string
+		where      string // in the warning, after the file name
+	}{
+		{"claude_code", untimedSID + ".jsonl", []string{
+			`{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"` + untimedSID + `","timestamp":"2026-07-01T10:00:00Z","message":{"role":"user","content":"CANARY list files"}}`,
+			`{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","sessionId":"` + untimedSID + `","timestamp":"2026-07-01T10:00:01Z","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-1","content":[{"type":"text","text":"CANARY ok"}],"usage":{"input_tokens":4111111111111111,"output_tokens":5}}}`,
+		}, ":2: claude_code: "},
+		{"codex", "rollout-2026-07-01T10-00-00-" + untimedSID + ".jsonl", []string{
+			`{"timestamp":"2026-07-01T10:00:00.000Z","type":"session_meta","payload":{"id":"` + untimedSID + `","timestamp":"2026-07-01T10:00:00.000Z","cwd":"/Users/dana/CANARY","originator":"codex_cli_rs","cli_version":"0.146.0"}}`,
+			`{"timestamp":"2026-07-01T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-4111111,"output_tokens":300,"total_tokens":300}}}}`,
+		}, ":2: codex: "},
+		{"cursor", cursorSID + ".jsonl", []string{
+			`{"type":"system","subtype":"init","cwd":"/Users/gus/CANARY-shop","session_id":"` + cursorSID + `","model":"gpt-5.3-codex","timestamp_ms":1786000000000}`,
+			`{"type":"result","subtype":"success","is_error":false,"result":"CANARY done","session_id":"` + cursorSID + `","usage":{"inputTokens":4111111111111111,"outputTokens":1502},"timestamp_ms":1786000001000}`,
+		}, ": cursor: "},
+	} {
+		t.Run(tc.conv, func(t *testing.T) {
+			p := writeFile(t, t.TempDir(), tc.name, strings.Join(tc.lines, "\n")+"\n")
+			res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Converter: tc.conv})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			a := summaryOf(t, res.Receipt)
+			if n := a.Get(`convert\.input\.records\.invalid_count`).Int(); n != 1 {
+				t.Errorf("records.invalid_count = %d, want 1", n)
+			}
+			if n := a.Get(`convert\.input\.records`).Int(); n != int64(len(tc.lines)) {
+				t.Errorf("records = %d, want %d (none skipped)", n, len(tc.lines))
+			}
+			if g := a.Get(`convert\.audit_gaps`).Raw; !strings.Contains(g, `"invalid_counts"`) {
+				t.Errorf("audit gaps %s do not name invalid_counts", g)
+			}
+			if !bytes.Contains(res.Trace, []byte(`"gen_ai.usage.input_tokens"`)) {
+				t.Error("the usage of the record with a bad count is lost")
+			}
+			want := filepath.Base(p) + tc.where + "record kept with a count out of range read as 0: invalid_count"
+			if len(res.Diags) != 1 || !strings.HasSuffix(res.Diags[0], want) {
+				t.Errorf("diags = %q, want one ending %q", res.Diags, want)
+			}
+			for _, b := range append([][]byte{res.Receipt, res.Trace}, []byte(strings.Join(res.Diags, "\n"))) {
+				if bytes.Contains(b, []byte("CANARY")) || bytes.Contains(b, []byte("4111111")) {
+					t.Fatal("raw input in the output")
+				}
+			}
+			res = Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Converter: tc.conv, Strict: true})
+			if res.Err == nil || !strings.HasSuffix(res.Err.Error(), tc.where+"invalid_count (--strict)") || res.Receipt != nil {
+				t.Errorf("--strict: %v", res.Err)
+			}
+		})
+	}
+}
+
 // An input without any time is written on the record clock: spans and
 // events from the documented epoch, in input order, the same every run;
 // the receipt carries no times and says so.
