@@ -305,7 +305,7 @@ func (c *claudeState) commandExpansion(text string) {
 // toolResult closes a tool span and writes what crossed back: MCP results,
 // tool search matches, subagent summaries, memory file accesses.
 func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
-	f := fields(b, "tool_use_id", "is_error", "content")
+	f := fields(b, "tool_use_id", "is_error")
 	t := c.tools["tool:"+c.keyPart(f[0].Str)]
 	if t == nil {
 		c.counts["orphan_tool_results"]++
@@ -316,22 +316,24 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	sp.Reach(r.NS)
 	isErr := f[1].Bool()
 	sp.Error = sp.Error || isErr
-	res := f[2]
-	tur := r.Get("toolUseResult")
 	status := "success"
 	if isErr {
 		status = "error"
 	}
+	// The result (content) and toolUseResult are read only by the calls
+	// that need them: a Bash or Read result is often a long string full of
+	// escapes, and reading it decodes all of it.
 	switch {
 	case t.mcpServer != "":
+		res := get(b, "content")
 		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
 			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: status,
 			ArgsHash: t.inputDigest, ArgsSize: t.inputSize, ResultHash: c.digest(res), ResultSize: len(res.Raw),
 		}.Attrs())
 	case t.name == "ToolSearch":
-		c.toolSearch(r, t, res, tur)
+		c.toolSearch(r, t, get(b, "content"), r.Get("toolUseResult"))
 	case t.name == "Task" || t.name == "Agent":
-		c.subagentReturned(r, t, res, tur, status)
+		c.subagentReturned(r, t, get(b, "content"), r.Get("toolUseResult"), status)
 	case t.name == "Read" || t.name == "Write" || t.name == "Edit" || t.name == "MultiEdit":
 		c.memoryFile(r, t, status)
 	}
