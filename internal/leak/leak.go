@@ -601,15 +601,15 @@ func isNumber(s string) bool {
 	if s == "" {
 		return false
 	}
-	if _, err := strconv.ParseFloat(s, 64); err != nil {
-		return false
-	}
+	// The bytes first: most strings asked about are words, and ParseFloat
+	// allocates an error for each of them.
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
 			return false // no Inf, NaN or hex
 		}
 	}
-	return true
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // NeedsProbe reports whether any output string is untyped: only then can a
