@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/leak"
 )
 
 // TestCommandPeakRSS: the peak RSS is the child's own, not the vfork
@@ -72,6 +74,38 @@ func TestWriteFloor(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "*", ".*tmp-*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestCheckFloor: every line that would be converted is walked (keys and
+// raw values counted; a pass-through value that fits its shape is not
+// raw), and lines convert would skip are read but not walked.
+func TestCheckFloor(t *testing.T) {
+	dir := t.TempDir()
+	const line = `{"type":"user","sessionId":"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b","message":{"content":"CANARY hello"}}`
+	a := filepath.Join(dir, "a.jsonl")
+	b := filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte(line+"\n{not json\n[1,2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	r, err := CheckFloor([]string{a, b}, 1000, func(f string) leak.Paths {
+		asked = append(asked, filepath.Base(f))
+		return leak.Paths{"sessionId": leak.UUID}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per converted line: 4 keys and 2 raw values ("user", the content);
+	// the session id is admitted.
+	if r.Note != "4 lines, 12 raw strings walked" || r.Inputs != 2 || r.Bytes != 1000 || r.WallSeconds <= 0 {
+		t.Errorf("floor = %+v, want 4 lines and 12 raw strings", r)
+	}
+	if strings.Join(asked, " ") != "a.jsonl b.jsonl" {
+		t.Errorf("pass paths asked for %q", asked)
 	}
 }
 

@@ -18,7 +18,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/bench"
+	"github.com/contextreceipts/convert/internal/leak"
 )
 
 func main() {
@@ -195,6 +197,7 @@ func run(o opts) error {
 
 	one := b.convertMedian("convert run --jobs 1, history", size, 1, out("one"), "jobs1-history.prof", ccProjects, cxSessions)
 	b.add(bench.WriteFloor(one.Out, b.fresh(out("floor")), size))
+	b.add(bench.CheckFloor(files, size, passThrough(ccProjects)))
 	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
 	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, all.Out, true, "", ccProjects, cxSessions)
 
@@ -570,4 +573,17 @@ func ccusageBin(tools string) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// passThrough gives a history file its converter's pass-through paths:
+// Claude Code's under projects, Codex's elsewhere (CheckFloor).
+func passThrough(projects string) func(file string) leak.Paths {
+	cc, _ := converters.Lookup("claude_code")
+	cx, _ := converters.Lookup("codex")
+	return func(file string) leak.Paths {
+		if strings.HasPrefix(file, projects+string(filepath.Separator)) {
+			return cc.PassThrough
+		}
+		return cx.PassThrough
+	}
 }
