@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -22,6 +23,7 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/tidwall/gjson"
+	"golang.org/x/sync/errgroup"
 )
 
 // Result is one measured run.
@@ -120,56 +122,75 @@ func Baseline(files []string, total int64) (Result, error) {
 	return res, nil
 }
 
-// CheckFloor times, in one goroutine, the part of a conversion that no
-// faster reader could skip, because issue #16 keeps every check: each file
-// hashed whole (sha256), each line read with convert's reader, checked as
-// UTF-8, validated as JSON with its top-level members indexed
-// (jsonscan.Scan), and walked by the leak check's first pass (leak.Input:
-// every string, key and number; a pass-through value admitted by its
-// field's shape). pass gives each file's pass-through paths (its
-// converter's). No record is mapped and nothing is written: what convert
-// pays on top is the readers, building the outputs, validating and
-// leak-checking them, and writing them (WriteFloor).
-func CheckFloor(files []string, total int64, pass func(file string) leak.Paths) (Result, error) {
+// CheckFloor times the part of a conversion that no faster reader could
+// skip, because issue #16 keeps every check: each file hashed whole
+// (sha256), each line read with convert's reader, checked as UTF-8,
+// validated as JSON with its top-level members indexed (jsonscan.Scan),
+// and walked by the leak check's first pass (leak.Input: every string, key
+// and number; a pass-through value admitted by its field's shape). pass
+// gives each file's pass-through paths (its converter's); workers
+// goroutines share the files, as convert's workers do. No record is mapped
+// and nothing is written: what convert pays on top is the readers,
+// building the outputs, validating and leak-checking them, and writing
+// them (WriteFloor).
+func CheckFloor(name string, files []string, total int64, workers int, pass func(file string) leak.Paths) (Result, error) {
 	Settle()
 	cpu0 := selfCPU()
 	start := time.Now()
-	var lines, raw int64
-	var members []jsonscan.Member
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return Result{}, err
-		}
-		sum, in, paths := sha256.New(), leak.NewInput(), pass(f)
-		r := jsonl.NewReader(io.TeeReader(fh, sum), 0)
-		for {
-			l, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
+	var lines, raw atomic.Int64
+	var g errgroup.Group
+	for w := range max(workers, 1) {
+		g.Go(func() error {
+			var members []jsonscan.Member
+			for i := w; i < len(files); i += max(workers, 1) {
+				n, r, err := checkFile(files[i], pass(files[i]), &members)
+				if err != nil {
+					return err
+				}
+				lines.Add(n)
+				raw.Add(r)
 			}
-			if err != nil {
-				fh.Close()
-				return Result{}, err
-			}
-			lines++
-			members = members[:0]
-			if l.TooLong || !utf8.Valid(l.Bytes) {
-				continue
-			}
-			if object, err := jsonscan.Scan(l.Bytes, &members); err == nil && object {
-				in.Line(l.Bytes, paths)
-			}
-		}
-		fh.Close()
-		sum.Sum(nil)
-		raw += in.RawCount
+			return nil
+		})
 	}
-	res := Result{Name: "check floor: sha256 + UTF-8 + JSON scan + leak walk of every line, 1 goroutine", Bytes: total,
-		Inputs: len(files), WallSeconds: time.Since(start).Seconds(), CPUSeconds: selfCPU() - cpu0,
-		Note: fmt.Sprintf("%d lines, %d raw strings walked", lines, raw)}
+	if err := g.Wait(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Name: name, Bytes: total, Inputs: len(files), WallSeconds: time.Since(start).Seconds(), CPUSeconds: selfCPU() - cpu0,
+		Note: fmt.Sprintf("%d lines, %d raw strings walked", lines.Load(), raw.Load())}
 	res.rates()
 	return res, nil
+}
+
+// checkFile is CheckFloor's work on one file: its lines, and the raw
+// strings the walk counted.
+func checkFile(path string, paths leak.Paths, members *[]jsonscan.Member) (lines, raw int64, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer fh.Close()
+	sum, in := sha256.New(), leak.NewInput()
+	r := jsonl.NewReader(io.TeeReader(fh, sum), 0)
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		lines++
+		*members = (*members)[:0]
+		if l.TooLong || !utf8.Valid(l.Bytes) {
+			continue
+		}
+		if object, err := jsonscan.Scan(l.Bytes, members); err == nil && object {
+			in.Line(l.Bytes, paths)
+		}
+	}
+	sum.Sum(nil)
+	return lines, in.RawCount, nil
 }
 
 // WriteFloor writes every file of a convert run's output tree (out) again,

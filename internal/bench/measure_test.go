@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/leak"
@@ -91,21 +93,30 @@ func TestCheckFloor(t *testing.T) {
 	if err := os.WriteFile(b, []byte(line+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var asked []string
-	r, err := CheckFloor([]string{a, b}, 1000, func(f string) leak.Paths {
-		asked = append(asked, filepath.Base(f))
-		return leak.Paths{"sessionId": leak.UUID}
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, workers := range []int{1, 2, 3} {
+		var mu sync.Mutex
+		var asked []string
+		r, err := CheckFloor("floor", []string{a, b}, 1000, workers, func(f string) leak.Paths {
+			mu.Lock()
+			asked = append(asked, filepath.Base(f))
+			mu.Unlock()
+			return leak.Paths{"sessionId": leak.UUID}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Per converted line: 4 keys and 2 raw values ("user", the
+		// content); the session id is admitted.
+		if r.Note != "4 lines, 12 raw strings walked" || r.Inputs != 2 || r.Bytes != 1000 || r.WallSeconds <= 0 {
+			t.Errorf("%d workers: floor = %+v, want 4 lines and 12 raw strings", workers, r)
+		}
+		sort.Strings(asked)
+		if strings.Join(asked, " ") != "a.jsonl b.jsonl" {
+			t.Errorf("%d workers: pass paths asked for %q", workers, asked)
+		}
 	}
-	// Per converted line: 4 keys and 2 raw values ("user", the content);
-	// the session id is admitted.
-	if r.Note != "4 lines, 12 raw strings walked" || r.Inputs != 2 || r.Bytes != 1000 || r.WallSeconds <= 0 {
-		t.Errorf("floor = %+v, want 4 lines and 12 raw strings", r)
-	}
-	if strings.Join(asked, " ") != "a.jsonl b.jsonl" {
-		t.Errorf("pass paths asked for %q", asked)
+	if _, err := CheckFloor("floor", []string{filepath.Join(dir, "missing.jsonl")}, 0, 2, func(string) leak.Paths { return nil }); err == nil {
+		t.Error("a file that cannot be read is not an error")
 	}
 }
 

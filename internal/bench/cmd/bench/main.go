@@ -197,11 +197,16 @@ func run(o opts) error {
 
 	one := b.convertMedian("convert run --jobs 1, history", size, 1, out("one"), "jobs1-history.prof", ccProjects, cxSessions)
 	b.add(bench.WriteFloor(one.Out, b.fresh(out("floor")), size))
-	b.add(bench.CheckFloor(files, size, passThrough(ccProjects)))
+	b.add(bench.CheckFloor("check floor: sha256 + UTF-8 + JSON scan + leak walk of every line, 1 goroutine, history", files, size, 1, passThrough(ccProjects)))
 	all := b.convert(fmt.Sprintf("convert run --jobs %d, history", cpus), size, cpus, out("all"), false, "", ccProjects, cxSessions)
 	again := b.convert(fmt.Sprintf("convert run --jobs %d, history again (unchanged, manifest)", cpus), size, cpus, all.Out, true, "", ccProjects, cxSessions)
 
 	cc := b.convertMedian(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, out("cc"), "", ccProjects)
+	ccFiles, _, err := bench.Files(ccProjects)
+	if err != nil {
+		return err
+	}
+	ccFloor := b.add(bench.CheckFloor(fmt.Sprintf("check floor, %d goroutines, Claude Code part", cpus), ccFiles, c.ClaudeShape.Bytes, cpus, passThrough(ccProjects)))
 	empty := filepath.Join(outRoot, "empty-home")
 	os.MkdirAll(empty, 0o755)
 	ccusage, cerr := ccusageBin(o.tools)
@@ -211,7 +216,7 @@ func run(o opts) error {
 			return bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
 				[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
 		})
-		ccu = b.tool(r, err, &cc)
+		ccu = b.tool(r, err, &cc, &ccFloor)
 	} else {
 		b.results = append(b.results, bench.Result{Name: "ccusage", Note: "not available: " + cerr.Error()})
 	}
@@ -344,14 +349,18 @@ func profileSummaries(convert, dir string) map[string][]string {
 	return out
 }
 
-// tool records a comparison tool's run over the tree conv converted, and
-// sets conv's ratio to it (the tool's wall over convert's).
-func (b *bencher) tool(r bench.Result, err error, conv *bench.Result) bench.Result {
+// tool records a comparison tool's run over the tree each of convs read
+// (convert's run, the check floor's), and sets their ratio to it (the
+// tool's wall over theirs).
+func (b *bencher) tool(r bench.Result, err error, convs ...*bench.Result) bench.Result {
 	if err == nil {
 		r.Note = reported(r.Stdout)
 	}
 	r = b.add(r, err)
-	if err == nil && conv.WallSeconds > 0 {
+	for _, conv := range convs {
+		if err != nil || conv.WallSeconds <= 0 {
+			continue
+		}
 		conv.RatioTool = r.WallSeconds / conv.WallSeconds
 		for i := range b.results {
 			if b.results[i].Name == conv.Name {
