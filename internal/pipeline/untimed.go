@@ -22,12 +22,7 @@ import "github.com/contextreceipts/convert/converters"
 // keepUntimed handles a record whose time does not parse: it is converted
 // without its time, counted and warned about (--strict: the input fails).
 func (f *file) keepUntimed(n int) error {
-	if f.opt.Strict {
-		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "invalid_time (--strict)"}
-	}
-	f.stats.InvalidTimes++
-	f.warn((&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "record kept without its time: invalid_time"}).Error())
-	return nil
+	return f.keepFlawed(n, &f.stats.InvalidTimes, "invalid_time (--strict)", "record kept without its time: invalid_time")
 }
 
 // invalidCounts is how many counts the converter has read as 0 so far
@@ -43,11 +38,19 @@ func (f *file) invalidCounts() int64 {
 // count out of range: it is kept, counted and warned about (--strict: the
 // input fails).
 func (f *file) keepBadCount(n int) error {
+	return f.keepFlawed(n, &f.stats.InvalidCounts, "invalid_count (--strict)", "record kept with a count out of range read as 0: invalid_count")
+}
+
+// keepFlawed is the rule both follow for line n: under --strict the input
+// fails with strict; otherwise the record counts in *kept and warning is
+// printed with the line. Both messages are whole literals: the stderr leak
+// check knows them as the program's own.
+func (f *file) keepFlawed(n int, kept *int64, strict, warning string) error {
 	if f.opt.Strict {
-		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "invalid_count (--strict)"}
+		return &InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: strict}
 	}
-	f.stats.InvalidCounts++
-	f.warn((&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: "record kept with a count out of range read as 0: invalid_count"}).Error())
+	*kept++
+	f.warn((&InputError{Path: f.path, Line: n, Converter: f.conv.Name, Msg: warning}).Error())
 	return nil
 }
 
