@@ -112,3 +112,35 @@ func (r repeatReader) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestReleaseReuse: readers that give their long-line buffer back, one
+// after the other (as the pipeline's files do), each read their own long
+// lines whole, and a released reader can still be read.
+func TestReleaseReuse(t *testing.T) {
+	long := func(c byte, n int) string { return strings.Repeat(string(c), n) }
+	for i, body := range []string{
+		long('a', 200<<10) + "\n" + long('b', 70<<10) + "\n",
+		long('c', 100<<10) + "\nshort\n" + long('d', 300<<10),
+		long('e', 9<<20) + "\n" + long('f', 80<<10) + "\n", // a buffer past 8 MiB is not kept
+	} {
+		r := NewReader(strings.NewReader(body), 0)
+		var lines []string
+		for {
+			l, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, string(l.Bytes))
+			if len(lines) == 1 && i == 1 {
+				r.Release() // mid-file: the next long line takes a buffer again
+			}
+		}
+		r.Release()
+		if want := strings.Split(strings.TrimSuffix(body, "\n"), "\n"); strings.Join(lines, "|") != strings.Join(want, "|") {
+			t.Errorf("reader %d: lines differ after reusing a released buffer", i)
+		}
+	}
+}

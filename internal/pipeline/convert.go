@@ -235,6 +235,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 	}
 	defer func() { file = fh.Rewind() }()
 	r := jsonl.NewReader(fh.Reader, 1<<20)
+	defer r.Release()
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
 	var index converters.RecordIndex
@@ -400,6 +401,7 @@ func (f *file) readFile(i int) error {
 	}
 	src.seqBase = f.stats.Lines
 	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	defer r.Release()
 	var reported int64
 	for {
 		l, err := r.Next()

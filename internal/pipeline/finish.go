@@ -547,6 +547,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	}
 	defer fh.Close()
 	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	defer r.Release()
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	err = eachLine(r, func(l jsonl.Line) error {
 		if src.converted.has(l.N) {
