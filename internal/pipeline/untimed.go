@@ -2,8 +2,8 @@ package pipeline
 
 import "github.com/contextreceipts/convert/converters"
 
-// Three rules about records kept with a value that does not read live
-// here: two about times, one about counts.
+// Three rules live here: a record whose time does not parse, an input
+// with no time at all, and a record with a count out of range.
 //
 // A record whose time does not parse is kept, without its time: the rest of
 // it (a tool call, an instruction load) is evidence. The pipeline counts it
