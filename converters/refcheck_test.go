@@ -231,7 +231,19 @@ func refRefused(s string, in refInput) bool {
 	for _, p := range parts {
 		ownAll = ownAll && wholeOrDotted(p, own)
 	}
-	if ownAll {
+	// Counts joined by separators with 6 digits or more in all
+	// ("555 123 4567", "08:00:00.0") are a number: probed whole.
+	digits, numbers := 0, true
+	for _, p := range parts {
+		numbers = numbers && wholeOrDotted(p, func(w string) bool { return w == "" || refNumber(w) })
+	}
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			digits++
+		}
+	}
+	digitRun := digits >= 6 && numbers
+	if ownAll && !digitRun {
 		return false
 	}
 	if _, err := time.Parse(time.RFC3339Nano, s); err != nil && !uuidRe.MatchString(s) && leak.SecretKind(s) != "" {
@@ -241,7 +253,7 @@ func refRefused(s string, in refInput) bool {
 	if in.pass[s] {
 		return false
 	}
-	if refTyped(s, parts, typed, in.pass) {
+	if !digitRun && refTyped(s, parts, typed, in.pass) {
 		return false
 	}
 	fs := asciiFold(s)
@@ -262,15 +274,6 @@ func refRefused(s string, in refInput) bool {
 	}
 	open := make([]int, len(s)+1) // open[i]: open bytes in s[:i]
 	mark := make([]bool, len(s))
-	digits, numbers := 0, true
-	for _, p := range parts {
-		numbers = numbers && wholeOrDotted(p, func(w string) bool { return w == "" || refNumber(w) })
-	}
-	for i := 0; i < len(s); i++ {
-		if '0' <= s[i] && s[i] <= '9' {
-			digits++
-		}
-	}
 	cur, any := 0, false
 	for _, p := range parts {
 		j := strings.Index(s[cur:], p)
@@ -286,7 +289,7 @@ func refRefused(s string, in refInput) bool {
 	}
 	for i := 0; i < len(s); i++ { // bytes, not runes
 		open[i+1] = open[i]
-		if mark[i] || !any || len(parts) < 2 || digits >= 6 && numbers {
+		if mark[i] || !any || len(parts) < 2 || digitRun {
 			open[i+1]++
 		}
 	}
