@@ -137,12 +137,15 @@ func CheckFloor(name string, files []string, total int64, workers int, pass func
 	Settle()
 	cpu0 := selfCPU()
 	start := time.Now()
-	var lines, raw atomic.Int64
+	var lines, raw, next atomic.Int64
 	var g errgroup.Group
-	for w := range max(workers, 1) {
+	for range max(workers, 1) {
 		g.Go(func() error {
 			var members []jsonscan.Member
-			for i := w; i < len(files); i += max(workers, 1) {
+			// Each worker takes the next file when it is done with one, as
+			// convert's do: a fixed split would leave one waiting on the
+			// other's sessions of tens of MB.
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
 				n, r, err := checkFile(files[i], pass(files[i]), &members)
 				if err != nil {
 					return err
@@ -172,6 +175,7 @@ func checkFile(path string, paths leak.Paths, members *[]jsonscan.Member) (lines
 	defer fh.Close()
 	sum, in := sha256.New(), leak.NewInput()
 	r := jsonl.NewReader(io.TeeReader(fh, sum), 0)
+	defer r.Release() // as the pipeline does
 	for {
 		l, err := r.Next()
 		if errors.Is(err, io.EOF) {
