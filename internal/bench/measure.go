@@ -205,6 +205,17 @@ func checkFile(path string, paths leak.Paths, members *[]jsonscan.Member) (lines
 // input's size, so that its MB/s reads against the other rows. dir is
 // left for the caller to remove (see the bench's fresh output folders).
 func WriteFloor(out, dir string, total int64) (Result, error) {
+	return IOFloor("write floor: the history's outputs written again (temporary file, rename), 1 goroutine", nil, out, dir, total, 1)
+}
+
+// IOFloor is the work no implementation of convert can skip, whatever its
+// checks cost: every input read whole and hashed (the receipt names each
+// input by its sha256), and every file of a convert run's output tree (out)
+// written again under dir as WriteFloor writes it. workers goroutines share
+// the jobs, taking the next when done, as convert's workers do. Against
+// ccusage, which reads and writes nothing else, it bounds from below what a
+// conversion of the same tree can take; the check floor adds the checks.
+func IOFloor(name string, inputs []string, out, dir string, total int64, workers int) (Result, error) {
 	type file struct {
 		rel  string
 		size int64
@@ -228,38 +239,84 @@ func WriteFloor(out, dir string, total int64) (Result, error) {
 		return Result{}, err
 	}
 	os.RemoveAll(dir)
-	data := make([]byte, 1<<20)
+	data := make([]byte, 1<<20) // read only: what every written file holds
 	Settle()
 	cpu0 := selfCPU()
 	start := time.Now()
 	made := map[string]bool{}
-	for _, f := range files {
-		path := filepath.Join(dir, f.rel)
-		if d := filepath.Dir(path); !made[d] {
+	for _, f := range files { // the folders first, so that the writers share no map
+		if d := filepath.Dir(filepath.Join(dir, f.rel)); !made[d] {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return Result{}, err
 			}
 			made[d] = true
 		}
-		fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-		if err != nil {
-			return Result{}, err
-		}
-		for n := f.size; n > 0; n -= min(n, int64(len(data))) {
-			if _, err := fh.Write(data[:min(n, int64(len(data)))]); err != nil {
-				fh.Close()
-				return Result{}, err
-			}
-		}
-		if err := errors.Join(fh.Close(), os.Rename(fh.Name(), path)); err != nil {
-			return Result{}, err
-		}
 	}
-	res := Result{Name: "write floor: the history's outputs written again (temporary file, rename), 1 goroutine", Bytes: total,
-		Inputs: len(files), WallSeconds: time.Since(start).Seconds(), CPUSeconds: selfCPU() - cpu0,
+	var read, next atomic.Int64
+	jobs := len(inputs) + len(files)
+	var g errgroup.Group
+	for range max(workers, 1) {
+		g.Go(func() error {
+			buf := make([]byte, 64<<10)
+			for i := int(next.Add(1) - 1); i < jobs; i = int(next.Add(1) - 1) {
+				if i < len(inputs) {
+					n, err := hashFile(inputs[i], buf)
+					if err != nil {
+						return err
+					}
+					read.Add(n)
+					continue
+				}
+				f := files[i-len(inputs)]
+				if err := writeAgain(filepath.Join(dir, f.rel), f.size, data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Name: name, Bytes: total, Inputs: len(files), WallSeconds: time.Since(start).Seconds(), CPUSeconds: selfCPU() - cpu0,
 		Note: fmt.Sprintf("%d files, %.0f MB", len(files), float64(written)/1e6)}
+	if len(inputs) > 0 {
+		res.Inputs = len(inputs)
+		res.Note = fmt.Sprintf("%d inputs, %.0f MB read and hashed; %d outputs, %.0f MB written", len(inputs), float64(read.Load())/1e6, len(files), float64(written)/1e6)
+	}
 	res.rates()
 	return res, nil
+}
+
+// hashFile reads the file at path whole into a sha256, through buf.
+func hashFile(path string, buf []byte) (int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	sum := sha256.New()
+	// The file is read through buf as convert reads it (64 KiB at a
+	// time), not by its WriteTo, which copies through 32 KiB.
+	n, err := io.CopyBuffer(sum, struct{ io.Reader }{fh}, buf)
+	sum.Sum(nil)
+	return n, err
+}
+
+// writeAgain writes size bytes of data to path as convert writes an
+// output: a temporary file beside it, then a rename.
+func writeAgain(path string, size int64, data []byte) error {
+	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	for n := size; n > 0; n -= min(n, int64(len(data))) {
+		if _, err := fh.Write(data[:min(n, int64(len(data)))]); err != nil {
+			fh.Close()
+			return err
+		}
+	}
+	return errors.Join(fh.Close(), os.Rename(fh.Name(), path))
 }
 
 // Median measures n times (at least once) and keeps the run of median wall

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,5 +140,49 @@ func TestMedian(t *testing.T) {
 	calls := 0
 	if _, err := Median(3, func() (Result, error) { calls++; return Result{}, os.ErrNotExist }); err == nil || calls != 1 {
 		t.Errorf("a failed run: err %v after %d calls", err, calls)
+	}
+}
+
+// TestIOFloor: with inputs, the floor reads and hashes each of them whole
+// and still writes the output tree again, whichever worker takes a job;
+// an input that cannot be read fails the row.
+func TestIOFloor(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	outputs := map[string]int{"p/s1.receipt.ndjson": 7, "p/s1.otel.json": 70 << 10, "q/s2.otel.json": 1}
+	for rel, n := range outputs {
+		p := filepath.Join(out, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var inputs []string
+	for i, n := range []int{0, 1, 3 << 20} { // empty, one byte, many reads of 64 KiB
+		p := filepath.Join(dir, fmt.Sprintf("in%d.jsonl", i))
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, p)
+	}
+	for _, workers := range []int{1, 2} {
+		again := filepath.Join(dir, fmt.Sprintf("again%d", workers))
+		r, err := IOFloor("io", inputs, out, again, 1000, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "3 inputs, 3 MB read and hashed; 3 outputs, 0 MB written"; r.Note != want || r.Inputs != 3 || r.Name != "io" {
+			t.Errorf("%d workers: %+v, want note %q", workers, r, want)
+		}
+		for rel, n := range outputs {
+			if st, err := os.Stat(filepath.Join(again, rel)); err != nil || st.Size() != int64(n) {
+				t.Errorf("%d workers: %s: %v, want %d bytes", workers, rel, err, n)
+			}
+		}
+	}
+	if _, err := IOFloor("io", []string{filepath.Join(dir, "missing.jsonl")}, out, filepath.Join(dir, "x"), 0, 2); err == nil {
+		t.Error("a missing input: no error")
 	}
 }

@@ -207,6 +207,8 @@ func run(o opts) error {
 		return err
 	}
 	ccFloor := b.add(bench.CheckFloor(fmt.Sprintf("check floor, %d goroutines, Claude Code part", cpus), ccFiles, c.ClaudeShape.Bytes, cpus, passThrough(ccProjects)))
+	ccIO := b.add(bench.IOFloor(fmt.Sprintf("I/O floor: every input read and sha256'd, the run's outputs written again, %d goroutines, Claude Code part", cpus),
+		ccFiles, cc.Out, b.fresh(out("ccio")), c.ClaudeShape.Bytes, cpus))
 	empty := filepath.Join(outRoot, "empty-home")
 	os.MkdirAll(empty, 0o755)
 	ccusage, cerr := ccusageBin(o.tools)
@@ -216,7 +218,7 @@ func run(o opts) error {
 			return bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
 				[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
 		})
-		ccu = b.tool(r, err, &cc, &ccFloor)
+		ccu = b.tool(r, err, &cc, &ccFloor, &ccIO)
 	} else {
 		b.results = append(b.results, bench.Result{Name: "ccusage", Note: "not available: " + cerr.Error()})
 	}
@@ -275,6 +277,12 @@ func run(o opts) error {
 
 	targets := []Target{
 		target("convert (all CPUs) vs ccusage session, Claude Code part: ccusage wall / convert wall", cc.RatioTool, ">= 1.0 (aim 2)", cc.RatioTool >= 1 && clean(cc), joinNotes(ccu.Note, cc.Note)),
+		// What convert cannot skip, against ccusage: reading and hashing
+		// the inputs and writing the outputs, with no check at all. The
+		// ccusage target has only the rest of ccusage's time for every
+		// check and the mapping.
+		target("I/O floor (all CPUs) vs ccusage session, Claude Code part: ccusage wall / floor wall", ccIO.RatioTool, "informative", true, ccIO.Note),
+		target("check floor (all CPUs) vs ccusage session, Claude Code part: ccusage wall / floor wall", ccFloor.RatioTool, "informative", true, ccFloor.Note),
 		target("convert (all CPUs) vs ccusage codex session, Codex part: ccusage wall / convert wall", cx.RatioTool, ">= 1.0", cx.RatioTool >= 1 && clean(cx), joinNotes(cxu.Note, cx.Note)),
 		target("convert --jobs 1 vs baseline, history (MB/s ratio)", one.RatioWall, ">= 0.8", one.RatioWall >= 0.8 && clean(one), one.Note),
 		target("convert --jobs 1 vs baseline, the big session (MB/s ratio)", big.RatioWall, ">= 0.8", big.RatioWall >= 0.8 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
