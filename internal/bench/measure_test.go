@@ -47,15 +47,7 @@ func TestCommandPeakRSS(t *testing.T) {
 func TestWriteFloor(t *testing.T) {
 	out, dir := t.TempDir(), filepath.Join(t.TempDir(), "floor")
 	files := map[string]int{"a/s1.receipt.ndjson": 10, "a/s1.otel.json": 3 << 20, "b/c/s2.receipt.ndjson": 0, ".convert-manifest.json": 5}
-	for rel, n := range files {
-		p := filepath.Join(out, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, out, files)
 	r, err := WriteFloor(out, dir, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -150,15 +142,7 @@ func TestIOFloor(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	outputs := map[string]int{"p/s1.receipt.ndjson": 7, "p/s1.otel.json": 70 << 10, "q/s2.otel.json": 1}
-	for rel, n := range outputs {
-		p := filepath.Join(out, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, out, outputs)
 	var inputs []string
 	for i, n := range []int{0, 1, 3 << 20} { // empty, one byte, many reads of 64 KiB
 		p := filepath.Join(dir, fmt.Sprintf("in%d.jsonl", i))
@@ -184,5 +168,19 @@ func TestIOFloor(t *testing.T) {
 	}
 	if _, err := IOFloor("io", []string{filepath.Join(dir, "missing.jsonl")}, out, filepath.Join(dir, "x"), 0, 2); err == nil {
 		t.Error("a missing input: no error")
+	}
+}
+
+// writeTree writes under root a file of zeros for each path, of its size.
+func writeTree(t *testing.T, root string, files map[string]int) {
+	t.Helper()
+	for rel, n := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
