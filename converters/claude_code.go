@@ -331,8 +331,10 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
 	}
-	if d := get(meta, "spawnDepth"); d.Type == gjson.Number && d.Int() > 0 {
-		depth = int(d.Int())
+	if d := get(meta, "spawnDepth"); d.Type == gjson.Number {
+		if n := c.count(d); n > 0 {
+			depth = int(n)
+		}
 	}
 	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.out.Spans)}
 	c.agents[key] = a

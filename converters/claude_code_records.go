@@ -387,7 +387,7 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 	text := resultText(res)
 	a := subagentReturned(c.h.Text(text), len(text), status, "final_text_returned_to_parent")
 	if n := get(tur, "totalTokens"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
 	if n := get(tur, "totalToolUseCount"); n.Type == gjson.Number {
 		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(c.count(n))})
@@ -483,7 +483,7 @@ func (c *claudeState) system(r Record, agent *claudeAgent) {
 		m := r.Get("compactMetadata")
 		c.postTokens = -1
 		if p := get(m, "postTokens"); p.Type == gjson.Number {
-			c.postTokens = p.Int()
+			c.postTokens = c.count(p)
 		}
 		c.compactionStarted(r, agent, get(m, "trigger").Str, get(m, "preTokens"), "compact_boundary")
 	case "microcompact_boundary":
@@ -492,7 +492,7 @@ func (c *claudeState) system(r Record, agent *claudeAgent) {
 	case "api_error", "error":
 		c.counts["api_errors"]++
 	case "stop_hook_summary":
-		c.counts["hooks"] += r.Get("hookCount").Int()
+		c.counts["hooks"] += c.count(r.Get("hookCount"))
 	case "":
 		if r.Get("toolUseID").Exists() || strings.Contains(r.Get("content").Str, "Running") {
 			c.counts["hooks"]++ // 1.0.4x-1.0.5x hook output lines
@@ -508,7 +508,7 @@ func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger st
 		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.pass(leak.Label, trigger))})
 	}
 	if pre.Type == gjson.Number {
-		tokensBefore(&a, pre.Int())
+		tokensBefore(&a, c.count(pre))
 	}
 	c.emit(r, agent.key, "context.compaction.started", a)
 }

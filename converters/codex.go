@@ -320,7 +320,7 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 		c.session = c.pass(leak.ID, id.Str)
 	}
 	if n := get(p, "subagent_history_start_ordinal"); n.Type == gjson.Number {
-		c.historyStart = n.Int()
+		c.historyStart = c.count(n)
 	}
 	if o := get(p, "originator"); o.Type == gjson.String && o.Str != "" {
 		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
@@ -354,9 +354,9 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 // childThread writes that this rollout is a subagent's: its parent thread
 // (another rollout, converted on its own) and its role.
 func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent string) {
-	depth := get(spawn, "depth").Int()
+	depth := c.count(get(spawn, "depth"))
 	if d := get(p, "depth"); d.Type == gjson.Number {
-		depth = d.Int()
+		depth = c.count(d)
 	}
 	if depth < 1 {
 		depth = 1

@@ -420,7 +420,7 @@ func (c *codexState) tokenCount(info gjson.Result) {
 		return
 	}
 	if last := get(info, "last_token_usage.input_tokens"); last.Exists() {
-		c.lastInput = last.Int()
+		c.lastInput = c.count(last)
 	}
 	tot := get(info, "total_token_usage")
 	if !tot.IsObject() {

@@ -516,7 +516,7 @@ func (c *copilotState) compactionStart(r Record, d gjson.Result) {
 		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(tr.Str)})
 	}
 	if n := d.Get("preCompactionTokens"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	c.emit(r, "", "context.compaction.started", a)
@@ -539,7 +539,7 @@ func (c *copilotState) compactionDone(r Record, d gjson.Result) {
 		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(s.Str))))},
 	}
 	if n := d.Get("postCompactionTokens"); n.Type == gjson.Number {
-		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(n.Int()))})
+		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
 	c.emit(r, "", "context.compaction.summary_loaded", a)

@@ -288,7 +288,7 @@ func (c *cursorState) runResult(r Record) {
 		c.counts["failed_runs"]++
 	}
 	if d := r.Get("duration_ms"); d.Type == gjson.Number {
-		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(d.Int())))
+		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(c.count(d))))
 	}
 }
 

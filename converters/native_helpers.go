@@ -87,7 +87,8 @@ func fields(obj gjson.Result, keys ...string) (out fieldValues) {
 	return out
 }
 
-// count reads a count of a native log (tokens, calls, skills) as gjson's
+// count reads a count of a native log (tokens, calls, hooks, durations,
+// depths: every number a reader writes, buckets or steers by) as gjson's
 // Int does, but only from 0 to leak.MaxCount, the range in which the leak
 // check admits a count field's value. Copied, a junk value there (a card
 // or phone number, 12345678901234) would be a raw input number in the

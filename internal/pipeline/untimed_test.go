@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,5 +186,90 @@ func TestMillisUTC(t *testing.T) {
 		if got, want := millisUTC(tm), tm.Format("2006-01-02T15:04:05.000Z"); got != want {
 			t.Errorf("millisUTC(%v) = %s, want %s", tm, got, want)
 		}
+	}
+}
+
+// TestEveryNativeCountIsRangeChecked: each count a native reader writes,
+// buckets or steers by goes through the range check, not only the token
+// usage above. A value past 2^40 read raw was written as it stood (a
+// hook count, a subagent's depth) and the leak check refused the whole
+// session for a number it took for a card's (FuzzNativeLogs found the hook
+// count); bucketed, it was a silent top bucket. Each case is an honest
+// session with one such count: converted, the record kept, the gap named,
+// the digits nowhere in the outputs.
+func TestEveryNativeCountIsRangeChecked(t *testing.T) {
+	const bad = "12345678901234" // 14 digits, over 2^40
+	sid := untimedSID
+	user := `{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"` + sid + `","timestamp":"2026-07-01T10:00:00Z","message":{"role":"user","content":"CANARY list files"}}`
+	task := `{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","parentUuid":"00000000-0000-4000-8000-000000000001","sessionId":"` + sid + `","timestamp":"2026-07-01T10:00:01Z","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-1","content":[{"type":"tool_use","id":"toolu_01T","name":"Task","input":{"description":"CANARY d","prompt":"CANARY p","subagent_type":"Explore"}}],"usage":{"input_tokens":10,"output_tokens":5}}}`
+	system := func(rest string) string {
+		return `{"type":"system",` + rest + `,"uuid":"00000000-0000-4000-8000-000000000003","parentUuid":"00000000-0000-4000-8000-000000000001","sessionId":"` + sid + `","timestamp":"2026-07-01T10:00:02Z","isSidechain":false}`
+	}
+	taskResult := func(total string) string {
+		return `{"type":"user","uuid":"00000000-0000-4000-8000-000000000004","parentUuid":"00000000-0000-4000-8000-000000000002","sessionId":"` + sid + `","timestamp":"2026-07-01T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01T","content":[{"type":"text","text":"CANARY found"}]}]},"toolUseResult":{"status":"completed","totalTokens":` + total + `,"totalToolUseCount":3,"content":[{"type":"text","text":"CANARY found"}]}}`
+	}
+	codexMeta := func(extra string) string {
+		return `{"timestamp":"2026-07-01T10:00:00.000Z","type":"session_meta","payload":{"id":"` + sid + `","timestamp":"2026-07-01T10:00:00.000Z","cwd":"/Users/dana/CANARY","originator":"codex_cli_rs","cli_version":"0.146.0"` + extra + `}}`
+	}
+	codexName := "rollout-2026-07-01T10-00-00-" + sid + ".jsonl"
+	cursorSID := "6c1f0a52-7d3e-4b8a-9e21-0f4d5c6b7a81"
+	copilotEvent := func(typ, data string, n int) string {
+		return fmt.Sprintf(`{"type":%q,"data":%s,"id":"013525e5-0000-4000-8000-0000000000%02d","timestamp":"2026-03-25T09:00:%02d.000Z","parentId":null}`, typ, data, n, n)
+	}
+	copilotStart := copilotEvent("session.start", `{"sessionId":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b","version":1,"producer":"copilot-agent","copilotVersion":"1.0.68","startTime":"2026-03-25T09:00:00.000Z","selectedModel":"claude-sonnet-4.5","context":{"cwd":"/Users/alice/CANARY"}}`, 1)
+	copilotDone := func(pre, post string) string { // its pre tokens are the start's, read there
+		return copilotEvent("session.compaction_complete", `{"success":true,"preCompactionTokens":`+pre+`,"postCompactionTokens":`+post+`,"messagesRemoved":41,"summaryContent":"CANARY summary"}`, 3)
+	}
+	for _, tc := range []struct {
+		name, conv string
+		files      map[string]string // path under the input folder: lines
+	}{
+		{"claude hookCount", "claude_code", map[string]string{sid + ".jsonl": user + "\n" + system(`"subtype":"stop_hook_summary","hookCount":`+bad+`,"hookInfos":[]`)}},
+		{"claude preTokens", "claude_code", map[string]string{sid + ".jsonl": user + "\n" + system(`"subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":`+bad+`}`)}},
+		{"claude postTokens", "claude_code", map[string]string{sid + ".jsonl": user + "\n" + system(`"subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":1000,"postTokens":-`+bad+`}`)}},
+		{"claude totalTokens", "claude_code", map[string]string{sid + ".jsonl": user + "\n" + task + "\n" + taskResult(bad)}},
+		{"claude spawnDepth", "claude_code", map[string]string{
+			sid + ".jsonl":                        user + "\n" + task + "\n" + taskResult("900"),
+			sid + "/subagents/agent-a1.jsonl":     `{"type":"user","uuid":"00000000-0000-4000-8000-000000000010","sessionId":"` + sid + `","agentId":"a1","isSidechain":true,"timestamp":"2026-07-01T10:00:01.500Z","message":{"role":"user","content":"CANARY explore"}}`,
+			sid + "/subagents/agent-a1.meta.json": `{"agentType":"Explore","toolUseId":"toolu_01T","spawnDepth":` + bad + `}`,
+		}},
+		{"codex depth", "codex", map[string]string{codexName: codexMeta(`,"source":{"subagent":{"thread_spawn":{"parent_thread_id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","depth":` + bad + `}}}`)}},
+		{"codex history start", "codex", map[string]string{codexName: codexMeta(`,"subagent_history_start_ordinal":` + bad)}},
+		{"codex last input", "codex", map[string]string{codexName: codexMeta("") + "\n" +
+			`{"timestamp":"2026-07-01T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"output_tokens":300,"total_tokens":400},"last_token_usage":{"input_tokens":` + bad + `,"output_tokens":300}}}}`}},
+		{"cursor duration", "cursor", map[string]string{cursorSID + ".jsonl": `{"type":"system","subtype":"init","cwd":"/Users/gus/CANARY-shop","session_id":"` + cursorSID + `","model":"gpt-5.3-codex","timestamp_ms":1786000000000}` + "\n" +
+			`{"type":"result","subtype":"success","is_error":false,"result":"CANARY done","session_id":"` + cursorSID + `","duration_ms":` + bad + `,"timestamp_ms":1786000001000}`}},
+		{"copilot pre tokens", "copilot_cli", map[string]string{"session-state/5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b/events.jsonl": copilotStart + "\n" + copilotEvent("session.compaction_start", `{"preCompactionTokens":`+bad+`}`, 2) + "\n" + copilotDone("127000", "8100")}},
+		{"copilot post tokens", "copilot_cli", map[string]string{"session-state/5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b/events.jsonl": copilotStart + "\n" + copilotDone("127000", "-"+bad)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for rel, text := range tc.files {
+				writeFile(t, dir, rel, text+"\n")
+			}
+			ins, err := Expand([]string{dir})
+			if err != nil || len(ins) != 1 {
+				t.Fatalf("inputs %v, %v: want one", ins, err)
+			}
+			res := Convert(ins[0], Options{Converter: tc.conv})
+			if res.Err != nil {
+				t.Fatal(res.Err) // a refusal of an honest session is a bug
+			}
+			a := summaryOf(t, res.Receipt)
+			if n := a.Get(`convert\.input\.records\.invalid_count`).Int(); n != 1 {
+				t.Errorf("records.invalid_count = %d, want 1", n)
+			}
+			if g := a.Get(`convert\.audit_gaps`).Raw; !strings.Contains(g, `"invalid_counts"`) {
+				t.Errorf("audit gaps %s do not name invalid_counts", g)
+			}
+			if len(res.Diags) != 1 || !strings.HasSuffix(res.Diags[0], "record kept with a count out of range read as 0: invalid_count") {
+				t.Errorf("diags = %q, want one warning of the count", res.Diags)
+			}
+			for _, b := range append([][]byte{res.Receipt, res.Trace}, []byte(strings.Join(res.Diags, "\n"))) {
+				if bytes.Contains(b, []byte("CANARY")) || bytes.Contains(b, []byte(bad[:10])) {
+					t.Fatal("raw input in the output")
+				}
+			}
+		})
 	}
 }
