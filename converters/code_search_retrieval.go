@@ -173,6 +173,9 @@ func codeSearchResults(s *Session, v *Values, _ *receipt.Attrs) error {
 		if rank.Type != gjson.Number || rank.Int() <= last {
 			return fmt.Errorf("result ranks must be whole numbers that increase down the list")
 		}
+		if err := countRange("results.#.rank", rank.Int()); err != nil {
+			return err
+		}
 		last = rank.Int()
 		if id.Type != gjson.String {
 			return fmt.Errorf("every result needs a chunk_id string")

@@ -298,7 +298,7 @@ func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (i
 		id.truncated = &t
 	}
 	if v := in.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
-		if id.limit, err = wholeNumber("truncation_limit_chars", v); err != nil {
+		if id.limit, err = countOf("truncation_limit_chars", v); err != nil {
 			return id, err
 		}
 		id.hasLimit = true
