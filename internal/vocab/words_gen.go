@@ -2811,6 +2811,7 @@ var words = []string{
 	"results name an index snapshot with no code.index.snapshot.used record before it",
 	"results returned before any code.search.performed record",
 	"results.#.id",
+	"results.#.rank",
 	"results.#.score",
 	"results_without_call",
 	"resume_agent",
