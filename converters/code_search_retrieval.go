@@ -170,13 +170,14 @@ func codeSearchResults(s *Session, v *Values, _ *receipt.Attrs) error {
 	seen := map[string]bool{}
 	for _, e := range list {
 		rank, id := e.Get("rank"), e.Get("chunk_id")
-		if rank.Type != gjson.Number || rank.Int() <= last {
+		n := rank.Int()
+		if rank.Type != gjson.Number || n <= last {
 			return fmt.Errorf("result ranks must be whole numbers that increase down the list")
 		}
-		if err := countRange("results.#.rank", rank.Int()); err != nil {
+		if err := countRange("results.#.rank", n); err != nil { // written as it stands
 			return err
 		}
-		last = rank.Int()
+		last = n
 		if id.Type != gjson.String {
 			return fmt.Errorf("every result needs a chunk_id string")
 		}
