@@ -358,7 +358,7 @@ func profileSummaries(convert, dir string) map[string][]string {
 }
 
 // tool records a comparison tool's run over the tree each of convs read
-// (convert's run, the check floor's), and sets their ratio to it (the
+// (convert's run, the check and I/O floors'), and sets their ratio to it (the
 // tool's wall over theirs).
 func (b *bencher) tool(r bench.Result, err error, convs ...*bench.Result) bench.Result {
 	if err == nil {
