@@ -8,7 +8,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"slices"
 	"sync"
+	"unsafe"
 )
 
 // DefaultMaxLine is the longest line kept in memory for conversion. Longer
@@ -41,6 +43,9 @@ type Reader struct {
 	// It is consulted only for a line longer than the read buffer (64 KiB):
 	// a shorter one is returned in place at no cost.
 	Skip func(lineNo int) bool
+	// spans are the buffers lines were handed out of that are written
+	// again (the read buffer, the long-line buffer): Spans.
+	spans [][]byte
 }
 
 type counter struct {
@@ -147,7 +152,10 @@ func (r *Reader) next() (Line, error) {
 	r.n++
 	l := r.finish(r.buf, size, tooLong, errors.Is(err, io.EOF))
 	if cap(r.buf) > 8<<20 {
-		r.buf = nil // let a huge line's buffer go; keep ordinary ones for reuse
+		// Let a huge line's buffer go; keep ordinary ones for reuse. Never
+		// written again, it is no span: a view of it keeps its line.
+		r.forget(r.buf)
+		r.buf = nil
 	}
 	return l, nil
 }
@@ -162,6 +170,11 @@ var linePool = sync.Pool{New: func() any { return new([]byte) }}
 // the last Line's Bytes are not valid after it. The reader can still be
 // read (it takes a buffer again).
 func (r *Reader) Release() {
+	if Poison {
+		for _, s := range r.spans {
+			scribble(s[:cap(s)])
+		}
+	}
 	if r.spare != nil && cap(r.buf) <= 8<<20 {
 		*r.spare = r.buf[:0]
 		linePool.Put(r.spare)
@@ -195,7 +208,84 @@ func (r *Reader) finish(b []byte, size int64, tooLong, unended bool) Line {
 	if tooLong || size > int64(r.max) {
 		return Line{N: r.n, Size: size, TooLong: true, Unended: unended}
 	}
+	r.note(b)
 	return Line{N: r.n, Bytes: b, Size: size, Unended: unended}
+}
+
+// note adds the buffer b is a slice of to the spans, or lowers the start
+// of the span of that buffer (spans of one buffer end together: a slice
+// reaches to its buffer's end through its capacity).
+func (r *Reader) note(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	start, end := bounds(b)
+	for i, s := range r.spans {
+		if ss, se := bounds(s); se == end {
+			if start < ss {
+				r.spans[i] = b[:0]
+			}
+			return
+		}
+	}
+	r.spans = append(r.spans, b[:0])
+}
+
+// forget drops the span of buffer b.
+func (r *Reader) forget(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	_, end := bounds(b)
+	r.spans = slices.DeleteFunc(r.spans, func(s []byte) bool { _, se := bounds(s); return se == end })
+}
+
+// Spans are the buffers the reader has handed lines out of and writes
+// again with other lines (the read buffer, the long-line buffer, which a
+// pool hands on to other readers): a string pointing into one of them is
+// a view of some line, valid only until the next. Each is a slice of
+// length 0 whose capacity covers the part lines came from; holding it
+// keeps the buffer from being freed, so a pointer into it cannot be
+// mistaken for a later allocation.
+func (r *Reader) Spans() [][]byte { return r.spans }
+
+// bounds are the addresses of the first byte of b and one past its
+// capacity.
+func bounds(b []byte) (start, end uintptr) {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p, p + uintptr(cap(b))
+}
+
+// Aliases reports whether s points into one of spans (Spans of the
+// readers an input was read with): the check before an output is written
+// that no string of it is a view of a read buffer.
+func Aliases(spans [][]byte, s string) bool {
+	if len(s) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	for _, b := range spans {
+		if start, end := bounds(b); p >= start && p < end {
+			return true
+		}
+	}
+	return false
+}
+
+// scribble overwrites b (Poison builds).
+func scribble(b []byte) {
+	for i := range b {
+		b[i] = '#'
+	}
+}
+
+// Scribble overwrites the bytes of a line once it has been converted, in
+// Poison builds (and does nothing otherwise): a view kept past its line
+// then shows, as changed outputs.
+func Scribble(b []byte) {
+	if Poison {
+		scribble(b)
+	}
 }
 
 // BytesRead is the number of input bytes read so far.
