@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/convert
 OUT     ?= out
 
-.PHONY: build demo test test-short golden lint check clean bench test-jaeger test-fleet
+.PHONY: build demo test test-short test-poison golden lint check clean bench test-jaeger test-fleet
 
 # The commit goes into convert --version (the Go build information has none
 # with -buildvcs=false).
@@ -29,9 +29,22 @@ demo: build
 	done
 	@echo "receipts and traces are in $(OUT)/<converter>/"
 
-# test is what CI runs: vet and format check, then every test (race detector on).
-test: lint
+# test is what CI runs: vet and format check, the poison build's checks,
+# then every test (race detector on).
+test: lint test-poison
 	$(GO) test -race -count=1 ./...
+
+# test-poison builds convert with the convertpoison tag (every input line is
+# overwritten once converted, every read buffer when its reader is
+# released) and holds it to the normal build: the goldens, the fuzz seeds,
+# the --reveal names and borrowed-view tests under it, then every sample
+# and the seed transcripts converted by both builds, outputs compared byte
+# for byte (tools/poison-compare.sh).
+POISON_BIN ?= bin/convert-poison
+test-poison: build
+	$(GO) test -tags convertpoison -count=1 -run 'TestGolden|Reveal|^Fuzz|TestBorrowed|TestConcurrentSessions' ./converters ./internal/pipeline
+	CGO_ENABLED=0 $(GO) build -tags 'urfave_cli_no_docs convertpoison' -o $(POISON_BIN) ./cmd/convert
+	tools/poison-compare.sh $(BIN) $(POISON_BIN)
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -65,6 +78,7 @@ golden:
 
 lint:
 	$(GO) vet ./...
+	$(GO) run ./tools/borrowcheck converters
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
@@ -157,7 +171,7 @@ FUZZMINIMIZETIME ?= 100x
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
 	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers ./internal/otlp:FuzzFastValid \
-	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters:FuzzGet ./internal/leak:FuzzTails ./internal/schema:FuzzDecodeDoc
+	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters/view:FuzzGet ./internal/leak:FuzzTails ./internal/schema:FuzzDecodeDoc
 .PHONY: fuzz fuzz-long fuzz-ci
 # FUZZ_PIPELINE are the targets that convert a whole input per execution.
 # At CI's 10 s most of their budget went on replaying their corpus for

@@ -3,8 +3,8 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // agent_overlay proves how a shared AGENTS.md base and agent-specific
@@ -132,15 +132,15 @@ func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
 		a.Set("context.input.scope", receipt.S("repo"))
 	}
 	delivered := v.Get("delivered_text")
-	if delivered.Exists() && delivered.Type != gjson.String {
+	if delivered.Exists() && delivered.Type() != view.String {
 		return fmt.Errorf("field %q must be a string", "delivered_text")
 	}
-	if delivered.Type == gjson.String && delivered.Str != "" {
-		a.Set("context.input.delivered.hash", receipt.S(s.Hash.Text(delivered.Str)))
+	if delivered.Type() == view.String && !delivered.Str().Empty() {
+		a.Set("context.input.delivered.hash", receipt.S(delivered.Str().Digest(s.Hash)))
 	}
 
 	if order == 0 { // a discovered candidate that was not loaded
-		if delivered.Str != "" {
+		if !delivered.Str().Empty() {
 			return fmt.Errorf("a suppressed candidate (load_order 0) has delivered_text")
 		}
 		if attrStr(a, "context.input.activation") == "not_loaded_wrong_agent" && (target == agent || target == "all") {
@@ -159,7 +159,7 @@ func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
 		return nil
 	}
 
-	if delivered.Str == "" {
+	if delivered.Str().Empty() {
 		return fmt.Errorf("a loaded input (load_order above 0) has no delivered_text")
 	}
 	if order < 1 {
@@ -194,7 +194,7 @@ func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
 		a.Set("context.input.loaded_by", receipt.S(attrStr(a, "context.input.activation")))
 	}
 	src := v.Get("source_text")
-	truncated := src.Type == gjson.String && isClipOf(delivered.Str, src.Str)
+	truncated := src.Type() == view.String && isClipOf(delivered.Str(), src.Str())
 	a.Set("context.input.delivered.truncated", receipt.B(truncated))
 	a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order"))
 	a.Set("context.input.duplicate.role", receipt.S("selected"))
@@ -206,7 +206,7 @@ func overlayRecord(s *Session, v *Values, a *receipt.Attrs) error {
 // overlaySessionStart extends the shared session.start mapping: workspace
 // names are private, so every event carries their digest.
 var overlaySessionStart = Rec{Moves: append(append([]Move(nil), sessionStart.Moves...),
-	Move{Path: "workspace", apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
-		StateOf[overlayState](s).workspace = s.Hash.Text(v.String())
+	Move{Path: "workspace", apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
+		StateOf[overlayState](s).workspace = v.String().Digest(s.Hash)
 		return nil
 	}})}

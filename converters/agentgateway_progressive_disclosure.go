@@ -1,8 +1,8 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // agentgateway_progressive_disclosure proves the boundary of an MCP gateway
@@ -142,8 +142,8 @@ func gatewayIndexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 	}
 	s.Span.Set("mcp.gateway.name", receipt.S(s.Label(gw)))
 	s.Span.Set("mcp.gateway.disclosure.strategy", receipt.S(gatewayStrategy))
-	if m := v.Get("mode"); m.Type == gjson.String {
-		s.Span.Set("mcp.gateway.tool_mode", receipt.S(s.Label(m.Str)))
+	if m := v.Get("mode"); m.Type() == view.String {
+		s.Span.Set("mcp.gateway.tool_mode", receipt.S(s.Label(m.Str())))
 	}
 	return nil
 }

@@ -211,16 +211,14 @@ func brainJob(s *Session, v *Values, _ *receipt.Attrs) error {
 	if st.step != brainPlanned {
 		return fmt.Errorf("record out of order: the steps are precheck, plan, jobs, postcheck, completed")
 	}
-	status := v.Get("status").String()
-	switch status {
-	case "submitted", "skipped", "refused":
-	default:
+	status, ok := v.Get("status").String().Word("submitted", "skipped", "refused")
+	if !ok {
 		return fmt.Errorf("status must be submitted, skipped or refused")
 	}
-	if status == "refused" && v.Get("refusal_reason").String() == "" {
+	if status == "refused" && v.Get("refusal_reason").String().Empty() {
 		return fmt.Errorf("refused job without refusal_reason")
 	}
-	if status == "skipped" && v.Get("skip_reason").String() == "" {
+	if status == "skipped" && v.Get("skip_reason").String().Empty() {
 		return fmt.Errorf("skipped job without skip_reason")
 	}
 	if status == "submitted" && v.Get("protected_phase").Bool() && !st.planProtected {

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/converters/view"
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -31,14 +32,14 @@ func inputLoaded(kind, loadedBy, activation string) receipt.Attrs {
 // was hashed up to three times per load (an instruction text is tens of
 // KB, repeated in every Codex session), and it returns the digest for
 // deliveredIdentity when the delivered text is the source.
-func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source, digest string) string {
+func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source view.Text, digest string) string {
 	if digest == "" {
-		digest = h.Text(source)
+		digest = source.Digest(h)
 	}
 	a.Set("context.input.source.bytes_hash", receipt.S(digest))
-	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(source)))))
+	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(source.Len()))))
 	a.Set("context.input.source.canonical.form", receipt.S(receipt.CanonicalTextForm))
-	a.Set("context.input.source.canonical.hash", receipt.S(h.CanonicalText(source)))
+	a.Set("context.input.source.canonical.hash", receipt.S(source.CanonicalDigest(h)))
 	a.Set("context.input.source.canonicalization", receipt.S(receipt.CanonicalTextSteps))
 	return digest
 }
@@ -47,13 +48,13 @@ func sourceIdentity(a *receipt.Attrs, h receipt.Hasher, source, digest string) s
 // and how it was made from the source (transform). sized adds its size
 // bucket; Claude Code's receipts, whose delivered text is the source as
 // recorded, have never carried it. digest is h.Text(delivered), or "".
-func deliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered, digest, transform string, sized bool) {
+func deliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered view.Text, digest, transform string, sized bool) {
 	if digest == "" {
-		digest = h.Text(delivered)
+		digest = delivered.Digest(h)
 	}
 	a.Set("context.input.delivered.hash", receipt.S(digest))
 	if sized {
-		a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(delivered)))))
+		a.Set("context.input.delivered.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(delivered.Len()))))
 	}
 	a.Set("context.input.delivered.transform", receipt.S(transform))
 }
@@ -66,14 +67,14 @@ func deliveredNotLogged(a *receipt.Attrs) {
 
 // bodyIdentity sets the identity of an injected body (a skill, MCP server
 // instructions): the digest of what was delivered and its size bucket.
-func bodyIdentity(a *receipt.Attrs, h receipt.Hasher, body string) {
-	a.Set("context.input.delivered.hash", receipt.S(h.Text(body)))
-	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(len(body)))))
+func bodyIdentity(a *receipt.Attrs, h receipt.Hasher, body view.Text) {
+	a.Set("context.input.delivered.hash", receipt.S(body.Digest(h)))
+	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(body.Len()))))
 }
 
 // skillInvocation starts a context.skill.invoked event: the skill's digest,
 // what activated it and whether it was already loaded (role duplicate).
-func skillInvocation(h receipt.Hasher, loadedBy, activation, skill string, duplicate bool) receipt.Attrs {
+func skillInvocation(h receipt.Hasher, loadedBy, activation string, skill view.Text, duplicate bool) receipt.Attrs {
 	role := "selected"
 	if duplicate {
 		role = "duplicate"
@@ -82,7 +83,7 @@ func skillInvocation(h receipt.Hasher, loadedBy, activation, skill string, dupli
 		{Key: "context.input.kind", Value: receipt.S("skill")},
 		{Key: "context.input.activation", Value: receipt.S(activation)},
 		{Key: "context.input.loaded_by", Value: receipt.S(loadedBy)},
-		{Key: "context.skill.id", Value: receipt.S(h.Text(skill))},
+		{Key: "context.skill.id", Value: receipt.S(skill.Digest(h))},
 		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
 	}
 }
@@ -330,14 +331,14 @@ func (c *native) toolDescription(kind toolKind, name, server, tool string) toolD
 		name = strings.Clone(name)
 		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(name)}}, "execute_tool " + name}
 	case toolMCP:
-		t := c.name(tool)
+		t := c.name(view.Borrow(tool))
 		return toolDescription{receipt.Attrs{
 			{Key: "gen_ai.tool.name", Value: receipt.S(t)},
 			{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
 			{Key: "mcp.method.name", Value: receipt.S("tools/call")},
-			c.nameAttr("convert.mcp.server", server)}, "execute_tool " + t}
+			c.nameAttr("convert.mcp.server", view.Borrow(server))}, "execute_tool " + t}
 	case toolOther:
-		t := c.name(name)
+		t := c.name(view.Borrow(name))
 		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(t)}}, "execute_tool " + t}
 	}
 	return toolDescription{span: "execute_tool"}

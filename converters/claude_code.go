@@ -3,11 +3,10 @@ package converters
 import (
 	"sort"
 	"strconv"
-	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // claude_code reads native Claude Code transcripts (~/.claude/projects/<enc>/
@@ -33,7 +32,6 @@ func init() {
 		Types:       claudeTypes,
 		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
-		LineViews:   true,
 		PassThrough: claudePass,
 		Events: []string{
 			"context.input.loaded", "context.audit_gap.recorded", "context.skill.invoked", "context.skill.listing.loaded",
@@ -57,17 +55,17 @@ func init() {
 // (sessionId, uuid, leafUuid, messageId, agentId). A "type" alone is not
 // enough: other agents' logs have "type":"user" lines too, and detection
 // must not claim them.
-func claudeType(r Record) gjson.Result {
+func claudeType(r Record) view.Value {
 	t := r.Get("type")
-	if t.Type != gjson.String {
-		return gjson.Result{}
+	if !t.IsString() {
+		return view.Value{}
 	}
 	for _, k := range claudeShapeKeys {
 		if r.Get(k).Exists() {
 			return t
 		}
 	}
-	return gjson.Result{}
+	return view.Value{}
 }
 
 // claudeShapeKeys are the fields of which every Claude Code record has one.
@@ -118,6 +116,11 @@ var claudeBuiltinTools = map[string]bool{
 	"ListMcpResourcesTool": true, "ReadMcpResourceTool": true, "EnterPlanMode": true, "Monitor": true,
 }
 
+// claudeBuiltinToolList is claudeBuiltinTools as a word list
+// (view.Text.Word): a built-in name read from a line is kept as the list's
+// own string, never as a view of the line or a copy of it.
+var claudeBuiltinToolList = sortedKeys(claudeBuiltinTools)
+
 // claudeBuiltinCommands are Claude Code's own slash commands (public names).
 var claudeBuiltinCommands = map[string]bool{
 	"/init": true, "/clear": true, "/compact": true, "/memory": true, "/model": true, "/exit": true, "/help": true,
@@ -125,6 +128,10 @@ var claudeBuiltinCommands = map[string]bool{
 	"/permissions": true, "/status": true, "/context": true, "/doctor": true, "/login": true, "/logout": true,
 	"/add-dir": true, "/bug": true, "/pr-comments": true, "/vim": true, "/terminal-setup": true, "/rewind": true,
 }
+
+// claudeBuiltinCommandList is claudeBuiltinCommands as a word list
+// (claudeBuiltinCommand).
+var claudeBuiltinCommandList = sortedKeys(claudeBuiltinCommands)
 
 // claudeAgent is one agent of the session: the main one (key "") or a
 // subagent (key "agent:<id>").
@@ -140,7 +147,7 @@ type claudeTool struct {
 	key, name, agent string
 	span             int
 	line             int
-	input            gjson.Result // a copy, kept only when toolResult reads it
+	input            view.Owned // a copy, kept only when toolResult reads it
 	inputSize        int
 	inputDigest      string
 	mcpServer        string // raw MCP server and tool names, for hashing only
@@ -181,7 +188,7 @@ type claudeState struct {
 
 	file     int
 	fileRel  string
-	fileMeta gjson.Result
+	fileMeta view.Owned   // the file's sidecar (a copy: it is read after StartFile returns)
 	agent    *claudeAgent // agent of the current file (companions), nil before its first record
 	inline   *claudeAgent // 1.0.x inline sidechain in progress in the main file
 
@@ -194,8 +201,8 @@ type claudeState struct {
 	pendingTask []string          // Task tool keys without a subagent yet (inline layout)
 
 	compaction  int
-	lastCommand string
-	command     int // index in out.Events of the last built-in command's event, -1 when its expansion came or none is open
+	lastCommand string // the last slash command if a built-in (the list's word), "" after one of the user's own
+	command     int    // index in out.Events of the last built-in command's event, -1 when its expansion came or none is open
 
 	messages    map[string]claudeMessage // by message.id: a response's rows, and its replays, are one message
 	parentUUIDs idSet                    // record uuids of the main file: companions that replay them are not read again
@@ -218,19 +225,19 @@ func newClaude(env Env) *claudeState {
 }
 
 func (c *claudeState) StartFile(f SourceFile, out *Output) error {
-	c.file, c.fileRel, c.fileMeta, c.agent, c.inline = f.Index, f.Rel, f.Meta, nil, nil
+	c.file, c.fileRel, c.fileMeta, c.agent, c.inline = f.Index, f.Rel, f.Meta.Own(), nil, nil
 	return nil
 }
 
 func (c *claudeState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
-	if v := r.Get("version"); v.Type == gjson.String {
-		c.seeVersion(v.Str)
+	c.countType(r)
+	if v := r.Get("version"); v.IsString() {
+		c.seeVersion(v.Str())
 	}
 	if c.session == "" && r.File == 0 {
-		if sid := r.Get("sessionId"); sid.Type == gjson.String && sid.Str != "" {
-			c.session = c.pass(leak.ID, sid.Str)
+		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
+			c.session = c.pass(leak.ID, sid.Str())
 		}
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
@@ -255,7 +262,7 @@ func (c *claudeState) Record(r Record, out *Output) error {
 	case "attachment":
 		c.attachment(r, agent)
 	case "progress":
-		if r.Get("data.type").Str == "hook_progress" {
+		if r.Get("data.type").Str().Is("hook_progress") {
 			c.counts["hooks"]++
 		}
 	}
@@ -268,19 +275,21 @@ func (c *claudeState) Record(r Record, out *Output) error {
 // are counted, never read twice (their tokens and tool calls are the
 // parent's).
 func (c *claudeState) replayed(r Record) bool {
-	id := r.Get("uuid").Str
-	if id == "" {
+	id := r.Get("uuid").Str()
+	if id.Empty() {
 		return false
 	}
 	if r.File == 0 {
 		// Kept only for companions to be checked against: a session with
-		// none (most, and the longest) keeps no uuid of its records.
+		// none (most, and the longest) keeps no uuid of its records. Add
+		// keeps a UUID as its 16 bytes and anything else as a copy, never
+		// the line's string, so a uuid costs no copy of its own here.
 		if c.env.Companions > 0 {
-			c.parentUUIDs.Add(id)
+			id.Check(func(s string) bool { c.parentUUIDs.Add(s); return true })
 		}
 		return false
 	}
-	if c.parentUUIDs.Has(id) {
+	if id.Check(c.parentUUIDs.Has) {
 		c.counts["replayed_records"]++
 		return true
 	}
@@ -293,11 +302,11 @@ func (c *claudeState) replayed(r Record) bool {
 func (c *claudeState) agentFor(r Record) *claudeAgent {
 	if r.File > 0 {
 		if c.agent == nil {
-			id := r.Get("agentId").Str
-			if id == "" {
-				id = claudeAgentFileID(c.fileRel)
+			id := r.Get("agentId").Str()
+			if id.Empty() {
+				id = view.Borrow(claudeAgentFileID(c.fileRel)) // a string of ours: a Text reads it like the line's
 			}
-			c.agent = c.startAgent(r, "agent:"+c.fileRelKey(id), id, c.fileMeta)
+			c.agent = c.startAgent(r, "agent:"+c.fileRelKey(id), id, c.fileMeta.Value())
 		}
 		c.touch(c.agent.spanIndex, r.NS)
 		return c.agent
@@ -306,32 +315,32 @@ func (c *claudeState) agentFor(r Record) *claudeAgent {
 		c.inline = nil
 		return c.agents[""]
 	}
-	if c.inline == nil || r.Get("parentUuid").Type == gjson.Null && r.Type == "user" {
-		c.inline = c.startAgent(r, "agent:inline:"+c.keyPart(r.Get("uuid").Str)+":"+strconv.Itoa(r.Line), "", gjson.Result{})
+	if c.inline == nil || r.Get("parentUuid").Type() == view.Null && r.Type == "user" {
+		c.inline = c.startAgent(r, "agent:inline:"+c.keyPart(r.Get("uuid").Str())+":"+strconv.Itoa(r.Line), view.Text{}, view.Value{})
 	}
 	c.touch(c.inline.spanIndex, r.NS)
 	return c.inline
 }
 
 // fileRelKey keeps agent keys unique even when two files reuse an agent id.
-func (c *claudeState) fileRelKey(id string) string {
-	id = c.pass(leak.ID, id)
-	if _, dup := c.agents["agent:"+id]; dup {
-		return id + ":" + strconv.Itoa(c.file)
+func (c *claudeState) fileRelKey(id view.Text) string {
+	key := c.pass(leak.ID, id)
+	if _, dup := c.agents["agent:"+key]; dup {
+		return key + ":" + strconv.Itoa(c.file)
 	}
-	return id
+	return key
 }
 
 // startAgent opens a subagent span under the tool call that spawned it:
 // found through the sidecar's toolUseId, the spawning call's result agentId,
 // the prompt the call passed, or (inline) the oldest Task call still open.
-func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *claudeAgent {
+func (c *claudeState) startAgent(r Record, key string, id view.Text, meta view.Value) *claudeAgent {
 	parent, link := c.spawner(r, id, meta)
 	depth := 1
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
 	}
-	if d := get(meta, "spawnDepth"); d.Type == gjson.Number {
+	if d := get(meta, "spawnDepth"); d.IsNumber() {
 		if n := c.count(d); n > 0 {
 			depth = int(n)
 		}
@@ -341,20 +350,20 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 	attrs := append(agentSpan("claude-code-subagent"),
 		receipt.Attr{Key: "subagent.depth", Value: receipt.I(int64(depth))},
 		receipt.Attr{Key: "subagent.link", Value: receipt.S(link)})
-	if id != "" {
+	if !id.Empty() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id))})
 	}
-	if t := get(meta, "agentType"); t.Type == gjson.String {
-		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
+	if t := get(meta, "agentType"); t.IsString() {
+		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str()))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
 	ev := subagentSpawned(link, int64(depth))
-	if t := get(meta, "agentType"); t.Type == gjson.String {
-		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str))})
+	if t := get(meta, "agentType"); t.IsString() {
+		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(t.Str()))})
 	}
-	if d := get(meta, "description"); d.Type == gjson.String {
-		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(d.Str))})
+	if d := get(meta, "description"); d.IsString() {
+		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(d.Str().Digest(c.h))})
 	}
 	if p := c.firstPromptDigest(r); p != "" {
 		ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p)})
@@ -368,11 +377,13 @@ func (c *claudeState) startAgent(r Record, key, id string, meta gjson.Result) *c
 // spawner finds the tool call that spawned a subagent (its span key, ""
 // when none is found) and how: the sidecar's toolUseId, the agent id a
 // result named, the prompt digest, or (inline 1.0.x) the order of calls.
-func (c *claudeState) spawner(r Record, id string, meta gjson.Result) (parent, link string) {
-	if t := get(meta, "toolUseId").Str; t != "" && c.tools["tool:"+t] != nil {
-		return "tool:" + t, "sidecar_tool_use_id"
+func (c *claudeState) spawner(r Record, id view.Text, meta view.Value) (parent, link string) {
+	if t := get(meta, "toolUseId").Str(); !t.Empty() {
+		if tool := c.tools["tool:"+c.keyPart(t)]; tool != nil {
+			return tool.key, "sidecar_tool_use_id"
+		}
 	}
-	if t, ok := c.agentTool[id]; ok && id != "" {
+	if t, ok := view.Lookup(c.agentTool, id); ok && !id.Empty() {
 		return t, "result_agent_id"
 	}
 	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
@@ -404,20 +415,14 @@ func (c *claudeState) firstPromptDigest(r Record) string {
 		return ""
 	}
 	content := r.Get("message.content")
-	if content.Type == gjson.String {
-		return c.h.Text(content.Str)
+	if content.IsString() {
+		return content.Str().Digest(c.h)
 	}
-	var texts []string
-	forEach(content, func(_, b gjson.Result) bool {
-		if get(b, "type").Str == "text" {
-			texts = append(texts, get(b, "text").Str)
-		}
-		return true
-	})
-	if len(texts) == 0 {
+	text, n := claudeTextBlocks(content)
+	if n == 0 {
 		return ""
 	}
-	return c.h.Text(strings.Join(texts, "\n"))
+	return text.Digest(c.h)
 }
 
 // touch stretches a span (an index in Spans; -1 is the root) to cover a
@@ -461,7 +466,7 @@ func (c *claudeState) End(out *Output) error {
 		all.output += t.output
 		all.cacheRead += t.cacheRead
 		all.cacheWrite += t.cacheWrite
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: usageSummary(c.pass(leak.Model, m), t.tokens(), receipt.Attrs{
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: usageSummary(c.pass(leak.Model, view.Borrow(m)), t.tokens(), receipt.Attrs{
 			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
 			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
 			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},

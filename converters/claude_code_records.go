@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // assistant handles one assistant line: the chat span of its response (one
@@ -19,20 +19,19 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 	// One pass over the message for all it is read for: content, the
 	// bulk of it, comes before stop_reason and usage.
 	f := fields(msg, "model", "id", "stop_reason", "usage", "content")
-	if raw, mid := f[0].Str, f[1].Str; raw != "" && raw != "<synthetic>" && mid != "" {
+	if raw, mid := f[0].Str(), f[1].Str(); !raw.Empty() && !raw.Is("<synthetic>") && !mid.Empty() {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
 		// the chat span. The same id under another agent is a replay of
 		// the parent's history (fork and subagent transcripts): counted
 		// once, with the parent.
-		m, seen := c.messages[mid]
+		m, seen := view.Lookup(c.messages, mid)
 		was := m
 		if !seen {
 			m = claudeMessage{key: "chat:" + agent.key + ":" + c.keyPart(mid), agent: agent.key, span: -1, usage: -1}
-			if rq := r.Get("requestId").Str; rq != "" {
+			if rq := r.Get("requestId").Str(); !rq.Empty() {
 				m.key += ":" + c.keyPart(rq)
 			}
-			mid = strings.Clone(mid) // a map key outlives the line
 		} else if m.agent != agent.key {
 			c.counts["replayed_messages"]++
 			c.toolUses(r, agent, f[4])
@@ -53,17 +52,16 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.pass(leak.ID, mid))})})
 		}
 		c.touch(int(m.span), r.NS)
-		if sr := f[2]; sr.Type == gjson.String && leak.Label.Admit(sr.Str) {
-			c.out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{strings.Clone(sr.Str)}))
+		if sr := f[2]; sr.IsString() {
+			if reason, ok := sr.Str().Admit(leak.Label); ok {
+				c.out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{reason}))
+			}
 		}
 		c.recordUsage(&m, model.raw, f[3])
 		if m != was {
-			// Assigning replaces the map's key too: never with a view of
-			// the line (a clone was made above for a new message).
-			if seen {
-				mid = strings.Clone(mid)
-			}
-			c.messages[mid] = m
+			// A key outlives the line (and assigning replaces the map's
+			// key too): a copy, for a message seen before as for a new one.
+			c.messages[mid.Own()] = m
 		}
 	}
 	if r.Get("isApiErrorMessage").Bool() {
@@ -73,9 +71,9 @@ func (c *claudeState) assistant(r Record, agent *claudeAgent) {
 }
 
 // toolUses opens the tool calls of an assistant row's content.
-func (c *claudeState) toolUses(r Record, agent *claudeAgent, content gjson.Result) {
-	forEach(content, func(_, b gjson.Result) bool {
-		if get(b, "type").Str == "tool_use" {
+func (c *claudeState) toolUses(r Record, agent *claudeAgent, content view.Value) {
+	forEach(content, func(_, b view.Value) bool {
+		if get(b, "type").Str().Is("tool_use") {
 			c.toolUse(r, agent, b)
 		}
 		return true
@@ -88,7 +86,7 @@ func (c *claudeState) toolUses(r Record, agent *claudeAgent, content gjson.Resul
 // restate others: output_tokens_details.thinking_tokens and iterations[]
 // break down output_tokens and the totals (already counted);
 // server_tool_use.web_search_requests is read, web_fetch_requests ignored.
-func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result) {
+func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) {
 	if !u.Exists() {
 		return
 	}
@@ -113,10 +111,10 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u gjson.Result
 
 // modelOf returns a response's model: as read (copied), as the trace
 // writes it, and its chat span's name, made again only when it changes.
-func (c *claudeState) modelOf(raw string) claudeModel {
-	if raw != c.model.raw {
+func (c *claudeState) modelOf(raw view.Text) claudeModel {
+	if !raw.Is(c.model.raw) {
 		out := c.pass(leak.Model, raw)
-		c.model = claudeModel{raw: strings.Clone(raw), out: out, span: "chat " + out}
+		c.model = claudeModel{raw: raw.Own(), out: out, span: "chat " + out}
 	}
 	return c.model
 }
@@ -130,12 +128,10 @@ const claudeChatAttrs = 11
 
 // toolUse opens an execute_tool span for a tool_use block and writes what
 // the call itself evidences (skills, memory writes, subagent prompts).
-func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
+func (c *claudeState) toolUse(r Record, agent *claudeAgent, b view.Value) {
 	f := fields(b, "id", "name", "input")
-	// The tool outlives the line: what it keeps is copied, since a string
-	// read from the line would keep the whole line (megabytes) alive.
-	id, name, input := f[0].Str, strings.Clone(f[1].Str), f[2]
-	if id == "" {
+	id, input := f[0].Str(), f[2]
+	if id.Empty() {
 		return
 	}
 	key := "tool:" + c.keyPart(id)
@@ -143,15 +139,21 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 		return // the same call re-written after a resume
 	}
 	c.counts["tool_calls"]++
-	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, inputSize: len(input.Raw)}
+	// The tool outlives the line: its name is a built-in's own word, or a
+	// copy; its input, when its result reads it, a copy too.
+	name, builtin := f[1].Str().Word(claudeBuiltinToolList...)
+	if !builtin {
+		name = f[1].Str().Own()
+	}
+	t := &claudeTool{key: key, name: name, agent: agent.key, span: len(c.out.Spans), line: r.Line, inputSize: input.RawLen()}
 	if claudeResultReadsInput(name, input) {
-		t.input = gjson.Parse(strings.Clone(input.Raw))
+		t.input = input.Own()
 	}
 	t.inputDigest = c.digest(input)
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
 	kind := toolOther
 	switch {
-	case claudeBuiltinTools[name]:
+	case builtin:
 		kind = toolBuiltin
 	case strings.HasPrefix(name, "mcp__"):
 		kind = toolMCP
@@ -163,54 +165,71 @@ func (c *claudeState) toolUse(r Record, agent *claudeAgent, b gjson.Result) {
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {
 	case "Task", "Agent":
-		if p := get(input, "prompt"); p.Type == gjson.String {
-			c.promptTool[c.h.Text(p.Str)] = key
+		if p := get(input, "prompt"); p.IsString() {
+			c.promptTool[p.Str().Digest(c.h)] = key
 		}
 		c.pendingTask = append(c.pendingTask, key)
 	case "Skill", "SlashCommand":
-		skill := get(input, "skill").Str
-		if skill == "" {
-			skill = get(input, "command").Str
+		skill := get(input, "skill").Str()
+		if skill.Empty() {
+			skill = get(input, "command").Str()
 		}
-		c.skillInvoked(r, key, skill, "skill_tool_call", gjson.Result{})
+		c.skillInvoked(r, key, skill, "skill_tool_call", view.Value{})
 	case "Write", "Edit", "MultiEdit":
-		t.initWrite = c.lastCommand == "/init" && isClaudeMD(get(input, "file_path").Str)
+		t.initWrite = c.lastCommand == "/init" && isClaudeMD(get(input, "file_path").Str())
 	}
 }
 
 // skillInvoked writes a context.skill.invoked event.
-func (c *claudeState) skillInvoked(r Record, span, skill, activation string, body gjson.Result) {
-	a := skillInvocation(c.h, "claude_code", activation, skill, c.skills[skill])
-	if !c.skills[skill] {
-		c.skills[strings.Clone(skill)] = true // a key outlives the line
+func (c *claudeState) skillInvoked(r Record, span string, skill view.Text, activation string, body view.Value) {
+	_, dup := view.Lookup(c.skills, skill)
+	a := skillInvocation(c.h, "claude_code", activation, skill, dup)
+	if !dup {
+		c.skills[skill.Own()] = true // a key outlives the line
 	}
 	// A slash command's name is read from the prompt's text, which no
 	// pass-through declares: it stays a digest even with --reveal names.
-	if c.env.RevealNames && activation != "slash_command" && leak.Name.Admit(skill) {
-		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
+	// A name written in clear is a copy: the event outlives the line.
+	if c.env.RevealNames && activation != "slash_command" {
+		if name, ok := skill.Admit(leak.Name); ok {
+			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(name)})
+		}
 	}
-	if body.Type == gjson.String {
-		bodyIdentity(&a, c.h, body.Str)
+	if body.IsString() {
+		bodyIdentity(&a, c.h, body.Str())
 	}
 	c.emit(r, span, "context.skill.invoked", a)
 }
 
 var commandNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<command-name>\s*(/?[^<\s]*)\s*</command-name>`) })
 
-// commandName returns the slash command a user line runs, or "". The
-// substring test spares the regexp on megabytes of ordinary text.
-func commandName(text string) string {
-	if !strings.Contains(text, "<command-name>") {
-		return ""
+// commandName returns the slash command a user line runs, as the line
+// spells it (1.0.24 wrote "clear", later versions "/clear"; borrowed like
+// text), and whether it runs one. The substring test spares the regexp on
+// megabytes of ordinary text.
+func commandName(text view.Text) (view.Text, bool) {
+	if !text.Contains("<command-name>") {
+		return view.Text{}, false
 	}
-	m := commandNameRe().FindStringSubmatch(text)
+	m := text.Submatch(commandNameRe())
 	if m == nil {
-		return ""
+		return view.Text{}, false
 	}
-	if !strings.HasPrefix(m[1], "/") {
-		return "/" + m[1] // 1.0.24 wrote "clear", later versions "/clear"
+	return m[1], true
+}
+
+// claudeBuiltinCommand returns the built-in command that name (as
+// commandName read it, with or without its slash) is, as the list's own
+// word ("/init"), and whether it is one: the name is written and kept after
+// the line, and a view of the line must be neither.
+func claudeBuiltinCommand(name view.Text) (string, bool) {
+	bare := name.TrimPrefix("/")
+	for _, w := range claudeBuiltinCommandList {
+		if bare.Is(w[1:]) {
+			return w, true
+		}
 	}
-	return m[1]
+	return "", false
 }
 
 // skillBodyPrefix starts the text Claude Code injects with a skill's body.
@@ -224,44 +243,47 @@ func (c *claudeState) user(r Record, agent *claudeAgent) {
 		c.compactSummary(r, agent, content)
 		return
 	}
-	if content.Type == gjson.String {
-		c.userText(r, agent, content.Str)
+	if content.IsString() {
+		c.userText(r, agent, content.Str())
 		return
 	}
-	forEach(content, func(_, b gjson.Result) bool {
-		switch get(b, "type").Str {
-		case "tool_result":
+	forEach(content, func(_, b view.Value) bool {
+		switch typ := get(b, "type").Str(); {
+		case typ.Is("tool_result"):
 			c.toolResult(r, agent, b)
-		case "text":
-			c.userText(r, agent, get(b, "text").Str)
+		case typ.Is("text"):
+			c.userText(r, agent, get(b, "text").Str())
 		}
 		return true
 	})
 }
 
-func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
-	if cmd := commandName(text); cmd != "" {
+func (c *claudeState) userText(r Record, agent *claudeAgent, text view.Text) {
+	if name, ok := commandName(text); ok {
+		// Only a built-in is kept (lastCommand is compared with /init and
+		// /memory): the list's word, never the line's.
+		cmd, builtin := claudeBuiltinCommand(name)
 		c.lastCommand = cmd
 		c.command = -1
-		if claudeBuiltinCommands[cmd] {
+		if builtin {
 			c.counts["builtin_commands"]++
 			c.builtinCommand(r, agent, cmd)
 			return
 		}
-		c.skillInvoked(r, agent.key, strings.TrimPrefix(cmd, "/"), "slash_command", gjson.Result{})
+		c.skillInvoked(r, agent.key, name.TrimPrefix("/"), "slash_command", view.Value{})
 		return
 	}
 	if r.Get("isMeta").Bool() {
-		if c.command >= 0 && !strings.HasPrefix(text, skillBodyPrefix) {
+		if c.command >= 0 && !text.HasPrefix(skillBodyPrefix) {
 			c.commandExpansion(text)
 			return
 		}
-		if strings.HasPrefix(text, skillBodyPrefix) {
+		if text.HasPrefix(skillBodyPrefix) {
 			span := agent.key
-			if t := c.tools["tool:"+c.keyPart(r.Get("sourceToolUseID").Str)]; t != nil {
+			if t := c.tools["tool:"+c.keyPart(r.Get("sourceToolUseID").Str())]; t != nil {
 				span = t.key
 			}
-			c.contextLoaded(r, span, "skill_body", "skill_tool_result", "", &text)
+			c.contextLoaded(r, span, "skill_body", "skill_tool_result", view.Text{}, text, true)
 		}
 		return
 	}
@@ -272,9 +294,9 @@ func (c *claudeState) userText(r Record, agent *claudeAgent, text string) {
 
 // builtinCommand writes a built-in slash command (/init, /review, ...):
 // each expands into a prompt of Claude Code's own that enters the context.
-// Built-in names are public and written in clear; the expansion, when the
-// next meta line carries it, is identified by digest (commandExpansion),
-// else the event says its text is not logged.
+// Built-in names are public and written in clear (cmd is the list's word);
+// the expansion, when the next meta line carries it, is identified by
+// digest (commandExpansion), else the event says its text is not logged.
 func (c *claudeState) builtinCommand(r Record, agent *claudeAgent, cmd string) {
 	a := inputLoaded("builtin_command_prompt", "claude_code", "slash_command")
 	a = append(a, receipt.Attr{Key: "context.input.command.name", Value: receipt.S(cmd)})
@@ -285,7 +307,7 @@ func (c *claudeState) builtinCommand(r Record, agent *claudeAgent, cmd string) {
 
 // commandExpansion gives the open built-in command's event the identity of
 // the prompt it expanded into.
-func (c *claudeState) commandExpansion(text string) {
+func (c *claudeState) commandExpansion(text view.Text) {
 	ev := &c.out.Events[c.command]
 	c.command = -1
 	var a, tail receipt.Attrs
@@ -304,9 +326,9 @@ func (c *claudeState) commandExpansion(text string) {
 
 // toolResult closes a tool span and writes what crossed back: MCP results,
 // tool search matches, subagent summaries, memory file accesses.
-func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
+func (c *claudeState) toolResult(r Record, agent *claudeAgent, b view.Value) {
 	f := fields(b, "tool_use_id", "is_error")
-	t := c.tools["tool:"+c.keyPart(f[0].Str)]
+	t := c.tools["tool:"+c.keyPart(f[0].Str())]
 	if t == nil {
 		c.counts["orphan_tool_results"]++
 		return
@@ -327,8 +349,8 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 	case t.mcpServer != "":
 		res := get(b, "content")
 		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
-			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: status,
-			ArgsHash: t.inputDigest, ArgsSize: t.inputSize, ResultHash: c.digest(res), ResultSize: len(res.Raw),
+			Server: c.nameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.nameAttr("mcp.tool", view.Borrow(t.mcpTool)), Status: status,
+			ArgsHash: t.inputDigest, ArgsSize: t.inputSize, ResultHash: c.digest(res), ResultSize: res.RawLen(),
 		}.Attrs())
 	case t.name == "ToolSearch":
 		c.toolSearch(r, t, get(b, "content"), r.Get("toolUseResult"))
@@ -341,16 +363,18 @@ func (c *claudeState) toolResult(r Record, agent *claudeAgent, b gjson.Result) {
 
 // toolSearch writes the search and one on-demand definition per tool it
 // loaded (tool_reference blocks).
-func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result) {
+func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur view.Value) {
+	// The names are copies: they are written after the loop (a built-in's
+	// in clear), and a view of the line is no name to write.
 	var refs []string
-	forEach(res, func(_, b gjson.Result) bool {
-		if get(b, "type").Str == "tool_reference" {
-			refs = append(refs, get(b, "tool_name").Str)
+	forEach(res, func(_, b view.Value) bool {
+		if get(b, "type").Str().Is("tool_reference") {
+			refs = append(refs, get(b, "tool_name").Str().Own())
 		}
 		return true
 	})
-	s := toolSearch{QueryHash: c.digest(get(t.input, "query")), Selected: len(refs), Policy: "model_tool_search"}
-	if n := get(tur, "total_deferred_tools"); n.Type == gjson.Number {
+	s := toolSearch{QueryHash: c.digest(get(t.input.Value(), "query")), Selected: len(refs), Policy: "model_tool_search"}
+	if n := get(tur, "total_deferred_tools"); n.IsNumber() {
 		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(c.count(n))}}
 	}
 	if len(refs) > 0 {
@@ -361,11 +385,11 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 		d := receipt.Attrs{}
 		if strings.HasPrefix(name, "mcp__") {
 			server, tool := splitMCP(name)
-			d = append(d, c.nameAttr("mcp.server", server), c.nameAttr("mcp.tool", tool))
+			d = append(d, c.nameAttr("mcp.server", view.Borrow(server)), c.nameAttr("mcp.tool", view.Borrow(tool)))
 		} else if claudeBuiltinTools[name] {
 			d = append(d, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})
 		} else {
-			d = append(d, c.nameAttr("mcp.tool", name))
+			d = append(d, c.nameAttr("mcp.tool", view.Borrow(name)))
 		}
 		d = append(d, definitionOnDemand("selected_by_tool_search")...)
 		c.emit(r, t.key, "mcp.tool_definition.loaded", d)
@@ -374,9 +398,9 @@ func (c *claudeState) toolSearch(r Record, t *claudeTool, res, tur gjson.Result)
 
 // subagentReturned writes what crossed back to the parent from a subagent:
 // the digest and size of its final text, never the text.
-func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.Result, status string) {
-	if id := get(tur, "agentId").Str; id != "" {
-		c.agentTool[strings.Clone(id)] = t.key // a key outlives the line
+func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur view.Value, status string) {
+	if id := get(tur, "agentId").Str(); !id.Empty() {
+		c.agentTool[id.Own()] = t.key // a key outlives the line
 	}
 	for i, k := range c.pendingTask {
 		if k == t.key {
@@ -385,39 +409,63 @@ func (c *claudeState) subagentReturned(r Record, t *claudeTool, res, tur gjson.R
 		}
 	}
 	text := resultText(res)
-	a := subagentReturned(c.h.Text(text), len(text), status, "final_text_returned_to_parent")
-	if n := get(tur, "totalTokens"); n.Type == gjson.Number {
+	a := subagentReturned(text.Digest(c.h), text.Len(), status, "final_text_returned_to_parent")
+	if n := get(tur, "totalTokens"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
-	if n := get(tur, "totalToolUseCount"); n.Type == gjson.Number {
+	if n := get(tur, "totalToolUseCount"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(c.count(n))})
 	}
-	if at := get(t.input, "subagent_type"); at.Type == gjson.String {
-		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str))})
+	if at := get(t.input.Value(), "subagent_type"); at.IsString() {
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(at.Str()))})
 	}
 	a = append(a, rawSummaryNotRecorded)
 	c.emit(r, t.key, "subagent.result.returned", a)
 }
 
-// resultText joins the text of a tool result (a string or text blocks).
-func resultText(res gjson.Result) string {
-	if res.Type == gjson.String {
-		return res.Str
+// resultText joins the text of a tool result (a string or text blocks):
+// borrowed like res.
+func resultText(res view.Value) view.Text {
+	if res.IsString() {
+		return res.Str()
 	}
-	var parts []string
-	forEach(res, func(_, b gjson.Result) bool {
-		if get(b, "type").Str == "text" {
-			parts = append(parts, get(b, "text").Str)
+	text, _ := claudeTextBlocks(res)
+	return text
+}
+
+// claudeTextBlocks joins the text of v's text blocks by newlines, and says
+// how many there were: one block's text is its own view of the line, more
+// are joined into a text of their own (empty when there are none).
+func claudeTextBlocks(v view.Value) (text view.Text, n int) {
+	var b strings.Builder
+	forEach(v, func(_, blk view.Value) bool {
+		if !get(blk, "type").Str().Is("text") {
+			return true
 		}
+		t := get(blk, "text").Str()
+		switch n {
+		case 0:
+			text = t
+		case 1:
+			b.WriteString(text.Own())
+			fallthrough
+		default:
+			b.WriteByte('\n')
+			b.WriteString(t.Own())
+		}
+		n++
 		return true
 	})
-	return strings.Join(parts, "\n")
+	if n > 1 {
+		text = view.Borrow(b.String()) // ours, read like the line's
+	}
+	return text, n
 }
 
 // memoryFile writes an access to an instruction or memory file: CLAUDE.md
 // anywhere, and auto-memory files under a project's memory/ directory.
 func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
-	p := get(t.input, "file_path").Str
+	p := get(t.input.Value(), "file_path").Str()
 	kind := memoryKind(p)
 	if kind == "" {
 		return
@@ -427,11 +475,11 @@ func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
 		{Key: "context.memory_file.kind", Value: receipt.S(kind)},
 		{Key: "context.memory_file.operation", Value: receipt.S(op)},
 		{Key: "context.memory_file.status", Value: receipt.S(status)},
-		{Key: "context.memory_file.path_hash", Value: receipt.S(c.h.Text(p))},
+		{Key: "context.memory_file.path_hash", Value: receipt.S(p.Digest(c.h))},
 	}
-	if body := get(t.input, "content"); body.Type == gjson.String {
-		a = append(a, receipt.Attr{Key: "context.memory_file.content_hash", Value: receipt.S(c.h.Text(body.Str))},
-			receipt.Attr{Key: "context.memory_file.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(body.Str))))})
+	if body := get(t.input.Value(), "content"); body.IsString() {
+		a = append(a, receipt.Attr{Key: "context.memory_file.content_hash", Value: receipt.S(body.Str().Digest(c.h))},
+			receipt.Attr{Key: "context.memory_file.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(body.Str().Len())))})
 	}
 	trigger := "tool_call"
 	if t.initWrite {
@@ -443,71 +491,87 @@ func (c *claudeState) memoryFile(r Record, t *claudeTool, status string) {
 	c.emit(r, t.key, "context.memory_file.accessed", a)
 }
 
-func isClaudeMD(p string) bool {
-	b := pathBase(strings.ReplaceAll(p, "\\", "/"))
-	return b == "CLAUDE.md" || b == "CLAUDE.local.md"
+func isClaudeMD(p view.Text) bool {
+	b := textBase(slashPath(p))
+	return b.Is("CLAUDE.md") || b.Is("CLAUDE.local.md")
 }
 
-// memoryKind classifies a path: an instruction file, an auto-memory file,
-// or nothing.
 // claudeResultReadsInput reports whether toolResult reads this call's input
 // (ToolSearch's query, a subagent's type, a memory file's path and body):
 // only then is the input kept until the result.
-func claudeResultReadsInput(name string, input gjson.Result) bool {
+func claudeResultReadsInput(name string, input view.Value) bool {
 	switch name {
 	case "ToolSearch", "Task", "Agent":
 		return true
 	case "Read", "Write", "Edit", "MultiEdit":
-		return memoryKind(get(input, "file_path").Str) != ""
+		return memoryKind(get(input, "file_path").Str()) != ""
 	}
 	return false
 }
 
-func memoryKind(p string) string {
-	q := strings.ReplaceAll(p, "\\", "/")
+// memoryKind classifies a path: an instruction file, an auto-memory file,
+// or nothing.
+func memoryKind(p view.Text) string {
+	q := slashPath(p)
 	switch {
 	case isClaudeMD(q):
 		return "claude_md"
-	case strings.Contains(q, "/.claude/projects/") && strings.Contains(q, "/memory/"):
+	case q.Contains("/.claude/projects/") && q.Contains("/memory/"):
 		return "auto_memory"
-	case pathBase(q) == "MEMORY.md":
+	case textBase(q).Is("MEMORY.md"):
 		return "auto_memory"
 	}
 	return ""
 }
 
+// slashPath is p with backslashes as slashes (a Windows path): p itself
+// when it has none, else a text of its own.
+func slashPath(p view.Text) view.Text {
+	if p.IndexByte('\\') < 0 {
+		return p
+	}
+	return view.Borrow(strings.ReplaceAll(p.Own(), "\\", "/"))
+}
+
+// textBase is the last element of a slash path (pathBase), borrowed like p.
+func textBase(p view.Text) view.Text { return p.From(p.LastIndex("/") + 1) }
+
 // system handles compaction boundaries, hook lines and errors.
 func (c *claudeState) system(r Record, agent *claudeAgent) {
-	switch r.Get("subtype").Str {
+	subtype, known := r.Get("subtype").Str().Word("compact_boundary", "microcompact_boundary", "api_error", "error", "stop_hook_summary", "")
+	if !known {
+		return
+	}
+	switch subtype {
 	case "compact_boundary":
 		m := r.Get("compactMetadata")
 		c.postTokens = -1
-		if p := get(m, "postTokens"); p.Type == gjson.Number {
+		if p := get(m, "postTokens"); p.IsNumber() {
 			c.postTokens = c.count(p)
 		}
-		c.compactionStarted(r, agent, get(m, "trigger").Str, get(m, "preTokens"), "compact_boundary")
+		c.compactionStarted(r, agent, get(m, "trigger").Str(), get(m, "preTokens"), "compact_boundary")
 	case "microcompact_boundary":
 		m := r.Get("microcompactMetadata")
-		c.compactionStarted(r, agent, get(m, "trigger").Str, get(m, "preTokens"), "microcompact_boundary")
+		c.compactionStarted(r, agent, get(m, "trigger").Str(), get(m, "preTokens"), "microcompact_boundary")
 	case "api_error", "error":
 		c.counts["api_errors"]++
 	case "stop_hook_summary":
 		c.counts["hooks"] += c.count(r.Get("hookCount"))
 	case "":
-		if r.Get("toolUseID").Exists() || strings.Contains(r.Get("content").Str, "Running") {
+		if r.Get("toolUseID").Exists() || r.Get("content").Str().Contains("Running") {
 			c.counts["hooks"]++ // 1.0.4x-1.0.5x hook output lines
 		}
 	}
 }
 
-func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger string, pre gjson.Result, kind string) {
+func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger view.Text, pre view.Value, kind string) {
 	c.compaction++
 	c.counts["compactions"]++
-	a := compactionStarted(c.h.Text(c.session+":"+r.Get("uuid").Str+":"+strconv.Itoa(r.Line)), kind)
-	if trigger != "" {
+	a := compactionStarted(c.h.Text(c.session+":"+r.Get("uuid").Str().Own()+":"+strconv.Itoa(r.Line)), kind)
+	if !trigger.Empty() {
 		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(c.pass(leak.Label, trigger))})
 	}
-	if pre.Type == gjson.Number {
+	if pre.IsNumber() {
 		tokensBefore(&a, c.count(pre))
 	}
 	c.emit(r, agent.key, "context.compaction.started", a)
@@ -515,9 +579,9 @@ func (c *claudeState) compactionStarted(r Record, agent *claudeAgent, trigger st
 
 // compactSummary writes the summary that replaced the compacted context:
 // its digest and size, never its text.
-func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson.Result) {
+func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content view.Value) {
 	text := resultText(content)
-	a := compactionSummary(c.h.Text(text), len(text))
+	a := compactionSummary(text.Digest(c.h), text.Len())
 	if c.postTokens >= 0 {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.postTokens))})
 		c.postTokens = -1
@@ -531,29 +595,38 @@ func (c *claudeState) compactSummary(r Record, agent *claudeAgent, content gjson
 // attachment handles the context-injection records of 2.1.9x+.
 func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 	at := r.Get("attachment")
-	switch get(at, "type").Str {
+	typ := get(at, "type").Str()
+	kind, known := typ.Word("nested_memory", "hook_additional_context", "hook_success", "file", "directory",
+		"compact_file_reference", "plan_file_reference", "edited_text_file", "mcp_instructions_delta",
+		"deferred_tools_delta", "skill_listing", "invoked_skills")
+	if !known {
+		return
+	}
+	switch kind {
 	case "nested_memory":
-		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", get(at, "path").Str, str(get(at, "content.content")))
+		body, logged := strText(get(at, "content.content"))
+		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", get(at, "path").Str(), body, logged)
 	case "hook_additional_context":
-		body := joinStrings(get(at, "content"))
-		c.contextLoaded(r, agent.key, "hook_context", c.pass(leak.Label, get(at, "hookEvent").Str), "", &body)
+		c.contextLoaded(r, agent.key, "hook_context", c.pass(leak.Label, get(at, "hookEvent").Str()), view.Text{}, joinStrings(get(at, "content")), true)
 	case "hook_success":
 		c.counts["hooks"]++
-		if get(at, "hookEvent").Str == "SessionStart" && get(at, "stdout").Str != "" {
-			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", "", str(get(at, "stdout")))
+		if get(at, "hookEvent").Str().Is("SessionStart") && !get(at, "stdout").Str().Empty() {
+			body, logged := strText(get(at, "stdout"))
+			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", view.Text{}, body, logged)
 		}
 	case "file", "directory", "compact_file_reference", "plan_file_reference", "edited_text_file":
-		body := get(at, "content.content")
-		if !body.Exists() {
-			body = get(at, "content")
+		v := get(at, "content.content")
+		if !v.Exists() {
+			v = get(at, "content")
 		}
-		c.contextLoaded(r, agent.key, "file_attachment", c.pass(leak.Label, get(at, "type").Str), firstString(get(at, "filename"), get(at, "path")), str(body))
+		body, logged := strText(v)
+		c.contextLoaded(r, agent.key, "file_attachment", c.pass(leak.Label, typ), firstString(get(at, "filename"), get(at, "path")), body, logged)
 	case "mcp_instructions_delta":
 		names := get(at, "addedNames").Array()
 		for i, blk := range get(at, "addedBlocks").Array() {
-			server := ""
+			var server view.Text
 			if i < len(names) {
-				server = names[i].Str
+				server = names[i].Str()
 			}
 			c.mcpInstructions(r, agent, server, blk)
 		}
@@ -562,34 +635,37 @@ func (c *claudeState) attachment(r Record, agent *claudeAgent) {
 	case "skill_listing":
 		a := receipt.Attrs{
 			{Key: "context.skill.listing.hash", Value: receipt.S(c.digest(get(at, "content")))},
-			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(get(at, "content").Raw))))},
+			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(get(at, "content").RawLen())))},
 		}
-		if n := get(at, "skillCount"); n.Type == gjson.Number {
+		if n := get(at, "skillCount"); n.IsNumber() {
 			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(c.count(n))})
 		}
 		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(get(at, "isInitial").Bool())},
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
 		c.emit(r, agent.key, "context.skill.listing.loaded", a)
 	case "invoked_skills":
-		forEach(get(at, "skills"), func(_, s gjson.Result) bool {
-			c.skillInvoked(r, agent.key, get(s, "name").Str, "reinjected_after_compaction", get(s, "content"))
+		forEach(get(at, "skills"), func(_, s view.Value) bool {
+			c.skillInvoked(r, agent.key, get(s, "name").Str(), "reinjected_after_compaction", get(s, "content"))
 			return true
 		})
 	}
 }
 
 // contextLoaded writes a context.input.loaded event for content that the
-// transcript shows entering the prompt.
-func (c *claudeState) contextLoaded(r Record, span, kind, activation, path string, body *string) {
+// transcript shows entering the prompt: its path (empty: none) and its
+// body, when the transcript logged it.
+func (c *claudeState) contextLoaded(r Record, span, kind, activation string, path, body view.Text, logged bool) {
 	a := inputLoaded(kind, "claude_code", activation)
-	if path != "" {
-		if publicInstructionPaths[path] {
-			a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S(path)})
+	if !path.Empty() {
+		// A public path is written as the list's own string, never the
+		// line's: the event outlives it.
+		if p, ok := path.Word(publicInstructionPathList...); ok {
+			a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S(p)})
 		}
-		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(path))})
+		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(path.Digest(c.h))})
 	}
-	if body != nil {
-		deliveredIdentity(&a, c.h, *body, sourceIdentity(&a, c.h, *body, ""), "as-recorded-by-claude-code", false)
+	if logged {
+		deliveredIdentity(&a, c.h, body, sourceIdentity(&a, c.h, body, ""), "as-recorded-by-claude-code", false)
 	} else {
 		deliveredNotLogged(&a)
 	}
@@ -599,28 +675,29 @@ func (c *claudeState) contextLoaded(r Record, span, kind, activation, path strin
 	c.emit(r, span, "context.input.loaded", a)
 }
 
-func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server string, blk gjson.Result) {
+func (c *claudeState) mcpInstructions(r Record, agent *claudeAgent, server view.Text, blk view.Value) {
 	a := inputLoaded("mcp_server_instructions", "claude_code", "mcp_server_connected")
-	if server != "" {
+	if !server.Empty() {
 		a = append(a, c.nameAttr("mcp.server", server))
 	}
-	text := blk.Str
-	if blk.Type != gjson.String {
-		text = blk.Raw
+	text := blk.Str()
+	if !blk.IsString() {
+		text = blk.Raw()
 	}
 	bodyIdentity(&a, c.h, text)
 	c.emit(r, agent.key, "context.input.loaded", a)
 }
 
 // deferredTools writes a tool index: names listed without their schemas.
-func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Result) {
+func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at view.Value) {
 	added := get(at, "addedNames").Array()
 	servers := map[string]bool{}
 	var names []string
 	for _, n := range added {
-		names = append(names, n.Str)
-		if strings.HasPrefix(n.Str, "mcp__") {
-			s, _ := splitMCP(n.Str)
+		name := n.Str().Own() // listed, and split into map keys
+		names = append(names, name)
+		if strings.HasPrefix(name, "mcp__") {
+			s, _ := splitMCP(name)
 			servers[s] = true
 		}
 	}
@@ -635,13 +712,12 @@ func (c *claudeState) deferredTools(r Record, agent *claudeAgent, at gjson.Resul
 	}.Attrs())
 }
 
-// str returns a pointer to a string value, nil when v is not a string.
-func str(v gjson.Result) *string {
-	if v.Type != gjson.String {
-		return nil
+// strText is v's text and true when v is a string, else false.
+func strText(v view.Value) (view.Text, bool) {
+	if !v.IsString() {
+		return view.Text{}, false
 	}
-	s := v.Str
-	return &s
+	return v.Str(), true
 }
 
 // The schema of context.memory_file.accessed, which this file writes (see eventschema.go).

@@ -266,3 +266,75 @@ func TestClaudeCodeRevealNames(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeKeepsNoViewOfALine: what the reader writes after a line is
+// gone (events, span names, state it compares later) is the program's own
+// word or a copy, never a view of the line: a view would read the bytes
+// that poisoning writes over each line once it is converted, or another
+// line's. Each site of issue #33 is exercised with strings that have no
+// escapes (an escaped string is decoded into a string of its own, which
+// hides the bug), with --reveal names on: the skill name of a Skill call,
+// a built-in command's name (both spellings) and the /init a later write
+// of CLAUDE.md is told by, the tool names of a ToolSearch result, and a
+// nested CLAUDE.md's public path.
+func TestClaudeCodeKeepsNoViewOfALine(t *testing.T) {
+	sid := "77777777-8888-4999-8aaa-bbbbbbbbbbbb"
+	head := `"sessionId":"` + sid + `","version":"2.1.114","timestamp":"2026-03-01T00:00:0`
+	lines := []string{
+		`{"type":"user","uuid":"k1","parentUuid":null,` + head + `0.000Z","message":{"role":"user","content":"CANARY please audit"}}`,
+		`{"type":"assistant","uuid":"k2","parentUuid":"k1",` + head + `1.000Z","requestId":"req_K","message":{"id":"msg_K","model":"claude-opus-4-7","content":[` +
+			`{"type":"tool_use","id":"toolu_S","name":"Skill","input":{"skill":"pdfkit"}},` +
+			`{"type":"tool_use","id":"toolu_T","name":"ToolSearch","input":{"query":"CANARY find reader"}}],"usage":{"input_tokens":5,"output_tokens":7}}}`,
+		`{"type":"user","uuid":"k3","parentUuid":"k2",` + head + `2.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_T","content":[` +
+			`{"type":"tool_reference","tool_name":"Read"},{"type":"tool_reference","tool_name":"mcp__jira__search_issues"}]}]},"toolUseResult":{"total_deferred_tools":12}}`,
+		`{"type":"user","uuid":"k4","parentUuid":"k3",` + head + `3.000Z","message":{"role":"user","content":"<command-name>clear</command-name>"}}`,
+		`{"type":"user","uuid":"k5","parentUuid":"k4",` + head + `4.000Z","message":{"role":"user","content":"<command-name>/init</command-name>"}}`,
+		`{"type":"attachment","uuid":"k6","parentUuid":"k5",` + head + `5.000Z","attachment":{"type":"nested_memory","path":"CLAUDE.md","content":{"content":"CANARY house rules"}}}`,
+		`{"type":"assistant","uuid":"k7","parentUuid":"k6",` + head + `6.000Z","requestId":"req_L","message":{"id":"msg_L","model":"claude-opus-4-7","content":[` +
+			`{"type":"tool_use","id":"toolu_W","name":"Write","input":{"file_path":"CLAUDE.md","content":"CANARY new rules"}}],"usage":{"input_tokens":5,"output_tokens":7}}}`,
+		`{"type":"user","uuid":"k8","parentUuid":"k7",` + head + `7.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_W","content":"CANARY written"}]}}`,
+	}
+	p := filepath.Join(t.TempDir(), sid+".jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var receipts [][]byte
+	for _, poison := range []bool{false, true} {
+		res := pipeline.Convert(pipeline.Input{Path: p, Rel: sid + ".jsonl"}, pipeline.Options{Reveal: true, PoisonLines: poison})
+		if res.Err != nil {
+			t.Fatalf("poison %v: %v", poison, res.Err)
+		}
+		receipts = append(receipts, res.Receipt)
+		str := func(e gjson.Result, key string) string {
+			return e.Get("attributes." + strings.ReplaceAll(key, ".", `\.`)).Str
+		}
+		var got []string
+		for _, e := range eventsNamed(res.Receipt, "context.skill.invoked") {
+			got = append(got, "skill "+str(e, "context.skill.name"))
+		}
+		for _, e := range eventsNamed(res.Receipt, "context.input.loaded") {
+			switch str(e, "context.input.kind") {
+			case "builtin_command_prompt":
+				got = append(got, "command "+str(e, "context.input.command.name"))
+			case "nested_instructions":
+				got = append(got, "path "+str(e, "context.input.source.path"))
+			}
+		}
+		for _, e := range eventsNamed(res.Receipt, "mcp.tool_definition.loaded") {
+			got = append(got, "tool "+str(e, "gen_ai.tool.name")+str(e, "mcp.server.name")+"/"+str(e, "mcp.tool.name"))
+		}
+		for _, e := range eventsNamed(res.Receipt, "context.memory_file.accessed") {
+			got = append(got, "write "+str(e, "context.memory_file.trigger")) // the /init kept for the write
+		}
+		want := "skill pdfkit, command /clear, command /init, path CLAUDE.md, tool Read/, tool jira/search_issues, write init_command"
+		if g := strings.Join(got, ", "); g != want {
+			t.Errorf("poison %v: %s\nwant %s", poison, g, want)
+		}
+		if bytes.Contains(res.Receipt, []byte("CANARY")) || bytes.Contains(res.Trace, []byte("CANARY")) {
+			t.Errorf("poison %v: raw content reached an output", poison)
+		}
+	}
+	if !bytes.Equal(receipts[0], receipts[1]) {
+		t.Error("poisoning each line once it is read changes the receipt: a view of a line was kept")
+	}
+}

@@ -2,11 +2,9 @@ package converters
 
 import (
 	"fmt"
-	"path"
-	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // code_search_retrieval separates what a code-search index returned from
@@ -131,8 +129,9 @@ var codeSearchSuppressionReasons = map[string]bool{
 // of each chunk. It holds raw input (chunk ids, paths, texts) and stays in
 // memory: never put it in an error.
 type codeSearchResultSet struct {
-	raw, time, snapshot string
-	line                int
+	results        view.Owned // a copy of the list: it outlives its line
+	time, snapshot string
+	line           int
 }
 
 // codeSearchState is the latest search's top_k, the results waiting for a
@@ -171,24 +170,24 @@ func codeSearchResults(s *Session, v *Values, _ *receipt.Attrs) error {
 	for _, e := range list {
 		rank, id := e.Get("rank"), e.Get("chunk_id")
 		n := rank.Int()
-		if rank.Type != gjson.Number || n <= last {
+		if rank.Type() != view.Number || n <= last {
 			return fmt.Errorf("result ranks must be whole numbers that increase down the list")
 		}
 		if err := countRange("results.#.rank", n); err != nil { // written as it stands
 			return err
 		}
 		last = n
-		if id.Type != gjson.String {
+		if id.Type() != view.String {
 			return fmt.Errorf("every result needs a chunk_id string")
 		}
-		if d := e.Get("duplicate_of"); d.Type == gjson.String && !seen[s.Hash.Text(d.Str)] {
+		if d := e.Get("duplicate_of"); d.Type() == view.String && !seen[d.Str().Digest(s.Hash)] {
 			return fmt.Errorf("duplicate_of names a chunk not returned above it")
 		}
-		seen[s.Hash.Text(id.Str)] = true
+		seen[id.Str().Digest(s.Hash)] = true
 	}
-	st.pending = &codeSearchResultSet{raw: res.Raw, time: v.Time, line: v.Line}
+	st.pending = &codeSearchResultSet{results: res.Own(), time: v.Time, line: v.Line}
 	if v.Get("index_snapshot_id").Exists() {
-		st.pending.snapshot = s.Hash.Text(v.Get("index_snapshot_id").String())
+		st.pending.snapshot = v.Get("index_snapshot_id").String().Digest(s.Hash)
 	}
 	return nil
 }
@@ -213,16 +212,16 @@ func codeSearchLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 	}
 	reasons := map[string]string{}
 	var bad error
-	v.Get("suppression_reasons").ForEach(func(k, v gjson.Result) bool {
-		d := s.Hash.Text(k.String())
+	v.Get("suppression_reasons").ForEach(func(k, v view.Value) bool {
+		d := k.String().Digest(s.Hash)
 		if fate[d] != "suppressed" {
 			bad = fmt.Errorf("suppression_reasons names a chunk that is not in suppressed_chunk_ids")
 			return false
 		}
-		if codeSearchSuppressionReasons[v.String()] {
-			reasons[d] = v.String()
+		if r, _, ok := view.Key(codeSearchSuppressionReasons, v.String()); ok {
+			reasons[d] = r
 		} else {
-			reasons[d] = s.Hash.Text(v.String())
+			reasons[d] = v.String().Digest(s.Hash)
 		}
 		return true
 	})
@@ -242,13 +241,13 @@ func codeSearchLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 // every loaded or suppressed chunk must have been returned.
 func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 	st := StateOf[codeSearchState](s)
-	list := gjson.Parse(st.pending.raw).Array()
+	list := st.pending.results.Value().Array()
 	snapshot, when, line := st.pending.snapshot, st.pending.time, st.pending.line
 	st.pending = nil
 	returned := map[string]bool{}
 	var events []receipt.Event
 	for _, e := range list {
-		id := s.Hash.Text(e.Get("chunk_id").Str)
+		id := e.Get("chunk_id").Str().Digest(s.Hash)
 		returned[id] = true
 		var a receipt.Attrs
 		if s.ID != "" {
@@ -261,7 +260,7 @@ func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 			a.Set("code_search.index.snapshot_id_hash", receipt.S(snapshot))
 		}
 		a.Set("code_search.result.rank", receipt.I(e.Get("rank").Int()))
-		if v := e.Get("score"); v.Type == gjson.Number {
+		if v := e.Get("score"); v.Type() == view.Number {
 			n, err := scaled("results.#.score", v, 1000)
 			if err != nil {
 				return err
@@ -269,21 +268,21 @@ func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 			a.Set("code_search.result.score_bucket", receipt.S(scoreLadder.Bucket(n)))
 		}
 		a.Set("code_search.result.chunk_id_hash", receipt.S(id))
-		if v := e.Get("raw_chunk_text"); v.Type == gjson.String {
-			a.Set("code_search.result.chunk_text_hash", receipt.S(s.Hash.Text(v.Str)))
+		if v := e.Get("raw_chunk_text"); v.Type() == view.String {
+			a.Set("code_search.result.chunk_text_hash", receipt.S(v.Str().Digest(s.Hash)))
 		}
-		if v := e.Get("path"); v.Type == gjson.String {
-			a.Set("code_search.result.path_hash", receipt.S(s.Hash.Text(v.Str)))
-			a.Set("code_search.result.path_extension", receipt.S(codeSearchExtension(v.Str)))
+		if v := e.Get("path"); v.Type() == view.String {
+			a.Set("code_search.result.path_hash", receipt.S(v.Str().Digest(s.Hash)))
+			a.Set("code_search.result.path_extension", receipt.S(codeSearchExtension(v.Str())))
 		}
-		if st, en := e.Get("start_line"), e.Get("end_line"); st.Type == gjson.Number && en.Type == gjson.Number {
+		if st, en := e.Get("start_line"), e.Get("end_line"); st.Type() == view.Number && en.Type() == view.Number {
 			a.Set("code_search.result.line_range_bucket", receipt.S(receipt.CountLadder.Bucket(en.Int()-st.Int()+1)))
 		}
 		if v := e.Get("stale"); v.IsBool() {
 			a.Set("code_search.result.stale", receipt.B(v.Bool()))
 		}
-		if v := e.Get("duplicate_of"); v.Type == gjson.String {
-			a.Set("code_search.result.duplicate_of_hash", receipt.S(s.Hash.Text(v.Str)))
+		if v := e.Get("duplicate_of"); v.Type() == view.String {
+			a.Set("code_search.result.duplicate_of_hash", receipt.S(v.Str().Digest(s.Hash)))
 		}
 		switch {
 		case fate == nil:
@@ -320,20 +319,24 @@ func codeSearchEmitResults(s *Session, fate, reasons map[string]string) error {
 // codeSearchExtension returns a path's extension when it is short lower-case
 // alphanumerics ("ts", "md"), "other" for any other extension and "none"
 // without one.
-func codeSearchExtension(p string) string {
-	ext := strings.TrimPrefix(path.Ext(p), ".")
-	if ext == "" {
+func codeSearchExtension(p view.Text) string {
+	dot := p.LastIndex(".")
+	if dot < 0 || dot < p.LastIndex("/") {
+		return "none" // path.Ext's rule: the dot of the last element
+	}
+	ext := p.From(dot + 1)
+	if ext.Empty() {
 		return "none"
 	}
-	if len(ext) > 8 {
+	if ext.Len() > 8 {
 		return "other"
 	}
-	for _, c := range ext {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+	for i := range ext.Len() {
+		if c := ext.Byte(i); !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
 			return "other"
 		}
 	}
-	return ext
+	return ext.Own() // a copy: the path is a view of its line
 }
 
 // The schema of code.search.result.returned, which this file writes (see eventschema.go).

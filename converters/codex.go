@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -34,7 +35,6 @@ func init() {
 		TimeField:   "timestamp",
 		Types:       codexTypes,
 		OpenTypes:   true,
-		LineViews:   true,
 		PassThrough: codexPass,
 		Events: []string{
 			"context.input.loaded", "context.skill.invoked", "mcp.tool_index.loaded", "mcp.tool_call.completed", "mcp.tool_search.performed",
@@ -54,16 +54,22 @@ func init() {
 // codexType is a record's type. A pre-envelope rollout starts with a bare
 // header {id, timestamp, instructions} and has {"record_type":"state"}
 // markers: neither has a type, so the type names them.
-func codexType(r Record) gjson.Result {
+func codexType(r Record) view.Value {
 	switch {
-	case r.Get("type").Type == gjson.String:
+	case r.Get("type").IsString():
 		return r.Get("type")
-	case r.Get("record_type").Type == gjson.String:
-		return gjson.Result{Type: gjson.String, Str: "state_marker"}
-	case r.Get("id").Type == gjson.String && r.Get("timestamp").Exists():
-		return gjson.Result{Type: gjson.String, Str: "session_header"}
+	case r.Get("record_type").IsString():
+		return codexWord("state_marker")
+	case r.Get("id").IsString() && r.Get("timestamp").Exists():
+		return codexWord("session_header")
 	}
-	return gjson.Result{}
+	return view.Value{}
+}
+
+// codexWord is a type codexType gives records that have none: a JSON
+// string of a constant (owned), made as a Value for the call.
+func codexWord(w string) view.Value {
+	return view.Of(gjson.Result{Type: gjson.String, Str: w})
 }
 
 // codexRolloutRe is a rollout file name (sessions/YYYY/MM/DD/rollout-
@@ -137,7 +143,7 @@ var codexBuiltinTools = map[string]bool{
 type codexTool struct {
 	key, name   string
 	span        int
-	args        gjson.Result
+	args        view.Owned // a copy: the tool outlives its line
 	argsDigest  string
 	argsSize    int
 	mcpServer   string // raw MCP server and tool names, for hashing only
@@ -172,7 +178,7 @@ func (u *codexUsage) add(v codexUsage) {
 	u.total += v.total
 }
 
-func (c *codexState) usageOf(v gjson.Result) codexUsage {
+func (c *codexState) usageOf(v view.Value) codexUsage {
 	return codexUsage{
 		input: c.count(get(v, "input_tokens")), cached: c.count(get(v, "cached_input_tokens")),
 		cacheWrite: c.count(get(v, "cache_write_input_tokens")), output: c.count(get(v, "output_tokens")),
@@ -229,9 +235,9 @@ func (c *codexState) StartFile(f SourceFile, out *Output) error {
 
 func (c *codexState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
+	c.countType(r)
 	if c.historyStart > 0 {
-		if o := r.Get("ordinal"); o.Type == gjson.Number && o.Int() < c.historyStart {
+		if o := r.Get("ordinal"); o.IsNumber() && o.Int() < c.historyStart {
 			c.counts["copied_history_records"]++
 			return nil
 		}
@@ -255,7 +261,7 @@ func (c *codexState) Record(r Record, out *Output) error {
 		c.compacted(r, p)
 	case "world_state":
 		if md := get(p, "state.agents_md"); md.IsObject() {
-			c.instructions(r, "agents_md", "world_state_agents_md", get(md, "directory").Str, get(md, "text"), get(md, "text"))
+			c.instructions(r, "agents_md", "world_state_agents_md", get(md, "directory").Str(), get(md, "text"), get(md, "text"))
 		}
 	case "state_marker":
 	default:
@@ -273,9 +279,9 @@ func (c *codexState) Record(r Record, out *Output) error {
 // the fork itself, or whose id carries no time (then nothing more is taken
 // for a copy). Copied token counts set the baseline of the cumulative
 // totals and are not usage of the fork; every copied record is counted.
-func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
+func (c *codexState) forkCopy(r Record, p view.Value) bool {
 	if r.Type == "turn_context" {
-		if t := uuidV7Ms(get(p, "turn_id").Str); t == 0 || t >= c.forkAt {
+		if t := uuidV7Ms(get(p, "turn_id").Str()); t == 0 || t >= c.forkAt {
 			c.forkAt = 0
 			return false
 		}
@@ -283,7 +289,7 @@ func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
 	if r.Type == "session_meta" && c.session == "" {
 		return false // the fork's own meta, which armed the gate
 	}
-	if r.Type == "event_msg" && get(p, "type").Str == "token_count" {
+	if r.Type == "event_msg" && get(p, "type").Str().Is("token_count") {
 		if tot := get(p, "info.total_token_usage"); tot.IsObject() {
 			now := c.usageOf(tot)
 			c.prevTotal = &now
@@ -295,43 +301,64 @@ func (c *codexState) forkCopy(r Record, p gjson.Result) bool {
 
 // uuidV7Ms is the unix millisecond time a UUIDv7 carries in its first 48
 // bits, 0 for any other value.
-func uuidV7Ms(id string) int64 {
-	if len(id) != 36 || id[14] != '7' || !leak.UUID.Admit(id) {
+func uuidV7Ms(id view.Text) int64 {
+	if id.Len() != 36 || id.Byte(14) != '7' || !id.Fits(leak.UUID) {
 		return 0
 	}
-	ms, err := strconv.ParseInt(id[0:8]+id[9:13], 16, 64)
-	if err != nil {
-		return 0
+	// The 12 hex digits of id[0:8]+id[9:13], which leak.UUID admitted.
+	var ms int64
+	for i := 0; i < 13; i++ {
+		if i == 8 {
+			continue
+		}
+		d, ok := hexDigit(id.Byte(i))
+		if !ok {
+			return 0
+		}
+		ms = ms<<4 | int64(d)
 	}
 	return ms
 }
 
+// hexDigit is the value of a hexadecimal digit.
+func hexDigit(b byte) (byte, bool) {
+	switch {
+	case b >= '0' && b <= '9':
+		return b - '0', true
+	case b >= 'a' && b <= 'f':
+		return b - 'a' + 10, true
+	case b >= 'A' && b <= 'F':
+		return b - 'A' + 10, true
+	}
+	return 0, false
+}
+
 // sessionMeta reads a thread's identity, its parent or fork origin, and the
 // instructions older versions put in the header.
-func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
-	if v := get(p, "cli_version"); v.Type == gjson.String {
-		c.seeVersion(v.Str)
+func (c *codexState) sessionMeta(r Record, p view.Value, via string) {
+	if v := get(p, "cli_version"); v.IsString() {
+		c.seeVersion(v.Str())
 	}
 	if c.session != "" {
 		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
 		return
 	}
-	if id := get(p, "id"); id.Type == gjson.String && id.Str != "" {
-		c.session = c.pass(leak.ID, id.Str)
+	if id := get(p, "id"); id.IsString() && !id.Str().Empty() {
+		c.session = c.pass(leak.ID, id.Str())
 	}
-	if n := get(p, "subagent_history_start_ordinal"); n.Type == gjson.Number {
+	if n := get(p, "subagent_history_start_ordinal"); n.IsNumber() {
 		c.historyStart = c.count(n)
 	}
-	if o := get(p, "originator"); o.Type == gjson.String && o.Str != "" {
-		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str)))
+	if o := get(p, "originator"); o.IsString() && !o.Str().Empty() {
+		c.out.Span.Set("codex.originator", receipt.S(c.pass(leak.Label, o.Str())))
 	}
-	if pr := get(p, "model_provider"); pr.Type == gjson.String {
-		c.provider = c.pass(leak.Label, pr.Str)
+	if pr := get(p, "model_provider"); pr.IsString() {
+		c.provider = c.pass(leak.Label, pr.Str())
 	}
-	if f := get(p, "forked_from_id"); f.Type == gjson.String && f.Str != "" {
+	if f := get(p, "forked_from_id"); f.IsString() && !f.Str().Empty() {
 		// Provenance: the fork copied that thread's history; it is not a child.
-		c.out.Span.Set("codex.forked_from_id", receipt.S(c.pass(leak.ID, f.Str)))
-		c.forkAt = uuidV7Ms(get(p, "id").Str)
+		c.out.Span.Set("codex.forked_from_id", receipt.S(c.pass(leak.ID, f.Str())))
+		c.forkAt = uuidV7Ms(get(p, "id").Str())
 		if c.forkAt == 0 && r.NS > 0 {
 			c.forkAt = r.NS / 1e6
 		}
@@ -339,40 +366,40 @@ func (c *codexState) sessionMeta(r Record, p gjson.Result, via string) {
 	spawn := get(p, "source.subagent.thread_spawn")
 	parent := firstString(get(p, "parent_thread_id"), get(spawn, "parent_thread_id"))
 	sub := get(p, "source.subagent")
-	if parent != "" || sub.Exists() {
+	if !parent.Empty() || sub.Exists() {
 		c.childThread(r, p, spawn, sub, parent)
 	}
-	if ins := get(p, "instructions"); ins.Type == gjson.String && ins.Str != "" {
-		c.instructions(r, "user_instructions", via, "", ins, ins)
+	if ins := get(p, "instructions"); ins.IsString() && !ins.Str().Empty() {
+		c.instructions(r, "user_instructions", via, view.Text{}, ins, ins)
 	}
 	c.dynamicTools(r, get(p, "dynamic_tools"))
-	if b := get(p, "base_instructions.text"); b.Type == gjson.String && b.Str != "" {
-		c.instructions(r, "system_prompt", "session_meta_base_instructions", "", b, b)
+	if b := get(p, "base_instructions.text"); b.IsString() && !b.Str().Empty() {
+		c.instructions(r, "system_prompt", "session_meta_base_instructions", view.Text{}, b, b)
 	}
 }
 
 // childThread writes that this rollout is a subagent's: its parent thread
 // (another rollout, converted on its own) and its role.
-func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent string) {
+func (c *codexState) childThread(r Record, p, spawn, sub view.Value, parent view.Text) {
 	depth := c.count(get(spawn, "depth"))
-	if d := get(p, "depth"); d.Type == gjson.Number {
+	if d := get(p, "depth"); d.IsNumber() {
 		depth = c.count(d)
 	}
 	if depth < 1 {
 		depth = 1
 	}
 	a := append(subagentSpawned("parent_thread_id", depth), transcriptLayout("separate_rollout"))
-	kind := ""
+	var kind view.Text
 	switch {
-	case sub.Type == gjson.String:
-		kind = sub.Str // review, compact
+	case sub.IsString():
+		kind = sub.Str() // review, compact
 	case get(sub, "thread_spawn").Exists():
 		kind = firstString(get(p, "agent_role"), get(spawn, "agent_role"))
 	}
-	if kind != "" {
+	if !kind.Empty() {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.name(kind))})
 	}
-	if parent != "" {
+	if !parent.Empty() {
 		c.parent = c.pass(leak.ID, parent)
 		a = append(a, receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.parent)})
 		c.out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
@@ -384,29 +411,31 @@ func (c *codexState) childThread(r Record, p, spawn, sub gjson.Result, parent st
 
 // turnContext opens the chat span of a turn and writes the instructions
 // newer versions repeat in every turn context (once per distinct text).
-func (c *codexState) turnContext(r Record, p gjson.Result) {
-	if m := get(p, "model"); m.Type == gjson.String && m.Str != "" && m.Str != c.model {
-		c.model = strings.Clone(m.Str) // kept past the line
+func (c *codexState) turnContext(r Record, p view.Value) {
+	if m := get(p, "model"); m.IsString() && !m.Str().Empty() && !m.Str().Is(c.model) {
+		c.model = m.Str().Own() // kept past the line
 	}
 	c.chat = len(c.out.Spans)
 	attrs := chatSpan(c.provider)
 	if c.model != "" {
-		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, view.Borrow(c.model)))})
 	}
-	if e := get(p, "effort"); e.Type == gjson.String && leak.Label.Admit(e.Str) {
-		attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(strings.Clone(e.Str))})
+	if e := get(p, "effort"); e.IsString() {
+		if effort, ok := e.Str().Admit(leak.Label); ok {
+			attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(effort)})
+		}
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
 		Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
 	c.counts["turns"]++
-	if u := get(p, "user_instructions"); u.Type == gjson.String && u.Str != "" {
-		c.instructions(r, "user_instructions", "turn_context_user_instructions", "", u, u)
+	if u := get(p, "user_instructions"); u.IsString() && !u.Str().Empty() {
+		c.instructions(r, "user_instructions", "turn_context_user_instructions", view.Text{}, u, u)
 	}
-	if d := get(p, "developer_instructions"); d.Type == gjson.String && d.Str != "" {
-		c.instructions(r, "developer_instructions", "turn_context_developer_instructions", "", d, d)
+	if d := get(p, "developer_instructions"); d.IsString() && !d.Str().Empty() {
+		c.instructions(r, "developer_instructions", "turn_context_developer_instructions", view.Text{}, d, d)
 	}
-	if d := get(p, "collaboration_mode.settings.developer_instructions"); d.Type == gjson.String && d.Str != "" {
-		c.instructions(r, "developer_instructions", "collaboration_mode_developer_instructions", "", d, d)
+	if d := get(p, "collaboration_mode.settings.developer_instructions"); d.IsString() && !d.Str().Empty() {
+		c.instructions(r, "developer_instructions", "collaboration_mode_developer_instructions", view.Text{}, d, d)
 	}
 }
 
@@ -429,9 +458,20 @@ func (c *codexState) touch(ns int64) {
 // context), the place the version put it (via), the source text and the
 // delivered text. A text repeated in the same place (turn contexts repeat
 // it every turn) is written once.
-func (c *codexState) instructions(r Record, kind, via, dir string, source, delivered gjson.Result) {
+func (c *codexState) instructions(r Record, kind, via string, dir view.Text, source, delivered view.Value) {
 	digest := c.digest(delivered)
-	key := kind + "|" + via + "|" + digest
+	textDigest := digest
+	if !delivered.IsString() {
+		textDigest = "" // c.digest hashed it as JSON; its identity is of its text
+	}
+	c.instructionText(r, kind, via, dir, source.String(), delivered.String(), digest, textDigest)
+}
+
+// instructionText is instructions of the source and delivered texts: key
+// is the delivered value's digest (what repeats are told by), digest the
+// delivered text's when the caller has it ("" when not).
+func (c *codexState) instructionText(r Record, kind, via string, dir, src, del view.Text, key, digest string) {
+	key = kind + "|" + via + "|" + key
 	if c.loads[key] {
 		c.counts["repeated_instruction_loads"]++
 		return
@@ -440,16 +480,13 @@ func (c *codexState) instructions(r Record, kind, via, dir string, source, deliv
 	a := append(inputLoaded(kind, "codex", codexActivation(via)), receipt.Attr{Key: "context.input.delivered.via", Value: receipt.S(via)})
 	if kind == "agents_md" {
 		a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S("AGENTS.md")})
-		if dir != "" {
-			a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(strings.TrimSuffix(dir, "/") + "/AGENTS.md"))})
+		if !dir.Empty() {
+			// A path, short: copied to be joined, then hashed.
+			a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(dir.TrimSuffix("/").Own() + "/AGENTS.md"))})
 		}
 	}
-	src, del := source.String(), delivered.String()
-	if delivered.Type != gjson.String {
-		digest = "" // c.digest hashed it as JSON; its identity is of its text
-	}
 	srcDigest := ""
-	if src == del {
+	if src.Equal(del) {
 		srcDigest = digest
 	}
 	sourceIdentity(&a, c.h, src, srcDigest)
@@ -472,7 +509,7 @@ func (c *codexState) End(out *Output) error {
 		u := c.perModel[m]
 		all.add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: usageSummary(c.pass(leak.Model, m), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
+			Attrs: usageSummary(c.pass(leak.Model, view.Borrow(m)), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
 	}
 	// The spans' usage follows the GenAI conventions (input already holds
 	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
@@ -520,7 +557,7 @@ func codexActivation(via string) string {
 // dynamicTools writes the tool index of session_meta.dynamic_tools (a list,
 // or in 0.146 an object wrapping tools[]): names and counts, and how many
 // are deferred (loaded only through tool search).
-func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
+func (c *codexState) dynamicTools(r Record, dt view.Value) {
 	if dt.IsObject() {
 		dt = get(dt, "tools")
 	}
@@ -529,8 +566,8 @@ func (c *codexState) dynamicTools(r Record, dt gjson.Result) {
 	}
 	var names []string
 	deferred := int64(0)
-	forEach(dt, func(_, t gjson.Result) bool {
-		names = append(names, get(t, "name").Str)
+	forEach(dt, func(_, t view.Value) bool {
+		names = append(names, get(t, "name").Str().Own()) // small; hashed as a list below
 		if get(t, "deferLoading").Bool() || get(t, "defer_loading").Bool() {
 			deferred++
 		}
@@ -551,5 +588,5 @@ func (c *codexState) chatName() string {
 	if c.model == "" {
 		return "chat"
 	}
-	return "chat " + c.pass(leak.Model, c.model)
+	return "chat " + c.pass(leak.Model, view.Borrow(c.model))
 }

@@ -3,6 +3,8 @@ package converters
 import (
 	"regexp"
 	"testing"
+
+	"github.com/contextreceipts/convert/converters/view"
 )
 
 // The patterns codexAgentsMD and codexUserInstructions replaced.
@@ -23,14 +25,14 @@ func TestCodexInstructionParsers(t *testing.T) {
 	gen = func(s string, n int) {
 		checked++
 		m := agentsMDPattern.FindStringSubmatch(s)
-		dir, body, ok := codexAgentsMD(s)
-		if ok != (m != nil) || ok && (dir != m[1] || body != m[2]) {
-			t.Fatalf("codexAgentsMD(%q) = %q, %q, %v; pattern %q", s, dir, body, ok, m)
+		dir, body, ok := codexAgentsMD(view.Borrow(s))
+		if ok != (m != nil) || ok && (!dir.Is(m[1]) || !body.Is(m[2])) {
+			t.Fatalf("codexAgentsMD(%q) = %q, %q, %v; pattern %q", s, dir.Own(), body.Own(), ok, m)
 		}
 		m = userInsPattern.FindStringSubmatch(s)
-		body, ok = codexUserInstructions(s)
-		if ok != (m != nil) || ok && body != m[1] {
-			t.Fatalf("codexUserInstructions(%q) = %q, %v; pattern %q", s, body, ok, m)
+		body, ok = codexUserInstructions(view.Borrow(s))
+		if ok != (m != nil) || ok && !body.Is(m[1]) {
+			t.Fatalf("codexUserInstructions(%q) = %q, %v; pattern %q", s, body.Own(), ok, m)
 		}
 		if n == 0 {
 			return

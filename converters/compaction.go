@@ -2,10 +2,9 @@ package converters
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // compaction proves what a long-session compaction did to each context item
@@ -118,7 +117,7 @@ type compactionState struct {
 }
 
 // compactionID writes the open compaction's id on the events inside it.
-var compactionID = Move{Key: "context.compaction.id_hash", Def: DefDigest, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+var compactionID = Move{Key: "context.compaction.id_hash", Def: DefDigest, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 	if id := StateOf[compactionState](s).id; id != "" {
 		a.Set("context.compaction.id_hash", receipt.S(id))
 	}
@@ -134,8 +133,8 @@ func compactionStart(s *Session, v *Values, a *receipt.Attrs) error {
 		return fmt.Errorf("compaction started while another compaction is still open")
 	}
 	id := s.Hash.Text("context.compaction:" + s.ID + ":" + v.Time)
-	if c := v.Get("compaction_id"); c.Type == gjson.String {
-		id = s.Hash.Text(c.Str)
+	if c := v.Get("compaction_id"); c.Type() == view.String {
+		id = c.Str().Digest(s.Hash)
 	}
 	a.Set("context.compaction.id_hash", receipt.S(id))
 	*st = compactionState{open: true, id: id, items: map[string]int64{}, compactions: st.compactions + 1}
@@ -149,9 +148,9 @@ func compactionStart(s *Session, v *Values, a *receipt.Attrs) error {
 // compactionItemSource writes the source in clear only when it is a
 // conventional instruction-file name; any other source (a path, a URI, a
 // command) is written as its digest in both attributes.
-func compactionItemSource(s *Session, v gjson.Result, a *receipt.Attrs) error {
-	src, d := v.String(), s.Hash.Text(v.String())
-	if p := strings.TrimPrefix(src, "./"); publicInstructionPaths[p] {
+func compactionItemSource(s *Session, v view.Value, a *receipt.Attrs) error {
+	src, d := v.String(), v.String().Digest(s.Hash)
+	if p, ok := src.TrimPrefix("./").Word(publicInstructionPathList...); ok {
 		a.Set("context.item.source", receipt.S(p))
 	} else {
 		a.Set("context.item.source", receipt.S(d))
@@ -167,15 +166,11 @@ func compactionItem(s *Session, v *Values, a *receipt.Attrs) error {
 	if !st.open {
 		return fmt.Errorf("item evaluated outside a compaction (no open context.compaction.start)")
 	}
-	act := v.Get("action").String()
-	known := false
-	for _, k := range compactionActions {
-		known = known || act == k
-	}
+	act, known := v.Get("action").String().Word(compactionActions...)
 	if !known {
 		return fmt.Errorf("action must be preserved, summarized, dropped or preserved_hash_only")
 	}
-	if act == "dropped" && v.Get("drop_reason").String() == "" {
+	if act == "dropped" && v.Get("drop_reason").String().Empty() {
 		return fmt.Errorf("dropped item without drop_reason")
 	}
 	if act == "summarized" && !v.Get("summary_token_count").Exists() {

@@ -145,7 +145,7 @@ func txnStarted(s *Session, v *Values, _ *receipt.Attrs) error {
 	if st.open != nil {
 		return fmt.Errorf("transaction started while another transaction is still open")
 	}
-	t := &txn{id: s.Hash.Text(v.Get("transaction_id").String()), before: map[string]int64{}}
+	t := &txn{id: v.Get("transaction_id").String().Digest(s.Hash), before: map[string]int64{}}
 	for _, f := range txnFigures {
 		if n := v.Get(f[0]); n.Exists() {
 			t.before[f[0]] = n.Int()
@@ -163,7 +163,7 @@ func txnSame(s *Session, v *Values) (*txn, error) {
 	if t == nil {
 		return nil, fmt.Errorf("record outside a transaction (no open context.compaction.transaction.started)")
 	}
-	if s.Hash.Text(v.Get("transaction_id").String()) != t.id {
+	if v.Get("transaction_id").String().Digest(s.Hash) != t.id {
 		return nil, fmt.Errorf("transaction_id differs from the open transaction's")
 	}
 	return t, nil
@@ -175,7 +175,7 @@ func txnSummary(s *Session, v *Values, _ *receipt.Attrs) error {
 		return err
 	}
 	ok := v.Get("candidate_summary_available").Bool()
-	if !ok && v.Get("candidate_summary_text").String() != "" {
+	if !ok && !v.Get("candidate_summary_text").String().Empty() {
 		return fmt.Errorf("candidate_summary_available is false but candidate_summary_text is not empty")
 	}
 	if ok {
@@ -221,7 +221,8 @@ func txnCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 	if err != nil {
 		return err
 	}
-	switch v.Get("status").String() {
+	status, _ := v.Get("status").String().Word("rolled_back", "committed")
+	switch status {
 	case "rolled_back":
 		if !t.rollback {
 			return fmt.Errorf("status rolled_back without a context.compaction.rollback.completed record")

@@ -6,10 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // context_input compares harnesses that load the same instruction file: a
@@ -87,10 +86,20 @@ func publicPathProp() Prop {
 
 // publicPath returns the conventional form of p and whether it may be written
 // in clear.
-func publicPath(p string) (string, bool) {
-	p = strings.TrimPrefix(p, "./")
-	return p, publicInstructionPaths[p] || overlayPathRe().MatchString(p)
+func publicPath(p view.Text) (string, bool) {
+	p = p.TrimPrefix("./")
+	if w, ok := p.Word(publicInstructionPathList...); ok {
+		return w, true
+	}
+	if p.Matches(overlayPathRe()) {
+		return p.Own(), true
+	}
+	return "", false
 }
+
+// publicInstructionPathList is publicInstructionPaths as a word list
+// (view.Text.Word), sorted.
+var publicInstructionPathList = sortedKeys(publicInstructionPaths)
 
 // Statuses of the full render (the payload before any context-window clip).
 const (
@@ -153,7 +162,7 @@ func contextInputLoaded(transform string) Rec {
 // source, when set, supplies the source text from state (for example what a
 // memory layer returned) instead of the record's source_text; it may add
 // attributes of its own.
-func contextInputRec(transform string, extra []Move, source func(s *Session, v *Values, a *receipt.Attrs) (string, bool, error)) Rec {
+func contextInputRec(transform string, extra []Move, source func(s *Session, v *Values, a *receipt.Attrs) (view.Text, bool, error)) Rec {
 	moves := []Move{
 		identityFields,
 		Req(Label("kind", "context.input.kind")),
@@ -200,11 +209,11 @@ var sourcePathWrites = []Move{
 	Sets("context.input.source.path_hash", DefDigest),
 }
 
-func sourcePath(s *Session, v gjson.Result, a *receipt.Attrs) error {
+func sourcePath(s *Session, v view.Value, a *receipt.Attrs) error {
 	if p, ok := publicPath(v.String()); ok {
 		a.Set("context.input.source.path", receipt.S(p))
 	}
-	a.Set("context.input.source.path_hash", receipt.S(s.Hash.Text(v.String())))
+	a.Set("context.input.source.path_hash", receipt.S(v.String().Digest(s.Hash)))
 	return nil
 }
 
@@ -222,9 +231,9 @@ func uriProp() Prop {
 }
 
 // sourceURI writes the scheme in clear (mcp, https, file) and the URI as a digest.
-func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {
+func sourceURI(s *Session, v view.Value, a *receipt.Attrs) error {
 	scheme := "unknown"
-	if u, err := url.Parse(v.String()); err == nil && u.Scheme != "" {
+	if u, err := url.Parse(v.String().Own()); err == nil && u.Scheme != "" {
 		// Only well-known schemes are written, from our own list: a scheme
 		// is input, and a lower-cased copy of input is still a copy.
 		scheme = "other"
@@ -233,14 +242,14 @@ func sourceURI(s *Session, v gjson.Result, a *receipt.Attrs) error {
 		}
 	}
 	a.Set("context.input.source.uri", receipt.S(scheme))
-	a.Set("context.input.source.uri_hash", receipt.S(s.Hash.Text(v.String())))
+	a.Set("context.input.source.uri_hash", receipt.S(v.String().Digest(s.Hash)))
 	return nil
 }
 
 // identity is what a record says about one delivery. Texts are raw: they
-// are only ever hashed.
+// are only ever hashed, within the record's call (borrow:call).
 type identity struct {
-	source, delivered, fullRender, template         string
+	source, delivered, fullRender, template         view.Text
 	hasSource, hasDelivered, hasFullRender, hasTmpl bool
 	renderStatus                                    string // declared full_render_status, "" if none
 	transform                                       string // label already written, or the default
@@ -256,15 +265,15 @@ type identity struct {
 var identityFields = Use("source_text", "delivered_text", "full_render_text", "template_text",
 	"nondeterministic", "truncated", "truncation_limit_chars", "conversation_id")
 
-func optText(v *Values, path string) (string, bool, error) {
+func optText(v *Values, path string) (view.Text, bool, error) {
 	f := v.Get(path)
-	if !f.Exists() || f.Type == gjson.Null {
-		return "", false, nil
+	if !f.Exists() || f.Type() == view.Null {
+		return view.Text{}, false, nil
 	}
-	if f.Type != gjson.String {
-		return "", false, fmt.Errorf("field %q must be a string", path)
+	if f.Type() != view.String {
+		return view.Text{}, false, fmt.Errorf("field %q must be a string", path)
 	}
-	return f.Str, true, nil
+	return f.Str(), true, nil
 }
 
 func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (identity, error) {
@@ -272,7 +281,7 @@ func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (i
 	var err error
 	for _, f := range []struct {
 		path string
-		text *string
+		text *view.Text
 		ok   *bool
 	}{
 		{"source_text", &id.source, &id.hasSource},
@@ -284,20 +293,20 @@ func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (i
 			return id, err
 		}
 	}
-	if v := in.Get("nondeterministic"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("nondeterministic"); v.Exists() && v.Type() != view.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "nondeterministic")
 		}
 		id.nondeterministic = v.Bool()
 	}
-	if v := in.Get("truncated"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncated"); v.Exists() && v.Type() != view.Null {
 		if !v.IsBool() {
 			return id, fmt.Errorf("field %q must be true or false", "truncated")
 		}
 		t := v.Bool()
 		id.truncated = &t
 	}
-	if v := in.Get("truncation_limit_chars"); v.Exists() && v.Type != gjson.Null {
+	if v := in.Get("truncation_limit_chars"); v.Exists() && v.Type() != view.Null {
 		if id.limit, err = countOf("truncation_limit_chars", v); err != nil {
 			return id, err
 		}
@@ -311,8 +320,8 @@ func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (i
 	id.role = attrStr(a, "context.input.duplicate.role")
 	id.policy = attrStr(a, "context.input.duplicate.suppression_policy")
 	id.scope = s.Conversation
-	if v := in.Get("conversation_id"); v.Type == gjson.String {
-		id.scope = s.Label(v.Str)
+	if v := in.Get("conversation_id"); v.Type() == view.String {
+		id.scope = s.Label(v.Str())
 		a.Set("gen_ai.conversation.id", receipt.S(id.scope))
 	}
 	if id.scope == "" {
@@ -326,9 +335,9 @@ func readIdentity(s *Session, in *Values, a *receipt.Attrs, transform string) (i
 
 // isClipOf reports whether delivered is a strict prefix of full once both
 // are in the canonical text form.
-func isClipOf(delivered, full string) bool {
-	d, f := receipt.CanonicalizeText(delivered), receipt.CanonicalizeText(full)
-	return len(d) < len(f) && strings.HasPrefix(f, d)
+func isClipOf(delivered, full view.Text) bool {
+	d, f := delivered.Canonical(), full.Canonical()
+	return d.Len() < f.Len() && f.HasPrefixText(d)
 }
 
 // writeIdentity writes the identity split and enforces its invariants:
@@ -345,7 +354,7 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	}
 	st := inputsOf(s)
 	st.delivered++
-	delivered := s.Hash.Text(id.delivered)
+	delivered := id.delivered.Digest(s.Hash)
 	deliveredIdentity(a, s.Hash, id.delivered, delivered, id.transform, true)
 	truncated, err := id.truncation()
 	if err != nil {
@@ -370,9 +379,9 @@ func writeIdentity(s *Session, a *receipt.Attrs, id identity) error {
 	// length from different renders never share a key; otherwise on what was
 	// delivered, and then the policy must keep equal keys distinct.
 	if status == fullRenderAvailable {
-		return dedupe(s, a, id, "full_render_canonical", s.Hash.CanonicalText(ifElse(id.hasFullRender, id.fullRender, id.delivered)), false)
+		return dedupe(s, a, id, "full_render_canonical", ifElseText(id.hasFullRender, id.fullRender, id.delivered).CanonicalDigest(s.Hash), false)
 	}
-	return dedupe(s, a, id, "delivered_canonical", s.Hash.CanonicalText(id.delivered), true)
+	return dedupe(s, a, id, "delivered_canonical", id.delivered.CanonicalDigest(s.Hash), true)
 }
 
 // undelivered writes an input whose delivered text the log does not hold:
@@ -387,7 +396,7 @@ func undelivered(s *Session, a *receipt.Attrs, id identity) error {
 	if !id.hasSource {
 		return nil
 	}
-	return dedupe(s, a, id, "source_canonical", s.Hash.CanonicalText(id.source), false)
+	return dedupe(s, a, id, "source_canonical", id.source.CanonicalDigest(s.Hash), false)
 }
 
 // truncation says whether the delivery is a clip: declared, or inferred
@@ -409,7 +418,7 @@ func (id identity) truncation() (bool, error) {
 		if !truncated {
 			return false, fmt.Errorf("truncation_limit_chars given for a delivery that is not truncated")
 		}
-		if int64(utf8.RuneCountInString(id.delivered)) > id.limit {
+		if int64(id.delivered.RuneCount()) > id.limit {
 			return false, fmt.Errorf("delivered_text is longer than truncation_limit_chars")
 		}
 	}
@@ -438,10 +447,10 @@ func writeFullRender(s *Session, a *receipt.Attrs, id identity, truncated bool, 
 		if truncated && !isClipOf(id.delivered, id.fullRender) {
 			return "", fmt.Errorf("truncated delivered_text is not a prefix of full_render_text")
 		}
-		if !truncated && receipt.CanonicalizeText(id.delivered) != receipt.CanonicalizeText(id.fullRender) {
+		if !truncated && !id.delivered.Canonical().Equal(id.fullRender.Canonical()) {
 			return "", fmt.Errorf("full_render_text differs from an untruncated delivered_text")
 		}
-		status, render = fullRenderAvailable, s.Hash.Text(id.fullRender)
+		status, render = fullRenderAvailable, id.fullRender.Digest(s.Hash)
 	case truncated:
 		if status == fullRenderAvailable {
 			return "", fmt.Errorf("full_render_status available on a truncated delivery without full_render_text")
@@ -465,7 +474,7 @@ func writeFullRender(s *Session, a *receipt.Attrs, id identity, truncated bool, 
 func writeTemplate(s *Session, a *receipt.Attrs, id identity) error {
 	tmpl := "none"
 	if id.hasTmpl {
-		tmpl = s.Hash.Text(id.template)
+		tmpl = id.template.Digest(s.Hash)
 	}
 	a.Set("context.input.delivered.template_hash", receipt.S(tmpl))
 	a.Set("context.input.delivered.nondeterministic", receipt.B(id.nondeterministic))
@@ -481,7 +490,7 @@ func writeTemplate(s *Session, a *receipt.Attrs, id identity) error {
 	return nil
 }
 
-func ifElse(c bool, a, b string) string {
+func ifElseText(c bool, a, b view.Text) view.Text {
 	if c {
 		return a
 	}
@@ -513,7 +522,7 @@ func dedupe(s *Session, a *receipt.Attrs, id identity, basis, content string, re
 	// other, never proven duplicates.
 	tmplKey := ""
 	if id.nondeterministic && id.hasTmpl && id.hasSource {
-		tmplKey = id.scope + ":" + s.Hash.Text(id.template) + ":" + s.Hash.CanonicalText(id.source)
+		tmplKey = id.scope + ":" + id.template.Digest(s.Hash) + ":" + id.source.CanonicalDigest(s.Hash)
 	}
 	role, risk := id.role, "none_observed"
 	switch {

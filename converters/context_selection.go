@@ -3,8 +3,8 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // context_selection makes over-selection visible: a selection record says
@@ -166,15 +166,15 @@ func selectedInput(s *Session, v *Values, a *receipt.Attrs) error {
 	// the canonical JSON of the delivery's identity fields, labelled so.
 	var digest string
 	if text := v.Get("raw_context_text"); text.Exists() {
-		if text.Type != gjson.String {
+		if text.Type() != view.String {
 			return fmt.Errorf("field %q must be a string", "raw_context_text")
 		}
-		digest = s.Hash.Text(text.Str)
+		digest = text.Str().Digest(s.Hash)
 		a.Set("context.input.delivered.hash_basis", receipt.S("delivered_text"))
 	} else {
 		var err error
 		if digest, err = s.Hash.JSON([]byte(fmt.Sprintf(`{"kind":%s,"selection_rank":%d,"source_id":%s}`,
-			v.Get("kind").Raw, rank, v.Get("source_id").Raw))); err != nil {
+			v.Get("kind").Raw().Own(), rank, v.Get("source_id").Raw().Own()))); err != nil {
 			return fmt.Errorf("delivery identity: %w", err)
 		}
 		a.Set("context.input.delivered.hash_basis", receipt.S("delivery_record_identity"))

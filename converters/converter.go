@@ -16,13 +16,13 @@ package converters
 import (
 	"fmt"
 	"sort"
-	"strings"
+
 	"sync"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Converter describes one kind of input and how to map it.
@@ -44,15 +44,6 @@ type Converter struct {
 	// skipping them: native formats add record types every month, and an
 	// unknown one is normal there (the converter counts it).
 	OpenTypes bool
-	// LineViews says the converter copies every string it keeps past the
-	// record it read it from (strings.Clone, or native's pass, keyPart and
-	// name), so the pipeline may hand it records that are views of the
-	// reader's buffer instead of a copy of each line: on a long session
-	// that copy was half of all it allocated. TestGolden converts every
-	// sample with pipeline.Options.PoisonLines, which overwrites each line
-	// once converted: a view kept past its line then changes the goldens.
-	// Converters without it get a copy of each line.
-	LineViews bool
 	// PassThrough lists the fields whose token values may appear verbatim in
 	// output (ids, enums). Every other input string is raw for the leak check.
 	PassThrough leak.Paths
@@ -78,158 +69,25 @@ type Env struct {
 	Companions int
 }
 
-// Record is one input line, parsed and checked by the pipeline.
-type Record struct {
-	Line int
-	File int // index of the file in its input group (0: the main file)
-	Type string
-	Time string // RFC 3339 UTC (normalized), "" when the record has none
-	NS   int64  // Time as unix nanoseconds, 0 when the record has none
-	Seq  int64  // position of the line in its input group: lines of earlier files plus Line (RecordClock)
-	JSON gjson.Result
-	top  []topField // the top-level fields, indexed once by the pipeline (ScannedRecord)
-}
+// Record is one input line: a borrowed view (package view).
+type Record = view.Record
 
-// topField is one top-level field: its value is parsed when it is read
-// (most are never read, and an escaped string would be decoded for
-// nothing).
-type topField struct {
-	key     string
-	raw     string
-	escaped bool
-}
+// RecordIndex makes the records of one input's lines in one memory.
+type RecordIndex = view.RecordIndex
 
-func (f topField) val() gjson.Result { return scannedValue(f.raw, f.escaped) }
-
-// scannedValue is the gjson value of raw, a slice of a scanned document:
-// a string is cut out and decoded here (gjson.Parse would look for its end
-// again, byte by byte, and tool results are megabytes); anything else is
-// parsed, which for an object or array costs nothing until it is read.
-func scannedValue(raw string, escaped bool) gjson.Result {
-	if len(raw) >= 2 && raw[0] == '"' {
-		str := raw[1 : len(raw)-1]
-		if escaped {
-			str = unescape(str)
-		}
-		return gjson.Result{Type: gjson.String, Raw: raw, Str: str}
-	}
-	return gjson.Parse(raw)
-}
-
-// memberKey is the decoded key of member m of the document raw (a record
-// line, or an object's Raw that jsonscan.Children walked).
-func memberKey(raw string, m jsonscan.Member) string {
-	if m.KeyEscaped {
-		return unescape(raw[m.KeyStart:m.KeyEnd])
-	}
-	return raw[m.KeyStart:m.KeyEnd]
-}
-
-// forEach is v.ForEach (the same keys and values, in order) over
-// jsonscan.Children, which skips nested values and long strings a word at a
-// time where gjson steps byte by byte. Converters iterate content blocks
-// with it: their text and tool results are most of a transcript's bytes.
-func forEach(v gjson.Result, fn func(k, v gjson.Result) bool) {
-	if !v.Exists() {
-		return
-	}
-	if v.Type != gjson.JSON {
-		fn(gjson.Result{}, v)
-		return
-	}
-	raw := v.Raw
-	object := strings.HasPrefix(strings.TrimLeft(raw, " \t\r\n"), "{")
-	k := gjson.Result{Type: gjson.Number, Num: -1}
-	if object {
-		k = gjson.Result{Type: gjson.String}
-	}
-	jsonscan.Children(raw, func(m jsonscan.Member) bool {
-		if object {
-			k.Raw, k.Str = raw[m.KeyStart-1:m.KeyEnd+1], memberKey(raw, m)
-		} else {
-			k.Num++
-		}
-		val := scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped)
-		val.Index = v.Index + m.ValStart
-		return fn(k, val)
-	})
-}
-
-// ScannedRecord is the record of the JSON object line whose top-level
-// members jsonscan.Scan found, indexed without reading the line again: the
-// values are slices of line, parsed by gjson only as far as each one goes.
+// ScannedRecord is the record of a scanned JSON object line (view.ScannedRecord).
 func ScannedRecord(line string, members []jsonscan.Member) Record {
-	return new(RecordIndex).Scanned(line, members)
-}
-
-// RecordIndex makes records as ScannedRecord does, each index in the
-// same memory: a record is handed to a converter for one call and never
-// kept (what a converter keeps, it copies; Options.PoisonLines holds them
-// to it), and a new index for every line was a sixth of what a long
-// session allocated. A record it made is valid until its next Scanned.
-type RecordIndex struct{ top []topField }
-
-// Scanned is ScannedRecord, in x's memory.
-func (x *RecordIndex) Scanned(line string, members []jsonscan.Member) Record {
-	if cap(x.top) < len(members) || x.top == nil {
-		x.top = make([]topField, len(members), max(len(members), 16))
-	}
-	r := Record{JSON: gjson.Parse(line), top: x.top[:len(members)]}
-	for i, m := range members {
-		r.top[i] = topField{memberKey(line, m), line[m.ValStart:m.ValEnd], m.ValEscaped}
-	}
-	return r
-}
-
-// Top is the top-level field key of r (a key, not a path), from the index
-// when one was built.
-func (r Record) Top(key string) gjson.Result {
-	if r.top == nil {
-		return r.JSON.Get(gjson.Escape(key))
-	}
-	for _, f := range r.top {
-		if f.key == key {
-			return f.val()
-		}
-	}
-	return gjson.Result{}
-}
-
-// TopKeys calls fn with each top-level key of r, in order (none unless
-// ScannedRecord made r).
-func (r Record) TopKeys(fn func(key string)) {
-	for _, f := range r.top {
-		fn(f.key)
-	}
-}
-
-// Get is r.JSON.Get, answered from the top-level index when one was built.
-func (r Record) Get(path string) gjson.Result {
-	if r.top == nil {
-		return r.JSON.Get(path)
-	}
-	head, rest, nested := strings.Cut(path, ".")
-	if strings.ContainsAny(head, "*?#|@\\") {
-		return r.JSON.Get(path)
-	}
-	for _, f := range r.top {
-		if f.key == head {
-			if !nested {
-				return f.val()
-			}
-			return get(f.val(), rest)
-		}
-	}
-	return gjson.Result{}
+	return view.ScannedRecord(line, members)
 }
 
 // SourceFile is one file of an input group: a session's main transcript
 // and its companions (subagent transcripts). Meta is the parsed sidecar
-// (agent-<id>.meta.json) when one exists; it is raw input like any line.
+// (agent-<id>.meta.json) when one exists; it is raw input like any line,
+// and valid only in the StartFile call that receives it (borrow:call).
 type SourceFile struct {
 	Index int
 	Rel   string // slash path relative to the main file's directory
-	Meta  gjson.Result
+	Meta  view.Value
 }
 
 // FileStarter is implemented by states that read input groups: StartFile is

@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // copilotUsage is a token figure: one call's (assistant.usage) or one
@@ -41,10 +41,15 @@ type copilotTool struct {
 	key, name          string
 	span               int
 	agent              *copilotAgent // the agent that made the call
-	mcpServer, mcpTool string        // raw names, for hashing only
-	args               gjson.Result
-	sub                *copilotAgent // the subagent it started
-	done               bool
+	mcpServer, mcpTool string        // raw names (owned copies), for hashing only
+	// What is kept of the arguments (a call's request and its execution are
+	// different lines): their digest and size, and the prompt's digest
+	// (a task's, for the subagent it starts).
+	argsHash, promptHash string
+	argsSize             int
+	hasPrompt            bool
+	sub                  *copilotAgent // the subagent it started
+	done                 bool
 }
 
 type copilotState struct {
@@ -74,30 +79,33 @@ func newCopilot(env Env) *copilotState {
 
 func (c *copilotState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
+	c.countType(r)
 	d := r.Get("data")
 	for _, k := range []string{"selectedModel", "newModel", "model", "currentModel"} {
-		if m := d.Get(k); m.Type == gjson.String && m.Str != "" {
-			c.models[m.Str] = true
+		if m := d.Get(k); m.IsString() && !m.Str().Empty() {
+			if _, seen := view.Lookup(c.models, m.Str()); !seen {
+				c.models[m.Str().Own()] = true
+			}
 		}
 	}
-	agent := c.agentOf(r, d)
-	switch r.Type {
+	typ := copilotType(r)
+	agent := c.agentOf(r, typ, d)
+	switch typ {
 	case "session.start", "session.resume":
-		c.start(r, d)
+		c.start(r, typ, d)
 	case "session.model_change":
-		if m := d.Get("newModel").Str; m != "" {
-			c.model = m
+		if m := d.Get("newModel").Str(); !m.Empty() {
+			c.model = m.Own()
 		}
 	case "user.message":
 		// source names who wrote it: a person ("user", or none in older
 		// builds) or the runtime (a command, a schedule, a skill).
-		if src := d.Get("source").Str; src != "" && src != "user" {
+		if src := d.Get("source").Str(); !src.Empty() && !src.Is("user") {
 			c.counts["injected_messages"]++
 		} else if agent == c.root {
 			c.counts["user_prompts"]++
 		}
-		c.counts["attachments"] += int64(len(d.Get("attachments").Array()))
+		c.counts["attachments"] += int64(arrayLen(d.Get("attachments")))
 		c.prompt(agent, r.NS)
 	case "assistant.turn_start":
 		c.openChat(r, agent)
@@ -113,15 +121,15 @@ func (c *copilotState) Record(r Record, out *Output) error {
 	case "assistant.usage":
 		c.callUsage(agent, d)
 	case "tool.execution_start":
-		c.openTool(r, agent, d.Get("toolCallId").Str, d.Get("toolName").Str, d.Get("arguments"), d)
+		c.openTool(r, agent, d.Get("toolCallId").Str(), d.Get("toolName").Str(), d.Get("arguments"), d)
 	case "tool.execution_complete":
 		c.finishTool(r, d)
 	case "subagent.started":
 		c.subagent(r, d)
 	case "subagent.completed", "subagent.failed":
-		if a := c.byCall[d.Get("toolCallId").Str]; a != nil {
+		if a, _ := view.Lookup(c.byCall, d.Get("toolCallId").Str()); a != nil {
 			c.out.Spans[a.span].Cover(r.NS)
-			if r.Type == "subagent.failed" {
+			if typ == "subagent.failed" {
 				c.out.Spans[a.span].Error = true
 				c.counts["failed_subagents"]++
 			}
@@ -152,36 +160,46 @@ func (c *copilotState) Record(r Record, out *Output) error {
 
 // start reads the session's identity and version; a resumed session
 // (session.resume) continues the same log.
-func (c *copilotState) start(r Record, d gjson.Result) {
-	if v := d.Get("copilotVersion"); v.Type == gjson.String {
-		c.seeVersion(v.Str)
+func (c *copilotState) start(r Record, typ string, d view.Value) {
+	if v := d.Get("copilotVersion"); v.IsString() {
+		c.seeVersion(v.Str())
 	}
-	if r.Type == "session.resume" {
+	if typ == "session.resume" {
 		c.counts["resumes"]++
 	}
-	if sid := d.Get("sessionId").Str; c.session == "" && sid != "" {
+	if sid := d.Get("sessionId").Str(); c.session == "" && !sid.Empty() {
 		c.session = c.pass(leak.ID, sid)
 	}
-	if m := d.Get("selectedModel").Str; m != "" {
-		c.model = m
+	if m := d.Get("selectedModel").Str(); !m.Empty() {
+		c.model = m.Own()
 	}
+}
+
+// copilotType is r's type as the reader's switch names it: a word of
+// Types, or of copilotUnlisted (which the pipeline does not know), or "".
+func copilotType(r Record) string {
+	if r.Type != "" {
+		return r.Type
+	}
+	t, _ := r.TypeText.Word(copilotUnlisted...)
+	return t
 }
 
 // agentOf returns the agent an event belongs to: the subagent of its
 // parentToolCallId (older builds), or of its agentId (newer builds: the
 // first agentId seen after a subagent started is tied to it), else the
 // main agent.
-func (c *copilotState) agentOf(r Record, d gjson.Result) *copilotAgent {
-	if p := d.Get("parentToolCallId").Str; p != "" && r.Type != "subagent.started" {
-		if a := c.byCall[p]; a != nil {
+func (c *copilotState) agentOf(r Record, typ string, d view.Value) *copilotAgent {
+	if p := d.Get("parentToolCallId").Str(); !p.Empty() && typ != "subagent.started" {
+		if a, _ := view.Lookup(c.byCall, p); a != nil {
 			return a
 		}
 	}
-	id := r.Get("agentId").Str
-	if id == "" || r.Type == "subagent.started" {
+	id := r.Get("agentId").Str()
+	if id.Empty() || typ == "subagent.started" {
 		return c.root
 	}
-	if a := c.agents[id]; a != nil {
+	if a, _ := view.Lookup(c.agents, id); a != nil {
 		return a
 	}
 	var open []*copilotAgent
@@ -196,7 +214,7 @@ func (c *copilotState) agentOf(r Record, d gjson.Result) *copilotAgent {
 		return c.root
 	}
 	open[0].bound = true
-	c.agents[id] = open[0]
+	c.agents[id.Own()] = open[0]
 	return open[0]
 }
 
@@ -219,7 +237,7 @@ func (c *copilotState) openChat(r Record, a *copilotAgent) {
 	}
 	name := "chat"
 	if model := firstNonEmpty(a.model, c.model); model != "" {
-		m := c.pass(leak.Model, model)
+		m := c.pass(leak.Model, view.Borrow(model)) // owned
 		name += " " + m
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(m)})
 	}
@@ -232,32 +250,32 @@ func (c *copilotState) openChat(r Record, a *copilotAgent) {
 
 // message reads a model response: its output tokens (the only per-call
 // count the log keeps) and the tool calls it requested.
-func (c *copilotState) message(r Record, a *copilotAgent, d gjson.Result) {
+func (c *copilotState) message(r Record, a *copilotAgent, d view.Value) {
 	if a.chat < 0 {
 		c.openChat(r, a)
 	}
 	sp := &c.out.Spans[a.chat]
 	sp.Cover(r.NS)
-	if n := d.Get("outputTokens"); n.Type == gjson.Number {
+	if n := d.Get("outputTokens"); n.IsNumber() {
 		var prev int64
 		if v, ok := sp.Attrs.Get("gen_ai.usage.output_tokens"); ok {
 			prev = v.Int
 		}
 		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+c.count(n)))
 	}
-	forEach(d.Get("toolRequests"), func(_, t gjson.Result) bool {
-		c.openTool(r, a, t.Get("toolCallId").Str, t.Get("name").Str, t.Get("arguments"), gjson.Result{})
+	forEach(d.Get("toolRequests"), func(_, t view.Value) bool {
+		c.openTool(r, a, t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), view.Value{})
 		return true
 	})
 }
 
 // callUsage reads an assistant.usage record, when a build persists them.
-func (c *copilotState) callUsage(a *copilotAgent, d gjson.Result) {
+func (c *copilotState) callUsage(a *copilotAgent, d view.Value) {
 	u := copilotUsage{input: c.count(d.Get("inputTokens")), output: c.count(d.Get("outputTokens")),
 		cacheRead: c.count(d.Get("cacheReadTokens")), cacheWrite: c.count(d.Get("cacheWriteTokens")), requests: 1}
-	m := d.Get("model").Str
-	if m == "" {
-		m = c.model
+	m := d.Get("model").Str()
+	if m.Empty() {
+		m = view.Borrow(c.model) // owned
 	}
 	c.addUsage(c.usage, m, u)
 	if a.chat >= 0 {
@@ -268,31 +286,33 @@ func (c *copilotState) callUsage(a *copilotAgent, d gjson.Result) {
 	}
 }
 
-func (c *copilotState) addUsage(to map[string]*copilotUsage, model string, u copilotUsage) {
-	if model == "" {
-		model = "unknown"
+func (c *copilotState) addUsage(to map[string]*copilotUsage, model view.Text, u copilotUsage) {
+	if model.Empty() {
+		model = view.Borrow("unknown")
 	}
-	if to[model] == nil {
-		to[model] = &copilotUsage{}
+	total, _ := view.Lookup(to, model)
+	if total == nil {
+		total = &copilotUsage{}
+		to[model.Own()] = total
 	}
-	to[model].add(u)
+	total.add(u)
 }
 
 // shutdownMetrics reads the per-model totals a session writes when it
 // ends. The CLI resets them each time a session is entered, so a resumed
 // session's shutdowns are added; one without metrics leaves the calls
 // since the last one uncounted.
-func (c *copilotState) shutdownMetrics(d gjson.Result) {
+func (c *copilotState) shutdownMetrics(d view.Value) {
 	c.shutdowns++
 	if d.Get("modelMetrics").IsObject() {
 		c.sinceShutdown = 0
 	}
-	if d.Get("shutdownType").Str == "error" {
+	if d.Get("shutdownType").Str().Is("error") {
 		c.counts["error_shutdowns"]++
 	}
-	forEach(d.Get("modelMetrics"), func(k, m gjson.Result) bool {
+	forEach(d.Get("modelMetrics"), func(k, m view.Value) bool {
 		u := m.Get("usage")
-		c.addUsage(c.shutdown, k.Str, copilotUsage{input: c.count(u.Get("inputTokens")), output: c.count(u.Get("outputTokens")),
+		c.addUsage(c.shutdown, k.Str(), copilotUsage{input: c.count(u.Get("inputTokens")), output: c.count(u.Get("outputTokens")),
 			cacheRead: c.count(u.Get("cacheReadTokens")), cacheWrite: c.count(u.Get("cacheWriteTokens")),
 			reasoning: c.count(u.Get("reasoningTokens")), requests: c.count(m.Get("requests.count"))})
 		return true
@@ -301,19 +321,19 @@ func (c *copilotState) shutdownMetrics(d gjson.Result) {
 
 // openTool opens an execute_tool span under the agent's current chat span
 // (a request in assistant.message and its execution_start share the id).
-func (c *copilotState) openTool(r Record, a *copilotAgent, id, name string, args, d gjson.Result) *copilotTool {
-	if id == "" {
+func (c *copilotState) openTool(r Record, a *copilotAgent, id, name view.Text, args, d view.Value) *copilotTool {
+	if id.Empty() {
 		c.counts["tool_calls_without_id"]++
 		return nil
 	}
 	key := "tool:" + c.keyPart(id)
 	if t := c.tools[key]; t != nil {
 		c.out.Spans[t.span].Cover(r.NS)
-		if t.mcpServer == "" && d.Get("mcpServerName").Str != "" {
+		if server := d.Get("mcpServerName").Str(); t.mcpServer == "" && !server.Empty() {
 			// The request named the tool; its execution says it is an MCP one.
-			t.mcpServer, t.mcpTool = d.Get("mcpServerName").Str, copilotMCPTool(d, name)
+			t.mcpServer, t.mcpTool = server.Own(), copilotMCPTool(d, name).Own()
 			sp := &c.out.Spans[t.span]
-			naming, spanName := c.describeTool(nil, toolMCP, name, t.mcpServer, t.mcpTool)
+			naming, spanName := c.describeTool(nil, toolMCP, name.Own(), t.mcpServer, t.mcpTool)
 			for _, x := range naming {
 				sp.Attrs.Set(x.Key, x.Value)
 			}
@@ -322,27 +342,34 @@ func (c *copilotState) openTool(r Record, a *copilotAgent, id, name string, args
 		return t
 	}
 	c.counts["tool_calls"]++
-	t := &copilotTool{key: key, name: name, span: len(c.out.Spans), agent: a, args: args}
+	// The call outlives its line: what is kept of it is owned (copies of
+	// the names, digests and the size of the arguments).
+	t := &copilotTool{key: key, name: name.Own(), span: len(c.out.Spans), agent: a,
+		argsHash: c.digest(args), argsSize: args.RawLen()}
+	if p := args.Get("prompt"); p.IsString() {
+		t.promptHash, t.hasPrompt = p.Str().Digest(c.h), true // a task's, for the subagent it starts
+	}
 	c.tools[key] = t
-	callID := c.h.Text(id)
-	if copilotBuiltinTools[name] {
+	builtin, _ := view.Lookup(copilotBuiltinTools, name)
+	callID := id.Digest(c.h)
+	if builtin {
 		callID = c.pass(leak.ID, id)
 	}
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
-	if s := d.Get("mcpServerName").Str; s != "" {
-		t.mcpServer, t.mcpTool = s, copilotMCPTool(d, name)
+	if s := d.Get("mcpServerName").Str(); !s.Empty() {
+		t.mcpServer, t.mcpTool = s.Own(), copilotMCPTool(d, name).Own()
 	}
 	kind := toolUnnamed
 	switch {
 	case t.mcpServer != "":
 		kind = toolMCP
-	case copilotBuiltinTools[name]:
+	case builtin:
 		kind = toolBuiltin
-	case name != "":
+	case !name.Empty():
 		kind = toolOther
 	}
-	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
-	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
+	attrs, spanName := c.describeTool(attrs, kind, t.name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsHash)})
 	parent := a.key
 	if a.chat >= 0 {
 		parent = c.out.Spans[a.chat].Key
@@ -353,8 +380,8 @@ func (c *copilotState) openTool(r Record, a *copilotAgent, id, name string, args
 
 // copilotMCPTool is an MCP call's tool name: mcpToolName, or the tool's
 // own name in builds that write only the server.
-func copilotMCPTool(d gjson.Result, name string) string {
-	if t := d.Get("mcpToolName").Str; t != "" {
+func copilotMCPTool(d view.Value, name view.Text) view.Text {
+	if t := d.Get("mcpToolName").Str(); !t.Empty() {
 		return t
 	}
 	return name
@@ -362,8 +389,8 @@ func copilotMCPTool(d gjson.Result, name string) string {
 
 // finishTool closes a call with its outcome: MCP calls and subagents write
 // what crossed back, digested. A tool's result is the next prompt.
-func (c *copilotState) finishTool(r Record, d gjson.Result) {
-	t := c.tools["tool:"+c.keyPart(d.Get("toolCallId").Str)]
+func (c *copilotState) finishTool(r Record, d view.Value) {
+	t := c.tools["tool:"+c.keyPart(d.Get("toolCallId").Str())]
 	if t == nil {
 		c.counts["results_without_call"]++
 		return
@@ -382,21 +409,23 @@ func (c *copilotState) finishTool(r Record, d gjson.Result) {
 		c.counts["failed_tool_calls"]++
 	}
 	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "copilot_cli.tool_call.status", Value: receipt.S(status)})
-	if code := d.Get("error.code"); code.Type == gjson.String && leak.Label.Admit(code.Str) {
-		sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "copilot_cli.tool_call.error_code", Value: receipt.S(code.Str)})
+	if code := d.Get("error.code"); code.IsString() {
+		if s, ok := code.Str().Admit(leak.Label); ok {
+			sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "copilot_cli.tool_call.error_code", Value: receipt.S(s)})
+		}
 	}
-	raw := res.Raw
-	if text := res.Get("content"); text.Type == gjson.String {
-		raw = text.Str
+	raw := res.RawLen()
+	if text := res.Get("content"); text.IsString() {
+		raw = text.Str().Len()
 	}
 	switch {
 	case t.mcpServer != "":
-		a := receipt.Attrs{c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool),
+		a := receipt.Attrs{c.nameAttr("mcp.server", view.Borrow(t.mcpServer)), c.nameAttr("mcp.tool", view.Borrow(t.mcpTool)),
 			{Key: "mcp.tool_call.status", Value: receipt.S(status)},
-			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(t.args))},
-			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(t.args.Raw))))},
+			{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(t.argsHash)},
+			{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(t.argsSize)))},
 			{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(res))},
-			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(raw)))},
 			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
 			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
 		}
@@ -409,7 +438,7 @@ func (c *copilotState) finishTool(r Record, d gjson.Result) {
 		c.out.Spans[t.sub.span].Cover(r.NS)
 		c.emit(r, t.key, "subagent.result.returned", receipt.Attrs{
 			{Key: "subagent.result.hash", Value: receipt.S(c.digest(res))},
-			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(raw)))},
 			{Key: "subagent.result.status", Value: receipt.S(status)},
 			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
 			{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
@@ -419,23 +448,25 @@ func (c *copilotState) finishTool(r Record, d gjson.Result) {
 
 // subagent opens the span of a subagent under the tool call that started
 // it (subagent.started names the call).
-func (c *copilotState) subagent(r Record, d gjson.Result) {
-	call := d.Get("toolCallId").Str
+func (c *copilotState) subagent(r Record, d view.Value) {
+	call := d.Get("toolCallId").Str()
 	t := c.tools["tool:"+c.keyPart(call)]
 	parent, link, depth := "", "unlinked", 1
 	if t != nil {
 		parent, link, depth = t.key, "spawn_call_id", t.agent.depth+1
 	}
 	a := &copilotAgent{key: "agent:" + c.keyPart(call) + ":" + strconv.Itoa(r.Line), span: len(c.out.Spans), depth: depth, chat: -1, prompted: r.NS}
-	a.model = d.Get("model").Str
-	if call != "" {
-		c.byCall[call] = a
+	a.model = d.Get("model").Str().Own()
+	if !call.Empty() {
+		c.byCall[call.Own()] = a
 	}
 	if t != nil {
 		t.sub = a
 	}
-	if id := r.Get("agentId").Str; id != "" && c.agents[id] == nil {
-		a.bound, c.agents[id] = true, a // a build that stamps the child's id on its start
+	if id := r.Get("agentId").Str(); !id.Empty() {
+		if known, _ := view.Lookup(c.agents, id); known == nil {
+			a.bound, c.agents[id.Own()] = true, a // a build that stamps the child's id on its start
+		}
 	}
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
@@ -448,18 +479,16 @@ func (c *copilotState) subagent(r Record, d gjson.Result) {
 		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
 		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
 	}
-	if n := d.Get("agentName").Str; n != "" {
+	if n := d.Get("agentName").Str(); !n.Empty() {
 		kind := c.name(n)
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
 	}
-	if desc := d.Get("agentDescription"); desc.Type == gjson.String {
-		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(desc.Str))})
+	if desc := d.Get("agentDescription"); desc.IsString() {
+		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(desc.Str().Digest(c.h))})
 	}
-	if t != nil {
-		if p := t.args.Get("prompt"); p.Type == gjson.String {
-			ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(c.h.Text(p.Str))})
-		}
+	if t != nil && t.hasPrompt {
+		ev = append(ev, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(t.promptHash)})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: a.key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	c.emit(r, a.key, "subagent.spawned", ev)
@@ -467,32 +496,35 @@ func (c *copilotState) subagent(r Record, d gjson.Result) {
 }
 
 // skill writes a skill.invoked event: the skill's body entered the context.
-func (c *copilotState) skill(r Record, a *copilotAgent, d gjson.Result) {
-	name := d.Get("name").Str
+func (c *copilotState) skill(r Record, a *copilotAgent, d view.Value) {
+	name := d.Get("name").Str()
 	role := "selected"
-	if c.skills[name] {
+	if seen, _ := view.Lookup(c.skills, name); seen {
 		role = "duplicate"
+	} else {
+		c.skills[name.Own()] = true
 	}
-	c.skills[name] = true
 	at := receipt.Attrs{
 		{Key: "context.input.kind", Value: receipt.S("skill")},
 		{Key: "context.input.activation", Value: receipt.S("skill_invoked_event")},
 		{Key: "context.input.loaded_by", Value: receipt.S("copilot_cli")},
-		{Key: "context.skill.id", Value: receipt.S(c.h.Text(name))},
+		{Key: "context.skill.id", Value: receipt.S(name.Digest(c.h))},
 		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
 	}
-	if c.env.RevealNames && leak.Name.Admit(name) {
-		at = append(at, receipt.Attr{Key: "context.skill.name", Value: receipt.S(name)})
+	if c.env.RevealNames {
+		if s, ok := name.Admit(leak.Name); ok {
+			at = append(at, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
+		}
 	}
-	if p := d.Get("path"); p.Type == gjson.String && p.Str != "" {
-		at = append(at, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(c.h.Text(p.Str))})
+	if p := d.Get("path"); p.IsString() && !p.Str().Empty() {
+		at = append(at, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(p.Str().Digest(c.h))})
 	}
-	if p := d.Get("pluginName"); p.Type == gjson.String && p.Str != "" {
-		at = append(at, receipt.Attr{Key: "context.skill.plugin", Value: receipt.S(c.h.Text(p.Str))})
+	if p := d.Get("pluginName"); p.IsString() && !p.Str().Empty() {
+		at = append(at, receipt.Attr{Key: "context.skill.plugin", Value: receipt.S(p.Str().Digest(c.h))})
 	}
-	if b := d.Get("content"); b.Type == gjson.String {
-		at = append(at, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(b.Str))},
-			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(b.Str))))})
+	if b := d.Get("content"); b.IsString() {
+		at = append(at, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(b.Str().Digest(c.h))},
+			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(b.Str().Len())))})
 	}
 	if c.session != "" {
 		at = append(at, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
@@ -505,17 +537,19 @@ func (c *copilotState) skill(r Record, a *copilotAgent, d gjson.Result) {
 	c.counts["skills"]++
 }
 
-func (c *copilotState) compactionStart(r Record, d gjson.Result) {
+func (c *copilotState) compactionStart(r Record, d view.Value) {
 	c.compaction++
 	c.counts["compactions"]++
 	a := receipt.Attrs{
 		{Key: "context.compaction.id_hash", Value: receipt.S(c.h.Text(c.session + ":compaction:" + strconv.Itoa(c.compaction)))},
 		{Key: "context.compaction.reason", Value: receipt.S("copilot_compaction_start")},
 	}
-	if tr := d.Get("trigger"); tr.Type == gjson.String && leak.Label.Admit(tr.Str) {
-		a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(tr.Str)})
+	if tr := d.Get("trigger"); tr.IsString() {
+		if s, ok := tr.Str().Admit(leak.Label); ok {
+			a = append(a, receipt.Attr{Key: "context.compaction.trigger", Value: receipt.S(s)})
+		}
 	}
-	if n := d.Get("preCompactionTokens"); n.Type == gjson.Number {
+	if n := d.Get("preCompactionTokens"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.before_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
@@ -524,21 +558,21 @@ func (c *copilotState) compactionStart(r Record, d gjson.Result) {
 
 // compactionDone writes the summary that replaced the history, when the
 // log keeps it; a failed compaction is only counted.
-func (c *copilotState) compactionDone(r Record, d gjson.Result) {
+func (c *copilotState) compactionDone(r Record, d view.Value) {
 	if !d.Get("success").Bool() {
 		c.counts["failed_compactions"]++
 		return
 	}
 	s := d.Get("summaryContent")
-	if s.Type != gjson.String {
+	if !s.IsString() {
 		c.counts["compactions_without_summary"]++
 		return
 	}
 	a := receipt.Attrs{
-		{Key: "context.compaction.summary.hash", Value: receipt.S(c.h.Text(s.Str))},
-		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(s.Str))))},
+		{Key: "context.compaction.summary.hash", Value: receipt.S(s.Str().Digest(c.h))},
+		{Key: "context.compaction.summary.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(s.Str().Len())))},
 	}
-	if n := d.Get("postCompactionTokens"); n.Type == gjson.Number {
+	if n := d.Get("postCompactionTokens"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.count(n)))})
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
@@ -547,14 +581,14 @@ func (c *copilotState) compactionDone(r Record, d gjson.Result) {
 
 // systemMessage writes a system or developer message the log records as
 // a context load (digests and size only).
-func (c *copilotState) systemMessage(r Record, d gjson.Result) {
+func (c *copilotState) systemMessage(r Record, d view.Value) {
 	text := d.Get("content")
-	if text.Type != gjson.String {
+	if !text.IsString() {
 		return
 	}
 	c.instructions = true
 	kind := "system_prompt"
-	if d.Get("role").Str == "developer" {
+	if d.Get("role").Str().Is("developer") {
 		kind = "developer_instructions"
 	}
 	a := receipt.Attrs{
@@ -562,8 +596,8 @@ func (c *copilotState) systemMessage(r Record, d gjson.Result) {
 		{Key: "context.input.loaded_by", Value: receipt.S("copilot_cli")},
 		{Key: "context.input.activation", Value: receipt.S("session_start")},
 		{Key: "context.input.delivered.via", Value: receipt.S("system_message_event")},
-		{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text.Str))},
-		{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text.Str))))},
+		{Key: "context.input.delivered.hash", Value: receipt.S(text.Str().Digest(c.h))},
+		{Key: "context.input.delivered.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(text.Str().Len())))},
 		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
 		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
 	}
@@ -586,7 +620,7 @@ func (c *copilotState) gap(gap, detail string) {
 // else its digest.
 func (c *copilotState) modelName(m string) string {
 	if c.models[m] {
-		return c.pass(leak.Model, m)
+		return c.pass(leak.Model, view.Borrow(m)) // owned (a key of totals)
 	}
 	return c.h.Text(m)
 }
@@ -632,7 +666,7 @@ func (c *copilotState) End(out *Output) error {
 	}
 	c.rootIdentity(out, "copilot-cli")
 	if c.model != "" {
-		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
+		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
 		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
@@ -652,6 +686,19 @@ func (c *copilotState) End(out *Output) error {
 	}
 	c.summarize(out)
 	return nil
+}
+
+// arrayLen is len(v.Array()) as gjson counts it: 0 for null or nothing,
+// an array's elements, and 1 for any other value (view.Value.Array counts
+// an object's members and a JSON null as one).
+func arrayLen(v view.Value) int {
+	switch {
+	case v.Type() == view.Null:
+		return 0
+	case v.IsArray():
+		return v.Len()
+	}
+	return 1
 }
 
 func firstNonEmpty(vs ...string) string {

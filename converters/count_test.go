@@ -1,10 +1,9 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/converters/view"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 )
 
 // TestCount: a count is copied only inside the range a Count field's value
@@ -29,7 +28,7 @@ func TestCount(t *testing.T) {
 		{`{}`, 0, false},
 	} {
 		var c native
-		if got := c.count(gjson.Parse(tc.json)); got != tc.want {
+		if got := c.count(view.Parse(tc.json)); got != tc.want {
 			t.Errorf("count(%s) = %d, want %d", tc.json, got, tc.want)
 		}
 		if got := c.InvalidCounts() == 1; got != tc.invalid {
@@ -37,7 +36,7 @@ func TestCount(t *testing.T) {
 		}
 	}
 	var absent native
-	absent.count(gjson.Parse(`{}`).Get("input_tokens"))
+	absent.count(view.Parse(`{}`).Get("input_tokens"))
 	if n := absent.InvalidCounts(); n != 0 {
 		t.Errorf("an absent count was counted invalid (%d)", n)
 	}
@@ -59,7 +58,7 @@ func TestCountOf(t *testing.T) {
 		{`1.5`, "must be a whole number", 0},
 		{`"7"`, "must be a whole number", 0},
 	} {
-		n, err := countOf("f", gjson.Parse(tc.json))
+		n, err := countOf("f", view.Parse(tc.json))
 		switch {
 		case tc.err == "" && (err != nil || n != tc.want):
 			t.Errorf("countOf(%s) = %d, %v; want %d", tc.json, n, err, tc.want)

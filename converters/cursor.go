@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
@@ -71,20 +72,20 @@ func init() {
 // Cursor never writes; chat logs have a role and a bare content; Gemini
 // CLI's have type "user" and no session_id): those are not Cursor records,
 // and detection must not claim them.
-func cursorType(r Record) gjson.Result {
+func cursorType(r Record) view.Value {
 	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
-		return gjson.Result{}
+		return view.Value{}
 	}
-	if t := r.Get("type"); t.Type == gjson.String {
-		if r.Get("session_id").Exists() || cursorOwnTypes[t.Str] {
+	if t := r.Get("type"); t.IsString() {
+		if own, _ := view.Lookup(cursorOwnTypes, t.Str()); own || r.Get("session_id").Exists() {
 			return t
 		}
-		return gjson.Result{}
+		return view.Value{}
 	}
-	if t := r.Get("role"); t.Type == gjson.String && r.Get("message").IsObject() {
+	if t := r.Get("role"); t.IsString() && r.Get("message").IsObject() {
 		return t
 	}
-	return gjson.Result{}
+	return view.Value{}
 }
 
 // cursorOwnTypes are Cursor's record types that no other agent's log is
@@ -97,12 +98,13 @@ var cursorOwnTypes = map[string]bool{
 
 // cursorTime is a record's time: Cursor writes epoch milliseconds
 // (timestamp_ms), on some lines only.
-func cursorTime(r Record) gjson.Result {
+func cursorTime(r Record) view.Value {
 	ms := cursorMS(r.Get("timestamp_ms"))
 	if ms <= 0 {
-		return gjson.Result{}
+		return view.Value{}
 	}
-	return gjson.Result{Type: gjson.String, Str: time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)}
+	// A document of its own: the formatted time is no view of the line.
+	return view.Of(gjson.Result{Type: gjson.String, Str: time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)})
 }
 
 var cursorTypes = []string{
@@ -122,12 +124,12 @@ var cursorBuiltinTools = map[string]bool{
 }
 
 // cursorMS reads epoch milliseconds written as a number or a string.
-func cursorMS(v gjson.Result) int64 {
-	switch v.Type {
-	case gjson.Number:
+func cursorMS(v view.Value) int64 {
+	switch v.Type() {
+	case view.Number:
 		return v.Int()
-	case gjson.String:
-		n, _ := strconv.ParseInt(v.Str, 10, 64)
+	case view.String:
+		n, _ := v.Str().Int()
 		return n
 	}
 	return 0
@@ -136,11 +138,14 @@ func cursorMS(v gjson.Result) int64 {
 type cursorTool struct {
 	key, name string
 	span      int
-	args      gjson.Result
-	mcpServer string
+	mcpServer string // owned copies of the MCP names, for hashing only
 	mcpTool   string
-	agent     string // subagent span key (taskToolCall)
-	done      bool
+	// What finish writes of an MCP call's arguments (args.args), taken
+	// when the call opens: the arguments are of that line.
+	mcpArgsHash string
+	mcpArgsSize int
+	agent       string // subagent span key (taskToolCall)
+	done        bool
 }
 
 type cursorState struct {
@@ -159,7 +164,7 @@ type cursorState struct {
 	timed              bool // a record had a time
 	clocked            bool // spans were timed on the record clock before any record had a time
 	result             bool
-	usage              gjson.Result
+	usage              view.Owned // the terminal result's usage, a copy (read at End)
 	gapDone            bool
 	counts             map[string]int64
 }
@@ -225,8 +230,8 @@ func (c *cursorState) Record(r Record, out *Output) error {
 	c.see(r)
 	switch r.Type {
 	case "system":
-		if m := r.Get("model"); m.Type == gjson.String && m.Str != "" {
-			c.model = m.Str
+		if m := r.Get("model"); m.IsString() && !m.Str().Empty() {
+			c.model = m.Str().Own()
 		}
 		c.counts["system_"+cursorSubtype(r)]++
 	case "user":
@@ -240,18 +245,22 @@ func (c *cursorState) Record(r Record, out *Output) error {
 		c.assistant(r)
 	case "tool_call":
 		c.toolCall(r)
-		if r.NS > 0 && r.Get("subtype").Str == "completed" {
+		if r.NS > 0 && r.Get("subtype").Str().Is("completed") {
 			c.prompted = r.NS // a tool's result prompts the next model call
 		}
 	case "result":
 		c.runResult(r)
 	case "turn_ended":
 		c.counts["turns"]++
-		if s := r.Get("status").Str; s != "" && s != "success" {
+		if s := r.Get("status").Str(); !s.Empty() && !s.Is("success") {
 			c.counts["turns_not_successful"]++
 		}
 	default:
-		c.counts[r.Type]++
+		if r.Type != "" {
+			c.counts[r.Type]++
+		} else {
+			c.counts[r.TypeText.Own()]++ // a type Cursor does not document, by its spelling
+		}
 	}
 	return nil
 }
@@ -260,8 +269,8 @@ func (c *cursorState) Record(r Record, out *Output) error {
 // a stream capture or a transcript, the file's subagent, the
 // session id, and (once) the audit gap of instruction loads.
 func (c *cursorState) see(r Record) {
-	c.countType(r.Type)
-	role := r.Get("role").Type == gjson.String && !r.Get("type").Exists()
+	c.countType(r)
+	role := r.Get("role").IsString() && !r.Get("type").Exists()
 	if role || r.Type == "turn_ended" {
 		c.transcript = true
 	} else {
@@ -270,8 +279,8 @@ func (c *cursorState) see(r Record) {
 	if r.File > 0 && c.cur == "" {
 		c.subagentFile(r)
 	}
-	if sid := r.Get("session_id"); r.File == 0 && c.session == "" && sid.Type == gjson.String && sid.Str != "" {
-		c.session = c.pass(leak.ID, sid.Str)
+	if sid := r.Get("session_id"); r.File == 0 && c.session == "" && sid.IsString() && !sid.Str().Empty() {
+		c.session = c.pass(leak.ID, sid.Str())
 	}
 	if !c.gapDone {
 		c.gapDone = true
@@ -283,18 +292,17 @@ func (c *cursorState) see(r Record) {
 // (written at End), failure and duration.
 func (c *cursorState) runResult(r Record) {
 	c.result = true
-	c.usage = r.Get("usage")
+	c.usage = r.Get("usage").Own()
 	if r.Get("is_error").Bool() {
 		c.counts["failed_runs"]++
 	}
-	if d := r.Get("duration_ms"); d.Type == gjson.Number {
+	if d := r.Get("duration_ms"); d.IsNumber() {
 		c.out.Span.Set("cursor.duration_bucket", receipt.S(receipt.LatencyLadder.Bucket(c.count(d))))
 	}
 }
 
 func cursorSubtype(r Record) string {
-	switch s := r.Get("subtype").Str; s {
-	case "init", "task_notification", "background_shell_timeout":
+	if s, ok := r.Get("subtype").Str().Word("init", "task_notification", "background_shell_timeout"); ok {
 		return s
 	}
 	return "other"

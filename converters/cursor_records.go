@@ -1,33 +1,32 @@
 package converters
 
 import (
-	"github.com/contextreceipts/convert/internal/leak"
 	"strconv"
-	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // user counts prompts; in transcripts it also closes tool calls whose
 // results some builds write as blocks.
 func (c *cursorState) user(r Record) {
 	content := r.Get("message.content")
-	prompt := content.Type == gjson.String
-	forEach(content, func(_, b gjson.Result) bool {
-		switch b.Get("type").Str {
-		case "text":
+	prompt := content.IsString()
+	forEach(content, func(_, b view.Value) bool {
+		switch typ := b.Get("type").Str(); {
+		case typ.Is("text"):
 			prompt = true
-			if strings.Contains(b.Get("text").Str, "<user_query>") {
+			if b.Get("text").Str().Contains("<user_query>") {
 				c.counts["wrapped_queries"]++
 			}
-		case "tool_result", "tool-result":
+		case typ.Is("tool_result"), typ.Is("tool-result"):
 			if t := c.tools["tool:"+c.keyPart(firstString(b.Get("tool_use_id"), b.Get("toolCallId"), b.Get("id")))]; t != nil {
 				c.finish(r, t, "success", b.Get("content"))
 			}
-		case "command_output":
+		case typ.Is("command_output"):
 			c.commandOutput(r, b)
-		case "redacted", "redacted_thinking":
+		case typ.Is("redacted"), typ.Is("redacted_thinking"):
 			c.counts["redacted_blocks"]++
 		}
 		return true
@@ -41,7 +40,7 @@ func (c *cursorState) user(r Record) {
 // a shell call, which names no call. It closes the oldest shell call still
 // open (transcripts write calls and outputs in order); its exit code, when
 // given, says whether it failed. The output is digested, never copied.
-func (c *cursorState) commandOutput(r Record, b gjson.Result) {
+func (c *cursorState) commandOutput(r Record, b view.Value) {
 	c.counts["command_outputs"]++
 	var open *cursorTool
 	for _, t := range c.tools {
@@ -61,23 +60,23 @@ func (c *cursorState) commandOutput(r Record, b gjson.Result) {
 }
 
 // firstNumber returns the first of vs that is a number.
-func firstNumber(vs ...gjson.Result) gjson.Result {
+func firstNumber(vs ...view.Value) view.Value {
 	for _, v := range vs {
-		if v.Type == gjson.Number {
+		if v.IsNumber() {
 			return v
 		}
 	}
-	return gjson.Result{}
+	return view.Value{}
 }
 
 // firstExisting returns the first of vs that exists.
-func firstExisting(vs ...gjson.Result) gjson.Result {
+func firstExisting(vs ...view.Value) view.Value {
 	for _, v := range vs {
 		if v.Exists() {
 			return v
 		}
 	}
-	return gjson.Result{}
+	return view.Value{}
 }
 
 // cursorRedacted is the marker Cursor writes in place of redacted thinking:
@@ -89,7 +88,7 @@ const cursorRedacted = "[REDACTED]"
 // whose tool_use blocks are the only record of their tool calls.
 func (c *cursorState) assistant(r Record) {
 	key := "chat:line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
-	if id := r.Get("model_call_id").Str; id != "" {
+	if id := r.Get("model_call_id").Str(); !id.Empty() {
 		key = "chat:" + c.keyPart(id)
 	}
 	idx, ok := c.chats[key]
@@ -98,7 +97,7 @@ func (c *cursorState) assistant(r Record) {
 		c.chats[key] = idx
 		attrs := chatSpan("cursor")
 		if c.model != "" {
-			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, c.model))})
+			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, view.Borrow(c.model)))})
 		}
 		start := r.NS
 		if c.prompted > 0 && c.prompted < r.NS {
@@ -109,18 +108,19 @@ func (c *cursorState) assistant(r Record) {
 		c.counts["model_calls"]++
 	}
 	c.out.Spans[idx].Cover(r.NS)
-	forEach(r.Get("message.content"), func(i, b gjson.Result) bool {
-		switch b.Get("type").Str {
-		case "text":
-			if strings.HasSuffix(strings.TrimSpace(b.Get("text").Str), cursorRedacted) {
+	forEach(r.Get("message.content"), func(i, b view.Value) bool {
+		switch typ := b.Get("type").Str(); {
+		case typ.Is("text"):
+			if b.Get("text").Str().TrimSpace().HasSuffix(cursorRedacted) {
 				c.counts["redacted_blocks"]++
 			}
-		case "redacted", "redacted_thinking":
+		case typ.Is("redacted"), typ.Is("redacted_thinking"):
 			c.counts["redacted_blocks"]++
-		case "tool_use", "tool_call":
+		case typ.Is("tool_use"), typ.Is("tool_call"):
 			id := firstString(b.Get("id"), b.Get("toolCallId"))
-			if id == "" {
-				id = "line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line) + ":" + i.String()
+			if id.Empty() {
+				// A string of its own, made here (the index or key is tiny).
+				id = view.Borrow("line:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line) + ":" + i.String().Own())
 			}
 			args := b.Get("input")
 			if !args.Exists() {
@@ -144,24 +144,24 @@ func (c *cursorState) modelOr() string {
 // hold a newline (it is hashed then, like any id that is not a token).
 func (c *cursorState) toolCall(r Record) {
 	id := firstString(r.Get("call_id"), r.Get("tool_call.*.args.toolCallId"), r.Get("tool_call.toolCallId"))
-	var name string
-	var body gjson.Result
-	forEach(r.Get("tool_call"), func(k, v gjson.Result) bool {
-		if strings.HasSuffix(k.Str, "ToolCall") && v.IsObject() {
-			name, body = k.Str, v
+	var name view.Text
+	var body view.Value
+	forEach(r.Get("tool_call"), func(k, v view.Value) bool {
+		if k.Str().HasSuffix("ToolCall") && v.IsObject() {
+			name, body = k.Str(), v
 			return false
 		}
 		return true
 	})
-	if c.env.RevealNames && !cursorBuiltinTools[name] {
+	if builtin, _ := view.Lookup(cursorBuiltinTools, name); c.env.RevealNames && !builtin {
 		// A tool named by a key: keys are never declared pass-through, so
 		// an unknown one is written by its digest even when names are
 		// revealed.
-		name = c.h.Text(name)
+		name = view.Borrow(name.Digest(c.h)) // a digest, owned
 	}
 	ns := r.NS
 	if ns == 0 {
-		if ms := cursorMS(r.Get("tool_call.startedAtMs")); ms > 0 && r.Get("subtype").Str == "started" {
+		if ms := cursorMS(r.Get("tool_call.startedAtMs")); ms > 0 && r.Get("subtype").Str().Is("started") {
 			ns = ms * 1_000_000
 		} else if ms := cursorMS(r.Get("tool_call.completedAtMs")); ms > 0 {
 			ns = ms * 1_000_000
@@ -174,18 +174,18 @@ func (c *cursorState) toolCall(r Record) {
 		t = c.openTool(r, id, name, args)
 	}
 	c.out.Spans[t.span].Cover(ns)
-	if r.Get("subtype").Str != "completed" {
+	if !r.Get("subtype").Str().Is("completed") {
 		return
 	}
 	res := body.Get("result")
 	status := "success"
-	var outcome gjson.Result
-	forEach(res, func(k, v gjson.Result) bool {
+	var outcome view.Value
+	forEach(res, func(k, v view.Value) bool {
 		// The result's first key names the outcome. Keys are input: only
 		// the outcomes Cursor documents are written, any other as "other".
 		status, outcome = "other", v
-		if cursorOutcomes[k.Str] {
-			status = k.Str
+		if w, ok := k.Str().Word(cursorOutcomes...); ok {
+			status = w
 		}
 		return false
 	})
@@ -200,66 +200,77 @@ func (c *cursorState) toolCall(r Record) {
 
 // openTool opens an execute_tool span; a taskToolCall also opens its
 // subagent's span under it.
-func (c *cursorState) openTool(r Record, id, name string, args gjson.Result) *cursorTool {
+func (c *cursorState) openTool(r Record, id, name view.Text, args view.Value) *cursorTool {
 	key := "tool:" + c.keyPart(id)
 	if t, ok := c.tools[key]; ok {
 		return t
 	}
 	c.counts["tool_calls"]++
-	// A copy: the tool outlives its line, which args would keep alive.
-	t := &cursorTool{key: key, name: name, span: len(c.out.Spans), args: gjson.Parse(strings.Clone(args.Raw))}
+	// Copies: the tool outlives its line.
+	t := &cursorTool{key: key, name: name.Own(), span: len(c.out.Spans)}
 	attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.pass(leak.ID, id))}}
 	kind := toolUnnamed
+	builtin, _ := view.Lookup(cursorBuiltinTools, name)
 	switch {
-	case name == "mcpToolCall":
+	case name.Is("mcpToolCall"):
 		kind = toolMCP
-		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str, args.Get("toolName").Str
-	case cursorBuiltinTools[name]:
+		t.mcpServer, t.mcpTool = args.Get("providerIdentifier").Str().Own(), args.Get("toolName").Str().Own()
+		// What finish writes of the arguments, taken now: they are of this line.
+		mcpArgs := args.Get("args")
+		t.mcpArgsHash, t.mcpArgsSize = c.digest(mcpArgs), mcpArgs.RawLen()
+	case builtin:
 		kind = toolBuiltin
-	case name != "":
+	case !name.Empty():
 		kind = toolOther
 	}
-	attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+	attrs, spanName := c.describeTool(attrs, kind, t.name, t.mcpServer, t.mcpTool)
 	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
 	c.tools[key] = t
 	c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: c.cur, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
-	if name == "taskToolCall" || name == "Task" {
+	if name.Is("taskToolCall") || name.Is("Task") {
 		c.spawn(r, t, args)
 	}
 	return t
 }
 
 // spawn opens the span of a subagent started by a task tool call.
-func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
+func (c *cursorState) spawn(r Record, t *cursorTool, args view.Value) {
 	t.agent = "agent:" + t.key
 	depth := int64(1)
 	a := append(subagentSpawned("task_tool_call", depth), transcriptLayout("inline_tool_call"))
 	spanAttrs := append(agentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.I(depth)})
-	if id := args.Get("agentId"); id.Type == gjson.String && id.Str != "" {
-		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str))})
-		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id.Str))})
+	if id := args.Get("agentId"); id.IsString() && !id.Str().Empty() {
+		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.pass(leak.ID, id.Str()))})
+		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.pass(leak.ID, id.Str()))})
 	}
-	var kinds []string
+	// The subagent's type: the one key of an object, or a string.
+	var kind view.Text
+	kinds := 0
 	if st := args.Get("subagentType"); st.IsObject() {
-		forEach(st, func(k, _ gjson.Result) bool {
-			kinds = append(kinds, k.Str)
+		forEach(st, func(k, _ view.Value) bool {
+			kind = k.Str()
+			kinds++
 			return true
 		})
-	} else if st.Type == gjson.String {
-		kinds = append(kinds, st.Str)
+	} else if st.IsString() {
+		kind, kinds = st.Str(), 1
 	}
-	if len(kinds) == 1 {
-		kind := c.h.Text(kinds[0])
-		if kinds[0] == "unspecified" || c.env.RevealNames && leak.Name.Admit(kinds[0]) {
-			kind = kinds[0]
+	if kinds == 1 {
+		written := kind.Digest(c.h)
+		if kind.Is("unspecified") {
+			written = "unspecified"
+		} else if c.env.RevealNames {
+			if s, ok := kind.Admit(leak.Name); ok {
+				written = s
+			}
 		}
-		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(written)})
 	}
-	if d := args.Get("description"); d.Type == gjson.String {
-		a = append(a, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(c.h.Text(d.Str))})
+	if d := args.Get("description"); d.IsString() {
+		a = append(a, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(d.Str().Digest(c.h))})
 	}
-	if p := args.Get("prompt"); p.Type == gjson.String {
-		a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(c.h.Text(p.Str))})
+	if p := args.Get("prompt"); p.IsString() {
+		a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p.Str().Digest(c.h))})
 	}
 	c.out.Spans = append(c.out.Spans, Span{Key: t.agent, Parent: t.key, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: spanAttrs})
 	c.emit(r, t.agent, "subagent.spawned", a)
@@ -267,13 +278,12 @@ func (c *cursorState) spawn(r Record, t *cursorTool, args gjson.Result) {
 }
 
 // cursorOutcomes are the result kinds Cursor's tool calls report.
-var cursorOutcomes = map[string]bool{"success": true, "error": true, "failure": true, "rejected": true,
-	"denied": true, "cancelled": true, "canceled": true, "timeout": true, "aborted": true, "skipped": true,
-	"fileNotFound": true, "notFound": true, "permissionDenied": true, "userRejected": true}
+var cursorOutcomes = []string{"success", "error", "failure", "rejected", "denied", "cancelled", "canceled",
+	"timeout", "aborted", "skipped", "fileNotFound", "notFound", "permissionDenied", "userRejected"}
 
 // finish closes a tool call with its outcome: MCP calls and subagents write
 // what crossed back, digested.
-func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjson.Result) {
+func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome view.Value) {
 	if t.done {
 		return
 	}
@@ -284,17 +294,17 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 		sp.Error = true
 		c.counts["failed_tool_calls"]++
 	}
-	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "cursor.tool_call.status", Value: receipt.S(c.pass(leak.Label, status))})
-	raw := outcome.Raw
-	if outcome.Type == gjson.String {
-		raw = outcome.Str
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "cursor.tool_call.status", Value: receipt.S(c.pass(leak.Label, view.Borrow(status)))})
+	raw := outcome.RawLen()
+	if outcome.IsString() {
+		raw = outcome.Str().Len()
 	}
 	switch {
 	case t.mcpServer != "" || t.mcpTool != "":
-		args := t.args.Get("args")
 		c.emit(r, t.key, "mcp.tool_call.completed", mcpCall{
-			Server: c.nameAttr("mcp.server", t.mcpServer), Tool: c.nameAttr("mcp.tool", t.mcpTool), Status: c.pass(leak.Label, status),
-			ArgsHash: c.digest(args), ArgsSize: len(args.Raw), ResultHash: c.digest(outcome), ResultSize: len(raw),
+			Server: c.nameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.nameAttr("mcp.tool", view.Borrow(t.mcpTool)),
+			Status: c.pass(leak.Label, view.Borrow(status)), ArgsHash: t.mcpArgsHash, ArgsSize: t.mcpArgsSize,
+			ResultHash: c.digest(outcome), ResultSize: raw,
 		}.Attrs())
 	case t.agent != "":
 		st := "success"
@@ -302,9 +312,9 @@ func (c *cursorState) finish(r Record, t *cursorTool, status string, outcome gjs
 			st = "error"
 		}
 		c.out.Spans[t.span+1].Cover(r.NS)
-		a := subagentReturned(c.digest(outcome), len(raw), st, "final_text_returned_to_parent")
+		a := subagentReturned(c.digest(outcome), raw, st, "final_text_returned_to_parent")
 		if steps := outcome.Get("conversationSteps"); steps.IsArray() {
-			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(int64(len(steps.Array())))})
+			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(int64(steps.Len()))})
 		}
 		a = append(a, rawSummaryNotRecorded)
 		c.emit(r, t.key, "subagent.result.returned", a)
@@ -324,13 +334,14 @@ func (c *cursorState) End(out *Output) error {
 		detail := "cursor_records_have_no_timestamps"
 		c.gap(end, "timestamps_not_logged", detail)
 	}
+	usage := c.usage.Value()
 	switch {
-	case c.usage.IsObject():
-		in, outT := c.count(c.usage.Get("inputTokens")), c.count(c.usage.Get("outputTokens"))
-		cr, cw := c.count(c.usage.Get("cacheReadTokens")), c.count(c.usage.Get("cacheWriteTokens"))
+	case usage.IsObject():
+		in, outT := c.count(usage.Get("inputTokens")), c.count(usage.Get("outputTokens"))
+		cr, cw := c.count(usage.Get("cacheReadTokens")), c.count(usage.Get("cacheWriteTokens"))
 		t := tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: usageSummary(c.pass(leak.Model, c.modelOr()), t, nil, "terminal_result_usage", "run")})
+			Attrs: usageSummary(c.pass(leak.Model, view.Borrow(c.modelOr())), t, nil, "terminal_result_usage", "run")})
 		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(in))
 		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(outT))
 	case c.stream && c.result:
@@ -351,7 +362,7 @@ func (c *cursorState) End(out *Output) error {
 	}
 	c.rootIdentity(out, "cursor-agent")
 	if c.model != "" {
-		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, c.model)))
+		out.Span.Set("gen_ai.request.model", receipt.S(c.pass(leak.Model, view.Borrow(c.model))))
 	}
 	format := "stream_json"
 	if c.transcript && !c.stream {
@@ -397,5 +408,5 @@ func (c *cursorState) chatName() string {
 	if c.model == "" {
 		return "chat"
 	}
-	return "chat " + c.pass(leak.Model, c.model)
+	return "chat " + c.pass(leak.Model, view.Borrow(c.model))
 }

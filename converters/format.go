@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tidwall/gjson"
+	"github.com/contextreceipts/convert/converters/view"
 )
 
 // Format is what an agent's own log format (Claude Code, Codex, Cursor)
@@ -20,11 +20,11 @@ type Format struct {
 	// Type returns a record's type, for formats whose lines do not all
 	// carry it in one field (a Converter.TypeField); a result that is not
 	// a JSON string means the record has none. nil: Converter.TypeField.
-	Type func(r Record) gjson.Result
+	Type func(r Record) view.Value
 	// Time returns a record's time as an RFC 3339 JSON string, for formats
 	// that write times some other way; a result that does not exist means
 	// the record has none. nil: Converter.TimeField.
-	Time func(r Record) gjson.Result
+	Time func(r Record) view.Value
 	// Layout says which files on disk make one session; the zero Layout
 	// means every file is a session of its own.
 	Layout Layout
@@ -86,7 +86,7 @@ func (l Location) Path(getenv func(string) string, home string) string {
 }
 
 // RecordType returns r's type: the format's Type, else the TypeField.
-func (c Converter) RecordType(r Record) gjson.Result {
+func (c Converter) RecordType(r Record) view.Value {
 	if c.Native != nil && c.Native.Type != nil {
 		return c.Native.Type(r)
 	}
@@ -95,12 +95,12 @@ func (c Converter) RecordType(r Record) gjson.Result {
 
 // RecordTime returns r's time value: the format's Time, else the
 // TimeField ("" TimeField: none).
-func (c Converter) RecordTime(r Record) gjson.Result {
+func (c Converter) RecordTime(r Record) view.Value {
 	if c.Native != nil && c.Native.Time != nil {
 		return c.Native.Time(r)
 	}
 	if c.TimeField == "" {
-		return gjson.Result{}
+		return view.Value{}
 	}
 	return r.Get(c.TimeField)
 }
@@ -127,7 +127,7 @@ func (c Converter) typeKey() string {
 // Typer is one way of finding a record's type, named by its Key.
 type Typer struct {
 	Key  string
-	Type func(r Record) gjson.Result
+	Type func(r Record) view.Value
 }
 
 // Typers returns the distinct ways the registered converters find record

@@ -215,7 +215,7 @@ func errText(err error) string {
 //   - a failure writes nothing (no receipt, no trace);
 //   - the two runs are byte-identical (outputs, warnings, error), the
 //     second with each line overwritten once converted (PoisonLines): a
-//     LineViews converter that kept a view of a line past it differs;
+//     converter that kept a view of a line past it differs;
 //   - every line is accounted for: the summary's lines are the input's
 //     lines, and records + skipped + blank (skip reasons adding up);
 //   - every receipt line validates and the trace follows the OTLP rules;

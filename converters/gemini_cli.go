@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/tidwall/gjson"
 )
@@ -57,23 +58,20 @@ func init() {
 }
 
 // geminiRecordType is a record's type, named by its shape (geminiType).
-func geminiRecordType(r Record) gjson.Result {
-	if t := geminiShape(r.JSON.IsObject(), r.Top); t != "" {
-		return gjson.Result{Type: gjson.String, Str: t}
-	}
-	return gjson.Result{}
+func geminiRecordType(r Record) view.Value {
+	return geminiShape(r.JSON.IsObject(), r.Top)
 }
 
 // geminiTime is a record's time: messages carry timestamp, the metadata
 // line and legacy documents startTime, $set and $rewindTo records none.
-func geminiTime(r Record) gjson.Result {
+func geminiTime(r Record) view.Value {
 	if t := r.Get("timestamp"); t.Exists() {
 		return t
 	}
 	if t := r.Get("startTime"); t.Exists() && r.Get("sessionId").Exists() {
 		return t
 	}
-	return gjson.Result{}
+	return view.Value{}
 }
 
 // geminiMessageTypes are the message kinds of a chat recording.
@@ -88,34 +86,46 @@ var geminiTypes = append([]string{"session_metadata", "metadata_set", "rewind_to
 // tells them apart: a rewind, a metadata patch, a message (id, type,
 // content), the metadata line (sessionId and projectHash), or a legacy
 // whole-session document (the same with messages[]). Anything else is not
-// a Gemini record.
-func geminiType(r gjson.Result) string {
-	return geminiShape(r.IsObject(), func(key string) gjson.Result { return r.Get(gjson.Escape(key)) })
+// a Gemini record. The type is a JSON string (a message's own type field,
+// borrowed like r, or one of the shape types); none when it does not exist.
+func geminiType(r view.Value) view.Value {
+	return geminiShape(r.IsObject(), func(key string) view.Value { return r.Get(gjson.Escape(key)) })
 }
+
+// The shape types, as JSON strings of their own.
+var (
+	geminiRewindType   = view.Parse(`"rewind_to"`)
+	geminiSetType      = view.Parse(`"metadata_set"`)
+	geminiDocumentType = view.Parse(`"session_document"`)
+	geminiMetadataType = view.Parse(`"session_metadata"`)
+)
 
 // geminiShape is geminiType of an object whose top-level fields top reads
 // (a record's index, so detection scans a line once, not once per field).
-func geminiShape(object bool, top func(key string) gjson.Result) string {
+func geminiShape(object bool, top func(key string) view.Value) view.Value {
 	if !object {
-		return ""
+		return view.Value{}
 	}
 	switch {
-	case top("$rewindTo").Type == gjson.String:
-		return "rewind_to"
+	case top("$rewindTo").IsString():
+		return geminiRewindType
 	case top("$set").IsObject():
-		return "metadata_set"
+		return geminiSetType
 	}
 	id, typ := top("id"), top("type")
-	if id.Type == gjson.String && typ.Type == gjson.String && top("timestamp").Exists() && (top("content").Exists() || top("toolCalls").Exists()) {
-		return typ.Str // a kind this reader does not know is counted by digest
-	}
-	if top("sessionId").Type == gjson.String && top("projectHash").Type == gjson.String {
-		if top("messages").IsArray() {
-			return "session_document"
+	if id.IsString() && typ.IsString() && top("timestamp").Exists() && (top("content").Exists() || top("toolCalls").Exists()) {
+		if typ.Str().Empty() {
+			return view.Value{}
 		}
-		return "session_metadata"
+		return typ // a kind this reader does not know is counted by digest
 	}
-	return ""
+	if top("sessionId").IsString() && top("projectHash").IsString() {
+		if top("messages").IsArray() {
+			return geminiDocumentType
+		}
+		return geminiMetadataType
+	}
+	return view.Value{}
 }
 
 // geminiPass are the structural fields whose token values may appear in

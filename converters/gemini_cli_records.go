@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // geminiTokens is a message's TokensSummary: input is promptTokenCount
@@ -45,7 +45,7 @@ type geminiMsg struct {
 
 // geminiTool is one tool call, seen in every record of its message.
 type geminiTool struct {
-	key, name          string
+	key, name          string // owned copies, as every string it keeps
 	span               int
 	mcpServer, mcpTool string // raw names, for hashing only
 	agentID            string // the agent it started, when the record names one
@@ -54,8 +54,11 @@ type geminiTool struct {
 	bound              bool   // a subagent chat was attached to it
 	done               bool
 	status             string
-	result             gjson.Result
-	doneAt             Record // where it finished, for the subagent result event
+	// What End writes of the result of a call that starts a subagent,
+	// taken when it finishes: the result is of that line.
+	resultHash string
+	resultSize int
+	doneAt     place // where it finished, for the subagent result event
 }
 
 // geminiAgent is the agent of one file: the main session (key "") or a
@@ -105,7 +108,7 @@ func (c *geminiState) StartFile(f SourceFile, out *Output) error {
 
 func (c *geminiState) Record(r Record, out *Output) error {
 	c.out = out
-	c.countType(r.Type)
+	c.countType(r)
 	if !c.gapDone {
 		c.gapDone = true
 		c.emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
@@ -120,10 +123,10 @@ func (c *geminiState) Record(r Record, out *Output) error {
 	case "session_document":
 		c.legacy = true
 		c.metadata(r, r.JSON)
-		forEach(r.Get("messages"), func(_, m gjson.Result) bool {
-			if geminiType(m) != "" {
+		forEach(r.Get("messages"), func(_, m view.Value) bool {
+			if geminiType(m).Exists() {
 				ns, at := geminiAt(m.Get("timestamp"))
-				c.message(Record{Line: r.Line, File: r.File, Type: m.Get("type").Str, Time: at, NS: ns, JSON: m})
+				c.message(geminiNested(r, m, at, ns))
 			} else {
 				c.counts["document_entries_not_messages"]++
 			}
@@ -134,7 +137,7 @@ func (c *geminiState) Record(r Record, out *Output) error {
 		c.set(r, r.Get(`\$set`))
 	case "rewind_to":
 		c.jsonl = true
-		c.rewind(r.Get(`\$rewindTo`).Str)
+		c.rewind(r.Get(`\$rewindTo`).Str())
 	default:
 		c.jsonl = true
 		c.message(r)
@@ -145,16 +148,16 @@ func (c *geminiState) Record(r Record, out *Output) error {
 // metadata reads a chat's identity: the main file names the session; a
 // subagent chat names its own agent, which is then tied to the call that
 // started it.
-func (c *geminiState) metadata(r Record, m gjson.Result) {
-	sid := m.Get("sessionId").Str
+func (c *geminiState) metadata(r Record, m view.Value) {
+	sid := m.Get("sessionId").Str()
 	if _, seen := c.fileSIDs[r.File]; !seen {
-		c.fileSIDs[r.File] = sid
+		c.fileSIDs[r.File] = sid.Own()
 	}
 	if r.File == 0 {
-		if c.session == "" && sid != "" {
+		if c.session == "" && !sid.Empty() {
 			c.session = c.pass(leak.ID, sid)
 		}
-		if m.Get("kind").Str == "subagent" {
+		if m.Get("kind").Str().Is("subagent") {
 			c.counts["subagent_chat_given_alone"]++
 		}
 		return
@@ -168,18 +171,25 @@ func (c *geminiState) metadata(r Record, m gjson.Result) {
 // subagent when a companion file starts with no metadata.
 func (c *geminiState) agentOf(r Record) *geminiAgent {
 	if c.agent == nil {
-		c.startAgent(r, "")
+		c.startAgent(r, view.Text{})
 	}
 	return c.agent
+}
+
+// geminiNested is the record of a message nested in record r (a legacy
+// document's, or a $set's): a view of r's line, of the same lifetime.
+func geminiNested(r Record, m view.Value, at string, ns int64) Record {
+	typ, _ := m.Get("type").Str().Word(geminiTypes...)
+	return Record{Line: r.Line, File: r.File, Type: typ, Time: at, NS: ns, JSON: m}
 }
 
 // startAgent opens a subagent chat's span under the call that started it:
 // the call whose record names this chat's session id as its agentId, or
 // else the oldest call to a built-in agent not yet tied to a chat.
-func (c *geminiState) startAgent(r Record, sid string) {
+func (c *geminiState) startAgent(r Record, sid view.Text) {
 	var tool *geminiTool
 	link := "unlinked"
-	if t := c.agents[sid]; sid != "" && t != nil && !t.bound {
+	if t, _ := view.Lookup(c.agents, sid); !sid.Empty() && t != nil && !t.bound {
 		tool, link = t, "tool_call_agent_id"
 	} else {
 		var open []*geminiTool
@@ -211,7 +221,7 @@ func (c *geminiState) startAgent(r Record, sid string) {
 		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
 		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
 	}
-	if sid != "" {
+	if !sid.Empty() {
 		id := c.pass(leak.ID, sid)
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(id)})
 		ev = append(ev, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(id)})
@@ -219,7 +229,7 @@ func (c *geminiState) startAgent(r Record, sid string) {
 	if tool != nil && tool.name != "" {
 		kind := tool.name
 		if !geminiBuiltinTools[kind] {
-			kind = c.name(kind)
+			kind = c.name(view.Borrow(kind)) // owned
 		}
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(kind)})
@@ -234,7 +244,7 @@ func (c *geminiState) message(r Record) {
 	m := r.JSON
 	agent := c.agentOf(r)
 	c.touchAgent(agent, r.NS)
-	key := strconv.Itoa(r.File) + ":" + c.keyPart(m.Get("id").Str)
+	key := strconv.Itoa(r.File) + ":" + c.keyPart(m.Get("id").Str())
 	g := c.msgs[key]
 	if g == nil {
 		g = &geminiMsg{key: key, file: r.File, chat: -1}
@@ -259,8 +269,8 @@ func (c *geminiState) message(r Record) {
 	if r.Type != "gemini" {
 		return
 	}
-	if v := m.Get("model"); v.Type == gjson.String && v.Str != "" {
-		g.model = v.Str
+	if v := m.Get("model").Str(); !v.Empty() && !v.Is(g.model) {
+		g.model = v.Own() // a later copy of the message names it again
 	}
 	if g.chat < 0 {
 		g.chat = len(c.out.Spans)
@@ -279,11 +289,11 @@ func (c *geminiState) message(r Record) {
 		g.tokens = &geminiTokens{input: c.count(t.Get("input")), output: c.count(t.Get("output")), cached: c.count(t.Get("cached")),
 			thoughts: c.count(t.Get("thoughts")), tool: c.count(t.Get("tool")), total: c.count(t.Get("total"))}
 	}
-	if n := int64(len(m.Get("thoughts").Array())); n > g.thoughts {
+	if n := int64(arrayLen(m.Get("thoughts"))); n > g.thoughts {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first
 		g.thoughts = n
 	}
-	forEach(m.Get("toolCalls"), func(_, tc gjson.Result) bool {
+	forEach(m.Get("toolCalls"), func(_, tc view.Value) bool {
 		c.toolCall(r, g, agent, tc)
 		return true
 	})
@@ -296,16 +306,16 @@ func (c *geminiState) touchAgent(a *geminiAgent, ns int64) {
 }
 
 // geminiDone are the tool call statuses that end a call (scheduler/types.ts).
-var geminiDone = map[string]bool{"success": true, "error": true, "cancelled": true}
+var geminiDone = []string{"success", "error", "cancelled"}
 
 // geminiAgentTools are the built-in tools that run a subagent.
 var geminiAgentTools = map[string]bool{"codebase_investigator": true, "delegate_to_agent": true, "invoke_agent": true, "cli_help": true}
 
 // toolCall reads one tool call of a model message: opened at its first
 // sight, finished when a later copy gives it a final status.
-func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gjson.Result) {
-	id := tc.Get("id").Str
-	if id == "" {
+func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc view.Value) {
+	id := tc.Get("id").Str()
+	if id.Empty() {
 		c.counts["tool_calls_without_id"]++
 		return
 	}
@@ -319,35 +329,36 @@ func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gj
 	}
 	t := c.tools[key]
 	if t == nil {
-		name := tc.Get("name").Str
-		t = &geminiTool{key: key, name: name, span: len(c.out.Spans), depth: agent.depth}
+		name := tc.Get("name").Str()
+		t = &geminiTool{key: key, name: name.Own(), span: len(c.out.Spans), depth: agent.depth}
 		c.tools[key] = t
 		c.counts["tool_calls"]++
 		// Call ids are <tool name>-<ms>-<n>: one of a tool that is not
 		// built in carries its private name, so it is hashed.
-		callID := c.h.Text(id)
-		if geminiBuiltinTools[name] {
+		builtin := geminiBuiltinTools[t.name]
+		callID := id.Digest(c.h)
+		if builtin {
 			callID = c.pass(leak.ID, id)
 		}
 		attrs := receipt.Attrs{operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
 		server, tool, mcp := geminiMCP(name)
 		kind := toolUnnamed
 		switch {
-		case geminiBuiltinTools[name]:
+		case builtin:
 			kind = toolBuiltin
 		case mcp:
 			kind = toolMCP
-			t.mcpServer, t.mcpTool = server, tool
-		case name != "":
+			t.mcpServer, t.mcpTool = server.Own(), tool.Own()
+		case !name.Empty():
 			kind = toolOther
 		}
-		attrs, spanName := c.describeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
+		attrs, spanName := c.describeTool(attrs, kind, t.name, t.mcpServer, t.mcpTool)
 		args := tc.Get("args")
 		attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(c.digest(args))})
-		if a := tc.Get("agentId").Str; a != "" && a != c.fileSIDs[r.File] {
-			t.agentID, t.agentCall = a, true
-			c.agents[a] = t
-		} else if geminiAgentTools[name] {
+		if a := tc.Get("agentId").Str(); !a.Empty() && !a.Is(c.fileSIDs[r.File]) {
+			t.agentID, t.agentCall = a.Own(), true
+			c.agents[t.agentID] = t
+		} else if geminiAgentTools[t.name] {
 			t.agentCall = true
 		}
 		parent := agent.key
@@ -355,12 +366,12 @@ func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gj
 			parent = c.out.Spans[g.chat].Key
 		}
 		c.out.Spans = append(c.out.Spans, Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: start, End: ns, Attrs: attrs})
-		if name == "activate_skill" {
+		if name.Is("activate_skill") {
 			c.skillCall(r, agent, key, args)
 		}
 	}
 	c.out.Spans[t.span].Cover(ns)
-	if status := tc.Get("status").Str; geminiDone[status] && !t.done {
+	if status, done := tc.Get("status").Str().Word(geminiDone...); done && !t.done {
 		c.finishTool(r, t, status, tc)
 	}
 }
@@ -370,40 +381,43 @@ func (c *geminiState) toolCall(r Record, g *geminiMsg, agent *geminiAgent, tc gj
 // underscore after the prefix: a server name holding an underscore is
 // split wrong, which changes the two digests, not what they identify
 // together. A name with the prefix and no second part is the tool's alone.
-func geminiMCP(name string) (server, tool string, ok bool) {
-	if s, t, found := strings.Cut(name, "__"); found && s != "" && t != "" {
+func geminiMCP(name view.Text) (server, tool view.Text, ok bool) {
+	if s, t, found := name.Cut("__"); found && !s.Empty() && !t.Empty() {
 		return s, t, true
 	}
-	if rest, found := strings.CutPrefix(name, "mcp_"); found && rest != "" {
-		if s, t, found := strings.Cut(rest, "_"); found && s != "" && t != "" {
+	if rest, found := name.CutPrefix("mcp_"); found && !rest.Empty() {
+		if s, t, found := rest.Cut("_"); found && !s.Empty() && !t.Empty() {
 			return s, t, true
 		}
 		return rest, rest, true
 	}
-	return "", "", false
+	return view.Text{}, view.Text{}, false
 }
 
 // skillCall writes the activation of a skill (activate_skill): its body
 // enters the context when the call succeeds.
-func (c *geminiState) skillCall(r Record, agent *geminiAgent, span string, args gjson.Result) {
-	skill := args.Get("name").Str
-	if skill == "" {
+func (c *geminiState) skillCall(r Record, agent *geminiAgent, span string, args view.Value) {
+	skill := args.Get("name").Str()
+	if skill.Empty() {
 		return
 	}
 	role := "selected"
-	if c.skills[skill] {
+	if seen, _ := view.Lookup(c.skills, skill); seen {
 		role = "duplicate"
+	} else {
+		c.skills[skill.Own()] = true
 	}
-	c.skills[skill] = true
 	a := receipt.Attrs{
 		{Key: "context.input.kind", Value: receipt.S("skill")},
 		{Key: "context.input.activation", Value: receipt.S("model_tool_call")},
 		{Key: "context.input.loaded_by", Value: receipt.S("gemini_cli")},
-		{Key: "context.skill.id", Value: receipt.S(c.h.Text(skill))},
+		{Key: "context.skill.id", Value: receipt.S(skill.Digest(c.h))},
 		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
 	}
-	if c.env.RevealNames && leak.Name.Admit(skill) {
-		a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(skill)})
+	if c.env.RevealNames {
+		if s, ok := skill.Admit(leak.Name); ok {
+			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
+		}
 	}
 	if c.session != "" {
 		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.session)})
@@ -414,10 +428,14 @@ func (c *geminiState) skillCall(r Record, agent *geminiAgent, span string, args 
 
 // finishTool closes a call with its final status; an MCP call writes what
 // crossed the boundary, digested.
-func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjson.Result) {
-	t.done, t.status, t.result, t.doneAt = true, status, tc.Get("result"), Record{Line: r.Line, File: r.File, Time: r.Time, NS: r.NS}
+func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc view.Value) {
+	t.done, t.status, t.doneAt = true, status, placeOf(r)
+	if t.agentCall { // only a call that starts a subagent is bound to one, and End writes its result
+		res := tc.Get("result")
+		t.resultHash, t.resultSize = c.digest(res), res.RawLen()
+	}
 	if ns, at := geminiAt(tc.Get("timestamp")); ns > 0 {
-		t.doneAt.Time, t.doneAt.NS = at, ns
+		t.doneAt.time, t.doneAt.ns = at, ns
 	}
 	sp := &c.out.Spans[t.span]
 	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "gemini_cli.tool_call.status", Value: receipt.S(status)})
@@ -435,12 +453,12 @@ func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjso
 		return
 	}
 	args, res := tc.Get("args"), tc.Get("result")
-	a := receipt.Attrs{c.nameAttr("mcp.server", t.mcpServer), c.nameAttr("mcp.tool", t.mcpTool),
+	a := receipt.Attrs{c.nameAttr("mcp.server", view.Borrow(t.mcpServer)), c.nameAttr("mcp.tool", view.Borrow(t.mcpTool)),
 		receipt.Attr{Key: "mcp.tool_call.status", Value: receipt.S(status)},
 		receipt.Attr{Key: "mcp.tool_call.arguments_hash", Value: receipt.S(c.digest(args))},
-		receipt.Attr{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(args.Raw))))},
+		receipt.Attr{Key: "mcp.tool_call.arguments_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(args.RawLen())))},
 		receipt.Attr{Key: "mcp.tool_call.result_hash", Value: receipt.S(c.digest(res))},
-		receipt.Attr{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(res.Raw))))},
+		receipt.Attr{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(res.RawLen())))},
 		receipt.Attr{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
 		receipt.Attr{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)}}
 	if c.session != "" {
@@ -454,23 +472,24 @@ func (c *geminiState) finishTool(r Record, t *geminiTool, status string, tc gjso
 // a messages key replaces the recorded history (the CLI syncs masked or
 // compressed history back), which is counted; of its messages only those
 // never recorded on their own are read (the others were, when recorded).
-func (c *geminiState) set(r Record, s gjson.Result) {
-	forEach(s, func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName":
-			c.counts["set_"+k.Str]++
-		case "messages":
+func (c *geminiState) set(r Record, s view.Value) {
+	forEach(s, func(k, v view.Value) bool {
+		key, known := k.Str().Word("lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName")
+		switch {
+		case known:
+			c.counts["set_"+key]++
+		case k.Str().Is("messages"):
 			c.counts["history_rewrites"]++
 			// A message first seen here is one the CLI put in the history
 			// itself (the <session_context> injection at start, a summary).
-			forEach(v, func(_, m gjson.Result) bool {
-				if id := m.Get("id"); id.Type == gjson.String && c.msgs[strconv.Itoa(r.File)+":"+c.keyPart(id.Str)] == nil && geminiType(m) != "" {
+			forEach(v, func(_, m view.Value) bool {
+				if id := m.Get("id"); id.IsString() && c.msgs[strconv.Itoa(r.File)+":"+c.keyPart(id.Str())] == nil && geminiType(m).Exists() {
 					ns, at := geminiAt(m.Get("timestamp"))
 					if ns == 0 {
 						ns, at = r.NS, r.Time
 					}
 					c.counts["history_only_messages"]++
-					c.message(Record{Line: r.Line, File: r.File, Type: m.Get("type").Str, Time: at, NS: ns, JSON: m})
+					c.message(geminiNested(r, m, at, ns))
 				}
 				return true
 			})
@@ -485,7 +504,7 @@ func (c *geminiState) set(r Record, s gjson.Result) {
 // later one leave the conversation (all of them when the id is unknown, as
 // the CLI does). Their records stay evidence: the calls happened and their
 // tokens were spent, so spans and tokens are kept, marked rewound.
-func (c *geminiState) rewind(id string) {
+func (c *geminiState) rewind(id view.Text) {
 	c.counts["rewinds"]++
 	key := strconv.Itoa(c.file) + ":" + c.keyPart(id)
 	_, found := c.msgs[key]
@@ -509,12 +528,17 @@ func (c *geminiState) rewind(id string) {
 
 // geminiAt parses a message time: unix nanoseconds and the receipt's time
 // form, or 0 and "" when there is none or it does not parse.
-func geminiAt(v gjson.Result) (int64, string) {
-	if v.Type != gjson.String {
+func geminiAt(v view.Value) (int64, string) {
+	if !v.IsString() {
 		return 0, ""
 	}
-	t, err := time.Parse(time.RFC3339Nano, v.Str)
-	if err != nil || t.Year() < 1970 || t.Year() > 2200 {
+	var t time.Time
+	parsed := v.Str().Check(func(s string) bool {
+		var err error
+		t, err = time.Parse(time.RFC3339Nano, s) // a time keeps nothing of s
+		return err == nil
+	})
+	if !parsed || t.Year() < 1970 || t.Year() > 2200 {
 		return 0, ""
 	}
 	t = t.UTC()
@@ -535,7 +559,7 @@ func (c *geminiState) End(out *Output) error {
 		}
 		sp := &out.Spans[g.chat]
 		if g.model != "" {
-			m := c.pass(leak.Model, g.model)
+			m := c.pass(leak.Model, view.Borrow(g.model)) // owned
 			sp.Name = "chat " + m
 			sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(m)})
 		}
@@ -566,7 +590,7 @@ func (c *geminiState) End(out *Output) error {
 	for _, m := range models {
 		t := totals[m]
 		all.add(*t)
-		a := geminiUsageAttrs(receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, m))}}, *t)
+		a := geminiUsageAttrs(receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(c.pass(leak.Model, view.Borrow(m)))}}, *t)
 		a = append(a,
 			receipt.Attr{Key: "gen_ai.usage.responses", Value: receipt.I(responses[m])},
 			receipt.Attr{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_last_record")},
@@ -586,16 +610,16 @@ func (c *geminiState) End(out *Output) error {
 			}
 			continue
 		}
-		st, raw := "success", t.result.Raw
+		st := "success"
 		if t.status != "success" {
 			st = "error"
 		}
 		if !t.done {
 			continue
 		}
-		c.emit(t.doneAt, t.key, "subagent.result.returned", receipt.Attrs{
-			{Key: "subagent.result.hash", Value: receipt.S(c.digest(t.result))},
-			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(raw))))},
+		c.emit(t.doneAt.record(), t.key, "subagent.result.returned", receipt.Attrs{
+			{Key: "subagent.result.hash", Value: receipt.S(t.resultHash)},
+			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(t.resultSize)))},
 			{Key: "subagent.result.status", Value: receipt.S(st)},
 			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
 			{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
@@ -656,32 +680,32 @@ var geminiIgnored = []string{"/", "?", "<session_context>", "<hook_context>"}
 // CLI records function responses as user messages), a slash command, or
 // context the CLI injected, which is written as a context load. In a
 // subagent chat the "prompt" is the calling model's instruction.
-func (c *geminiState) user(r Record, agent *geminiAgent, content gjson.Result) {
-	var texts []string
+func (c *geminiState) user(r Record, agent *geminiAgent, content view.Value) {
+	var texts []view.Text // of this line, read in this call only
 	response := false
-	if content.Type == gjson.String {
-		texts = append(texts, content.Str)
+	if content.IsString() {
+		texts = append(texts, content.Str())
 	}
-	forEach(content, func(_, p gjson.Result) bool {
+	forEach(content, func(_, p view.Value) bool {
 		switch {
 		case p.Get("functionResponse").Exists():
 			response = true
-		case p.Get("text").Type == gjson.String && !p.Get("thought").Bool():
-			texts = append(texts, p.Get("text").Str)
+		case p.Get("text").IsString() && !p.Get("thought").Bool():
+			texts = append(texts, p.Get("text").Str())
 		}
 		return true
 	})
-	text := strings.TrimSpace(strings.Join(texts, "\n"))
+	text := geminiJoin(texts).TrimSpace()
 	switch {
 	case response:
 		c.counts["tool_responses"]++
-	case strings.HasPrefix(text, "<session_context>"):
+	case text.HasPrefix("<session_context>"):
 		c.contextLoaded(r, agent, "environment_context", "session_start", text)
-	case strings.HasPrefix(text, "<hook_context>"):
+	case text.HasPrefix("<hook_context>"):
 		c.contextLoaded(r, agent, "hook_context", "hook", text)
-	case text == "":
+	case text.Empty():
 		c.counts["empty_user_messages"]++
-	case strings.HasPrefix(text, "/") || strings.HasPrefix(text, "?"):
+	case text.HasPrefix("/") || text.HasPrefix("?"):
 		c.counts["slash_commands"]++
 	case r.File > 0:
 		c.counts["agent_instructions"]++
@@ -690,19 +714,39 @@ func (c *geminiState) user(r Record, agent *geminiAgent, content gjson.Result) {
 	}
 }
 
+// geminiJoin is strings.Join(texts, "\n"): the one text itself (borrowed),
+// or a text of its own.
+func geminiJoin(texts []view.Text) view.Text {
+	switch len(texts) {
+	case 0:
+		return view.Text{}
+	case 1:
+		return texts[0]
+	}
+	var b strings.Builder
+	for i, t := range texts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.Own())
+	}
+	return view.Borrow(b.String())
+}
+
 // contextLoaded writes context the CLI injected into the history as a
 // user message: digests and size, never the text.
-func (c *geminiState) contextLoaded(r Record, agent *geminiAgent, kind, activation, text string) {
+func (c *geminiState) contextLoaded(r Record, agent *geminiAgent, kind, activation string, text view.Text) {
+	digest := text.Digest(c.h)
 	a := receipt.Attrs{
 		{Key: "context.input.kind", Value: receipt.S(kind)},
 		{Key: "context.input.loaded_by", Value: receipt.S("gemini_cli")},
 		{Key: "context.input.activation", Value: receipt.S(activation)},
-		{Key: "context.input.source.bytes_hash", Value: receipt.S(c.h.Text(text))},
-		{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(len(text))))},
+		{Key: "context.input.source.bytes_hash", Value: receipt.S(digest)},
+		{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(text.Len())))},
 		{Key: "context.input.source.canonical.form", Value: receipt.S(receipt.CanonicalTextForm)},
-		{Key: "context.input.source.canonical.hash", Value: receipt.S(c.h.CanonicalText(text))},
+		{Key: "context.input.source.canonical.hash", Value: receipt.S(text.CanonicalDigest(c.h))},
 		{Key: "context.input.source.canonicalization", Value: receipt.S(receipt.CanonicalTextSteps)},
-		{Key: "context.input.delivered.hash", Value: receipt.S(c.h.Text(text))},
+		{Key: "context.input.delivered.hash", Value: receipt.S(digest)},
 		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
 		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
 	}
@@ -717,10 +761,10 @@ var geminiExitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 
 // geminiExitNonzero reports whether a shell call's output says the
 // command exited non-zero.
-func geminiExitNonzero(result gjson.Result) bool {
+func geminiExitNonzero(result view.Value) bool {
 	found := false
-	forEach(result, func(_, p gjson.Result) bool {
-		if out := p.Get("functionResponse.response.output"); out.Type == gjson.String && geminiExitRe().MatchString(out.Str) {
+	forEach(result, func(_, p view.Value) bool {
+		if out := p.Get("functionResponse.response.output"); out.IsString() && out.Str().Matches(geminiExitRe()) {
 			found = true
 		}
 		return !found

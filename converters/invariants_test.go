@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/contextreceipts/convert/converters/view"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -146,7 +147,7 @@ func runLines(sc Scenario, plans map[string]*recPlan, lines []string) (int, erro
 	out := &Output{}
 	for i, l := range lines {
 		j := gjson.Parse(l)
-		r := Record{Line: i + 1, Type: j.Get("type").String(), Time: j.Get("time").String(), JSON: j}
+		r := Record{Line: i + 1, Type: j.Get("type").String(), Time: j.Get("time").String(), JSON: view.Of(j)}
 		if _, ok := plans[r.Type]; !ok {
 			continue
 		}
@@ -185,7 +186,7 @@ func TestSeenBeforeExample(t *testing.T) {
 	out := &Output{}
 	for i, l := range []string{`{"type":"a","id":"x","scope":"s"}`, `{"type":"b","id":"x","scope":"s"}`, `{"type":"b","id":"x","scope":"t"}`, `{"type":"b"}`, `{"type":"b","id":7}`} {
 		j := gjson.Parse(l)
-		err := st.Record(Record{Line: i + 1, Type: j.Get("type").String(), JSON: j}, out)
+		err := st.Record(Record{Line: i + 1, Type: j.Get("type").String(), JSON: view.Of(j)}, out)
 		if i == 4 {
 			if err == nil {
 				t.Error("a number where an id belongs was accepted")

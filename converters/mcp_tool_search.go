@@ -119,7 +119,7 @@ type mcpSearchState struct {
 func indexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 	StateOf[mcpSearchState](s).servers[v.Digest("server")] = true
 	a.Set("mcp.tool.index_only", receipt.B(v.Int("full_definitions_loaded") == 0))
-	if strategy := v.Str("startup_strategy"); strategy != "" {
+	if strategy := v.Str("startup_strategy"); !strategy.Empty() {
 		s.Span.Set("mcp.tool_loading.strategy", receipt.S(s.Label(strategy)))
 	}
 	return nil
@@ -129,7 +129,7 @@ func indexLoaded(s *Session, v *Values, a *receipt.Attrs) error {
 // selected.
 func searchPerformed(_ *Session, v *Values, a *receipt.Attrs) error {
 	unselected := v.Int("loaded_definition_count")
-	if v.Str("selected_tool") != "" {
+	if !v.Str("selected_tool").Empty() {
 		unselected--
 	}
 	a.Set("mcp.tool_search.unselected_definitions_loaded", receipt.I(max(unselected, 0)))

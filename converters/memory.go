@@ -3,8 +3,8 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // memory keeps two facts apart that shared-memory setups tend to merge: what
@@ -87,8 +87,8 @@ type memoryState struct {
 
 // memoryKey names one returned memory by digests only: state an error could
 // print never holds raw ids.
-func memoryKey(s *Session, retrieval, id string) string {
-	return s.Hash.Text(retrieval) + "/" + s.Hash.Text(id)
+func memoryKey(s *Session, retrieval, id view.Text) string {
+	return retrieval.Digest(s.Hash) + "/" + id.Digest(s.Hash)
 }
 
 // memorySearched remembers what each search returned, writes the top
@@ -96,33 +96,33 @@ func memoryKey(s *Session, retrieval, id string) string {
 // one search and that a search lists each memory once.
 func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
 	st, ret := StateOf[memoryState](s), v.Get("retrieval_id").String()
-	if st.retrievals[s.Hash.Text(ret)] {
+	if st.retrievals[ret.Digest(s.Hash)] {
 		return fmt.Errorf("retrieval_id repeats an earlier search")
 	}
-	st.retrievals[s.Hash.Text(ret)] = true
+	st.retrievals[ret.Digest(s.Hash)] = true
 	st.searches++
-	top, topScore := gjson.Result{}, -1.0
-	seen := map[string]bool{}
+	top, topScore := view.Value{}, -1.0
+	seen := map[string]bool{} // by digest: a key outlives the line
 	for _, res := range v.Get("results").Array() {
 		id, text := res.Get("id"), res.Get("text")
-		if id.Type != gjson.String || id.Str == "" {
+		if id.Type() != view.String || id.Str().Empty() {
 			return fmt.Errorf("every result needs a string id")
 		}
-		if seen[id.Str] {
+		if seen[id.Str().Digest(s.Hash)] {
 			return fmt.Errorf("a search result lists the same memory id twice")
 		}
-		seen[id.Str] = true
-		key := memoryKey(s, ret, id.Str)
+		seen[id.Str().Digest(s.Hash)] = true
+		key := memoryKey(s, ret, id.Str())
 		st.returned[key] = ""
-		if text.Type == gjson.String {
-			st.returned[key] = text.Str
+		if text.Type() == view.String {
+			st.returned[key] = text.Str().Own() // kept for the load that names it
 		}
-		if sc := res.Get("score"); sc.Type == gjson.Number && sc.Num > topScore {
-			top, topScore = res, sc.Num
+		if sc := res.Get("score"); sc.Type() == view.Number && sc.Num() > topScore {
+			top, topScore = res, sc.Num()
 		}
 	}
 	if top.Exists() {
-		a.Set("memory.result.top.id_hash", receipt.S(s.Hash.Text(top.Get("id").Str)))
+		a.Set("memory.result.top.id_hash", receipt.S(top.Get("id").Str().Digest(s.Hash)))
 		if topScore < 0 || topScore > 1 {
 			return fmt.Errorf("result score must be within 0 and 1")
 		}
@@ -134,40 +134,40 @@ func memorySearched(s *Session, v *Values, a *receipt.Attrs) error {
 // returnedMemory supplies the source of a memory load: the text the named
 // search returned. A load naming a search or memory the log never returned
 // is an error: the client cannot insert what the memory layer did not give.
-func returnedMemory(s *Session, v *Values, a *receipt.Attrs) (string, bool, error) {
+func returnedMemory(s *Session, v *Values, a *receipt.Attrs) (view.Text, bool, error) {
 	ret, id := v.Get("retrieval_id"), v.Get("memory_id")
 	if !ret.Exists() && !id.Exists() {
 		text, ok, err := optText(v, "source_text")
 		return text, ok, err
 	}
-	if ret.Type != gjson.String || id.Type != gjson.String {
-		return "", false, fmt.Errorf("a memory load needs both retrieval_id and memory_id")
+	if ret.Type() != view.String || id.Type() != view.String {
+		return view.Text{}, false, fmt.Errorf("a memory load needs both retrieval_id and memory_id")
 	}
 	st := StateOf[memoryState](s)
-	if !st.retrievals[s.Hash.Text(ret.Str)] {
-		return "", false, fmt.Errorf("retrieval_id names no earlier memory.search record")
+	if !st.retrievals[ret.Str().Digest(s.Hash)] {
+		return view.Text{}, false, fmt.Errorf("retrieval_id names no earlier memory.search record")
 	}
-	key := memoryKey(s, ret.Str, id.Str)
+	key := memoryKey(s, ret.Str(), id.Str())
 	text, returned := st.returned[key]
 	if !returned {
-		return "", false, fmt.Errorf("memory_id was not among the results its search returned")
+		return view.Text{}, false, fmt.Errorf("memory_id was not among the results its search returned")
 	}
 	st.loaded[key] = true
 	a.Set("context.input.memory.returned_by_search", receipt.B(true))
 	if text == "" {
-		return "", false, nil
+		return view.Text{}, false, nil
 	}
-	if d := v.Get("delivered_text"); d.Type == gjson.String {
-		a.Set("context.input.memory.delivered_matches_returned", receipt.B(receipt.CanonicalizeText(d.Str) == receipt.CanonicalizeText(text)))
+	if d := v.Get("delivered_text"); d.Type() == view.String {
+		a.Set("context.input.memory.delivered_matches_returned", receipt.B(d.Str().Canonical().Equal(view.Borrow(text).Canonical())))
 	}
-	return text, true, nil
+	return view.Borrow(text), true, nil
 }
 
 // crossClientPolicy: a load the client itself marks as a candidate
 // duplicate (the same memory surfaced in another client) is kept distinct
 // until a loaded receipt proves suppression, unless the record names a
 // policy.
-func crossClientPolicy(_ *Session, _ gjson.Result, a *receipt.Attrs) error {
+func crossClientPolicy(_ *Session, _ view.Value, a *receipt.Attrs) error {
 	if attrStr(a, "context.input.duplicate.role") == "candidate_duplicate" && attrStr(a, "context.input.duplicate.suppression_policy") == "" {
 		a.Set("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression"))
 	}

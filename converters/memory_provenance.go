@@ -143,11 +143,11 @@ func teamMemoryEntry(s *Session, v *Values, a *receipt.Attrs, op string) error {
 	}
 	st.lastSequence = seq
 	st.writes++
-	id := s.Hash.Text(v.Get("entry_id").String())
+	id := v.Get("entry_id").String().Digest(s.Hash)
 	if op == "corrected" {
 		prev := id
-		if p := v.Get("supersedes_entry_id"); p.Exists() && p.String() != "" {
-			prev = s.Hash.Text(p.String())
+		if p := v.Get("supersedes_entry_id"); p.Exists() && !p.String().Empty() {
+			prev = p.String().Digest(s.Hash)
 		}
 		if !st.entries[prev] {
 			return fmt.Errorf("correction of an entry that was never promoted")
@@ -155,7 +155,7 @@ func teamMemoryEntry(s *Session, v *Values, a *receipt.Attrs, op string) error {
 		a.Set("team_memory.entry.previous.id_hash", receipt.S(prev))
 	}
 	st.entries[id] = true
-	known := v.Get("author_agent_id").String() != "" || v.Get("author_human_id").String() != ""
+	known := !v.Get("author_agent_id").String().Empty() || !v.Get("author_human_id").String().Empty()
 	if known {
 		st.authored[id] = true
 	}

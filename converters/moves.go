@@ -3,9 +3,9 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // A Move maps one input field to one attribute. Scenario converters are
@@ -23,7 +23,7 @@ type Move struct {
 	// none.
 	Key, Def string
 	Value    *receipt.Value // DefConst: the value written
-	apply    func(s *Session, v gjson.Result, a *receipt.Attrs) error
+	apply    func(s *Session, v view.Value, a *receipt.Attrs) error
 	reads    []string   // further fields the move reads (invariants, Use)
 	inv      *invariant // set for an invariant move
 	check    func(s *Session, v *Values, a *receipt.Attrs) error
@@ -92,11 +92,11 @@ func Req(m Move) Move { m.Required = true; return m }
 // (receipt.IsToken) and writes its digest otherwise, so free text that lands
 // in an enum field never reaches the receipt.
 func Label(path, key string) Move {
-	return Move{Path: path, Pass: true, Key: key, Def: DefLabel, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
-		if v.Type != gjson.String {
+	return Move{Path: path, Pass: true, Key: key, Def: DefLabel, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+		if v.Type() != view.String {
 			return fmt.Errorf("field %q must be a string", path)
 		}
-		a.Set(key, receipt.S(s.Label(v.Str)))
+		a.Set(key, receipt.S(s.Label(v.Str())))
 		return nil
 	}}
 }
@@ -104,7 +104,7 @@ func Label(path, key string) Move {
 // Hash writes the digest of a field: of its text when it is a string, of its
 // RFC 8785 canonical JSON otherwise (lists, objects, numbers).
 func Hash(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefDigest, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: DefDigest, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		d, err := s.Digest(v)
 		if err != nil {
 			return fmt.Errorf("field %q: %w", path, err)
@@ -118,7 +118,7 @@ func Hash(path, key string) Move {
 // number above leak.MaxCount (a card or phone number in a count field) is
 // refused rather than copied.
 func Int(path, key string) Move {
-	return Move{Path: path, Pass: true, Shape: leak.Count, Key: key, Def: DefCount, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Pass: true, Shape: leak.Count, Key: key, Def: DefCount, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := countOf(path, v)
 		if err != nil {
 			return err
@@ -130,7 +130,7 @@ func Int(path, key string) Move {
 
 // Bucket writes the ladder bucket of a whole number.
 func Bucket(path, key string, l receipt.Ladder) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := wholeNumber(path, v)
 		if err != nil {
 			return err
@@ -142,18 +142,18 @@ func Bucket(path, key string, l receipt.Ladder) Move {
 
 // Count writes the length of a list.
 func Count(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefCount, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: DefCount, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
-		a.Set(key, receipt.I(int64(len(v.Array()))))
+		a.Set(key, receipt.I(int64(v.Len())))
 		return nil
 	}}
 }
 
 // Bool copies a boolean.
 func Bool(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefBool, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: DefBool, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsBool() {
 			return fmt.Errorf("field %q must be true or false", path)
 		}
@@ -169,7 +169,7 @@ func Const(key string, v receipt.Value) Move {
 	if v.Kind == receipt.Bool && !v.Bool {
 		def = DefNever
 	}
-	return Move{Key: key, Def: def, Value: &v, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: key, Def: def, Value: &v, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		a.Set(key, v)
 		return nil
 	}}
@@ -177,7 +177,7 @@ func Const(key string, v receipt.Value) Move {
 
 // SessionIDs writes session.id and gen_ai.conversation.id from session.start.
 func SessionIDs() Move {
-	return Move{Key: "session.id", Def: DefID, also: []Move{{Key: "gen_ai.conversation.id", Def: DefID}}, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "session.id", Def: DefID, also: []Move{{Key: "gen_ai.conversation.id", Def: DefID}}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if s.ID != "" {
 			a.Set("session.id", receipt.S(s.ID))
 		}
@@ -190,7 +190,7 @@ func SessionIDs() Move {
 
 // AgentName writes agent.name from session.start.
 func AgentName() Move {
-	return Move{Key: "agent.name", Def: DefID, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "agent.name", Def: DefID, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if s.Agent != "" {
 			a.Set("agent.name", receipt.S(s.Agent))
 		}
@@ -208,7 +208,7 @@ func AgentName() Move {
 //	12345            12345
 //	-1, 12345678901234 "field ... must be a count from 0 to 2^40"
 //	1.5, "7"         "field ... must be a whole number"
-func countOf(path string, v gjson.Result) (int64, error) {
+func countOf(path string, v view.Value) (int64, error) {
 	n, err := wholeNumber(path, v)
 	if err != nil {
 		return 0, err
@@ -223,9 +223,9 @@ func countRange(path string, n int64) error {
 	return nil
 }
 
-func wholeNumber(path string, v gjson.Result) (int64, error) {
-	if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) {
+func wholeNumber(path string, v view.Value) (int64, error) {
+	if v.Type() != view.Number || v.Num() != float64(int64(v.Num())) {
 		return 0, fmt.Errorf("field %q must be a whole number", path)
 	}
-	return int64(v.Num), nil
+	return int64(v.Num()), nil
 }

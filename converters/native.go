@@ -6,10 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // native is what the native readers (claude_code, codex, cursor) share:
@@ -38,22 +37,20 @@ func newNative(env Env, known []string) native {
 
 // countType counts a record by its type: known types by name, others by
 // digest (a new record type is normal, but its name is input).
-// A known type is counted under the list's own string: t is a view of the
-// record's line (see pipeline's line), which a map key must not keep.
-func (c *native) countType(t string) {
-	if i := slices.Index(c.known, t); i >= 0 {
-		t = c.known[i]
-	} else {
-		t = c.h.Text(t)
+func (c *native) countType(r Record) {
+	t := r.Type
+	if w, ok := r.TypeText.Word(c.known...); ok {
+		t = w
+	} else if !slices.Contains(c.known, t) {
+		t = r.TypeText.Digest(c.h)
 	}
 	c.typeCounts[t]++
 }
 
-// seeVersion remembers an agent version that has the shape of one (a copy:
-// v is a view of the line).
-func (c *native) seeVersion(v string) {
-	if leak.Version.Admit(v) && !c.versions[v] {
-		c.versions[strings.Clone(v)] = true
+// seeVersion remembers an agent version that has the shape of one.
+func (c *native) seeVersion(v view.Text) {
+	if s, ok := v.Admit(leak.Version); ok {
+		c.versions[s] = true
 	}
 }
 
@@ -98,39 +95,43 @@ func (c *native) summarize(out *Output) {
 // check only accepts copies of values it finds there. A copy it is: outputs
 // live until the input ends, and a string read from a line would keep the
 // whole line (megabytes of content) alive with it (keyPart, name likewise).
-func (c *native) pass(shape leak.Shape, v string) string {
-	if shape.Admit(v) {
-		return strings.Clone(v)
+func (c *native) pass(shape leak.Shape, v view.Text) string {
+	if s, ok := v.Admit(shape); ok {
+		return s
 	}
-	return c.h.Text(v)
+	return v.Digest(c.h)
 }
 
 // keyPart is a span key's part taken from input: span keys are never
 // written (span ids are digests of them), so a token stays as it is and
 // anything else is hashed to keep keys short.
-func (c *native) keyPart(v string) string {
-	if receipt.IsToken(v) {
-		return strings.Clone(v)
+func (c *native) keyPart(v view.Text) string {
+	if v.IsToken() {
+		return v.Own()
 	}
-	return c.h.Text(v)
+	return v.Digest(c.h)
 }
 
 // name writes a private name (MCP server or tool, skill, subagent type): a
 // digest unless names are revealed and it has the shape of a name.
-func (c *native) name(v string) string {
-	if c.env.RevealNames && leak.Name.Admit(v) {
-		return strings.Clone(v)
+func (c *native) name(v view.Text) string {
+	if c.env.RevealNames {
+		if s, ok := v.Admit(leak.Name); ok {
+			return s
+		}
 	}
-	return c.h.Text(v)
+	return v.Digest(c.h)
 }
 
 // nameAttr writes a private name under key+".name_hash", or under
 // key+".name" in clear when names are revealed and it has a name's shape.
-func (c *native) nameAttr(key, v string) receipt.Attr {
-	if c.env.RevealNames && leak.Name.Admit(v) {
-		return receipt.Attr{Key: key + ".name", Value: receipt.S(strings.Clone(v))}
+func (c *native) nameAttr(key string, v view.Text) receipt.Attr {
+	if c.env.RevealNames {
+		if s, ok := v.Admit(leak.Name); ok {
+			return receipt.Attr{Key: key + ".name", Value: receipt.S(s)}
+		}
 	}
-	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(c.h.Text(v))}
+	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(v.Digest(c.h))}
 }
 
 // chatUsage is a chat span's token usage as the GenAI conventions count it:
@@ -146,15 +147,7 @@ func chatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
 }
 
 // digest hashes a value: text as text, anything else as canonical JSON.
-func (c *native) digest(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return c.h.Text(v.Str)
-	}
-	if d, err := c.h.JSON([]byte(v.Raw)); err == nil {
-		return d
-	}
-	return c.h.Text(v.Raw)
-}
+func (c *native) digest(v view.Value) string { return v.Digest(c.h) }
 
 // listDigest hashes a list of names as canonical JSON.
 func (c *native) listDigest(items []string) string {

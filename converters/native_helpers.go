@@ -3,10 +3,9 @@ package converters
 import (
 	"strings"
 
-	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Small helpers the readers (and scenario hooks) share.
@@ -28,27 +27,33 @@ func splitMCP(name string) (server, tool string) {
 	return rest, ""
 }
 
-// joinStrings is a string, or the values of an array joined by newlines.
-func joinStrings(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return v.Str
+// joinStrings is a string, or the values of an array joined by newlines:
+// the string itself (borrowed) or a text of its own.
+func joinStrings(v view.Value) view.Text {
+	if v.IsString() {
+		return v.Str()
 	}
-	var parts []string
-	forEach(v, func(_, e gjson.Result) bool {
-		parts = append(parts, e.String())
+	var b strings.Builder
+	n := 0
+	forEach(v, func(_, e view.Value) bool {
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		n++
+		b.WriteString(e.String().Own())
 		return true
 	})
-	return strings.Join(parts, "\n")
+	return view.Borrow(b.String())
 }
 
-// firstString is the first non-empty string among vs, "" if none.
-func firstString(vs ...gjson.Result) string {
+// firstString is the first non-empty string among vs, empty if none.
+func firstString(vs ...view.Value) view.Text {
 	for _, v := range vs {
-		if v.Type == gjson.String && v.Str != "" {
-			return v.Str
+		if v.IsString() && !v.Str().Empty() {
+			return v.Str()
 		}
 	}
-	return ""
+	return view.Text{}
 }
 
 // attrStr is the string value of key in a, "" when it is not set.
@@ -60,32 +65,8 @@ func attrStr(a *receipt.Attrs, key string) string {
 	return v.Str
 }
 
-// fieldValues holds what fields found, in the order of its keys.
-type fieldValues [6]gjson.Result
-
-// fields reads several keys of an object in one scan: a content block holds
-// megabytes of text, and each Get would scan past it again. The values come
-// back in an array, not a new slice: fields runs on most records' content
-// blocks, and those slices were a fifth of a long session's allocations.
-func fields(obj gjson.Result, keys ...string) (out fieldValues) {
-	if len(keys) > len(out) {
-		panic("converters: fields: more keys than fieldValues holds")
-	}
-	if !obj.IsObject() {
-		return out
-	}
-	raw := obj.Raw
-	jsonscan.Children(raw, func(m jsonscan.Member) bool {
-		key := memberKey(raw, m)
-		for i, k := range keys {
-			if k == key && !out[i].Exists() {
-				out[i] = scannedValue(raw[m.ValStart:m.ValEnd], m.ValEscaped) // only the values asked for are parsed
-			}
-		}
-		return true
-	})
-	return out
-}
+// fields is obj.Fields(keys...): the readers' shorthand.
+func fields(obj view.Value, keys ...string) view.Fields { return obj.Fields(keys...) }
 
 // count reads a count of a native log (tokens, calls, hooks, durations,
 // depths: every number a reader writes, buckets or steers by) as gjson's
@@ -100,7 +81,7 @@ func fields(obj gjson.Result, keys ...string) (out fieldValues) {
 //	12345            12345
 //	-3, 1<<41, 1e300 0, counted
 //	null, "n/a"      0
-func (c *native) count(v gjson.Result) int64 {
+func (c *native) count(v view.Value) int64 {
 	if n := v.Int(); n >= 0 && n <= leak.MaxCount {
 		return n
 	}
@@ -111,3 +92,16 @@ func (c *native) count(v gjson.Result) int64 {
 // InvalidCounts is how many counts count has read as 0 because they were
 // out of range, in the whole input so far.
 func (c *native) InvalidCounts() int64 { return c.invalidCounts }
+
+// place is where a record stands (line, file, time), kept to write an
+// event there later: a Record itself is a view of its line.
+type place struct {
+	line, file int
+	time       string
+	ns         int64
+}
+
+func placeOf(r Record) place { return place{r.Line, r.File, r.Time, r.NS} }
+
+// record is an event's Record at p, with no line to read.
+func (p place) record() Record { return Record{Line: p.line, File: p.file, Time: p.time, NS: p.ns} }

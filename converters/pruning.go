@@ -3,6 +3,7 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -150,7 +151,7 @@ func pruneStart(s *Session, v *Values, a *receipt.Attrs) error {
 		a.Set("context.prune.start_ratio_bucket", receipt.S(percentLadder.Bucket(run.before["token_count_before"]*100/w)))
 		run.window = w
 	}
-	a.Set("context.prune.backup.created", receipt.B(v.Get("backup_id").String() != ""))
+	a.Set("context.prune.backup.created", receipt.B(!v.Get("backup_id").String().Empty()))
 	st.open = run
 	st.runs++
 	return nil
@@ -166,8 +167,8 @@ func pruneStrategy(s *Session, v *Values, _ *receipt.Attrs) error {
 	if st.open == nil {
 		return fmt.Errorf("strategy evaluated outside a pruning run (no open context.prune.start)")
 	}
-	act := v.Get("action").String()
-	if !pruneActions[act] {
+	act, _, known := view.Key(pruneActions, v.Get("action").String())
+	if !known {
 		return fmt.Errorf("action must be trimmed, minified, deduped, stubbed or protected")
 	}
 	n := func(f string) int64 { return v.Get(f).Int() }

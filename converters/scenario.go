@@ -6,9 +6,9 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Scenario is a converter for the per-scenario event logs of the reference
@@ -69,25 +69,26 @@ type Session struct {
 // Label returns v when it has the shape of a label (leak.Label: an enum-like
 // word, not free text, a path or a random-looking token) and its digest
 // otherwise (see Label).
-func (s *Session) Label(v string) string {
-	if leak.Label.Admit(v) {
-		return v
+func (s *Session) Label(v view.Text) string {
+	if l, ok := v.Admit(leak.Label); ok {
+		return l
 	}
-	return s.Hash.Text(v)
+	return v.Digest(s.Hash)
 }
 
 // Digest hashes a value: text as text, anything else as canonical JSON.
-func (s *Session) Digest(v gjson.Result) (string, error) {
-	if v.Type == gjson.String {
-		return s.Hash.Text(v.Str), nil
+func (s *Session) Digest(v view.Value) (string, error) {
+	if v.IsString() {
+		return v.Str().Digest(s.Hash), nil
 	}
-	return s.Hash.JSON([]byte(v.Raw))
+	return s.Hash.JSON([]byte(v.Raw().Own()))
 }
 
 // Note remembers one string per key for later records; Recall reads it back
 // ("" when nothing was noted). A note may hold raw input (a result list kept
 // for a later record): it stays in memory and must never be put in an error.
-func (s *Session) Note(key, v string) { s.notes[key] = v }
+// The note is a copy: v is borrowed from the line.
+func (s *Session) Note(key string, v view.Text) { s.notes[key] = v.Own() }
 
 // Recall returns the string noted under key.
 func (s *Session) Recall(key string) string { return s.notes[key] }
@@ -98,14 +99,14 @@ func (s *Session) Emit(ev receipt.Event) { s.out.Emit(ev) }
 // identify takes the session identity from the first record that carries
 // it, for logs without a session.start record.
 func (s *Session) identify(r Record) {
-	if v := r.Get("session_id"); s.ID == "" && v.Type == gjson.String {
-		s.ID = s.Label(v.Str)
+	if v := r.Get("session_id"); s.ID == "" && v.Type() == view.String {
+		s.ID = s.Label(v.Str())
 	}
-	if v := r.Get("conversation_id"); s.Conversation == "" && v.Type == gjson.String {
-		s.Conversation = s.Label(v.Str)
+	if v := r.Get("conversation_id"); s.Conversation == "" && v.Type() == view.String {
+		s.Conversation = s.Label(v.Str())
 	}
-	if v := r.Get("agent"); s.Agent == "" && v.Type == gjson.String {
-		s.Agent = s.Label(v.Str)
+	if v := r.Get("agent"); s.Agent == "" && v.Type() == view.String {
+		s.Agent = s.Label(v.Str())
 	}
 }
 
@@ -113,15 +114,15 @@ func (s *Session) identify(r Record) {
 // event, and what the root span says about the run. Workspace and repository
 // names are private, so only their digests are written.
 var sessionStart = Rec{Moves: []Move{
-	{Path: "session_id", Pass: true, apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
+	{Path: "session_id", Pass: true, apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
 		s.ID = s.Label(v.String())
 		return nil
 	}},
-	{Path: "conversation_id", Pass: true, apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
+	{Path: "conversation_id", Pass: true, apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
 		s.Conversation = s.Label(v.String())
 		return nil
 	}},
-	{Path: "agent", Pass: true, apply: func(s *Session, v gjson.Result, _ *receipt.Attrs) error {
+	{Path: "agent", Pass: true, apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
 		s.Agent = s.Label(v.String())
 		return nil
 	}},
@@ -136,7 +137,7 @@ var sessionEnd = Rec{Moves: []Move{spanMove(Label("status", "session.status"))}}
 func spanMove(m Move) Move {
 	m.spanKey, m.Key = m.Key, "" // on the root span, not the event
 	inner := m.apply
-	m.apply = func(s *Session, v gjson.Result, _ *receipt.Attrs) error { return inner(s, v, &s.Span) }
+	m.apply = func(s *Session, v view.Value, _ *receipt.Attrs) error { return inner(s, v, &s.Span) }
 	return m
 }
 
@@ -321,7 +322,7 @@ type scenarioState struct {
 	sc    Scenario
 	plans map[string]*recPlan
 	s     *Session
-	v     Values // reused for every record
+	v     Values // reused for every record, emptied when its call returns (borrow:scratch)
 }
 
 func (st *scenarioState) Record(r Record, out *Output) error {
@@ -329,6 +330,7 @@ func (st *scenarioState) Record(r Record, out *Output) error {
 	st.s.out = out
 	st.s.identify(r)
 	v := st.values(p, r)
+	defer clear(v.fields) // the values are views of this line
 	var attrs receipt.Attrs
 	for _, m := range p.Moves {
 		if err := st.move(m, v, &attrs); err != nil {
@@ -366,7 +368,7 @@ func (st *scenarioState) values(p *recPlan, r Record) *Values {
 	*v = Values{Type: r.Type, Line: r.Line, Time: r.Time, NS: r.NS, hash: st.s.Hash, fields: v.fields}
 	clear(v.fields)
 	if v.fields == nil {
-		v.fields = map[string]gjson.Result{}
+		v.fields = map[string]view.Value{}
 	}
 	for _, f := range p.fields {
 		v.fields[f] = r.Get(f)
@@ -385,10 +387,10 @@ func (st *scenarioState) move(m Move, v *Values, a *receipt.Attrs) error {
 	case m.apply == nil:
 		return nil // Use: a declaration only
 	}
-	var f gjson.Result
+	var f view.Value
 	if m.Path != "" {
 		f = v.fields[m.Path]
-		if !f.Exists() || f.Type == gjson.Null {
+		if !f.Exists() || f.Type() == view.Null {
 			if m.Required {
 				return fmt.Errorf("missing field %q", m.Path)
 			}

@@ -215,7 +215,7 @@ func secretScanRemediation(s *Session, v *Values, a *receipt.Attrs) error {
 		return fmt.Errorf("remediation verified before every finding of the scan was presented")
 	}
 	after := v.Get("finding_count_after").Int()
-	if v.Get("status").String() == "clean" && after != 0 {
+	if v.Get("status").String().Is("clean") && after != 0 {
 		return fmt.Errorf("rescan status is clean but finding_count_after is not zero")
 	}
 	a.Set("security.secret_scanning.findings_resolved", receipt.B(after == 0))

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // skill records skills as prompt-like context rather than tool calls: a
@@ -76,17 +76,17 @@ var skillRoles = Enum("selected", "suppressed", "duplicate")
 
 // skillPath writes the path's digest and, as a categorical value, the kind
 // of root it was found under (the path itself is never written).
-func skillPath(s *Session, v gjson.Result, a *receipt.Attrs) error {
+func skillPath(s *Session, v view.Value, a *receipt.Attrs) error {
 	p := v.String()
-	a.Set("context.input.source.path", receipt.S(s.Hash.Text(p)))
-	a.Set("context.input.source.path_hash", receipt.S(s.Hash.Text(p)))
+	a.Set("context.input.source.path", receipt.S(p.Digest(s.Hash)))
+	a.Set("context.input.source.path_hash", receipt.S(p.Digest(s.Hash)))
 	root := "other"
 	switch {
-	case strings.HasPrefix(p, "~/"), strings.HasPrefix(p, "/"):
+	case p.HasPrefix("~/"), p.HasPrefix("/"):
 		root = "user"
-	case strings.Contains(p, "/plugins/"):
+	case p.Contains("/plugins/"):
 		root = "plugin"
-	case strings.HasPrefix(p, ".claude/skills/"), strings.HasPrefix(p, ".agents/skills/"), strings.HasPrefix(p, "skills/"):
+	case p.HasPrefix(".claude/skills/"), p.HasPrefix(".agents/skills/"), p.HasPrefix("skills/"):
 		root = "repo"
 	}
 	a.Set("context.input.source.root", receipt.S(root))
@@ -130,7 +130,7 @@ func skillInvoked(s *Session, v *Values, a *receipt.Attrs) error {
 	}
 	delivered := v.Get("delivered_text").String()
 	key := scope + ":" + s.Hash.Text(strings.Join([]string{
-		s.Hash.Text(v.Get("skill_id").String()), act, hook, s.Hash.CanonicalText(delivered)}, "\x00"))
+		v.Get("skill_id").String().Digest(s.Hash), act, hook, delivered.CanonicalDigest(s.Hash)}, "\x00"))
 	policy := attrStr(a, "context.input.duplicate.suppression_policy")
 	if policy == "" {
 		policy = policySuppressEqual

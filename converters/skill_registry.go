@@ -166,7 +166,7 @@ func registryInject(s *Session, v *Values, a *receipt.Attrs) error {
 	if sup < 0 || (st.indexed > 0 && sup >= st.indexed) {
 		return fmt.Errorf("suppressed_count must be below the indexed skill count")
 	}
-	a.Set("context.skill.delivered.matches_read_body", receipt.B(body == s.Hash.Text(v.Str("raw_delivered_body"))))
+	a.Set("context.skill.delivered.matches_read_body", receipt.B(body == v.Str("raw_delivered_body").Digest(s.Hash)))
 	if attrStr(a, "context.skill.delivery.status") == "delivered" {
 		st.injected[id] = true
 		st.suppressed[id] = sup

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // skill_routing proves lazy skill loading in a routing benchmark: a cheap
@@ -141,16 +141,16 @@ var rateLadder = refusingInvalid(receipt.Ladder{Name: "rate_0_1",
 	Labels: []string{"under_0_25", "gte_0_25", "gte_0_50", "gte_0_75", "gte_0_95"}})
 
 // rateBucket buckets a number in [0, 1]; anything else is invalid input.
-func rateBucket(path string, v gjson.Result) (string, error) {
-	if v.Type != gjson.Number || math.IsNaN(v.Num) || v.Num < 0 || v.Num > 1 {
+func rateBucket(path string, v view.Value) (string, error) {
+	if v.Type() != view.Number || math.IsNaN(v.Num()) || v.Num() < 0 || v.Num() > 1 {
 		return "", fmt.Errorf("field %q must be a number between 0 and 1", path)
 	}
-	return rateLadder.Bucket(int64(math.Round(v.Num * 1000))), nil
+	return rateLadder.Bucket(int64(math.Round(v.Num() * 1000))), nil
 }
 
 // rateMove writes the rate ladder's bucket of a number in [0, 1].
 func rateMove(path, key string) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(rateLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(rateLadder), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		b, err := rateBucket(path, v)
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func routerTopKHead(_ *Session, v *Values) error {
 	if len(top) == 0 {
 		return fmt.Errorf("top_k must list at least the selected skill")
 	}
-	if top[0].String() != v.Str("selected_skill") {
+	if !top[0].String().Equal(v.Str("selected_skill")) {
 		return fmt.Errorf("selected_skill is not the first of top_k")
 	}
 	return nil
@@ -195,7 +195,7 @@ func routerCase(s *Session, v *Values, a *receipt.Attrs) error {
 	expected, top := v.Str("expected_skill"), v.Get("top_k").Array()
 	rank := 0
 	for i, t := range top {
-		if rank == 0 && t.String() == expected {
+		if rank == 0 && t.String().Equal(expected) {
 			rank = i + 1
 		}
 	}
@@ -234,7 +234,7 @@ func routerCompleted(s *Session, v *Values, a *receipt.Attrs) error {
 		if !v.Exists() || usable == 0 {
 			continue
 		}
-		if math.Abs(v.Num-float64(c.hits)/float64(usable)) > 0.005 {
+		if math.Abs(v.Num()-float64(c.hits)/float64(usable)) > 0.005 {
 			return fmt.Errorf("field %q disagrees with the routed cases", c.path)
 		}
 	}

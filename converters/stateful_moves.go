@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Moves shared by the memory, brain, code-search, compaction and pruning
@@ -39,7 +39,7 @@ var (
 func OnSpan(key string, m Move) Move {
 	m.spanKey = key
 	inner := m.apply
-	m.apply = func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	m.apply = func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if err := inner(s, v, a); err != nil {
 			return err
 		}
@@ -56,7 +56,7 @@ func ToSpan(m Move) Move { return spanMove(m) }
 
 // FromSpan copies run-level attributes from the root span to the event.
 func FromSpan(keys ...string) Move {
-	return Move{fromSpan: keys, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: keys, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		for _, k := range keys {
 			if v, ok := s.Span.Get(k); ok {
 				a.Set(k, v)
@@ -68,7 +68,7 @@ func FromSpan(keys ...string) Move {
 
 // Noted writes the string noted under key, when there is one.
 func Noted(key string) Move {
-	return Move{fromSpan: []string{key}, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{fromSpan: []string{key}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if v := s.Recall(key); v != "" {
 			a.Set(key, receipt.S(v))
 		}
@@ -80,12 +80,12 @@ func Noted(key string) Move {
 // key for later records.
 func Noting(key string, m Move) Move {
 	inner := m.apply
-	m.apply = func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	m.apply = func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if err := inner(s, v, a); err != nil {
 			return err
 		}
 		if val, ok := a.Get(key); ok && val.Kind == receipt.String {
-			s.Note(key, val.Str)
+			s.notes[key] = val.Str // an attribute value: owned
 		}
 		return nil
 	}
@@ -94,7 +94,7 @@ func Noting(key string, m Move) Move {
 
 // ListBucket writes the count-ladder bucket of a list's length.
 func ListBucket(path, key string) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(receipt.CountLadder), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(receipt.CountLadder), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
@@ -106,7 +106,7 @@ func ListBucket(path, key string) Move {
 // ScaledBucket writes the ladder bucket of a number times scale, rounded
 // (scores in thousandths, dollars in cents).
 func ScaledBucket(path, key string, l receipt.Ladder, scale float64) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := scaled(path, v, scale)
 		if err != nil {
 			return err
@@ -116,9 +116,9 @@ func ScaledBucket(path, key string, l receipt.Ladder, scale float64) Move {
 	}}
 }
 
-func scaled(path string, v gjson.Result, scale float64) (int64, error) {
-	if v.Type != gjson.Number || math.IsInf(v.Num, 0) || math.Abs(v.Num*scale) > 1e15 {
+func scaled(path string, v view.Value, scale float64) (int64, error) {
+	if v.Type() != view.Number || math.IsInf(v.Num(), 0) || math.Abs(v.Num()*scale) > 1e15 {
 		return 0, fmt.Errorf("field %q must be a number", path)
 	}
-	return int64(math.Round(v.Num * scale)), nil
+	return int64(math.Round(v.Num() * scale)), nil
 }

@@ -3,8 +3,8 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // subagent_context_budget accounts for the context a subagent receives
@@ -119,7 +119,7 @@ var budgetRatioLadder = customLadder(receipt.Ladder{Name: "context_window_percen
 // budgetSubagentID writes the digest of the subagent the boot evaluation
 // named: component and completion records carry no id of their own.
 func budgetSubagentID() Move {
-	return Move{Key: "subagent.id_hash", Def: DefDigest, apply: func(s *Session, _ gjson.Result, a *receipt.Attrs) error {
+	return Move{Key: "subagent.id_hash", Def: DefDigest, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if v, ok := s.Span.Get("subagent.id_hash"); ok {
 			a.Set("subagent.id_hash", v)
 		}
@@ -145,7 +145,7 @@ func budgetEvaluated(s *Session, v *Values, a *receipt.Attrs) error {
 	}
 	a.Set("subagent.context.startup_ratio_bucket", receipt.S(budgetRatioLadder.Bucket(startup*100/window)))
 	StateOf[budgetState](s).boot = budgetBoot{startup: startup, window: window}
-	s.Span.Set("subagent.id_hash", receipt.S(s.Hash.Text(v.Get("subagent_id").String())))
+	s.Span.Set("subagent.id_hash", receipt.S(v.Get("subagent_id").String().Digest(s.Hash)))
 	if p := v.Get("tools_policy"); p.Exists() {
 		s.Span.Set("subagent.tools.policy", receipt.S(s.Label(p.String())))
 	}

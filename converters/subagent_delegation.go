@@ -5,8 +5,8 @@ import (
 	"github.com/contextreceipts/convert/internal/leak"
 	"strconv"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // subagent_delegation proves that bulky tool output stayed in a child
@@ -125,16 +125,16 @@ const delegationBoundary = "raw_output_isolated_summary_returned"
 
 // delegationPathHashes writes one digest per path of a list, in input order.
 func delegationPathHashes(path, key string) Move {
-	return Move{Path: path, apply: func(s *Session, v gjson.Result, a *receipt.Attrs) error {
+	return Move{Path: path, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
 		out := []string{}
 		for _, p := range v.Array() {
-			if p.Type != gjson.String {
+			if p.Type() != view.String {
 				return fmt.Errorf("field %q must be a list of strings", path)
 			}
-			out = append(out, s.Hash.Text(p.Str))
+			out = append(out, p.Str().Digest(s.Hash))
 		}
 		a.Set(key, receipt.L(out))
 		return nil
@@ -158,7 +158,7 @@ func delegationRequested(s *Session, v *Values, a *receipt.Attrs) error {
 		a.Set("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))
 	}
 	a.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
-	st, op := StateOf[delegationState](s), s.Hash.Text(v.Get("operation").String())
+	st, op := StateOf[delegationState](s), v.Get("operation").String().Digest(s.Hash)
 	st.requestNS[op] = v.NS
 	st.requested++
 	if v := v.Get("parent_context_before_tokens"); v.Exists() {
@@ -172,7 +172,7 @@ func delegationRequested(s *Session, v *Values, a *receipt.Attrs) error {
 // delegated, and places the capture on a child span of its own, from the
 // delegation request until the summary comes back.
 func delegationCaptured(s *Session, v *Values, a *receipt.Attrs) error {
-	st, op := StateOf[delegationState](s), s.Hash.Text(v.Get("operation").String())
+	st, op := StateOf[delegationState](s), v.Get("operation").String().Digest(s.Hash)
 	name := "invoke_agent"
 	var span receipt.Attrs
 	if s.ID != "" {
@@ -185,7 +185,7 @@ func delegationCaptured(s *Session, v *Values, a *receipt.Attrs) error {
 	if role, ok := a.Get("subagent.role"); ok {
 		span.Set("gen_ai.agent.name", role)
 		span.Set("subagent.role", role)
-		if leak.Label.Admit(v.Get("subagent_role").String()) {
+		if v.Get("subagent_role").String().Fits(leak.Label) {
 			name += " " + role.Str
 		}
 	}

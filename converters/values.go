@@ -3,12 +3,13 @@ package converters
 import (
 	"fmt"
 
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Values are the fields of one record that its table declares, as the moves
-// read them: the only view of the record a Hook gets. Reading a field no move
+// read them: the only view of the record a Hook gets, valid for that call
+// (borrow:call). Reading a field no move
 // declares (Use declares one that only a hook reads) is a converter bug: the
 // record fails with a message saying so, and the golden and conformance
 // tests catch it before it ships.
@@ -19,13 +20,13 @@ type Values struct {
 	NS   int64 // Time as unix nanoseconds, 0 when the record has none
 
 	hash       receipt.Hasher
-	fields     map[string]gjson.Result // declared path -> the value read ("" Result when absent)
-	undeclared string                  // the first undeclared path a hook read
+	fields     map[string]view.Value // declared path -> the value read ("" Result when absent)
+	undeclared string                // the first undeclared path a hook read
 }
 
 // Get returns a declared field's value (a zero Result when the record lacks
 // it).
-func (v *Values) Get(path string) gjson.Result {
+func (v *Values) Get(path string) view.Value {
 	r, ok := v.fields[path]
 	if !ok && v.undeclared == "" {
 		v.undeclared = path
@@ -36,11 +37,12 @@ func (v *Values) Get(path string) gjson.Result {
 // Has reports whether a declared field is present and not null.
 func (v *Values) Has(path string) bool {
 	r := v.Get(path)
-	return r.Exists() && r.Type != gjson.Null
+	return r.Exists() && r.Type() != view.Null
 }
 
-// Str returns a declared field as a string ("" when absent).
-func (v *Values) Str(path string) string { return v.Get(path).String() }
+// Str returns a declared field as text (empty when absent), as gjson's
+// String renders it: borrowed from the line, like every value here.
+func (v *Values) Str(path string) view.Text { return v.Get(path).String() }
 
 // Int returns a declared field as an integer (0 when absent).
 func (v *Values) Int(path string) int64 { return v.Get(path).Int() }
@@ -54,7 +56,7 @@ func (v *Values) Digest(path string) string {
 	if !v.Has(path) {
 		return ""
 	}
-	return v.hash.Text(v.Str(path))
+	return v.Str(path).Digest(v.hash)
 }
 
 // IDs returns the digests of a declared field's strings: one for a string,
@@ -89,21 +91,27 @@ func (v *Values) Cents(path string) (int64, error) {
 }
 
 // ids digests a string or a list of strings.
-func ids(h receipt.Hasher, path string, r gjson.Result) ([]string, error) {
+func ids(h receipt.Hasher, path string, r view.Value) ([]string, error) {
 	switch {
-	case !r.Exists() || r.Type == gjson.Null:
+	case !r.Exists() || r.Type() == view.Null:
 		return nil, nil
-	case r.Type == gjson.String:
-		return []string{h.Text(r.Str)}, nil
+	case r.Type() == view.String:
+		return []string{r.Str().Digest(h)}, nil
 	case !r.IsArray():
 		return nil, fmt.Errorf("field %q must be a string or a list of strings", path)
 	}
 	var out []string
-	for _, e := range r.Array() {
-		if e.Type != gjson.String {
-			return nil, fmt.Errorf("field %q must be a list of strings", path)
+	var err error
+	r.Each(func(e view.Value) bool {
+		if !e.IsString() {
+			err = fmt.Errorf("field %q must be a list of strings", path)
+			return false
 		}
-		out = append(out, h.Text(e.Str))
+		out = append(out, e.Str().Digest(h))
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

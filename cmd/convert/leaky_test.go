@@ -23,7 +23,7 @@ func init() {
 type leakyState struct{}
 
 func (leakyState) Record(r converters.Record, out *converters.Output) error {
-	out.Span.Set("leaky.copy", receipt.S(r.JSON.Get("text").Str))
+	out.Span.Set("leaky.copy", receipt.S(r.JSON.Get("text").Str().Own()))
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package converters
+package view
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package converters
+package view
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestScannedRecordIsForEach(t *testing.T) {
 		`{}`, ` { "a" : 1 , "b" : "x\"y" } `, `{"k\u00e9y":true,"k\\":null,"dup":1,"dup":"2"}`,
 		`{"n":-12.5e3,"z":0,"o":{"p":[1,{"q":2}]},"s":"\ud83d\ude00"}`,
 	}
-	for _, l := range testlines.Lines(t, "../samples", "testdata/fuzz") {
+	for _, l := range testlines.Lines(t, "../../samples", "../testdata/fuzz") {
 		lines = append(lines, string(l))
 	}
 	checked := 0
@@ -48,18 +48,18 @@ func TestScannedRecordIsForEach(t *testing.T) {
 			}
 			if first, ok := seen[g.key]; !ok {
 				seen[g.key] = i
-			} else if got.Top(g.key).Raw != got.top[first].raw {
+			} else if got.Top(g.key).r.Raw != got.top[first].raw {
 				t.Fatalf("%.120q: Top(%q) is not the key's first value", l, g.key)
 			}
 			if _, dup := seen[g.key]; !dup || seen[g.key] == i {
 				plain := !strings.ContainsAny(g.key, ".*?#|@\\!")
-				if got.Top(g.key).Raw != gv.Raw || plain && got.Get(g.key).Raw != gv.Raw {
+				if got.Top(g.key).r.Raw != gv.Raw || plain && got.Get(g.key).r.Raw != gv.Raw {
 					t.Fatalf("%.120q: Top/Get(%q) is not its value", l, g.key)
 				}
 			}
 		}
-		if got.JSON.Raw != strings.TrimLeft(l, " \t\r\n") || got.JSON.Type != gjson.JSON {
-			t.Fatalf("%.120q: record JSON %v", l, got.JSON.Type)
+		if got.JSON.r.Raw != strings.TrimLeft(l, " \t\r\n") || got.JSON.r.Type != gjson.JSON {
+			t.Fatalf("%.120q: record JSON %v", l, got.JSON.r.Type)
 		}
 	}
 	if checked < 300 {
@@ -102,7 +102,7 @@ func TestForEachIsGjsonForEach(t *testing.T) {
 		walk(gjson.Parse(l))
 	}
 	walk(gjson.Result{})
-	for _, l := range testlines.Lines(t, "../samples", "testdata/fuzz") {
+	for _, l := range testlines.Lines(t, "../../samples", "../testdata/fuzz") {
 		if jsonscan.Valid(l) {
 			walk(gjson.ParseBytes(l))
 		}

@@ -17,11 +17,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // Version is the converter suite version written in every summary.
@@ -46,9 +46,9 @@ type Options struct {
 	// converted in memory (ConvertFS). Nil reads the OS's files.
 	FS fs.FS
 	// PoisonLines, for tests, overwrites each input line once it has been
-	// converted: a converter.LineViews converter that keeps a string of a
-	// record without copying it then changes its outputs, and the goldens
-	// catch it.
+	// converted, as the convertpoison build does for every run: a
+	// converter that keeps a string of a record without one of view's exits
+	// then changes its outputs, and the goldens catch it.
 	PoisonLines bool
 }
 
@@ -111,7 +111,10 @@ type file struct {
 	// members is the scratch of jsonscan.Scan, one line at a time.
 	members []jsonscan.Member
 	index   converters.RecordIndex // the records' index, reused line after line
-	scans   *scanCache             // detection's scans of the main file's first lines
+	// spans are the read buffers the input's lines were handed out of
+	// (jsonl.Reader.Spans): finish checks no output string points into one.
+	spans [][]byte
+	scans *scanCache // detection's scans of the main file's first lines
 	// first is the main file detection read, open at its first byte, until
 	// pass one takes it (nil: pass one opens it).
 	first *fs.File
@@ -263,23 +266,24 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 		}
 		// The record is a view of the read buffer, used in this loop only
 		// (a copy of each line was a tenth of detection); what the maps
-		// keep is copied. A map assignment stores the key it is given, an
+		// keep is owned. A map assignment stores the key it is given, an
 		// existing key too, so a type is copied every time it is counted.
-		rec := index.Scanned(view(l.Bytes), members)
+		rec := index.Scanned(bytesView(l.Bytes), members)
 		typed := false
 		for _, f := range fields {
-			if t := f.Type(rec); t.Type == gjson.String {
-				types[f.Key][strings.Clone(t.Str)]++
+			if t := f.Type(rec); t.IsString() {
+				types[f.Key][t.Str().Own()]++
 				typed = true
 			}
 		}
 		if typed {
-			rec.TopKeys(func(k string) {
-				if !keys[k] {
-					keys[strings.Clone(k)] = true
+			rec.TopKeys(func(k view.Text) {
+				if _, seen := view.Lookup(keys, k); !seen {
+					keys[k.Own()] = true
 				}
 			})
 		}
+		jsonl.Scribble(l.Bytes)
 	}
 	return types, keys, nil, nil
 }
@@ -384,7 +388,7 @@ func (f *file) readFile(i int) error {
 	if fs, ok := f.state.(converters.FileStarter); ok {
 		sf := converters.SourceFile{Index: i, Rel: src.rel}
 		if src.meta != nil {
-			sf.Meta = gjson.ParseBytes(src.meta)
+			sf.Meta = view.Parse(bytesView(src.meta)) // src.meta is the input's own, never written again
 			f.input.Line(src.meta, f.conv.PassThrough)
 		}
 		if err := fs.StartFile(sf, &f.out); err != nil {
@@ -426,10 +430,12 @@ func (f *file) readFile(i int) error {
 				l.Bytes[j] = '#'
 			}
 		}
+		jsonl.Scribble(l.Bytes)
 		if err != nil {
 			return err
 		}
 	}
+	f.spans = append(f.spans, r.Spans()...)
 	if f.opt.Progress != nil {
 		f.opt.Progress.Add(fh.n - reported)
 	}
@@ -487,27 +493,24 @@ func (f *file) line(i int, l jsonl.Line) error {
 	case !object:
 		return f.skip(l.N, "not_an_object", "")
 	}
-	// A converter that copies what it keeps (Converter.LineViews) reads a
-	// view of the reader's buffer, valid for this line only; any other a
-	// copy of the line.
-	text := view(l.Bytes)
-	if !f.conv.LineViews {
-		text = string(l.Bytes)
-	}
-	rec := f.index.Scanned(text, f.members)
+	// The record is a view of the reader's buffer, valid for this line
+	// only: what the converter keeps goes through one of view's exits, and
+	// finish checks that no output string points into a read buffer.
+	rec := f.index.Scanned(bytesView(l.Bytes), f.members)
 	rec.Line, rec.File, rec.Seq = l.N, i, f.srcs[i].seqBase+int64(l.N)
 	typ := f.conv.RecordType(rec)
-	if typ.Type != gjson.String {
+	if !typ.IsString() {
 		return f.skip(l.N, "missing_type", "")
 	}
-	if !f.conv.OpenTypes && !contains(f.conv.Types, typ.Str) {
-		d := f.opt.Hash.Text(typ.Str) // keyed in keyed mode: a type name is guessable
+	known, isKnown := typ.Str().SortedWord(f.conv.Types)
+	if !f.conv.OpenTypes && !isKnown {
+		d := typ.Str().Digest(f.opt.Hash) // keyed in keyed mode: a type name is guessable
 		f.stats.UnknownTypes[d] = true
 		return f.skip(l.N, "unknown_record_type", " "+d)
 	}
-	rec.Type = typ.Str
+	rec.Type, rec.TypeText = known, typ.Str()
 	f.input.Line(l.Bytes, f.conv.PassThrough)
-	if contains(f.conv.Types, typ.Str) {
+	if isKnown {
 		f.stats.Known++
 	}
 	if tf := f.conv.RecordTime(rec); tf.Exists() {
@@ -557,11 +560,13 @@ func (f *file) see(t time.Time) {
 	}
 }
 
-func parseTime(v gjson.Result) (time.Time, bool) {
-	if v.Type != gjson.String {
+func parseTime(v view.Value) (time.Time, bool) {
+	if !v.IsString() {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, v.Str)
+	var t time.Time
+	var err error
+	v.Str().Check(func(s string) bool { t, err = time.Parse(time.RFC3339Nano, s); return err == nil })
 	if err != nil || t.Year() < 1970 || t.Year() > 2200 {
 		return time.Time{}, false
 	}

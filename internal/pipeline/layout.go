@@ -105,7 +105,7 @@ func peeker(p string) func(field string) string {
 				return ""
 			}
 			if v := gjson.GetBytes(l.Bytes, field); v.Type == gjson.String && v.Str != "" {
-				return v.Str
+				return strings.Clone(v.Str) // a layout may keep it: l.Bytes is the reader's
 			}
 		}
 		return ""

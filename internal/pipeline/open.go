@@ -35,8 +35,8 @@ type input struct {
 // from one file to the next: a history is thousands of small sessions, and
 // zeroing a new buffer for each of their reads was a tenth of converting
 // them. A buffer goes back when its reading ends (Rewind, Close); lines
-// read from it are views of it, valid until then (converters copy what
-// they keep; see Options.PoisonLines).
+// read from it are views of it, valid only until the next line (converters
+// keep what they need through package view's exits; file.borrowed checks).
 var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 func (in *input) release() {
