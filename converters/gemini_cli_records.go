@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -695,7 +694,7 @@ func (c *geminiState) user(r Record, agent *geminiAgent, content view.Value) {
 		}
 		return true
 	})
-	text := geminiJoin(texts).TrimSpace()
+	text := view.Join(texts, "\n").TrimSpace()
 	switch {
 	case response:
 		c.counts["tool_responses"]++
@@ -712,25 +711,6 @@ func (c *geminiState) user(r Record, agent *geminiAgent, content view.Value) {
 	default:
 		c.counts["user_prompts"]++
 	}
-}
-
-// geminiJoin is strings.Join(texts, "\n"): the one text itself (borrowed),
-// or a text of its own.
-func geminiJoin(texts []view.Text) view.Text {
-	switch len(texts) {
-	case 0:
-		return view.Text{}
-	case 1:
-		return texts[0]
-	}
-	var b strings.Builder
-	for i, t := range texts {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(t.Own())
-	}
-	return view.Borrow(b.String())
 }
 
 // contextLoaded writes context the CLI injected into the history as a

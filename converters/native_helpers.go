@@ -33,17 +33,12 @@ func joinStrings(v view.Value) view.Text {
 	if v.IsString() {
 		return v.Str()
 	}
-	var b strings.Builder
-	n := 0
+	var parts []view.Text
 	forEach(v, func(_, e view.Value) bool {
-		if n > 0 {
-			b.WriteByte('\n')
-		}
-		n++
-		b.WriteString(e.String().Own())
+		parts = append(parts, e.String())
 		return true
 	})
-	return view.Borrow(b.String())
+	return view.Join(parts, "\n")
 }
 
 // firstString is the first non-empty string among vs, empty if none.
