@@ -41,6 +41,11 @@ func (e *InputError) Unwrap() error { return e.Err }
 // SIGTERM): errors.Is(err, ErrInterrupted) tells it from a failure.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrBorrowed is the cause of an input whose converter put a view of a
+// read buffer into its output (see file.borrowed): a bug in the converter,
+// never in the input.
+var ErrBorrowed = errors.New("a converter kept a borrowed view")
+
 // LeakError means an output would have carried raw input: nothing was written.
 type LeakError = gate.LeakError
 

@@ -29,6 +29,9 @@ func sha(s string) []byte {
 // finish builds the outputs, validates them and runs the leak check: the
 // summary is built once, and the leak check's figures set on it after.
 func (f *file) finish() (rec, trace []byte, err error) {
+	if err := f.borrowed(); err != nil {
+		return nil, nil, err
+	}
 	key := f.out.TraceKey
 	if key == "" {
 		key = receipt.FileDigest(f.sum)
@@ -471,10 +474,10 @@ func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Che
 	outs := gate.NewOutputs()
 	recName := OutputName(f.rel, ".receipt.ndjson")
 	for i, l := range lines {
-		outs.AddJSON(gjson.Parse(view(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
+		outs.AddJSON(gjson.Parse(bytesView(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
 	}
 	if trace != nil {
-		outs.AddJSON(gjson.Parse(view(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, ".otel.json")}, gate.TraceSkip)
+		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, ".otel.json")}, gate.TraceSkip)
 	}
 	for i, d := range f.diags {
 		outs.AddMessage(f.trimPath(d), gate.Where{Kind: gate.Stderr, Index: i + 1})
@@ -517,7 +520,7 @@ func (f *file) trimPath(m string) string {
 
 // view is a read-only string view of output bytes that are never modified
 // afterwards: indexing them needs no copy of a trace of tens of megabytes.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // screenFailure runs the leak check over the message of a failed input (and
 // its warnings) before anything reaches stderr: a converter error that would
