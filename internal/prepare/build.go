@@ -43,6 +43,10 @@ type build struct {
 	truncated   int
 	belowMin    int
 	noFit       int
+	capTrunc    int            // truncated to MaxEntryContentBytes and not cut again by the budget
+	capDrop     int            // dropped at the per-entry cap (a code body with no whole line under it)
+	budgetTrunc int            // cut to the bytes left
+	budgetDrop  int            // no room left
 	dropBelow   map[string]int // belowMin by family
 	dropNoFit   map[string]int // noFit by family
 	entryLimit  map[string]int
@@ -217,19 +221,22 @@ func (f *fitter) take(c Candidate) bool {
 		s = len(sep)
 	}
 	truncated := false
+	capped := false
 	if len(c.Body) > MaxEntryContentBytes {
 		c2, ok := cut(c, MaxEntryContentBytes, f.h)
 		if !ok || len(c2.Body) < MinTruncatedBytes {
 			b.noFit++
+			b.capDrop++
 			b.dropNoFit[c.family()]++
 			return false
 		}
-		c, truncated = c2, true
+		c, truncated, capped = c2, true, true
 	}
 	frag := header(c) + c.Body
 	if f.used+s+len(frag) > b.maxBytes {
 		if len(c.Body) < MinTruncatedBytes {
 			b.belowMin++
+			b.budgetDrop++
 			b.dropBelow[c.family()]++
 			return false
 		}
@@ -240,10 +247,15 @@ func (f *fitter) take(c Candidate) bool {
 		}
 		if !ok || len(c2.Body) < MinTruncatedBytes {
 			b.noFit++
+			b.budgetDrop++
 			b.dropNoFit[c.family()]++
 			return false
 		}
-		c, truncated, frag = c2, true, header(c2)+c2.Body
+		c, truncated, capped, frag = c2, true, false, header(c2)+c2.Body
+		b.budgetTrunc++
+	}
+	if capped {
+		b.capTrunc++
 	}
 	f.used += s + len(frag)
 	it := item{cand: c, fragment: frag, truncated: truncated}

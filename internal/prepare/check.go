@@ -83,8 +83,14 @@ func Trace(res Result, req Request) otlp.Trace {
 	}
 	if res.Effort != nil {
 		sp.Attrs.Set("recall.policy", receipt.S(res.Effort.Policy))
+		sp.Attrs.Set("recall.policy_digest", receipt.S(res.Effort.PolicyDigest))
 		sp.Attrs.Set("recall.rounds", receipt.I(int64(res.Effort.Rounds)))
 		sp.Attrs.Set("recall.assessment", receipt.S(res.Effort.Assessment))
+		if s := res.Effort.Signals; s != nil {
+			sp.Attrs.Set("recall.signals.retrieved", receipt.I(int64(s.Retrieved)))
+			sp.Attrs.Set("recall.signals.admitted", receipt.I(int64(s.Admitted)))
+			sp.Attrs.Set("recall.signals.unused_bytes", receipt.I(int64(s.UnusedBytes)))
+		}
 		sp.Attrs.Set("recall.truncated_items", receipt.I(int64(res.Effort.TruncatedItems)))
 		sp.Attrs.Set("recall.dropped_items", receipt.I(int64(res.Effort.DroppedItems)))
 	}

@@ -38,12 +38,17 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 	}
 	if r := res.Context.Receipt; r != nil {
 		rb, _ := json.Marshal(r)
+		ids := append(PassThrough(r), pass...)
+		why := ""
 		if err := gate.ValidateDocument(rb); err != nil {
-			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: receipt does not match its schema"
-		} else if f, err := LeakCheck([]Named{{"receipt", rb}}, req.Query, bodies, append(PassThrough(r), pass...)); err != nil {
+			why = "receipt omitted: receipt does not match its schema"
+		} else if f, err := LeakCheck([]Named{{"receipt", rb}}, req.Query, bodies, ids); err != nil {
 			return out, err
 		} else if len(f) > 0 {
-			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: leak check found raw input"
+			why = "receipt omitted: leak check found raw input"
+		}
+		if why != "" {
+			res.Context.Receipt, res.Diagnostic = nil, joinDiag(why, res.Diagnostic)
 		}
 	}
 	b, err := json.Marshal(res.Context)
@@ -67,10 +72,8 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		}
 		if why == "" {
 			out.Effort = append(eb, '\n')
-		} else if res.Diagnostic == "" {
-			res.Diagnostic = why
 		} else {
-			res.Diagnostic += "; " + why
+			res.Diagnostic = joinDiag(res.Diagnostic, why)
 		}
 	}
 	if withTrace {
@@ -105,4 +108,15 @@ func schemaError(doc string, err error) error {
 		return &gate.SchemaError{Path: doc, Msg: se.Msg}
 	}
 	return &gate.SchemaError{Path: doc, Msg: err.Error()}
+}
+
+// joinDiag joins content-free diagnostics with "; ", skipping empty ones.
+func joinDiag(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
