@@ -387,3 +387,34 @@ func TestEffortSinkFailsOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestHonestIDsAreNotSecrets: an identity whose only secret shape is
+// "password:" followed by plain words is an honest id and keeps the
+// receipt; ids shaped like real credentials still drop it.
+func TestHonestIDsAreNotSecrets(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		keep bool
+	}{
+		{"password:rotation-policy", true},
+		{"api_key:naming-rules", true},
+		{"token:refresh-flow", true},
+		{"password:hunter2", false},
+		{"password:Xk9fQ2Lm3pWz", false},
+		{"api_key:abcd1234efgh", false},
+		{"ghp_abcdefghijklmnopqrstuvwxyz0123456789", false},
+		{"password:letmein", false},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			st := openWith(t, mem(scopeA, tt.id, 1, body(100, "rotate", "credentials")))
+			req := Request{ScopeIDs: []string{scopeA}, Query: "rotate credentials", IncludeReceipt: true}
+			res := doPrepare(t, st, Options{}, req)
+			out := render(t, st, res, req)
+			var m map[string]json.RawMessage
+			json.Unmarshal(out.Context, &m)
+			if _, kept := m["receipt"]; kept != tt.keep {
+				t.Fatalf("receipt kept %v, want %v (%s)", kept, tt.keep, out.Diagnostic)
+			}
+		})
+	}
+}

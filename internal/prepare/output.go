@@ -42,7 +42,7 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		why := ""
 		if err := gate.ValidateDocument(rb); err != nil {
 			why = "receipt omitted: receipt does not match its schema"
-		} else if f, err := LeakCheck([]Named{{"receipt", rb}}, req.Query, bodies, ids); err != nil {
+		} else if f, err := LeakCheck([]Named{{"receipt", maskHonestIDs(rb, ids)}}, req.Query, bodies, ids); err != nil {
 			return out, err
 		} else if len(f) > 0 {
 			why = "receipt omitted: leak check found raw input"
@@ -65,7 +65,7 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		why := ""
 		if err := gate.ValidateDocument(eb); err != nil {
 			why = "recall effort omitted: it does not match its schema"
-		} else if f, err := LeakCheck([]Named{{"recall effort", eb}}, req.Query, bodies, pass); err != nil {
+		} else if f, err := LeakCheck([]Named{{"recall effort", maskHonestIDs(eb, pass)}}, req.Query, bodies, pass); err != nil {
 			return out, err
 		} else if len(f) > 0 {
 			why = "recall effort omitted: leak check found raw input"
