@@ -53,7 +53,7 @@ func Probe(outputs *gate.Outputs, query string, bodies, pass []string) []gate.Fi
 // words of letters only, joined by '-') carries no secret's entropy. A value
 // with a digit, an upper-case letter, a single word or any other shape
 // (password:hunter2, api_key:abcd1234efgh, ghp_...) is not honest, and the
-// id with its key word removed must not be secret-shaped either.
+// name without its key word must not be secret-shaped either.
 func honestID(s string) bool {
 	if leak.SecretKind(s) != "secret_assignment" {
 		return false
@@ -67,11 +67,11 @@ func honestID(s string) bool {
 		return false
 	}
 	for _, w := range words {
-		if len(w) < 2 || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+		if len(w) < 2 || strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) {
 			return false
 		}
 	}
-	return leak.SecretKind(value) == "" && leak.SecretKind("id:"+value) == ""
+	return leak.SecretKind(value) == ""
 }
 
 // maskHonestIDs replaces, in a JSON document, every string that is exactly
