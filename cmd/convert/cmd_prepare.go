@@ -32,7 +32,10 @@ func prepareCommand() *cli.Command {
 			"--include-receipt). The receipt is validated and leak-checked against the query and every artifact body;\n" +
 			"a receipt that cannot be built completely is left out with a content-free message on stderr, and the\n" +
 			"output is then exactly the output without --include-receipt; a recall effort that would leak is\n" +
-			"withheld the same way. The trace fails closed: on a leak nothing is written (exit 3).",
+			"withheld the same way. A trace or recall effort file that cannot be written is reported on stderr and\n" +
+			"changes neither stdout nor the exit status; a --recall-policy that cannot be read or is invalid turns\n" +
+			"the gate off for the run (no expansion), with a message on stderr. --max-bytes is 512-32768 (0 is\n" +
+			"refused). The trace fails closed: on a leak nothing is written (exit 3).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "store", Usage: "artifact store `DB` (SQLite file made by prepare load)"},
 			&cli.StringSliceFlag{Name: "scope", Usage: "scope `ID`; the first is the current scope, repeat for referenced scopes"},
@@ -113,6 +116,9 @@ func readRequest(path string) (prepare.Request, error) {
 
 func flagRequest(c *cli.Context) (prepare.Request, error) {
 	req := prepare.Request{ScopeIDs: c.StringSlice("scope"), Query: c.String("query"), MaxBytes: c.Int("max-bytes"), IncludeReceipt: c.Bool("include-receipt")}
+	if req.MaxBytes == 0 { // the library's "use the default"; on the command line it is a value out of range
+		return req, usageError("max_bytes must be %d-%d", prepare.MinMaxBytes, prepare.MaxMaxBytes)
+	}
 	if c.IsSet("query") == c.IsSet("query-file") {
 		return req, usageError("prepare needs exactly one of --query and --query-file")
 	}
@@ -191,39 +197,40 @@ func prepareRequest(c *cli.Context) (prepare.Request, error) {
 }
 
 // prepareOptions is the runtime's configuration: digests, the recall gate
-// and its policy, the reranker and the vector channel.
-func prepareOptions(c *cli.Context) (prepare.Options, error) {
-	opt := prepare.Options{}
-	var err error
+// and its policy, the reranker and the vector channel. The gate fails
+// closed (seed 001-17): a --recall-policy that cannot be read or is not a
+// valid policy turns it off for the run, and gateOff says why, without
+// content; the prepare itself goes on.
+func prepareOptions(c *cli.Context) (opt prepare.Options, gateOff string, err error) {
 	if opt.Hasher, err = prepareHasher(c); err != nil {
-		return opt, err
+		return opt, "", err
 	}
 	if c.Bool("recall-gate") {
 		g := prepare.DefaultGatePolicy()
 		if f := c.String("recall-policy"); f != "" {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return opt, usageError("--recall-policy: cannot read %s", f)
-			}
-			if g, err = prepare.ParseGatePolicy(b); err != nil {
-				return opt, usageError("--recall-policy: %v", err)
+			if b, rerr := os.ReadFile(f); rerr != nil {
+				gateOff = "recall gate off: --recall-policy: cannot read the file"
+			} else if g, rerr = prepare.ParseGatePolicy(b); rerr != nil {
+				gateOff = "recall gate off: --recall-policy: " + rerr.Error()
 			}
 		}
-		opt.Gate = &g
+		if gateOff == "" {
+			opt.Gate = &g
+		}
 	} else if c.IsSet("recall-effort") || c.IsSet("recall-policy") {
-		return opt, usageError("--recall-effort and --recall-policy need --recall-gate")
+		return opt, "", usageError("--recall-effort and --recall-policy need --recall-gate")
 	}
 	switch c.String("rerank") {
 	case "none":
 	case "lexical":
 		opt.Reranker = prepare.LexicalReranker{}
 	default:
-		return opt, usageError("--rerank takes none or lexical")
+		return opt, "", usageError("--rerank takes none or lexical")
 	}
 	if c.Bool("vector") {
 		opt.Embedder = prepare.HashEmbedder{}
 	}
-	return opt, nil
+	return opt, gateOff, nil
 }
 
 func prepareAction(c *cli.Context) error {
@@ -234,7 +241,7 @@ func prepareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt, err := prepareOptions(c)
+	opt, gateOff, err := prepareOptions(c)
 	if err != nil {
 		return err
 	}
@@ -262,6 +269,9 @@ func prepareAction(c *cli.Context) error {
 	case err != nil:
 		return failSafe(c, "prepare: "+err.Error(), req.Query, bodies, exitFailed)
 	}
+	if gateOff != "" {
+		res.Diagnostic = strings.TrimPrefix(res.Diagnostic+"; "+gateOff, "; ")
+	}
 	out, err := prepare.Render(res, req, bodies, c.IsSet("otel"))
 	var le *gate.LeakError
 	var se *gate.SchemaError
@@ -281,14 +291,17 @@ func prepareAction(c *cli.Context) error {
 	if c.Context.Err() != nil { // the last moment to stop with nothing written
 		return interrupted(c)
 	}
+	// The trace and the recall effort are diagnostics sinks: one that
+	// cannot be written is swallowed with a content-free message and never
+	// blocks the injection or its exit status (seed 001).
 	if f := c.String("otel"); f != "" {
 		if err := writeFile(f, out.Trace); err != nil {
-			return failSafe(c, "cannot write the trace file", req.Query, bodies, exitFailed)
+			fmt.Fprintln(c.App.ErrWriter, "convert: prepare: trace not written: cannot write the --otel file (the injection is unaffected)")
 		}
 	}
 	if f := c.String("recall-effort"); f != "" && out.Effort != nil {
 		if err := writeFile(f, out.Effort); err != nil {
-			return failSafe(c, "cannot write the recall effort file", req.Query, bodies, exitFailed)
+			fmt.Fprintln(c.App.ErrWriter, "convert: prepare: recall effort not written: cannot write the --recall-effort file (the injection is unaffected)")
 		}
 	}
 	if out.Diagnostic != "" {

@@ -32,7 +32,8 @@ func init() {
 	Rules = append(Rules, [][2]string{
 		{RulePCShape, "a PreparedContext receipt lacks its schema, policy_id or retrieval lists"},
 		{RulePCNullReceipt, `a PreparedContext carries "receipt": null (omission is required)`},
-		{RulePCBounds, "more than 3 rounds, 32 searches, 8 rerank configs, 32 reranks, 32 selected, 16 omitted, 8 stages, or prepare.ReceiptByteCap serialized bytes"},
+		{RulePCBounds, fmt.Sprintf("more than %d rounds, %d searches, %d rerank configs, %d reranks, %d selected, %d omitted, %d stages, or %d serialized bytes (prepare's own caps)",
+			prepare.MaxRounds, prepare.MaxSearchGroups, prepare.MaxRerankConfigs, prepare.MaxRerankGroups, prepare.MaxSelected, prepare.MaxOmitted, prepare.MaxStages, prepare.ReceiptByteCap)},
 		{RulePCBytes, "used_bytes is not content_bytes, or exceeds requested_max_bytes"},
 		{RulePCContentDigest, "content_digest is not sha256 of the injected content, or is not null exactly when status is empty"},
 		{RulePCTruncated, "truncated is not true exactly when a selected item is truncated"},
@@ -125,7 +126,9 @@ func (a *pcAudit) receiptOf(v map[string]any) (outer, r map[string]any, ok bool)
 	return v, obj(v, "receipt"), true
 }
 
-// bounds checks the serialized size and every list's cap.
+// bounds checks the serialized size and every list's cap: the constants
+// prepare itself enforces (one source, so audit never disagrees with what
+// prepare keeps: the byte cap is the measured 16,384, not seed 000's 8,192).
 func (a *pcAudit) bounds(r, ret map[string]any) {
 	if raw, err := json.Marshal(r); err == nil && len(raw) > prepare.ReceiptByteCap {
 		a.add(RulePCBounds, "the serialized receipt is %d bytes, over %d", len(raw), prepare.ReceiptByteCap)
@@ -134,7 +137,8 @@ func (a *pcAudit) bounds(r, ret map[string]any) {
 		m   map[string]any
 		key string
 		max int
-	}{{ret, "rounds", 3}, {ret, "searches", 32}, {ret, "rerank_configs", 8}, {ret, "reranks", 32}, {r, "selected", 32}, {r, "omitted", 16}, {r, "stages", 8}} {
+	}{{ret, "rounds", prepare.MaxRounds}, {ret, "searches", prepare.MaxSearchGroups}, {ret, "rerank_configs", prepare.MaxRerankConfigs},
+		{ret, "reranks", prepare.MaxRerankGroups}, {r, "selected", prepare.MaxSelected}, {r, "omitted", prepare.MaxOmitted}, {r, "stages", prepare.MaxStages}} {
 		if n := len(list(b.m, b.key)); n > b.max {
 			a.add(RulePCBounds, "%s has %d entries, over %d", b.key, n, b.max)
 		}

@@ -43,6 +43,10 @@ type build struct {
 	truncated   int
 	belowMin    int
 	noFit       int
+	capTrunc    int            // truncated to MaxEntryContentBytes and not cut again by the budget
+	capDrop     int            // dropped at the per-entry cap (a code body with no whole line under it)
+	budgetTrunc int            // cut to the bytes left
+	budgetDrop  int            // no room left
 	dropBelow   map[string]int // belowMin by family
 	dropNoFit   map[string]int // noFit by family
 	entryLimit  map[string]int
@@ -106,10 +110,12 @@ func cut(c Candidate, n int, h receipt.Hasher) (_ Candidate, ok bool) {
 // fit selects, truncates and renders candidates under maxBytes. Each
 // historical section's candidates are interleaved round-robin, then code
 // follows. combined > 0 caps the historical items together (the default
-// builder). Candidates are fitted round by round: every round-0 candidate is
-// offered (in today's order, so a run that did not expand is unchanged)
-// before any candidate a later round added, which can therefore only use the
-// slots and bytes round 0 left: expansion never displaces round 0.
+// builder). Candidates are fitted round by round: every round-0 candidate,
+// historical and code, is offered (in today's order, so a run that did not
+// expand is unchanged) before any candidate a later round added, which can
+// therefore only use the slots and bytes round 0 left: expansion only adds,
+// it never displaces a round-0 item. The content is rendered in injection
+// order whatever the fitting order: historical items, then code.
 func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined int, h receipt.Hasher) build {
 	f := &fitter{b: build{maxBytes: maxBytes, entryLimit: map[string]int{}, dropBelow: map[string]int{}, dropNoFit: map[string]int{}}, h: h}
 	var hist []Section
@@ -125,71 +131,83 @@ func fit(sections []Section, cands map[string][]Candidate, maxBytes, combined in
 			last = max(last, c.round)
 		}
 	}
-	f.historical(hist, cands, last, combined)
-	if code != nil {
-		f.code(*code, cands[FamilyCode])
+	taken := make([]int, len(hist))
+	total, codeTaken := 0, 0
+	for round := 0; round <= last; round++ {
+		f.historical(hist, cands, round, taken, &total, combined)
+		if code != nil {
+			f.code(*code, cands[FamilyCode], round, &codeTaken)
+		}
 	}
-	f.b.content = strings.Join(f.frags, sep)
+	var frags []string
+	for _, it := range f.hist {
+		frags = append(frags, it.fragment)
+	}
+	for _, it := range f.codeItems {
+		frags = append(frags, it.fragment)
+	}
+	f.b.items = append(f.hist, f.codeItems...)
+	f.b.content = strings.Join(frags, sep)
 	return f.b
 }
 
-// fitter is fit's state: the build so far and its rendered fragments.
+// fitter is fit's state: the build so far and its selected items, kept
+// apart by kind (the injection order) while they are fitted by round.
 type fitter struct {
-	b     build
-	h     receipt.Hasher
-	frags []string
-	used  int
+	b         build
+	h         receipt.Hasher
+	hist      []item
+	codeItems []item
+	used      int
 }
 
-// historical offers the historical sections' candidates round by round,
-// each round round-robin across the sections, within each section's limit
-// and the combined cap.
-func (f *fitter) historical(hist []Section, cands map[string][]Candidate, last, combined int) {
-	taken := make([]int, len(hist))
-	total := 0
-	for round := 0; round <= last; round++ {
-		lists := make([][]Candidate, len(hist))
+// historical offers the historical sections' candidates of one round,
+// round-robin across the sections, within each section's limit and the
+// combined cap (taken and total carry across rounds).
+func (f *fitter) historical(hist []Section, cands map[string][]Candidate, round int, taken []int, total *int, combined int) {
+	lists := make([][]Candidate, len(hist))
+	for i, s := range hist {
+		for _, c := range cands[s.Family] {
+			if c.round == round {
+				lists[i] = append(lists[i], c)
+			}
+		}
+	}
+	next := make([]int, len(hist))
+	for progress := true; progress; {
+		progress = false
 		for i, s := range hist {
-			for _, c := range cands[s.Family] {
-				if c.round == round {
-					lists[i] = append(lists[i], c)
+			list := lists[i]
+			for next[i] < len(list) && taken[i] < s.Limit && (combined == 0 || *total < combined) {
+				c := list[next[i]]
+				next[i]++
+				progress = true
+				if f.take(c) {
+					taken[i]++
+					*total++
+					break
 				}
 			}
 		}
-		next := make([]int, len(hist))
-		for progress := true; progress; {
-			progress = false
-			for i, s := range hist {
-				list := lists[i]
-				for next[i] < len(list) && taken[i] < s.Limit && (combined == 0 || total < combined) {
-					c := list[next[i]]
-					next[i]++
-					progress = true
-					if f.take(c) {
-						taken[i]++
-						total++
-						break
-					}
-				}
-			}
-		}
-		for i, s := range hist {
-			f.b.entryLimit[s.Family] += len(lists[i]) - next[i]
-		}
+	}
+	for i, s := range hist {
+		f.b.entryLimit[s.Family] += len(lists[i]) - next[i]
 	}
 }
 
-// code offers the code candidates after the historical ones, up to the
-// section's limit.
-func (f *fitter) code(sec Section, cands []Candidate) {
-	n := 0
-	for i, c := range cands {
-		if n == sec.Limit {
-			f.b.entryLimit[FamilyCode] += len(cands) - i
-			return
+// code offers one round's code candidates, after that round's historical
+// ones, up to the section's limit (n carries across rounds).
+func (f *fitter) code(sec Section, cands []Candidate, round int, n *int) {
+	for _, c := range cands {
+		if c.round != round {
+			continue
+		}
+		if *n == sec.Limit {
+			f.b.entryLimit[FamilyCode]++
+			continue
 		}
 		if f.take(c) {
-			n++
+			*n++
 		}
 	}
 }
@@ -199,23 +217,26 @@ func (f *fitter) code(sec Section, cands []Candidate) {
 func (f *fitter) take(c Candidate) bool {
 	b := &f.b
 	s := 0
-	if len(f.frags) > 0 {
+	if len(f.hist)+len(f.codeItems) > 0 {
 		s = len(sep)
 	}
 	truncated := false
+	capped := false
 	if len(c.Body) > MaxEntryContentBytes {
 		c2, ok := cut(c, MaxEntryContentBytes, f.h)
 		if !ok || len(c2.Body) < MinTruncatedBytes {
 			b.noFit++
+			b.capDrop++
 			b.dropNoFit[c.family()]++
 			return false
 		}
-		c, truncated = c2, true
+		c, truncated, capped = c2, true, true
 	}
 	frag := header(c) + c.Body
 	if f.used+s+len(frag) > b.maxBytes {
 		if len(c.Body) < MinTruncatedBytes {
 			b.belowMin++
+			b.budgetDrop++
 			b.dropBelow[c.family()]++
 			return false
 		}
@@ -226,20 +247,26 @@ func (f *fitter) take(c Candidate) bool {
 		}
 		if !ok || len(c2.Body) < MinTruncatedBytes {
 			b.noFit++
+			b.budgetDrop++
 			b.dropNoFit[c.family()]++
 			return false
 		}
-		c, truncated, frag = c2, true, header(c2)+c2.Body
+		c, truncated, capped, frag = c2, true, false, header(c2)+c2.Body
+		b.budgetTrunc++
+	}
+	if capped {
+		b.capTrunc++
 	}
 	f.used += s + len(frag)
-	f.frags = append(f.frags, frag)
-	b.items = append(b.items, item{cand: c, fragment: frag, truncated: truncated})
+	it := item{cand: c, fragment: frag, truncated: truncated}
 	if truncated {
 		b.truncated++
 	}
 	if c.Code != nil {
+		f.codeItems = append(f.codeItems, it)
 		b.codeOrigins = append(b.codeOrigins, *c.Code)
 	} else {
+		f.hist = append(f.hist, it)
 		b.origins = append(b.origins, selectedKey{c.Addr, c.EntryID, c.EntryVersionID})
 	}
 	return true

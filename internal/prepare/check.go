@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -42,6 +44,48 @@ func Probe(outputs *gate.Outputs, query string, bodies, pass []string) []gate.Fi
 		c.Raw(b, i+1)
 	}
 	return c.Findings()
+}
+
+// honestID reports an identity whose only secret shape is a credential
+// key word followed by a namespace colon and a name of plain words, such as
+// the artifact id password:rotation-policy: "password:" is what made it
+// look like an assignment, and rotation-policy (two or more lower-case
+// words of letters only, joined by '-') carries no secret's entropy. A value
+// with a digit, an upper-case letter, a single word or any other shape
+// (password:hunter2, api_key:abcd1234efgh, ghp_...) is not honest, and the
+// name without its key word must not be secret-shaped either.
+func honestID(s string) bool {
+	if leak.SecretKind(s) != "secret_assignment" {
+		return false
+	}
+	key, value, ok := strings.Cut(s, ":")
+	if !ok || key == "" {
+		return false
+	}
+	words := strings.Split(value, "-")
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 2 || strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) {
+			return false
+		}
+	}
+	return leak.SecretKind(value) == ""
+}
+
+// maskHonestIDs replaces, in a JSON document, every string that is exactly
+// one of the honest identities among ids by the identity's digest before
+// the leak check reads it: the check then neither mistakes the id for a
+// credential nor misses anything else (the id passes through anyway, and
+// every other string is checked as before).
+func maskHonestIDs(doc []byte, ids []string) []byte {
+	for _, id := range ids {
+		if id != "" && honestID(id) {
+			doc = bytes.ReplaceAll(doc, []byte(`"`+id+`"`), []byte(`"`+digest([]byte(id))+`"`))
+		}
+	}
+	return doc
 }
 
 // PassThrough lists the identity values of a receipt (copied in clear) and
@@ -83,8 +127,14 @@ func Trace(res Result, req Request) otlp.Trace {
 	}
 	if res.Effort != nil {
 		sp.Attrs.Set("recall.policy", receipt.S(res.Effort.Policy))
+		sp.Attrs.Set("recall.policy_digest", receipt.S(res.Effort.PolicyDigest))
 		sp.Attrs.Set("recall.rounds", receipt.I(int64(res.Effort.Rounds)))
 		sp.Attrs.Set("recall.assessment", receipt.S(res.Effort.Assessment))
+		if s := res.Effort.Signals; s != nil {
+			sp.Attrs.Set("recall.signals.retrieved", receipt.I(int64(s.Retrieved)))
+			sp.Attrs.Set("recall.signals.admitted", receipt.I(int64(s.Admitted)))
+			sp.Attrs.Set("recall.signals.unused_bytes", receipt.I(int64(s.UnusedBytes)))
+		}
 		sp.Attrs.Set("recall.truncated_items", receipt.I(int64(res.Effort.TruncatedItems)))
 		sp.Attrs.Set("recall.dropped_items", receipt.I(int64(res.Effort.DroppedItems)))
 	}

@@ -25,7 +25,7 @@ func TestSearchEvidence(t *testing.T) {
 		}
 	}
 	g := DefaultGatePolicy()
-	g.MinCandidates = 99 // always thin: forces expansion rounds
+	g.ID, g.MinCandidates = "test.always-thin.v1", 99 // always thin: forces expansion rounds
 	tests := []struct {
 		name     string
 		opt      func() Options
@@ -316,7 +316,7 @@ func TestPayloadSizes(t *testing.T) {
 			opt := Options{Reranker: &scopedReranker{ev: ev}, Embedder: HashEmbedder{}}
 			if tt.gate {
 				g := DefaultGatePolicy()
-				g.MinCandidates, g.AllowRerankCalls = 99, true
+				g.ID, g.MinCandidates, g.AllowRerankCalls = "test.always-thin.v1", 99, true
 				opt.Gate = &g
 			}
 			res := doPrepare(t, st, opt, req)

@@ -19,19 +19,19 @@ func TestAssess(t *testing.T) {
 		budget BudgetView
 		want   Assessment
 	}{
-		{"no searchable family (profile only)", nil, roomy, Assessment{true, "no-searchable-family"}},
-		{"empty scope is no content", []GateFamily{{Family: FamilyMemory, Ceiling: 16, HasScore: true}}, roomy, Assessment{true, "no-content"}},
-		{"admitted nothing from a retrieved pool", []GateFamily{{Family: FamilyMemory, Retrieved: 40, Ceiling: 16, HasScore: true}}, roomy, Assessment{false, "thin-candidates"}},
-		{"experience has no score: thin by count only", []GateFamily{{Family: FamilyExperience, Retrieved: 5, Admitted: 1, Ceiling: 8}}, roomy, Assessment{false, "thin-candidates"}},
-		{"experience with enough candidates is sufficient", []GateFamily{{Family: FamilyExperience, Retrieved: 5, Admitted: 4, Ceiling: 8}}, roomy, Assessment{true, "sufficient"}},
-		{"weak top-1", []GateFamily{{Family: FamilyMemory, Retrieved: 9, Admitted: 5, Ceiling: 16, Top1: 0.2, HasScore: true}}, roomy, Assessment{false, "weak-top-1"}},
-		{"family at its ceiling", []GateFamily{{Family: FamilyTopic, Retrieved: 30, Admitted: 8, Ceiling: 8, Top1: 0.1, HasScore: true}}, roomy, Assessment{true, "saturated"}},
-		{"budget-bound at 512 bytes", []GateFamily{{Family: FamilyMemory, Retrieved: 3, Admitted: 1, Ceiling: 16, HasScore: true}}, BudgetView{MaxBytes: 512, Delivered: 1, Unused: 20}, Assessment{true, "budget-bound"}},
-		{"whole-item drops are budget-bound", []GateFamily{{Family: FamilyMemory, Retrieved: 3, Admitted: 1, Ceiling: 16, HasScore: true}}, BudgetView{MaxBytes: 8000, Unused: 4000, Dropped: 1}, Assessment{true, "budget-bound"}},
+		{"no searchable family (profile only)", nil, roomy, Assessment{Sufficient: true, Reason: "no-searchable-family"}},
+		{"empty scope is no content", []GateFamily{{Family: FamilyMemory, Ceiling: 16, HasScore: true}}, roomy, Assessment{Sufficient: true, Reason: "no-content"}},
+		{"admitted nothing from a retrieved pool", []GateFamily{{Family: FamilyMemory, Retrieved: 40, Ceiling: 16, HasScore: true}}, roomy, Assessment{Sufficient: false, Reason: "thin-candidates"}},
+		{"experience has no score: thin by count only", []GateFamily{{Family: FamilyExperience, Retrieved: 5, Admitted: 1, Ceiling: 8}}, roomy, Assessment{Sufficient: false, Reason: "thin-candidates"}},
+		{"experience with enough candidates is sufficient", []GateFamily{{Family: FamilyExperience, Retrieved: 5, Admitted: 4, Ceiling: 8}}, roomy, Assessment{Sufficient: true, Reason: "sufficient"}},
+		{"weak top-1", []GateFamily{{Family: FamilyMemory, Retrieved: 9, Admitted: 5, Ceiling: 16, Top1: 0.2, HasScore: true}}, roomy, Assessment{Sufficient: false, Reason: "weak-top-1"}},
+		{"family at its ceiling", []GateFamily{{Family: FamilyTopic, Retrieved: 30, Admitted: 8, Ceiling: 8, Top1: 0.1, HasScore: true}}, roomy, Assessment{Sufficient: true, Reason: "saturated"}},
+		{"budget-bound at 512 bytes", []GateFamily{{Family: FamilyMemory, Retrieved: 3, Admitted: 1, Ceiling: 16, HasScore: true}}, BudgetView{MaxBytes: 512, Delivered: 1, Unused: 20}, Assessment{Sufficient: true, Reason: "budget-bound"}},
+		{"whole-item drops are budget-bound", []GateFamily{{Family: FamilyMemory, Retrieved: 3, Admitted: 1, Ceiling: 16, HasScore: true}}, BudgetView{MaxBytes: 8000, Unused: 4000, Dropped: 1}, Assessment{Sufficient: true, Reason: "budget-bound"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Assess(tt.fams, tt.budget, p); got != tt.want {
+			if got := Assess(tt.fams, tt.budget, p); got.Sufficient != tt.want.Sufficient || got.Reason != tt.want.Reason {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -129,7 +129,7 @@ func TestGateRounds(t *testing.T) {
 			var sunk []RecallEffort
 			g := DefaultGatePolicy()
 			req := Request{ScopeIDs: []string{scopeA}, Query: gateQuery, IncludeReceipt: true, Sections: secs}
-			res := doPrepare(t, st, Options{Gate: &g, EffortSink: func(e RecallEffort) { sunk = append(sunk, e) }}, req)
+			res := doPrepare(t, st, Options{Gate: &g, EffortSink: func(e RecallEffort) error { sunk = append(sunk, e); return nil }}, req)
 			out := render(t, st, res, req)
 			e := res.Effort
 			if e.Rounds != tt.rounds || !slices.Equal(e.ExpansionActions, tt.actions) || !slices.Equal(e.CandidatesByRound, tt.byRound) || e.Assessment != tt.assessment {
@@ -195,7 +195,7 @@ func TestSaturatedFamilyGetsNothingLater(t *testing.T) {
 	}
 	st := openWith(t, mem(scopeA, "m", 1, entries...), art(FamilyTopic, scopeA, "t", 1, body(60, "alpha")))
 	g := DefaultGatePolicy()
-	g.MinCandidates = 99
+	g.ID, g.MinCandidates = "test.always-thin.v1", 99
 	var calls []string
 	req := Request{ScopeIDs: []string{scopeA}, Query: gateQuery, MaxBytes: 32768, Sections: []Section{{FamilyMemory, 8}, {FamilyTopic, 8}}, IncludeReceipt: true}
 	res := doPrepare(t, st, Options{Gate: &g, searchFault: func(round int, fam, scope string) error {
@@ -241,6 +241,9 @@ func TestGateSkipsExpansionThatWouldPayRerankCalls(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		g := DefaultGatePolicy()
 		g.AllowRerankCalls = allow
+		if allow {
+			g.ID = "test.pays-rerank.v1"
+		}
 		rr.calls = 0
 		e := doPrepare(t, st, Options{Gate: &g, Reranker: rr}, req).Effort
 		if allow && (e.Rounds != 2 || e.AddedGenerationCalls != 1 || rr.calls != 2) {

@@ -38,12 +38,17 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 	}
 	if r := res.Context.Receipt; r != nil {
 		rb, _ := json.Marshal(r)
+		ids := append(PassThrough(r), pass...)
+		why := ""
 		if err := gate.ValidateDocument(rb); err != nil {
-			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: receipt does not match its schema"
-		} else if f, err := LeakCheck([]Named{{"receipt", rb}}, req.Query, bodies, append(PassThrough(r), pass...)); err != nil {
+			why = "receipt omitted: receipt does not match its schema"
+		} else if f, err := LeakCheck([]Named{{"receipt", maskHonestIDs(rb, ids)}}, req.Query, bodies, ids); err != nil {
 			return out, err
 		} else if len(f) > 0 {
-			res.Context.Receipt, res.Diagnostic = nil, "receipt omitted: leak check found raw input"
+			why = "receipt omitted: leak check found raw input"
+		}
+		if why != "" {
+			res.Context.Receipt, res.Diagnostic = nil, joinDiag(why, res.Diagnostic)
 		}
 	}
 	b, err := json.Marshal(res.Context)
@@ -60,17 +65,15 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		why := ""
 		if err := gate.ValidateDocument(eb); err != nil {
 			why = "recall effort omitted: it does not match its schema"
-		} else if f, err := LeakCheck([]Named{{"recall effort", eb}}, req.Query, bodies, pass); err != nil {
+		} else if f, err := LeakCheck([]Named{{"recall effort", maskHonestIDs(eb, pass)}}, req.Query, bodies, pass); err != nil {
 			return out, err
 		} else if len(f) > 0 {
 			why = "recall effort omitted: leak check found raw input"
 		}
 		if why == "" {
 			out.Effort = append(eb, '\n')
-		} else if res.Diagnostic == "" {
-			res.Diagnostic = why
 		} else {
-			res.Diagnostic += "; " + why
+			res.Diagnostic = joinDiag(res.Diagnostic, why)
 		}
 	}
 	if withTrace {
@@ -105,4 +108,15 @@ func schemaError(doc string, err error) error {
 		return &gate.SchemaError{Path: doc, Msg: se.Msg}
 	}
 	return &gate.SchemaError{Path: doc, Msg: err.Error()}
+}
+
+// joinDiag joins content-free diagnostics with "; ", skipping empty ones.
+func joinDiag(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }

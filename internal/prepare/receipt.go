@@ -50,7 +50,7 @@ func groupSearches(calls []SearchGroup) []SearchGroup {
 
 // omissions counts exclusions by family and reason over the committed
 // rounds and the final build (abandoned rounds never count).
-func omissions(sections []Section, final map[string][]Candidate, b build, last roundOut, clamped, dup map[string]int) []OmittedGroup {
+func omissions(sections []Section, final map[string][]Candidate, b build, ex exclusions, clamped map[string]int) []OmittedGroup {
 	var out []OmittedGroup
 	add := func(fam, reason string, n int) {
 		if n > 0 {
@@ -62,9 +62,9 @@ func omissions(sections []Section, final map[string][]Candidate, b build, last r
 		if len(final[f]) == 0 {
 			add(f, OmitNotRetrieved, 1)
 		}
-		add(f, OmitBelowAdmission, last.belowAdm[f])
-		add(f, OmitDuplicate, dup[f])
-		add(f, OmitCandidateLimit, clamped[f]+last.candLimit[f])
+		add(f, OmitBelowAdmission, ex.belowAdm[f])
+		add(f, OmitDuplicate, ex.dup[f])
+		add(f, OmitCandidateLimit, clamped[f]+ex.candLimit[f])
 		add(f, OmitEntryLimit, b.entryLimit[f])
 	}
 	for f, n := range b.dropBelow {

@@ -43,9 +43,12 @@ type Options struct {
 	Embedder     Embedder         // nil: FTS only
 	VectorScopes map[string]bool  // scopes with a vector deployment; nil: all (when Embedder is set)
 	Reranker     Reranker         // Memory-only rerank; nil: none
-	Gate         *GatePolicy      // nil: recall gate off
-	EffortSink   func(RecallEffort)
-	NoReader     map[string]bool // families with no configured reader (searched as not_run)
+	Gate         *GatePolicy      // nil: recall gate off; an invalid policy (GatePolicy.Check) means no expansion
+	// EffortSink receives the RecallEffort after the build. Its error or
+	// panic is swallowed: the injection never depends on it, and the
+	// Result's Diagnostic says, without content, that the sink failed.
+	EffortSink func(RecallEffort) error
+	NoReader   map[string]bool // families with no configured reader (searched as not_run)
 	// Hasher makes every digest derived from the input: query, content,
 	// snippet and computed file digests. Keyed (receipt.NewKeyed), they are
 	// HMAC-SHA256, so a guessable query or snippet cannot be confirmed from a
@@ -251,6 +254,7 @@ var stageOrder = map[string]int{"recall": 0, "rerank": 1, "budget_probe": 2, "ga
 type prep struct {
 	rt       *Runtime
 	req      Request
+	gate     *GatePolicy // the valid policy in force, or nil
 	h        receipt.Hasher
 	scopes   []string // the current scope, then the referenced scopes the caller may read
 	qterms   []string
@@ -336,7 +340,7 @@ func (p *prep) paidRerank() bool {
 func (p *prep) recall(ctx context.Context, round int, grow map[string]bool) (roundOut, error) {
 	out := newRoundOut()
 	floor := baseFloor
-	if g := p.rt.opt.Gate; g != nil {
+	if g := p.gate; g != nil {
 		floor = Expand(round, *g)
 	}
 	for _, sec := range p.sections {
@@ -382,7 +386,7 @@ func (p *prep) searchOne(ctx context.Context, round int, fam, scope string, floo
 	list, admitted := p.fuse(fam, ftsRows, vecRows, floor, out)
 	retrieved := len(ftsRows) + len(vecRows)
 	out.belowAdm[fam] += retrieved - admitted
-	if p.rt.opt.Gate != nil && searchable(fam) {
+	if p.gate != nil && searchable(fam) {
 		out.counts = append(out.counts, AdmissionCounts{Family: fam, ScopeID: scope, Retrieved: retrieved, Admitted: admitted})
 	}
 	cs := p.candidates(round, fam, list, out)
@@ -598,21 +602,31 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Start: rt.opt.Clock(), MaxBytes: req.MaxBytes, Hash: p.h, QueryDigest: p.h.Text(NormalizeQuery(req.Query))}
+	var diags []string
+	if g := rt.opt.Gate; g != nil {
+		// The gate fails closed (seed 001): an invalid policy means no
+		// expansion and no effort, never a failed prepare.
+		if err := g.Check(); err != nil {
+			diags = append(diags, "recall gate off: invalid policy: "+err.Error())
+		} else {
+			p.gate = g
+		}
+	}
 	var r0 roundOut
 	if err := p.stage("recall", func() (err error) { r0, err = p.recall(ctx, 0, nil); return }); err != nil {
 		return Result{}, fmt.Errorf("recall failed: %w", err)
 	}
 	p.rounds = append(p.rounds, RecallRound{Round: 0, Outcome: RoundCompleted, Retained: true})
-	st := &recallState{committed: []pools{r0.cands}, outs: map[int]roundOut{0: r0}, last: r0}
+	st := &recallState{committed: []pools{r0.cands}, outs: map[int]roundOut{0: r0}, latest: r0.counts}
 	st.final = allocate(st.committed, p.scopes)
 	var effort *RecallEffort
-	if g := rt.opt.Gate; g != nil {
+	if g := p.gate; g != nil {
 		effort = p.expand(ctx, *g, st)
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	view, dup := p.retain(st)
+	ex := p.retain(st)
 	var b build
 	_ = p.stage("build", func() error { b = fit(p.sections, st.final.cands, req.MaxBytes, p.combined, p.h); return nil })
 	if len(b.content) > req.MaxBytes {
@@ -627,8 +641,8 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 		effort.TruncatedItems = b.truncated
 		effort.DroppedBelowMinBytes, effort.DroppedNoFittingTruncation = b.belowMin, b.noFit
 		effort.DroppedItems = b.belowMin + b.noFit
-		if rt.opt.EffortSink != nil {
-			rt.opt.EffortSink(*effort)
+		if rt.opt.EffortSink != nil && callSink(rt.opt.EffortSink, *effort) != nil {
+			diags = append(diags, "recall effort sink failed (swallowed; the injection is unaffected)")
 		}
 	}
 	res.End = rt.opt.Clock()
@@ -636,10 +650,26 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
 	res.Searches = groupSearches(p.searches)
 	if req.IncludeReceipt {
-		pc.Receipt, res.Diagnostic = p.receiptOrDiagnostic(b, pc, omissions(p.sections, st.final.cands, b, view, st.final.clamped, dup))
+		var why string
+		pc.Receipt, why = p.receiptOrDiagnostic(b, pc, omissions(p.sections, st.final.cands, b, ex, st.final.clamped))
+		if why != "" {
+			diags = append([]string{why}, diags...)
+		}
 	}
+	res.Diagnostic = strings.Join(diags, "; ")
 	res.Context = pc
 	return res, nil
+}
+
+// callSink hands the effort to the sink; an error or a panic is returned,
+// never propagated (the caller swallows it with a content-free message).
+func callSink(sink func(RecallEffort) error, e RecallEffort) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New("recall effort sink panicked")
+		}
+	}()
+	return sink(e)
 }
 
 // newPrep checks the caller's access and fixes what one Prepare searches:
@@ -671,17 +701,20 @@ func (rt *Runtime) newPrep(ctx context.Context, req Request) (*prep, error) {
 // recallState is what the committed recall rounds hold.
 type recallState struct {
 	committed []pools
-	outs      map[int]roundOut // completed rounds, families not searched carried forward
-	last      roundOut
+	outs      map[int]roundOut  // each completed round's own result and exclusion counts
+	latest    []AdmissionCounts // per family and scope, from the last round that searched it
 	final     allocation
 }
 
-// expand is the recall gate: up to the policy's expansions, each run only
-// when the gate finds the candidates so far insufficient. A cancelled ctx
-// stops it before the next round.
+// expand is the recall gate. It assesses the committed candidates after
+// round 0 and after every committed expansion, and runs the next round only
+// while the answer is insufficient, the policy allows another expansion and
+// some family can still grow; the last assessment is the effort's. A
+// cancelled ctx stops it before the next round.
 func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *RecallEffort {
-	effort := &RecallEffort{Schema: EffortSchema, Policy: g.ID, Rounds: 1, ExpansionActions: []string{}, CandidatesByRound: []int{count(st.final.cands)}}
-	for r := 1; r <= min(g.MaxExpansions, 2) && ctx.Err() == nil; r++ {
+	effort := &RecallEffort{Schema: EffortSchema, Policy: g.ID, PolicyDigest: g.Digest(), Rounds: 1, ExpansionActions: []string{},
+		CandidatesByRound: []int{count(st.final.cands)}}
+	for r := 1; ; r++ {
 		var probe build
 		_ = p.stage("budget_probe", func() error {
 			probe = fit(p.sections, st.final.cands, p.req.MaxBytes, p.combined, p.h)
@@ -691,14 +724,17 @@ func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *Recal
 		var grow map[string]bool
 		_ = p.stage("gate", func() error { a, grow = p.assess(g, st, probe); return nil })
 		effort.Assessment = a.Reason
-		if a.Sufficient {
+		sig := a.Signals
+		effort.Signals = &sig
+		if a.Sufficient || r > min(g.MaxExpansions, 2) || len(grow) == 0 || ctx.Err() != nil {
 			break
 		}
 		var out roundOut
 		err := p.stage("recall", func() (err error) { out, err = p.recall(ctx, r, grow); return })
 		effort.Rounds++
 		if err != nil {
-			// The whole stage is discarded: the committed set stands.
+			// The whole stage is discarded: the committed set, and so the
+			// assessment of it, stand.
 			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
 			effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 			break
@@ -708,14 +744,20 @@ func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *Recal
 		effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, g).Action)
 		effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 	}
-	effort.AdmissionByFamily = append([]AdmissionCounts{}, st.last.counts...)
+	effort.AdmissionByFamily = []AdmissionCounts{}
+	for _, c := range st.latest {
+		c.Family = effortFamily(c.Family)
+		effort.AdmissionByFamily = append(effort.AdmissionByFamily, c)
+	}
 	effort.AddedEmbeddings = p.embeds // the round-0 query vector is reused per scope
 	effort.AddedGenerationCalls = p.genCalls
 	return effort
 }
 
 // assess gives the gate its view of every searchable family with a reader,
-// and returns its answer and the families that may grow.
+// and returns its answer and the families that may grow: below their
+// ceiling, with a non-empty pool (a family that retrieved nothing cannot
+// gain from a lower floor over the same pool, so it is not searched again).
 func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, map[string]bool) {
 	grow := map[string]bool{}
 	var fams []GateFamily
@@ -724,7 +766,7 @@ func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, m
 			continue
 		}
 		gf := GateFamily{Family: s.Family, Ceiling: ceilings[s.Family], Admitted: len(st.final.cands[s.Family]), HasScore: s.Family != FamilyExperience}
-		for _, c := range st.last.counts {
+		for _, c := range st.latest {
 			if c.Family == s.Family {
 				gf.Retrieved += c.Retrieved
 			}
@@ -732,67 +774,69 @@ func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, m
 		for _, c := range st.final.cands[s.Family] {
 			gf.Top1 = max(gf.Top1, c.Score)
 		}
-		if gf.Admitted < gf.Ceiling {
+		gf.Saturation = gf.Admitted >= gf.Ceiling
+		if !gf.Saturation && gf.Retrieved > 0 {
 			grow[s.Family] = true
 		}
 		fams = append(fams, gf)
 	}
-	a := Assess(fams, BudgetView{MaxBytes: p.req.MaxBytes, Delivered: len(probe.items), Truncated: probe.truncated, Dropped: probe.belowMin + probe.noFit, Unused: probe.unused()}, g)
+	budget := BudgetView{MaxBytes: p.req.MaxBytes, Delivered: len(probe.items), Truncated: probe.budgetTrunc, Dropped: probe.budgetDrop,
+		Unused: probe.unused(), CapTruncated: probe.capTrunc, CapDropped: probe.capDrop}
+	a := Assess(fams, budget, g)
 	// An expansion round that searches Memory would pay a model rerank
 	// call: skip it unless the policy allows the call.
 	if !a.Sufficient && grow[FamilyMemory] && p.paidRerank() && !g.AllowRerankCalls {
-		a = Assessment{true, "rerank-calls-not-allowed"}
+		a.Sufficient, a.Reason = true, "rerank-calls-not-allowed"
 	}
 	return a, grow
 }
 
 // commit adds expansion round r's fresh candidates; the families it did not
-// search keep their last counts.
+// search keep their latest admission counts.
 func (st *recallState) commit(r int, out roundOut, grow map[string]bool, scopes []string) {
 	st.committed = append(st.committed, fresh(st.committed, out.cands, out.dup))
-	for _, c := range st.last.counts {
+	latest := append([]AdmissionCounts{}, out.counts...)
+	for _, c := range st.latest {
 		if !grow[c.Family] {
-			out.counts = append(out.counts, c)
+			latest = append(latest, c)
 		}
 	}
-	for f, n := range st.last.belowAdm {
-		if !grow[f] {
-			out.belowAdm[f] += n
-		}
-	}
-	for f, n := range st.last.candLimit {
-		if !grow[f] {
-			out.candLimit[f] += n
-		}
-	}
-	st.last, st.outs[r] = out, out
+	st.latest, st.outs[r] = latest, out
 	st.final = allocate(st.committed, scopes)
+}
+
+// exclusions are the omission counts of the retained rounds, summed: every
+// exclusion event in a pool that contributes to the final build counts
+// (seed 000), so round 0's stay when an expansion is kept.
+type exclusions struct {
+	belowAdm, candLimit, dup map[string]int
 }
 
 // retain marks the rounds whose candidate pool contributes to the final
 // build: round 0 always, a later round when one of its additions survived
-// the ceiling. The omission counts come from the retained rounds only: the
-// last retained round's pool view and every retained round's duplicates.
-func (p *prep) retain(st *recallState) (view roundOut, dup map[string]int) {
+// the ceiling. The omission counts come from the retained rounds only.
+func (p *prep) retain(st *recallState) exclusions {
 	contrib := map[int]bool{0: true}
 	for _, cs := range st.final.cands {
 		for _, c := range cs {
 			contrib[c.round] = true
 		}
 	}
-	view, dup = st.outs[0], map[string]int{}
+	ex := exclusions{belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
 	for i := range p.rounds {
 		rd := &p.rounds[i]
 		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
 			continue
 		}
 		rd.Retained = true
-		view = st.outs[rd.Round]
-		for f, n := range st.outs[rd.Round].dup {
-			dup[f] += n
+		o := st.outs[rd.Round]
+		for _, m := range [][2]map[string]int{{ex.belowAdm, o.belowAdm}, {ex.candLimit, o.candLimit}, {ex.dup, o.dup}} {
+			for f, n := range m[1] {
+				m[0][f] += n
+			}
 		}
 	}
-	return view, dup
+	return ex
 }
 
 // receiptOrDiagnostic builds and checks the receipt: on any failure there

@@ -168,7 +168,7 @@ func twoScopeGateStore(t *testing.T, strongA, weakB int) *Store {
 // candidate ceiling.
 func TestExpansionNeverDisplacesRound0AcrossScopes(t *testing.T) {
 	g := DefaultGatePolicy()
-	g.MinCandidates = 99 // always thin: force both expansion rounds
+	g.ID, g.MinCandidates = "test.always-thin.v1", 99 // always thin: force both expansion rounds
 	t.Run("content", func(t *testing.T) {
 		st := twoScopeGateStore(t, 6, 6)
 		req := Request{ScopeIDs: []string{scopeA, scopeB}, Query: gateQuery, MaxBytes: MaxMaxBytes, IncludeReceipt: true, Sections: []Section{{FamilyMemory, 8}}}
@@ -283,14 +283,14 @@ func TestEnabledButUnusedRerankerBlocksExpansion(t *testing.T) {
 	if res.Context.Receipt.NonDeterministic || len(res.Context.Receipt.Retrieval.RerankConfigs) != 0 {
 		t.Fatal("a configured reranker that never ran sets nothing")
 	}
-	g.AllowRerankCalls = true
+	g.ID, g.AllowRerankCalls = "test.pays-rerank.v1", true
 	rr.calls = 0
 	res = doPrepare(t, st, Options{Gate: &g, Reranker: rr}, req)
 	if rr.calls == 0 || res.Effort.Rounds < 2 || res.Effort.AddedGenerationCalls != rr.calls || !res.Context.Receipt.NonDeterministic {
 		t.Fatalf("allowed: %d calls, effort %+v", rr.calls, res.Effort)
 	}
 	// A deterministic reranker pays no generation call: expansion proceeds.
-	g.AllowRerankCalls = false
+	g = DefaultGatePolicy()
 	res = doPrepare(t, st, Options{Gate: &g, Reranker: LexicalReranker{}}, req)
 	if res.Effort.Rounds < 2 {
 		t.Fatalf("a deterministic reranker must not block expansion: %+v", res.Effort)
@@ -410,7 +410,7 @@ func TestSmallerSeedCases(t *testing.T) {
 	res := doPrepare(t, st, Options{Gate: &g}, req)
 	t.Run("admission counts for searchable families", func(t *testing.T) {
 		for _, c := range res.Effort.AdmissionByFamily {
-			if !searchable(c.Family) {
+			if c.Family != "memory" && c.Family != FamilyExperience && c.Family != FamilyTopic {
 				t.Fatalf("admission counts are for memory, experience and topic memory only: %+v", c)
 			}
 		}

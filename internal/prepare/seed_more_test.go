@@ -22,7 +22,7 @@ import (
 func TestQueryVectorReusedAcrossRounds(t *testing.T) {
 	st := twoScopeGateStore(t, 2, 3)
 	g := DefaultGatePolicy()
-	g.MinCandidates = 99
+	g.ID, g.MinCandidates = "test.always-thin.v1", 99
 	em := &countingEmbedder{}
 	req := Request{ScopeIDs: []string{scopeA, scopeB}, Query: gateQuery, Sections: []Section{{FamilyMemory, 8}}}
 	e := doPrepare(t, st, Options{Gate: &g, Embedder: em}, req).Effort
