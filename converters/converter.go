@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -192,10 +193,21 @@ func validName(s string) bool {
 }
 
 // Register adds a converter defined outside this package (a test's, or a
-// plugin's); the rules are register's.
+// plugin's); the rules are register's. Its words become the gate's words
+// (gate.AddWords): the generated vocabulary holds only the shipped
+// converters'.
 func Register(c Converter) {
 	register(c)
 	external = append(external, c.Name)
+	gate.AddWords(c.Words()...)
+}
+
+// Words are the words a converter gives the program's vocabulary: its
+// name, span name and instrumentation scope, record types and event names.
+func (c Converter) Words() []string {
+	out := []string{c.Name, c.SpanName, gate.ScopePrefix + c.Name}
+	out = append(out, c.Types...)
+	return append(out, c.Events...)
 }
 
 // external names the converters Register added, in order.

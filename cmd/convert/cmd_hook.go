@@ -389,7 +389,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 			lg.Printf("%s%v (nothing converted)", prefix, err)
 			return
 		}
-		opt.AfterWrite = exp.AfterWrite()
+		opt.AfterWrite = afterWrite(exp)
 		exported = ", exported"
 	}
 	// Convert from the session's own directory, so every path the pipeline

@@ -146,7 +146,7 @@ func runAction(c *cli.Context) error {
 		},
 	}
 	if exp != nil {
-		opt.AfterWrite, opt.ExportEndpoint = exp.AfterWrite(), exp.Name()
+		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp), exp.Name()
 	}
 	oc := pipeline.Run(c.Context, ins, opt, nil)
 	interrupted := c.Context.Err() != nil

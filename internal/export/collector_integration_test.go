@@ -48,10 +48,12 @@ func TestCollectorReceivesEveryGoldenTrace(t *testing.T) {
 		out := filepath.Join(outRoot, c.converter, c.name)
 		var stderr bytes.Buffer
 		oc := pipeline.Run(context.Background(), ins, pipeline.RunOptions{
-			Options:    pipeline.Options{Converter: c.converter},
-			Out:        out,
-			Jobs:       2,
-			AfterWrite: exp.AfterWrite(),
+			Options: pipeline.Options{Converter: c.converter},
+			Out:     out,
+			Jobs:    2,
+			AfterWrite: func(ctx context.Context, _ pipeline.Input, res *pipeline.Result) error {
+				return exp.Export(ctx, res.Trace)
+			},
 		}, &stderr)
 		if strings.Contains(stderr.String(), "otlp export") {
 			t.Fatalf("%s: export failed:\n%s", c.sample, stderr.String())

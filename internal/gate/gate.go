@@ -13,8 +13,8 @@ package gate
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
-	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/vocab"
 )
 
@@ -48,14 +48,6 @@ func IsWord(s string) bool {
 	}
 }
 
-// ConverterWords are the words a converter gives the vocabulary: its name,
-// span name and scope, record types and event names.
-func ConverterWords(c converters.Converter) []string {
-	out := []string{c.Name, c.SpanName, ScopePrefix + c.Name}
-	out = append(out, c.Types...)
-	return append(out, c.Events...)
-}
-
 // Segments are the segments of a dotted name (none for a word without a
 // dot, or with a slash or space): they are our words too, since a span
 // attribute key made of them says nothing of the input.
@@ -66,30 +58,47 @@ func Segments(w string) []string {
 	return strings.Split(w, ".")
 }
 
-// registered is the words of converters registered at run time
-// (converters.Register: a test's or a plugin's) that the generated table
-// cannot hold; nil when there are none, as with the shipped converters
-// (looking up all of theirs was 2% of a one-line run).
-var registered = sync.OnceValue(func() map[string]bool {
-	var extra map[string]bool
-	add := func(w string) {
-		if !IsWord(w) {
-			if extra == nil {
-				extra = map[string]bool{}
-			}
-			extra[w] = true
+// extra holds the words AddWords added, copied on each change; nil when
+// there are none, as with the shipped converters (looking up all of theirs
+// was 2% of a one-line run).
+var (
+	extraMu sync.Mutex
+	extra   atomic.Pointer[map[string]bool]
+)
+
+// AddWords makes words, and the segments of the dotted ones, the gate's
+// words too: the words of a converter registered at run time
+// (converters.Register: a test's or a plugin's), which the generated table
+// cannot hold. The gate imports no converter: what it knows of them is
+// what they add.
+func AddWords(words ...string) {
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	next := map[string]bool{}
+	if p := extra.Load(); p != nil {
+		for w := range *p {
+			next[w] = true
 		}
 	}
-	for _, c := range converters.External() {
-		for _, w := range ConverterWords(c) {
-			add(w)
-			for _, seg := range Segments(w) {
-				add(seg)
+	for _, w := range words {
+		for _, x := range append([]string{w}, Segments(w)...) {
+			if !IsWord(x) {
+				next[x] = true
 			}
 		}
 	}
-	return extra
-})
+	if len(next) > 0 {
+		extra.Store(&next)
+	}
+}
+
+// registered is AddWords' words (nil when none).
+func registered() map[string]bool {
+	if p := extra.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // isWord is the vocabulary lookup of a gate: the table's, and the words of
 // converters registered at run time when there are any.
@@ -117,20 +126,47 @@ func Vocabulary() map[string]bool {
 }
 
 // messageWords are the single words of every vocabulary phrase and format
-// string, for messages the program composes.
+// string, for messages the program composes, with those of AddWords.
 func messageWords() map[string]bool {
+	base := baseMessageWords()
+	more := registered()
+	if more == nil {
+		return base
+	}
+	msgMu.Lock()
+	defer msgMu.Unlock()
+	if msgMerged == nil || msgMergedOf != len(more) {
+		msgMerged = make(map[string]bool, len(base)+len(more))
+		for w := range base {
+			msgMerged[w] = true
+		}
+		for w := range more {
+			splitMessage(w, msgMerged)
+		}
+		msgMergedOf = len(more)
+	}
+	return msgMerged
+}
+
+var (
+	msgMu       sync.Mutex
+	msgMerged   map[string]bool
+	msgMergedOf int // len(registered()) when msgMerged was made: AddWords only adds
+)
+
+// splitMessage adds the single words of w to set.
+func splitMessage(w string, set map[string]bool) {
+	for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == ' ' || r == '.' || r == ':' || r == '"' }) {
+		set[p] = true
+	}
+}
+
+// baseMessageWords are messageWords of the generated table and formats.
+func baseMessageWords() map[string]bool {
 	msgOnce.Do(func() {
 		msgWords = map[string]bool{}
-		split := func(w string) {
-			for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == ' ' || r == '.' || r == ':' || r == '"' }) {
-				msgWords[p] = true
-			}
-		}
 		for _, w := range vocabWords {
-			split(w)
-		}
-		for w := range registered() {
-			split(w)
+			splitMessage(w, msgWords)
 		}
 		for _, w := range vocab.Formats() {
 			for _, p := range strings.Fields(w) {
@@ -142,3 +178,7 @@ func messageWords() map[string]bool {
 	})
 	return msgWords
 }
+
+// Known reports whether s is the program's word: the generated table's, or
+// one AddWords added.
+func Known(s string) bool { return isWord()(s) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -111,6 +112,20 @@ func init() {
 		TypeField: "type", Types: []string{"kv.record"},
 		New: func(converters.Env) converters.State { return &keepsView{} },
 	})
+}
+
+// TestRegisteredConverterWordsAreKnown: Register gives the gate the words
+// of a converter defined outside package converters (the gate imports no
+// converter), segments included: the test converter above is one.
+func TestRegisteredConverterWordsAreKnown(t *testing.T) {
+	for _, w := range []string{"test_keeps_view", gate.ScopePrefix + "test_keeps_view", "kv.record", "kv", "record"} {
+		if w != "record" && gate.IsWord(w) {
+			t.Errorf("%q is in the generated table: the test proves nothing", w)
+		}
+		if !gate.Known(w) {
+			t.Errorf("%q, a registered converter's word, is not the gate's", w)
+		}
+	}
 }
 
 // TestBorrowedCheckFires: an output string that points into a read buffer

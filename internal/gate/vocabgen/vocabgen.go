@@ -32,7 +32,7 @@ func Build() (map[string]bool, error) {
 	}
 	words := set.Vocabulary()
 	for _, c := range converters.All() {
-		for _, w := range gate.ConverterWords(c) {
+		for _, w := range c.Words() {
 			words[w] = true
 		}
 	}
