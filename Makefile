@@ -72,6 +72,22 @@ test-fleet: build
 	cd tools/fleet && $(GO) build -trimpath -o $(abspath $(FLEET_BIN)) .
 	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
+# generate regenerates every generated file from its source, in order: the
+# event schemas (from the converters' declarations), the schema vocabulary,
+# the program's words and the gate's lookup table, the converter tables of
+# the docs, and prepare's REQUIREMENTS table. check-generated (CI) fails
+# when any of them was stale.
+.PHONY: generate check-generated
+generate:
+	$(GO) generate ./converters
+	$(GO) test ./internal/schema -run 'TestVocabularyFile$$' -count=1 -update
+	$(GO) generate ./internal/vocab
+	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
+	$(GO) test ./internal/prepare -run 'TestRequirements$$' -count=1 -update
+
+check-generated: generate
+	@if ! git diff --quiet; then git diff --stat; echo "generated files were stale: run make generate and commit the result"; exit 1; fi
+
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
 golden:
 	$(GO) test ./converters -run 'TestGolden$$' -count=1 -update
