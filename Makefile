@@ -139,7 +139,7 @@ ccusage-figures:
 	tools/ccusage-figures.sh $(CCUSAGE)
 
 # demo-prepare loads the bundled sample artifacts into a temporary store and
-# shows what the runtime is for: the README's plain question answered with
+# shows what the runtime is for: the plain question of docs/usage.md answered with
 # cited context. Then it prints a ready PreparedContext with its receipt,
 # validates it and leak-checks the receipt, recall effort and trace against
 # the query and bodies; repeats it with keyed digests; and, with the sample

@@ -10,7 +10,8 @@
 // in schemas/events), samples in samples/<name>/, then
 // `make golden` to write golden/<name>/. The conformance test in this package
 // fails until all of them exist. An agent's own log format also fills
-// Converter.Native (format.go): the README's "Adding an agent's log format".
+// Converter.Native (format.go): docs/adding-a-format.md, "Adding an agent's
+// log format".
 package converters
 
 import (

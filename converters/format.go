@@ -11,11 +11,12 @@ import (
 
 // Format is what an agent's own log format (Claude Code, Codex, Cursor)
 // declares beyond its Converter, so that the pipeline, detection, the fuzz
-// targets and the README follow from the registry instead of lists kept by
-// hand. Every field is data or a pure function: the pipeline does the I/O.
+// targets and the converter tables of docs/converters.md follow from the
+// registry instead of lists kept by hand. Every field is data or a pure
+// function: the pipeline does the I/O.
 //
 // Adding a format is one reader file that registers a Converter with a
-// Format (see "Adding an agent's log format" in the README).
+// Format (see "Adding an agent's log format" in docs/adding-a-format.md).
 type Format struct {
 	// Type returns a record's type, for formats whose lines do not all
 	// carry it in one field (a Converter.TypeField); a result that is not

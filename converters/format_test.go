@@ -147,15 +147,16 @@ func TestNativeFormats(t *testing.T) {
 	}
 }
 
-// TestReadmeConverters: the README's converter tables are the registry's
-// (-update rewrites them), and its notes on native formats name each one.
+// TestReadmeConverters: the converter tables of docs/converters.md (once
+// the README's) are the registry's (-update rewrites them), and its notes on
+// native formats name each one.
 func TestReadmeConverters(t *testing.T) {
-	readmePath := filepath.Join("..", "README.md")
-	raw, err := os.ReadFile(readmePath)
+	docPath := filepath.Join("..", "docs", "converters.md")
+	raw, err := os.ReadFile(docPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
+	doc := string(raw)
 	var native, scenario strings.Builder
 	native.WriteString("| converter | logs on disk | what it reads |\n|---|---|---|\n")
 	scenario.WriteString("| converter | what it reads |\n|---|---|\n")
@@ -176,31 +177,35 @@ func TestReadmeConverters(t *testing.T) {
 		native.WriteString("| `" + c.Name + "` | " + strings.Join(locs, ", ") + " | " + c.Doc + " |\n")
 		names = append(names, c.Name)
 	}
-	want := readme
+	want := doc
 	for _, b := range []struct{ name, table string }{{"native", native.String()}, {"scenario", scenario.String()}} {
 		open, end := "<!-- converters:"+b.name+" (go test ./converters -run TestReadmeConverters -update) -->\n", "<!-- /converters:"+b.name+" -->"
 		i, j := strings.Index(want, open), strings.Index(want, end)
 		if i < 0 || j < i {
-			t.Fatalf("%s: no %q ... %q block", readmePath, strings.TrimSpace(open), end)
+			t.Fatalf("%s: no %q ... %q block", docPath, strings.TrimSpace(open), end)
 		}
 		want = want[:i+len(open)] + b.table + want[j:]
 	}
-	if want != readme {
+	if want != doc {
 		if *update {
-			if err := os.WriteFile(readmePath, []byte(want), 0o644); err != nil {
+			if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		} else {
-			t.Errorf("%s: the converter tables differ from the registry; run go test ./converters -run TestReadmeConverters -update", readmePath)
+			t.Errorf("%s: the converter tables differ from the registry; run go test ./converters -run TestReadmeConverters -update", docPath)
 		}
 	}
 	bullet := regexp.MustCompile("(?m)^- `([a-z_]+)`: ")
-	section := readme[strings.Index(readme, "**Native agent logs**"):strings.Index(readme, "**Scenario event logs**")]
+	from, to := strings.Index(doc, "\n## Native agent logs\n"), strings.Index(doc, "\n## Scenario event logs\n")
+	if from < 0 || to < from {
+		t.Fatalf("%s: no \"## Native agent logs\" section before \"## Scenario event logs\"", docPath)
+	}
+	section := doc[from:to]
 	var noted []string
 	for _, m := range bullet.FindAllStringSubmatch(section, -1) {
 		noted = append(noted, m[1])
 	}
 	if !reflect.DeepEqual(noted, names) {
-		t.Errorf("%s: the notes on native formats name %v, the registry %v", readmePath, noted, names)
+		t.Errorf("%s: the notes on native formats name %v, the registry %v", docPath, noted, names)
 	}
 }

@@ -15,8 +15,9 @@ import (
 // records), subagent chats (chats/<parent-session-id>/<id>.jsonl, kind
 // "subagent"), and the older session files that hold the whole
 // conversation in one JSON document ({sessionId, projectHash, startTime,
-// lastUpdated, messages: [...]}) when that document is on one line (see
-// README: a pretty-printed .json file has to be compacted first).
+// lastUpdated, messages: [...]}), pretty-printed or not: Format.Document
+// has the pipeline read such a file as one record (the Gemini CLI note
+// in docs/converters.md).
 //
 // It writes the context the CLI injects into the history (the
 // <session_context> environment message, hook context) as context loads;

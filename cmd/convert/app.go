@@ -16,7 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes: one small documented set (README, `convert --help`). Each
+// Exit codes: one small documented set (docs/formats.md, "Exit codes";
+// `convert --help`). Each
 // comes from a typed error an Action returns (exitError, usage), never from
 // matching message text.
 const (

@@ -56,8 +56,9 @@ func parseCtx(t *testing.T, s string) ctxDoc {
 	return d
 }
 
-// TestPrepareHeadlineExample: the README's first example returns the cited
-// decision, not only the team profile, without any extra flag.
+// TestPrepareHeadlineExample: the first example of `convert prepare` in
+// docs/usage.md returns the cited decision, not only the team profile,
+// without any extra flag.
 func TestPrepareHeadlineExample(t *testing.T) {
 	_, sample := prepStore(t)
 	db := loadStore(t, sample)

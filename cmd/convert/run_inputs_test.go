@@ -106,7 +106,7 @@ func TestRunInputs(t *testing.T) {
 	}
 }
 
-// TestSameNameInSeparateRuns: the README's single-file lines into one
+// TestSameNameInSeparateRuns: the single-file lines of docs/usage.md into one
 // --out replace each other's outputs; the second run says so.
 func TestSameNameInSeparateRuns(t *testing.T) {
 	repo, _ := filepath.Abs("../..")

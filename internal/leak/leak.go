@@ -1,6 +1,7 @@
 // Package leak decides whether any output string carries raw input content.
 //
-// The model (DESIGN 2.4) is provenance. Every output string is one of:
+// The model (docs/design.md, "Provenance and the leak check") is
+// provenance. Every output string is one of:
 //
 //   - vocabulary: a constant the program writes (schema keys, enum values,
 //     event and span names, schema URLs, scope names);

@@ -131,8 +131,9 @@ func (f *file) validate(lines [][]byte, checked, written []byte) error {
 	return nil
 }
 
-// summary accounts for the whole input (DESIGN 2.1). The leak check's
-// figures are 0 until finish sets them.
+// summary accounts for the whole input (docs/design.md, "The summary
+// accounts for the whole input"). The leak check's figures are 0 until
+// finish sets them.
 func (f *file) summary() receipt.Event {
 	var a receipt.Attrs
 	s := f.stats

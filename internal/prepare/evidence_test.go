@@ -283,7 +283,7 @@ func TestCountCaps(t *testing.T) {
 // TestPayloadSizes measures serialized receipts for representative mixed
 // family, cross-scope, reranked workloads with real identity lengths (UUID
 // artifact, entry and version ids, a 40-hex fingerprint, ordinary paths) and
-// pins the sizes the README quotes. The cap was revised from seed 000's
+// pins the sizes docs/usage.md quotes. The cap was revised from seed 000's
 // 8192 bytes because the explicit assembly maximum (26 historical + 4 code)
 // measures 9,696 bytes with one model rerank config: it never fit.
 func TestPayloadSizes(t *testing.T) {
@@ -327,7 +327,7 @@ func TestPayloadSizes(t *testing.T) {
 			b, _ := jsonMarshal(res.Context.Receipt)
 			t.Logf("%s: %d selected, %d bytes of %d", tt.name, len(res.Context.Receipt.Selected), len(b), ReceiptByteCap)
 			if len(b) != tt.want {
-				t.Errorf("measured %d bytes, the README quotes %d: update both", len(b), tt.want)
+				t.Errorf("measured %d bytes, docs/usage.md quotes %d: update both", len(b), tt.want)
 			}
 		})
 	}

@@ -51,7 +51,7 @@ const (
 	MaxMaxBytes              = 32768
 	DefaultMaxBytes          = 8000
 	MaxQueryChars            = 4096
-	ReceiptByteCap           = 16384 // seed 000 proposed 8192; revised by measurement (README, TestPayloadSizes)
+	ReceiptByteCap           = 16384 // seed 000 proposed 8192; revised by measurement (docs/usage.md, TestPayloadSizes)
 )
 
 // Receipt count caps.

@@ -44,7 +44,7 @@ var requirements = []requirement{
 	{ID: "000-03", Text: "No server-side default turns receipts on: the flag is per request only.",
 		Where: []string{cp + "flagRequest"}, Tests: []string{"cmd/TestPrepareCLI"}, Status: "met", Note: "no environment variable or config enables it"},
 	{ID: "000-04", Text: "The receipt is untrusted metadata and must never be injected into a prompt; the injection value stays content.",
-		Where: []string{"README.md"}, Status: "documented"},
+		Where: []string{"docs/usage.md"}, Status: "documented"},
 	{ID: "000-05", Text: "A receipt never holds the query or any selected body, and neither does a failure diagnostic; an honest identity that merely looks like an assignment (password:rotation-policy: a key word, a colon, two or more lower-case words) is not a secret and keeps the receipt, while credential-shaped ids (password:hunter2, api_key:abcd1234efgh, ghp_...) still drop it.",
 		Where: []string{rp + "check.go:LeakCheck", rp + "output.go:Render", rp + "check.go:honestID"}, Tests: []string{"TestNoForbiddenContent", "TestReceiptFailuresKeepInjection", "TestHonestIDsAreNotSecrets", "cmd/TestPrepareCLI"}, Status: "met",
 		Note: "reading (issue #38): the seed forbids content, not honest identities; only the secret_assignment shape with a plain-words value is spared, and a diceware-style passphrase used as an id would be spared too"},
@@ -189,8 +189,8 @@ var requirements = []requirement{
 		Where: []string{cp + "flagRequest", cp + "readRequest", rp + "runtime.go:Request.Validate"}, Tests: []string{"cmd/TestPrepareMaxBytesZero", "cmd/TestPrepareCLI/max_bytes_too_small"}, Status: "met"},
 
 	// Issue #23 beyond the seeds.
-	{ID: "i23-01", Text: "The README's headline example (\"Why did we choose SQLite?\") returns the cited decision without extra flags: query stop words are not lexical evidence.",
-		Where: []string{rp + "text.go:queryTerms", "README.md"}, Tests: []string{"cmd/TestPrepareHeadlineExample"}, Status: "met"},
+	{ID: "i23-01", Text: "The headline example of docs/usage.md (\"Why did we choose SQLite?\") returns the cited decision without extra flags: query stop words are not lexical evidence.",
+		Where: []string{rp + "text.go:queryTerms", "docs/usage.md"}, Tests: []string{"cmd/TestPrepareHeadlineExample"}, Status: "met"},
 }
 
 // unlisted are the tests of internal/prepare (and the TestPrepare tests of
@@ -404,7 +404,7 @@ sufficiency gate. Tests are in ` + "`internal/prepare`" + ` unless prefixed ` + 
 
 Status: **met**; **partly** (the note says what is missing); **revised** (the seed asks for a
 measured revision and got one); **extension** (beyond the seed, from another issue);
-**documented** (a rule for callers, stated in the README); **not here** (needs a system this
+**documented** (a rule for callers, stated in ` + "`docs/usage.md`" + `); **not here** (needs a system this
 project does not have).
 
 | id | requirement | where | tests | status |

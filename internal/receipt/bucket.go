@@ -2,7 +2,8 @@ package receipt
 
 // A Ladder turns a number into a bucket label, so receipts reveal an order of
 // magnitude and two receipts stay comparable. The ladders are fixed and
-// documented in the README; changing one is a receipt schema change.
+// documented in docs/formats.md, "Buckets"; changing one is a receipt schema
+// change (docs/design.md, "Digests and buckets").
 type Ladder struct {
 	Name   string
 	Bounds []int64  // ascending upper bounds (exclusive)

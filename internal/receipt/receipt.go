@@ -11,7 +11,8 @@ import (
 // Kind is the type of an attribute value. Receipts carry only these.
 type Kind uint8
 
-// The attribute value kinds, as DESIGN 2.1 allows them.
+// The attribute value kinds, the only ones a receipt line allows
+// (docs/design.md, "Receipt lines").
 const (
 	String Kind = iota + 1
 	Bool
