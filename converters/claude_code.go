@@ -103,6 +103,9 @@ var claudePass = leak.Paths{
 	"attachment.addedNames.#": leak.Name, "attachment.skills.#.name": leak.Name, "agentType": leak.Name,
 	"message.content.#.input.skill": leak.Name, "message.content.#.input.subagent_type": leak.Name,
 	"message.content.#.content.#.tool_name": leak.Name,
+	// An MCP call's progress records repeat its server and tool, the two
+	// halves of the mcp__server__tool name --reveal names writes.
+	"data.serverName": leak.Name, "data.toolName": leak.Name,
 }
 
 // claudeBuiltinTools are Claude Code's own tool names: public, so they pass

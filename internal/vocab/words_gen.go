@@ -1304,6 +1304,7 @@ var words = []string{
 	"data.reasoningId",
 	"data.role",
 	"data.selectedModel",
+	"data.serverName",
 	"data.sessionId",
 	"data.shutdownType",
 	"data.source",
