@@ -84,7 +84,7 @@ golden:
 # JSONSCHEMA_DIFF_UPDATE=1 rewrites that file (review it).
 .PHONY: jsonschema-diff
 jsonschema-diff:
-	GO=$(GO) tools/jsonschema-diff.sh $(if $(JSONSCHEMA_DIFF_UPDATE),-update)
+	@GO=$(GO) tools/jsonschema-diff.sh $(if $(JSONSCHEMA_DIFF_UPDATE),-update)
 
 lint:
 	$(GO) vet ./...
