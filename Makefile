@@ -92,6 +92,16 @@ check-generated: generate
 golden:
 	$(GO) test ./converters -run 'TestGolden$$' -count=1 -update
 
+# jsonschema-diff prints the diff between github.com/santhosh-tekuri/
+# jsonschema/v5 v5.3.1 (downloaded through the Go module proxy) and its
+# patched copy in internal/jsonschema: the patches its PATCHES.md lists and
+# the import-path changes. It fails unless that diff is
+# internal/jsonschema/upstream.patch; after a deliberate change,
+# JSONSCHEMA_DIFF_UPDATE=1 rewrites that file (review it).
+.PHONY: jsonschema-diff
+jsonschema-diff:
+	@GO=$(GO) tools/jsonschema-diff.sh $(if $(JSONSCHEMA_DIFF_UPDATE),-update)
+
 lint:
 	$(GO) vet ./...
 	$(GO) run ./tools/borrowcheck converters

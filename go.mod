@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/gowebpki/jcs v1.0.2
 	github.com/klauspost/compress v1.20.4
-	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/tidwall/gjson v1.20.3
 	github.com/urfave/cli/v2 v2.27.7
 	go.opentelemetry.io/collector/pdata v1.71.0
@@ -36,5 +35,3 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
-
-replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/jsonschema

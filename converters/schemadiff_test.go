@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/internal/pipeline"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // The schema differential: the event schemas of two schema trees (a

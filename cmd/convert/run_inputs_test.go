@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 func copyTo(t *testing.T, from, to string) {

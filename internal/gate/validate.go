@@ -13,10 +13,10 @@ import (
 	"sync"
 
 	"github.com/contextreceipts/convert/internal/jsonl"
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/schema"
 	"github.com/contextreceipts/convert/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 var (

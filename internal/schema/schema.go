@@ -15,8 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 const base = "https://schemas.contextreceipts.dev/convert/v1/"

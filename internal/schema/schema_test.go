@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 func TestSchemasCompileAndValidate(t *testing.T) {
@@ -92,7 +92,7 @@ func TestSortLists(t *testing.T) {
 	}
 }
 
-// third_party/jsonschema compiles the drafts' meta-schemas on first use
+// internal/jsonschema compiles the drafts' meta-schemas on first use
 // instead of in init: they must still be there, and still be applied, when
 // a schema is compiled (before any other use, as in a fresh process).
 func TestMetaSchemasStillApplied(t *testing.T) {

@@ -213,6 +213,7 @@ func (c *Compiler) findResource(url string) (*resource, error) {
 
 func (c *Compiler) compileURL(url string, stack []schemaRef, ptr string) (*Schema, error) {
 	// if url points to a draft, return Draft.meta
+	// [convert patch] draftMeta: the meta-schemas are loaded on first use.
 	if d := findDraft(url); d != nil && c.draftMeta(d) != nil {
 		return d.meta, nil
 	}
@@ -317,7 +318,7 @@ func (c *Compiler) compileMap(r *resource, stack []schemaRef, sref schemaRef, re
 		if sch, ok := m["$schema"]; ok {
 			sch := sch.(string)
 			if d := findDraft(sch); d != nil {
-				s.meta = c.draftMeta(d)
+				s.meta = c.draftMeta(d) // [convert patch] loaded on first use
 			} else {
 				if s.meta, err = c.compileRef(r, stack, "$schema", res, sch); err != nil {
 					return err
@@ -766,6 +767,7 @@ func (c *Compiler) validateSchema(r *resource, v interface{}, vloc string) error
 		return meta.validateValue(v, vloc)
 	}
 
+	// [convert patch] draftMeta: the meta-schemas are loaded on first use.
 	if err := validate(c.draftMeta(r.draft)); err != nil {
 		return err
 	}

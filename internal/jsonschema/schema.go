@@ -299,7 +299,9 @@ func (s *Schema) validate(scope []schemaRef, vscope int, spath string, v interfa
 			}
 		}
 		if !matched {
-			errors = append(errors, validationError("enum", s.enumError))
+			// [convert patch] s.enumError is the message, not a format: go vet
+			// rejects a non-constant format, and a '%' in an enum value garbled it.
+			errors = append(errors, validationError("enum", "%s", s.enumError))
 		}
 	}
 

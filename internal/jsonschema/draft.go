@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
+	"sync" // [convert patch] loadMetas
 )
 
 // A Draft represents json-schema draft
