@@ -12,12 +12,17 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/tidwall/gjson"
 )
 
-// referenceDir holds the reference scenario fixtures, read in place (they are
-// never copied into this repository).
-const referenceDir = "../../shared/reference/pluribus"
+// referenceDir is where the reference scenario fixtures are read in place
+// (they are never copied into this repository): ../shared/reference/pluribus.
+// Without it the test skips, saying so; in CI it fails (testshared.Dir).
+func referenceDir(t *testing.T) string {
+	t.Helper()
+	return testshared.Dir(t, "reference", "pluribus")
+}
 
 // referenceFiles names a scenario converter's reference input and receipt in
 // the reference suite. They follow the suite's naming (sample-<name>-log.jsonl
@@ -48,9 +53,7 @@ var noReference = map[string]string{
 // has no reference case (instead of being silently left out of the parity
 // test) and when an override names a converter that is not a scenario.
 func TestReferenceCasesFromRegistry(t *testing.T) {
-	if _, err := os.Stat(referenceDir); err != nil {
-		t.Skip("reference fixtures not present beside the checkout: ", referenceDir)
-	}
+	dir := referenceDir(t)
 	scen := map[string]bool{}
 	for _, name := range converters.Scenarios() {
 		scen[name] = true
@@ -58,7 +61,7 @@ func TestReferenceCasesFromRegistry(t *testing.T) {
 			continue
 		}
 		for _, f := range referenceFiles(name) {
-			if _, err := os.Stat(filepath.Join(referenceDir, f)); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Errorf("scenario converter %s has no reference case: %v (name its files in referenceNames, or say why in noReference)", name, err)
 			}
 		}
@@ -78,11 +81,10 @@ func TestReferenceCasesFromRegistry(t *testing.T) {
 // TestReferenceParity runs each converter on its reference input and
 // requires every (event name, attribute key) pair of the reference receipt,
 // auto-detection of the input, and none of the reference's forbidden
-// strings in any output or message. It skips only when ../shared is absent.
+// strings in any output or message. It skips only when ../shared is absent
+// and CI is unset.
 func TestReferenceParity(t *testing.T) {
-	if _, err := os.Stat(referenceDir); err != nil {
-		t.Skip("reference fixtures not present beside the checkout: ", referenceDir)
-	}
+	dir := referenceDir(t)
 	forbidden := forbiddenStrings(t)
 	for _, name := range converters.Scenarios() {
 		if _, ok := noReference[name]; ok {
@@ -90,7 +92,7 @@ func TestReferenceParity(t *testing.T) {
 		}
 		ref := referenceFiles(name)
 		t.Run(name, func(t *testing.T) {
-			in := filepath.Join(referenceDir, ref[0])
+			in := filepath.Join(dir, ref[0])
 			res := pipeline.Convert(pipeline.Input{Path: in, Rel: ref[0]}, pipeline.Options{})
 			if res.Err != nil {
 				t.Fatalf("auto-detected conversion failed: %v", res.Err)
@@ -98,7 +100,7 @@ func TestReferenceParity(t *testing.T) {
 			if res.Converter != name {
 				t.Errorf("detected %s, want %s", res.Converter, name)
 			}
-			want := nameKeys(t, readLines(t, filepath.Join(referenceDir, ref[1])))
+			want := nameKeys(t, readLines(t, filepath.Join(dir, ref[1])))
 			got := nameKeys(t, strings.Split(string(res.Receipt), "\n"))
 			var missing []string
 			for k := range want {
@@ -157,7 +159,7 @@ func forbiddenStrings(t *testing.T) map[string][]string {
 	t.Helper()
 	row := regexp.MustCompile("^\\|[^|]*\\| `([^`]*)`.*\\| `(\\[.*\\])` \\|\\s*$")
 	out := map[string][]string{}
-	for _, l := range readLines(t, filepath.Join(referenceDir, "README.md")) {
+	for _, l := range readLines(t, filepath.Join(referenceDir(t), "README.md")) {
 		m := row.FindStringSubmatch(l)
 		if m == nil {
 			continue

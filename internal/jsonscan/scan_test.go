@@ -76,10 +76,11 @@ func TestScanAgreesWithGjson(t *testing.T) {
 }
 
 // TestScanAgreesOnRealLines holds Scan to gjson on every line of the
-// samples and goldens, and on each line's truncations and byte flips.
+// samples and goldens, and on each line's truncations and byte flips
+// (each distinct line once: the result depends on the line alone).
 func TestScanAgreesOnRealLines(t *testing.T) {
 	lines := testlines.Lines(t, "../../samples", "../../golden")
-	for _, line := range lines {
+	for _, line := range testlines.Distinct(lines) {
 		agree(t, line)
 		step := max(1, len(line)/16)
 		for i := 0; i < len(line); i += step {

@@ -13,19 +13,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/testshared"
 )
 
-// chromium finds a Chromium; in CI (CI set) its absence fails the test.
+// browsers are the executables chromium looks for on PATH, in order.
+var browsers = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// chromium finds a Chromium. Without one the test skips, saying what is
+// missing and how to install it; in CI (CI set) it fails instead.
 func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+	t.Helper()
+	for _, name := range browsers {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatal("chromium is not installed (CI installs Debian's chromium: apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed; apt-get install -y chromium (CI fails here instead of skipping)")
+	testshared.Unavailable(t, "headless browser test: no "+strings.Join(browsers, ", ")+" on PATH; install one (Debian/Ubuntu: apt-get install -y chromium)")
 	return ""
 }
 

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/contextreceipts/convert/schemas"
@@ -200,8 +203,12 @@ func TestDifferential(t *testing.T) {
 	}
 
 	// Mutants: one golden line per event and attribute-key shape.
+	type shapeDoc struct {
+		doc      map[string]any
+		envelope bool
+	}
 	seen := map[string]bool{}
-	var agree, rejected int
+	var docs []shapeDoc
 	for _, line := range golden {
 		doc := decode(t, line)
 		attrs, _ := doc["attributes"].(map[string]any)
@@ -218,20 +225,35 @@ func TestDifferential(t *testing.T) {
 		if testing.Short() && len(seen)%5 != 1 {
 			continue // -short: a fifth of the shapes
 		}
-		for _, m := range mutants(doc, events, len(seen) <= 8) {
-			fast := s.fastValid(m)
-			werr := slow.validate(m)
-			if fast != (werr == nil) {
-				b, _ := json.Marshal(m)
-				t.Errorf("fast says valid=%v, jsonschema says %v, on %.300s", fast, werr, b)
-				continue
-			}
-			agree++
-			if !fast {
-				rejected++
-			}
-		}
+		docs = append(docs, shapeDoc{doc, len(seen) <= 8})
 	}
+	// GOMAXPROCS workers share the shapes, and share s and slow as a
+	// run's workers share a Set: under -race this is also their
+	// concurrency test. Each mutant is checked exactly once.
+	var agreed, rejectedN atomic.Int64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(docs); i = int(next.Add(1)) - 1 {
+				for _, m := range mutants(docs[i].doc, events, docs[i].envelope) {
+					fast := s.fastValid(m)
+					werr := slow.validate(m)
+					if fast != (werr == nil) {
+						b, _ := json.Marshal(m)
+						t.Errorf("fast says valid=%v, jsonschema says %v, on %.300s", fast, werr, b)
+						continue
+					}
+					agreed.Add(1)
+					if !fast {
+						rejectedN.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	agree, rejected := int(agreed.Load()), int(rejectedN.Load())
 	if rejected == 0 || rejected == agree {
 		t.Fatalf("mutants not mixed: %d of %d rejected", rejected, agree)
 	}

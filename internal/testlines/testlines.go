@@ -57,3 +57,18 @@ func Lines(t testing.TB, roots ...string) [][]byte {
 	}
 	return out
 }
+
+// Distinct returns lines without repeats, in first-seen order: a check
+// that depends on the line alone learns nothing from a second copy (the
+// goldens' indented traces repeat most of their lines).
+func Distinct(lines [][]byte) [][]byte {
+	seen := make(map[string]bool, len(lines))
+	var out [][]byte
+	for _, l := range lines {
+		if !seen[string(l)] {
+			seen[string(l)] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
