@@ -89,17 +89,15 @@ func (t Text) Empty() bool { return t.s == "" }
 // IsToken reports whether t is a token (receipt.IsToken).
 func (t Text) IsToken() bool { return receipt.IsToken(t.s) }
 
-// HasPrefix, HasSuffix, Contains, ContainsAny, Index, IndexByte, Count
-// are the strings package's, on t.
-func (t Text) HasPrefix(p string) bool       { return strings.HasPrefix(t.s, p) }
-func (t Text) HasSuffix(p string) bool       { return strings.HasSuffix(t.s, p) }
-func (t Text) Contains(p string) bool        { return strings.Contains(t.s, p) }
-func (t Text) ContainsAny(chars string) bool { return strings.ContainsAny(t.s, chars) }
-func (t Text) Index(p string) int            { return strings.Index(t.s, p) }
-func (t Text) IndexByte(c byte) int          { return strings.IndexByte(t.s, c) }
-func (t Text) LastIndex(p string) int        { return strings.LastIndex(t.s, p) }
-func (t Text) Count(p string) int            { return strings.Count(t.s, p) }
-func (t Text) Byte(i int) byte               { return t.s[i] }
+// HasPrefix, HasSuffix, Contains, Index, IndexByte and LastIndex are the
+// strings package's, on t.
+func (t Text) HasPrefix(p string) bool { return strings.HasPrefix(t.s, p) }
+func (t Text) HasSuffix(p string) bool { return strings.HasSuffix(t.s, p) }
+func (t Text) Contains(p string) bool  { return strings.Contains(t.s, p) }
+func (t Text) Index(p string) int      { return strings.Index(t.s, p) }
+func (t Text) IndexByte(c byte) int    { return strings.IndexByte(t.s, c) }
+func (t Text) LastIndex(p string) int  { return strings.LastIndex(t.s, p) }
+func (t Text) Byte(i int) byte         { return t.s[i] }
 
 // Slice is t[i:j].
 func (t Text) Slice(i, j int) Text { return Text{s: t.s[i:j]} }
@@ -107,20 +105,15 @@ func (t Text) Slice(i, j int) Text { return Text{s: t.s[i:j]} }
 // From is t[i:].
 func (t Text) From(i int) Text { return Text{s: t.s[i:]} }
 
-// TrimPrefix, TrimSuffix, TrimSpace, TrimLeft, TrimRight and TrimFunc are
+// TrimPrefix, TrimSuffix, TrimSpace, TrimLeft, TrimRight and CutPrefix are
 // the strings package's, on t.
-func (t Text) TrimPrefix(p string) Text        { return Text{s: strings.TrimPrefix(t.s, p)} }
-func (t Text) TrimSuffix(p string) Text        { return Text{s: strings.TrimSuffix(t.s, p)} }
-func (t Text) TrimSpace() Text                 { return Text{s: strings.TrimSpace(t.s)} }
-func (t Text) TrimLeft(cut string) Text        { return Text{s: strings.TrimLeft(t.s, cut)} }
-func (t Text) TrimRight(cut string) Text       { return Text{s: strings.TrimRight(t.s, cut)} }
-func (t Text) TrimFunc(f func(rune) bool) Text { return Text{s: strings.TrimFunc(t.s, f)} }
+func (t Text) TrimPrefix(p string) Text  { return Text{s: strings.TrimPrefix(t.s, p)} }
+func (t Text) TrimSuffix(p string) Text  { return Text{s: strings.TrimSuffix(t.s, p)} }
+func (t Text) TrimSpace() Text           { return Text{s: strings.TrimSpace(t.s)} }
+func (t Text) TrimLeft(cut string) Text  { return Text{s: strings.TrimLeft(t.s, cut)} }
+func (t Text) TrimRight(cut string) Text { return Text{s: strings.TrimRight(t.s, cut)} }
 func (t Text) CutPrefix(p string) (Text, bool) {
 	s, ok := strings.CutPrefix(t.s, p)
-	return Text{s: s}, ok
-}
-func (t Text) CutSuffix(p string) (Text, bool) {
-	s, ok := strings.CutSuffix(t.s, p)
 	return Text{s: s}, ok
 }
 
@@ -135,15 +128,6 @@ func (t Text) Cut(sep string) (before, after Text, found bool) {
 func (t Text) Fields(fn func(Text) bool) {
 	for f := range strings.FieldsSeq(t.s) {
 		if !fn(Text{s: f}) {
-			return
-		}
-	}
-}
-
-// Split calls fn with each part of t between seps, until fn returns false.
-func (t Text) Split(sep string, fn func(Text) bool) {
-	for p := range strings.SplitSeq(t.s, sep) {
-		if !fn(Text{s: p}) {
 			return
 		}
 	}
@@ -171,21 +155,6 @@ func (t Text) Submatch(re *regexp.Regexp) []Text {
 		}
 	}
 	return out
-}
-
-// AllSubmatches calls fn with each match of re in t and its groups.
-func (t Text) AllSubmatches(re *regexp.Regexp, fn func([]Text) bool) {
-	for _, m := range re.FindAllStringSubmatchIndex(t.s, -1) {
-		g := make([]Text, len(m)/2)
-		for i := range g {
-			if m[2*i] >= 0 {
-				g[i] = Text{s: t.s[m[2*i]:m[2*i+1]]}
-			}
-		}
-		if !fn(g) {
-			return
-		}
-	}
 }
 
 // Matches reports whether re matches t.
@@ -244,7 +213,6 @@ func (v Value) IsObject() bool { return v.r.IsObject() }
 func (v Value) IsArray() bool  { return v.r.IsArray() }
 func (v Value) IsBool() bool   { return v.r.IsBool() }
 func (v Value) IsNumber() bool { return v.r.Type == gjson.Number }
-func (v Value) IsNull() bool   { return v.r.Type == gjson.Null && v.r.Exists() }
 
 // Str is v's string when v is a string, else the empty Text.
 func (v Value) Str() Text { return Text{s: v.r.Str} }
@@ -261,7 +229,7 @@ func (v Value) RawLen() int { return len(v.r.Raw) }
 // Index is the position of v's JSON text in the line (0 when unknown).
 func (v Value) Index() int { return v.r.Index }
 
-// Int, Uint, Float, Num and Bool are gjson's conversions.
+// Int, Float, Num and Bool are gjson's conversions.
 func (v Value) Int() int64     { return v.r.Int() }
 func (v Value) Uint() uint64   { return v.r.Uint() }
 func (v Value) Float() float64 { return v.r.Float() }
