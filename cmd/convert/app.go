@@ -101,9 +101,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands:       commands(),
 		ExitErrHandler: func(*cli.Context, error) {},
 		CommandNotFound: func(c *cli.Context, name string) {
-			cons.Error("convert: unknown command %q (see convert --help)", name)
+			var names []string
+			for _, cmd := range c.App.Commands {
+				names = append(names, cmd.Name)
+			}
+			cons.Error("convert: unknown command %q%s (see convert --help)", name, didYouMean(name, names))
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error { return usage{flagProblem(err)} },
+		OnUsageError: func(c *cli.Context, err error, _ bool) error { return usage{flagProblem(err, c.App.Flags)} },
 	}
 	for _, cmd := range app.Commands {
 		oneLineUsage(cmd, "convert "+cmd.Name)
@@ -151,7 +155,7 @@ func versionCommand() *cli.Command {
 func oneLineUsage(cmd *cli.Command, path string) {
 	if cmd.OnUsageError == nil { // a command may handle its own (hook never fails its agent)
 		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			return usage{fmt.Sprintf("%s: %s (see %s --help)", strings.TrimPrefix(path, "convert "), flagProblem(err), path)}
+			return usage{fmt.Sprintf("%s: %s (see %s --help)", strings.TrimPrefix(path, "convert "), flagProblem(err, cmd.Flags), path)}
 		}
 	}
 	var required []string
@@ -190,12 +194,26 @@ func oneLineUsage(cmd *cli.Command, path string) {
 	}
 }
 
-// flagProblem rewrites the flag package's messages as a user reads them.
-func flagProblem(err error) string {
+// flagProblem rewrites the flag package's messages as a user reads them;
+// an unknown flag gets the nearest of flags, when one is near.
+func flagProblem(err error, flags []cli.Flag) string {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
-		return "unknown flag " + dashes(strings.TrimPrefix(msg, "flag provided but not defined: "))
+		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
+		var names []string
+		for _, f := range flags {
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+		}
+		hint := ""
+		if s := suggest(name, names); s != "" {
+			hint = "; did you mean --" + s + "?"
+		}
+		return "unknown flag " + dashes(name) + hint
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		return dashes(strings.TrimPrefix(msg, "flag needs an argument: ")) + " needs a value"
 	case strings.HasPrefix(msg, "invalid value "):

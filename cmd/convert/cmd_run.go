@@ -72,7 +72,7 @@ func runAction(c *cli.Context) error {
 	}
 	name := c.String("converter")
 	if _, ok := converters.Lookup(name); name != "auto" && !ok {
-		return usageError("unknown converter %q (known: %s)", name, strings.Join(converters.Names(), ", "))
+		return usageError("unknown converter %q%s (convert list names them all)", name, didYouMean(name, converters.Names()))
 	}
 	if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
 		return usageError("--jobs and --max-line-bytes must not be negative")
