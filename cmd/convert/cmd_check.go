@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -25,10 +26,15 @@ func validateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			bad := 0
+			bad, notOutputs := 0, 0
 			for _, f := range files {
 				probs, err := gate.ValidateFile(f)
-				if err != nil {
+				switch {
+				case errors.Is(err, gate.ErrNotOutput):
+					cons.Error("%v", err) // then the other files: one stray file is no reason to stop
+					notOutputs++
+					continue
+				case err != nil:
 					cons.Error("%v", err)
 					return exitError{exitFailed}
 				}
@@ -37,8 +43,11 @@ func validateCommand() *cli.Command {
 				}
 				bad += len(probs)
 			}
-			if bad > 0 {
+			switch {
+			case bad > 0:
 				return exitError{exitSchema}
+			case notOutputs > 0:
+				return exitError{exitFailed} // not a schema violation: there was no output to violate one
 			}
 			cons.Result("%d files valid", len(files))
 			return nil

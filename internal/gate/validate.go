@@ -137,6 +137,25 @@ func ValidateLine(line []byte) error {
 	return set.ValidateLine(line)
 }
 
+// ErrNotOutput is ValidateFile's answer for a file that is no output of
+// convert at all (a package.json, a log): not a schema violation of one.
+var ErrNotOutput = errors.New("not an output of convert")
+
+// looksLike reports whether doc is a JSON object with a top-level member
+// named one of keys (read with gjson: doc may be anything).
+func looksLike(doc []byte, keys ...string) bool {
+	r := gjson.ParseBytes(doc)
+	if !r.IsObject() {
+		return false
+	}
+	for _, k := range keys {
+		if r.Get(gjson.Escape(k)).Exists() {
+			return true
+		}
+	}
+	return false
+}
+
 // ValidateFile checks a written output: *.otel.jsonl as OTLP file-exporter
 // lines; *.json as a prepare document when its "schema" field names one,
 // else against the OTLP/JSON rules; anything else as receipt NDJSON (a
@@ -164,6 +183,9 @@ func ValidateFile(path string) ([]string, error) {
 			}
 			return nil, nil
 		}
+		if !looksLike(doc, "resourceSpans") {
+			return nil, fmt.Errorf("%s: %w: a JSON document with neither resourceSpans (a trace) nor a prepare schema field", path, ErrNotOutput)
+		}
 		var out []string
 		for _, p := range otlp.Validate(doc) {
 			loc := path
@@ -178,7 +200,12 @@ func ValidateFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	first := true
 	out, lines, err := validateLines(path, func(doc []byte) []string {
+		if first && !IsDocument(doc) && !looksLike(doc, "trace_id", "schema", "converter") {
+			return []string{notOutput}
+		}
+		first = false
 		if IsDocument(doc) { // a prepare document saved as a line
 			if err := ValidateDocument(doc); err != nil {
 				return []string{err.Error()}
@@ -190,11 +217,18 @@ func ValidateFile(path string) ([]string, error) {
 		}
 		return nil
 	})
+	if len(out) > 0 && strings.HasSuffix(out[0], ": "+notOutput) {
+		return nil, fmt.Errorf("%s: %w: its first line is no receipt line (no trace_id, schema or converter) and no prepare document", path, ErrNotOutput)
+	}
 	if err == nil && lines == 0 {
 		out = append(out, path+": no receipt lines")
 	}
 	return out, err
 }
+
+// notOutput marks, among validateLines' problems, a first line that is no
+// receipt line at all.
+const notOutput = "not an output"
 
 // validateLines runs check on every non-blank line of path and returns its
 // problems as "path:line: message", and how many lines it checked.

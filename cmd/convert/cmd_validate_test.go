@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateNotAnOutput: a file that is no output of convert at all (a
+// package.json, a JSON Lines file of something else) is said to be so,
+// with exit 1 (it failed) and not 4 (a schema violation of an output), its
+// content never quoted; the other files are still checked.
+func TestValidateNotAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "package.json")
+	other := filepath.Join(dir, "events.ndjson")
+	os.WriteFile(pkg, []byte(`{"name":"CANARYPKG","version":"1.0.0"}`), 0o644)
+	os.WriteFile(other, []byte(`{"CANARYKEY":1}`+"\n"+`{"b":2}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, filepath.Join("..", "..", "samples", "session", "basic.jsonl")); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		exit int
+		says []string
+	}{
+		{[]string{pkg}, 1, []string{"package.json: not an output of convert"}},
+		{[]string{other}, 1, []string{"events.ndjson: not an output of convert"}},
+		{[]string{pkg, out}, 1, []string{"package.json: not an output of convert"}},
+		{[]string{out}, 0, nil},
+	} {
+		code, stdout, stderr := runCLI(t, "", append([]string{"validate"}, tc.args...)...)
+		if code != tc.exit {
+			t.Errorf("validate %v: exit %d, want %d\n%s", tc.args, code, tc.exit, stderr)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(stderr, s) {
+				t.Errorf("validate %v: stderr lacks %q:\n%s", tc.args, s, stderr)
+			}
+		}
+		if strings.Contains(stdout+stderr, "CANARY") {
+			t.Errorf("validate %v quoted the file:\n%s%s", tc.args, stdout, stderr)
+		}
+	}
+}
