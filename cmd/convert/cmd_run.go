@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"os"
@@ -27,7 +28,7 @@ func runCommand() *cli.Command {
 		Name:  "run",
 		Usage: "convert JSONL logs (files, directories or - for standard input) to receipts and traces",
 		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-\n" +
-			"   ... | convert run [flags]   (no PATH, standard input a pipe or file: reads it)\n" +
+			"   ... | convert run [flags]   (no PATH, standard input a pipe or file that is not empty: reads it)\n" +
 			"   convert run [flags]         (no PATH, standard input a terminal: every agent's default log folders that exist, e.g. ~/.claude/projects, ~/.codex/sessions)",
 		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR; with several directories\n" +
@@ -56,9 +57,22 @@ func runCommand() *cli.Command {
 func runAction(c *cli.Context) error {
 	cons := con(c)
 	args := c.Args().Slice()
+	stdinIn := stdinReader
 	if len(args) == 0 {
 		args = []string{pipeline.StdinArg}
-		if !stdinPiped() {
+		empty := false
+		if stdinPiped() {
+			// An empty pipe or file on standard input (CI, ssh or docker
+			// exec without a terminal) is no log: read the default folders,
+			// as with a terminal, and say why.
+			br := bufio.NewReader(stdinReader)
+			_, err := br.Peek(1)
+			empty, stdinIn = errors.Is(err, io.EOF), br
+			if empty {
+				cons.Info("convert: no PATH given and standard input is empty: reading the agents' default locations instead (give - to convert standard input)")
+			}
+		}
+		if !stdinPiped() || empty {
 			var err error
 			if args, err = defaultPaths(cons); err != nil { // run_defaults.go
 				return err
@@ -103,7 +117,7 @@ func runAction(c *cli.Context) error {
 		return usageError("- (standard input) can be given once")
 	}
 	if stdins == 1 {
-		cleanup, err := pipeline.SpoolStdin(stdinReader)
+		cleanup, err := pipeline.SpoolStdin(stdinIn)
 		if err != nil {
 			return usageError("%v", err)
 		}

@@ -106,3 +106,55 @@ func TestRunDefaultLocations(t *testing.T) {
 		})
 	}
 }
+
+// TestRunEmptyStdinReadsDefaults: with no PATH and an empty pipe or file on
+// standard input (CI, ssh or docker exec without a terminal), convert run
+// reads the default folders as with a terminal, and says why; a non-empty
+// one is still converted as standard input.
+func TestRunEmptyStdinReadsDefaults(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	clearLocationEnv(t)
+	copyTree(t, filepath.Join(repo, "samples", "claude_code", "basic"), filepath.Join(home, ".claude", "projects"))
+	old := stdinPiped
+	stdinPiped = func() bool { return true }
+	defer func() { stdinPiped = old }()
+
+	out := t.TempDir()
+	code, _, se := runCLI(t, "", "run", "--out", out)
+	if code != 0 || !strings.Contains(se, "standard input is empty: reading the agents' default locations instead") ||
+		!strings.Contains(se, "claude_code ~/.claude/projects") {
+		t.Fatalf("empty stdin: exit %d\n%s", code, se)
+	}
+	if n := countFiles(t, out, ".receipt.ndjson"); n != 1 {
+		t.Errorf("empty stdin: %d receipts, want the default folder's 1", n)
+	}
+
+	log, err := os.ReadFile(filepath.Join(repo, "samples", "session", "basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = t.TempDir()
+	code, _, se = runCLI(t, string(log), "run", "--out", out)
+	if code != 0 || strings.Contains(se, "default locations") {
+		t.Fatalf("a log on stdin: exit %d\n%s", code, se)
+	}
+	if _, err := os.Stat(filepath.Join(out, "stdin.receipt.ndjson")); err != nil {
+		t.Errorf("a log on stdin was not converted as stdin: %v", err)
+	}
+}
+
+// countFiles counts the files under dir whose names end in suffix.
+func countFiles(t *testing.T, dir, suffix string) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, suffix) {
+			n++
+		}
+		return nil
+	})
+	return n
+}
