@@ -1,9 +1,9 @@
 package converters
 
 import (
+	"errors"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Detect picks the converter for an input from the record types seen in its
@@ -24,6 +24,11 @@ import (
 // converter reads shares a few type names with some of them (a Gemini CLI
 // chat's "user" messages with Cursor's and Claude Code's) and must match
 // none.
+// ErrNoKind is Detect's answer for an input no converter claims. It names
+// no converter: there are 30 (convert list names them), and a message
+// printed once per input should not carry them all.
+var ErrNoKind = errors.New("input matches no known kind (convert list names every kind)")
+
 func Detect(types map[string]map[string]int, keys map[string]bool) (Converter, error) {
 	return DetectAmong(All(), types, keys)
 }
@@ -85,7 +90,7 @@ func DetectAmong(cands []Converter, types map[string]map[string]int, keys map[st
 	})
 	switch {
 	case len(scores) == 0:
-		return Converter{}, fmt.Errorf("input matches no known kind (known: %s)", strings.Join(Names(), ", "))
+		return Converter{}, ErrNoKind
 	case len(scores) > 1 && scores[0].v-scores[1].v < 1e-9 && len(scores[0].c.Types) == len(scores[1].c.Types):
 		return Converter{}, fmt.Errorf("input matches %s and %s equally; pass --converter", scores[0].c.Name, scores[1].c.Name)
 	}

@@ -54,7 +54,7 @@ func TestCLI(t *testing.T) {
 			stderr: []string{"leak check failed, nothing written", ".otel.json"}, emptyOut: true},
 		{name: "one bad input does not stop the others", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index"), sample("session", "basic")}, exit: 1,
 			wantFiles: []string{"basic.receipt.ndjson"}},
-		{name: "unknown kind names the known ones", args: []string{"run", filepath.Join(repo, "go.mod")}, exit: 1, stderr: []string{"matches no known kind", "mcp_tool_search"}},
+		{name: "unknown kind names the known ones", args: []string{"run", filepath.Join(repo, "go.mod")}, exit: 1, stderr: []string{"matches no known kind (convert list names every kind)"}},
 		{name: "validate needs files", args: []string{"validate"}, exit: 2},
 		{name: "leakcheck needs --input", args: []string{"leakcheck", "x"}, exit: 2},
 	}

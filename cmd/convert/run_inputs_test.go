@@ -64,7 +64,7 @@ func TestRunInputs(t *testing.T) {
 			files: []string{"stdin.receipt.ndjson"}},
 		{name: "no PATH and a pipe on standard input", stdin: string(basic), piped: true, exit: 0,
 			files: []string{"stdin.receipt.ndjson"}},
-		{name: "a pipe given as a path", args: []string{"/dev/null"}, exit: 2, stderr: []string{"/dev/null: not a regular file (a pipe?); give it on standard input as -"}},
+		{name: "a pipe given as a path", args: []string{"/dev/null"}, exit: 2, stderr: []string{"/dev/null: not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -)"}},
 		{name: "empty standard input is skipped", stdin: "", args: []string{"-"}, exit: 0,
 			stderr: []string{"0 of 1 inputs converted", "empty files    1 (skipped)"}, noFiles: []string{"stdin.receipt.ndjson"}},
 		{name: "empty files are skipped and counted, not failures", args: []string{tree}, exit: 0,

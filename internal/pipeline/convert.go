@@ -203,6 +203,9 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 	}
 	c, err := converters.Detect(types, keys)
 	if err != nil {
+		if errors.Is(err, converters.ErrNoKind) {
+			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path)}
+		}
 		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
 	return c, fh, scans, nil
@@ -626,3 +629,27 @@ func (b *bitset) set(n int) {
 }
 
 func (b bitset) has(n int) bool { return n/64 < len(b) && b[n/64]&(1<<(n%64)) != 0 }
+
+// shapeHint says, for an input no converter claims, when it is JSON but
+// not JSON Lines: a JSON array, or one object written over many lines.
+// It names the shape only, never what the file holds.
+func shapeHint(fsys fs.FS, path string) string {
+	fh, err := openFile(fsys, path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(fh, head)
+	head = bytes.TrimLeft(head[:n], " \t\r\n\ufeff")
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	switch {
+	case len(head) == 0:
+		return ""
+	case head[0] == '[':
+		return "; it is a JSON array, not JSON Lines (one object per line): jq -c '.[]' FILE > FILE.jsonl"
+	case head[0] == '{' && !jsonscan.Valid(bytes.TrimSpace(first)):
+		return "; it looks like JSON written over many lines, not JSON Lines (one object per line): jq -c . FILE > FILE.jsonl"
+	}
+	return ""
+}

@@ -116,7 +116,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 		return in, true, nil
 	case !st.Mode().IsRegular():
 		// a pipe or device reads once, and an input is read more than once
-		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe?); give it on standard input as -, e.g. convert run - < " + a}
+		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -) or save it to a file"}
 	}
 	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)}, false, nil
 }

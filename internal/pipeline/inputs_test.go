@@ -152,3 +152,34 @@ func TestFileIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeHint: an input no converter claims is told when it is JSON but
+// not JSON Lines (an array; an object over many lines), and nothing else,
+// its content never quoted.
+func TestShapeHint(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"array.jsonl", `[{"CANARY":1},{"b":2}]`, "it is a JSON array, not JSON Lines"},
+		{"spaced.jsonl", "\n  [\n {\"CANARY\":1}\n]\n", "it is a JSON array, not JSON Lines"},
+		{"pretty.jsonl", "{\n  \"CANARY\": 1\n}\n", "it looks like JSON written over many lines, not JSON Lines"},
+		{"lines.jsonl", `{"CANARY":1}` + "\n" + `{"b":2}` + "\n", ""},
+		{"text.jsonl", "CANARY plain words\n", ""},
+		{"empty.jsonl", "", ""},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := shapeHint(nil, p)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: hint %q, want %q", tc.name, got, tc.want)
+		}
+		if strings.Contains(got, "CANARY") {
+			t.Errorf("%s: the hint quotes the file: %q", tc.name, got)
+		}
+	}
+	res := Convert(Input{Path: filepath.Join(dir, "array.jsonl"), Rel: "array.jsonl"}, Options{Converter: "auto"})
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "matches no known kind (convert list names every kind); it is a JSON array") {
+		t.Errorf("conversion error: %v", res.Err)
+	}
+}
