@@ -129,16 +129,24 @@ func keygenCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "keygen",
 		Usage:     "make a key: a signing pair (PREFIX.key, PREFIX.pub), an hmac signing secret (PREFIX.secret), or a hash key for keyed digests (PREFIX.hashkey)",
-		UsageText: "convert keygen [--alg ed25519|hmac-sha256|hash] [--out PREFIX]",
+		UsageText: "convert keygen [--alg ed25519|hmac-sha256|hash] [--out PREFIX] [--force]",
+		Description: "With no --out the key goes to convert's folder in your configuration directory\n" +
+			"($XDG_CONFIG_HOME/convert, else ~/.config/convert; made with mode 0700): convert-signing.key\n" +
+			"and .pub, convert-signing.secret, or convert.hashkey. An --out inside a git work tree is\n" +
+			"refused (a key there is one git add away from a commit) unless --force.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "convert-signing", Usage: "`PREFIX` of the key files"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`PREFIX` of the key files (default: in convert's configuration folder)"},
 			&cli.StringFlag{Name: "alg", Value: sign.Ed25519, Usage: "ed25519 or hmac-sha256 (signing), or hash (a --hash-key-file key)"},
+			&cli.BoolFlag{Name: "force", Usage: "write the key even inside a git work tree"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageError("keygen takes no arguments")
 			}
-			prefix := c.String("out")
+			prefix, err := keyPrefix(c.String("out"), c.String("alg"), c.Bool("force"))
+			if err != nil {
+				return err
+			}
 			switch c.String("alg") {
 			case sign.Ed25519:
 				priv, pub, id, err := sign.GenerateEd25519()
@@ -151,7 +159,7 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".pub", pub, 0o644); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s", prefix, prefix, id)
+				con(c).Result("wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s", displayPath(prefix), displayPath(prefix), id)
 			case sign.HMACSHA256:
 				buf := make([]byte, 32)
 				if _, err := rand.Read(buf); err != nil {
@@ -165,7 +173,7 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".secret", secret, 0o600); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", prefix, k.ID())
+				con(c).Result("wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", displayPath(prefix), k.ID())
 			case "hash":
 				buf := make([]byte, receipt.MinKeyBytes)
 				if _, err := rand.Read(buf); err != nil {
@@ -179,7 +187,7 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".hashkey", text, 0o600); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.hashkey (keep it private; give it to --hash-key-file); key id %s", prefix, h.KeyID())
+				con(c).Result("wrote %s.hashkey (keep it private; give it to --hash-key-file); key id %s", displayPath(prefix), h.KeyID())
 			default:
 				return usageError("--alg takes ed25519, hmac-sha256 or hash")
 			}
@@ -203,4 +211,49 @@ func writeNew(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return f.Close()
+}
+
+// keyPrefix is where keygen writes: out as given, refused inside a git work
+// tree unless force; with no out, convert's folder in the user's
+// configuration directory (made 0700), named after the kind of key.
+func keyPrefix(out, alg string, force bool) (string, error) {
+	if out == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return "", usageError("keygen: no configuration directory (%v); give --out", err)
+		}
+		dir = filepath.Join(dir, "convert")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+		name := "convert-signing"
+		if alg == "hash" {
+			name = "convert"
+		}
+		return filepath.Join(dir, name), nil
+	}
+	if force {
+		return out, nil
+	}
+	abs, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return "", usageError("keygen: %s is inside the git work tree at %s: a key there is one git add away from a commit; give --out outside it, leave --out off (convert's configuration folder), or add --force", out, displayPath(d))
+		}
+		if filepath.Dir(d) == d {
+			return out, nil
+		}
+	}
+}
+
+// displayPath is p as a message shows it: ~/... under the home directory.
+func displayPath(p string) string {
+	home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	return tildePath(p, home)
 }

@@ -335,3 +335,40 @@ func TestVerifyHashesTheSourceAsAStream(t *testing.T) {
 	}
 	t.Logf("verify allocated %d bytes for a %d-byte source", alloc, size)
 }
+
+// TestKeygenPlaces: with no --out a key goes to convert's configuration
+// folder (0700, the key 0600); an --out inside a git work tree is refused
+// (a key one git add from a commit) unless --force.
+func TestKeygenPlaces(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	for _, alg := range []string{"hash", "hmac-sha256", "ed25519"} {
+		if code, out, errs := call(t, nil, "keygen", "--alg", alg); code != 0 || !strings.Contains(out, "wrote ") {
+			t.Fatalf("keygen --alg %s: %d %s %s", alg, code, out, errs)
+		}
+	}
+	for name, mode := range map[string]os.FileMode{"": 0o700, "convert.hashkey": 0o600, "convert-signing.secret": 0o600, "convert-signing.key": 0o600} {
+		st, err := os.Stat(filepath.Join(cfg, "convert", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != mode {
+			t.Errorf("%s: mode %o, want %o", name, st.Mode().Perm(), mode)
+		}
+	}
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(repo, "sub"), 0o755)
+	in := filepath.Join(repo, "sub", "team")
+	if code, _, errs := call(t, nil, "keygen", "--alg", "hash", "--out", in); code != exitUsage || !strings.Contains(errs, "inside the git work tree") {
+		t.Errorf("keygen in a work tree: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(in + ".hashkey"); err == nil {
+		t.Error("the key was written in the work tree")
+	}
+	if code, _, errs := call(t, nil, "keygen", "--alg", "hash", "--out", in, "--force"); code != 0 {
+		t.Errorf("keygen --force: exit %d: %s", code, errs)
+	}
+}
