@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/gate"
@@ -93,14 +94,28 @@ func leakcheckCommand() *cli.Command {
 // leakcheckLogs checks outputs against the session logs they were made from.
 func leakcheckLogs(c *cli.Context) error {
 	cons := con(c)
-	inputs := c.StringSlice("input")
-	for _, in := range inputs {
-		if st, err := os.Stat(in); err != nil {
+	var inputs []string
+	for _, in := range c.StringSlice("input") {
+		st, err := os.Stat(in)
+		if err != nil {
 			return usageError("--input %s: %s", in, reason(err))
-		} else if st.IsDir() {
-			return usageError("--input %s is a directory; give the log file (repeat --input for its companions)", in)
 		}
+		if !st.IsDir() {
+			inputs = append(inputs, in)
+			continue
+		}
+		// A folder is every log and sidecar under it: one session with its
+		// companions, or several whose raw text all counts as raw.
+		logs, err := expandFiles([]string{in}, []string{".jsonl", ".meta.json"})
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, logs...)
 	}
+	// The kind is detected from the first input: a log, not a sidecar.
+	sort.SliceStable(inputs, func(i, j int) bool {
+		return !strings.HasSuffix(inputs[i], ".meta.json") && strings.HasSuffix(inputs[j], ".meta.json")
+	})
 	files, err := expandFiles(c.Args().Slice(), outputSuffixes)
 	if err != nil {
 		return err
@@ -120,7 +135,7 @@ func leakcheckLogs(c *cli.Context) error {
 	if len(findings) > 0 {
 		return exitError{exitLeak}
 	}
-	cons.Result("no leak: %d files checked against %s", len(files), strings.Join(inputs, ", "))
+	cons.Result("no leak: %d files checked against %s", len(files), strings.Join(c.StringSlice("input"), ", "))
 	return nil
 }
 

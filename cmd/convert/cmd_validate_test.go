@@ -45,3 +45,38 @@ func TestValidateNotAnOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakcheckInputFolder: --input takes a folder (a session with its
+// subagent transcripts and sidecars): its logs are the raw input, a
+// sidecar never the one the kind is detected from, and a leak planted in an
+// output is still found.
+func TestLeakcheckInputFolder(t *testing.T) {
+	dir := t.TempDir()
+	session := filepath.Join("..", "..", "samples", "claude_code", "basic")
+	out := filepath.Join(dir, "out")
+	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, session); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	code, stdout, stderr := runCLI(t, "", "leakcheck", "--input", session, out)
+	if code != 0 || !strings.Contains(stdout, "no leak: 2 files checked against "+session) {
+		t.Fatalf("leakcheck --input DIR: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var receipt string
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".receipt.ndjson") {
+			receipt = p
+		}
+		return nil
+	})
+	b, err := os.ReadFile(receipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A raw string only the subagent transcript holds, pasted into the
+	// receipt: found only if the folder's companions are read as input.
+	leaky := strings.Replace(string(b), `"name":"`, `"name":"CANARY-grep applyRefund `, 1)
+	os.WriteFile(receipt, []byte(leaky), 0o644)
+	if code, _, stderr := runCLI(t, "", "leakcheck", "--input", session, receipt); code != exitLeak {
+		t.Fatalf("a planted leak: exit %d\n%s", code, stderr)
+	}
+}
