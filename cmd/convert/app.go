@@ -35,6 +35,7 @@ const exitHelp = `EXIT CODES:
    2  usage error, or an argument that does not exist or cannot be read
    3  leak detected: an output would have carried raw input, nothing written for it
    4  schema violation in an output
+   5  diff: a file is not a receipt (nothing compared)
   10-14  convert verify verdicts (see convert verify --help)
  130  interrupted (Ctrl-C): nothing partial written; run it again to continue`
 

@@ -23,6 +23,12 @@ func TestDiffDrift(t *testing.T) {
 	}
 	a := convertTo("a")
 	again := convertTo("again")
+	// The same work in another session: only run keys (ids, the input's
+	// digests) differ.
+	orig, _ := os.ReadFile(src)
+	os.WriteFile(src, []byte(strings.ReplaceAll(string(orig), "sess-9c1e-payments-refactor", "sess-7d2f-payments-refactor")), 0o644)
+	other := convertTo("other")
+	os.WriteFile(src, orig, 0o644)
 
 	b, _ := os.ReadFile(src)
 	log := string(b)
@@ -56,13 +62,17 @@ func TestDiffDrift(t *testing.T) {
 			"- context.input.loaded [", "context.input.source.path=CLAUDE.md",
 			"selected set - context.input.loaded",
 			"context.input.source.bytes_hash: \"sha256:",
-			"~ convert.summary", "convert.input.sha256:",
+			"~ convert.summary", "convert.output.events: 5 -> 4",
 			"0 added, 1 removed,",
 		}},
+		{"planted drift, every attribute", []string{"diff", "--no-ignore", a, drift}, exitDiffer, []string{"convert.input.sha256:"}},
+		{"another session of the same work", []string{"diff", a, other}, 0, []string{"equivalent"}},
+		{"another session, every attribute", []string{"diff", "--no-ignore", a, other}, exitDiffer, []string{"session.id"}},
+		{"ignore one more key", []string{"diff", "--ignore", "context.input.delivered.size_bucket", a, drift}, exitDiffer, []string{"0 buckets moved"}},
 		{"json", []string{"diff", "--format", "json", a, drift}, exitDiffer, []string{`"removed": [`, `"buckets_moved": [`}},
 		{"usage", []string{"diff", a}, exitUsage, nil},
 		{"bad format", []string{"diff", "--format", "xml", a, drift}, exitUsage, nil},
-		{"not a receipt", []string{"diff", a, "../../samples/audit/good.json"}, exitFailed, nil},
+		{"not a receipt", []string{"diff", a, "../../samples/audit/good.json"}, exitNotReceipt, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -96,8 +97,26 @@ var bucketLabels = func() map[string]bool {
 	return m
 }()
 
+// ErrNotReceipt is Parse's answer for a file that is not a receipt.
+var ErrNotReceipt = errors.New("not a receipt")
+
+// RunKeys are the attributes that differ between two runs of the same agent
+// over the same task however alike the runs are: event times, the session,
+// conversation, response and tool-call ids, the input's path and digests,
+// and the leak check's raw-string counts (they count the prompts' words).
+// convert diff ignores them unless --ignore is given.
+var RunKeys = []string{"time", "session.id", "gen_ai.conversation.id", "gen_ai.response.id", "gen_ai.tool.call.id",
+	"convert.input.path", "convert.input.sha256", "convert.input.group_sha256", "convert.input.bytes", "convert.input.lines",
+	"convert.input.records", "convert.leak_check.raw_strings", "convert.leak_check.raw_bytes"}
+
 // Parse reads a receipt: its events, and the summary's attributes.
 func Parse(name string, data []byte) (events []Event, summary map[string]string, err error) {
+	return ParseIgnoring(name, data, nil)
+}
+
+// ParseIgnoring is Parse without the attributes ignore names: they are
+// neither compared nor part of an event's identity.
+func ParseIgnoring(name string, data []byte, ignore map[string]bool) (events []Event, summary map[string]string, err error) {
 	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'})
 	seen := map[string]int{}
 	for i, l := range lines {
@@ -111,13 +130,16 @@ func Parse(name string, data []byte) (events []Event, summary map[string]string,
 			Attributes map[string]json.RawMessage `json:"attributes"`
 		}
 		if err := json.Unmarshal(l, &ln); err != nil || ln.Name == "" {
-			return nil, nil, fmt.Errorf("%s:%d: not a receipt line", name, i+1)
+			return nil, nil, fmt.Errorf("%s:%d: %w (no receipt line)", name, i+1, ErrNotReceipt)
 		}
 		if ln.Schema != receipt.SchemaID {
-			return nil, nil, fmt.Errorf("%s:%d: schema is not %s", name, i+1, receipt.SchemaID)
+			return nil, nil, fmt.Errorf("%s:%d: %w (schema is not %s)", name, i+1, ErrNotReceipt, receipt.SchemaID)
 		}
 		attrs := map[string]string{}
 		for k, v := range ln.Attributes {
+			if ignore[k] {
+				continue
+			}
 			var b bytes.Buffer
 			if json.Compact(&b, v) == nil {
 				attrs[k] = b.String()
@@ -127,7 +149,7 @@ func Parse(name string, data []byte) (events []Event, summary map[string]string,
 			summary = attrs
 			continue
 		}
-		if ln.Time != "" {
+		if ln.Time != "" && !ignore["time"] {
 			attrs["time"] = `"` + ln.Time + `"`
 		}
 		id := identity(attrs)
@@ -138,7 +160,7 @@ func Parse(name string, data []byte) (events []Event, summary map[string]string,
 		events = append(events, Event{Line: i + 1, Name: ln.Name, Identity: id, Attrs: attrs})
 	}
 	if summary == nil {
-		return nil, nil, fmt.Errorf("%s: no convert.summary line", name)
+		return nil, nil, fmt.Errorf("%s: %w (no convert.summary line)", name, ErrNotReceipt)
 	}
 	return events, summary, nil
 }
@@ -170,11 +192,16 @@ func unquote(v string) string {
 
 // Receipts compares the receipt bytes a and b.
 func Receipts(nameA string, a []byte, nameB string, b []byte) (*Result, error) {
-	ea, sa, err := Parse(nameA, a)
+	return ReceiptsIgnoring(nameA, a, nameB, b, nil)
+}
+
+// ReceiptsIgnoring is Receipts without the attributes ignore names.
+func ReceiptsIgnoring(nameA string, a []byte, nameB string, b []byte, ignore map[string]bool) (*Result, error) {
+	ea, sa, err := ParseIgnoring(nameA, a, ignore)
 	if err != nil {
 		return nil, err
 	}
-	eb, sb, err := Parse(nameB, b)
+	eb, sb, err := ParseIgnoring(nameB, b, ignore)
 	if err != nil {
 		return nil, err
 	}
