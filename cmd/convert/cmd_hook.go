@@ -474,7 +474,7 @@ func hookInstallCommand(uninstall bool) *cli.Command {
 		flags := []cli.Flag{
 			&cli.StringFlag{Name: "scope", Value: "user", Usage: "`user` (~/.claude/settings.json, $CODEX_HOME/config.toml) or project (.claude/settings.json, .codex/config.toml under the current directory)"},
 			&cli.StringFlag{Name: "settings", Usage: "the settings `FILE` to edit, instead of the scope's"},
-			&cli.BoolFlag{Name: "write", Usage: "edit the settings file (keeping what is there, the old file as FILE.bak); without it, only print"},
+			&cli.BoolFlag{Name: "write", Usage: "edit the settings file (keeping what is there; the old file as FILE.bak-<UTC time>, never overwritten); without it, only print"},
 		}
 		if !uninstall {
 			flags = append(flags, &cli.StringFlag{Name: "command", Usage: "the convert `PROGRAM` the agent runs (default: this binary's absolute path for --scope user, convert for project)"})
@@ -525,17 +525,18 @@ func hookInstallAction(agent string, uninstall bool) cli.ActionFunc {
 			return exitError{exitFailed}
 		}
 		var out []byte
+		var header, snippet string // what install prints: where it goes, and the lines
 		var changed bool
 		switch {
 		case agent == "claude-code" && !uninstall:
 			cmd := shellQuote(prog) + " hook claude-code"
-			fmt.Fprintf(c.App.Writer, "# Claude Code settings (%s): convert a receipt of each session as it ends\n%s", path, hook.ClaudeSnippet(cmd, c.StringSlice("event")))
+			header, snippet = fmt.Sprintf("# Claude Code settings (%s): convert a receipt of each session as it ends\n", path), string(hook.ClaudeSnippet(cmd, c.StringSlice("event")))
 			out, changed, err = hook.MergeClaude(old, cmd, c.StringSlice("event"))
 		case agent == "claude-code":
 			out, changed, err = hook.RemoveClaude(old)
 		case !uninstall:
 			line := hook.CodexNotify([]string{prog, "hook", "codex"})
-			fmt.Fprintf(c.App.Writer, "# Codex config (%s), at the top level before any [table]: a receipt after each turn\n%s\n", path, line)
+			header, snippet = fmt.Sprintf("# Codex config (%s), at the top level before any [table]: a receipt after each turn\n", path), line+"\n"
 			out, changed, err = hook.MergeCodex(old, []string{prog, "hook", "codex"})
 		default:
 			out, changed = hook.RemoveCodex(old)
@@ -546,14 +547,19 @@ func hookInstallAction(agent string, uninstall bool) cli.ActionFunc {
 		}
 		switch {
 		case !changed:
+			io.WriteString(c.App.Writer, header+snippet)
 			fmt.Fprintf(c.App.ErrWriter, "convert: %s: nothing to change\n", path)
 		case !c.Bool("write"):
+			io.WriteString(c.App.Writer, header+snippet)
 			fmt.Fprintf(c.App.ErrWriter, "convert: %s would change; run again with --write to apply it\n", path)
 		default:
 			backup, err := hook.WriteFile(path, out)
 			if err != nil {
 				fmt.Fprintf(c.App.ErrWriter, "convert: %s: cannot write it: %v\n", path, err)
 				return exitError{exitFailed}
+			}
+			if snippet != "" {
+				fmt.Fprintf(c.App.Writer, "# wrote into %s:\n%s", path, snippet)
 			}
 			if backup != "" {
 				fmt.Fprintf(c.App.ErrWriter, "convert: %s updated (the previous file is %s)\n", path, backup)

@@ -38,7 +38,10 @@ func TestHookInstall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.file != "" {
 				os.WriteFile(tc.file, []byte(tc.old), 0o644)
-				os.Remove(tc.file + ".bak")
+				baks, _ := filepath.Glob(tc.file + ".bak-*")
+				for _, b := range baks {
+					os.Remove(b)
+				}
 			}
 			code, stdout, stderr := runHook(t, strings.NewReader(""), append(tc.args, "--command", "convert")...)
 			if tc.name == "no agent" {
@@ -57,8 +60,15 @@ func TestHookInstall(t *testing.T) {
 			if !tc.changed {
 				return
 			}
-			if bak, _ := os.ReadFile(tc.file + ".bak"); string(bak) != tc.old {
+			baks, _ := filepath.Glob(tc.file + ".bak-*")
+			if len(baks) != 1 {
+				t.Fatalf("backups %v, want one", baks)
+			}
+			if bak, _ := os.ReadFile(baks[0]); string(bak) != tc.old {
 				t.Errorf("backup %q, want the old file", bak)
+			}
+			if !strings.Contains(stdout, "# wrote into "+tc.file) {
+				t.Errorf("--write does not say what it wrote:\n%s", stdout)
 			}
 			// Idempotent, and uninstall gives the old settings back.
 			if code, _, stderr := runHook(t, strings.NewReader(""), append(tc.args, "--command", "convert")...); code != 0 || !strings.Contains(stderr, "nothing to change") {

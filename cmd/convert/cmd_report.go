@@ -15,7 +15,7 @@ import (
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
-		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts only",
+		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts or the logs themselves",
 		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|session|project|agent|model] [--since DATE] [--until DATE] [--prices FILE] PATH...",
 		Description: "PATH: receipt files or folders of them (what convert run wrote), or native logs and their folders,\n" +
 			"converted in the same run through the same pipeline and leak check (no receipt is written unless\n" +

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Claude Code reads hooks from settings.json:
@@ -371,17 +373,22 @@ func stripComment(v string) string {
 	return v
 }
 
-// WriteFile replaces path with data: the old file is kept as path.bak, the
-// new one is written to a temporary file beside it and renamed into place,
-// with the old file's mode (0600 for a new one).
+// WriteFile replaces path with data: the old file is kept as a backup of
+// its own, path.bak-<UTC time> (with -2, -3, ... when that exists: a backup
+// is never overwritten, so a second write keeps the original settings),
+// the new one is written to a temporary file beside it and renamed into
+// place, with the old file's mode (0600 for a new one).
 func WriteFile(path string, data []byte) (backup string, err error) {
+	return writeFileAt(path, data, time.Now())
+}
+
+func writeFileAt(path string, data []byte, now time.Time) (backup string, err error) {
 	mode := os.FileMode(0o600)
 	if old, err := os.ReadFile(path); err == nil {
 		if st, err := os.Stat(path); err == nil {
 			mode = st.Mode().Perm()
 		}
-		backup = path + ".bak"
-		if err := os.WriteFile(backup, old, mode); err != nil {
+		if backup, err = writeBackup(path+".bak-"+now.UTC().Format("20060102T150405Z"), old, mode); err != nil {
 			return "", err
 		}
 	}
@@ -405,4 +412,27 @@ func WriteFile(path string, data []byte) (backup string, err error) {
 		return "", err
 	}
 	return backup, os.Rename(tmp.Name(), path)
+}
+
+// writeBackup writes data to name, or to name-2, name-3, ... when name
+// exists: never over an earlier backup.
+func writeBackup(name string, data []byte, mode os.FileMode) (string, error) {
+	for i := 1; ; i++ {
+		p := name
+		if i > 1 {
+			p = name + "-" + strconv.Itoa(i)
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return "", err
+		}
+		return p, f.Close()
+	}
 }
