@@ -510,14 +510,9 @@ func hookInstallAction(agent string, uninstall bool) cli.ActionFunc {
 		if path == "" {
 			path = settingsPath(agent, scope)
 		}
-		prog := c.String("command")
-		if prog == "" {
-			prog = "convert"
-			if exe, err := os.Executable(); err == nil && scope == "user" {
-				if abs, err := filepath.Abs(exe); err == nil {
-					prog = abs
-				}
-			}
+		prog, err := hookProgram(c.String("command"), scope, c.App.ErrWriter)
+		if err != nil && !uninstall {
+			return err
 		}
 		old, err := os.ReadFile(path)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -596,4 +591,88 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hookProgram is the convert the agent's hook runs. Given --command, that,
+// with a warning when a bare name finds another program first on PATH.
+// Otherwise, for the user's settings, this binary's resolved absolute path
+// (with a warning when it is a clone's build output, which make clean or
+// moving the clone removes); for a project's settings, shared with others,
+// the bare name convert, but only when it finds this program: on a machine
+// where ImageMagick's convert comes first the hook would run ImageMagick.
+func hookProgram(given, scope string, warn io.Writer) (string, error) {
+	self := selfPath()
+	if given != "" {
+		if !strings.ContainsRune(given, filepath.Separator) {
+			if found, ok := findsUs(given, self); !ok && found != "" {
+				fmt.Fprintf(warn, "convert: warning: %s on PATH is %s, which is not this convert: the agent will run that\n", given, displayPath(found))
+			}
+		}
+		return given, nil
+	}
+	if scope == "user" {
+		if self == "" {
+			return "", usageError("hook install: cannot tell where this convert is; give --command /path/to/convert")
+		}
+		if clone := cloneOf(self); clone != "" {
+			fmt.Fprintf(warn, "convert: warning: %s is the build output of the clone at %s: make clean or moving the clone disables the hook; go install ./cmd/convert there and install the hook with the installed binary\n", displayPath(self), displayPath(clone))
+		}
+		return self, nil
+	}
+	found, ok := findsUs("convert", self)
+	switch {
+	case ok:
+		return "convert", nil
+	case found == "":
+		return "", usageError("hook install --scope project: no convert on PATH, so the agent could not run the hook; install convert (go install) or give --command")
+	default:
+		return "", usageError("hook install --scope project: convert on PATH is %s, which is not this convert (ImageMagick's?): the agent would run it; put this convert first on PATH, or give --command", displayPath(found))
+	}
+}
+
+// selfPath is this program's resolved absolute path, "" when unknown.
+func selfPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// findsUs looks name up on PATH: where it is ("" when nowhere), and whether
+// it is this program (the same file, or one whose --version says convert).
+func findsUs(name, self string) (string, bool) {
+	found, err := exec.LookPath(name)
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(found); err == nil {
+		found = r
+	}
+	if abs, err := filepath.Abs(found); err == nil {
+		found = abs
+	}
+	if found == self {
+		return found, true
+	}
+	out, err := exec.Command(found, "--version").Output()
+	return found, err == nil && strings.HasPrefix(string(out), "convert ")
+}
+
+// cloneOf is the root of the clone of this repository whose build output
+// path is (bin/ beside its go.mod), "" when it is not one.
+func cloneOf(path string) string {
+	root := filepath.Dir(filepath.Dir(path))
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !strings.HasPrefix(string(mod), "module github.com/contextreceipts/convert\n") {
+		return ""
+	}
+	return root
 }

@@ -93,3 +93,52 @@ func TestHookInstall(t *testing.T) {
 		})
 	}
 }
+
+// TestHookProgram: the program a hook runs. A project's settings name the
+// bare convert only when PATH finds this convert (not ImageMagick's, not
+// nothing); the user's name this binary's absolute path; --command is
+// taken as given, with a warning when PATH finds another program.
+func TestHookProgram(t *testing.T) {
+	fake := func(version string) string {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "convert"), []byte("#!/bin/sh\necho '"+version+"'\n"), 0o755)
+		return dir
+	}
+	for _, tc := range []struct {
+		name, path, given, scope string
+		want, err, warn          string
+	}{
+		{"project, ImageMagick first", fake("Version: ImageMagick 6.9"), "", "project", "", "which is not this convert", ""},
+		{"project, ours first", fake("convert 0.1.0 (commit x, go1.26)"), "", "project", "convert", "", ""},
+		{"project, none", t.TempDir(), "", "project", "", "no convert on PATH", ""},
+		{"given bare, ImageMagick first", fake("Version: ImageMagick 6.9"), "convert", "project", "convert", "", "which is not this convert"},
+		{"given a path", fake("Version: ImageMagick 6.9"), "/opt/convert/bin/convert", "user", "/opt/convert/bin/convert", "", ""},
+		{"user", fake("Version: ImageMagick 6.9"), "", "user", selfPath(), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PATH", tc.path)
+			var warn strings.Builder
+			got, err := hookProgram(tc.given, tc.scope, &warn)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+			if tc.warn != "" && !strings.Contains(warn.String(), tc.warn) || tc.warn == "" && warn.Len() > 0 {
+				t.Errorf("warning %q, want %q", warn.String(), tc.warn)
+			}
+		})
+	}
+	clone := t.TempDir()
+	os.WriteFile(filepath.Join(clone, "go.mod"), []byte("module github.com/contextreceipts/convert\n\ngo 1.26\n"), 0o644)
+	if got := cloneOf(filepath.Join(clone, "bin", "convert")); got != clone {
+		t.Errorf("cloneOf = %q, want %q", got, clone)
+	}
+	if got := cloneOf(filepath.Join(t.TempDir(), "bin", "convert")); got != "" {
+		t.Errorf("cloneOf outside a clone = %q", got)
+	}
+}
