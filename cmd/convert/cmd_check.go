@@ -17,7 +17,8 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check receipts against the schemas, traces against the OTLP/JSON rules, prepare's documents by their schema field",
-		UsageText: "convert validate FILE|DIR...   (*.receipt.ndjson, *.otel.json, *.otel.jsonl, prepare's *.json; a DIR is walked for receipts and traces)",
+		UsageText: "convert validate [--json] FILE|DIR...   (*.receipt.ndjson, *.otel.json, *.otel.jsonl, prepare's *.json; a DIR is walked for receipts and traces)",
+		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			cons := con(c)
 			if c.NArg() == 0 {
@@ -28,11 +29,18 @@ func validateCommand() *cli.Command {
 				return err
 			}
 			bad, notOutputs := 0, 0
+			report := struct {
+				Files      int      `json:"files"`
+				Valid      bool     `json:"valid"`
+				Problems   []string `json:"problems"`
+				NotOutputs []string `json:"not_outputs"`
+			}{Files: len(files), Problems: []string{}, NotOutputs: []string{}}
 			for _, f := range files {
 				probs, err := gate.ValidateFile(f)
 				switch {
 				case errors.Is(err, gate.ErrNotOutput):
 					cons.Error("%v", err) // then the other files: one stray file is no reason to stop
+					report.NotOutputs = append(report.NotOutputs, f)
 					notOutputs++
 					continue
 				case err != nil:
@@ -42,7 +50,14 @@ func validateCommand() *cli.Command {
 				for _, p := range probs {
 					cons.Error("%v", p)
 				}
+				report.Problems = append(report.Problems, probs...)
 				bad += len(probs)
+			}
+			report.Valid = bad == 0 && notOutputs == 0
+			if c.Bool("json") {
+				if err := printJSON(c, report); err != nil {
+					return err
+				}
 			}
 			switch {
 			case bad > 0:
@@ -50,7 +65,9 @@ func validateCommand() *cli.Command {
 			case notOutputs > 0:
 				return exitError{exitFailed} // not a schema violation: there was no output to violate one
 			}
-			cons.Result("%d files valid", len(files))
+			if !c.Bool("json") {
+				cons.Result("%d files valid", len(files))
+			}
 			return nil
 		},
 	}
@@ -70,6 +87,7 @@ func leakcheckCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
 			&cli.StringFlag{Name: "query-file", Usage: "with --artifacts: read the query from `FILE`"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			switch {
@@ -125,17 +143,36 @@ func leakcheckLogs(c *cli.Context) error {
 		cons.Error("%v", err)
 		return exitError{exitFailed}
 	}
+	type found struct {
+		What  string `json:"what"`
+		Where string `json:"where"`
+		Line  int    `json:"input_line,omitempty"`
+	}
+	report := struct {
+		Files    int     `json:"files"`
+		Inputs   int     `json:"inputs"`
+		Leak     bool    `json:"leak"`
+		Findings []found `json:"findings"`
+	}{Files: len(files), Inputs: len(inputs), Leak: len(findings) > 0, Findings: []found{}}
 	for _, f := range findings {
 		msg := fmt.Sprintf("leak: %s in %s", f.What, f.Where)
 		if f.Line > 0 {
 			msg += fmt.Sprintf(" (from input line %d)", f.Line)
 		}
 		cons.Error("%s", msg)
+		report.Findings = append(report.Findings, found{f.What, fmt.Sprint(f.Where), f.Line})
+	}
+	if c.Bool("json") {
+		if err := printJSON(c, report); err != nil {
+			return err
+		}
 	}
 	if len(findings) > 0 {
 		return exitError{exitLeak}
 	}
-	cons.Result("no leak: %d files checked against %s", len(files), strings.Join(c.StringSlice("input"), ", "))
+	if !c.Bool("json") {
+		cons.Result("no leak: %d files checked against %s", len(files), strings.Join(c.StringSlice("input"), ", "))
+	}
 	return nil
 }
 

@@ -9,13 +9,30 @@ func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "list the converters: name, then what it reads",
-		UsageText: "convert list [-v]",
+		UsageText: "convert list [-v] [--json]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print each scenario converter's record types, the events they become and the invariants its table declares"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageError("list takes no arguments")
+			}
+			if c.Bool("json") {
+				type entry struct {
+					Name   string   `json:"name"`
+					Doc    string   `json:"doc"`
+					Native bool     `json:"native"`
+					Types  []string `json:"record_types"`
+					Events []string `json:"events"`
+				}
+				out := struct {
+					Converters []entry `json:"converters"`
+				}{Converters: []entry{}}
+				for _, cv := range converters.All() {
+					out.Converters = append(out.Converters, entry{cv.Name, cv.Doc, cv.Native != nil, append([]string{}, cv.Types...), append([]string{}, cv.Events...)})
+				}
+				return printJSON(c, out)
 			}
 			width := 0
 			for _, cv := range converters.All() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,47 @@ func TestLeakcheckInputFolder(t *testing.T) {
 	os.WriteFile(receipt, []byte(leaky), 0o644)
 	if code, _, stderr := runCLI(t, "", "leakcheck", "--input", session, receipt); code != exitLeak {
 		t.Fatalf("a planted leak: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestJSONAnswers: list, validate and leakcheck answer with one JSON object
+// on stdout under --json, with the same verdict (and exit) as their text.
+func TestJSONAnswers(t *testing.T) {
+	dir := t.TempDir()
+	sample := filepath.Join("..", "..", "samples", "session", "basic.jsonl")
+	out := filepath.Join(dir, "out")
+	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, sample); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	pkg := filepath.Join(dir, "package.json")
+	os.WriteFile(pkg, []byte(`{"name":"x"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		exit int
+		want map[string]any
+	}{
+		{[]string{"list", "--json"}, 0, nil},
+		{[]string{"validate", "--json", out}, 0, map[string]any{"files": 2.0, "valid": true}},
+		{[]string{"validate", "--json", out, pkg}, 1, map[string]any{"files": 3.0, "valid": false}},
+		{[]string{"leakcheck", "--json", "--input", sample, out}, 0, map[string]any{"files": 2.0, "leak": false}},
+	} {
+		code, stdout, stderr := runCLI(t, "", tc.args...)
+		if code != tc.exit {
+			t.Fatalf("%v: exit %d, want %d: %s", tc.args, code, tc.exit, stderr)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%v: stdout is not one JSON object: %v\n%s", tc.args, err, stdout)
+		}
+		for k, v := range tc.want {
+			if doc[k] != v {
+				t.Errorf("%v: %s = %v, want %v", tc.args, k, doc[k], v)
+			}
+		}
+		if tc.args[0] == "list" {
+			if cs, _ := doc["converters"].([]any); len(cs) < 25 {
+				t.Errorf("list --json: %d converters", len(cs))
+			}
+		}
 	}
 }
