@@ -253,6 +253,7 @@ func waterfall(tl Timeline, n int) string {
 var pageTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
 		"num":    num,
+		"dur":    humanDuration,
 		"short":  short,
 		"join":   func(s []string) string { return strings.Join(s, ", ") },
 		"itoa":   strconv.Itoa,
@@ -308,8 +309,8 @@ code{font-size:12px}
 {{end}}
 <h2 id="sessions-title">Sessions</h2>
 <p class="note">Click a column to sort{{if .R.Sessions}}; type to filter{{end}} (with JavaScript on).</p>
-<div id="sessions-wrap"><table id="sessions"><thead><tr><th>session</th><th>agent</th><th>version</th><th>start</th><th class="num">duration (s)</th><th>models</th><th class="num">input</th><th class="num">output</th><th class="num">cache read</th><th class="num">cache write</th><th class="num">context inputs</th><th class="num">skills</th><th class="num">MCP calls</th><th class="num">compactions</th><th class="num">subagents</th><th class="num">skipped lines</th></tr></thead>
-<tbody>{{range .R.Sessions}}<tr><td><code>{{.ID}}</code></td><td>{{.Agent}}</td><td>{{join .Versions}}</td><td>{{.Start}}</td><td class="num" data-v="{{.DurationMS}}">{{num .DurationMS}}</td><td>{{join .Models}}</td><td class="num" data-v="{{.InputTokens}}">{{num .InputTokens}}</td><td class="num" data-v="{{.OutputTokens}}">{{num .OutputTokens}}</td><td class="num" data-v="{{.CacheRead}}">{{num .CacheRead}}</td><td class="num" data-v="{{.CacheWrite}}">{{num .CacheWrite}}</td><td class="num" data-v="{{.ContextInputs}}">{{num .ContextInputs}}</td><td class="num" data-v="{{.Skills}}">{{num .Skills}}</td><td class="num" data-v="{{.MCPCalls}}">{{num .MCPCalls}}</td><td class="num" data-v="{{.Compactions}}">{{num .Compactions}}</td><td class="num" data-v="{{.Subagents}}">{{num .Subagents}}</td><td class="num" data-v="{{.Skipped}}">{{num .Skipped}}</td></tr>
+<div id="sessions-wrap"><table id="sessions"><thead><tr><th>session</th><th>agent</th><th>version</th><th>start</th><th class="num">duration</th><th>models</th><th class="num">input</th><th class="num">output</th><th class="num">cache read</th><th class="num">cache write</th><th class="num">context inputs</th><th class="num">skills</th><th class="num">MCP calls</th><th class="num">compactions</th><th class="num">subagents</th><th class="num">skipped lines</th></tr></thead>
+<tbody>{{range .R.Sessions}}<tr><td><code>{{.ID}}</code></td><td>{{.Agent}}</td><td>{{join .Versions}}</td><td>{{.Start}}</td><td class="num" data-v="{{.DurationMS}}">{{dur .DurationMS}}</td><td>{{join .Models}}</td><td class="num" data-v="{{.InputTokens}}">{{num .InputTokens}}</td><td class="num" data-v="{{.OutputTokens}}">{{num .OutputTokens}}</td><td class="num" data-v="{{.CacheRead}}">{{num .CacheRead}}</td><td class="num" data-v="{{.CacheWrite}}">{{num .CacheWrite}}</td><td class="num" data-v="{{.ContextInputs}}">{{num .ContextInputs}}</td><td class="num" data-v="{{.Skills}}">{{num .Skills}}</td><td class="num" data-v="{{.MCPCalls}}">{{num .MCPCalls}}</td><td class="num" data-v="{{.Compactions}}">{{num .Compactions}}</td><td class="num" data-v="{{.Subagents}}">{{num .Subagents}}</td><td class="num" data-v="{{.Skipped}}">{{num .Skipped}}</td></tr>
 {{end}}</tbody></table></div>
 <h2 id="timelines">Session timelines</h2>
 <p class="note">Bars: spans (agent, chat, tool, subagent); diamonds: context events on the span they belong to. Hover a diamond for its attributes, click it for its entry below.{{if .Timelines}} {{len .Timelines}} most recent sessions.{{end}}</p>
@@ -343,3 +344,28 @@ code{font-size:12px}
 </html>
 `))
 })
+
+// humanDuration writes milliseconds as a person reads a duration: "0 s"
+// under a second, then "45 s", "12 min 5 s", "1 h 10 min", "2 d 3 h" (the
+// two largest units; the exact figure stays in the cell's data-v and the
+// JSON's duration_ms).
+func humanDuration(ms int64) string {
+	s := ms / 1000
+	switch {
+	case s < 60:
+		return strconv.FormatInt(s, 10) + " s"
+	case s < 3600:
+		return two(s/60, "min", s%60, "s")
+	case s < 86400:
+		return two(s/3600, "h", s%3600/60, "min")
+	}
+	return two(s/86400, "d", s%86400/3600, "h")
+}
+
+func two(a int64, ua string, b int64, ub string) string {
+	out := strconv.FormatInt(a, 10) + " " + ua
+	if b > 0 {
+		out += " " + strconv.FormatInt(b, 10) + " " + ub
+	}
+	return out
+}
