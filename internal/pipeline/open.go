@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"io/fs"
@@ -136,11 +138,42 @@ type errReader struct{ err error }
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // openFile opens path from fsys, or from the OS when fsys is nil.
+//
+// Only a regular file is opened: a named pipe, device or socket in a
+// walked folder (or a link to one, say to /dev/zero) would block the run,
+// or feed it for ever. It is looked at before it is opened, since opening
+// a named pipe waits for a writer.
 func openFile(fsys fs.FS, path string) (fs.File, error) {
 	if fsys != nil {
 		return fsys.Open(path)
 	}
-	return os.Open(resolve(path))
+	p := resolve(path)
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s): skipped; only regular files are read", ErrNotRegular, kindOf(st.Mode()))
+	}
+	return os.Open(p)
+}
+
+// ErrNotRegular is the cause of an input that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// kindOf names a file mode that is not a regular file's.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a file"
 }
 
 // FileSum drains what is left of the file (a decompressor may stop before
