@@ -18,10 +18,7 @@ func TestValidateNotAnOutput(t *testing.T) {
 	other := filepath.Join(dir, "events.ndjson")
 	os.WriteFile(pkg, []byte(`{"name":"CANARYPKG","version":"1.0.0"}`), 0o644)
 	os.WriteFile(other, []byte(`{"CANARYKEY":1}`+"\n"+`{"b":2}`+"\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, filepath.Join("..", "..", "samples", "session", "basic.jsonl")); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errs)
-	}
+	_, out := convertSample(t, "session", "basic.jsonl")
 	for _, tc := range []struct {
 		args []string
 		exit int
@@ -52,12 +49,7 @@ func TestValidateNotAnOutput(t *testing.T) {
 // sidecar never the one the kind is detected from, and a leak planted in an
 // output is still found.
 func TestLeakcheckInputFolder(t *testing.T) {
-	dir := t.TempDir()
-	session := filepath.Join("..", "..", "samples", "claude_code", "basic")
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, session); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errs)
-	}
+	session, out := convertSample(t, "claude_code", "basic")
 	code, stdout, stderr := runCLI(t, "", "leakcheck", "--input", session, out)
 	if code != 0 || !strings.Contains(stdout, "no leak: 2 files checked against "+session) {
 		t.Fatalf("leakcheck --input DIR: exit %d\n%s%s", code, stdout, stderr)
@@ -85,12 +77,8 @@ func TestLeakcheckInputFolder(t *testing.T) {
 // TestJSONAnswers: list, validate and leakcheck answer with one JSON object
 // on stdout under --json, with the same verdict (and exit) as their text.
 func TestJSONAnswers(t *testing.T) {
+	sample, out := convertSample(t, "session", "basic.jsonl")
 	dir := t.TempDir()
-	sample := filepath.Join("..", "..", "samples", "session", "basic.jsonl")
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, sample); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errs)
-	}
 	pkg := filepath.Join(dir, "package.json")
 	os.WriteFile(pkg, []byte(`{"name":"x"}`), 0o644)
 	for _, tc := range []struct {
@@ -122,4 +110,16 @@ func TestJSONAnswers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// convertSample converts samples/<parts...> into a new folder and returns
+// the sample's path and that folder.
+func convertSample(t *testing.T, parts ...string) (sample, out string) {
+	t.Helper()
+	sample = filepath.Join(append([]string{"..", "..", "samples"}, parts...)...)
+	out = filepath.Join(t.TempDir(), "out")
+	if code, _, errs := runCLI(t, "", "run", "-q", "--out", out, sample); code != 0 {
+		t.Fatalf("run %s: exit %d: %s", sample, code, errs)
+	}
+	return sample, out
 }
