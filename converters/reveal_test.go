@@ -45,7 +45,7 @@ func TestRevealNamesConvertsEverySample(t *testing.T) {
 // an MCP call is refused. The prompt's canary still reaches no output.
 func TestRevealNamesMCPProgress(t *testing.T) {
 	const sid = "2095544c-fa50-4027-b664-c37e578957ce"
-	head := `"isSidechain":false,"userType":"external","cwd":"/home/CANARY-u/p","sessionId":"` + sid + `","version":"2.1.39"`
+	head := `"isSidechain":false,"userType":"external","cwd":"/Users/CANARY-u/p","sessionId":"` + sid + `","version":"2.1.39"`
 	lines := []string{
 		`{"parentUuid":null,` + head + `,"type":"user","message":{"role":"user","content":"CANARY-prompt open the page"},"uuid":"a1b2c3d4-0000-4000-8000-000000000001","timestamp":"2026-02-13T02:00:40.000Z"}`,
 		`{"parentUuid":"a1b2c3d4-0000-4000-8000-000000000001",` + head + `,"type":"assistant","requestId":"req_1","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"toolu_01Vop","name":"mcp__playwright__browser_navigate","input":{"url":"https://CANARY.example"}}],"usage":{"input_tokens":3,"output_tokens":5}},"uuid":"a1b2c3d4-0000-4000-8000-000000000002","timestamp":"2026-02-13T02:00:43.000Z"}`,

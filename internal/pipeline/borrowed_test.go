@@ -27,7 +27,7 @@ func borrowedSession(site string, pad int) string {
 	n := 0
 	line := func(typ, extra string) {
 		n++
-		fmt.Fprintf(&b, `{"parentUuid":null,"isSidechain":false,"type":%q,"uuid":"u-%04d","timestamp":"2026-07-01T10:%02d:%02d.000Z","sessionId":%q,"version":"2.1.114","cwd":"/home/x/p","userType":"external","entrypoint":"cli",%s}`+"\n",
+		fmt.Fprintf(&b, `{"parentUuid":null,"isSidechain":false,"type":%q,"uuid":"u-%04d","timestamp":"2026-07-01T10:%02d:%02d.000Z","sessionId":%q,"version":"2.1.114","cwd":"/Users/x/p","userType":"external","entrypoint":"cli",%s}`+"\n",
 			typ, n, n/60%60, n%60, sid, extra)
 	}
 	line("user", fmt.Sprintf(`"message":{"role":"user","content":"hello %s"}`, strings.Repeat("p", pad)))

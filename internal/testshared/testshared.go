@@ -36,8 +36,8 @@ func Unavailable(t testing.TB, reason string) {
 }
 
 // Dir returns the absolute path of ../shared/<parts...>, ../shared being
-// the folder beside the module root (for a checkout at /work/wt-x,
-// /work/shared). When it does not exist, Dir ends t through Unavailable:
+// the folder beside the module root (for a checkout at projects/convert,
+// projects/shared). When it does not exist, Dir ends t through Unavailable:
 // a skip on a plain clone, a failure in CI.
 func Dir(t testing.TB, parts ...string) string {
 	t.Helper()
