@@ -200,12 +200,10 @@ func ValidateFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	first := true
+	if first, ok := firstLine(path); ok && !IsDocument(first) && !looksLike(first, "trace_id", "schema", "converter") {
+		return nil, fmt.Errorf("%s: %w: its first line is no receipt line (no trace_id, schema or converter) and no prepare document", path, ErrNotOutput)
+	}
 	out, lines, err := validateLines(path, func(doc []byte) []string {
-		if first && !IsDocument(doc) && !looksLike(doc, "trace_id", "schema", "converter") {
-			return []string{notOutput}
-		}
-		first = false
 		if IsDocument(doc) { // a prepare document saved as a line
 			if err := ValidateDocument(doc); err != nil {
 				return []string{err.Error()}
@@ -217,18 +215,26 @@ func ValidateFile(path string) ([]string, error) {
 		}
 		return nil
 	})
-	if len(out) > 0 && strings.HasSuffix(out[0], ": "+notOutput) {
-		return nil, fmt.Errorf("%s: %w: its first line is no receipt line (no trace_id, schema or converter) and no prepare document", path, ErrNotOutput)
-	}
 	if err == nil && lines == 0 {
 		out = append(out, path+": no receipt lines")
 	}
 	return out, err
 }
 
-// notOutput marks, among validateLines' problems, a first line that is no
-// receipt line at all.
-const notOutput = "not an output"
+// firstLine is the first non-blank line of path, if it can be read (an
+// unreadable file is validateLines' to report).
+func firstLine(path string) ([]byte, bool) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer fh.Close()
+	l, err := jsonl.NewReader(fh, 0).Next()
+	if err != nil || l.TooLong {
+		return nil, false
+	}
+	return l.Bytes, true
+}
 
 // validateLines runs check on every non-blank line of path and returns its
 // problems as "path:line: message", and how many lines it checked.
