@@ -2385,7 +2385,6 @@ var words = []string{
 	"not a recall policy document (id, min_candidates, min_top1, min_unused_bytes, max_expansions, allow_rerank_calls, floors)",
 	"not a regular file",
 	"not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -) or save it to a file",
-	"not an output",
 	"not an output of convert",
 	"not converted: interrupted",
 	"not sent: the endpoint failed an earlier export in this run",
