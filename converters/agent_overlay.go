@@ -44,14 +44,14 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Writes: append([]Move{
+				Writes: append([]Attr{
 					Sets("workspace.name", DefDigest).Doc("digest of the workspace name: private names are never copied"),
 					SetsConst("context.input.scope", receipt.S("repo")),
 					SetsConst("context.input.loaded_by", receipt.S("overlay-selector")),
 					Sets("context.input.delivered.hash", DefDigest),
 					Sets("context.input.delivered.truncated", DefBool),
 					SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_source_roles_in_order")),
-					Req(SetsConst("context.input.duplicate.role", receipt.S("selected"))),
+					ReqAttr(SetsConst("context.input.duplicate.role", receipt.S("selected"))),
 				}, sourcePathWrites...),
 				Hook: overlayRecord,
 			},
@@ -76,15 +76,15 @@ func init() {
 
 // A loaded overlay has a position in the load order; a suppressed
 // candidate delivered nothing and says why (overlayRecord).
-var _ = declareEvent("context.input.loaded", EventDecl{Adds: true, Narrow: []Move{
+var _ = declareEvent("context.input.loaded", EventDecl{Adds: true, Narrow: []Attr{
 	SetsProp("context.input.load_order", Prop{"type": "integer", "minimum": 1}.Doc("1-based position in the composed instructions")),
 }})
 
 var _ = declareEvent("context.input.candidate_suppressed", EventDecl{
 	Adds:  true,
 	Title: "context.input.candidate_suppressed: an instruction file was discovered but deliberately not loaded (e.g. an overlay for another agent)",
-	Keys:  []Move{Sets("context.input.suppression.reason", DefLabel)},
-	Narrow: []Move{
+	Keys:  []Attr{Sets("context.input.suppression.reason", DefLabel)},
+	Narrow: []Attr{
 		SetsProp("context.input.load_order", Prop{"const": 0}.Doc("0: discovered, not in the load order")),
 		SetsProp("context.input.delivered.hash", Prop{"const": "none"}.Doc("none: the candidate was not delivered")),
 		SetsConst("context.input.delivered.truncated", receipt.B(false)),

@@ -60,7 +60,7 @@ func init() {
 					FromSpan("brain.remediation.protected_phases_hash"),
 					Const("brain.privacy.raw_plan_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("brain.remediation.plan.within_cost_cap", DefBool),
 				},
 				Hook: brainPlan,
@@ -116,7 +116,7 @@ func init() {
 					Const("brain.privacy.raw_brain_recorded", receipt.B(false)),
 					Const("brain.privacy.raw_operator_note_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("brain.doctor.target_reached", DefBool),
 					SetsConst("brain.remediation.cost.within_cap", receipt.B(true)),
 				},

@@ -2,7 +2,6 @@ package converters
 
 import (
 	"github.com/contextreceipts/convert/converters/view"
-	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -283,67 +282,6 @@ func transcriptLayout(layout string) receipt.Attr {
 	return receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)}
 }
 
-// toolKind is what a tool call names, as each format tells it.
-type toolKind int
-
-const (
-	toolUnnamed toolKind = iota // the log names no tool
-	toolOther                   // a tool the agent does not ship: its name is private
-	toolBuiltin                 // one of the agent's own tools: its name passes through
-	toolMCP                     // an MCP server's tool
-)
-
-// describeTool appends what an execute_tool span says of its tool, as the
-// GenAI conventions name it (gen_ai.tool.name: a built-in's own name, else
-// the name as native.name writes it; for MCP also the extension type, the
-// MCP method and the server) and returns the span's name. What a tool is
-// described by is made once per tool and shared by its calls (a long
-// session makes tens of thousands of calls to a few tools; each described
-// afresh was two digests and a span name).
-func (c *native) describeTool(attrs receipt.Attrs, kind toolKind, name, server, tool string) (receipt.Attrs, string) {
-	k := toolIdentity{kind, name, server, tool}
-	d, ok := c.tools[k]
-	if !ok {
-		d = c.toolDescription(kind, name, server, tool)
-		if c.tools == nil {
-			c.tools = map[toolIdentity]toolDescription{}
-		}
-		k.name, k.server, k.tool = strings.Clone(name), strings.Clone(server), strings.Clone(tool)
-		c.tools[k] = d
-	}
-	return append(attrs, d.attrs...), d.span
-}
-
-// toolIdentity is what describeTool describes a tool by.
-type toolIdentity struct {
-	kind               toolKind
-	name, server, tool string
-}
-
-type toolDescription struct {
-	attrs receipt.Attrs
-	span  string
-}
-
-func (c *native) toolDescription(kind toolKind, name, server, tool string) toolDescription {
-	switch kind {
-	case toolBuiltin:
-		name = strings.Clone(name)
-		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(name)}}, "execute_tool " + name}
-	case toolMCP:
-		t := c.name(view.Borrow(tool))
-		return toolDescription{receipt.Attrs{
-			{Key: "gen_ai.tool.name", Value: receipt.S(t)},
-			{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
-			{Key: "mcp.method.name", Value: receipt.S("tools/call")},
-			c.nameAttr("convert.mcp.server", view.Borrow(server))}, "execute_tool " + t}
-	case toolOther:
-		t := c.name(view.Borrow(name))
-		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(t)}}, "execute_tool " + t}
-	}
-	return toolDescription{span: "execute_tool"}
-}
-
 // What the native readers write with these builders and around them, event
 // by event: the schemas of these events are generated from these
 // declarations and the scenario tables that write the same events (see
@@ -352,18 +290,18 @@ func (c *native) toolDescription(kind toolKind, name, server, tool string) toolD
 var _ = declareEvent("context.audit_gap.recorded", EventDecl{
 	Title:       "context.audit_gap.recorded: something entered (or may have entered) the context without any record of it",
 	Description: "An explicit gap: the receipt cannot prove what the log does not record. Claude Code loads the root CLAUDE.md, CLAUDE.local.md and auto-memory MEMORY.md at session start and writes no transcript record of it.",
-	Keys: []Move{
-		Req(SetsProp("context.audit_gap", Enum("root_instruction_files_not_logged", "instruction_loads_not_logged", "token_usage_not_logged", "timestamps_not_logged", "tool_results_not_logged"))),
+	Keys: []Attr{
+		ReqAttr(SetsProp("context.audit_gap", Enum("root_instruction_files_not_logged", "instruction_loads_not_logged", "token_usage_not_logged", "timestamps_not_logged", "tool_results_not_logged"))),
 		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted")),
 		Sets("session.id", DefID),
 	},
 })
 var _ = declareEvent("context.compaction.summary_loaded", EventDecl{
 	Title: "context.compaction.summary_loaded: the summary that replaced compacted context entered the prompt",
-	Keys: []Move{
+	Keys: []Attr{
 		SetsProp("context.compaction.audit_gap", Enum("summary_without_compact_boundary")),
-		Req(Sets("context.compaction.summary.hash", DefDigest)),
-		Req(Sets("context.compaction.summary.size_bucket", LadderDef(receipt.ByteLadder))),
+		ReqAttr(Sets("context.compaction.summary.hash", DefDigest)),
+		ReqAttr(Sets("context.compaction.summary.size_bucket", LadderDef(receipt.ByteLadder))),
 		Sets("context.compaction.token_count.after_bucket", LadderDef(receipt.TokenLadder)),
 		Sets("privacy.raw_summary_recorded", DefNever),
 		Sets("session.id", DefID),
@@ -372,15 +310,15 @@ var _ = declareEvent("context.compaction.summary_loaded", EventDecl{
 var _ = declareEvent("gen_ai.token_usage.summarized", EventDecl{
 	Title:       "gen_ai.token_usage.summarized: token usage of one model over the session, each API response counted once",
 	Description: "One API response is written as several transcript lines that repeat its usage; responses are keyed by message id (and request id when present) and the line with the largest output count is kept.",
-	Keys: []Move{
-		Req(Sets("gen_ai.request.model", DefLabel)),
+	Keys: []Attr{
+		ReqAttr(Sets("gen_ai.request.model", DefLabel)),
 		Sets("gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_creation.input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_read.input_tokens", DefCount),
 		SetsProp("gen_ai.usage.dedupe", Enum("message_id_and_request_id_largest_output", "cumulative_total_deltas", "terminal_result_usage", "message_id_last_record", "shutdown_model_metrics", "assistant_usage_records")),
-		Req(Sets("gen_ai.usage.input_tokens", DefCount)),
-		Req(Sets("gen_ai.usage.output_tokens", DefCount)),
+		ReqAttr(Sets("gen_ai.usage.input_tokens", DefCount)),
+		ReqAttr(Sets("gen_ai.usage.output_tokens", DefCount)),
 		Sets("gen_ai.usage.reasoning.output_tokens", DefCount).Doc("reasoning tokens, already included in gen_ai.usage.output_tokens (OpenAI)"),
 		Sets("gen_ai.usage.responses", DefCount),
 		SetsProp("gen_ai.usage.scope", Enum("session_with_subagents", "thread", "run")),
@@ -392,13 +330,13 @@ var _ = declareEvent("gen_ai.token_usage.summarized", EventDecl{
 var _ = declareEvent("subagent.result.returned", EventDecl{
 	Title:       "subagent.result.returned: what a subagent's final answer brought back into its parent's context",
 	Description: "Native transcripts: the tool result of the Agent/Task call is the only thing that crosses from the subagent back to the parent; its digest and size are recorded, never its text.",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("privacy.raw_summary_recorded", DefNever),
 		Sets("session.id", DefID),
 		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message")),
-		Req(Sets("subagent.result.hash", DefDigest)),
-		Req(Sets("subagent.result.size_bucket", LadderDef(receipt.ByteLadder))),
-		Req(SetsProp("subagent.result.status", Enum("success", "error"))),
+		ReqAttr(Sets("subagent.result.hash", DefDigest)),
+		ReqAttr(Sets("subagent.result.size_bucket", LadderDef(receipt.ByteLadder))),
+		ReqAttr(SetsProp("subagent.result.status", Enum("success", "error"))),
 		Sets("subagent.tool_call_count", DefCount),
 		Sets("subagent.total_token_bucket", LadderDef(receipt.TokenLadder)),
 		Sets("subagent.type", DefLabel),
@@ -406,23 +344,23 @@ var _ = declareEvent("subagent.result.returned", EventDecl{
 })
 var _ = declareEvent("subagent.spawned", EventDecl{
 	Title: "subagent.spawned: a subagent started; its span nests under the tool call that spawned it",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("session.id", DefID),
 		Sets("subagent.agent_id", DefID),
-		Req(SetsProp("subagent.depth", Prop{"minimum": 1, "type": "integer"})),
+		ReqAttr(SetsProp("subagent.depth", Prop{"minimum": 1, "type": "integer"})),
 		Sets("subagent.description_hash", DefDigest),
-		Req(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
+		ReqAttr(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
 		Sets("subagent.parent_thread_id", DefID).Doc("the parent thread of a subagent that writes its own log (Codex): the parent's log is converted on its own"),
 		Sets("subagent.prompt_hash", DefDigest),
-		Req(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call"))),
+		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call"))),
 		Sets("subagent.type", DefLabel),
 	},
 })
 var _ = declareEvent("context.input.loaded", EventDecl{
 	Title:       "context.input.loaded: one instruction file, skill, memory or retrieved text entered the prompt",
 	Description: "Source identity (bytes, canonical form), delivered identity (what the model got), full render (or why it is unknown), template, nondeterminism, truncation and duplicate suppression; selection rank and memory joins where the log has them. Paths are in clear only for conventional instruction files; everything else is a digest.",
-	Keys: []Move{
-		Req(SetsProp("context.input.kind", AnyOf(Ref(DefLabel), Enum("agents_md", "user_instructions", "system_prompt", "developer_instructions", "environment_context").Doc("native agent instruction kinds (codex)")))),
+	Keys: []Attr{
+		ReqAttr(SetsProp("context.input.kind", AnyOf(Ref(DefLabel), Enum("agents_md", "user_instructions", "system_prompt", "developer_instructions", "environment_context").Doc("native agent instruction kinds (codex)")))),
 		Sets("context.input.loaded_by", DefLabel),
 		Sets("context.input.activation", DefLabel),
 		Sets("context.input.source.bytes_hash", DefDigest).Doc("digest of the source bytes as read"),
@@ -448,12 +386,12 @@ var _ = declareEvent("context.input.loaded", EventDecl{
 
 var _ = declareEvent("context.skill.invoked", EventDecl{
 	Title: "context.skill.invoked: a skill body entered the prompt as context (or a duplicate candidate was suppressed)",
-	Keys: []Move{
-		Req(SetsConst("context.input.kind", receipt.S("skill"))),
-		Req(Sets("context.input.activation", DefLabel)),
+	Keys: []Attr{
+		ReqAttr(SetsConst("context.input.kind", receipt.S("skill"))),
+		ReqAttr(Sets("context.input.activation", DefLabel)),
 		Sets("context.input.loaded_by", DefLabel),
-		Req(Sets("context.skill.id", DefDigest).Doc("digest of the skill id (skill, plugin and path names are private and guessable: never written in clear)")),
-		Req(SetsProp("context.input.duplicate.role", Enum("selected", "duplicate"))),
+		ReqAttr(Sets("context.skill.id", DefDigest).Doc("digest of the skill id (skill, plugin and path names are private and guessable: never written in clear)")),
+		ReqAttr(SetsProp("context.input.duplicate.role", Enum("selected", "duplicate"))),
 		Sets("context.skill.name", DefLabel).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
 		Sets("context.input.delivered.hash", DefDigest),
 		Sets("context.input.source.path_hash", DefDigest),
@@ -464,7 +402,7 @@ var _ = declareEvent("context.skill.invoked", EventDecl{
 })
 
 var _ = declareEvent("mcp.tool_call.completed", EventDecl{
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("mcp.server.name", DefLabel).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
 		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
@@ -483,7 +421,7 @@ var _ = declareEvent("mcp.tool_call.completed", EventDecl{
 })
 
 var _ = declareEvent("mcp.tool_definition.loaded", EventDecl{
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("mcp.server.name", DefLabel).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
 		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
@@ -498,9 +436,9 @@ var _ = declareEvent("mcp.tool_definition.loaded", EventDecl{
 })
 
 var _ = declareEvent("mcp.tool_index.loaded", EventDecl{
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("mcp.tool_loading.strategy", DefLabel),
-		Req(Sets("mcp.tool.names_hash", DefDigest)),
+		ReqAttr(Sets("mcp.tool.names_hash", DefDigest)),
 		Sets("mcp.tool.count", DefCount),
 		Sets("mcp.server.count", DefCount),
 		Sets("mcp.server.needs_auth_count", DefCount),
@@ -515,8 +453,8 @@ var _ = declareEvent("mcp.tool_index.loaded", EventDecl{
 })
 
 var _ = declareEvent("mcp.tool_search.performed", EventDecl{
-	Keys: []Move{
-		Req(Sets("mcp.tool_search.query_hash", DefDigest)),
+	Keys: []Attr{
+		ReqAttr(Sets("mcp.tool_search.query_hash", DefDigest)),
 		Sets("mcp.tool_search.selected_count", DefCount),
 		Sets("mcp.tool_search.candidate_count_bucket", LadderDef(receipt.CountLadder)),
 		Sets("mcp.tool_search.deferred_tool_count", DefCount),
@@ -528,8 +466,8 @@ var _ = declareEvent("mcp.tool_search.performed", EventDecl{
 })
 
 var _ = declareEvent("context.compaction.started", EventDecl{
-	Keys: []Move{
-		Req(Sets("context.compaction.id_hash", DefDigest)),
+	Keys: []Attr{
+		ReqAttr(Sets("context.compaction.id_hash", DefDigest)),
 		Sets("context.compaction.reason", DefLabel),
 		Sets("context.compaction.trigger", DefLabel),
 		Sets("context.compaction.token_count.before_bucket", LadderDef(receipt.TokenLadder)),

@@ -1,6 +1,8 @@
 package converters
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -122,7 +124,7 @@ var claudeBuiltinTools = map[string]bool{
 // claudeBuiltinToolList is claudeBuiltinTools as a word list
 // (view.Text.Word): a built-in name read from a line is kept as the list's
 // own string, never as a view of the line or a copy of it.
-var claudeBuiltinToolList = sortedKeys(claudeBuiltinTools)
+var claudeBuiltinToolList = slices.Sorted(maps.Keys(claudeBuiltinTools))
 
 // claudeBuiltinCommands are Claude Code's own slash commands (public names).
 var claudeBuiltinCommands = map[string]bool{
@@ -134,7 +136,7 @@ var claudeBuiltinCommands = map[string]bool{
 
 // claudeBuiltinCommandList is claudeBuiltinCommands as a word list
 // (claudeBuiltinCommand).
-var claudeBuiltinCommandList = sortedKeys(claudeBuiltinCommands)
+var claudeBuiltinCommandList = slices.Sorted(maps.Keys(claudeBuiltinCommands))
 
 // claudeAgent is one agent of the session: the main one (key "") or a
 // subagent (key "agent:<id>").

@@ -3,8 +3,6 @@ package converters
 import (
 	"path/filepath"
 	"strings"
-
-	"github.com/contextreceipts/convert/internal/leak"
 )
 
 // Claude Code keeps one session in several files (log-formats.md 1.1, 1.9):
@@ -44,19 +42,6 @@ var claudeLayout = Layout{
 
 // claudeLocations: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects.
 var claudeLocations = []Location{{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"}}
-
-// sessionFileID returns the session id of a file named <session-uuid>.jsonl
-// (^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$,
-// written out: every claude_code run asks, and compiling the pattern was
-// half a percent of a one-line run).
-func sessionFileID(p string) (string, bool) {
-	base := filepath.Base(p)
-	id, ok := strings.CutSuffix(base, ".jsonl")
-	if !ok || !leak.UUID.Admit(id) { // any hex case, dashes at 8, 13, 18, 23
-		return "", false
-	}
-	return id, true
-}
 
 // claudeAgentFileID is the agent id in a subagent file's name
 // (agent-<id>.jsonl), from its path relative to the main transcript.

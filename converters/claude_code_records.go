@@ -723,11 +723,11 @@ func strText(v view.Value) (view.Text, bool) {
 // The schema of context.memory_file.accessed, which this file writes (see eventschema.go).
 var _ = declareEvent("context.memory_file.accessed", EventDecl{
 	Title: "context.memory_file.accessed: an instruction or memory file was read, written or edited by a tool call",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("context.memory_file.content_hash", DefDigest),
-		Req(SetsProp("context.memory_file.kind", Enum("claude_md", "auto_memory"))),
-		Req(SetsProp("context.memory_file.operation", Enum("read", "write", "edit"))),
-		Req(Sets("context.memory_file.path_hash", DefDigest)),
+		ReqAttr(SetsProp("context.memory_file.kind", Enum("claude_md", "auto_memory"))),
+		ReqAttr(SetsProp("context.memory_file.operation", Enum("read", "write", "edit"))),
+		ReqAttr(Sets("context.memory_file.path_hash", DefDigest)),
 		Sets("context.memory_file.size_bucket", LadderDef(receipt.ByteLadder)),
 		SetsProp("context.memory_file.status", Enum("success", "error")),
 		SetsProp("context.memory_file.trigger", Enum("tool_call", "init_command", "memory_command")),
@@ -738,9 +738,9 @@ var _ = declareEvent("context.memory_file.accessed", EventDecl{
 // The schema of context.skill.listing.loaded, which this file writes (see eventschema.go).
 var _ = declareEvent("context.skill.listing.loaded", EventDecl{
 	Title: "context.skill.listing.loaded: the catalog of available skills entered the context",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("context.skill.count", DefCount),
-		Req(Sets("context.skill.listing.hash", DefDigest)),
+		ReqAttr(Sets("context.skill.listing.hash", DefDigest)),
 		Sets("context.skill.listing.initial", DefBool),
 		Sets("context.skill.listing.size_bucket", LadderDef(receipt.ByteLadder)),
 		Sets("privacy.raw_skill_listing_recorded", DefNever),

@@ -39,8 +39,8 @@ func init() {
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_hidden_schemas_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(SetsConst("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))),
+				Writes: []Attr{
+					ReqAttr(SetsConst("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))),
 				},
 				Hook: managerParentContext,
 			},

@@ -105,7 +105,7 @@ func init() {
 					CountOf("loaded_command_help_count", "cli.command_help.loaded"),
 					Req(Const("cli.progressive_disclosure.audit_gap", receipt.S("receipt_proves_disclosure_boundary_not_api_result_correctness"))),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("cli.progressive_disclosure.boundary_held", DefBool),
 				},
 				Hook: cliSessionCompleted,

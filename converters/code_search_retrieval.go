@@ -97,7 +97,7 @@ func init() {
 					}),
 					Disjoint("loaded_chunk_ids", "suppressed_chunk_ids").Says("a chunk is both loaded and suppressed"),
 				},
-				Writes: []Move{SetsConst("context.input.returned_chunks_accounted", receipt.B(true))},
+				Writes: []Attr{SetsConst("context.input.returned_chunks_accounted", receipt.B(true))},
 				Hook:   codeSearchLoaded,
 			},
 		},
@@ -342,17 +342,17 @@ func codeSearchExtension(p view.Text) string {
 // The schema of code.search.result.returned, which this file writes (see eventschema.go).
 var _ = declareEvent("code.search.result.returned", EventDecl{
 	Title: "code.search.result.returned: one ranked chunk the search returned, and whether the client loaded or suppressed it",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("code_search.index.snapshot_id_hash", DefDigest),
 		SetsConst("code_search.result.audit_gap", receipt.S("context_load_not_logged")),
-		Req(Sets("code_search.result.chunk_id_hash", DefDigest)),
+		ReqAttr(Sets("code_search.result.chunk_id_hash", DefDigest)),
 		Sets("code_search.result.chunk_text_hash", DefDigest),
 		Sets("code_search.result.duplicate_of_hash", DefDigest),
 		Sets("code_search.result.line_range_bucket", LadderDef(receipt.CountLadder)),
-		Req(Sets("code_search.result.loaded_into_agent_context", DefBool)),
+		ReqAttr(Sets("code_search.result.loaded_into_agent_context", DefBool)),
 		SetsProp("code_search.result.path_extension", AnyOf(Enum("none", "other"), Prop{"pattern": "^[a-z0-9]{1,8}$", "type": "string"})),
 		Sets("code_search.result.path_hash", DefDigest),
-		Req(Sets("code_search.result.rank", DefCount)),
+		ReqAttr(Sets("code_search.result.rank", DefCount)),
 		Sets("code_search.result.score_bucket", LadderDef(scoreLadder)),
 		Sets("code_search.result.stale", DefBool),
 		Sets("code_search.result.suppressed_before_agent_context", DefBool),

@@ -35,8 +35,8 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("context.compaction.id_hash", DefDigest)),
+				Writes: []Attr{
+					ReqAttr(Sets("context.compaction.id_hash", DefDigest)),
 				},
 				Hook: compactionStart,
 			},
@@ -59,8 +59,8 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("context.item.reconstructable_from_hash", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("context.item.reconstructable_from_hash", DefBool)),
 					SetsProp("context.item.source", AnyOf(Enum("AGENTS.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules", ".windsurfrules", ".github/copilot-instructions.md"), Ref(DefDigest)).Doc("a conventional instruction-file name in clear, else the digest")),
 					Sets("context.item.source.hash", DefDigest),
 				},
@@ -84,9 +84,9 @@ func init() {
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("context.compaction.item.count", DefCount)),
-					Req(SetsConst("context.compaction.item_counts_add_up", receipt.B(true))),
+				Writes: []Attr{
+					ReqAttr(Sets("context.compaction.item.count", DefCount)),
+					ReqAttr(SetsConst("context.compaction.item_counts_add_up", receipt.B(true))),
 					Sets("context.compaction.items.preserved_hash_only", DefCount),
 					Sets("context.compaction.token_count.reduced", DefBool),
 				},
@@ -117,7 +117,7 @@ type compactionState struct {
 }
 
 // compactionID writes the open compaction's id on the events inside it.
-var compactionID = Move{Key: "context.compaction.id_hash", Def: DefDigest, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
+var compactionID = Move{Attr: Attr{Key: "context.compaction.id_hash", Def: DefDigest}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 	if id := StateOf[compactionState](s).id; id != "" {
 		a.Set("context.compaction.id_hash", receipt.S(id))
 	}

@@ -79,8 +79,8 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("context.compaction.rollback.state_restored", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("context.compaction.rollback.state_restored", DefBool)),
 				},
 				Hook: txnRollback,
 			},
@@ -101,7 +101,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_context_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					SetsConst("context.compaction.transaction.pre_state_intact", receipt.B(true)),
 				},
 				Hook: txnCompleted,

@@ -2,10 +2,10 @@ package converters
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
-	"regexp"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -58,49 +58,6 @@ func inputsOf(s *Session) *inputState {
 	return s.state.(interface{ inputs() *inputState }).inputs()
 }
 
-// publicInstructionPaths are conventional instruction-file paths that say
-// nothing private about a repository; only these (and agent overlays named
-// AGENTS.<agent>.md) are written in clear. Every other path is written as
-// its digest alone.
-var publicInstructionPaths = map[string]bool{
-	"AGENTS.md": true, "AGENT.md": true, "CLAUDE.md": true, "CLAUDE.local.md": true,
-	".claude/CLAUDE.md": true, "GEMINI.md": true, "CONVENTIONS.md": true,
-	".cursorrules": true, ".windsurfrules": true, ".github/copilot-instructions.md": true,
-}
-
-// overlayPath is an AGENTS.<agent>.md overlay's name; overlayPathRe is it
-// compiled on first use (the schema generator reads only the pattern).
-const overlayPath = `^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`
-
-var overlayPathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(overlayPath) })
-
-// publicPathProp is the schema of a path publicPath writes in clear.
-func publicPathProp() Prop {
-	var names []any
-	for _, p := range sortedKeys(publicInstructionPaths) {
-		names = append(names, p)
-	}
-	return AnyOf(Enum(names...), Prop{"type": "string", "pattern": overlayPath}).
-		Doc("in clear only for conventional instruction files and AGENTS.<agent>.md overlays")
-}
-
-// publicPath returns the conventional form of p and whether it may be written
-// in clear.
-func publicPath(p view.Text) (string, bool) {
-	p = p.TrimPrefix("./")
-	if w, ok := p.Word(publicInstructionPathList...); ok {
-		return w, true
-	}
-	if p.Matches(overlayPathRe()) {
-		return p.Own(), true
-	}
-	return "", false
-}
-
-// publicInstructionPathList is publicInstructionPaths as a word list
-// (view.Text.Word), sorted.
-var publicInstructionPathList = sortedKeys(publicInstructionPaths)
-
 // Statuses of the full render (the payload before any context-window clip).
 const (
 	fullRenderAvailable    = "available"                    // materialised: hashed
@@ -118,8 +75,8 @@ var fullRenderStatuses = Enum(fullRenderAvailable, fullRenderNotLogged, fullRend
 // contextInputWrites are the keys the identity split writes besides the
 // table's (readIdentity, writeIdentity and the builders they call);
 // transform is the default of context.input.delivered.transform.
-func contextInputWrites(transform string) []Move {
-	return append([]Move{
+func contextInputWrites(transform string) []Attr {
+	return append([]Attr{
 		SetsProp("context.input.source.uri", uriProp()),
 		Sets("context.input.source.uri_hash", DefDigest),
 		Sets("context.input.source.bytes_hash", DefDigest).Doc("digest of the source bytes as read"),
@@ -204,7 +161,7 @@ func contextInputRec(transform string, extra []Move, source func(s *Session, v *
 }
 
 // sourcePathWrites are the keys sourcePath writes.
-var sourcePathWrites = []Move{
+var sourcePathWrites = []Attr{
 	SetsProp("context.input.source.path", publicPathProp()),
 	Sets("context.input.source.path_hash", DefDigest),
 }
@@ -224,7 +181,7 @@ var uriSchemes = map[string]string{"mcp": "mcp", "https": "https", "http": "http
 // uriProp is the schema of what sourceURI writes.
 func uriProp() Prop {
 	var schemes []any
-	for _, s := range sortedKeys(uriSchemes) {
+	for _, s := range slices.Sorted(maps.Keys(uriSchemes)) {
 		schemes = append(schemes, uriSchemes[s])
 	}
 	return Enum(append(schemes, "other", "unknown")...).Doc("URI scheme only, from a fixed list (other: a scheme not on it)")

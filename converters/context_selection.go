@@ -71,7 +71,7 @@ func selectionScenario(name, doc, span string) Scenario {
 					Const("context.input.audit_gap", receipt.S("hashes_and_counts_prove_selected_delivered_identity_not_semantic_usefulness")),
 					AfterAny("context.selection").Says("context.input before the context.selection record it belongs to"),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					SetsProp("context.input.delivered.hash_basis", Enum("delivered_text", "delivery_record_identity").Doc("what context.input.delivered.hash is over: the delivered text, or (when the log carries no text) the canonical JSON of the delivery record's identity fields")),
 					Sets("context.input.delivered.hash", DefDigest),
 				},
@@ -92,11 +92,11 @@ func selectionScenario(name, doc, span string) Scenario {
 					Const("context.decision.audit_gap", receipt.S("relevance_is_evaluator_derived_loaded_receipts_only_prove_delivery")),
 					AfterAny("context.selection").Says("relevance record without a context.selection record"),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					SetsProp("context.decision.input_hashes", Prop{"items": Ref(DefDigest), "type": "array"}),
-					Req(Sets("context.decision.relevance.accounted_count", DefCount)),
+					ReqAttr(Sets("context.decision.relevance.accounted_count", DefCount)),
 					Sets("context.decision.relevance.decisive_count", DefCount),
-					Req(SetsConst("context.decision.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count; decisive_count + supporting_count <= selected_count"))),
+					ReqAttr(SetsConst("context.decision.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count; decisive_count + supporting_count <= selected_count"))),
 					SetsConst("context.decision.relevance.invariant_holds", receipt.B(true)),
 					Sets("context.decision.relevance.supporting_count", DefCount),
 					Sets("context.decision.relevance.unknown_count", DefCount),

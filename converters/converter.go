@@ -125,6 +125,15 @@ type Output struct {
 	Skills   []Skill       // the root span's gen_ai.skills
 }
 
+// Skill is one entry of an agent span's gen_ai.skills: a skill whose
+// instructions entered that agent's context (named as the receipt names
+// it: by digest unless names are revealed), and whether a compaction has
+// since replaced them with a summary.
+type Skill struct {
+	Name      string
+	Compacted bool
+}
+
 // Span is a child span. Keys are unique within an input; span ids derive
 // from them, so they must be stable (session id, agent id, record uuid).
 type Span struct {

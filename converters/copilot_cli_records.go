@@ -688,19 +688,6 @@ func (c *copilotState) End(out *Output) error {
 	return nil
 }
 
-// arrayLen is len(v.Array()) as gjson counts it: 0 for null or nothing,
-// an array's elements, and 1 for any other value (view.Value.Array counts
-// an object's members and a JSON null as one).
-func arrayLen(v view.Value) int {
-	switch {
-	case v.Type() == view.Null:
-		return 0
-	case v.IsArray():
-		return v.Len()
-	}
-	return 1
-}
-
 func firstNonEmpty(vs ...string) string {
 	for _, v := range vs {
 		if v != "" {

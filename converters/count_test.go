@@ -1,9 +1,10 @@
 package converters
 
 import (
-	"github.com/contextreceipts/convert/converters/view"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/converters/view"
 )
 
 // TestCount: a count is copied only inside the range a Count field's value

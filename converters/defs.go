@@ -82,3 +82,30 @@ func DefsSchema() []byte {
 	}
 	return b.Bytes()
 }
+
+// The JSON types of attributes: definitions in schemas/defs.schema.json,
+// and two that are written inline.
+const (
+	DefDigest = "digest"
+	DefLabel  = "label"
+	DefID     = "id"
+	DefCount  = "count"
+	DefNever  = "never"   // a privacy flag that is always false
+	DefBool   = "boolean" // inline {"type": "boolean"}
+	DefConst  = "const"   // inline const or enum of Move.Value
+)
+
+// LadderDef names the definition of a ladder's buckets.
+func LadderDef(l receipt.Ladder) string {
+	switch l.Name {
+	case receipt.CountLadder.Name:
+		return "count_bucket"
+	case receipt.TokenLadder.Name:
+		return "token_bucket"
+	case receipt.ByteLadder.Name:
+		return "byte_bucket"
+	case receipt.LatencyLadder.Name:
+		return "latency_bucket"
+	}
+	return l.Name + "_bucket"
+}

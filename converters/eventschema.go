@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -54,34 +55,66 @@ func (p Prop) Doc(description string) Prop {
 	return q
 }
 
-// Schema narrows what a move writes: p replaces the schema its definition
-// type would give (an enum of the labels it can write, a bounded integer).
-// TestMoveSchemasNarrowDefs checks that p accepts nothing the definition
-// rejects.
-func (m Move) Schema(p Prop) Move { m.schema = p; return m }
+// An Attr declares one attribute an event carries: its key and the JSON
+// type of its value, the name of a definition in schemas/defs.schema.json
+// (DefDigest, a ladder's LadderDef, ...), DefBool, or DefConst with Value;
+// a narrower schema where one is given (Schema, Doc); and whether every
+// writer writes it (Required). The event schemas are generated from the
+// Attrs the tables' moves carry and those declared with Sets, SetsProp and
+// SetsConst.
+type Attr struct {
+	Key, Def string
+	Value    *receipt.Value // DefConst: the value written
+	Required bool
+	schema   Prop // narrower than Def (see Schema); nil: what Def says
+}
 
-// Doc describes the attribute a move writes, in its schema.
-func (m Move) Doc(description string) Move { m.schema = m.prop().Doc(description); return m }
+// Schema narrows what an attribute holds: p replaces the schema its
+// definition type would give (an enum of the labels it can write, a
+// bounded integer). TestMoveSchemasNarrowDefs checks that p accepts
+// nothing the definition rejects.
+func (a Attr) Schema(p Prop) Attr { a.schema = p; return a }
+
+// Doc describes the attribute, in its schema.
+func (a Attr) Doc(description string) Attr { a.schema = a.Prop().Doc(description); return a }
+
+// NarrowSchema is the schema Schema or Doc gave the attribute; nil when
+// its definition type says it.
+func (a Attr) NarrowSchema() Prop { return a.schema }
 
 // Sets declares a key a record's hook (or a builder it calls) writes, and
-// its definition type; like Use, it reads nothing and writes nothing.
-func Sets(key, def string) Move { return Move{Key: key, Def: def} }
+// its definition type.
+func Sets(key, def string) Attr { return Attr{Key: key, Def: def} }
 
 // SetsProp declares a key a hook writes, with its schema.
-func SetsProp(key string, p Prop) Move { return Move{Key: key, schema: p} }
+func SetsProp(key string, p Prop) Attr { return Attr{Key: key, schema: p} }
 
-// prop returns the schema of the attribute a move writes.
-func (m Move) prop() Prop {
-	if m.schema != nil {
-		return m.schema
+// SetsConst declares a key always written with the value v: its schema is
+// the constant (DefNever for false, a privacy flag).
+func SetsConst(key string, v receipt.Value) Attr {
+	def := DefConst
+	if v.Kind == receipt.Bool && !v.Bool {
+		def = DefNever
 	}
-	switch m.Def {
+	return Attr{Key: key, Def: def, Value: &v}
+}
+
+// ReqAttr marks an attribute as always written: required in the event's
+// schema.
+func ReqAttr(a Attr) Attr { a.Required = true; return a }
+
+// Prop returns the schema of the attribute.
+func (a Attr) Prop() Prop {
+	if a.schema != nil {
+		return a.schema
+	}
+	switch a.Def {
 	case DefBool:
 		return Prop{"type": "boolean"}
 	case DefConst:
-		return Prop{"const": valueJSON(*m.Value)}
+		return Prop{"const": valueJSON(*a.Value)}
 	}
-	return Ref(m.Def)
+	return Ref(a.Def)
 }
 
 func valueJSON(v receipt.Value) any {
@@ -105,12 +138,12 @@ func valueJSON(v receipt.Value) any {
 // one of the record's Emits) and requires nothing of other writers.
 type EventDecl struct {
 	Title, Description string
-	Keys               []Move
+	Keys               []Attr
 	OneOf              [][]string
 	Adds               bool
 	// Narrow replaces, in this event, the schema every writer gives a key
 	// (what the hook that builds this event enforces, e.g. a constant).
-	Narrow []Move
+	Narrow []Attr
 }
 
 // eventDecls holds the declarations of declareEvent, in declaration order.
@@ -143,10 +176,10 @@ func (e *eventSpec) title(t string) {
 
 // write adds one writer's keys; each writer narrows the required keys to
 // those it requires too.
-func (e *eventSpec) write(keys []Move, writer bool) {
+func (e *eventSpec) write(keys []Attr, writer bool) {
 	req := map[string]bool{}
 	for _, m := range keys {
-		p := m.prop()
+		p := m.Prop()
 		if !slices.ContainsFunc(e.props[m.Key], func(q Prop) bool { return sameProp(p, q) }) {
 			e.props[m.Key] = append(e.props[m.Key], p)
 		}
@@ -186,7 +219,7 @@ func eventSpecs() map[string]*eventSpec {
 	}
 	for _, name := range Scenarios() {
 		plans := scenarioPlan(name)
-		for _, typ := range sortedKeys(plans) {
+		for _, typ := range slices.Sorted(maps.Keys(plans)) {
 			p := plans[typ]
 			for _, ev := range p.writes() {
 				e := spec(ev)
@@ -195,7 +228,7 @@ func eventSpecs() map[string]*eventSpec {
 			}
 		}
 	}
-	for _, ev := range sortedKeys(eventDecls) {
+	for _, ev := range slices.Sorted(maps.Keys(eventDecls)) {
 		e := spec(ev)
 		for _, d := range eventDecls[ev] {
 			e.title(d.Title)
@@ -208,7 +241,7 @@ func eventSpecs() map[string]*eventSpec {
 				if e.narrow == nil {
 					e.narrow = map[string]Prop{}
 				}
-				e.narrow[m.Key] = m.prop()
+				e.narrow[m.Key] = m.Prop()
 			}
 		}
 	}
@@ -226,9 +259,9 @@ func (p *recPlan) writes() []string {
 // tableAttrs lists the attributes the moves of a record write on its
 // events: their own keys, the keys they copy from the root span (typed by
 // the moves that wrote them there) and those they declare with Sets.
-func tableAttrs(plans map[string]*recPlan, p *recPlan) []Move {
+func tableAttrs(plans map[string]*recPlan, p *recPlan) []Attr {
 	onSpan := map[string]Move{}
-	for _, typ := range sortedKeys(plans) {
+	for _, typ := range slices.Sorted(maps.Keys(plans)) {
 		for _, m := range plans[typ].Moves {
 			if m.spanKey != "" {
 				onSpan[m.spanKey] = m
@@ -240,16 +273,16 @@ func tableAttrs(plans map[string]*recPlan, p *recPlan) []Move {
 			}
 		}
 	}
-	var out []Move
+	var out []Attr
 	for _, m := range p.Moves {
 		if m.Key != "" {
-			out = append(out, m)
+			out = append(out, m.Attr)
 		}
 		for _, a := range m.also {
 			out = append(out, a)
 		}
 		for _, k := range m.fromSpan {
-			src := onSpan[k]
+			src := onSpan[k].Attr
 			src.Key, src.Required = k, false
 			out = append(out, src)
 		}
@@ -406,11 +439,4 @@ func encodeJSON(v any) []byte {
 // and why: they are written by hand.
 var NotGenerated = map[string]string{
 	"convert.summary": "written by the pipeline (internal/pipeline/finish.go) after every converter, not by a converter",
-}
-
-// SetsConst declares a key a hook always writes with the value v.
-func SetsConst(key string, v receipt.Value) Move {
-	m := Const(key, v)
-	m.apply = nil
-	return m
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/contextreceipts/convert/converters/view"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/converters/view"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"

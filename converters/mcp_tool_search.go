@@ -31,7 +31,7 @@ func init() {
 					Const("privacy.raw_tool_definitions_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_descriptions_recorded", receipt.B(false)),
 				},
-				Writes: []Move{Sets("mcp.tool.index_only", DefBool)},
+				Writes: []Attr{Sets("mcp.tool.index_only", DefBool)},
 				Hook:   indexLoaded,
 			},
 			"mcp.tool_search.performed": {
@@ -53,7 +53,7 @@ func init() {
 					SubsetOf("selected_tool", "mcp.tool_index.loaded", "tool_names").Within("selected_server", "server").
 						Says("selected_tool is not in the selected server's loaded index"),
 				},
-				Writes: []Move{Sets("mcp.tool_search.unselected_definitions_loaded", DefCount)},
+				Writes: []Attr{Sets("mcp.tool_search.unselected_definitions_loaded", DefCount)},
 				Hook:   searchPerformed,
 			},
 			"mcp.tool_definition.loaded": {

@@ -43,7 +43,7 @@ func init() {
 					Const("memory.audit_gap", receipt.S("search_receipt_proves_returned_results_not_prompt_insertion")),
 					SessionIDs(),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("memory.result.top.id_hash", DefDigest),
 					Sets("memory.result.top.score_bucket", LadderDef(scoreLadder)),
 				},
@@ -54,10 +54,10 @@ func init() {
 				Hash("memory_id", "context.input.memory.id_hash"),
 				Hash("memory_id", "context.input.source.memory_id_hash"),
 				{apply: crossClientPolicy},
-				SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression")),
+				{Attr: SetsConst("context.input.duplicate.suppression_policy", receipt.S("keep_distinct_cross_client_load_until_loaded_receipt_proves_suppression"))},
 				// returnedMemory's
-				SetsConst("context.input.memory.returned_by_search", receipt.B(true)).Doc("the loaded memory is one the referenced memory.search.returned event listed (always true: the converter fails otherwise)"),
-				Sets("context.input.memory.delivered_matches_returned", DefBool).Doc("the delivered text equals, in canonical form, the text the memory layer returned"),
+				{Attr: SetsConst("context.input.memory.returned_by_search", receipt.B(true)).Doc("the loaded memory is one the referenced memory.search.returned event listed (always true: the converter fails otherwise)")},
+				{Attr: Sets("context.input.memory.delivered_matches_returned", DefBool).Doc("the delivered text equals, in canonical form, the text the memory layer returned")},
 			}, returnedMemory),
 		},
 		NewState: func() any {

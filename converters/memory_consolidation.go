@@ -57,8 +57,8 @@ func init() {
 					AfterAny("memory.consolidation.precheck").Says("cluster selected before any memory.consolidation.precheck record"),
 					LenEq("source_count", "source_ids"),
 				},
-				Writes: []Move{
-					Req(Sets("memory.consolidation.cluster.sources_among_candidates", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("memory.consolidation.cluster.sources_among_candidates", DefBool)),
 				},
 				Hook: consolidationCluster,
 			},
@@ -82,8 +82,8 @@ func init() {
 					Const("privacy.raw_entity_names_recorded", receipt.B(false)),
 					After("cluster_id", "memory.consolidation.cluster.selected", "cluster_id").Says("output created for a cluster that was never selected"),
 				},
-				Writes: []Move{
-					Req(SetsConst("memory.consolidation.output.lineage_matches_cluster", receipt.B(true))),
+				Writes: []Attr{
+					ReqAttr(SetsConst("memory.consolidation.output.lineage_matches_cluster", receipt.B(true))),
 				},
 				Hook: consolidationOutput,
 			},
@@ -127,8 +127,8 @@ func init() {
 						return nil
 					}),
 				},
-				Writes: []Move{
-					Req(SetsConst("memory.consolidation.candidates_accounted", receipt.B(true))),
+				Writes: []Attr{
+					ReqAttr(SetsConst("memory.consolidation.candidates_accounted", receipt.B(true))),
 					Sets("memory.consolidation.within_latency_budget", DefBool),
 				},
 				Hook: consolidationCompleted,

@@ -176,8 +176,8 @@ func init() {
 					LengthOf("retained_count", govCompleted, "retained_ids").Within("request_id", "request_id").
 						Says("retained_count differs from the deletion's retained_ids"),
 				},
-				Writes: []Move{
-					Req(Sets("memory.governance.replay_returns_deleted", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("memory.governance.replay_returns_deleted", DefBool)),
 				},
 				Hook: func(_ *Session, v *Values, a *receipt.Attrs) error {
 					a.Set("memory.governance.replay_returns_deleted", receipt.B(v.Int("query_replay_result_count") > 0))

@@ -38,7 +38,7 @@ func init() {
 				Const("team_memory.privacy.raw_body_recorded", receipt.B(false)),
 				Const("team_memory.privacy.raw_rationale_recorded", receipt.B(false)),
 			},
-			Writes: []Move{Req(Sets("team_memory.author.known", DefBool))},
+			Writes: []Attr{ReqAttr(Sets("team_memory.author.known", DefBool))},
 			Hook:   func(s *Session, v *Values, a *receipt.Attrs) error { return teamMemoryEntry(s, v, a, op) },
 		}
 	}
@@ -76,9 +76,9 @@ func init() {
 					Const("team_memory.privacy.raw_bundle_recorded", receipt.B(false)),
 					Disjoint("selected_entry_ids", "suppressed_entry_ids").Says("an entry is both selected and suppressed"),
 				},
-				Writes: []Move{
-					Req(SetsConst("team_memory.selected.all_authors_known", receipt.B(true))),
-					Req(Sets("team_memory.selected.known_author_count", DefCount)),
+				Writes: []Attr{
+					ReqAttr(SetsConst("team_memory.selected.all_authors_known", receipt.B(true))),
+					ReqAttr(Sets("team_memory.selected.known_author_count", DefCount)),
 				},
 				Hook: teamMemoryHydrated,
 			},
@@ -116,8 +116,8 @@ func init() {
 					}),
 					AfterAny("memory.bundle.hydrated").Says("provenance evaluated before any memory.bundle.hydrated record"),
 				},
-				Writes: []Move{
-					Req(SetsConst("team_memory.accounting.holds", receipt.B(true))),
+				Writes: []Attr{
+					ReqAttr(SetsConst("team_memory.accounting.holds", receipt.B(true))),
 				},
 				Hook: teamMemoryEvaluated,
 			},

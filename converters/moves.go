@@ -11,56 +11,25 @@ import (
 // A Move maps one input field to one attribute. Scenario converters are
 // tables of moves; the few things a table cannot say go in a Hook.
 type Move struct {
-	Path     string     // input field (gjson path); "" for moves that read none
-	Pass     bool       // the field's token values may appear verbatim in output
-	Shape    leak.Shape // the shape of a pass-through field's values (leak.Label unless set)
-	Required bool
-	// Key and Def are the attribute the move writes and its JSON type: the
-	// name of a definition in schemas/defs.schema.json (DefDigest, a
-	// ladder's LadderDef, ...), DefBool, or DefConst with Value. The event
-	// schemas are generated from them (eventschema.go). A move that
-	// writes no attribute of the event (ToSpan, Use, most invariants) has
-	// none.
-	Key, Def string
-	Value    *receipt.Value // DefConst: the value written
-	apply    func(s *Session, v view.Value, a *receipt.Attrs) error
-	reads    []string   // further fields the move reads (invariants, Use)
-	inv      *invariant // set for an invariant move
-	check    func(s *Session, v *Values, a *receipt.Attrs) error
-	rule     string // Check: what it checks
-	also     []Move // further attributes the move writes (their Key and Def only)
-	spanKey  string // a move redirected to the root span: the key it writes there
-	schema   Prop   // narrower than Def (see Schema); nil: what Def says
+	// Attr is the attribute the move writes (its key, definition type and
+	// schema: eventschema.go); a move that writes no attribute of the
+	// event (ToSpan, Use, most invariants) has an empty one.
+	Attr
+	Path  string     // input field (gjson path); "" for moves that read none
+	Pass  bool       // the field's token values may appear verbatim in output
+	Shape leak.Shape // the shape of a pass-through field's values (leak.Label unless set)
+	apply func(s *Session, v view.Value, a *receipt.Attrs) error
+	reads []string   // further fields the move reads (invariants, Use)
+	inv   *invariant // set for an invariant move
+	check func(s *Session, v *Values, a *receipt.Attrs) error
+	rule  string // Check: what it checks
+	also  []Attr // further attributes the move writes
+	// spanKey is, for a move redirected to the root span, the key it
+	// writes there.
+	spanKey string
 	// fromSpan lists the root-span keys the move copies to the event; their
 	// types are those of the moves that wrote them on the span.
 	fromSpan []string
-}
-
-// The JSON types of attributes: definitions in schemas/defs.schema.json,
-// and two that are written inline.
-const (
-	DefDigest = "digest"
-	DefLabel  = "label"
-	DefID     = "id"
-	DefCount  = "count"
-	DefNever  = "never"   // a privacy flag that is always false
-	DefBool   = "boolean" // inline {"type": "boolean"}
-	DefConst  = "const"   // inline const or enum of Move.Value
-)
-
-// LadderDef names the definition of a ladder's buckets.
-func LadderDef(l receipt.Ladder) string {
-	switch l.Name {
-	case receipt.CountLadder.Name:
-		return "count_bucket"
-	case receipt.TokenLadder.Name:
-		return "token_bucket"
-	case receipt.ByteLadder.Name:
-		return "byte_bucket"
-	case receipt.LatencyLadder.Name:
-		return "latency_bucket"
-	}
-	return l.Name + "_bucket"
 }
 
 // Use declares a field that only a Hook reads: Values.Get refuses any other
@@ -92,7 +61,7 @@ func Req(m Move) Move { m.Required = true; return m }
 // (receipt.IsToken) and writes its digest otherwise, so free text that lands
 // in an enum field never reaches the receipt.
 func Label(path, key string) Move {
-	return Move{Path: path, Pass: true, Key: key, Def: DefLabel, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Pass: true, Attr: Attr{Key: key, Def: DefLabel}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if v.Type() != view.String {
 			return fmt.Errorf("field %q must be a string", path)
 		}
@@ -104,7 +73,7 @@ func Label(path, key string) Move {
 // Hash writes the digest of a field: of its text when it is a string, of its
 // RFC 8785 canonical JSON otherwise (lists, objects, numbers).
 func Hash(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefDigest, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: DefDigest}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		d, err := s.Digest(v)
 		if err != nil {
 			return fmt.Errorf("field %q: %w", path, err)
@@ -118,7 +87,7 @@ func Hash(path, key string) Move {
 // number above leak.MaxCount (a card or phone number in a count field) is
 // refused rather than copied.
 func Int(path, key string) Move {
-	return Move{Path: path, Pass: true, Shape: leak.Count, Key: key, Def: DefCount, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Pass: true, Shape: leak.Count, Attr: Attr{Key: key, Def: DefCount}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := countOf(path, v)
 		if err != nil {
 			return err
@@ -130,7 +99,7 @@ func Int(path, key string) Move {
 
 // Bucket writes the ladder bucket of a whole number.
 func Bucket(path, key string, l receipt.Ladder) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: LadderDef(l)}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := wholeNumber(path, v)
 		if err != nil {
 			return err
@@ -142,7 +111,7 @@ func Bucket(path, key string, l receipt.Ladder) Move {
 
 // Count writes the length of a list.
 func Count(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefCount, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: DefCount}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
@@ -153,7 +122,7 @@ func Count(path, key string) Move {
 
 // Bool copies a boolean.
 func Bool(path, key string) Move {
-	return Move{Path: path, Key: key, Def: DefBool, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: DefBool}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsBool() {
 			return fmt.Errorf("field %q must be true or false", path)
 		}
@@ -165,11 +134,7 @@ func Bool(path, key string) Move {
 // Const writes a fixed value. Its schema is the constant, which also
 // exempts a constant string from the leak check (schema vocabulary).
 func Const(key string, v receipt.Value) Move {
-	def := DefConst
-	if v.Kind == receipt.Bool && !v.Bool {
-		def = DefNever
-	}
-	return Move{Key: key, Def: def, Value: &v, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
+	return Move{Attr: SetsConst(key, v), apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		a.Set(key, v)
 		return nil
 	}}
@@ -177,7 +142,7 @@ func Const(key string, v receipt.Value) Move {
 
 // SessionIDs writes session.id and gen_ai.conversation.id from session.start.
 func SessionIDs() Move {
-	return Move{Key: "session.id", Def: DefID, also: []Move{{Key: "gen_ai.conversation.id", Def: DefID}}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
+	return Move{also: []Attr{{Key: "gen_ai.conversation.id", Def: DefID}}, Attr: Attr{Key: "session.id", Def: DefID}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if s.ID != "" {
 			a.Set("session.id", receipt.S(s.ID))
 		}
@@ -190,7 +155,7 @@ func SessionIDs() Move {
 
 // AgentName writes agent.name from session.start.
 func AgentName() Move {
-	return Move{Key: "agent.name", Def: DefID, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
+	return Move{Attr: Attr{Key: "agent.name", Def: DefID}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if s.Agent != "" {
 			a.Set("agent.name", receipt.S(s.Agent))
 		}
@@ -229,3 +194,9 @@ func wholeNumber(path string, v view.Value) (int64, error) {
 	}
 	return int64(v.Num()), nil
 }
+
+// Schema narrows what a move writes (Attr.Schema).
+func (m Move) Schema(p Prop) Move { m.Attr = m.Attr.Schema(p); return m }
+
+// Doc describes the attribute a move writes, in its schema (Attr.Doc).
+func (m Move) Doc(description string) Move { m.Attr = m.Attr.Doc(description); return m }

@@ -2,10 +2,11 @@ package converters
 
 import (
 	"encoding/json"
-	"github.com/contextreceipts/convert/internal/leak"
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/contextreceipts/convert/internal/leak"
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"

@@ -2,15 +2,6 @@ package converters
 
 import "github.com/contextreceipts/convert/internal/receipt"
 
-// Skill is one entry of an agent span's gen_ai.skills: a skill whose
-// instructions entered that agent's context (named as the receipt names
-// it: by digest unless names are revealed), and whether a compaction has
-// since replaced them with a summary.
-type Skill struct {
-	Name      string
-	Compacted bool
-}
-
 // contextChange is a receipt event that changes what an agent's context
 // holds: a skill's instructions loaded, or a compaction.
 type contextChange struct {

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters/view"
@@ -100,3 +101,29 @@ func placeOf(r Record) place { return place{r.Line, r.File, r.Time, r.NS} }
 
 // record is an event's Record at p, with no line to read.
 func (p place) record() Record { return Record{Line: p.line, File: p.file, Time: p.time, NS: p.ns} }
+
+// sessionFileID returns the session id of a file named <session-uuid>.jsonl
+// (^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$,
+// written out: every claude_code run asks, and compiling the pattern was
+// half a percent of a one-line run).
+func sessionFileID(p string) (string, bool) {
+	base := filepath.Base(p)
+	id, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok || !leak.UUID.Admit(id) { // any hex case, dashes at 8, 13, 18, 23
+		return "", false
+	}
+	return id, true
+}
+
+// arrayLen is len(v.Array()) as gjson counts it: 0 for null or nothing,
+// an array's elements, and 1 for any other value (view.Value.Array counts
+// an object's members and a JSON null as one).
+func arrayLen(v view.Value) int {
+	switch {
+	case v.Type() == view.Null:
+		return 0
+	case v.IsArray():
+		return v.Len()
+	}
+	return 1
+}

@@ -40,7 +40,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("context.prune.backup.created", DefBool),
 					Sets("context.prune.start_ratio_bucket", LadderDef(percentLadder)),
 				},
@@ -90,9 +90,9 @@ func init() {
 					Const("privacy.raw_tool_output_recorded", receipt.B(false)),
 					Const("privacy.raw_file_content_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("context.prune.end_ratio_bucket", LadderDef(percentLadder)),
-					Req(SetsConst("context.prune.totals_add_up", receipt.B(true))),
+					ReqAttr(SetsConst("context.prune.totals_add_up", receipt.B(true))),
 				},
 				Hook: pruneCompleted,
 			},

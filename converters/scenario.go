@@ -2,6 +2,7 @@ package converters
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -44,7 +45,7 @@ type Rec struct {
 	// Writes declares the keys the hook writes (Sets, SetsProp; Req for
 	// one it always writes): the event schemas are generated from the
 	// moves and these.
-	Writes []Move
+	Writes []Attr
 	// Hook runs after the moves, on the values they declared: stateful
 	// attributes and the rules no invariant kind says. It may add
 	// attributes, never change one a move wrote.
@@ -305,7 +306,7 @@ func registerScenario(sc Scenario) {
 	register(Converter{
 		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
 		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
-		PassThrough: pass, Events: sortedKeys(events),
+		PassThrough: pass, Events: slices.Sorted(maps.Keys(events)),
 		New: func(env Env) State { return newScenarioState(sc, plans(), env.Hash) },
 	})
 }
@@ -447,13 +448,4 @@ func (st *scenarioState) End(out *Output) error {
 	out.Span = span
 	out.TraceKey = st.s.ID
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

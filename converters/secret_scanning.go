@@ -129,8 +129,8 @@ func init() {
 					After("request_id", "security.secret_scanning.requested", "request_id"),
 					After("request_id", "security.secret_scanning.completed", "request_id"),
 				),
-				Writes: []Move{
-					Req(Sets("security.secret_scanning.findings_resolved", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("security.secret_scanning.findings_resolved", DefBool)),
 				},
 				Hook: secretScanRemediation,
 			},

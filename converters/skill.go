@@ -47,7 +47,7 @@ func init() {
 					Const("privacy.raw_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_tool_args_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					// skillPath's
 					Sets("context.input.source.path", DefDigest).Doc("digest of the skill file path (kept under the reference key; same value as path_hash)"),
 					Sets("context.input.source.path_hash", DefDigest),
@@ -60,7 +60,7 @@ func init() {
 					SetsConst("context.input.duplicate.suppression_policy", receipt.S(policySuppressEqual)),
 					SetsProp("context.input.duplicate.dedupe_key", Prop{"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}:(sha256|hmac-sha256):[0-9a-f]{64}$"}.Doc("<conversation>:<digest over skill id digest, activation, hook event and canonical delivered digest>")),
 					SetsConst("context.input.duplicate.dedupe_scope", receipt.S("conversation")),
-					Req(SetsProp("context.input.duplicate.role", skillRoles)),
+					ReqAttr(SetsProp("context.input.duplicate.role", skillRoles)),
 					Sets("context.input.duplicate.candidate_count", DefCount).Doc("candidates with this dedupe key seen so far, this one included; the last event of a key carries the total"),
 				},
 				Hook: skillInvoked,

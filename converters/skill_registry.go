@@ -76,7 +76,7 @@ func init() {
 					Req(Label("delivery_status", "context.skill.delivery.status")),
 					Req(Int("suppressed_count", "context.skill.suppressed_count")),
 				),
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("context.skill.delivered.matches_read_body", DefBool),
 				},
 				Hook: registryInject,
@@ -98,9 +98,9 @@ func init() {
 					SumEq("selected_count", "decisive_count", "supporting_count", "unused_count", "unknown_count").
 						Says("selected_count is not decisive + supporting + unused + unknown"),
 				),
-				Writes: []Move{
-					Req(Sets("context.skill.relevance.accounted_count", DefCount)),
-					Req(SetsConst("context.skill.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count"))),
+				Writes: []Attr{
+					ReqAttr(Sets("context.skill.relevance.accounted_count", DefCount)),
+					ReqAttr(SetsConst("context.skill.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count"))),
 				},
 				Hook: registryReuse,
 			},

@@ -45,8 +45,8 @@ func init() {
 					Const("privacy.raw_skill_descriptions_recorded", receipt.B(false)),
 					Const("privacy.raw_skill_bodies_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("skill.router.full_bodies_loaded_at_startup", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("skill.router.full_bodies_loaded_at_startup", DefBool)),
 				},
 				Hook: routerIndex,
 			},
@@ -74,7 +74,7 @@ func init() {
 					SubsetOf("top_k", "skill.router.index.loaded", "skill_names").Says("top_k names a skill that is not in the loaded index"),
 					Once("case_id").Says("case_id repeats an earlier case"),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					Sets("skill.router.expected_rank", DefCount),
 				},
 				Hook: routerCase,
@@ -150,7 +150,7 @@ func rateBucket(path string, v view.Value) (string, error) {
 
 // rateMove writes the rate ladder's bucket of a number in [0, 1].
 func rateMove(path, key string) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(rateLadder), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: LadderDef(rateLadder)}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		b, err := rateBucket(path, v)
 		if err != nil {
 			return err

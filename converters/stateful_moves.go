@@ -94,7 +94,7 @@ func Noting(key string, m Move) Move {
 
 // ListBucket writes the count-ladder bucket of a list's length.
 func ListBucket(path, key string) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(receipt.CountLadder), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: LadderDef(receipt.CountLadder)}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
@@ -106,7 +106,7 @@ func ListBucket(path, key string) Move {
 // ScaledBucket writes the ladder bucket of a number times scale, rounded
 // (scores in thousandths, dollars in cents).
 func ScaledBucket(path, key string, l receipt.Ladder, scale float64) Move {
-	return Move{Path: path, Key: key, Def: LadderDef(l), apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+	return Move{Path: path, Attr: Attr{Key: key, Def: LadderDef(l)}, apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := scaled(path, v, scale)
 		if err != nil {
 			return err

@@ -65,8 +65,8 @@ func init() {
 					Const("privacy.raw_project_rules_recorded", receipt.B(false)),
 					Const("privacy.raw_memory_index_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(Sets("subagent.context.startup_ratio_bucket", LadderDef(budgetRatioLadder))),
+				Writes: []Attr{
+					ReqAttr(Sets("subagent.context.startup_ratio_bucket", LadderDef(budgetRatioLadder))),
 				},
 				Hook: budgetEvaluated,
 			},
@@ -88,10 +88,10 @@ func init() {
 					Req(Const("subagent.boot.audit_gap", receipt.S("receipt_proves_startup_budget_and_disclosure_boundary_not_tool_or_skill_choice"))),
 					AfterAny("subagent.boot.context_budget.evaluated").Says("boot completed before any subagent.boot.context_budget.evaluated record"),
 				},
-				Writes: []Move{
-					Req(Sets("subagent.context.loaded_token_bucket", LadderDef(receipt.TokenLadder))),
-					Req(Sets("subagent.context.selected_component_count_bucket", LadderDef(receipt.CountLadder))),
-					Req(Sets("subagent.context.suppressed_component_count_bucket", LadderDef(receipt.CountLadder))),
+				Writes: []Attr{
+					ReqAttr(Sets("subagent.context.loaded_token_bucket", LadderDef(receipt.TokenLadder))),
+					ReqAttr(Sets("subagent.context.selected_component_count_bucket", LadderDef(receipt.CountLadder))),
+					ReqAttr(Sets("subagent.context.suppressed_component_count_bucket", LadderDef(receipt.CountLadder))),
 				},
 				Hook: budgetCompleted,
 			},
@@ -119,7 +119,7 @@ var budgetRatioLadder = customLadder(receipt.Ladder{Name: "context_window_percen
 // budgetSubagentID writes the digest of the subagent the boot evaluation
 // named: component and completion records carry no id of their own.
 func budgetSubagentID() Move {
-	return Move{Key: "subagent.id_hash", Def: DefDigest, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
+	return Move{Attr: Attr{Key: "subagent.id_hash", Def: DefDigest}, apply: func(s *Session, _ view.Value, a *receipt.Attrs) error {
 		if v, ok := s.Span.Get("subagent.id_hash"); ok {
 			a.Set("subagent.id_hash", v)
 		}

@@ -2,8 +2,9 @@ package converters
 
 import (
 	"fmt"
-	"github.com/contextreceipts/convert/internal/leak"
 	"strconv"
+
+	"github.com/contextreceipts/convert/internal/leak"
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -39,11 +40,11 @@ func init() {
 					Const("privacy.raw_parent_prompt_recorded", receipt.B(false)),
 					Const("privacy.raw_operation_output_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
-					Req(SetsConst("subagent.delegation.policy", receipt.S("large_tool_output_to_isolated_subagent"))),
+				Writes: []Attr{
+					ReqAttr(SetsConst("subagent.delegation.policy", receipt.S("large_tool_output_to_isolated_subagent"))),
 					// written when the record names no threshold policy: the key
 					// is always there
-					Req(SetsConst("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))),
+					ReqAttr(SetsConst("subagent.delegation.threshold_policy", receipt.S("threshold_not_logged"))),
 				},
 				Hook: delegationRequested,
 			},
@@ -97,8 +98,8 @@ func init() {
 					Const("privacy.raw_parent_note_recorded", receipt.B(false)),
 					AfterAny("subagent.summary.returned").Says("parent budget evaluated with no subagent.summary.returned record before it"),
 				},
-				Writes: []Move{
-					Req(Sets("subagent.context_savings.proven", DefBool)),
+				Writes: []Attr{
+					ReqAttr(Sets("subagent.context_savings.proven", DefBool)),
 				},
 				Hook: delegationBudget,
 			},
@@ -237,17 +238,17 @@ func delegationBudget(s *Session, v *Values, a *receipt.Attrs) error {
 // The schema of subagent.tool_output.captured, which this file writes (see eventschema.go).
 var _ = declareEvent("subagent.tool_output.captured", EventDecl{
 	Title: "subagent.tool_output.captured: the child subagent captured the operation's output; it stayed out of the parent",
-	Keys: []Move{
+	Keys: []Attr{
 		Sets("gen_ai.conversation.id", DefID),
 		Sets("privacy.raw_paths_recorded", DefNever),
 		Sets("privacy.raw_tool_output_recorded", DefNever),
 		Sets("session.id", DefID),
-		Req(Sets("subagent.operation_hash", DefDigest)),
-		Req(SetsConst("subagent.output_boundary", receipt.S("raw_output_isolated_summary_returned"))),
+		ReqAttr(Sets("subagent.operation_hash", DefDigest)),
+		ReqAttr(SetsConst("subagent.output_boundary", receipt.S("raw_output_isolated_summary_returned"))),
 		Sets("subagent.role", DefLabel),
 		SetsProp("subagent.tool.exit_code", Prop{"type": "integer"}),
 		Sets("subagent.tool.output_byte_bucket", LadderDef(receipt.ByteLadder)),
-		Req(SetsConst("subagent.tool.output_entered_parent_context", receipt.B(false))),
+		ReqAttr(SetsConst("subagent.tool.output_entered_parent_context", receipt.B(false))),
 		Sets("subagent.tool.output_hash", DefDigest),
 		Sets("subagent.tool.output_line_bucket", LadderDef(receipt.CountLadder)),
 		Sets("subagent.tool.path_count", DefCount),

@@ -44,9 +44,9 @@ func init() {
 					Const("privacy.raw_prompts_recorded", receipt.B(false)),
 					Const("privacy.raw_paths_recorded", receipt.B(false)),
 				},
-				Writes: []Move{
+				Writes: []Attr{
 					SetsConst("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix")),
-					Req(Sets("subagent.toolsearch.probe_passed", DefBool)),
+					ReqAttr(Sets("subagent.toolsearch.probe_passed", DefBool)),
 				},
 				Hook: toolsearchProbe,
 			},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,7 +19,7 @@ import (
 // an enum of strings, a count to a bounded integer, a flag to a constant; a
 // ladder's buckets only by reference to its definition, never as a copied
 // enum.
-func defMatches(m Move, raw json.RawMessage) error {
+func defMatches(m Attr, raw json.RawMessage) error {
 	var p struct {
 		Ref   string            `json:"$ref"`
 		Type  string            `json:"type"`
@@ -84,8 +86,8 @@ func defMatches(m Move, raw json.RawMessage) error {
 
 // allMoves lists every move of every scenario table and declaration that
 // writes an event attribute, named for messages.
-func allMoves() map[string]Move {
-	out := map[string]Move{}
+func allMoves() map[string]Attr {
+	out := map[string]Attr{}
 	for name, plans := range scenarioPlans() {
 		for typ, p := range plans {
 			for _, m := range tableAttrs(plans, p) {
@@ -109,10 +111,10 @@ func allMoves() map[string]Move {
 func TestMoveSchemasNarrowDefs(t *testing.T) {
 	var bad []string
 	for where, m := range allMoves() {
-		if m.schema == nil {
+		if m.NarrowSchema() == nil {
 			continue
 		}
-		raw, _ := json.Marshal(m.schema)
+		raw, _ := json.Marshal(m.NarrowSchema())
 		if err := defMatches(m, raw); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", where, err))
 		}
@@ -130,7 +132,7 @@ func TestEventSchemasUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range sortedKeys(gen) {
+	for _, name := range slices.Sorted(maps.Keys(gen)) {
 		got, err := schemas.FS.ReadFile("events/" + name + ".schema.json")
 		if err != nil || string(got) != string(gen[name]) {
 			t.Errorf("schemas/events/%s.schema.json is stale: run go generate ./converters", name)

@@ -1988,6 +1988,7 @@ var words = []string{
 	"malformed JSON",
 	"malformed_json",
 	"manager subagent booted before any mcp.manager.parent_context.evaluated record",
+	"maps",
 	"match",
 	"match label disagrees with the expected skill's place in top_k",
 	"math",
