@@ -478,3 +478,12 @@ var _ = declareEvent("context.compaction.started", EventDecl{
 
 // revealedName describes a name written in clear.
 const revealedName = "the name in clear, written only with --reveal names (otherwise the *_hash key)"
+
+// attrStr is the string value of key in a, "" when it is not set.
+func attrStr(a *receipt.Attrs, key string) string {
+	v, ok := a.Get(key)
+	if !ok {
+		return ""
+	}
+	return v.Str
+}

@@ -207,29 +207,34 @@ func sameProp(p, q Prop) bool {
 	return bytes.Equal(a, b)
 }
 
-// eventSpecs gathers every event's declarations: the scenario tables in
-// name and record-type order, then the declareEvent calls.
-func eventSpecs() map[string]*eventSpec {
-	specs := map[string]*eventSpec{}
-	spec := func(name string) *eventSpec {
-		if specs[name] == nil {
-			specs[name] = &eventSpec{props: map[string][]Prop{}, required: map[string]bool{}}
-		}
-		return specs[name]
+// Specs gathers every event's declarations: what the scenario tables
+// write (Table), then the declareEvent calls (Render adds them).
+type Specs struct{ m map[string]*eventSpec }
+
+// NewSpecs returns an empty set of declarations.
+func NewSpecs() *Specs { return &Specs{m: map[string]*eventSpec{}} }
+
+func (s *Specs) spec(name string) *eventSpec {
+	if s.m[name] == nil {
+		s.m[name] = &eventSpec{props: map[string][]Prop{}, required: map[string]bool{}}
 	}
-	for _, name := range Scenarios() {
-		plans := scenarioPlan(name)
-		for _, typ := range slices.Sorted(maps.Keys(plans)) {
-			p := plans[typ]
-			for _, ev := range p.writes() {
-				e := spec(ev)
-				e.title(p.Title)
-				e.write(tableAttrs(plans, p), true)
-			}
-		}
-	}
+	return s.m[name]
+}
+
+// Table adds one writer of event: a scenario record with its title and
+// the attributes it writes there.
+func (s *Specs) Table(event, title string, keys []Attr) {
+	e := s.spec(event)
+	e.title(title)
+	e.write(keys, true)
+}
+
+// Render adds the declareEvent declarations, in event-name order, and
+// renders every event schema, by event name; the error lists the events
+// whose declarations are incomplete (the map holds the others).
+func (s *Specs) Render() (map[string][]byte, error) {
 	for _, ev := range slices.Sorted(maps.Keys(eventDecls)) {
-		e := spec(ev)
+		e := s.spec(ev)
 		for _, d := range eventDecls[ev] {
 			e.title(d.Title)
 			if d.Description != "" {
@@ -245,58 +250,9 @@ func eventSpecs() map[string]*eventSpec {
 			}
 		}
 	}
-	return specs
-}
-
-// writes lists the events a record's attributes go into.
-func (p *recPlan) writes() []string {
-	if p.Event == "" {
-		return p.Emits
-	}
-	return append([]string{p.Event}, p.Emits...)
-}
-
-// tableAttrs lists the attributes the moves of a record write on its
-// events: their own keys, the keys they copy from the root span (typed by
-// the moves that wrote them there) and those they declare with Sets.
-func tableAttrs(plans map[string]*recPlan, p *recPlan) []Attr {
-	onSpan := map[string]Move{}
-	for _, typ := range slices.Sorted(maps.Keys(plans)) {
-		for _, m := range plans[typ].Moves {
-			if m.spanKey != "" {
-				onSpan[m.spanKey] = m
-			}
-			if m.Key != "" {
-				if _, ok := onSpan[m.Key]; !ok && len(m.fromSpan) == 0 {
-					onSpan[m.Key] = m // Noting: noted under its own key
-				}
-			}
-		}
-	}
-	var out []Attr
-	for _, m := range p.Moves {
-		if m.Key != "" {
-			out = append(out, m.Attr)
-		}
-		for _, a := range m.also {
-			out = append(out, a)
-		}
-		for _, k := range m.fromSpan {
-			src := onSpan[k].Attr
-			src.Key, src.Required = k, false
-			out = append(out, src)
-		}
-	}
-	return append(out, p.Writes...)
-}
-
-// EventSchemas renders every generated event schema, by event name; the
-// error lists the events whose declarations are incomplete (the map holds
-// the others).
-func EventSchemas() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var errs []string
-	for name, e := range eventSpecs() {
+	for name, e := range s.m {
 		b, err := e.render(name)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", name, err))
@@ -309,6 +265,17 @@ func EventSchemas() (map[string][]byte, error) {
 		return out, fmt.Errorf("event schemas: %s", strings.Join(errs, "; "))
 	}
 	return out, nil
+}
+
+// Declared calls fn with every attribute declareEvent declares, by event.
+func Declared(fn func(event string, a Attr)) {
+	for ev, ds := range eventDecls {
+		for _, d := range ds {
+			for _, a := range d.Keys {
+				fn(ev, a)
+			}
+		}
+	}
 }
 
 func (e *eventSpec) render(name string) ([]byte, error) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Small helpers the readers (and scenario hooks) share.
@@ -50,15 +49,6 @@ func firstString(vs ...view.Value) view.Text {
 		}
 	}
 	return view.Text{}
-}
-
-// attrStr is the string value of key in a, "" when it is not set.
-func attrStr(a *receipt.Attrs, key string) string {
-	v, ok := a.Get(key)
-	if !ok {
-		return ""
-	}
-	return v.Str
 }
 
 // fields is obj.Fields(keys...): the readers' shorthand.

@@ -95,13 +95,9 @@ func allMoves() map[string]Attr {
 			}
 		}
 	}
-	for ev, ds := range eventDecls {
-		for _, d := range ds {
-			for _, m := range d.Keys {
-				out[fmt.Sprintf("declareEvent %s: %s", ev, m.Key)] = m
-			}
-		}
-	}
+	Declared(func(ev string, m Attr) {
+		out[fmt.Sprintf("declareEvent %s: %s", ev, m.Key)] = m
+	})
 	return out
 }
 
