@@ -207,7 +207,7 @@ func validName(s string) bool {
 // (gate.AddWords): the generated vocabulary holds only the shipped
 // converters'.
 func Register(c Converter) {
-	register(c)
+	RegisterBuiltin(c)
 	external = append(external, c.Name)
 	gate.AddWords(c.Words()...)
 }
@@ -234,7 +234,7 @@ func External() []Converter {
 	return out
 }
 
-func register(c Converter) {
+func RegisterBuiltin(c Converter) {
 	switch {
 	case !validName(c.Name):
 		panic(fmt.Sprintf("converters: invalid name %q", c.Name))

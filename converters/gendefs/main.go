@@ -6,19 +6,21 @@
 package main
 
 import (
+	_ "github.com/contextreceipts/convert/converters/all"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/events"
+	"github.com/contextreceipts/convert/converters/scenario"
 )
 
 func main() {
 	if len(os.Args) != 3 {
 		log.Fatal("usage: gendefs DEFS-OUT EVENTS-DIR")
 	}
-	if err := os.WriteFile(os.Args[1], converters.DefsSchema(), 0o644); err != nil {
+	if err := os.WriteFile(os.Args[1], events.DefsSchema(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	if err := writeEvents(os.Args[2]); err != nil {
@@ -27,14 +29,14 @@ func main() {
 }
 
 func writeEvents(dir string) error {
-	schemas, genErr := converters.EventSchemas()
+	schemas, genErr := scenario.EventSchemas()
 	old, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))
 	if err != nil {
 		return err
 	}
 	for _, f := range old {
 		name := strings.TrimSuffix(filepath.Base(f), ".schema.json")
-		if _, ok := schemas[name]; !ok && genErr == nil && converters.NotGenerated[name] == "" {
+		if _, ok := schemas[name]; !ok && genErr == nil && events.NotGenerated[name] == "" {
 			if err := os.Remove(f); err != nil {
 				return err
 			}
