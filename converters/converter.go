@@ -5,13 +5,13 @@
 // record at a time, then calls End; it adds "path:line: name:" to any error a
 // converter returns, runs the leak check and validates and writes the output.
 //
-// Adding a converter: one file here that registers it in init() and declares
-// its events (eventschema.go; go generate ./converters writes their schemas
-// in schemas/events), samples in samples/<name>/, then
-// `make golden` to write golden/<name>/. The conformance test in this package
-// fails until all of them exist. An agent's own log format also fills
-// Converter.Native (format.go): docs/adding-a-format.md, "Adding an agent's
-// log format".
+// This package is the contract and the registry; the converters are the
+// packages under it (converters/all lists what the binary links). Adding
+// an agent's log format is one package, converters/<agent>, that registers
+// a Converter with a Format (format.go) in init() and declares its new
+// events (events.DeclareEvent), plus its samples in samples/<name>/ and
+// goldens in golden/<name>/: docs/adding-a-format.md. The conformance test
+// in this package fails until all of them exist.
 package converters
 
 import (

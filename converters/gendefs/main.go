@@ -1,8 +1,8 @@
 // Command gendefs writes schemas/defs.schema.json from the converters'
 // value types and ladders, and schemas/events/*.schema.json from the
-// converters' declarations (see converters/eventschema.go): go generate
-// ./converters. It removes an event schema nothing generates unless
-// converters.NotGenerated names it.
+// converters' declarations (see converters/events/eventschema.go): go generate
+// ./converters/... It removes an event schema nothing generates unless
+// events.NotGenerated names it.
 package main
 
 import (

@@ -34,7 +34,7 @@ type Base struct {
 }
 
 // newNative starts the shared state of a native reader of the known types.
-func NewNative(env converters.Env, known []string) Base {
+func New(env converters.Env, known []string) Base {
 	return Base{Env: env, Hasher: env.Hash, known: known, TypeCounts: map[string]int64{}, versions: map[string]bool{}}
 }
 

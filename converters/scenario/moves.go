@@ -14,7 +14,7 @@ import (
 // tables of moves; the few things a table cannot say go in a Hook.
 type Move struct {
 	// Attr is the attribute the move writes (its key, definition type and
-	// schema: eventschema.go); a move that writes no attribute of the
+	// schema: events/eventschema.go); a move that writes no attribute of the
 	// event (ToSpan, Use, most invariants) has an empty one.
 	events.Attr
 	Path  string     // input field (gjson path); "" for moves that read none

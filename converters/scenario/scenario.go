@@ -42,7 +42,7 @@ type Rec struct {
 	// declareEvent) of all that write the event.
 	Title string
 	// Emits lists the events the hook emits with the record's attributes
-	// (its moves' keys are theirs too, see eventschema.go).
+	// (its moves' keys are theirs too, see events/eventschema.go).
 	Emits []string
 	Moves []Move
 	// Writes declares the keys the hook writes (Sets, SetsProp; Req for

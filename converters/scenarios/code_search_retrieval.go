@@ -342,7 +342,7 @@ func codeSearchExtension(p view.Text) string {
 	return ext.Own() // a copy: the path is a view of its line
 }
 
-// The schema of code.search.result.returned, which this file writes (see eventschema.go).
+// The schema of code.search.result.returned, which this file writes (see events/eventschema.go).
 var _ = events.DeclareEvent("code.search.result.returned", events.EventDecl{
 	Title: "code.search.result.returned: one ranked chunk the search returned, and whether the client loaded or suppressed it",
 	Keys: []events.Attr{

@@ -239,7 +239,7 @@ func delegationBudget(s *scenario.Session, v *scenario.Values, a *receipt.Attrs)
 	return nil
 }
 
-// The schema of subagent.tool_output.captured, which this file writes (see eventschema.go).
+// The schema of subagent.tool_output.captured, which this file writes (see events/eventschema.go).
 var _ = events.DeclareEvent("subagent.tool_output.captured", events.EventDecl{
 	Title: "subagent.tool_output.captured: the child subagent captured the operation's output; it stayed out of the parent",
 	Keys: []events.Attr{

@@ -724,7 +724,7 @@ func strText(v view.Value) (view.Text, bool) {
 	return v.Str(), true
 }
 
-// The schema of context.memory_file.accessed, which this file writes (see eventschema.go).
+// The schema of context.memory_file.accessed, which this file writes (see events/eventschema.go).
 var _ = events.DeclareEvent("context.memory_file.accessed", events.EventDecl{
 	Title: "context.memory_file.accessed: an instruction or memory file was read, written or edited by a tool call",
 	Keys: []events.Attr{
@@ -739,7 +739,7 @@ var _ = events.DeclareEvent("context.memory_file.accessed", events.EventDecl{
 	},
 })
 
-// The schema of context.skill.listing.loaded, which this file writes (see eventschema.go).
+// The schema of context.skill.listing.loaded, which this file writes (see events/eventschema.go).
 var _ = events.DeclareEvent("context.skill.listing.loaded", events.EventDecl{
 	Title: "context.skill.listing.loaded: the catalog of available skills entered the context",
 	Keys: []events.Attr{

@@ -218,7 +218,7 @@ type codexState struct {
 
 func newCodex(env converters.Env) *codexState {
 	return &codexState{
-		Base: native.NewNative(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
+		Base: native.New(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
 		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
 		counts: map[string]int64{},

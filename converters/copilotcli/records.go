@@ -76,7 +76,7 @@ type copilotState struct {
 
 func newCopilot(env converters.Env) *copilotState {
 	root := &copilotAgent{key: "", span: -1, chat: -1}
-	return &copilotState{Base: native.NewNative(env, append(append([]string(nil), copilotTypes...), copilotUnlisted...)), root: root, agents: map[string]*copilotAgent{},
+	return &copilotState{Base: native.New(env, append(append([]string(nil), copilotTypes...), copilotUnlisted...)), root: root, agents: map[string]*copilotAgent{},
 		byCall: map[string]*copilotAgent{}, tools: map[string]*copilotTool{}, skills: map[string]bool{}, models: map[string]bool{},
 		shutdown: map[string]*copilotUsage{}, usage: map[string]*copilotUsage{}, counts: map[string]int64{}}
 }

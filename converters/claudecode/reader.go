@@ -223,7 +223,7 @@ type claudeState struct {
 
 func newClaude(env converters.Env) *claudeState {
 	return &claudeState{
-		Base:      native.NewNative(env, claudeTypes),
+		Base:      native.New(env, claudeTypes),
 		agents:    map[string]*claudeAgent{"": {key: "", spanIndex: -1}},
 		tools:     map[string]*claudeTool{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},

@@ -93,7 +93,7 @@ type geminiState struct {
 
 func newGemini(env converters.Env) *geminiState {
 	root := &geminiAgent{key: "", span: -1}
-	return &geminiState{Base: native.NewNative(env, geminiTypes), root: root, agent: root, fileSIDs: map[int]string{},
+	return &geminiState{Base: native.New(env, geminiTypes), root: root, agent: root, fileSIDs: map[int]string{},
 		msgs: map[string]*geminiMsg{}, tools: map[string]*geminiTool{}, agents: map[string]*geminiTool{},
 		skills: map[string]bool{}, counts: map[string]int64{}}
 }

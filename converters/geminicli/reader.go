@@ -34,7 +34,7 @@ import (
 // hash are raw: hashed or measured, never copied. Built-in tool names pass
 // through; MCP server and tool names and skill names are hashed unless
 // --reveal names. This file is the glue (registration, record typing);
-// gemini_cli_layout.go says where chats are and how they group; gemini_cli_records.go maps the records.
+// layout.go says where chats are and how they group; records.go maps the records.
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "gemini_cli",

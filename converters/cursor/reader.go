@@ -174,7 +174,7 @@ type cursorState struct {
 }
 
 func newCursor(env converters.Env) *cursorState {
-	return &cursorState{Base: native.NewNative(env, cursorTypes), tools: map[string]*cursorTool{}, chats: map[string]int{},
+	return &cursorState{Base: native.New(env, cursorTypes), tools: map[string]*cursorTool{}, chats: map[string]int{},
 		counts: map[string]int64{}, bound: map[string]bool{}}
 }
 
