@@ -77,15 +77,14 @@ test-fleet: build
 	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
 # generate regenerates every generated file from its source, in order: the
-# event schemas (from the converters' declarations), the schema vocabulary,
-# the program's words and the gate's lookup table, the converter tables of
+# event schemas (from the converters' declarations), the gate's vocabulary
+# table (the one committed copy of the program's words), the converter tables of
 # the docs, and prepare's REQUIREMENTS table. check-generated (CI) fails
 # when any of them was stale.
 .PHONY: generate check-generated
 generate:
 	$(GO) generate ./converters/...
-	$(GO) test ./internal/schema -run 'TestVocabularyFile$$' -count=1 -update
-	$(GO) generate ./internal/vocab
+	$(GO) generate ./internal/gate
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
 	$(GO) test ./internal/prepare -run 'TestRequirements$$' -count=1 -update
 
