@@ -25,7 +25,7 @@ import (
 // cwd are raw: hashed or measured, never copied. Built-in tool names pass
 // through; MCP server and tool names, skill names and custom agent names
 // are hashed unless --reveal names. This file is the glue (registration,
-// default location); copilot_cli_records.go maps the events.
+// default location); records.go maps the events.
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "copilot_cli",

@@ -15,7 +15,7 @@ import (
 // Scenario and native converters alike may use them; a converter appends
 // its own keys after a builder's.
 
-// inputLoaded starts a context.input.loaded event: what kind of input, the
+// InputLoaded starts a context.input.loaded event: what kind of input, the
 // agent that loaded it and what made it load.
 func InputLoaded(kind, loadedBy, activation string) receipt.Attrs {
 	return receipt.Attrs{
@@ -25,7 +25,7 @@ func InputLoaded(kind, loadedBy, activation string) receipt.Attrs {
 	}
 }
 
-// sourceIdentity sets the identity of an input's source text: its digest,
+// SourceIdentity sets the identity of an input's source text: its digest,
 // size bucket and digest in the canonical text form. digest is
 // h.Text(source) when the caller has it already, else "": the same text
 // was hashed up to three times per load (an instruction text is tens of
@@ -43,7 +43,7 @@ func SourceIdentity(a *receipt.Attrs, h receipt.Hasher, source view.Text, digest
 	return digest
 }
 
-// deliveredIdentity sets the identity of the text that entered the prompt
+// DeliveredIdentity sets the identity of the text that entered the prompt
 // and how it was made from the source (transform). sized adds its size
 // bucket; Claude Code's receipts, whose delivered text is the source as
 // recorded, have never carried it. digest is h.Text(delivered), or "".
@@ -58,20 +58,20 @@ func DeliveredIdentity(a *receipt.Attrs, h receipt.Hasher, delivered view.Text, 
 	a.Set("context.input.delivered.transform", receipt.S(transform))
 }
 
-// deliveredNotLogged is the audit gap of an input whose text the log does
+// DeliveredNotLogged is the audit gap of an input whose text the log does
 // not hold.
 func DeliveredNotLogged(a *receipt.Attrs) {
 	a.Set("context.input.audit_gap", receipt.S("delivered_text_not_logged"))
 }
 
-// bodyIdentity sets the identity of an injected body (a skill, MCP server
+// BodyIdentity sets the identity of an injected body (a skill, MCP server
 // instructions): the digest of what was delivered and its size bucket.
 func BodyIdentity(a *receipt.Attrs, h receipt.Hasher, body view.Text) {
 	a.Set("context.input.delivered.hash", receipt.S(body.Digest(h)))
 	a.Set("context.input.source.size_bucket", receipt.S(receipt.ByteLadder.Bucket(int64(body.Len()))))
 }
 
-// skillInvocation starts a context.skill.invoked event: the skill's digest,
+// SkillInvocation starts a context.skill.invoked event: the skill's digest,
 // what activated it and whether it was already loaded (role duplicate).
 func SkillInvocation(h receipt.Hasher, loadedBy, activation string, skill view.Text, duplicate bool) receipt.Attrs {
 	role := "selected"
@@ -87,7 +87,7 @@ func SkillInvocation(h receipt.Hasher, loadedBy, activation string, skill view.T
 	}
 }
 
-// mcpCall is what an mcp.tool_call.completed event says of a call: the
+// MCPCall is what an mcp.tool_call.completed event says of a call: the
 // server and tool (name attributes, see native.nameAttr), its status and
 // the digests and sizes of its arguments and result.
 type MCPCall struct {
@@ -112,7 +112,7 @@ func (m MCPCall) Attrs() receipt.Attrs {
 	}
 }
 
-// compactionStarted starts a context.compaction.started event: the
+// CompactionStarted starts a context.compaction.started event: the
 // compaction's id digest and why it happened.
 func CompactionStarted(idHash, reason string) receipt.Attrs {
 	return receipt.Attrs{
@@ -121,13 +121,13 @@ func CompactionStarted(idHash, reason string) receipt.Attrs {
 	}
 }
 
-// tokensBefore sets the bucket of the context's token count before a
+// TokensBefore sets the bucket of the context's token count before a
 // compaction.
 func TokensBefore(a *receipt.Attrs, n int64) {
 	a.Set("context.compaction.token_count.before_bucket", receipt.S(receipt.TokenLadder.Bucket(n)))
 }
 
-// compactionSummary starts a context.compaction.summary_loaded event: the
+// CompactionSummary starts a context.compaction.summary_loaded event: the
 // summary's digest and size, never its text.
 func CompactionSummary(hash string, size int) receipt.Attrs {
 	return receipt.Attrs{
@@ -137,24 +137,24 @@ func CompactionSummary(hash string, size int) receipt.Attrs {
 	}
 }
 
-// operation names a span's GenAI operation: invoke_agent, chat,
+// Operation names a span's GenAI operation: invoke_agent, chat,
 // execute_tool.
 func Operation(op string) receipt.Attr {
 	return receipt.Attr{Key: "gen_ai.operation.name", Value: receipt.S(op)}
 }
 
-// agentSpan starts the attributes of an invoke_agent span for the agent
+// AgentSpan starts the attributes of an invoke_agent span for the agent
 // called name (a subagent: "codex-subagent").
 func AgentSpan(name string) receipt.Attrs {
 	return receipt.Attrs{Operation("invoke_agent"), {Key: "gen_ai.agent.name", Value: receipt.S(name)}}
 }
 
-// chatSpan starts the attributes of a chat span: a model call to provider.
+// ChatSpan starts the attributes of a chat span: a model call to provider.
 func ChatSpan(provider string) receipt.Attrs {
 	return receipt.Attrs{Operation("chat"), {Key: "gen_ai.provider.name", Value: receipt.S(provider)}}
 }
 
-// subagentReturned starts a subagent.result.returned event: the digest and
+// SubagentReturned starts a subagent.result.returned event: the digest and
 // size of what crossed back to the parent, its status and which boundary
 // it crossed. The caller ends it with rawSummaryNotRecorded.
 func SubagentReturned(hash string, size int, status, boundary string) receipt.Attrs {
@@ -166,11 +166,11 @@ func SubagentReturned(hash string, size int, status, boundary string) receipt.At
 	}
 }
 
-// rawSummaryNotRecorded ends an event about a summary: its text is not in
+// RawSummaryNotRecorded ends an event about a summary: its text is not in
 // the receipt.
 var RawSummaryNotRecorded = receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)}
 
-// tokens are the token counts every agent reports, written under the
+// Tokens are the token counts every agent reports, written under the
 // OpenTelemetry GenAI names. Input counts as the agent counts it.
 type Tokens struct {
 	Input, Output, CacheRead, CacheWrite int64
@@ -185,7 +185,7 @@ func (t Tokens) Set(a *receipt.Attrs) {
 	a.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(t.CacheWrite))
 }
 
-// usageSummary is a gen_ai.token_usage.summarized event's attributes: the
+// UsageSummary is a gen_ai.token_usage.summarized event's attributes: the
 // model (as written: see native.pass), its counts, the format's own counts
 // (extra), how responses were deduplicated and what the totals cover.
 func UsageSummary(model string, t Tokens, extra receipt.Attrs, dedupe, scope string) receipt.Attrs {
@@ -199,7 +199,7 @@ func UsageSummary(model string, t Tokens, extra receipt.Attrs, dedupe, scope str
 	return a
 }
 
-// auditGap is a context.audit_gap.recorded event's attributes: what the
+// AuditGap is a context.audit_gap.recorded event's attributes: what the
 // format never records, and why.
 func AuditGap(gap, detail string) receipt.Attrs {
 	return receipt.Attrs{
@@ -208,7 +208,7 @@ func AuditGap(gap, detail string) receipt.Attrs {
 	}
 }
 
-// toolIndex is what an mcp.tool_index.loaded event says: tools listed at
+// ToolIndex is what an mcp.tool_index.loaded event says: tools listed at
 // startup, and how many of them came with their full definitions.
 type ToolIndex struct {
 	Strategy  string // deferred_tool_loading, all_definitions_at_startup
@@ -233,7 +233,7 @@ func (t ToolIndex) Attrs() receipt.Attrs {
 		receipt.Attr{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)})
 }
 
-// toolSearch is what an mcp.tool_search.performed event says: the query's
+// ToolSearch is what an mcp.tool_search.performed event says: the query's
 // digest, the tools it selected and who chose them.
 type ToolSearch struct {
 	QueryHash    string
@@ -258,7 +258,7 @@ func (t ToolSearch) Attrs() receipt.Attrs {
 		receipt.Attr{Key: "privacy.raw_query_recorded", Value: receipt.B(false)})
 }
 
-// definitionOnDemand ends an mcp.tool_definition.loaded event (after the
+// DefinitionOnDemand ends an mcp.tool_definition.loaded event (after the
 // tool's name attributes): why the definition was loaded, on demand.
 func DefinitionOnDemand(reason string) receipt.Attrs {
 	return receipt.Attrs{
@@ -268,7 +268,7 @@ func DefinitionOnDemand(reason string) receipt.Attrs {
 	}
 }
 
-// subagentSpawned starts a subagent.spawned event: how the subagent is
+// SubagentSpawned starts a subagent.spawned event: how the subagent is
 // tied to its parent (link) and how deep it is.
 func SubagentSpawned(link string, depth int64) receipt.Attrs {
 	return receipt.Attrs{
@@ -277,7 +277,7 @@ func SubagentSpawned(link string, depth int64) receipt.Attrs {
 	}
 }
 
-// transcriptLayout says where a subagent's records are kept.
+// TranscriptLayout says where a subagent's records are kept.
 func TranscriptLayout(layout string) receipt.Attr {
 	return receipt.Attr{Key: "subagent.transcript_layout", Value: receipt.S(layout)}
 }
@@ -479,7 +479,7 @@ var _ = DeclareEvent("context.compaction.started", EventDecl{
 // revealedName describes a name written in clear.
 const revealedName = "the name in clear, written only with --reveal names (otherwise the *_hash key)"
 
-// attrStr is the string value of key in a, "" when it is not set.
+// AttrStr is the string value of key in a, "" when it is not set.
 func AttrStr(a *receipt.Attrs, key string) string {
 	v, ok := a.Get(key)
 	if !ok {

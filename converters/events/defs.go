@@ -21,7 +21,7 @@ func CustomLadder(l receipt.Ladder) receipt.Ladder {
 	return l
 }
 
-// refusingInvalid registers a custom ladder whose moves refuse values out of
+// RefusingInvalid registers a custom ladder whose moves refuse values out of
 // range (see validOnly).
 func RefusingInvalid(l receipt.Ladder) receipt.Ladder {
 	validOnly[l.Name] = true

@@ -149,7 +149,7 @@ type EventDecl struct {
 // eventDecls holds the declarations of declareEvent, in declaration order.
 var eventDecls = map[string][]EventDecl{}
 
-// declareEvent adds a declaration of an event's schema; it returns true so
+// DeclareEvent adds a declaration of an event's schema; it returns true so
 // it can stand at package level: var _ = declareEvent(...).
 func DeclareEvent(name string, d EventDecl) bool {
 	eventDecls[name] = append(eventDecls[name], d)

@@ -25,7 +25,7 @@ const overlayPath = `^AGENTS\.[a-z][a-z0-9-]{0,31}\.md$`
 
 var overlayPathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(overlayPath) })
 
-// publicPathProp is the schema of a path publicPath writes in clear.
+// PublicPathProp is the schema of a path publicPath writes in clear.
 func PublicPathProp() Prop {
 	var names []any
 	for _, p := range slices.Sorted(maps.Keys(publicInstructionPaths)) {
@@ -35,7 +35,7 @@ func PublicPathProp() Prop {
 		Doc("in clear only for conventional instruction files and AGENTS.<agent>.md overlays")
 }
 
-// publicPath returns the conventional form of p and whether it may be written
+// PublicPath returns the conventional form of p and whether it may be written
 // in clear.
 func PublicPath(p view.Text) (string, bool) {
 	p = p.TrimPrefix("./")
@@ -48,6 +48,6 @@ func PublicPath(p view.Text) (string, bool) {
 	return "", false
 }
 
-// publicInstructionPathList is publicInstructionPaths as a word list
+// PublicInstructionPathList is publicInstructionPaths as a word list
 // (view.Text.Word), sorted.
 var PublicInstructionPathList = slices.Sorted(maps.Keys(publicInstructionPaths))

@@ -12,7 +12,7 @@ import (
 
 // Small helpers the readers (and scenario hooks) share.
 
-// pathBase is the last element of a slash path (SourceFile.Rel).
+// PathBase is the last element of a slash path (SourceFile.Rel).
 func PathBase(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[i+1:]
@@ -20,7 +20,7 @@ func PathBase(p string) string {
 	return p
 }
 
-// splitMCP splits an mcp__server__tool name into its server and tool.
+// SplitMCP splits an mcp__server__tool name into its server and tool.
 func SplitMCP(name string) (server, tool string) {
 	rest := strings.TrimPrefix(name, "mcp__")
 	if i := strings.Index(rest, "__"); i >= 0 {
@@ -29,7 +29,7 @@ func SplitMCP(name string) (server, tool string) {
 	return rest, ""
 }
 
-// joinStrings is a string, or the values of an array joined by newlines:
+// JoinStrings is a string, or the values of an array joined by newlines:
 // the string itself (borrowed) or a text of its own.
 func JoinStrings(v view.Value) view.Text {
 	if v.IsString() {
@@ -43,7 +43,7 @@ func JoinStrings(v view.Value) view.Text {
 	return view.Join(parts, "\n")
 }
 
-// firstString is the first non-empty string among vs, empty if none.
+// FirstString is the first non-empty string among vs, empty if none.
 func FirstString(vs ...view.Value) view.Text {
 	for _, v := range vs {
 		if v.IsString() && !v.Str().Empty() {
@@ -53,10 +53,10 @@ func FirstString(vs ...view.Value) view.Text {
 	return view.Text{}
 }
 
-// fields is obj.Fields(keys...): the readers' shorthand.
+// Fields is obj.Fields(keys...): the readers' shorthand.
 func Fields(obj view.Value, keys ...string) view.Fields { return obj.Fields(keys...) }
 
-// count reads a count of a native log (tokens, calls, hooks, durations,
+// Count reads a count of a native log (tokens, calls, hooks, durations,
 // depths: every number a reader writes, buckets or steers by) as gjson's
 // Int does, but only from 0 to leak.MaxCount, the range in which the leak
 // check admits a count field's value. Copied, a junk value there (a card
@@ -81,7 +81,7 @@ func (c *Base) Count(v view.Value) int64 {
 // out of range, in the whole input so far.
 func (c *Base) InvalidCounts() int64 { return c.invalidCounts }
 
-// place is where a record stands (line, file, time), kept to write an
+// Place is where a record stands (line, file, time), kept to write an
 // event there later: a Record itself is a view of its line.
 type Place struct {
 	line, file int
@@ -91,12 +91,12 @@ type Place struct {
 
 func PlaceOf(r converters.Record) Place { return Place{r.Line, r.File, r.Time, r.NS} }
 
-// record is an event's Record at p, with no line to read.
+// Record is an event's Record at p, with no line to read.
 func (p Place) Record() converters.Record {
 	return converters.Record{Line: p.line, File: p.file, Time: p.Time, NS: p.NS}
 }
 
-// sessionFileID returns the session id of a file named <session-uuid>.jsonl
+// SessionFileID returns the session id of a file named <session-uuid>.jsonl
 // (^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$,
 // written out: every claude_code run asks, and compiling the pattern was
 // half a percent of a one-line run).
@@ -109,7 +109,7 @@ func SessionFileID(p string) (string, bool) {
 	return id, true
 }
 
-// arrayLen is len(v.Array()) as gjson counts it: 0 for null or nothing,
+// ArrayLen is len(v.Array()) as gjson counts it: 0 for null or nothing,
 // an array's elements, and 1 for any other value (view.Value.Array counts
 // an object's members and a JSON null as one).
 func ArrayLen(v view.Value) int {

@@ -2,7 +2,7 @@ package native
 
 import "strings"
 
-// idSet is a set of record ids, most of them UUIDs. A long session's
+// IDSet is a set of record ids, most of them UUIDs. A long session's
 // readers keep one id per record (Claude Code's main-file uuids, against
 // which companion transcripts' replays are told apart): as strings, each
 // costs its 48-byte copy and a 16-byte header on top of the map's slot; a

@@ -14,7 +14,7 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// native is what the native readers (claude_code, codex, cursor) share:
+// Base is what the native readers (claude_code, codex, cursor) share:
 // the run's settings, where events go, the session they belong to, and
 // the few ways they turn input values into attribute values.
 type Base struct {
@@ -33,12 +33,12 @@ type Base struct {
 	invalidCounts int64 // counts read as 0, out of range (count)
 }
 
-// newNative starts the shared state of a native reader of the known types.
+// New starts the shared state of a native reader of the known types.
 func New(env converters.Env, known []string) Base {
 	return Base{Env: env, Hasher: env.Hash, known: known, TypeCounts: map[string]int64{}, versions: map[string]bool{}}
 }
 
-// countType counts a record by its type: known types by name, others by
+// CountType counts a record by its type: known types by name, others by
 // digest (a new record type is normal, but its name is input).
 func (c *Base) CountType(r converters.Record) {
 	t := r.Type
@@ -50,14 +50,14 @@ func (c *Base) CountType(r converters.Record) {
 	c.TypeCounts[t]++
 }
 
-// seeVersion remembers an agent version that has the shape of one.
+// SeeVersion remembers an agent version that has the shape of one.
 func (c *Base) SeeVersion(v view.Text) {
 	if s, ok := v.Admit(leak.Version); ok {
 		c.versions[s] = true
 	}
 }
 
-// rootIdentity writes what every native root span says about the run: the
+// RootIdentity writes what every native root span says about the run: the
 // session (which also keys the trace id), the GenAI operation and agent.
 // The provider is the chat spans' (the conventions' invoke_agent span in
 // the agent's own process has none).
@@ -71,7 +71,7 @@ func (c *Base) RootIdentity(out *converters.Output, agent string) {
 	out.TraceKey = c.Session
 }
 
-// summarize adds the agent versions and record types seen to the summary,
+// Summarize adds the agent versions and record types seen to the summary,
 // and the GenAI attributes derived from the whole run to the spans.
 func (c *Base) Summarize(out *converters.Output) {
 	c.genAISpans(out)
@@ -91,7 +91,7 @@ func (c *Base) Summarize(out *converters.Output) {
 	out.Summary.Set("convert.input.record_types", receipt.L(types))
 }
 
-// pass copies a value read from a pass-through field of that shape when the
+// Pass copies a value read from a pass-through field of that shape when the
 // shape admits it (leak.Shape.Admit: never free text, a path or a
 // secret-looking token), and writes its digest otherwise. The field must be
 // declared with the same shape in the converter's PassThrough: the leak
@@ -105,7 +105,7 @@ func (c *Base) Pass(shape leak.Shape, v view.Text) string {
 	return v.Digest(c.Hasher)
 }
 
-// keyPart is a span key's part taken from input: span keys are never
+// KeyPart is a span key's part taken from input: span keys are never
 // written (span ids are digests of them), so a token stays as it is and
 // anything else is hashed to keep keys short.
 func (c *Base) KeyPart(v view.Text) string {
@@ -115,7 +115,7 @@ func (c *Base) KeyPart(v view.Text) string {
 	return v.Digest(c.Hasher)
 }
 
-// name writes a private name (MCP server or tool, skill, subagent type): a
+// Name writes a private name (MCP server or tool, skill, subagent type): a
 // digest unless names are revealed and it has the shape of a name.
 func (c *Base) Name(v view.Text) string {
 	if c.Env.RevealNames {
@@ -126,7 +126,7 @@ func (c *Base) Name(v view.Text) string {
 	return v.Digest(c.Hasher)
 }
 
-// nameAttr writes a private name under key+".name_hash", or under
+// NameAttr writes a private name under key+".name_hash", or under
 // key+".name" in clear when names are revealed and it has a name's shape.
 func (c *Base) NameAttr(key string, v view.Text) receipt.Attr {
 	if c.Env.RevealNames {
@@ -137,7 +137,7 @@ func (c *Base) NameAttr(key string, v view.Text) receipt.Attr {
 	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(v.Digest(c.Hasher))}
 }
 
-// chatUsage is a chat span's token usage as the GenAI conventions count it:
+// ChatUsage is a chat span's token usage as the GenAI conventions count it:
 // input is every input token, cached ones included (callers add the parts
 // their provider reports apart), and the cache parts are also written alone.
 func ChatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
@@ -149,10 +149,10 @@ func ChatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
 	}
 }
 
-// digest hashes a value: text as text, anything else as canonical JSON.
+// Digest hashes a value: text as text, anything else as canonical JSON.
 func (c *Base) Digest(v view.Value) string { return v.Digest(c.Hasher) }
 
-// listDigest hashes a list of names as canonical JSON.
+// ListDigest hashes a list of names as canonical JSON.
 func (c *Base) ListDigest(items []string) string {
 	if items == nil {
 		items = []string{}
@@ -165,7 +165,7 @@ func (c *Base) ListDigest(items []string) string {
 	return d
 }
 
-// emit writes an event on span (an agent or tool span key; "" is the root),
+// Emit writes an event on span (an agent or tool span key; "" is the root),
 // with the session id.
 func (c *Base) Emit(r converters.Record, span, name string, a receipt.Attrs) {
 	c.noteContext(span, name, a)

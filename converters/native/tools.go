@@ -17,7 +17,7 @@ const (
 	ToolMCP                     // an MCP server's tool
 )
 
-// describeTool appends what an execute_tool span says of its tool, as the
+// DescribeTool appends what an execute_tool span says of its tool, as the
 // GenAI conventions name it (gen_ai.tool.name: a built-in's own name, else
 // the name as native.name writes it; for MCP also the extension type, the
 // MCP method and the server) and returns the span's name. What a tool is

@@ -216,7 +216,7 @@ func (inv *Invariant) String() string {
 	}
 }
 
-// message is the default failure message, unless Says set one.
+// Message is the default failure message, unless Says set one.
 func (inv *Invariant) Message() string {
 	if inv.msg != "" {
 		return inv.msg

@@ -165,7 +165,7 @@ func AgentName() Move {
 	}}
 }
 
-// countOf reads a whole-number count: 0 to leak.MaxCount, the range in
+// WholeCount reads a whole-number count: 0 to leak.MaxCount, the range in
 // which the leak check admits a count field's value. Copied as it stood,
 // a larger one (a card or phone number in a count field) would be a raw
 // input number in the receipt and the whole session refused as a leak; it

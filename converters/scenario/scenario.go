@@ -114,7 +114,7 @@ func (s *Session) identify(r converters.Record) {
 	}
 }
 
-// sessionStart is the shared mapping of session.start: identity for every
+// SessionStart is the shared mapping of session.start: identity for every
 // event, and what the root span says about the run. Workspace and repository
 // names are private, so only their digests are written.
 var SessionStart = Rec{Moves: []Move{
@@ -137,7 +137,7 @@ var SessionStart = Rec{Moves: []Move{
 
 var sessionEnd = Rec{Moves: []Move{SpanMove(Label("status", "session.status"))}}
 
-// spanMove redirects a move's attribute to the root span.
+// SpanMove redirects a move's attribute to the root span.
 func SpanMove(m Move) Move {
 	m.spanKey, m.Key = m.Key, "" // on the root span, not the event
 	inner := m.Apply
@@ -155,7 +155,7 @@ var (
 	ScenarioDefs = map[string]Scenario{}
 )
 
-// scenarioPlan is the compiled table of scenario converter name (nil when
+// ScenarioPlan is the compiled table of scenario converter name (nil when
 // there is none).
 func ScenarioPlan(name string) map[string]*RecPlan {
 	if f := compiled[name]; f != nil {
@@ -164,7 +164,7 @@ func ScenarioPlan(name string) map[string]*RecPlan {
 	return nil
 }
 
-// scenarioPlans compiles every scenario table, by converter name: for the
+// ScenarioPlans compiles every scenario table, by converter name: for the
 // event schemas and the conformance tests.
 var ScenarioPlans = sync.OnceValue(func() map[string]map[string]*RecPlan {
 	all := make(map[string]map[string]*RecPlan, len(compiled))
@@ -200,7 +200,7 @@ func Table(name string) ([]RecordInfo, bool) {
 	return describe(plans), true
 }
 
-// recPlan is a record type's compiled table entry.
+// RecPlan is a record type's compiled table entry.
 type RecPlan struct {
 	Rec
 	Fields  []string   // every field the moves declare, each once
@@ -215,7 +215,7 @@ func (p *RecPlan) declare(paths ...string) {
 	}
 }
 
-// compile checks a table's invariants (a record type they name must be in
+// Compile checks a table's invariants (a record type they name must be in
 // the table: a typo panics, not silently finds nothing; the table compiles
 // on first use, and TestScenarioTablesCompile compiles every table) and
 // works out what each record type keeps for them.
@@ -272,7 +272,7 @@ func describe(plans map[string]*RecPlan) []RecordInfo {
 	return out
 }
 
-// registerScenario turns a scenario table into a registered Converter.
+// RegisterScenario turns a scenario table into a registered Converter.
 func RegisterScenario(sc Scenario) {
 	scenarios = append(scenarios, sc.Name)
 	recs := map[string]Rec{"session.start": SessionStart, "session.end": sessionEnd}

@@ -33,7 +33,7 @@ func (p *RecPlan) writes() []string {
 	return append([]string{p.Event}, p.Emits...)
 }
 
-// tableAttrs lists the attributes the moves of a record write on its
+// TableAttrs lists the attributes the moves of a record write on its
 // events: their own keys, the keys they copy from the root span (typed by
 // the moves that wrote them there) and those they declare with Sets.
 func TableAttrs(plans map[string]*RecPlan, p *RecPlan) []events.Attr {

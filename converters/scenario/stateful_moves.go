@@ -17,20 +17,20 @@ import (
 // The ladders these scenarios add to receipt's; each is documented where its
 // events' schemas enumerate its labels.
 var (
-	// scoreLadder buckets a relevance or quality score in [0, 1], in
+	// ScoreLadder buckets a relevance or quality score in [0, 1], in
 	// thousandths.
 	ScoreLadder = events.CustomLadder(receipt.Ladder{Name: "score_0_1",
 		Bounds: []int64{500, 800, 900},
 		Labels: []string{"low", "medium", "high", "very_high"}})
-	// healthLadder buckets a 0-100 health score.
+	// HealthLadder buckets a 0-100 health score.
 	HealthLadder = events.CustomLadder(receipt.Ladder{Name: "score_0_100",
 		Bounds: []int64{50, 75, 90},
 		Labels: []string{"under_50", "under_75", "under_90", "90_plus"}})
-	// usdLadder buckets a spend in US cents.
+	// UsdLadder buckets a spend in US cents.
 	UsdLadder = events.CustomLadder(receipt.Ladder{Name: "usd_cents",
 		Bounds: []int64{100, 500, 2500, 10000},
 		Labels: []string{"under_1_usd", "under_5_usd", "under_25_usd", "under_100_usd", "100_usd_plus"}})
-	// percentLadder buckets a ratio in percent.
+	// PercentLadder buckets a ratio in percent.
 	PercentLadder = events.CustomLadder(receipt.Ladder{Name: "percent",
 		Bounds: []int64{25, 50, 75, 90, 100},
 		Labels: []string{"under_25_percent", "under_50_percent", "under_75_percent", "under_90_percent", "under_100_percent", "100_percent_plus"}})
