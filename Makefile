@@ -91,6 +91,13 @@ generate:
 check-generated: generate
 	@if ! git diff --quiet; then git diff --stat; echo "generated files were stale: run make generate and commit the result"; exit 1; fi
 
+# test-guide follows docs/adding-a-format.md in a scratch copy of the
+# checkout with the example reader of converters/testdata/guide (about 2
+# minutes): the guide's steps must still add a working reader.
+.PHONY: test-guide
+test-guide:
+	GO="$(GO)" tools/guide-check.sh
+
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
 golden:
 	$(GO) test ./converters -run 'TestGolden$$' -count=1 -update
