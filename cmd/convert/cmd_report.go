@@ -93,7 +93,7 @@ func reportCommand() *cli.Command {
 			}
 			if len(findings) > 0 {
 				for _, f := range findings {
-					fmt.Fprintf(stderr, "convert: report: leak: %s (from input line %d)\n", f.What, f.Line)
+					fmt.Fprintf(stderr, "convert: report: leak: %s\n", f)
 				}
 				fmt.Fprintln(stderr, "convert: report: the report would have carried raw input; nothing written")
 				return exitError{exitLeak}

@@ -101,6 +101,7 @@ func (a *agg) add(s *Session, model string) {
 		acc.Output += t.Output
 		acc.CacheRead += t.CacheRead
 		acc.CacheWrite += t.CacheWrite
+		acc.Reasoning += t.Reasoning
 		a.tokenSessions[m]++
 	}
 	seenInput := map[[2]string]bool{}

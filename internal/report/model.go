@@ -5,6 +5,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/usage"
+	"github.com/tidwall/gjson"
 )
 
 // SchemaID names the JSON document (schemas/report.schema.json).
@@ -36,6 +39,9 @@ type Sources struct {
 	SessionsInRange int `json:"sessions_in_range"`
 	OutOfRange      int `json:"sessions_out_of_range"`
 	Unreadable      int `json:"unreadable_receipts"`
+	// DuplicateResponses counts the copies of responses seen in more than
+	// one session (resumed and forked sessions), each counted once.
+	DuplicateResponses int `json:"duplicate_responses"`
 }
 
 // PriceInfo says which models had a price; cost is never guessed.
@@ -78,9 +84,11 @@ type Sections struct {
 	Health        Health        `json:"health"`
 }
 
-// ModelTokens is the token usage of one model. Input excludes cache reads
-// for every agent (Codex counts cached tokens inside input; they are taken
-// out), so the figures compare with ccusage's.
+// ModelTokens is the token usage of one model, in the one token model
+// (internal/usage): input excludes cache read and cache write for every
+// agent (Codex and Gemini CLI count cached tokens inside input; they are
+// taken out), and a response repeated by a resumed or forked session counts
+// once, so the figures compare with ccusage's and `convert run`'s.
 type ModelTokens struct {
 	Model      string   `json:"model"`
 	Sessions   int      `json:"sessions"`
@@ -88,6 +96,7 @@ type ModelTokens struct {
 	Output     int64    `json:"output"`
 	CacheRead  int64    `json:"cache_read"`
 	CacheWrite int64    `json:"cache_write"`
+	Reasoning  int64    `json:"reasoning"`
 	Total      int64    `json:"total"`
 	CostUSD    *float64 `json:"cost_usd,omitempty"`
 }
@@ -220,6 +229,7 @@ type SessRow struct {
 	OutputTokens  int64    `json:"output_tokens"`
 	CacheRead     int64    `json:"cache_read_tokens"`
 	CacheWrite    int64    `json:"cache_write_tokens"`
+	Reasoning     int64    `json:"reasoning_tokens"`
 	ContextInputs int64    `json:"context_inputs"`
 	Skills        int64    `json:"skill_invocations"`
 	MCPCalls      int64    `json:"mcp_calls"`
@@ -264,10 +274,17 @@ func Build(ss []*Session, opt Options) *Report {
 	})
 	r.Sources.SessionsInRange = len(in)
 	r.order = in
+	var fold usage.Fold
+	for i, s := range in {
+		fold.Add(i, s.Responses)
+	}
+	folded := fold.Folded()
+	r.Sources.DuplicateResponses = fold.Duplicates()
 	total := newAgg()
 	groups := map[string]*agg{}
 	days := map[string]*dayAgg{}
-	for _, s := range in {
+	for i, s := range in {
+		s.folded = folded[i]
 		u := usageOf(s)
 		total.add(s, "")
 		for _, k := range groupKeys(s, opt.By, u) {
@@ -329,6 +346,47 @@ func inRange(s *Session, opt Options) bool {
 
 const noTime, noModel = "(no time)", "(no model)"
 
+// ownWords are labels the report writes itself (the folder a receipt at
+// the top of its argument is in is "(top)").
+var ownWords = map[string]bool{noTime: true, noModel: true, topFolder: true}
+
+// timeBys are the --by values whose keys the report formats from times.
+var timeBys = map[string]bool{"day": true}
+
+// typed reports whether v, found at path in the report document, is a
+// label the report computed rather than a string copied from input: the
+// report's own words, the arguments it echoes, and a day it formatted from
+// a parsed time, in the fields that hold one and with a day's shape. As in
+// `convert run`, a typed value is not probed by the leak check.
+func (r *Report) typed(path, v string) bool {
+	switch path {
+	case "schema":
+		return v == SchemaID
+	case "by":
+		return v == r.By
+	case "since":
+		return v == r.Since
+	case "until":
+		return v == r.Until
+	case "days.day":
+		return isDay(v)
+	case "groups.key":
+		if timeBys[r.By] && isDay(v) {
+			return true
+		}
+	}
+	return ownWords[v]
+}
+
+// isDay reports whether v is a day label as dayOf writes one.
+func isDay(v string) bool {
+	if v == noTime {
+		return true
+	}
+	_, err := time.Parse("2006-01-02", v)
+	return err == nil && len(v) == len("2006-01-02")
+}
+
 func dayOf(s *Session) string {
 	if s.Start.IsZero() {
 		return noTime
@@ -363,33 +421,40 @@ func countNamed(s *Session, name string) int64 {
 	return n
 }
 
-// usageOf sums a session's token usage per model. Codex (cumulative
-// totals, OpenAI's convention) counts cached and cache-write tokens inside
-// input: they are taken out, so input means the same for every agent and
-// the four columns add up to Codex's total_tokens.
+// usageOf sums a session's token usage per model in the one token model
+// (usage.Summary: input without the cache, whatever the agent's
+// convention), less the copies of responses another session holds too
+// (s.folded, set by Build).
 func usageOf(s *Session) map[string]*ModelTokens {
 	u := map[string]*ModelTokens{}
-	for i := range s.Events {
-		e := &s.Events[i]
-		if e.Name != "gen_ai.token_usage.summarized" {
-			continue
-		}
-		m := e.Str("gen_ai.request.model")
+	get := func(m string) *ModelTokens {
 		t := u[m]
 		if t == nil {
 			t = &ModelTokens{Model: m}
 			u[m] = t
 		}
-		in, cr, cw := e.Int("gen_ai.usage.input_tokens"), e.Int("gen_ai.usage.cache_read.input_tokens"), e.Int("gen_ai.usage.cache_creation.input_tokens")
-		if e.Str("gen_ai.usage.dedupe") == "cumulative_total_deltas" {
-			in -= cr + cw // inside input, as OpenAI counts: the four columns then add up to total_tokens
+		return t
+	}
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Name != "gen_ai.token_usage.summarized" {
+			continue
 		}
-		t.Input += in
-		t.Output += e.Int("gen_ai.usage.output_tokens")
-		t.CacheRead += cr
-		t.CacheWrite += cw
+		m, n := usage.Summary(func(k string) gjson.Result { return e.Attrs[k] })
+		get(m).add(n, 1)
+	}
+	for _, r := range s.folded {
+		get(r.Model).add(r.Tokens, -1)
 	}
 	return u
+}
+
+func (t *ModelTokens) add(n usage.Tokens, sign int64) {
+	t.Input += sign * n.Input
+	t.Output += sign * n.Output
+	t.CacheRead += sign * n.CacheRead
+	t.CacheWrite += sign * n.CacheWrite
+	t.Reasoning += sign * n.Reasoning
 }
 
 func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
@@ -403,6 +468,7 @@ func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
 		row.OutputTokens += t.Output
 		row.CacheRead += t.CacheRead
 		row.CacheWrite += t.CacheWrite
+		row.Reasoning += t.Reasoning
 	}
 	for i := range s.Events {
 		switch s.Events[i].Name {

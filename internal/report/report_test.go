@@ -293,11 +293,11 @@ func TestTableColor(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(l), "model ") && head == "" {
 			head = l
 		}
-		if f := strings.Fields(l); head != "" && row == "" && len(f) == 7 && f[0] == "claude-opus-4-7" {
+		if f := strings.Fields(l); head != "" && row == "" && len(f) == 8 && f[0] == "claude-opus-4-7" {
 			row = l
 		}
 	}
-	if strings.Join(strings.Fields(row), " ") != "claude-opus-4-7 1 49 3,011 174,100 29,560 206,720" ||
+	if strings.Join(strings.Fields(row), " ") != "claude-opus-4-7 1 49 3,011 174,100 29,560 206,720 0" ||
 		strings.Index(head, "cache read")+len("cache read") != strings.Index(row, "174,100")+len("174,100") {
 		t.Errorf("tokens table not aligned:\n%s\n%s", head, row)
 	}

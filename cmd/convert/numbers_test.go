@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/internal/report"
+	"github.com/tidwall/gjson"
+)
+
+// numbersHistory builds a history of both agents with a resumed Claude Code
+// session: the sample session copied under a new session id (same message
+// ids, as `claude --resume` writes them), beside the forked sample, and a
+// Codex rollout whose input counts its cached tokens. It returns the folder
+// and how many responses the resumed copy repeats.
+func numbersHistory(t *testing.T) (string, int) {
+	t.Helper()
+	home := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "samples", "claude_code", "basic"), filepath.Join(home, "claude"))
+	copyTree(t, filepath.Join("..", "..", "samples", "claude_code", "v21_2xx_control"), filepath.Join(home, "claude2"))
+	copyTree(t, filepath.Join("..", "..", "samples", "codex", "v058_envelope"), filepath.Join(home, "codex"))
+	const orig, resumed = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f0000"
+	dir := filepath.Join(home, "claude", "-Users-alice-src-acme-ledger")
+	b, err := os.ReadFile(filepath.Join(dir, orig+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if id := gjson.Get(line, "message.id"); gjson.Get(line, "type").Str == "assistant" && id.Str != "" && gjson.Get(line, "message.usage").Exists() {
+			ids[id.Str] = true
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("the sample session has no response with usage")
+	}
+	if err := os.WriteFile(filepath.Join(dir, resumed+".jsonl"), []byte(strings.ReplaceAll(string(b), orig, resumed)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The forked sample repeats one response of its parent.
+	return home, len(ids) + 1
+}
+
+// TestRunAndReportAgree: the run summary (--json and its table) and the
+// report count the same history with one token model: input without the
+// cache for every agent (the Codex rollout's input holds cached tokens),
+// the same names, and each response of a resumed or forked session once.
+func TestRunAndReportAgree(t *testing.T) {
+	home, repeated := numbersHistory(t)
+	out := t.TempDir()
+	code, so, se := runCLI(t, "", "run", home, "--out", out, "--json", "-q")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, se)
+	}
+	validateSummary(t, so)
+	if strings.Contains(so, "cache_creation") || !strings.Contains(so, `"cache_write"`) {
+		t.Errorf("--json must name cache write as the table and the report do:\n%s", so)
+	}
+	var sum summary
+	if err := json.Unmarshal([]byte(so), &sum); err != nil {
+		t.Fatal(err)
+	}
+	code, rj, se := runCLI(t, "", "report", "--format", "json", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, se)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(rj), &r); err != nil {
+		t.Fatal(err)
+	}
+	var tot tokenCounts
+	var codexIn int64
+	for _, m := range r.Total.Tokens {
+		tot.Input += m.Input
+		tot.Output += m.Output
+		tot.CacheRead += m.CacheRead
+		tot.CacheWrite += m.CacheWrite
+		tot.Reasoning += m.Reasoning
+		if strings.HasPrefix(m.Model, "gpt") {
+			codexIn += m.Input
+		}
+	}
+	tot.DuplicateResponses = r.Sources.DuplicateResponses
+	t.Logf("run %+v; report %+v; codex input %d", sum.Tokens, tot, codexIn)
+	if tot != sum.Tokens {
+		t.Errorf("run says %+v, report says %+v", sum.Tokens, tot)
+	}
+	if sum.Tokens.DuplicateResponses != repeated {
+		t.Errorf("%d duplicate responses folded, want %d (the resumed copy's and the fork's)", sum.Tokens.DuplicateResponses, repeated)
+	}
+	// The Codex rollout: its last cumulative total, cached tokens out.
+	rollout := ""
+	_ = filepath.WalkDir(filepath.Join(home, "codex"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			rollout = p
+		}
+		return nil
+	})
+	b, err := os.ReadFile(rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last gjson.Result
+	for _, line := range strings.Split(string(b), "\n") {
+		if u := gjson.Get(line, "payload.info.total_token_usage"); u.Exists() {
+			last = u
+		}
+	}
+	if want := last.Get("input_tokens").Int() - last.Get("cached_input_tokens").Int(); want <= 0 || codexIn != want {
+		t.Errorf("codex input %d, want input_tokens - cached_input_tokens = %d", codexIn, want)
+	}
+	// The table says the same figures, under the same names.
+	code, _, se = runCLI(t, "", "run", home, "--out", t.TempDir())
+	if code != 0 || !strings.Contains(se, "cache write "+thousands(sum.Tokens.CacheWrite)) || !strings.Contains(se, "input "+thousands(sum.Tokens.Input)+",") {
+		t.Errorf("run table: exit %d, want %+v:\n%s", code, sum.Tokens, se)
+	}
+	assertNoCanaryUnder(t, out)
+}
+
+// assertNoCanaryUnder fails when a file name or file under dir carries a
+// sample canary.
+func assertNoCanaryUnder(t *testing.T, dir string) {
+	t.Helper()
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(strings.ToUpper(p), "CANARY") {
+			t.Errorf("a file name carries a canary: %s", p)
+		}
+		if !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(strings.ToUpper(string(b)), "CANARY") {
+				t.Errorf("%s carries a canary", p)
+			}
+		}
+		return nil
+	})
+}
