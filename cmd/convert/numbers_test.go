@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -139,4 +140,54 @@ func assertNoCanaryUnder(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// TestReportFoldsCopies: convert report R R (and a receipt named beside its
+// folder) counts each session once and says how many copies it folded, in
+// one line.
+func TestReportFoldsCopies(t *testing.T) {
+	out := t.TempDir()
+	if code, _, se := runCLI(t, "", "run", filepath.Join("..", "..", "samples", "codex", "basic"), "--out", out, "-q"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, se)
+	}
+	one := map[string]any{}
+	code, so, se := runCLI(t, "", "report", "--format", "json", out)
+	if code != 0 || se != "" || json.Unmarshal([]byte(so), &one) != nil {
+		t.Fatalf("report R: exit %d\n%s", code, se)
+	}
+	var some string
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".receipt.ndjson") {
+			some = p
+		}
+		return nil
+	})
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		copies int
+	}{
+		{"R R", []string{out, out}, 3},
+		{"R and a receipt in it", []string{out, some}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, so, se := runCLI(t, "", append([]string{"report", "--format", "json"}, tc.args...)...)
+			var two map[string]any
+			if code != 0 || json.Unmarshal([]byte(so), &two) != nil {
+				t.Fatalf("exit %d\n%s", code, se)
+			}
+			src1, src2 := one["sources"].(map[string]any), two["sources"].(map[string]any)
+			if src2["sessions_in_range"] != src1["sessions_in_range"] || src2["duplicate_receipts"] != float64(tc.copies) {
+				t.Errorf("sources %v, want the %v sessions of one copy and %d folded", src2, src1["sessions_in_range"], tc.copies)
+			}
+			t1, _ := json.Marshal(one["total"])
+			t2, _ := json.Marshal(two["total"])
+			if string(t1) != string(t2) {
+				t.Errorf("totals differ:\n%s\n%s", t1, t2)
+			}
+			if strings.Count(se, "\n") != 1 || !strings.Contains(se, fmt.Sprintf("%d copies of sessions read more than once", tc.copies)) {
+				t.Errorf("want one line with the count on stderr, got:\n%s", se)
+			}
+		})
+	}
 }

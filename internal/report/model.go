@@ -42,6 +42,9 @@ type Sources struct {
 	// DuplicateResponses counts the copies of responses seen in more than
 	// one session (resumed and forked sessions), each counted once.
 	DuplicateResponses int `json:"duplicate_responses"`
+	// DuplicateReceipts counts the sessions read more than once (same
+	// session id and input digest), each counted once.
+	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
 // PriceInfo says which models had a price; cost is never guessed.

@@ -43,6 +43,9 @@ func tables(r *Report) []*table {
 		src += fmt.Sprintf("; %d sessions outside --since/--until", r.Sources.OutOfRange)
 	}
 	ov.add("made from", src)
+	if n := r.Sources.DuplicateReceipts; n > 0 {
+		ov.add("repeated receipts", num(int64(n))+" copies of sessions read more than once, counted once")
+	}
 	if n := r.Sources.DuplicateResponses; n > 0 {
 		ov.add("repeated responses", num(int64(n))+" copies of responses in more than one session (resumed or forked), counted once")
 	}

@@ -117,14 +117,41 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 		}
 		l.convert(ctx, ins, opt)
 	}
+	l.fold(opt.Stderr)
 	return l, nil
+}
+
+// fold keeps one session of each session id and input digest: the same
+// receipt named twice (convert report R R), or kept in two layouts of an
+// output folder, is one session. The first one read is kept; the copies
+// are counted, and said in one line.
+func (l *Loaded) fold(stderr io.Writer) {
+	seen := map[[2]string]bool{}
+	kept := l.Sessions[:0]
+	for _, s := range l.Sessions {
+		digest := ""
+		if s.Summary != nil {
+			digest = s.Summary.Str("convert.input.sha256")
+		}
+		k := [2]string{s.ID, digest}
+		if digest != "" && seen[k] {
+			l.Sources.DuplicateReceipts++
+			continue
+		}
+		seen[k] = true
+		kept = append(kept, s)
+	}
+	l.Sessions = kept
+	if n := l.Sources.DuplicateReceipts; n > 0 && stderr != nil {
+		fmt.Fprintf(stderr, "convert: report: %d copies of sessions read more than once (same session id and input digest) were counted once\n", n)
+	}
 }
 
 // Report builds the report of what was loaded.
 func (l *Loaded) Report(opt Options) *Report {
 	r := Build(l.Sessions, opt)
-	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable =
-		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable
+	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable, r.Sources.DuplicateReceipts =
+		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable, l.Sources.DuplicateReceipts
 	return r
 }
 

@@ -553,6 +553,7 @@ var vocabulary = []string{
 	"dropped_no_fitting_truncation",
 	"duplicate",
 	"duplicate_not_proven",
+	"duplicate_receipts",
 	"duplicate_responses",
 	"duration_ms",
 	"edit",
