@@ -191,3 +191,42 @@ func TestReportFoldsCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestReportDatesAndZones: --since/--until take 20260301 as 2026-03-01,
+// --timezone names an IANA zone the JSON repeats, and a bad one is a usage
+// error; --by week and month are accepted.
+func TestReportDatesAndZones(t *testing.T) {
+	golden := filepath.Join("..", "..", "golden", "claude_code")
+	get := func(args ...string) map[string]any {
+		t.Helper()
+		code, so, se := runCLI(t, "", append([]string{"report", "--format", "json"}, append(args, golden)...)...)
+		var doc map[string]any
+		if code != 0 || json.Unmarshal([]byte(so), &doc) != nil {
+			t.Fatalf("%v: exit %d\n%s", args, code, se)
+		}
+		return doc
+	}
+	dash := get("--since", "2026-08-01", "--until", "2026-08-31", "--timezone", "UTC")
+	compact := get("--since", "20260801", "--until", "20260831", "--timezone", "UTC")
+	if fmt.Sprint(dash["total"]) != fmt.Sprint(compact["total"]) || fmt.Sprint(dash["sources"]) != fmt.Sprint(compact["sources"]) {
+		t.Errorf("20260801 and 2026-08-01 differ:\n%v\n%v", dash["sources"], compact["sources"])
+	}
+	if dash["timezone"] != "UTC" {
+		t.Errorf("timezone %v", dash["timezone"])
+	}
+	if src := dash["sources"].(map[string]any); src["sessions_out_of_range"] == float64(0) || src["sessions_in_range"] == float64(0) {
+		t.Errorf("the range must leave some sessions in and some out: %v", src)
+	}
+	for _, by := range []string{"week", "month"} {
+		doc := get("--by", by, "--timezone", "Asia/Tokyo")
+		if doc["by"] != by || doc["timezone"] != "Asia/Tokyo" || len(doc["groups"].([]any)) == 0 {
+			t.Errorf("--by %s: by %v, timezone %v, %d groups", by, doc["by"], doc["timezone"], len(doc["groups"].([]any)))
+		}
+	}
+	if code, _, se := runCLI(t, "", "report", "--timezone", "Nowhere/Zone", golden); code != 2 || !strings.Contains(se, "--timezone") {
+		t.Errorf("bad zone: exit %d\n%s", code, se)
+	}
+	if code, _, se := runCLI(t, "", "report", "--since", "2026081", golden); code != 2 || !strings.Contains(se, "20260701") {
+		t.Errorf("bad day: exit %d\n%s", code, se)
+	}
+}

@@ -18,6 +18,7 @@ const SchemaID = "convert.report.v1"
 type Report struct {
 	Schema    string     `json:"schema"`
 	By        string     `json:"by"`
+	Timezone  string     `json:"timezone"`
 	Since     string     `json:"since,omitempty"`
 	Until     string     `json:"until,omitempty"`
 	Sources   Sources    `json:"sources"`
@@ -243,7 +244,8 @@ type SessRow struct {
 
 // Options shape a report.
 type Options struct {
-	By        string // day, session, project, agent or model
+	By        string         // day, week, month, session, project, agent or model
+	Location  *time.Location // the zone days, weeks and months are counted in; nil: UTC
 	Since     time.Time
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
@@ -253,14 +255,17 @@ type Options struct {
 }
 
 // Bys are the --by values.
-var Bys = []string{"day", "session", "project", "agent", "model"}
+var Bys = []string{"day", "week", "month", "session", "project", "agent", "model"}
 
 // Build aggregates sessions into a report.
 func Build(ss []*Session, opt Options) *Report {
 	if opt.By == "" {
 		opt.By = "day"
 	}
-	r := &Report{Schema: SchemaID, By: opt.By, Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
+	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
 	var in []*Session
 	for _, s := range ss {
 		if inRange(s, opt) {
@@ -289,29 +294,64 @@ func Build(ss []*Session, opt Options) *Report {
 	for i, s := range in {
 		s.folded = folded[i]
 		u := usageOf(s)
-		total.add(s, "")
-		for _, k := range groupKeys(s, opt.By, u) {
-			g := groups[k]
-			if g == nil {
-				g = newAgg()
-				groups[k] = g
+		total.add(s, "", u)
+		if timeBys[opt.By] {
+			// Each response's tokens go to the period it was made in; the
+			// rest of the session (sessions, inputs, events) to the period
+			// it started in.
+			start := periodOf(s.Start, opt.By, opt.Location)
+			split := splitUsage(s, u, opt.By, opt.Location)
+			for _, k := range sortedKeys(split) {
+				g := groups[k]
+				if g == nil {
+					g = newAgg()
+					groups[k] = g
+				}
+				if k == start {
+					g.add(s, "", split[k])
+				} else {
+					g.addTokens(split[k])
+				}
 			}
-			model := ""
-			if opt.By == "model" {
-				model = k
+			if _, ok := split[start]; !ok {
+				g := groups[start]
+				if g == nil {
+					g = newAgg()
+					groups[start] = g
+				}
+				g.add(s, "", nil)
 			}
-			g.add(s, model)
+		} else {
+			for _, k := range groupKeys(s, opt.By, u) {
+				g := groups[k]
+				if g == nil {
+					g = newAgg()
+					groups[k] = g
+				}
+				model := ""
+				if opt.By == "model" {
+					model = k
+				}
+				g.add(s, model, u)
+			}
 		}
-		d := dayOf(s)
-		da := days[d]
+		start := periodOf(s.Start, "day", opt.Location)
+		for d, du := range splitUsage(s, u, "day", opt.Location) {
+			da := days[d]
+			if da == nil {
+				da = &dayAgg{tokens: map[string]int64{}}
+				days[d] = da
+			}
+			for m, t := range du {
+				da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
+			}
+		}
+		da := days[start]
 		if da == nil {
 			da = &dayAgg{tokens: map[string]int64{}}
-			days[d] = da
+			days[start] = da
 		}
 		da.sessions++
-		for m, t := range u {
-			da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
-		}
 		da.compactions += countNamed(s, "context.compaction.started")
 		r.Sessions = append(r.Sessions, sessRow(s, u))
 	}
@@ -354,7 +394,7 @@ const noTime, noModel = "(no time)", "(no model)"
 var ownWords = map[string]bool{noTime: true, noModel: true, topFolder: true}
 
 // timeBys are the --by values whose keys the report formats from times.
-var timeBys = map[string]bool{"day": true}
+var timeBys = map[string]bool{"day": true, "week": true, "month": true}
 
 // typed reports whether v, found at path in the report document, is a
 // label the report computed rather than a string copied from input: the
@@ -374,27 +414,103 @@ func (r *Report) typed(path, v string) bool {
 	case "days.day":
 		return isDay(v)
 	case "groups.key":
-		if timeBys[r.By] && isDay(v) {
+		if timeBys[r.By] && isPeriod(v, r.By) {
 			return true
 		}
+	case "timezone":
+		return v == r.Timezone
 	}
 	return ownWords[v]
 }
 
-// isDay reports whether v is a day label as dayOf writes one.
-func isDay(v string) bool {
+// isDay reports whether v is a day label as periodOf writes one.
+func isDay(v string) bool { return isPeriod(v, "day") }
+
+// isPeriod reports whether v has the shape of a label periodOf writes.
+func isPeriod(v, by string) bool {
 	if v == noTime {
 		return true
+	}
+	switch by {
+	case "week":
+		var y, w int
+		n, err := fmt.Sscanf(v, "%04d-W%02d", &y, &w)
+		return err == nil && n == 2 && len(v) == len("2026-W01") && w >= 1 && w <= 53
+	case "month":
+		_, err := time.Parse("2006-01", v)
+		return err == nil && len(v) == len("2006-01")
 	}
 	_, err := time.Parse("2006-01-02", v)
 	return err == nil && len(v) == len("2006-01-02")
 }
 
-func dayOf(s *Session) string {
-	if s.Start.IsZero() {
+// periodOf is the day (2026-07-01), ISO week (2026-W27) or month
+// (2026-07) of t in loc, by by; noTime for a zero time.
+func periodOf(t time.Time, by string, loc *time.Location) string {
+	if t.IsZero() {
 		return noTime
 	}
-	return s.Start.Format("2006-01-02")
+	t = t.In(loc)
+	switch by {
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case "month":
+		return t.Format("2006-01")
+	}
+	return t.Format("2006-01-02")
+}
+
+// splitUsage puts a session's usage (u, folded) in the periods its
+// responses were made in, as the trace's chat spans time them; what the
+// spans do not account for (a receipt without its trace, an agent whose
+// spans carry no usage) stays in the period the session started in, so
+// the periods always add up to u.
+func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Location) map[string]map[string]*ModelTokens {
+	out := map[string]map[string]*ModelTokens{}
+	at := func(k, m string) *ModelTokens {
+		if out[k] == nil {
+			out[k] = map[string]*ModelTokens{}
+		}
+		t := out[k][m]
+		if t == nil {
+			t = &ModelTokens{Model: m}
+			out[k][m] = t
+		}
+		return t
+	}
+	dropped := map[int]bool{}
+	for _, r := range s.folded {
+		for i, x := range s.Responses {
+			if !dropped[i] && x.ID == r.ID && x.ID != "" {
+				dropped[i] = true
+				break
+			}
+		}
+	}
+	left := map[string]*ModelTokens{}
+	for m, t := range u {
+		c := *t
+		left[m] = &c
+	}
+	for i, x := range s.Responses {
+		l := left[x.Model]
+		if dropped[i] || x.Start.IsZero() || l == nil {
+			continue
+		}
+		if x.Tokens.Input > l.Input || x.Tokens.Output > l.Output || x.Tokens.CacheRead > l.CacheRead || x.Tokens.CacheWrite > l.CacheWrite {
+			continue // more than the receipt counts: the receipt's figure stands
+		}
+		at(periodOf(x.Start, by, loc), x.Model).add(x.Tokens, 1)
+		l.add(x.Tokens, -1)
+	}
+	start := periodOf(s.Start, by, loc)
+	for m, l := range left {
+		if l.Input != 0 || l.Output != 0 || l.CacheRead != 0 || l.CacheWrite != 0 || l.Reasoning != 0 || out[start] == nil || out[start][m] == nil {
+			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+		}
+	}
+	return out
 }
 
 func groupKeys(s *Session, by string, u map[string]*ModelTokens) []string {
@@ -411,7 +527,7 @@ func groupKeys(s *Session, by string, u map[string]*ModelTokens) []string {
 		}
 		return sortedKeys(u)
 	}
-	return []string{dayOf(s)}
+	return []string{periodOf(s.Start, "day", time.UTC)}
 }
 
 func countNamed(s *Session, name string) int64 {
@@ -506,19 +622,25 @@ type dayAgg struct {
 	compactions int64
 }
 
-// ParseDate reads a --since/--until value: a day (YYYY-MM-DD, UTC) or an
-// RFC 3339 time. A day as --until includes that whole day.
-func ParseDate(v string, until bool) (time.Time, error) {
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		if until {
-			t = t.AddDate(0, 0, 1)
+// ParseDate reads a --since/--until value: a day (2026-07-01 or 20260701,
+// in loc; nil: UTC) or an RFC 3339 time. A day as --until includes that
+// whole day.
+func ParseDate(v string, until bool, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, layout := range []string{"2006-01-02", "20060102"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil && len(v) == len(layout) {
+			if until {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t, nil
 		}
-		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a day (2026-07-01) nor an RFC 3339 time (2026-07-01T10:00:00Z)", v)
+	return time.Time{}, fmt.Errorf("%q is neither a day (2026-07-01 or 20260701) nor an RFC 3339 time (2026-07-01T10:00:00Z)", v)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

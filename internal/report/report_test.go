@@ -164,7 +164,7 @@ func TestSchema(t *testing.T) {
 	}
 	for name, doc := range map[string]string{
 		"missing total": `{"schema":"convert.report.v1","by":"day","sources":{},"groups":[],"days":[],"sessions":[]}`,
-		"unknown by":    strings.Replace(render(t, l.Report(Options{}), "json"), `"by": "day"`, `"by": "week"`, 1),
+		"unknown by":    strings.Replace(render(t, l.Report(Options{}), "json"), `"by": "day"`, `"by": "year"`, 1),
 		"control char":  strings.Replace(render(t, l.Report(Options{}), "json"), `"model": "claude-opus-4-7"`, `"model": "a\nb"`, 1),
 	} {
 		if err := ValidateJSON([]byte(doc)); err == nil {
@@ -199,8 +199,8 @@ func TestPrices(t *testing.T) {
 
 func TestGroupsAndRange(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
-	day := func(s string) time.Time { d, _ := ParseDate(s, false); return d }
-	end := func(s string) time.Time { d, _ := ParseDate(s, true); return d }
+	day := func(s string) time.Time { d, _ := ParseDate(s, false, nil); return d }
+	end := func(s string) time.Time { d, _ := ParseDate(s, true, nil); return d }
 	for _, tc := range []struct {
 		name     string
 		opt      Options

@@ -7,6 +7,7 @@ package usage
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
@@ -80,7 +81,8 @@ type Response struct {
 }
 
 // Responses returns the chat spans of a trace (OTLP/JSON, one document or
-// one per line) that carry a response id. A chat span counts as the GenAI
+// one per line) that carry token usage, with their response id where the
+// agent logs one (Claude Code). A chat span counts as the GenAI
 // conventions do, input holding the cached tokens: they are taken out.
 func Responses(trace []byte) []Response {
 	var out []Response
@@ -114,9 +116,16 @@ func response(sp gjson.Result) (Response, bool) {
 	var r Response
 	var in int64
 	cw := int64(-1)
+	chat, counted := false, false
 	sp.Get("attributes").ForEach(func(_, a gjson.Result) bool {
 		v := a.Get("value")
-		switch a.Get("key").Str {
+		k := a.Get("key").Str
+		if strings.HasPrefix(k, "gen_ai.usage.") {
+			counted = true
+		}
+		switch k {
+		case "gen_ai.operation.name":
+			chat = v.Get("stringValue").Str == "chat"
 		case "gen_ai.response.id":
 			r.ID = v.Get("stringValue").Str
 		case "gen_ai.request.model":
@@ -138,7 +147,7 @@ func response(sp gjson.Result) (Response, bool) {
 		}
 		return true
 	})
-	if r.ID == "" {
+	if !chat || !counted {
 		return r, false
 	}
 	if cw >= 0 {
@@ -167,12 +176,16 @@ type held struct {
 	r     Response
 }
 
-// Add records the responses of one session.
+// Add records the responses of one session; one without a response id
+// cannot be told from another and is left alone.
 func (f *Fold) Add(owner int, rs []Response) {
 	if f.best == nil {
 		f.best = map[string]int{}
 	}
 	for _, r := range rs {
+		if r.ID == "" {
+			continue
+		}
 		i := len(f.all)
 		f.all = append(f.all, held{owner, r})
 		j, seen := f.best[r.ID]

@@ -47,7 +47,7 @@ func chat(id, model string, in, out, cr, cw int64) map[string]any {
 		return map[string]any{"key": k, "value": map[string]any{"intValue": fmt.Sprint(v)}}
 	}
 	return map[string]any{"name": "chat " + model, "startTimeUnixNano": "1780000000000000000", "attributes": []any{
-		attr("gen_ai.request.model", model), attr("gen_ai.response.id", id),
+		attr("gen_ai.operation.name", "chat"), attr("gen_ai.request.model", model), attr("gen_ai.response.id", id),
 		attr("gen_ai.usage.input_tokens", in+cr+cw), attr("gen_ai.usage.output_tokens", out),
 		attr("gen_ai.usage.cache_read.input_tokens", cr), attr("gen_ai.usage.cache_write.input_tokens", cw),
 	}}
@@ -63,13 +63,18 @@ func trace(spans ...map[string]any) []byte {
 }
 
 func TestResponsesReadBothTraceFormats(t *testing.T) {
-	doc := trace(chat("msg_A", "m", 3, 4, 100, 10), map[string]any{"name": "execute_tool x", "attributes": []any{}})
+	root := map[string]any{"name": "invoke_agent x", "attributes": []any{
+		map[string]any{"key": "gen_ai.operation.name", "value": map[string]any{"stringValue": "invoke_agent"}},
+		map[string]any{"key": "gen_ai.usage.input_tokens", "value": map[string]any{"intValue": "999"}},
+	}}
+	noID := chat("", "m", 1, 2, 0, 0)
+	doc := trace(root, chat("msg_A", "m", 3, 4, 100, 10), map[string]any{"name": "execute_tool x", "attributes": []any{}}, noID)
 	one := Responses(doc)
 	lines := Responses([]byte(string(doc) + "\n" + string(trace(chat("msg_B", "m", 1, 1, 0, 0))) + "\n"))
-	if len(one) != 1 || one[0].ID != "msg_A" || one[0].Tokens != (Tokens{Input: 3, Output: 4, CacheRead: 100, CacheWrite: 10}) || one[0].Start.IsZero() {
+	if len(one) != 2 || one[0].ID != "msg_A" || one[1].ID != "" || one[1].Tokens.Output != 2 || one[0].Tokens != (Tokens{Input: 3, Output: 4, CacheRead: 100, CacheWrite: 10}) || one[0].Start.IsZero() {
 		t.Errorf("one document: %+v", one)
 	}
-	if len(lines) != 2 || lines[1].ID != "msg_B" {
+	if len(lines) != 3 || lines[2].ID != "msg_B" {
 		t.Errorf("one document a line: %+v", lines)
 	}
 }
@@ -80,6 +85,7 @@ func TestResponsesReadBothTraceFormats(t *testing.T) {
 func TestFoldCountsEachResponseOnce(t *testing.T) {
 	orig := []Response{{ID: "msg_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Model: "m", Tokens: Tokens{Output: 20, CacheRead: 5}}}
 	resumed := []Response{{ID: "msg_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Model: "m", Tokens: Tokens{Output: 25, CacheRead: 5}}, {ID: "msg_3", Model: "m", Tokens: Tokens{Output: 7}}}
+	resumed = append(resumed, Response{Model: "m", Tokens: Tokens{Output: 1}}, Response{Model: "m", Tokens: Tokens{Output: 1}}) // no id: never folded
 	sessions := [][]Response{orig, resumed}
 	var sum Tokens
 	for _, s := range sessions {
@@ -87,7 +93,7 @@ func TestFoldCountsEachResponseOnce(t *testing.T) {
 			sum.Add(r.Tokens)
 		}
 	}
-	want := Tokens{Input: 1, Output: 10 + 25 + 7, CacheRead: 5}
+	want := Tokens{Input: 1, Output: 10 + 25 + 7 + 2, CacheRead: 5}
 	for _, order := range [][]int{{0, 1}, {1, 0}} {
 		var f Fold
 		for _, i := range order {
