@@ -327,7 +327,11 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
-		d.responses = usage.Responses(res.Trace)
+		for _, r := range usage.Responses(res.Trace) {
+			if r.ID != "" { // only these can repeat in another session
+				d.responses = append(d.responses, r)
+			}
+		}
 		traceSum := sha256Hex(res.Trace)
 		switch {
 		case opt.AfterWrite == nil:

@@ -7,6 +7,7 @@ package usage
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"strings"
 	"time"
 
@@ -164,11 +165,18 @@ func response(sp gjson.Result) (Response, bool) {
 // an owner number; the copy kept of a response seen more than once is the
 // one with the largest counts (a streamed response is logged growing), the
 // lowest owner on a tie, so the totals do not depend on the order sessions
-// are added in.
+// are added in. It holds a digest and the counts of each response, so a
+// history of a million responses takes some tens of megabytes.
 type Fold struct {
-	best  map[string]int // response id -> index in all of the copy kept
-	all   []held
-	dupes int
+	best   map[[16]byte]kept
+	extra  []held // the copies not kept
+	models map[string]string
+}
+
+type kept struct {
+	owner int
+	model string
+	t     Tokens
 }
 
 type held struct {
@@ -180,28 +188,35 @@ type held struct {
 // cannot be told from another and is left alone.
 func (f *Fold) Add(owner int, rs []Response) {
 	if f.best == nil {
-		f.best = map[string]int{}
+		f.best, f.models = map[[16]byte]kept{}, map[string]string{}
 	}
 	for _, r := range rs {
 		if r.ID == "" {
 			continue
 		}
-		i := len(f.all)
-		f.all = append(f.all, held{owner, r})
-		j, seen := f.best[r.ID]
+		sum := sha256.Sum256([]byte(r.ID))
+		k := [16]byte(sum[:16])
+		m, ok := f.models[r.Model]
+		if !ok {
+			m = strings.Clone(r.Model)
+			f.models[m] = m
+		}
+		now := kept{owner, m, r.Tokens}
+		was, seen := f.best[k]
 		if !seen {
-			f.best[r.ID] = i
+			f.best[k] = now
 			continue
 		}
-		f.dupes++
-		if better(f.all[i], f.all[j]) {
-			f.best[r.ID] = i
+		loser := now
+		if better(now, was) {
+			f.best[k], loser = now, was
 		}
+		f.extra = append(f.extra, held{loser.owner, Response{ID: r.ID, Model: loser.model, Tokens: loser.t}})
 	}
 }
 
-func better(a, b held) bool {
-	x, y := a.r.Tokens, b.r.Tokens
+func better(a, b kept) bool {
+	x, y := a.t, b.t
 	for _, d := range [][2]int64{{x.Output, y.Output}, {x.Input, y.Input}, {x.CacheRead, y.CacheRead}, {x.CacheWrite, y.CacheWrite}} {
 		if d[0] != d[1] {
 			return d[0] > d[1]
@@ -211,16 +226,14 @@ func better(a, b held) bool {
 }
 
 // Duplicates is how many copies of responses were folded.
-func (f *Fold) Duplicates() int { return f.dupes }
+func (f *Fold) Duplicates() int { return len(f.extra) }
 
 // Folded returns, per owner, the responses of its session not kept: the
 // copies its totals must lose.
 func (f *Fold) Folded() map[int][]Response {
 	out := map[int][]Response{}
-	for i, h := range f.all {
-		if f.best[h.r.ID] != i {
-			out[h.owner] = append(out[h.owner], h.r)
-		}
+	for _, h := range f.extra {
+		out[h.owner] = append(out[h.owner], h.r)
 	}
 	return out
 }
