@@ -48,7 +48,7 @@ func midnightSession(t *testing.T) string {
 	t.Helper()
 	const sid = "5e5e5e5e-0000-4000-8000-000000000001"
 	line := func(n int, ts, kind, body string) string {
-		return fmt.Sprintf(`{"type":%q,"uuid":"00000000-0000-4000-8000-00000000000%d","sessionId":%q,"cwd":"/home/CANARY-user/src","timestamp":%q,%s}`, kind, n, sid, ts, body)
+		return fmt.Sprintf(`{"type":%q,"uuid":"00000000-0000-4000-8000-00000000000%d","sessionId":%q,"cwd":"/Users/CANARY-user/src","timestamp":%q,%s}`, kind, n, sid, ts, body)
 	}
 	assistant := func(id, model string, in, out, cr, cw int) string {
 		return fmt.Sprintf(`"requestId":"req_%s","message":{"id":"msg_%s","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":"CANARY reply"}],"usage":{"input_tokens":%d,"output_tokens":%d,"cache_read_input_tokens":%d,"cache_creation_input_tokens":%d}}`, id, id, model, in, out, cr, cw)
@@ -60,7 +60,7 @@ func midnightSession(t *testing.T) string {
 		line(4, "2026-03-02T00:30:00.000Z", "assistant", assistant("B2", "claude-opus-4-7", 20, 10, 2000, 0)),
 		line(5, "2026-03-02T00:30:01.000Z", "assistant", assistant("B2", "claude-opus-4-7", 20, 200, 2000, 0)),
 	}
-	dir := filepath.Join(t.TempDir(), "-home-CANARY-user-src")
+	dir := filepath.Join(t.TempDir(), "-Users-CANARY-user-src")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
