@@ -69,10 +69,12 @@ func newAgg() *agg {
 }
 
 // addTokens counts the tokens a session spent in this group's period
-// without the session itself (it started in another period).
+// without the session itself (it started in another period); it counts
+// among the sessions of each model it used there.
 func (a *agg) addTokens(u map[string]*ModelTokens) {
 	for m, t := range u {
 		a.addModel(m, t)
+		a.tokenSessions[m]++
 	}
 }
 

@@ -102,6 +102,9 @@ func TestTokensByLocalPeriod(t *testing.T) {
 				var n int64
 				for _, m := range g.Tokens {
 					n += m.Total
+					if m.Total > 0 && m.Sessions != 1 {
+						t.Errorf("%s: %s spent in 1 session, says %d", g.Key, m.Model, m.Sessions)
+					}
 				}
 				got[g.Key] = [2]int64{int64(g.Sessions), n}
 			}
