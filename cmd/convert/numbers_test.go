@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// numbersHistory builds a history of both agents with a resumed Claude Code
+// numbersHistory builds a history of three agents with a resumed Claude Code
 // session: the sample session copied under a new session id (same message
 // ids, as `claude --resume` writes them), beside the forked sample, and a
 // Codex rollout whose input counts its cached tokens. It returns the folder
@@ -24,6 +24,7 @@ func numbersHistory(t *testing.T) (string, int) {
 	copyTree(t, filepath.Join("..", "..", "samples", "claude_code", "basic"), filepath.Join(home, "claude"))
 	copyTree(t, filepath.Join("..", "..", "samples", "claude_code", "v21_2xx_control"), filepath.Join(home, "claude2"))
 	copyTree(t, filepath.Join("..", "..", "samples", "codex", "v058_envelope"), filepath.Join(home, "codex"))
+	copyTree(t, filepath.Join("..", "..", "samples", "gemini_cli", "basic"), filepath.Join(home, "gemini"))
 	const orig, resumed = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f0000"
 	dir := filepath.Join(home, "claude", "-Users-alice-src-acme-ledger")
 	b, err := os.ReadFile(filepath.Join(dir, orig+".jsonl"))
@@ -74,8 +75,12 @@ func TestRunAndReportAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tot tokenCounts
-	var codexIn int64
+	var codexIn, geminiIn, geminiCached int64
 	for _, m := range r.Total.Tokens {
+		if strings.HasPrefix(m.Model, "gemini") {
+			geminiIn += m.Input
+			geminiCached += m.CacheRead
+		}
 		tot.Input += m.Input
 		tot.Output += m.Output
 		tot.CacheRead += m.CacheRead
@@ -92,6 +97,12 @@ func TestRunAndReportAgree(t *testing.T) {
 	}
 	if sum.Tokens.DuplicateResponses != repeated {
 		t.Errorf("%d duplicate responses folded, want %d (the resumed copy's and the fork's)", sum.Tokens.DuplicateResponses, repeated)
+	}
+	// Gemini CLI counts cached tokens inside its prompt count: they are
+	// out, as `ccusage gemini session` (20.0.24) counts the sample: input
+	// 22,171, cache read 53,576.
+	if sum.Converters["gemini_cli"] == 0 || geminiIn != 22171 || geminiCached != 53576 {
+		t.Errorf("gemini: %d inputs, input %d, cache read %d; ccusage says 22,171 and 53,576", sum.Converters["gemini_cli"], geminiIn, geminiCached)
 	}
 	// The Codex rollout: its last cumulative total, cached tokens out.
 	rollout := ""
