@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
@@ -398,8 +399,9 @@ var timeBys = map[string]bool{"day": true, "week": true, "month": true}
 
 // typed reports whether v, found at path in the report document, is a
 // label the report computed rather than a string copied from input: the
-// report's own words, the arguments it echoes, and a day it formatted from
-// a parsed time, in the fields that hold one and with a day's shape. As in
+// report's own words, the arguments it echoes, a day, week or month it
+// formatted from a parsed time, and a model name it admitted (in the fields
+// that hold one, with the shape `run` admits model names by). As in
 // `convert run`, a typed value is not probed by the leak check.
 func (r *Report) typed(path, v string) bool {
 	switch path {
@@ -414,11 +416,15 @@ func (r *Report) typed(path, v string) bool {
 	case "days.day":
 		return isDay(v)
 	case "groups.key":
-		if timeBys[r.By] && isPeriod(v, r.By) {
+		if timeBys[r.By] && isPeriod(v, r.By) || r.By == "model" && leak.Model.Admit(v) {
 			return true
 		}
 	case "timezone":
 		return v == r.Timezone
+	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
+		// A model name the receipts wrote, in a field that only ever
+		// holds one: typed by the shape `run` admits model names by.
+		return leak.Model.Admit(v)
 	}
 	return ownWords[v]
 }
