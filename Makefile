@@ -83,7 +83,7 @@ test-fleet: build
 # when any of them was stale.
 .PHONY: generate check-generated
 generate:
-	$(GO) generate ./converters
+	$(GO) generate ./converters/...
 	$(GO) test ./internal/schema -run 'TestVocabularyFile$$' -count=1 -update
 	$(GO) generate ./internal/vocab
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update

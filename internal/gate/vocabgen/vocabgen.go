@@ -6,6 +6,7 @@ package vocabgen
 import (
 	"bytes"
 	"fmt"
+	_ "github.com/contextreceipts/convert/converters/all"
 	"go/format"
 	"sort"
 	"strconv"
