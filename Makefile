@@ -23,7 +23,7 @@ demo: build
 	@set -e; for s in $$(ls -d samples/*/basic.jsonl samples/*/basic 2>/dev/null); do \
 	  c=$$(basename $$(dirname $$s)); \
 	  $(BIN) run --out $(OUT)/$$c $$s; \
-	  outs=$$(find $(OUT)/$$c -name '*.receipt.ndjson' -o -name '*.otel.json'); \
+	  outs=$$(find $(OUT)/$$c -name '*.receipt.ndjson' -o -name '*.otel.jsonl'); \
 	  $(BIN) validate $$outs; \
 	  $(BIN) leakcheck --converter $$c $$(find $$s -name '*.jsonl' -o -name '*.meta.json' | sed 's/^/--input /') $$outs; \
 	done

@@ -151,7 +151,7 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 		})
 	}
 	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
-	if !bytes.Contains(res[0].Trace, []byte(`"status": {`+"\n"+`                "code": 2`)) {
+	if !bytes.Contains(res[0].Trace, []byte(`"status":{"code":2`)) {
 		t.Error("the failed Bash call has no error status")
 	}
 }

@@ -147,7 +147,7 @@ func TestCodexSpans(t *testing.T) {
 			t.Errorf("no span %s", want)
 		}
 	}
-	if !bytes.Contains(parent.Trace, []byte(`"code": 2`)) {
+	if !bytes.Contains(parent.Trace, []byte(`"code":2`)) {
 		t.Error("the failed make test call has no error status")
 	}
 	child := byName["rollout-2026-03-14T09-12-12-0199a1b2-c3d4-7e5f-8a9b-cccccccccccc.jsonl"]
@@ -347,7 +347,7 @@ func TestCodexToolOutputFailure(t *testing.T) {
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
-			if got := bytes.Contains(res.Trace, []byte(`"code": 2`)); got != tc.failed {
+			if got := bytes.Contains(res.Trace, []byte(`"code":2`)); got != tc.failed {
 				t.Errorf("error status %v, want %v", got, tc.failed)
 			}
 		})

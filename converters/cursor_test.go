@@ -66,17 +66,17 @@ func TestCursorToolCalls(t *testing.T) {
 	if len(ids) != 1 || chain(spans, ids[0]) != "invoke_agent < execute_tool taskToolCall < invoke_agent cursor-agent" {
 		t.Errorf("subagent: %v", ids)
 	}
-	if n := bytes.Count(res.Trace, []byte(`"code": 2`)); n != 1 {
+	if n := bytes.Count(res.Trace, []byte(`"code":2`)); n != 1 {
 		t.Errorf("%d error spans, want 1 (the rejected MCP call)", n)
 	}
 	if got := fmt.Sprint(usageByModel(res.Receipt)); got != "map[gpt-5.3-codex:in=18234 cached=12000 cache_write=640 out=1502 reasoning=0]" {
 		t.Errorf("usage %s", got)
 	}
 	feb := convertDir(t, "samples/cursor/v2026_02_stream_no_usage.jsonl", pipeline.Options{})[0]
-	if n := bytes.Count(feb.Trace, []byte(`"code": 2`)); n != 2 {
+	if n := bytes.Count(feb.Trace, []byte(`"code":2`)); n != 2 {
 		t.Errorf("%d error spans, want 2 (exit code 1 under success, fileNotFound)", n)
 	}
-	if bytes.Count(feb.Trace, []byte(`"name": "chat Auto"`)) != 2 {
+	if bytes.Count(feb.Trace, []byte(`"name":"chat Auto"`)) != 2 {
 		t.Error("partial-output assistant lines sharing a model_call_id must make one chat span")
 	}
 }

@@ -317,7 +317,7 @@ func checkCanaries(t testing.TB, c fuzzCase, res pipeline.Result) {
 	places := map[string]string{
 		"receipt": string(res.Receipt), "trace": string(res.Trace), "warnings": strings.Join(res.Diags, "\n"),
 		"error": errText(res.Err), "receipt name": pipeline.OutputName(c.in.Rel, ".receipt.ndjson"),
-		"trace name": pipeline.OutputName(c.in.Rel, ".otel.json"),
+		"trace name": pipeline.OutputName(c.in.Rel, ".otel.jsonl"),
 	}
 	for where, s := range places {
 		if i := strings.Index(strings.ToLower(s), "canary"); i >= 0 {

@@ -85,7 +85,7 @@ func convertCase(t *testing.T, c goldenCase) (map[string][]byte, []byte) {
 		res := pipeline.Convert(in, pipeline.Options{Converter: c.converter, PoisonLines: true})
 		rec, trace, e := outcome(res)
 		base := prefix + pipeline.OutputName(in.Rel, "")
-		outs[base+".receipt.ndjson"], outs[base+".otel.json"] = rec, trace
+		outs[base+".receipt.ndjson"], outs[base+".otel.jsonl"] = rec, trace
 		msgs.Write(e[bytes.IndexByte(e, '\n')+1:])
 		worst = max(worst, exitCode(res.Err))
 	}
@@ -237,7 +237,7 @@ func TestGoldenHasSample(t *testing.T) {
 	}
 	for _, g := range goldens {
 		name := filepath.Base(g)
-		for _, ext := range []string{".receipt.ndjson", ".otel.json", ".err"} {
+		for _, ext := range []string{".receipt.ndjson", ".otel.jsonl", ".err"} {
 			name = strings.TrimSuffix(name, ext)
 		}
 		dir := filepath.Join("samples", filepath.Base(filepath.Dir(g)))

@@ -84,8 +84,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "context receipts from AI coding agent logs, with nothing raw in them",
 		Version: pipeline.Version,
 		Description: "convert reads JSONL session logs and writes, for each input X.jsonl, X.receipt.ndjson\n" +
-			"(one receipt event per line: hashes, counts, buckets, categories, audit gaps) and X.otel.json\n" +
-			"(OTLP/JSON trace). Every conversion runs a leak check and writes nothing when it fails.\n" +
+			"(one receipt event per line: hashes, counts, buckets, categories, audit gaps) and X.otel.jsonl\n" +
+			"(the OpenTelemetry file-exporter layout: one TracesData per line). Every conversion runs a leak check and writes nothing when it fails.\n" +
 			"Flags go anywhere on the line (-- ends them); convert help COMMAND shows a command's flags.",
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitHelp + "\n",
 		Metadata:              map[string]any{"console": cons},

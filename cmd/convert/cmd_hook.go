@@ -371,7 +371,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 	}()
 	start := time.Now()
 	opt := pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent], LegacyGenAINames: job.LegacyGenAINames},
-		Out: job.Out, Jobs: 1, OTelFormat: "json"}
+		Out: job.Out, Jobs: 1}
 	if job.HashKeyFile != "" {
 		key, err := os.ReadFile(job.HashKeyFile)
 		if err == nil {

@@ -144,13 +144,13 @@ func TestHookClaudeCode(t *testing.T) {
 				t.Errorf("log:\n%s", log)
 			}
 			out := filepath.Join(data, "receipts", "claude-code")
-			for _, f := range []string{ccSession + ".receipt.ndjson", ccSession + ".otel.json", ".convert-manifest.json"} {
+			for _, f := range []string{ccSession + ".receipt.ndjson", ccSession + ".otel.jsonl", ".convert-manifest.json"} {
 				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 					t.Errorf("missing %s", f)
 				}
 			}
 			// The subagent is in the receipt (one input, two transcripts).
-			if b, _ := os.ReadFile(filepath.Join(out, ccSession+".otel.json")); bytes.Count(b, []byte(`"invoke_agent"`)) < 2 {
+			if b, _ := os.ReadFile(filepath.Join(out, ccSession+".otel.jsonl")); bytes.Count(b, []byte(`"invoke_agent"`)) < 2 {
 				t.Errorf("the trace has no subagent span")
 			}
 			// Incremental: the same session again is not converted again.
@@ -286,7 +286,7 @@ func TestHookExport(t *testing.T) {
 			if got := srv.requests[1].Header.Get("Authorization"); got != "Bearer CANARY-token" {
 				t.Errorf("Authorization %q", got)
 			}
-			trace, _ := os.ReadFile(filepath.Join(data, "receipts", "claude-code", ccSession+".otel.json"))
+			trace, _ := os.ReadFile(filepath.Join(data, "receipts", "claude-code", ccSession+".otel.jsonl"))
 			if !bytes.Equal(srv.bodies[1], trace) {
 				t.Errorf("the exported trace is not the file written")
 			}

@@ -30,7 +30,7 @@ func runCommand() *cli.Command {
 		UsageText: "convert run [--converter NAME|auto] [--out DIR] [--jobs N] [--strict] [--json] [--reveal names] [--hash-key-file FILE] PATH...|-\n" +
 			"   ... | convert run [flags]   (no PATH, standard input a pipe or file that is not empty: reads it)\n" +
 			"   convert run [flags]         (no PATH, standard input a terminal: every agent's default log folders that exist, e.g. ~/.claude/projects, ~/.codex/sessions)",
-		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.json. Directories are walked\n" +
+		Description: "For each input X.jsonl writes DIR/X.receipt.ndjson and DIR/X.otel.jsonl. Directories are walked\n" +
 			"in sorted order (*.jsonl files) and their layout is mirrored under DIR; with several directories\n" +
 			"each keeps its own subtree (DIR/<name>/...). - reads standard input (DIR/stdin.*). Empty files are\n" +
 			"skipped and counted. Bad lines are skipped, counted in the summary event and reported on stderr as\n" +
@@ -42,7 +42,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "convert every input again, even those unchanged since the last run into --out (see .convert-manifest.json there)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
-			&cli.StringFlag{Name: "otel-format", Value: "json", Usage: "`FORMAT` of the trace file: json (one indented OTLP/JSON document, X.otel.json) or jsonl (the OTLP file-exporter layout, one TracesData per line, X.otel.jsonl)"},
+			&cli.StringFlag{Name: "otel-format", Value: "jsonl", Usage: "`FORMAT` of the trace file: jsonl (the OpenTelemetry file-exporter layout the Collector's otlpjsonfile receiver reads: one compact TracesData per line, X.otel.jsonl) or json (one indented OTLP/JSON document for reading by eye, X.otel.json)"},
 			&cli.StringFlag{Name: "service-name", EnvVars: []string{"OTEL_SERVICE_NAME"}, Usage: "the traces' service.name (default: the agent, e.g. claude-code, codex)"},
 			&cli.BoolFlag{Name: "legacy-genai-names", EnvVars: []string{"CONVERT_LEGACY_GENAI_NAMES"}, Usage: "also write, next to each GenAI trace attribute the conventions renamed, its old name (gen_ai.usage.cache_creation.input_tokens), for dashboards not yet moved; also CONVERT_LEGACY_GENAI_NAMES=true"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
@@ -154,8 +154,9 @@ func runAction(c *cli.Context) error {
 	converting := setMemoryLimit()
 	opt := pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
-			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names")},
-		Out: c.String("out"), Jobs: c.Int("jobs"), OTelFormat: c.String("otel-format"),
+			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names"),
+			OTelFormat: c.String("otel-format")},
+		Out: c.String("out"), Jobs: c.Int("jobs"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
 		Progress: cons.Progress, Converting: converting,
 		Messages: func(m pipeline.Message) {

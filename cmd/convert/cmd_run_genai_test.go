@@ -36,7 +36,7 @@ func TestLegacyGenAINamesFlag(t *testing.T) {
 			var trace, rec []byte
 			filepath.Walk(out, func(p string, _ os.FileInfo, _ error) error {
 				switch {
-				case strings.HasSuffix(p, ".otel.json"):
+				case strings.HasSuffix(p, ".otel.jsonl"):
 					trace, _ = os.ReadFile(p)
 				case strings.HasSuffix(p, ".receipt.ndjson"):
 					rec, _ = os.ReadFile(p)
@@ -85,7 +85,7 @@ func TestHookLegacyGenAINames(t *testing.T) {
 	if code, so, se := runHook(t, strings.NewReader(claudePayload(transcript)), "hook", "claude-code", "--foreground"); code != 0 || so+se != "" {
 		t.Fatalf("exit %d, %q %q", code, so, se)
 	}
-	b, err := os.ReadFile(filepath.Join(home, "data", "receipts", "claude-code", ccSession+".otel.json"))
+	b, err := os.ReadFile(filepath.Join(home, "data", "receipts", "claude-code", ccSession+".otel.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

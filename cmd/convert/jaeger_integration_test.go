@@ -42,7 +42,7 @@ func readWrittenSpans(t *testing.T, out string) map[string][]otlpSpan {
 	t.Helper()
 	traces := map[string][]otlpSpan{}
 	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".otel.json") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".otel.jsonl") {
 			return err
 		}
 		b, err := os.ReadFile(p)
@@ -378,7 +378,7 @@ func TestJaeger(t *testing.T) {
 func countTraceFiles(t *testing.T, out string) int {
 	n := 0
 	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".otel.json") {
+		if err == nil && strings.HasSuffix(p, ".otel.jsonl") {
 			n++
 		}
 		return nil

@@ -57,7 +57,7 @@ func TestRunInputs(t *testing.T) {
 		noFiles []string
 	}{
 		{name: "- reads standard input", stdin: string(basic), args: []string{"-"}, exit: 0,
-			stderr: []string{"1 of 1 inputs converted", "session 1"}, files: []string{"stdin.receipt.ndjson", "stdin.otel.json"}},
+			stderr: []string{"1 of 1 inputs converted", "session 1"}, files: []string{"stdin.receipt.ndjson", "stdin.otel.jsonl"}},
 		{name: "standard input with a forced converter", stdin: string(basic), args: []string{"-c", "session", "-"}, exit: 0,
 			files: []string{"stdin.receipt.ndjson"}},
 		{name: "/dev/stdin is standard input", stdin: string(basic), args: []string{"/dev/stdin"}, exit: 0,

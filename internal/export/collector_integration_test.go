@@ -190,10 +190,10 @@ func (c goldenCase) goldenTraces(t *testing.T) map[string][]byte {
 		return traceFiles(t, filepath.Join(dir, c.name))
 	}
 	files := map[string][]byte{}
-	data, err := os.ReadFile(filepath.Join(dir, c.name+".otel.json"))
+	data, err := os.ReadFile(filepath.Join(dir, c.name+".otel.jsonl"))
 	switch {
 	case err == nil:
-		files[c.name+".otel.json"] = data
+		files[c.name+".otel.jsonl"] = data
 	case !os.IsNotExist(err):
 		t.Fatal(err)
 	}
@@ -229,13 +229,13 @@ func goldenCases(t *testing.T) []goldenCase {
 	return out
 }
 
-// traceFiles reads the .otel.json files under dir, by slash path relative
+// traceFiles reads the .otel.jsonl files under dir, by slash path relative
 // to dir.
 func traceFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".otel.json") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".otel.jsonl") {
 			return err
 		}
 		rel, err := filepath.Rel(dir, p)

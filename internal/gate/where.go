@@ -29,7 +29,7 @@ type Where struct {
 }
 
 // String is the location as messages print it: "X.receipt.ndjson line 3",
-// "X.otel.json", "stderr message 1".
+// "X.otel.jsonl", "stderr message 1".
 func (w Where) String() string {
 	switch w.Kind {
 	case Line:

@@ -10,10 +10,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// TestGoldenTracesDecodeWithCollector reads every golden trace with the
-// OpenTelemetry Collector's own OTLP/JSON decoder (pdata), and checks what
-// pdata is lenient about: non-empty ids, and as many span events as the
-// receipt beside it has lines.
+// TestGoldenTracesDecodeWithCollector reads every golden trace as the
+// Collector's otlpjsonfile receiver does: line by line, each line a
+// TracesData for the Collector's own OTLP/JSON decoder (pdata). It checks
+// what pdata is lenient about too: non-empty ids, and as many span events
+// as the receipt beside it has lines.
 func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 	files, err := globTraces("../../golden")
 	if err != nil {
@@ -31,9 +32,14 @@ func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 			if p := Validate(doc); len(p) > 0 {
 				t.Fatalf("strict check: %v", p)
 			}
-			td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc)
-			if err != nil {
-				t.Fatalf("collector decoder: %v", err)
+			lines := bytes.Split(bytes.TrimSuffix(doc, []byte{'\n'}), []byte{'\n'})
+			td := ptrace.NewTraces()
+			for i, line := range lines {
+				one, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(line)
+				if err != nil {
+					t.Fatalf("line %d: collector decoder: %v", i+1, err)
+				}
+				one.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
 			}
 			if td.SpanCount() == 0 {
 				t.Fatal("collector decoded no spans")
@@ -56,7 +62,7 @@ func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 					}
 				}
 			}
-			rec, err := os.ReadFile(f[:len(f)-len(".otel.json")] + ".receipt.ndjson")
+			rec, err := os.ReadFile(f[:len(f)-len(".otel.jsonl")] + ".receipt.ndjson")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,11 +83,11 @@ func TestGoldenTracesDecodeWithCollector(t *testing.T) {
 	}
 }
 
-// globTraces lists every *.otel.json under dir, nested layouts included.
+// globTraces lists every *.otel.jsonl under dir, nested layouts included.
 func globTraces(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".otel.json") {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".otel.jsonl") {
 			out = append(out, p)
 		}
 		return err

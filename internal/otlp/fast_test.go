@@ -13,7 +13,7 @@ import (
 // goldenTraces are every trace the golden tests keep, indented (small) and
 // compact (as Write writes a long session's trace).
 func goldenTraces(t testing.TB) [][]byte {
-	files, err := filepath.Glob(filepath.Join("..", "..", "golden", "*", "*.otel.json"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "golden", "*", "*.otel.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden traces: %v", err)
 	}

@@ -225,6 +225,32 @@ func WriteEach(w io.Writer, t Trace, spans iter.Seq[Span]) error {
 // TestWriteStreams holds the two forms to each other.
 func WriteEachCompact(w io.Writer, t Trace, spans iter.Seq[Span]) ([]byte, error) {
 	d := docWriter{w: w}
+	d.document(t, spans)
+	if d.err != nil || d.streaming {
+		return nil, d.err
+	}
+	// Indented, a trace is 2.1-2.3 times its compact size.
+	doc := indent(make([]byte, 0, d.buf.Len()*5/2), d.buf.Bytes())
+	if o, ok := w.(Owner); ok {
+		o.Own(doc)
+	} else if _, err := w.Write(doc); err != nil {
+		return nil, err
+	}
+	return d.buf.Bytes(), nil
+}
+
+// WriteLine writes t as one line of the OpenTelemetry file-exporter
+// layout (a compact TracesData and a newline, as the Collector's
+// otlpjsonfile receiver reads), streaming it to w span by span. The bytes
+// are WriteEachCompact's compact document.
+func WriteLine(w io.Writer, t Trace, spans iter.Seq[Span]) error {
+	d := docWriter{w: w, streaming: true}
+	d.document(t, spans)
+	return d.err
+}
+
+// document writes the TracesData of t with spans, one span at a time.
+func (d *docWriter) document(t Trace, spans iter.Seq[Span]) {
 	d.enc = json.NewEncoder(&d.piece)
 	d.enc.SetEscapeHTML(false)
 	d.raw(`{"resourceSpans":[{"resource":{"attributes":`)
@@ -248,17 +274,6 @@ func WriteEachCompact(w io.Writer, t Trace, spans iter.Seq[Span]) ([]byte, error
 	d.raw(`}],"schemaUrl":`)
 	d.value(SchemaURL)
 	d.raw("}]}\n")
-	if d.err != nil || d.streaming {
-		return nil, d.err
-	}
-	// Indented, a trace is 2.1-2.3 times its compact size.
-	doc := indent(make([]byte, 0, d.buf.Len()*5/2), d.buf.Bytes())
-	if o, ok := w.(Owner); ok {
-		o.Own(doc)
-	} else if _, err := w.Write(doc); err != nil {
-		return nil, err
-	}
-	return d.buf.Bytes(), nil
 }
 
 // An Owner is a writer that may keep a slice it is given: WriteEach hands

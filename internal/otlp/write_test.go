@@ -293,3 +293,28 @@ func TestAppendSpanMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteLine: the file-exporter line is the document encoded whole,
+// compact, one line ending in a newline, whatever its size, and a valid
+// trace.
+func TestWriteLine(t *testing.T) {
+	for i, tr := range []Trace{{ScopeName: "s"}, testTrace(1, 1), testTrace(40, 10), testTrace(3000, 10)} {
+		want, err := oldEncode(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteLine(&got, tr, slices.Values(tr.Spans)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("case %d: WriteLine differs from the document encoded whole", i)
+		}
+		if bytes.Count(got.Bytes(), []byte{'\n'}) != 1 || !bytes.HasSuffix(got.Bytes(), []byte{'\n'}) {
+			t.Fatalf("case %d: not one line", i)
+		}
+		if p := Validate(got.Bytes()); len(tr.Spans) > 0 && len(p) > 0 {
+			t.Fatalf("case %d: invalid: %v", i, p)
+		}
+	}
+}

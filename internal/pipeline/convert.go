@@ -37,6 +37,12 @@ type Options struct {
 	Reveal    bool // --reveal names: see converters.Env.RevealNames
 	// ServiceName overrides the trace's service.name (the agent by default).
 	ServiceName string
+	// OTelFormat is the trace's layout: "jsonl" (the default, also "") is
+	// the OpenTelemetry file-exporter layout, one compact TracesData per
+	// line in X.otel.jsonl, which the Collector's otlpjsonfile receiver
+	// reads; "json" is one indented TracesData document in X.otel.json,
+	// for people who read traces by eye (compact past otlp.IndentLimit).
+	OTelFormat string
 	// LegacyGenAINames also writes the old name of each renamed GenAI span
 	// attribute next to the current one (otlp.LegacyNames).
 	LegacyGenAINames bool

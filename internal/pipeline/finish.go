@@ -57,7 +57,12 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	tr, spans := f.trace(tid, spanIDs, index, summary)
 	var sp spool
 	defer sp.close()
-	compact, err := otlp.WriteEachCompact(&sp, tr, spans)
+	var compact []byte
+	if f.opt.OTelFormat == "json" {
+		compact, err = otlp.WriteEachCompact(&sp, tr, spans)
+	} else {
+		err = otlp.WriteLine(&sp, tr, spans)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,8 +71,8 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// The checks read the trace compact, the same tokens as the indented
-	// one written (a long session's is written compact).
+	// The checks read the trace compact: as written (the file-exporter
+	// line), or the same tokens as the indented document written.
 	checked := traceBytes
 	if compact != nil {
 		checked = compact
@@ -126,7 +131,7 @@ func (f *file) validate(lines [][]byte, checked, written []byte) error {
 		if w := otlp.Validate(written); len(w) > 0 {
 			probs = w
 		}
-		return &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
+		return &SchemaError{Path: OutputName(f.rel, TraceSuffix(f.opt.OTelFormat)), Line: probs[0].Line, Msg: probs[0].Error()}
 	}
 	return nil
 }
@@ -478,7 +483,7 @@ func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Che
 		outs.AddJSON(gjson.Parse(bytesView(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
 	}
 	if trace != nil {
-		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, ".otel.json")}, gate.TraceSkip)
+		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, TraceSuffix(f.opt.OTelFormat))}, gate.TraceSkip)
 	}
 	for i, d := range f.diags {
 		outs.AddMessage(f.trimPath(d), gate.Where{Kind: gate.Stderr, Index: i + 1})

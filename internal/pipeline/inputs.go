@@ -147,7 +147,13 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 		if err != nil {
 			return &ArgError{Arg: p, Msg: openError(err).Error()}
 		}
-		if d.IsDir() || !hasInputSuffix(p) {
+		if d.IsDir() {
+			if p != dir && isOutputTree(p) {
+				return filepath.SkipDir // convert's own outputs, never its inputs
+			}
+			return nil
+		}
+		if !hasInputSuffix(p) {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, p)
@@ -210,7 +216,20 @@ func subtreeNames(dirs []string) map[string]string {
 	}
 }
 
+// isOutputTree reports a folder convert wrote into (it holds the run's
+// manifest): a walk of a parent folder, say the project a run's --out sits
+// in, skips it rather than read receipts and traces as logs.
+func isOutputTree(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ManifestName))
+	return err == nil
+}
+
+// hasInputSuffix reports a file a walk reads: a log's ending, and not a
+// trace convert wrote (X.otel.jsonl ends in .jsonl too).
 func hasInputSuffix(p string) bool {
+	if strings.HasSuffix(p, TraceSuffix("jsonl")) {
+		return false
+	}
 	if converters.IsDocument(filepath.Base(p)) {
 		return true // a format's one-document files (Format.Document)
 	}

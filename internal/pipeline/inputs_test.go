@@ -183,3 +183,39 @@ func TestShapeHint(t *testing.T) {
 		t.Errorf("conversion error: %v", res.Err)
 	}
 }
+
+// TestWalkSkipsOwnOutputs: a walk never reads what convert wrote: a trace
+// (X.otel.jsonl ends in .jsonl) or anything in a folder holding a run's
+// manifest (an --out inside the walked folder); a folder named as the
+// argument is read whatever it holds.
+func TestWalkSkipsOwnOutputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.jsonl", "a.otel.jsonl", "sub/c.jsonl", "receipts/" + ManifestName, "receipts/old.jsonl", "receipts/a.otel.jsonl"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{dir, []string{"a.jsonl", "sub/c.jsonl"}},
+		{filepath.Join(dir, "receipts"), []string{"old.jsonl"}},
+	} {
+		ins, err := Expand([]string{tc.arg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, in := range ins {
+			got = append(got, in.Rel)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("Expand(%s) = %v, want %v", filepath.Base(tc.arg), got, tc.want)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func loadManifest(dir string) *manifest {
 func settings(opt RunOptions) string {
 	h := sha256.New()
 	for _, s := range []string{Version, opt.Converter, strconv.FormatBool(opt.Strict), strconv.Itoa(opt.MaxLine),
-		opt.Hash.Mode(), opt.Hash.KeyID(), strconv.FormatBool(opt.Reveal), traceSuffix(opt.OTelFormat), opt.ServiceName} {
+		opt.Hash.Mode(), opt.Hash.KeyID(), strconv.FormatBool(opt.Reveal), TraceSuffix(opt.OTelFormat), opt.ServiceName} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

@@ -314,7 +314,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 // receipt written just before it is taken back, and no temporary remains.
 func TestFailedRenameLeavesNothing(t *testing.T) {
 	out := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(out, "basic.otel.json", "blocker"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(out, "basic.otel.jsonl", "blocker"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
@@ -324,7 +324,7 @@ func TestFailedRenameLeavesNothing(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
-		if e.Name() != "basic.otel.json" {
+		if e.Name() != "basic.otel.jsonl" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

@@ -38,7 +38,7 @@ func honestTexts(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace, err := os.ReadFile(repoPath("golden/mcp_tool_search/basic.otel.json"))
+	trace, err := os.ReadFile(repoPath("golden/mcp_tool_search/basic.otel.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

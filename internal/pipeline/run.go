@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,10 +73,6 @@ type RunOptions struct {
 	Options
 	Out  string // output directory
 	Jobs int    // parallel inputs; number of CPUs if <= 0
-	// OTelFormat is "json" (default: one indented TracesData document,
-	// X.otel.json) or "jsonl" (the OTLP file-exporter layout: one compact
-	// TracesData per line, X.otel.jsonl).
-	OTelFormat string
 	// AfterWrite, when set, runs for each input whose outputs were written
 	// (an OTLP export, say); an error is an export failure of that input
 	// (its files stay, it counts as converted, not exported). It may run on
@@ -263,7 +258,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
 	base := OutputName(in.Rel, "")
-	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
+	outs := []string{base + ".receipt.ndjson", base + TraceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(in, set, outs) {
 		switch {
 		case opt.AfterWrite == nil:
@@ -297,9 +292,6 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 			"none of its %d lines is a %s record, nothing written (is --converter right? --converter auto detects the kind)",
 			res.Stats.Lines-res.Stats.Blank, res.Converter)}
 	}
-	if res.Err == nil && opt.OTelFormat == "jsonl" {
-		res.Trace, res.Err = compactJSON(res.Trace)
-	}
 	d.res = res
 	if res.Err != nil {
 		d.res.Receipt, d.res.Trace = nil, nil
@@ -323,7 +315,7 @@ type published struct {
 func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest, set string) done {
 	d, in := p.d, p.in
 	res := d.res
-	res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, traceSuffix(opt.OTelFormat))
+	res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, TraceSuffix(opt.OTelFormat))
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
@@ -593,19 +585,10 @@ func writeTemp(path string, data []byte) (string, error) {
 	return fh.Name(), nil
 }
 
-func traceSuffix(format string) string {
-	if format == "jsonl" {
-		return ".otel.jsonl"
+// TraceSuffix is the trace file's suffix in format (Options.OTelFormat).
+func TraceSuffix(format string) string {
+	if format == "json" {
+		return ".otel.json"
 	}
-	return ".otel.json"
-}
-
-// compactJSON turns the indented trace document into one line.
-func compactJSON(doc []byte) ([]byte, error) {
-	var b bytes.Buffer
-	if err := json.Compact(&b, doc); err != nil {
-		return nil, err
-	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
+	return ".otel.jsonl"
 }

@@ -76,7 +76,7 @@ func TestFleet(t *testing.T) {
 	var files []string
 	for i := range batches {
 		filepath.WalkDir(filepath.Join(tmp, fmt.Sprintf("out%d", i)), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && strings.HasSuffix(p, ".otel.json") {
+			if err == nil && strings.HasSuffix(p, ".otel.jsonl") {
 				files = append(files, p)
 				addSpans(t, want, p, readDoc(t, p))
 			}

@@ -103,7 +103,7 @@ func run(bin string, n int, dir string) error {
 		if err := os.WriteFile(base+".receipt.ndjson", rec, 0o644); err != nil {
 			return err
 		}
-		if err := os.WriteFile(base+".otel.json", tr, 0o644); err != nil {
+		if err := os.WriteFile(base+".otel.jsonl", tr, 0o644); err != nil {
 			return err
 		}
 		bytesWritten += int64(len(rec) + len(tr))
