@@ -120,16 +120,13 @@ func (b *bencher) convertMedian(name string, size int64, jobs int, out string, p
 }
 
 // fresh names a folder no run has used: out.1, out.2, ... Every timed run
-// writes into a new one and nothing is deleted until the bench ends. The
-// earlier benches emptied the folder first, and that made each timed run
-// pay for the one before: ext4's inode allocator, as it runs on this VM,
-// passes over recently freed inodes (recently_deleted) in the parent
-// folder's group, reading their inode table blocks, for each file it
-// creates. A perf profile of a run right after the previous run's 9,563
-// outputs were deleted had 8% of its samples there (find_get_block_common,
-// recently_deleted, __brelse); it is gone when nothing was deleted. A
-// user's run into a new folder pays no such cost, and ccusage and the
-// baseline write nothing.
+// must write into a new one, and nothing may be deleted until the bench
+// ends: emptying the folder between runs makes each timed run pay for the
+// one before, since ext4's inode allocator passes over recently freed
+// inodes (recently_deleted) in the parent folder's group, reading their
+// inode table blocks, for each file it creates (find_get_block_common and
+// __brelse in a profile). A user's run into a new folder pays no such
+// cost, and ccusage and the baseline write nothing.
 func (b *bencher) fresh(out string) string {
 	b.outs++
 	return fmt.Sprintf("%s.%d", out, b.outs)
@@ -290,12 +287,12 @@ func run(o opts) error {
 		target("fixed cost: one-line file, start to exit, median ms", fixed.MedianMs, "<= 15", fixed.MedianMs <= 15, ""),
 		target("peak RSS, the big session, 1 worker (MB)", big.PeakRSSMB, "<= 200", c.BigFile != "" && big.PeakRSSMB <= 200 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
 		// Growth with the corpus is the history against its first 30%:
-		// both runs allocate past the memory limit's floor, so the
-		// collector holds both heaps there (on the 100 MB quick run, the
-		// first 10% does not: 58 MB, against 94 for 30%). The largest
-		// file alone ends before its heap reaches the floor, so that
-		// ratio compares a floor with a run that never collected:
-		// informative.
+		// the comparison needs both runs to allocate past the memory
+		// limit's floor, so that the collector holds both heaps there,
+		// and a 10% part may end below it (on a quick 100 MB run it
+		// does). The largest file alone ends before its heap reaches the
+		// floor, so that ratio compares a floor with a run that never
+		// collected: informative.
 		target("peak RSS does not grow with the corpus: 1 worker, history / its first 30%", ratio(one.PeakRSSMB, points[1].PeakRSSMB), "<= 1.25", ratio(one.PeakRSSMB, points[1].PeakRSSMB) <= 1.25,
 			fmt.Sprintf("%.0f / %.0f MB; 10%% of the history: %.0f MB", one.PeakRSSMB, points[1].PeakRSSMB, points[0].PeakRSSMB)),
 		target("peak RSS, 1 worker, history / its largest file alone", ratio(one.PeakRSSMB, alone.PeakRSSMB), "informative", true,
