@@ -11,12 +11,12 @@ import (
 // inputs being converted at once (inputShare), or the largest live heap
 // since an input last ended plus a quarter when that is more, and never
 // below one share's floor. Unless the user set GOGC, the collector runs
-// only near the limit, so that a small run never pauses to collect (one GC
-// cycle is a fifth of converting a one-line file). Memory must follow the
-// inputs being converted (and the workers), not how many there are: each
-// input's share is sized by the input, because one flat share for every
-// input lets a history of small sessions peak far above what its largest
-// file alone needs. TestMemoryLimit holds the limit for each case.
+// only near the limit, so that a small run never pauses to collect (a GC
+// cycle would be a large part of a one-line file's time). Memory must
+// follow the inputs being converted (and the workers), not how many there
+// are: each input's share is sized by the input, because one flat share
+// for every input lets a history of small sessions peak far above what its
+// largest file alone needs. TestMemoryLimit holds the limit for each case.
 type memoryLimit struct {
 	mu     sync.Mutex
 	shares int64 // of the inputs being converted
