@@ -10,9 +10,9 @@ OUT     ?= out
 # with -buildvcs=false).
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
-# A static binary without urfave/cli's doc generators (markdown, man): it
-# starts in about 2.5 ms less, which is a sixth of converting a one-line
-# file. Nothing in convert uses cgo or the doc generators.
+# A static binary without urfave/cli's doc generators (markdown, man):
+# linking them adds about 2.5 ms to every start, which each hook call and
+# each one-line conversion pays. Nothing in convert uses cgo or them.
 build:
 	CGO_ENABLED=0 $(GO) build -tags urfave_cli_no_docs -ldflags "-X main.commit=$(COMMIT)" -o $(BIN) ./cmd/convert
 
@@ -210,10 +210,10 @@ FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal
 	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters/view:FuzzGet ./internal/leak:FuzzTails ./internal/schema:FuzzDecodeDoc
 .PHONY: fuzz fuzz-long fuzz-ci
 # FUZZ_PIPELINE are the targets that convert a whole input per execution.
-# At CI's 10 s most of their budget went on replaying their corpus for
-# baseline coverage: FuzzNativeLogs counted 0 execs, the others 1.8-3k,
-# where a bug FuzzNativeLogs found took about 10.7k. fuzz-ci gives them
-# FUZZTIME_PIPELINE each and the other targets 10 s.
+# They need more than CI's 10 s: replaying their corpus for baseline
+# coverage takes most of it, and a finding can take some 10k executions
+# (fuzz prints each target's count). fuzz-ci gives them FUZZTIME_PIPELINE
+# each and the other targets 10 s.
 FUZZ_PIPELINE = ./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs
 FUZZTIME_PIPELINE ?= 40s
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only

@@ -147,8 +147,8 @@ type Span struct {
 }
 
 // SpanRare is what few spans have. Behind a pointer it costs the others 8
-// bytes, not 48: a long session keeps a hundred thousand spans live (104
-// bytes each now, 152 before).
+// bytes, not 48: a long session keeps a hundred thousand spans live, so a
+// field most spans leave empty belongs here, not in Span.
 type SpanRare struct {
 	Links  []Link
 	Skills []Skill // gen_ai.skills of an invoke_agent span
@@ -277,9 +277,9 @@ func lists() (all, native []Converter) {
 
 // allSorted and natives are All's and Natives' lists, made once (register
 // resets them) and shared by every caller, who must not modify them:
-// detection asks for them several times per input, and sorting (then
-// copying) the converters anew each time was 3% of converting a history of
-// small sessions and a sixth of a run over an unchanged one.
+// detection asks for them several times per input, so they must not be
+// sorted or copied per call (a run over an unchanged history does little
+// else but detect).
 var (
 	allMu     sync.Mutex
 	allSorted []Converter

@@ -355,73 +355,23 @@ func hookWorkerCommand() *cli.Command {
 // for Codex the rollouts of its subagent threads, exports them, and logs
 // one line.
 func runHookJob(ctx context.Context, job hookJob) {
-	lg := hook.OpenLog(job.Log)
-	lg.Withhold(job.Withhold...)
-	dir := filepath.Dir(job.Input)
-	lg.Replace(dir+string(filepath.Separator), "")
-	lg.Replace(job.Out, "<receipts>")
-	lg.Withhold(dir)
-	ref := hook.SessionRef(job.Input)
-	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, ref)
-	prefix = strings.Replace(prefix, "  ", " ", 1)
+	lg, prefix := hookJobLog(job)
 	defer func() {
 		if p := recover(); p != nil {
 			lg.Printf("%sinternal error: %v", prefix, p)
 		}
 	}()
 	start := time.Now()
-	opt := pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent], LegacyGenAINames: job.LegacyGenAINames},
-		Out: job.Out, Jobs: 1}
-	if job.HashKeyFile != "" {
-		key, err := os.ReadFile(job.HashKeyFile)
-		if err == nil {
-			opt.Hash, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
-		}
-		if err != nil {
-			lg.Printf("%sthe hash key file cannot be used (nothing converted)", prefix)
-			return
-		}
-	}
-	exported := ""
-	if job.ExportURL != "" {
-		exp, err := export.New(export.Config{URL: job.ExportURL, Headers: job.Headers, Timeout: time.Duration(job.TimeoutMS) * time.Millisecond, Retries: job.Retries})
-		if err != nil {
-			lg.Printf("%s%v (nothing converted)", prefix, err)
-			return
-		}
-		opt.AfterWrite = afterWrite(exp)
-		exported = ", exported"
-	}
-	// Convert from the session's own directory, so every path the pipeline
-	// keeps (the manifest's) or prints is relative to it: the directory
-	// names the user's project.
-	paths := []string{job.Input}
-	if job.Agent == "codex" { // each subagent thread has a rollout of its own
-		paths = append(paths, hook.CodexSubagents(job.Input)...)
-	}
-	rels := make([]string, len(paths))
-	for i, p := range paths {
-		if r := hook.SessionRef(p); !strings.HasPrefix(r, "sha256:") {
-			rels[i] = r // the agent's own name: a session id
-		} else { // any other name may be raw: the outputs are named by its digest
-			rels[i] = "session-" + strings.TrimPrefix(r, "sha256:") + ".jsonl"
-		}
-	}
-	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
-		defer os.Chdir(wd)
-		for i, p := range paths {
-			if rel, err := filepath.Rel(dir, p); err == nil {
-				paths[i] = rel
-			}
-		}
-	}
-	ins, err := pipeline.Expand(paths)
-	if err != nil || len(ins) != len(paths) {
-		lg.Printf("%sthe session file cannot be read", prefix)
+	opt, exported, problem := hookJobOptions(job)
+	if problem != "" {
+		lg.Printf("%s%s (nothing converted)", prefix, problem)
 		return
 	}
-	for i := range ins {
-		ins[i].Rel = rels[i]
+	ins, restore, err := hookJobInputs(job)
+	defer restore()
+	if err != nil {
+		lg.Printf("%sthe session file cannot be read", prefix)
+		return
 	}
 	// One worker at a time per receipts directory (its manifest); a run
 	// that waits converts the newer snapshot once the other is done.
@@ -437,7 +387,96 @@ func runHookJob(ctx context.Context, job hookJob) {
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)
 	msgs.Flush()
-	took := time.Since(start).Round(time.Millisecond)
+	logHookOutcome(lg, prefix, ins, oc, exported, time.Since(start).Round(time.Millisecond))
+}
+
+// hookJobLog opens the job's log, with the session's folder, the receipts
+// folder and what the job withholds kept out of it, and the prefix of the
+// job's lines (agent, event and a reference to the session, never its
+// path).
+func hookJobLog(job hookJob) (*hook.Log, string) {
+	lg := hook.OpenLog(job.Log)
+	lg.Withhold(job.Withhold...)
+	dir := filepath.Dir(job.Input)
+	lg.Replace(dir+string(filepath.Separator), "")
+	lg.Replace(job.Out, "<receipts>")
+	lg.Withhold(dir)
+	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, hook.SessionRef(job.Input))
+	return lg, strings.Replace(prefix, "  ", " ", 1)
+}
+
+// hookJobOptions are the pipeline's options for the job: its converter,
+// the keyed hasher and the exporter it names. exported is what the log
+// line adds when the traces are exported; problem, when not "", says why
+// nothing can be converted.
+func hookJobOptions(job hookJob) (opt pipeline.RunOptions, exported, problem string) {
+	opt = pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent], LegacyGenAINames: job.LegacyGenAINames},
+		Out: job.Out, Jobs: 1}
+	if job.HashKeyFile != "" {
+		key, err := os.ReadFile(job.HashKeyFile)
+		if err == nil {
+			opt.Hash, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
+		}
+		if err != nil {
+			return opt, "", "the hash key file cannot be used"
+		}
+	}
+	if job.ExportURL != "" {
+		exp, err := export.New(export.Config{URL: job.ExportURL, Headers: job.Headers, Timeout: time.Duration(job.TimeoutMS) * time.Millisecond, Retries: job.Retries})
+		if err != nil {
+			return opt, "", err.Error()
+		}
+		opt.AfterWrite = afterWrite(exp)
+		exported = ", exported"
+	}
+	return opt, exported, ""
+}
+
+// hookJobInputs are the session's inputs (and for Codex its subagent
+// threads'), each named by the agent's session id, or by a digest when
+// its name may be raw. It converts from the session's own directory, so
+// every path the pipeline keeps (the manifest's) or prints is relative to
+// it: the directory names the user's project. restore returns to the
+// working directory; it is never nil.
+func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error) {
+	restore = func() {}
+	dir := filepath.Dir(job.Input)
+	paths := []string{job.Input}
+	if job.Agent == "codex" { // each subagent thread has a rollout of its own
+		paths = append(paths, hook.CodexSubagents(job.Input)...)
+	}
+	rels := make([]string, len(paths))
+	for i, p := range paths {
+		if r := hook.SessionRef(p); !strings.HasPrefix(r, "sha256:") {
+			rels[i] = r // the agent's own name: a session id
+		} else { // any other name may be raw: the outputs are named by its digest
+			rels[i] = "session-" + strings.TrimPrefix(r, "sha256:") + ".jsonl"
+		}
+	}
+	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
+		restore = func() { os.Chdir(wd) }
+		for i, p := range paths {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				paths[i] = rel
+			}
+		}
+	}
+	ins, err = pipeline.Expand(paths)
+	if err == nil && len(ins) != len(paths) {
+		err = fmt.Errorf("%d inputs for %d paths", len(ins), len(paths))
+	}
+	if err != nil {
+		return nil, restore, err
+	}
+	for i := range ins {
+		ins[i].Rel = rels[i]
+	}
+	return ins, restore, nil
+}
+
+// logHookOutcome logs the job's one line: what was converted, unchanged
+// or failed, and how long it took.
+func logHookOutcome(lg *hook.Log, prefix string, ins []pipeline.Input, oc pipeline.Outcome, exported string, took time.Duration) {
 	switch {
 	case len(ins) > 1:
 		lg.Printf("%sthe thread and %d subagent threads: %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",

@@ -54,11 +54,61 @@ func runCommand() *cli.Command {
 	}
 }
 
+// runAction converts the inputs the arguments name (or the ones it picks
+// when none are given) and prints the run's outcome; its exit code is the
+// summary's.
 func runAction(c *cli.Context) error {
 	cons := con(c)
-	args := c.Args().Slice()
+	p, err := runArgs(cons, c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	name, h, err := runFlags(c)
+	if err != nil {
+		return err
+	}
+	ins, cleanup, err := runInputs(c, p)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	exp, err := exportHook(c)
+	if err != nil {
+		return err
+	}
+	opt := runOptions(c, cons, name, h)
+	if exp != nil {
+		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp), exp.Name()
+	}
+	if p.defaults != nil {
+		migrateLayout(cons, opt.Out, p.defaults)
+	}
+	oc := pipeline.Run(c.Context, ins, opt, nil)
+	interrupted := c.Context.Err() != nil
+	sum := newSummary(oc, opt, interrupted)
+	if c.Bool("json") {
+		if err := printSummaryJSON(cons, sum); err != nil {
+			return err
+		}
+	} else {
+		printOutcome(cons, sum)
+	}
+	return exitError{sum.ExitCode}
+}
+
+// runPaths is what a run reads.
+type runPaths struct {
+	args     []string
+	stdin    io.Reader   // standard input as it is to be read (after a peek)
+	defaults []agentLogs // a run with no PATH: the agents found
+}
+
+// runArgs is what run reads: the PATHs given, or with none standard input
+// when it is a pipe or file that is not empty, else the agents' default
+// locations. /dev/stdin and /dev/fd/0 are standard input (-).
+func runArgs(cons *console, args []string) (runPaths, error) {
 	stdinIn := stdinReader
-	var defaults []agentLogs // a run with no PATH: the agents found
+	var defaults []agentLogs
 	if len(args) == 0 {
 		args = []string{pipeline.StdinArg}
 		empty := false
@@ -76,7 +126,7 @@ func runAction(c *cli.Context) error {
 		if !stdinPiped() || empty {
 			var err error
 			if args, defaults, err = defaultPaths(cons); err != nil { // run_defaults.go
-				return err
+				return runPaths{}, err
 			}
 		}
 	}
@@ -85,29 +135,44 @@ func runAction(c *cli.Context) error {
 			args[i] = pipeline.StdinArg
 		}
 	}
-	name := c.String("converter")
+	return runPaths{args: args, stdin: stdinIn, defaults: defaults}, nil
+}
+
+// runFlags checks run's flags (a bad one is a usage error) and returns
+// the converter's name and the hasher: keyed when --hash-key-file names a
+// key.
+func runFlags(c *cli.Context) (name string, h receipt.Hasher, _ error) {
+	name = c.String("converter")
 	if _, ok := converters.Lookup(name); name != "auto" && !ok {
-		return usageError("unknown converter %q%s (convert list names them all)", name, didYouMean(name, converters.Names()))
+		return "", h, usageError("unknown converter %q%s (convert list names them all)", name, didYouMean(name, converters.Names()))
 	}
 	if c.Int("jobs") < 0 || c.Int("max-line-bytes") < 0 {
-		return usageError("--jobs and --max-line-bytes must not be negative")
+		return "", h, usageError("--jobs and --max-line-bytes must not be negative")
 	}
 	if f := c.String("otel-format"); f != "json" && f != "jsonl" {
-		return usageError("--otel-format takes json or jsonl")
+		return "", h, usageError("--otel-format takes json or jsonl")
 	}
 	if r := c.String("reveal"); r != "" && r != "names" {
-		return usageError("--reveal takes one value: names")
+		return "", h, usageError("--reveal takes one value: names")
 	}
-	var h receipt.Hasher
 	if kf := c.String("hash-key-file"); kf != "" {
 		key, err := os.ReadFile(kf)
 		if err != nil {
-			return usageError("--hash-key-file: cannot read the key file")
+			return "", h, usageError("--hash-key-file: cannot read the key file")
 		}
 		if h, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key)))); err != nil {
-			return usageError("--hash-key-file: %v", err)
+			return "", h, usageError("--hash-key-file: %v", err)
 		}
 	}
+	return name, h, nil
+}
+
+// runInputs expands p into the inputs of this run (this shard's, with
+// --shard), standard input spooled to a temporary file when it is one of
+// them; a run given no PATH takes the default locations' inputs. cleanup removes the spool; it is not nil when err is nil, and an
+// error leaves nothing to clean up.
+func runInputs(c *cli.Context, p runPaths) (ins []pipeline.Input, cleanup func(), err error) {
+	args := p.args
 	stdins := 0
 	for _, a := range args {
 		if a == pipeline.StdinArg {
@@ -115,50 +180,54 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	if stdins > 1 {
-		return usageError("- (standard input) can be given once")
+		return nil, nil, usageError("- (standard input) can be given once")
 	}
+	spool := func() {}
 	if stdins == 1 {
-		cleanup, err := pipeline.SpoolStdin(stdinIn)
-		if err != nil {
-			return usageError("%v", err)
+		if spool, err = pipeline.SpoolStdin(p.stdin); err != nil {
+			return nil, nil, usageError("%v", err)
 		}
-		defer cleanup()
 	}
-	var ins []pipeline.Input
-	var err error
-	if defaults != nil {
-		ins, err = defaultInputs(defaults)
+	defer func() {
+		if err != nil {
+			spool()
+		}
+	}()
+	if p.defaults != nil {
+		ins, err = defaultInputs(p.defaults)
 	} else {
 		ins, err = pipeline.Expand(args)
 	}
 	var ae *pipeline.ArgError
 	switch {
 	case errors.As(err, &ae):
-		return usageError("%v", ae)
+		return nil, nil, usageError("%v", ae)
 	case err != nil:
-		return usageError("%v", err)
+		return nil, nil, usageError("%v", err)
 	case len(ins) == 0:
-		return usageError("no *.jsonl input found under %s", strings.Join(args, " "))
+		return nil, nil, usageError("no *.jsonl input found under %s", strings.Join(args, " "))
 	}
 	if s := c.String("shard"); s != "" {
 		k, n, err := pipeline.ParseShard(s)
 		if err != nil {
-			return usageError("--shard: %v", err)
+			return nil, nil, usageError("--shard: %v", err)
 		}
 		ins = pipeline.Shard(ins, k, n)
 	}
-	exp, err := exportHook(c)
-	if err != nil {
-		return err
-	}
-	converting := setMemoryLimit()
-	opt := pipeline.RunOptions{
+	return ins, spool, nil
+}
+
+// runOptions are the pipeline's options for run's flags. It sets the
+// memory limit (setMemoryLimit), so it is called once, just before the
+// run.
+func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pipeline.RunOptions {
+	return pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names"),
 			OTelFormat: c.String("otel-format")},
 		Out: c.String("out"), Jobs: c.Int("jobs"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
-		Progress: cons.Progress, Converting: converting,
+		Progress: cons.Progress, Converting: setMemoryLimit(),
 		Messages: func(m pipeline.Message) {
 			if m.Kind == pipeline.Failure {
 				cons.Error("%s", m.Text)
@@ -167,23 +236,6 @@ func runAction(c *cli.Context) error {
 			}
 		},
 	}
-	if exp != nil {
-		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp), exp.Name()
-	}
-	if defaults != nil {
-		migrateLayout(cons, opt.Out, defaults)
-	}
-	oc := pipeline.Run(c.Context, ins, opt, nil)
-	interrupted := c.Context.Err() != nil
-	sum := newSummary(oc, opt, interrupted)
-	if c.Bool("json") {
-		if err := printSummaryJSON(cons, sum); err != nil {
-			return err
-		}
-	} else {
-		printOutcome(cons, sum)
-	}
-	return exitError{sum.ExitCode}
 }
 
 // setMemoryLimit makes the soft memory limit follow the inputs being

@@ -10,13 +10,13 @@ import (
 // memoryLimit is the soft memory limit of `convert run`: the shares of the
 // inputs being converted at once (inputShare), or the largest live heap
 // since an input last ended plus a quarter when that is more, and never
-// below one share's floor. Unless the
-// user set GOGC, the collector runs only near the limit: a small run never
-// pauses to collect (a one-line file's GC cycle was a fifth of its time),
-// and memory follows the inputs being converted (and the workers), not how
-// many there are. A limit of 160 MiB for every input, whatever its size,
-// made a history of small sessions grow to 170 MB where its largest file
-// alone needed 105.
+// below one share's floor. Unless the user set GOGC, the collector runs
+// only near the limit, so that a small run never pauses to collect (a GC
+// cycle would be a large part of a one-line file's time). Memory must
+// follow the inputs being converted (and the workers), not how many there
+// are: each input's share is sized by the input, because one flat share
+// for every input lets a history of small sessions peak far above what its
+// largest file alone needs. TestMemoryLimit holds the limit for each case.
 type memoryLimit struct {
 	mu     sync.Mutex
 	shares int64 // of the inputs being converted
@@ -27,10 +27,11 @@ type memoryLimit struct {
 // Shares: an input's is one and a half times its size on disk, from 96 to
 // 160 MiB. A 1 GB Claude Code session keeps about 150 MB live at its peak
 // and gets the most (its limit then follows its live heap); a session of
-// up to 64 MB, nearly all of a history, the least: below that the
-// collector ran often enough to cost time (a floor of 48 MiB: about 5%
-// more wall on the bench history in two A/B runs, the scavenger returning
-// and refaulting pages), and above it the limit, not the input, set the peak.
+// up to 64 MB, nearly all of a history, the least. The floor holds both
+// ways: a lower one makes the collector run often enough to cost wall time
+// on a history (the scavenger returning pages and faulting them back), a
+// higher one lets the limit, not the input, set the peak. make bench
+// measures both.
 const (
 	minShare = 96 << 20
 	maxShare = 160 << 20
@@ -80,12 +81,12 @@ func limitOf(shares, peak int64) int64 { return max(shares, minShare, peak+peak/
 
 // followLiveHeap reads the live heap after each collection. With the
 // collector off below the limit, a heap that stays live past it (a 1 GB
-// session's spans and trace) made the collector run back to back: 40% of
-// that run's CPU. The limit stays a quarter above its peak instead, and
-// collections are again spaced by that much allocation. It does not come
-// down with the live heap while the input is converted: a long session's
-// trace is checked after its spans are gone, and a limit brought down to
-// them made that check collect back to back (5 s more on a 1 GB session).
+// session's spans and trace) would make the collector run back to back,
+// so the limit stays a quarter above its peak, and collections are spaced
+// by that much allocation. It must not come down with the live heap while
+// the input is converted: a long session's trace is checked after its
+// spans are gone, and a limit brought down to them would make that check
+// collect back to back. It comes down only when an input ends (converting).
 func (m *memoryLimit) followLiveHeap() {
 	afterEachGC(func(live uint64) {
 		m.mu.Lock()

@@ -8,7 +8,7 @@ import (
 	"github.com/contextreceipts/convert/converters/native"
 )
 
-// Claude Code keeps one session in several files (log-formats.md 1.1, 1.9):
+// Claude Code keeps one session in several files (docs/converters.md, claude_code):
 //
 //	<project>/<session-uuid>.jsonl                    main transcript
 //	<project>/agent-<id>.jsonl                        2.0.x subagents, sessionId inside

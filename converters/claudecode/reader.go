@@ -17,7 +17,7 @@ import (
 
 // claude_code reads native Claude Code transcripts (~/.claude/projects/<enc>/
 // <session>.jsonl) with their subagent transcripts, in every layout from 1.0
-// to 2.1 (research/log-formats.md section 1). It writes what the transcript
+// to 2.1 (docs/converters.md). It writes what the transcript
 // evidences about context (instruction and memory loads, skills, deferred
 // MCP tools and tool search, MCP calls, compaction, subagents, token usage)
 // and a trace in the OpenTelemetry GenAI shape: an invoke_agent root, chat
@@ -166,9 +166,10 @@ type claudeTool struct {
 }
 
 // claudeMessage is the chat span of a response, the agent that made it,
-// and where its span and usage are (-1: none yet). One map of responses,
-// not three (by id, by span key, usage by span key): 15 MB less on a 1 GB
-// session.
+// and where its span and usage are (-1: none yet). It is one map of
+// responses, not three (by id, by span key, usage by span key): a long
+// session has a response per few lines, and each map entry is kept until
+// End.
 type claudeMessage struct {
 	key, agent  string
 	span, usage int32
@@ -176,7 +177,7 @@ type claudeMessage struct {
 
 // claudeModel is a model as read, as written, and its chat span's name,
 // kept from one response to the next: a session's responses name one model
-// or a few, and a copy of each for every span was 6 MB of a 1 GB session.
+// or a few, so every span shares these strings instead of owning a copy.
 type claudeModel struct{ raw, out, span string }
 
 // claudeUsage is the usage of one model response, de-duplicated.

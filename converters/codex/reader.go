@@ -20,7 +20,7 @@ import (
 // codex reads native OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/
 // DD/rollout-*.jsonl, and the .jsonl.zst Codex writes for idle sessions), in
 // the pre-envelope layout of mid-2025 and the {timestamp,type,payload}
-// envelope since (research/log-formats.md section 2). It writes what the
+// envelope since (docs/converters.md). It writes what the
 // rollout evidences about context (instruction loads wherever the version
 // put them, environment context, skills, MCP calls and tool search,
 // compaction, subagents) and token usage from the cumulative token_count

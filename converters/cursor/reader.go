@@ -16,8 +16,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// cursor reads Cursor agent logs in both shapes (research/log-formats.md
-// section 3): `cursor-agent --output-format stream-json` captures (typed
+// cursor reads Cursor agent logs in both shapes (docs/converters.md):
+// `cursor-agent --output-format stream-json` captures (typed
 // records with session_id, tool_call started/completed pairs, a terminal
 // result) and the on-disk agent transcripts (~/.cursor/projects/<enc>/
 // agent-transcripts/<uuid>/<uuid>.jsonl: role lines with no ids, times or

@@ -46,8 +46,8 @@ func ScannedRecord(line string, members []jsonscan.Member) Record {
 
 // RecordIndex makes records as ScannedRecord does, each index in the
 // same memory: a record is handed to a converter for one call and never
-// kept, and a new index for every line was a sixth of what a long session
-// allocated. A record it made is valid until its next Scanned.
+// kept, so reading a line must not allocate an index of its own. A record
+// it made is valid until its next Scanned.
 type RecordIndex struct{ top []topField }
 
 // Scanned is ScannedRecord, in x's memory.

@@ -315,8 +315,8 @@ type Fields [6]Value
 
 // Fields reads several keys of an object in one scan: a content block holds
 // megabytes of text, and each Get would scan past it again. The values come
-// back in an array, not a new slice: fields runs on most records' content
-// blocks, and those slices were a fifth of a long session's allocations.
+// back in an array, not a new slice: Fields runs on most records' content
+// blocks, and must not allocate per call.
 func (v Value) Fields(keys ...string) (out Fields) {
 	if len(keys) > len(out) {
 		panic("view: Fields: more keys than Fields holds")

@@ -375,22 +375,9 @@ func Generate(dir string, spec Spec) (Corpus, error) {
 	if err != nil {
 		return Corpus{}, err
 	}
-	stamp := struct {
-		Version int
-		Spec    Spec
-		Seeds   []string
-	}{Version: generatorVersion, Spec: spec}
-	stamp.Spec.Seeds = ""
-	for _, s := range append(append([]*seed(nil), claude...), codex...) {
-		stamp.Seeds = append(stamp.Seeds, fmt.Sprintf("%s:%d", s.name, s.bytes))
-	}
-	want, _ := json.Marshal(stamp)
-	if prev, err := os.ReadFile(filepath.Join(dir, specFile)); err == nil {
-		var c Corpus
-		if i := bytes.IndexByte(prev, '\n'); i > 0 && bytes.Equal(prev[:i], want) && json.Unmarshal(prev[i+1:], &c) == nil {
-			c.Projects, _ = filepath.Glob(filepath.Join(c.Claude, "projects", "*"))
-			return c, nil
-		}
+	want := specStamp(spec, claude, codex)
+	if c, ok := reuseCorpus(dir, want); ok {
+		return c, nil
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return Corpus{}, err
@@ -401,65 +388,118 @@ func Generate(dir string, spec Spec) (Corpus, error) {
 		c.SeedFiles++
 		c.SeedBytes += s.bytes
 	}
-
-	// Claude Code: three quarters of the history, over 40 projects.
-	ccBudget := spec.TotalBytes * 3 / 4
-	tail := 0 // sessions of 10-100 MB: one from 50 MB of Claude Code on, one more per 300 MB
-	if ccBudget >= 50<<20 {
-		tail = 1 + int(ccBudget/(300<<20))
-	}
-	err = g.fill(ccBudget, tail, func(size int64) (int64, error) {
-		project := filepath.Join(c.Claude, "projects", fmt.Sprintf("-srv-dev-src-project-%02d", g.r.IntN(40)))
-		return g.claudeSession(project, size, true)
-	})
-	if err != nil {
-		return c, err
-	}
-	// Codex: the rest, one folder per day.
-	cxBudget := spec.TotalBytes - ccBudget
-	err = g.fill(cxBudget, int(cxBudget/(300<<20)), func(size int64) (int64, error) {
-		return g.codexRollout(c.Codex, c.CodexShape.Sessions%90, size)
-	})
-	if err != nil {
+	// The order of the steps is part of the corpus: each draws from g.r.
+	if err := g.history(spec.TotalBytes); err != nil {
 		return c, err
 	}
 	if spec.BigBytes > 0 {
-		c.Big = filepath.Join(dir, "big")
-		project := filepath.Join(c.Big, "projects", "-srv-dev-src-monorepo")
-		sid := g.uuid()
-		c.BigFile = filepath.Join(project, sid+".jsonl")
-		f, err := create(c.BigFile, sid)
-		if err != nil {
-			return c, err
-		}
-		g.cut(f, g.claude, spec.BigBytes, false, "")
-		c.BigBytes = f.n
-		if err := f.close(); err != nil {
+		if err := g.bigSession(spec.BigBytes); err != nil {
 			return c, err
 		}
 	}
-	// The fixed cost's input: one user line of a seed, with fresh ids.
-	sid := g.uuid()
-	c.OneLine = filepath.Join(dir, "oneline", sid+".jsonl")
-	f, err := create(c.OneLine, sid)
-	if err != nil {
+	if err := g.oneLine(); err != nil {
 		return c, err
-	}
-	for _, l := range claude[0].lines {
-		if gjson.GetBytes(l, "type").Str == "user" {
-			f.write(newRewriter(g.key(), map[string]string{claude[0].session: sid}).line(nil, l))
-			break
-		}
-	}
-	if err := f.close(); err != nil {
-		return c, err
-	}
-	if f.n == 0 {
-		return c, errors.New("no user line in the first Claude Code seed")
 	}
 	c.ClaudeShape.finish()
 	c.CodexShape.finish()
 	c.Projects, _ = filepath.Glob(filepath.Join(c.Claude, "projects", "*"))
 	rec, _ := json.Marshal(c)
 	return c, os.WriteFile(filepath.Join(dir, specFile), append(append(want, '\n'), rec...), 0o644)
+}
+
+// specStamp is the record of what a corpus is built from: the generator's
+// version, the Spec (without the seeds' folder) and each seed's name and
+// size.
+func specStamp(spec Spec, claude, codex []*seed) []byte {
+	stamp := struct {
+		Version int
+		Spec    Spec
+		Seeds   []string
+	}{Version: generatorVersion, Spec: spec}
+	stamp.Spec.Seeds = ""
+	for _, s := range append(append([]*seed(nil), claude...), codex...) {
+		stamp.Seeds = append(stamp.Seeds, fmt.Sprintf("%s:%d", s.name, s.bytes))
+	}
+	want, _ := json.Marshal(stamp)
+	return want
+}
+
+// reuseCorpus returns the corpus under dir when its record says it was
+// built from want.
+func reuseCorpus(dir string, want []byte) (Corpus, bool) {
+	prev, err := os.ReadFile(filepath.Join(dir, specFile))
+	if err != nil {
+		return Corpus{}, false
+	}
+	var c Corpus
+	if i := bytes.IndexByte(prev, '\n'); i > 0 && bytes.Equal(prev[:i], want) && json.Unmarshal(prev[i+1:], &c) == nil {
+		c.Projects, _ = filepath.Glob(filepath.Join(c.Claude, "projects", "*"))
+		return c, true
+	}
+	return Corpus{}, false
+}
+
+// history writes the history of total bytes: Claude Code sessions, three
+// quarters of it over 40 projects, and Codex rollouts, the rest, one
+// folder per day.
+func (g *gen) history(total int64) error {
+	c := g.c
+	ccBudget := total * 3 / 4
+	tail := 0 // sessions of 10-100 MB: one from 50 MB of Claude Code on, one more per 300 MB
+	if ccBudget >= 50<<20 {
+		tail = 1 + int(ccBudget/(300<<20))
+	}
+	err := g.fill(ccBudget, tail, func(size int64) (int64, error) {
+		project := filepath.Join(c.Claude, "projects", fmt.Sprintf("-srv-dev-src-project-%02d", g.r.IntN(40)))
+		return g.claudeSession(project, size, true)
+	})
+	if err != nil {
+		return err
+	}
+	cxBudget := total - ccBudget
+	return g.fill(cxBudget, int(cxBudget/(300<<20)), func(size int64) (int64, error) {
+		return g.codexRollout(c.Codex, c.CodexShape.Sessions%90, size)
+	})
+}
+
+// bigSession writes the one big Claude Code session, of size bytes, in a
+// project of its own.
+func (g *gen) bigSession(size int64) error {
+	c := g.c
+	c.Big = filepath.Join(c.Dir, "big")
+	project := filepath.Join(c.Big, "projects", "-srv-dev-src-monorepo")
+	sid := g.uuid()
+	c.BigFile = filepath.Join(project, sid+".jsonl")
+	f, err := create(c.BigFile, sid)
+	if err != nil {
+		return err
+	}
+	g.cut(f, g.claude, size, false, "")
+	c.BigBytes = f.n
+	return f.close()
+}
+
+// oneLine writes the fixed cost's input: one user line of a seed, with
+// fresh ids.
+func (g *gen) oneLine() error {
+	c := g.c
+	sid := g.uuid()
+	c.OneLine = filepath.Join(c.Dir, "oneline", sid+".jsonl")
+	f, err := create(c.OneLine, sid)
+	if err != nil {
+		return err
+	}
+	for _, l := range g.claude[0].lines {
+		if gjson.GetBytes(l, "type").Str == "user" {
+			f.write(newRewriter(g.key(), map[string]string{g.claude[0].session: sid}).line(nil, l))
+			break
+		}
+	}
+	if err := f.close(); err != nil {
+		return err
+	}
+	if f.n == 0 {
+		return errors.New("no user line in the first Claude Code seed")
+	}
+	return nil
 }

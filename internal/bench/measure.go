@@ -321,9 +321,9 @@ func writeAgain(path string, size int64, data []byte) error {
 
 // Median measures n times (at least once) and keeps the run of median wall
 // time, every figure of the row from that one run, with the spread of the
-// runs in its note: on this VM one run's wall time can be a third off the
-// next one's, the baseline's too, and a ratio of two single runs carries
-// both errors. A failed run ends the series with its error.
+// runs in its note: on a shared VM one run's wall time can be a third off
+// the next one's, the baseline's too, and a ratio of two single runs
+// carries both errors. A failed run ends the series with its error.
 func Median(n int, measure func() (Result, error)) (Result, error) {
 	var runs []Result
 	for range max(n, 1) {

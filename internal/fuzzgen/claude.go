@@ -2,7 +2,7 @@ package fuzzgen
 
 import "fmt"
 
-// ClaudeCode builds a Claude Code session (research/log-formats.md §1): a
+// ClaudeCode builds a Claude Code session (docs/converters.md): a
 // main transcript of user, assistant (one content block per line,
 // streaming rows repeating a message id and its usage), system
 // (compaction boundaries, hook summaries), attachment, summary and other

@@ -2,7 +2,7 @@ package fuzzgen
 
 import "fmt"
 
-// Codex builds a Codex CLI rollout (research/log-formats.md §2): the
+// Codex builds a Codex CLI rollout (docs/converters.md): the
 // {timestamp,type,payload} envelope (or, by choice, the pre-envelope
 // header of 0.3x), session_meta (with fork and subagent parents),
 // turn_context, response_item payloads (messages with instruction and

@@ -1,6 +1,6 @@
 package fuzzgen
 
-// Cursor builds a Cursor log (research/log-formats.md §3): by choice the
+// Cursor builds a Cursor log (docs/converters.md): by choice the
 // stream-json capture of cursor-agent (system/init, user, thinking deltas,
 // assistant, tool_call started/completed with a one-key tool union and a
 // one-key result union, a terminal result with usage, notice lines that

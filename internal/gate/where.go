@@ -208,9 +208,9 @@ func (j *jsonWalk) member(key string, i int) int {
 // CountedLists are summary lists of "name=count" strings: the name is
 // checked like any string, the count is the program's own figure (as a
 // convert.* number is). Checked whole, a count of 6 digits or more (a
-// session of 124,749 assistant records) made the string untyped, and an
-// untyped string makes the check read the whole input again: 5 s of a
-// 1 GB session's 18.
+// session of 124,749 assistant records) would leave the string untyped,
+// and an untyped string makes the check read the whole input again, a
+// large part of a long session's time. TestCountedListIsTyped guards it.
 var CountedLists = map[string]bool{"convert.input.record_types": true}
 
 // counted adds the strings of a CountedLists array at i (after its '['),

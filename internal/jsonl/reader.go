@@ -61,8 +61,8 @@ func (c counter) Read(p []byte) (int, error) {
 
 // NewReader reads r, keeping lines up to maxLine bytes (DefaultMaxLine if <= 0).
 // A *bufio.Reader is read as it is, not through a second buffer of 64 KiB:
-// thousands of small sessions each paid for zeroing one, and every byte
-// was copied from one buffer to the other.
+// a history is thousands of small sessions, and none may pay for zeroing a
+// buffer of its own or for copying every byte from one buffer to another.
 func NewReader(r io.Reader, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
@@ -161,9 +161,9 @@ func (r *Reader) next() (Line, error) {
 }
 
 // linePool keeps the buffers long lines were gathered in for the next
-// file's reader: each of a history's thousands of files grew one from
-// nothing (208 MB of the allocations converting a Claude Code history of
-// 774 MB).
+// file's reader, so that each of a history's thousands of files does not
+// grow one from nothing (TestReleaseReuse: a reused buffer never mixes two
+// readers' lines).
 var linePool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Release gives the reader's line buffer back for another reader to use:

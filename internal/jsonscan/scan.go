@@ -1,12 +1,13 @@
 // Package jsonscan validates one JSON text and indexes its top-level
 // members in a single pass over the bytes.
 //
-// The pipeline used to read every converted line three times before a
-// converter saw it: gjson.ValidBytes (byte by byte), then gjson's ForEach to
-// index the top-level fields, then (in detection) both again. Strings are
-// most of a transcript's bytes (tool results, code, thinking), so Scan skips
-// them eight bytes at a time, dropping to byte steps only in a word that
-// holds a quote, a backslash or a control character.
+// A line is read once before a converter sees it: Scan both validates it
+// (as gjson.ValidBytes would, byte by byte) and indexes its top-level
+// members (as gjson's ForEach would), and pass one reuses what detection
+// scanned of a file's first lines (the pipeline's scanCache). Strings are
+// most of a transcript's bytes (tool results, code, thinking), so Scan
+// skips them eight bytes at a time, dropping to byte steps only in a word
+// that holds a quote, a backslash or a control character.
 //
 // Valid accepts exactly what gjson.ValidBytes accepts (the differential
 // test and fuzz target hold it to that): RFC 8259 syntax, no UTF-8 check

@@ -63,8 +63,9 @@ type Outputs struct {
 	vocab func(string) bool
 	// Words returns the single words of the vocabulary's phrases: a message
 	// the program composes ("record rejected: tool is listed twice") is
-	// typed when every word is one of them. It is asked only when a message
-	// needs it (building the set is a tenth of a one-line run).
+	// typed when every word is one of them. It must be asked only when a
+	// message needs it, never once per run: building the set is a large
+	// cost next to a short run's.
 	Words func() map[string]bool
 	nums  map[string]string // literal of 6+ digits -> where
 	numOr []string
@@ -135,8 +136,8 @@ type Input struct {
 	tails    tails
 	// admitted remembers the (shape, value hash) pairs admitted lately:
 	// the same session id, version, cwd and model sit on every line of a
-	// session, and judging each again (Shape.Admit's secret patterns) and
-	// adding it again was a tenth of reading a long session.
+	// session, and must not be judged again (Shape.Admit's secret patterns)
+	// nor added again on each line (TestAdmitRemembersShapeAndValue).
 	admitted [512]uint64
 }
 

@@ -11,10 +11,10 @@ import (
 // "messages.#". A value whose own key is not in it sits at no pass-through
 // path, so the walker counts it raw without looking its path up: most of a
 // transcript's values are text, code and tool data under keys no
-// pass-through names, and the look-ups (a hash of the whole path, two for
-// a number) were a third of the walk. A false "maybe" (one key in a few
-// hundred) only costs the look-up it would have made anyway; a key of an
-// entry is never missed.
+// pass-through names, and the walk must not pay a look-up (a hash of the
+// whole path, two for a number) for each of them. A false "maybe" (one key
+// in a few hundred) only costs the look-up it would have made anyway; a
+// key of an entry must never be missed (FuzzTails).
 type tails struct {
 	bits [64]uint64
 	of   unsafe.Pointer // the Paths it was made for, and its size then

@@ -12,9 +12,8 @@ import (
 
 // appendSpan appends s as encoding/json encodes its jsonSpan (HTML escaping
 // off): the same bytes (TestAppendSpanMatchesEncodingJSON), without the
-// reflection and the per-span structs. A long session writes a hundred
-// thousand spans; encoding each through encoding/json was most of writing
-// its trace and a good part of the garbage its conversion made.
+// reflection and the per-span structs: a long session writes a hundred
+// thousand spans, and writing one must not allocate a struct or reflect.
 func appendSpan(b []byte, s Span, legacy bool) ([]byte, error) {
 	b = append(b, `{"traceId":`...)
 	b = appendID(b, s.TraceID[:])

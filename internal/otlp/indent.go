@@ -4,9 +4,9 @@ import "github.com/contextreceipts/convert/internal/jsonscan"
 
 // indent appends src, compact JSON as encoding/json writes it (no space
 // outside strings), to dst indented as json.Indent(dst, src, "", "  ")
-// does. json.Indent runs its validating scanner over every byte, a sixth of
-// writing a trace; the trace is valid by construction and validated again
-// after, so this copies string bodies whole and only lays out structure.
+// does. json.Indent runs its validating scanner over every byte; the trace
+// is valid by construction and validated again after, so this need not
+// validate: it copies string bodies whole and only lays out structure.
 // TestIndentIsJSONIndent and FuzzIndent hold it to json.Indent.
 func indent(dst, src []byte) []byte {
 	depth := 0

@@ -274,9 +274,9 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 			continue // junk says nothing about the kind
 		}
 		// The record is a view of the read buffer, used in this loop only
-		// (a copy of each line was a tenth of detection); what the maps
-		// keep is owned. A map assignment stores the key it is given, an
-		// existing key too, so a type is copied every time it is counted.
+		// (detection must not copy each line); what the maps keep is
+		// owned. A map assignment stores the key it is given, an existing
+		// key too, so a type is copied every time it is counted.
 		rec := index.Scanned(bytesView(l.Bytes), members)
 		typed := false
 		for _, f := range fields {
@@ -365,8 +365,8 @@ func (f *file) read() error {
 		}
 	}
 	// The converter is done: what it kept to build its output (its maps of
-	// tools, messages, agents: 45 MB of a 1 GB session) is garbage from
-	// here on, before the outputs are built.
+	// tools, messages, agents: tens of MB for a long session) must be
+	// garbage from here on, before the outputs are built.
 	f.state = nil
 	return nil
 }

@@ -35,8 +35,8 @@ type input struct {
 
 // readBuffers are the 64 KiB read buffers of files being read, reused
 // from one file to the next: a history is thousands of small sessions, and
-// zeroing a new buffer for each of their reads was a tenth of converting
-// them. A buffer goes back when its reading ends (Rewind, Close); lines
+// a read must not zero a new buffer of its own. A buffer goes back when
+// its reading ends (Rewind, Close); lines
 // read from it are views of it, valid only until the next line (converters
 // keep what they need through package view's exits; file.borrowed checks).
 var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
@@ -184,9 +184,9 @@ func (in *input) FileSum() ([]byte, int64) {
 }
 
 // Rewind ends this reading of the file and returns the file at its first
-// byte, open, for the next one (detection hands its file to pass one: on a
-// filesystem where an open is slow, that is a tenth of a small session's
-// cost). nil, and the file closed, when it cannot seek.
+// byte, open, for the next one (detection hands its file to pass one, so
+// that a small session is opened once: on some filesystems an open is
+// slow). nil, and the file closed, when it cannot seek.
 func (in *input) Rewind() fs.File {
 	if in.closeDec != nil {
 		in.closeDec()

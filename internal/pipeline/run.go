@@ -197,10 +197,10 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 			next++
 		}
 	}
-	// jobs workers take the inputs in order: one goroutine per input, each
-	// waiting for a free slot, woke a sleeping launcher per input, a
-	// futex call that on this kind of VM cost more than converting a
-	// small session's first lines.
+	// jobs workers take the inputs in order, not one goroutine per input
+	// waiting for a free slot: that wakes a sleeping launcher per input,
+	// a futex call that on a VM can cost more than converting a small
+	// session's first lines.
 	finished := func(i int, d done) {
 		if prog != nil {
 			prog.done.Add(1)
@@ -281,8 +281,9 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	res := ConvertContext(ctx, in, opt.Options)
 	end()
 	// A blank file (real trees have them) is told once the conversion found
-	// no record in it: opening every input a third time to look first cost
-	// more than the check itself on a filesystem where an open is slow.
+	// no record in it, not by opening every input a third time to look
+	// first: on a filesystem where an open is slow, that costs more than
+	// the check itself.
 	if len(in.Companions) == 0 && res.Stats.Records == 0 && blank(in.Path) {
 		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}, nil
 	}
@@ -346,9 +347,9 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 
 // publisher publishes a worker's converted inputs on a goroutine of its
 // own, one at a time, while the worker converts the next: creating and
-// writing two files per input is mostly the kernel's time (a create on
-// this kind of VM took 40 to 400 µs, 14,000 of them on the bench history),
-// and with it off the worker's path a worker's CPU goes to converting.
+// writing two files per input is mostly the kernel's time (a create on a
+// VM can take 40 to 400 µs, and a history has thousands of inputs), and
+// with it off the worker's path a worker's CPU goes to converting.
 // A worker hands over an input only when its publisher is idle, so at
 // most one input's outputs wait per worker; outputs larger than
 // maxQueuedOutput are written by the worker itself, once its publisher is

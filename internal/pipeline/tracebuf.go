@@ -10,11 +10,10 @@ import (
 
 // spool holds a trace while it is written: in pieces in memory, and past
 // spillAt in a temporary file. A long session's trace (about 95 MB for a
-// 1 GB Claude Code session) used to grow in a bytes.Buffer by doubling,
-// each growth a copy, with for a moment the old and the new buffer (64 and
-// 128 MB) both live next to the spans still being written. Now its bytes
-// are read back once, into a slice of exactly their size, after the spans
-// are gone.
+// 1 GB Claude Code session) must not grow in one buffer by doubling: each
+// growth is a copy, with for a moment the old and the new buffer both live
+// next to the spans still being written. Its bytes are read back once,
+// into a slice of exactly their size, after the spans are gone.
 //
 // The file is unchecked output: it is created private (0600) in the
 // system's temporary directory and unlinked at once, so it has no name
@@ -102,9 +101,9 @@ func (s *spool) bytes() ([]byte, error) {
 		return nil, fmt.Errorf("trace: temporary file: %w", err)
 	}
 	// The spans just written are garbage now, and the collector has not
-	// seen most of it (on the 1 GB session: 70 MB, next to 133 MB live):
-	// collected first, it makes room for the trace's bytes instead of
-	// adding to them (a peak heap of 310 MB, 230 with this).
+	// seen most of it (on a 1 GB session, tens of MB): collected first, it
+	// makes room for the trace's bytes instead of adding to them, which
+	// sets a long session's peak heap.
 	runtime.GC()
 	out := make([]byte, s.n)
 	if _, err := s.fh.ReadAt(out, 0); err != nil && err != io.EOF {
@@ -147,8 +146,8 @@ func (p *pieces) Write(b []byte) (int, error) {
 				p.full = append(p.full, p.cur)
 			}
 			// The first pieces are small: most sessions' traces are a
-			// few KB, and a 1 MiB piece for each was zeroed for nothing
-			// (a tenth of converting a history of small sessions).
+			// few KB, and a history of small sessions must not zero a
+			// 1 MiB piece for each.
 			size := min(pieceSize, max(firstPiece, 2*cap(p.cur)))
 			p.cur = make([]byte, 0, max(size, min(len(b), 16*pieceSize)))
 		}

@@ -14,9 +14,9 @@ import (
 // \u escape, literals and integers of at most 15 digits, keys without
 // escapes or characters beyond the BMP. Anything else reports false, and
 // Hasher.JSON hands the document to gowebpki/jcs, whose bytes these are
-// (TestCanonicalMatchesJCS, FuzzCanonical): its parser was most of the
-// cost of digesting a long session's tool inputs (1.4 of 16.6 s of CPU on
-// a 1 GB Claude Code session).
+// (TestCanonicalMatchesJCS, FuzzCanonical). A long session digests many
+// thousands of tool inputs, and these documents must not go through a
+// general JSON parser.
 //
 // On these documents JCS only removes whitespace, sorts object members by
 // key (UTF-16 code units, which for keys in the BMP is byte order),

@@ -88,9 +88,9 @@ func (a *Attrs) Set(key string, v Value) {
 	if len(*a) == cap(*a) {
 		// A full list grows by a quarter, not by append's doubling: a long
 		// session keeps about a million attributes live, in lists that
-		// stop growing anywhere, and doubling left a third of their room
-		// unused (36 of 108 MB at the peak of a 1 GB session). As with
-		// append, a list with room is extended in place.
+		// stop growing anywhere, and the room a list holds past its length
+		// stays unused while it lives. As with append, a list with room is
+		// extended in place.
 		n := make(Attrs, len(*a), len(*a)+len(*a)/4+2)
 		copy(n, *a)
 		*a = n

@@ -98,6 +98,29 @@ const indexServer = "(index of every server)"
 // period, for --by day, week or month); model, when set, keeps only that
 // model's tokens (a --by model group).
 func (a *agg) add(s *Session, model string, u map[string]*ModelTokens) {
+	a.addSessionFacts(s)
+	a.addSessionTokens(u, model)
+	seen := &sessionSeen{inputs: map[[2]string]bool{}, gaps: map[string]bool{}, servers: map[string]bool{}, offered: map[string]int64{}}
+	for i := range s.Events {
+		a.addEvent(&s.Events[i], seen)
+	}
+	a.endSession(seen)
+	a.summary(s.Summary)
+}
+
+// sessionSeen is what one session's events have shown so far, for the
+// figures counted once per session.
+type sessionSeen struct {
+	inputs      map[[2]string]bool
+	gaps        map[string]bool
+	servers     map[string]bool
+	offered     map[string]int64 // the largest tool index of each server
+	compactions int64
+}
+
+// addSessionFacts counts the session, its agent and versions, and widens
+// the time span to it.
+func (a *agg) addSessionFacts(s *Session) {
 	a.sessions++
 	a.agents[s.Agent]++
 	for _, v := range s.Versions {
@@ -112,6 +135,11 @@ func (a *agg) add(s *Session, model string, u map[string]*ModelTokens) {
 		}
 	}
 	a.events += int64(len(s.Events))
+}
+
+// addSessionTokens adds a session's usage u per model (only model's, when
+// set), the session counting among each model's sessions.
+func (a *agg) addSessionTokens(u map[string]*ModelTokens, model string) {
 	for m, t := range u {
 		if model != "" && m != model {
 			continue
@@ -119,119 +147,141 @@ func (a *agg) add(s *Session, model string, u map[string]*ModelTokens) {
 		a.addModel(m, t)
 		a.tokenSessions[m]++
 	}
-	seenInput := map[[2]string]bool{}
-	seenGap := map[string]bool{}
-	seenServer := map[string]bool{}
-	offered := map[string]int64{}
-	var compactions int64
-	for i := range s.Events {
-		e := &s.Events[i]
-		switch e.Name {
-		case "context.input.loaded":
-			k := [2]string{e.Str("context.input.kind"), inputSource(e)}
-			in := a.inputs[k]
-			if in == nil {
-				in = &inputAgg{versions: map[string]bool{}}
-				a.inputs[k] = in
-			}
-			in.loads++
-			if !seenInput[k] {
-				seenInput[k] = true
-				in.sessions++
-			}
-			if d := e.Str("context.input.delivered.hash"); d != "" {
-				in.versions[d] = true
-			}
-		case "context.audit_gap.recorded":
-			g := e.Str("context.audit_gap")
-			ga := a.gaps[g]
-			if ga == nil {
-				ga = &gapAgg{}
-				a.gaps[g] = ga
-			}
-			ga.events++
-			if !seenGap[g] {
-				seenGap[g] = true
-				ga.sessions++
-			}
-		case "context.skill.listing.loaded":
-			a.skillListings++
-			a.listingSizes[or(e.Str("context.skill.listing.size_bucket"), "unknown")]++
-		case "context.skill.invoked":
-			skill := or(e.Str("context.skill.name"), e.Str("context.skill.id"), e.Str("context.skill.id_hash"), "(unnamed)")
-			a.skills[[2]string{skill, or(e.Str("context.input.activation"), "unknown")}]++
-		case "mcp.tool_index.loaded":
-			a.mcp.IndexLoads++
-			srv := or(e.name("mcp.server"), indexServer)
-			a.touchServer(srv, seenServer)
-			if n := e.Int("mcp.tool.count"); n > offered[srv] {
-				offered[srv] = n
-			}
-			a.mcp.DefinitionsUpfront += e.Int("mcp.tool.full_definitions.loaded_at_startup")
-		case "mcp.tool_definition.loaded":
-			srv := or(e.name("mcp.server"), "(unnamed)")
-			a.touchServer(srv, seenServer).defs++
-			if e.Bool("mcp.tool.definition_loaded_on_demand") {
-				a.mcp.DefinitionsOnDemand++
-			} else {
-				a.mcp.DefinitionsUpfront++
-			}
-		case "mcp.tool_search.performed":
-			a.mcp.Searches++
-		case "mcp.tool_call.completed":
-			st := or(e.Str("mcp.tool_call.status"), "unknown")
-			a.mcpCalls[st]++
-			a.touchServer(or(e.name("mcp.server"), "(unnamed)"), seenServer).calls[st]++
-		case "context.memory_file.accessed":
-			op := or(e.Str("context.memory_file.operation"), "unknown")
-			switch op {
-			case "read":
-				a.memory.Reads++
-			case "write", "edit":
-				a.memory.Writes++
-			}
-			a.memOps[[2]string{or(e.Str("context.memory_file.kind"), "unknown"), op}]++
-		case "memory.search.returned":
-			a.memory.Searches++
-		case "context.compaction.started":
-			compactions++
-			a.compTriggers[or(e.Str("context.compaction.trigger"), e.Str("context.compaction.reason"), "unknown")]++
-			if b := e.Str("context.compaction.token_count.before_bucket"); b != "" {
-				a.compBefore[b]++
-			}
-		case "context.compaction.summary_loaded", "context.compaction.completed":
-			if b := e.Str("context.compaction.token_count.after_bucket"); b != "" {
-				a.compAfter[b]++
-			}
-		case "subagent.spawned":
-			a.sub.Spawned++
-			a.subTypes[or(e.Str("subagent.type"), "(untyped)")]++
-		case "subagent.result.returned", "subagent.summary.returned":
-			a.sub.Returned++
-			a.subStatus[or(e.Str("subagent.result.status"), e.Str("subagent.summary.status"), "unknown")]++
-			if b := e.Str("subagent.result.boundary"); b != "" {
-				a.subBoundary[b]++
-			}
-			if b := or(e.Str("subagent.result.size_bucket"), e.Str("subagent.summary.size_bucket")); b != "" {
-				a.subSizes[b]++
-			}
-			if b := e.Str("subagent.total_token_bucket"); b != "" {
-				a.subTokens[b]++
-			}
+}
+
+// addEvent counts one receipt event of the session.
+func (a *agg) addEvent(e *Event, seen *sessionSeen) {
+	switch e.Name {
+	case "context.input.loaded":
+		a.addInput(e, seen)
+	case "context.audit_gap.recorded":
+		a.addGap(e, seen)
+	case "context.skill.listing.loaded":
+		a.skillListings++
+		a.listingSizes[or(e.Str("context.skill.listing.size_bucket"), "unknown")]++
+	case "context.skill.invoked":
+		skill := or(e.Str("context.skill.name"), e.Str("context.skill.id"), e.Str("context.skill.id_hash"), "(unnamed)")
+		a.skills[[2]string{skill, or(e.Str("context.input.activation"), "unknown")}]++
+	case "mcp.tool_index.loaded":
+		a.mcp.IndexLoads++
+		srv := or(e.name("mcp.server"), indexServer)
+		a.touchServer(srv, seen.servers)
+		if n := e.Int("mcp.tool.count"); n > seen.offered[srv] {
+			seen.offered[srv] = n
 		}
+		a.mcp.DefinitionsUpfront += e.Int("mcp.tool.full_definitions.loaded_at_startup")
+	case "mcp.tool_definition.loaded":
+		srv := or(e.name("mcp.server"), "(unnamed)")
+		a.touchServer(srv, seen.servers).defs++
+		if e.Bool("mcp.tool.definition_loaded_on_demand") {
+			a.mcp.DefinitionsOnDemand++
+		} else {
+			a.mcp.DefinitionsUpfront++
+		}
+	case "mcp.tool_search.performed":
+		a.mcp.Searches++
+	case "mcp.tool_call.completed":
+		st := or(e.Str("mcp.tool_call.status"), "unknown")
+		a.mcpCalls[st]++
+		a.touchServer(or(e.name("mcp.server"), "(unnamed)"), seen.servers).calls[st]++
+	case "context.memory_file.accessed":
+		a.addMemoryAccess(e)
+	case "memory.search.returned":
+		a.memory.Searches++
+	case "context.compaction.started":
+		seen.compactions++
+		a.compTriggers[or(e.Str("context.compaction.trigger"), e.Str("context.compaction.reason"), "unknown")]++
+		if b := e.Str("context.compaction.token_count.before_bucket"); b != "" {
+			a.compBefore[b]++
+		}
+	case "context.compaction.summary_loaded", "context.compaction.completed":
+		if b := e.Str("context.compaction.token_count.after_bucket"); b != "" {
+			a.compAfter[b]++
+		}
+	case "subagent.spawned":
+		a.sub.Spawned++
+		a.subTypes[or(e.Str("subagent.type"), "(untyped)")]++
+	case "subagent.result.returned", "subagent.summary.returned":
+		a.addSubagentResult(e)
 	}
-	for srv, n := range offered {
+}
+
+// addInput counts a context input's load, its session and its delivered
+// version.
+func (a *agg) addInput(e *Event, seen *sessionSeen) {
+	k := [2]string{e.Str("context.input.kind"), inputSource(e)}
+	in := a.inputs[k]
+	if in == nil {
+		in = &inputAgg{versions: map[string]bool{}}
+		a.inputs[k] = in
+	}
+	in.loads++
+	if !seen.inputs[k] {
+		seen.inputs[k] = true
+		in.sessions++
+	}
+	if d := e.Str("context.input.delivered.hash"); d != "" {
+		in.versions[d] = true
+	}
+}
+
+// addGap counts an audit gap and its session.
+func (a *agg) addGap(e *Event, seen *sessionSeen) {
+	g := e.Str("context.audit_gap")
+	ga := a.gaps[g]
+	if ga == nil {
+		ga = &gapAgg{}
+		a.gaps[g] = ga
+	}
+	ga.events++
+	if !seen.gaps[g] {
+		seen.gaps[g] = true
+		ga.sessions++
+	}
+}
+
+// addMemoryAccess counts a memory-file read or write by kind.
+func (a *agg) addMemoryAccess(e *Event) {
+	op := or(e.Str("context.memory_file.operation"), "unknown")
+	switch op {
+	case "read":
+		a.memory.Reads++
+	case "write", "edit":
+		a.memory.Writes++
+	}
+	a.memOps[[2]string{or(e.Str("context.memory_file.kind"), "unknown"), op}]++
+}
+
+// addSubagentResult counts what a subagent returned: status, boundary,
+// size and tokens.
+func (a *agg) addSubagentResult(e *Event) {
+	a.sub.Returned++
+	a.subStatus[or(e.Str("subagent.result.status"), e.Str("subagent.summary.status"), "unknown")]++
+	if b := e.Str("subagent.result.boundary"); b != "" {
+		a.subBoundary[b]++
+	}
+	if b := or(e.Str("subagent.result.size_bucket"), e.Str("subagent.summary.size_bucket")); b != "" {
+		a.subSizes[b]++
+	}
+	if b := e.Str("subagent.total_token_bucket"); b != "" {
+		a.subTokens[b]++
+	}
+}
+
+// endSession adds what is counted once the session's events are all seen:
+// each server's largest tool index, and the session's compactions.
+func (a *agg) endSession(seen *sessionSeen) {
+	for srv, n := range seen.offered {
 		a.mcp.ToolsOffered += n
 		if sa := a.servers[srv]; n > sa.offered {
 			sa.offered = n
 		}
 	}
-	if compactions > 0 {
-		a.comp.Compactions += compactions
+	if seen.compactions > 0 {
+		a.comp.Compactions += seen.compactions
 		a.comp.Sessions++
-		a.comp.MaxPerSession = max(a.comp.MaxPerSession, compactions)
+		a.comp.MaxPerSession = max(a.comp.MaxPerSession, seen.compactions)
 	}
-	a.summary(s.Summary)
 }
 
 func (a *agg) touchServer(srv string, seen map[string]bool) *serverAgg {

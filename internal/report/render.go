@@ -29,8 +29,15 @@ func kvTable(id, title string) *table {
 // tables lays out the report; the order is the order of every format.
 func tables(r *Report) []*table {
 	t := &r.Total
-	var out []*table
+	out := []*table{overviewTable(r), groupsTable(r)}
+	out = append(out, tokenTables(r)...)
+	return append(out, inputsTable(t), gapsTable(t), skillsTable(t), mcpTable(t),
+		memoryTable(t), compactionTable(t), subagentsTable(t), healthTable(t))
+}
 
+// overviewTable is what the report covers: sessions, agents, time span and sources.
+func overviewTable(r *Report) *table {
+	t := &r.Total
 	ov := kvTable("overview", "Overview")
 	ov.add("sessions", num(int64(t.Sessions)))
 	ov.add("agents", joinCounts(t.Agents))
@@ -52,8 +59,11 @@ func tables(r *Report) []*table {
 	if r.Since != "" || r.Until != "" {
 		ov.add("range", or(r.Since, "…")+" to "+or(r.Until, "…"))
 	}
-	out = append(out, ov)
+	return ov
+}
 
+// groupsTable sums each group (--by) over its sessions.
+func groupsTable(r *Report) *table {
 	g := &table{ID: "groups", Title: "By " + r.By, Head: []string{r.By, "sessions", "agents", "input", "output", "cache read", "cache write", "context inputs", "skills", "MCP calls", "compactions", "subagents"},
 		Num: []bool{false, true, false, true, true, true, true, true, true, true, true, true}}
 	for _, gr := range r.Groups {
@@ -74,8 +84,13 @@ func tables(r *Report) []*table {
 		g.add(short(gr.Key), num(int64(gr.Sessions)), keys(gr.Agents), num(tk.Input), num(tk.Output), num(tk.CacheRead), num(tk.CacheWrite),
 			num(inputs), num(skills), num(calls), num(gr.Compaction.Compactions), num(gr.Subagents.Spawned))
 	}
-	out = append(out, g)
+	return g
+}
 
+// tokenTables are the tokens per model (with their cost when --prices gave
+// a table) and, unless the report is grouped by model, per group and model.
+func tokenTables(r *Report) []*table {
+	t := &r.Total
 	priced := r.Prices != nil
 	tokHead := []string{"model", "sessions", "input", "output", "cache read", "cache write", "total", "reasoning"}
 	tokNum := []bool{false, true, true, true, true, true, true, true}
@@ -110,8 +125,7 @@ func tables(r *Report) []*table {
 	} else {
 		tk.Notes = append(tk.Notes, "cost: give a price table with --prices FILE; none is guessed")
 	}
-	out = append(out, tk)
-
+	out := []*table{tk}
 	if r.By != "model" && len(r.Groups) > 0 {
 		bm := &table{ID: "tokens-by", Title: "Tokens by " + r.By + " and model", Head: append([]string{r.By}, tokHead...), Num: append([]bool{false}, tokNum...)}
 		for _, gr := range r.Groups {
@@ -121,15 +135,22 @@ func tables(r *Report) []*table {
 		}
 		out = append(out, bm)
 	}
+	return out
+}
 
+// inputsTable lists the instruction files and other context inputs loaded.
+func inputsTable(t *Sections) *table {
 	ci := &table{ID: "inputs", Title: "Instruction files and other context inputs", Head: []string{"kind", "source", "loads", "sessions", "versions"},
 		Num:   []bool{false, false, true, true, true},
 		Notes: []string{"source: the conventional path in clear, else a path digest or the MCP server; versions: distinct delivered digests"}}
 	for _, in := range t.ContextInputs {
 		ci.add(in.Kind, or(short(in.Source), "-"), num(in.Loads), num(int64(in.Sessions)), num(int64(in.Versions)))
 	}
-	out = append(out, ci)
+	return ci
+}
 
+// gapsTable lists the audit gaps (loads the logs cannot show) and the summaries' gaps.
+func gapsTable(t *Sections) *table {
 	ag := &table{ID: "gaps", Title: "Audit gaps: loads the logs cannot show", Head: []string{"gap", "events", "sessions"}, Num: []bool{false, true, true}}
 	for _, gp := range t.AuditGaps {
 		ag.add(gp.Gap, num(gp.Events), num(int64(gp.Sessions)))
@@ -137,15 +158,21 @@ func tables(r *Report) []*table {
 	for _, gp := range t.Health.Gaps {
 		ag.add("summary: "+gp.Key, "-", num(gp.N))
 	}
-	out = append(out, ag)
+	return ag
+}
 
+// skillsTable lists skill invocations by trigger.
+func skillsTable(t *Sections) *table {
 	sk := &table{ID: "skills", Title: "Skills", Head: []string{"skill", "trigger", "invocations"}, Num: []bool{false, false, true},
 		Notes: []string{fmt.Sprintf("skill listings loaded: %d (size: %s)", t.Skills.Listings, joinCounts(t.Skills.ListingSizes))}}
 	for _, s := range t.Skills.Invocations {
 		sk.add(short(s.Skill), s.Trigger, num(s.Count))
 	}
-	out = append(out, sk)
+	return sk
+}
 
+// mcpTable lists MCP servers and the tool-search boundary.
+func mcpTable(t *Sections) *table {
 	mc := &table{ID: "mcp", Title: "MCP servers and the tool-search boundary", Head: []string{"server", "sessions", "tools offered", "definitions loaded", "calls by status"},
 		Num: []bool{false, true, true, true, false},
 		Notes: []string{fmt.Sprintf("tool indexes loaded %d; tools offered %d (the largest index of each session, summed); definitions loaded on demand %d, at startup %d; tool searches %d; calls: %s",
@@ -153,15 +180,21 @@ func tables(r *Report) []*table {
 	for _, s := range t.MCP.Servers {
 		mc.add(short(s.Server), num(int64(s.Sessions)), num(s.ToolsOffered), num(s.Definitions), joinCounts(s.Calls))
 	}
-	out = append(out, mc)
+	return mc
+}
 
+// memoryTable lists memory operations by kind.
+func memoryTable(t *Sections) *table {
 	me := &table{ID: "memory", Title: "Memory", Head: []string{"kind", "operation", "count"}, Num: []bool{false, false, true},
 		Notes: []string{fmt.Sprintf("memory-file reads %d, writes %d; memory searches %d", t.Memory.Reads, t.Memory.Writes, t.Memory.Searches)}}
 	for _, m := range t.Memory.ByKind {
 		me.add(m.Kind, m.Operation, num(m.Count))
 	}
-	out = append(out, me)
+	return me
+}
 
+// compactionTable sums compaction.
+func compactionTable(t *Sections) *table {
 	co := kvTable("compaction", "Compaction")
 	co.add("compactions", num(t.Compaction.Compactions))
 	co.add("sessions that compacted", num(int64(t.Compaction.Sessions)))
@@ -169,8 +202,11 @@ func tables(r *Report) []*table {
 	co.add("triggers", joinCounts(t.Compaction.Triggers))
 	co.add("tokens before", joinCounts(t.Compaction.Before))
 	co.add("tokens after", joinCounts(t.Compaction.After))
-	out = append(out, co)
+	return co
+}
 
+// subagentsTable sums subagents and what crossed back.
+func subagentsTable(t *Sections) *table {
 	sa := kvTable("subagents", "Subagents")
 	sa.add("spawned", num(t.Subagents.Spawned))
 	sa.add("results returned", num(t.Subagents.Returned))
@@ -179,8 +215,11 @@ func tables(r *Report) []*table {
 	sa.add("what crossed back", joinCounts(t.Subagents.Boundaries))
 	sa.add("result sizes", joinCounts(t.Subagents.ResultSizes))
 	sa.add("subagent tokens", joinCounts(t.Subagents.TokenBuckets))
-	out = append(out, sa)
+	return sa
+}
 
+// healthTable is the conversion health: inputs, skipped lines, the leak check.
+func healthTable(t *Sections) *table {
 	h := kvTable("health", "Conversion health")
 	h.add("inputs", num(t.Health.Inputs))
 	h.add("bytes read", num(t.Health.Bytes))
@@ -189,8 +228,7 @@ func tables(r *Report) []*table {
 	h.add("unknown record types", shortCounts(t.Health.UnknownTypes)+" (digest: sessions)")
 	h.add("leak check passed", fmt.Sprintf("%s of %s inputs; %s raw strings, %s raw bytes probed", num(t.Health.LeakPassed), num(t.Health.Inputs), num(t.Health.RawStrings), num(t.Health.RawBytes)))
 	h.add("hash modes", joinCounts(t.Health.HashModes))
-	out = append(out, h)
-	return out
+	return h
 }
 
 func tokenRow(m ModelTokens, priced bool) []string {

@@ -175,27 +175,7 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 				err = fmt.Errorf("nested $id is not supported")
 			}
 		case "type":
-			switch t := e.(type) {
-			case string:
-				n.types = []string{t}
-			case []any:
-				for _, x := range t {
-					s, ok := x.(string)
-					if !ok {
-						return fmt.Errorf("type: %v", x)
-					}
-					n.types = append(n.types, s)
-				}
-			default:
-				err = fmt.Errorf("type: %v", e)
-			}
-			for _, t := range n.types {
-				switch t {
-				case "null", "boolean", "object", "array", "number", "integer", "string":
-				default:
-					err = fmt.Errorf("type %q", t)
-				}
-			}
+			n.types, err = typesKeyword(e)
 		case "const":
 			n.hasConst, n.constant = true, e
 		case "enum":
@@ -233,28 +213,12 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 				n.minInt, n.minIntOK = n.minimum.Num().Int64(), true
 			}
 		case "required":
-			l, ok := e.([]any)
-			if !ok {
-				return fmt.Errorf("required is not an array")
-			}
-			n.required = []string{} // present, possibly empty
-			for _, x := range l {
-				s, ok := x.(string)
-				if !ok {
-					return fmt.Errorf("required: %v", x)
-				}
-				n.required = append(n.required, s)
+			if n.required, err = requiredKeyword(e); err != nil {
+				return err
 			}
 		case "properties":
-			pm, ok := e.(map[string]any)
-			if !ok {
-				return fmt.Errorf("properties is not an object")
-			}
-			n.props = make(map[string]*node, len(pm))
-			for name, ps := range pm {
-				if n.props[name], err = sub(ps); err != nil {
-					return fmt.Errorf("properties/%s: %w", name, err)
-				}
+			if n.props, err = propertiesKeyword(e, sub); err != nil {
+				return err
 			}
 		case "additionalProperties":
 			n.addl, err = sub(e)
@@ -267,21 +231,9 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 		case "allOf":
 			n.allOf, err = subs(e)
 		case "$ref":
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("$ref is not a string")
-			}
-			bu, perr := url.Parse(file)
-			ru, rerr := url.Parse(s)
-			if perr != nil || rerr != nil {
-				return fmt.Errorf("$ref %q", s)
-			}
-			abs := bu.ResolveReference(ru)
-			frag := abs.Fragment
-			abs.Fragment = ""
-			target := abs.String()
-			if frag != "" {
-				target += "#" + frag
+			target, rerr := refTarget(file, e)
+			if rerr != nil {
+				return rerr
 			}
 			n.ref, err = c.compileURL(target)
 		default:
@@ -294,6 +246,90 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 		}
 	}
 	return nil
+}
+
+// typesKeyword reads a "type" keyword: one type name or a list of them. An error
+// is worded to follow "type: ", as fill prefixes it.
+func typesKeyword(e any) ([]string, error) {
+	var out []string
+	var err error
+	switch t := e.(type) {
+	case string:
+		out = []string{t}
+	case []any:
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("%v", x)
+			}
+			out = append(out, s)
+		}
+	default:
+		err = fmt.Errorf("type: %v", e)
+	}
+	for _, t := range out {
+		switch t {
+		case "null", "boolean", "object", "array", "number", "integer", "string":
+		default:
+			err = fmt.Errorf("type %q", t)
+		}
+	}
+	return out, err
+}
+
+// requiredKeyword reads a "required" keyword: present, possibly empty, it is
+// never nil.
+func requiredKeyword(e any) ([]string, error) {
+	l, ok := e.([]any)
+	if !ok {
+		return nil, fmt.Errorf("required is not an array")
+	}
+	out := []string{}
+	for _, x := range l {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("required: %v", x)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// propertiesKeyword compiles a "properties" keyword's schemas with sub.
+func propertiesKeyword(e any, sub func(any) (*node, error)) (map[string]*node, error) {
+	pm, ok := e.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("properties is not an object")
+	}
+	props := make(map[string]*node, len(pm))
+	for name, ps := range pm {
+		var err error
+		if props[name], err = sub(ps); err != nil {
+			return nil, fmt.Errorf("properties/%s: %w", name, err)
+		}
+	}
+	return props, nil
+}
+
+// refTarget resolves a "$ref" keyword against the URL of the file it is in.
+func refTarget(file string, e any) (string, error) {
+	s, ok := e.(string)
+	if !ok {
+		return "", fmt.Errorf("$ref is not a string")
+	}
+	bu, perr := url.Parse(file)
+	ru, rerr := url.Parse(s)
+	if perr != nil || rerr != nil {
+		return "", fmt.Errorf("$ref %q", s)
+	}
+	abs := bu.ResolveReference(ru)
+	frag := abs.Fragment
+	abs.Fragment = ""
+	target := abs.String()
+	if frag != "" {
+		target += "#" + frag
+	}
+	return target, nil
 }
 
 // valid reports whether v (decoded with UseNumber) satisfies n, with
