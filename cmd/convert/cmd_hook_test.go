@@ -255,7 +255,7 @@ func TestHookNeverFails(t *testing.T) {
 }
 
 // TestHookExport: with an endpoint (flag or OTEL_EXPORTER_OTLP_ENDPOINT),
-// the trace goes to the Collector exactly as written; an export that
+// the trace goes to the Collector as written (http/protobuf, the default); an export that
 // fails is retried on the next run.
 func TestHookExport(t *testing.T) {
 	ok := answer{status: 200, body: `{"partialSuccess":{}}`}
@@ -287,7 +287,8 @@ func TestHookExport(t *testing.T) {
 				t.Errorf("Authorization %q", got)
 			}
 			trace, _ := os.ReadFile(filepath.Join(data, "receipts", "claude-code", ccSession+".otel.json"))
-			if !bytes.Equal(srv.bodies[1], trace) {
+			if got, want := canonicalTrace(t, "the export", srv.bodies[1], srv.requests[1].Header.Get("Content-Type"), "", nil, nil),
+				canonicalTrace(t, "the file", trace, "application/json", "", nil, nil); got != want {
 				t.Errorf("the exported trace is not the file written")
 			}
 			noCanary(t, data)
