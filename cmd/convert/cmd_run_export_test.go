@@ -92,6 +92,7 @@ func TestRunExport(t *testing.T) {
 		gzip     bool
 		resource map[string]string // attributes each posted resource has, the files not
 		nostderr string            // stderr must not hold this
+		once     string            // stderr must hold this exactly once
 	}{
 		{name: "flag endpoint, header", answers: []answer{ok},
 			args: []string{"--otlp-endpoint", "{{URL}}", "--otlp-header", "Authorization=Bearer CANARY,with-comma", sample("session", "basic")},
@@ -155,8 +156,9 @@ func TestRunExport(t *testing.T) {
 		{name: "rejected spans fail the input", answers: []answer{{status: 200, body: `{"partialSuccess":{"rejectedSpans":"1","errorMessage":"CANARY"}}`}},
 			args: []string{"--otlp-endpoint", "{{URL}}", sample("session", "basic")}, exit: 1, requests: 1, path: "/v1/traces", traces: "basic.otel.json",
 			stderr: []string{"HTTP 200 OK, but the endpoint rejected 1 span(s) (partial success)"}},
-		{name: "stopped endpoint: one line, at once, no path", args: []string{"--otlp-endpoint", stopped.URL + "/CANARY-token", "--otlp-retries", "3", sample("session", "basic")}, exit: 1,
-			stderr: []string{"otlp export: " + stopped.URL + ": connection refused (is the Collector running? not retried) (the files were written)", "1 of 1 trace not exported"}},
+		{name: "stopped endpoint: one line, at once, no path", args: []string{"--otlp-endpoint", stopped.URL + "/CANARY-token", "--otlp-retries", "3", "-c", "session", "--jobs", "3", dir}, exit: 1,
+			stderr: []string{"otlp export: " + stopped.URL + ": connection refused (not retried: is a Collector listening there?) (the files were written)", "3 of 3 traces not exported"},
+			once:   "connection refused"},
 		{name: "a failed input is not exported", answers: []answer{ok},
 			args: []string{"--otlp-endpoint", "{{URL}}", sample("mcp_tool_search", "bad_definition_outside_index")}, exit: 1, requests: 0},
 		{name: "export settings without an endpoint", args: []string{"--otlp-retries", "1", sample("session", "basic")}, exit: 2,
@@ -203,6 +205,9 @@ func TestRunExport(t *testing.T) {
 			}
 			if strings.Contains(stdout.String()+stderr.String(), "CANARY") {
 				t.Errorf("a canary or a header value reached stdout or stderr:\n%s", stderr.String())
+			}
+			if n := strings.Count(stderr.String(), tt.once); tt.once != "" && n != 1 {
+				t.Errorf("stderr holds %q %d times, want once:\n%s", tt.once, n, stderr.String())
 			}
 			if tt.nostderr != "" && strings.Contains(stderr.String(), tt.nostderr) {
 				t.Errorf("stderr holds %q:\n%s", tt.nostderr, stderr.String())

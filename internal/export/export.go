@@ -271,10 +271,10 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 		if !errors.As(err, &f) || ctx.Err() != nil {
 			return err
 		}
-		if f.down {
-			e.down.Store(true)
-		}
 		if !f.retry {
+			if f.down {
+				return e.giveUp(err)
+			}
 			return err
 		}
 		last = err
@@ -286,11 +286,10 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 			wait = retryAfter
 		}
 		if left := time.Until(deadline); wait >= left {
-			e.down.Store(true)
 			if retryAfter > 0 {
-				return fmt.Errorf("%w; the server asked to retry after %s, past the %s export timeout", last, retryAfter.Round(time.Millisecond), e.cfg.Timeout)
+				return e.giveUp(fmt.Errorf("%w; the server asked to retry after %s, past the %s export timeout", last, retryAfter.Round(time.Millisecond), e.cfg.Timeout))
 			}
-			return gaveUp(last, attempts, fmt.Sprintf("the %s export timeout", e.cfg.Timeout))
+			return e.giveUp(gaveUp(last, attempts, fmt.Sprintf("the %s export timeout", e.cfg.Timeout)))
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -300,8 +299,17 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 		case <-t.C:
 		}
 	}
-	e.down.Store(true)
-	return gaveUp(last, attempts, "")
+	return e.giveUp(gaveUp(last, attempts, ""))
+}
+
+// giveUp takes the endpoint as down and returns err, or, when another
+// export gave up on it first (they run at once), ErrDown: the run says
+// why once.
+func (e *Exporter) giveUp(err error) error {
+	if e.down.Swap(true) {
+		return fmt.Errorf("%s: %w", e.name, ErrDown)
+	}
+	return err
 }
 
 func gaveUp(err error, attempts int, limit string) error {
@@ -317,8 +325,9 @@ func gaveUp(err error, attempts int, limit string) error {
 // failure is one failed attempt; retry says whether another may succeed,
 // down whether the endpoint is taken as down for the rest of the run.
 type failure struct {
-	name, msg   string
-	retry, down bool
+	name, msg string
+	retry     bool
+	down      bool // when not retried: the endpoint is down for the run
 }
 
 func (f *failure) Error() string { return f.name + ": " + f.msg }
@@ -404,7 +413,7 @@ func (e *Exporter) attempt(ctx, tctx context.Context, payload []byte, req ptrace
 		case ctx.Err() != nil:
 			return 0, fmt.Errorf("%s: export cancelled: %w", e.name, ctx.Err())
 		case tctx.Err() != nil:
-			return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true, down: true}
+			return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true}
 		}
 		return 0, e.transportFailure(err)
 	}
@@ -412,7 +421,7 @@ func (e *Exporter) attempt(ctx, tctx context.Context, payload []byte, req ptrace
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil && resp.StatusCode/100 == 2 {
 		if tctx.Err() != nil && ctx.Err() == nil {
-			return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true, down: true}
+			return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true}
 		}
 		return 0, &failure{name: e.name, msg: "the response was cut off", retry: true}
 	}
@@ -441,7 +450,7 @@ func (e *Exporter) transportFailure(err error) *failure {
 	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &failure{name: e.name, msg: "connection refused (is the Collector running? not retried)", down: true}
+		return &failure{name: e.name, msg: "connection refused (not retried: is a Collector listening there?)", down: true}
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return &failure{name: e.name, msg: "no such host (not retried)", down: true}
 	case errors.Is(err, syscall.ECONNRESET):
@@ -477,8 +486,10 @@ func (e *Exporter) attemptGRPC(ctx, tctx context.Context, req ptraceotlp.ExportR
 	st := status.Convert(err)
 	code := st.Code()
 	msg := "gRPC " + code.String()
-	if tctx.Err() != nil {
-		return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true, down: true}
+	// gRPC ends a call at its deadline by a timer of its own, which can
+	// fire a moment before the context's.
+	if dl, _ := tctx.Deadline(); tctx.Err() != nil || (code == codes.DeadlineExceeded && time.Until(dl) < 50*time.Millisecond) {
+		return 0, &failure{name: e.name, msg: fmt.Sprintf("no response within the %s export timeout", e.cfg.Timeout), retry: true}
 	}
 	var delay time.Duration
 	for _, d := range st.Details() {
@@ -492,7 +503,7 @@ func (e *Exporter) attemptGRPC(ctx, tctx context.Context, req ptraceotlp.ExportR
 			var dnsErr *net.DNSError
 			switch {
 			case errors.Is(*p, syscall.ECONNREFUSED):
-				return 0, &failure{name: e.name, msg: "connection refused (is the Collector running? not retried)", down: true}
+				return 0, &failure{name: e.name, msg: "connection refused (not retried: is a Collector listening there?)", down: true}
 			case errors.As(*p, &dnsErr) && dnsErr.IsNotFound:
 				return 0, &failure{name: e.name, msg: "no such host (not retried)", down: true}
 			}

@@ -247,7 +247,7 @@ func TestExportRefused(t *testing.T) {
 			if err == nil {
 				t.Fatal("export to a stopped endpoint succeeded")
 			}
-			want := addr + ": connection refused (is the Collector running? not retried)"
+			want := addr + ": connection refused (not retried: is a Collector listening there?)"
 			if err.Error() != want {
 				t.Fatalf("error %q, want %q", err, want)
 			}
