@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -58,6 +59,9 @@ const (
 	DefaultRetries = 3
 	DefaultBackoff = 500 * time.Millisecond
 	DefaultMaxWait = 5 * time.Second
+	// DefaultMaxRequestBytes keeps a request under the 4 MiB a Collector's
+	// gRPC receiver takes by default.
+	DefaultMaxRequestBytes = 3 << 20
 )
 
 // maxResponse bounds how much of a response body is read.
@@ -95,6 +99,9 @@ type Config struct {
 	MaxWait time.Duration
 	// Client sends the HTTP requests; a fresh http.Client when nil.
 	Client *http.Client
+	// MaxRequestBytes splits a larger trace into several requests (its
+	// protobuf size); DefaultMaxRequestBytes when 0.
+	MaxRequestBytes int
 }
 
 // Exporter sends trace documents. It is safe for concurrent use.
@@ -157,6 +164,9 @@ func New(cfg Config) (*Exporter, error) {
 	}
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = DefaultMaxWait
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	e := &Exporter{cfg: cfg}
 	if cfg.Protocol == ProtocolGRPC {
@@ -252,10 +262,23 @@ func (e *Exporter) Export(ctx context.Context, body []byte) error {
 	if e.down.Load() {
 		return fmt.Errorf("%s: %w", e.name, ErrDown)
 	}
-	payload, req, err := e.encode(body)
+	reqs, err := e.encode(body)
 	if err != nil {
 		return err
 	}
+	for i, r := range reqs {
+		if err := e.send(ctx, r.payload, r.req); err != nil {
+			if len(reqs) > 1 {
+				return fmt.Errorf("%w (request %d of the %d this trace was split into)", err, i+1, len(reqs))
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// send makes one request, retried within the timeout.
+func (e *Exporter) send(ctx context.Context, payload []byte, req ptraceotlp.ExportRequest) error {
 	tctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
 	deadline, _ := tctx.Deadline()
@@ -332,41 +355,117 @@ type failure struct {
 
 func (f *failure) Error() string { return f.name + ": " + f.msg }
 
-// encode turns the document into what the protocol sends: the HTTP body
-// (compressed when asked), or the gRPC request. An http/json export with no
-// resource attributes to merge sends the document's own bytes.
-func (e *Exporter) encode(body []byte) ([]byte, ptraceotlp.ExportRequest, error) {
-	var req ptraceotlp.ExportRequest
-	payload := body
-	if e.cfg.Protocol != ProtocolHTTPJSON || len(e.cfg.Resource) > 0 {
-		req = ptraceotlp.NewExportRequest()
-		if err := req.UnmarshalJSON(body); err != nil {
-			return nil, req, &failure{name: e.name, msg: "the trace is not an OTLP/JSON document"}
-		}
-		e.mergeResource(req)
+// request is one request of an export: the HTTP body (compressed when
+// asked), or the gRPC request.
+type request struct {
+	payload []byte
+	req     ptraceotlp.ExportRequest
+}
+
+// encode turns the document into what the protocol sends, split into
+// requests of at most MaxRequestBytes (in protobuf) when larger: a
+// Collector refuses a gRPC message over 4 MiB and an HTTP body over 20 MiB
+// by default, and a long session's trace can be larger. An http/json
+// export of a small document with no resource attributes to merge sends
+// the document's own bytes.
+func (e *Exporter) encode(body []byte) ([]request, error) {
+	if e.cfg.Protocol == ProtocolHTTPJSON && len(e.cfg.Resource) == 0 && len(body) <= e.cfg.MaxRequestBytes {
+		p, err := e.compress(body)
+		return []request{{payload: p}}, err
+	}
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalJSON(body); err != nil {
+		return nil, &failure{name: e.name, msg: "the trace is not an OTLP/JSON document"}
+	}
+	e.mergeResource(req)
+	var out []request
+	for _, td := range splitTraces(req.Traces(), e.cfg.MaxRequestBytes) {
+		r := request{req: ptraceotlp.NewExportRequestFromTraces(td)}
 		var err error
 		switch e.cfg.Protocol {
 		case ProtocolGRPC:
-			return nil, req, nil
+			out = append(out, r)
+			continue
 		case ProtocolHTTPJSON:
-			payload, err = req.MarshalJSON()
+			r.payload, err = r.req.MarshalJSON()
 		default:
-			payload, err = req.MarshalProto()
+			r.payload, err = r.req.MarshalProto()
 		}
 		if err != nil {
-			return nil, req, &failure{name: e.name, msg: "cannot encode the trace"}
+			return nil, &failure{name: e.name, msg: "cannot encode the trace"}
+		}
+		if r.payload, err = e.compress(r.payload); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (e *Exporter) compress(payload []byte) ([]byte, error) {
+	if e.cfg.Compression != CompressionGzip {
+		return payload, nil
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(payload)
+	if err := zw.Close(); err != nil {
+		return nil, &failure{name: e.name, msg: "cannot compress the trace"}
+	}
+	return b.Bytes(), nil
+}
+
+// splitTraces cuts td into parts of at most limit bytes in protobuf, by
+// spans, each part keeping its spans' resource and scope (OTLP lets one
+// trace's spans come in any number of requests). A span larger than the
+// limit goes alone. td itself is returned when it fits.
+func splitTraces(td ptrace.Traces, limit int) []ptrace.Traces {
+	var m ptrace.ProtoMarshaler
+	if m.TracesSize(td) <= limit {
+		return []ptrace.Traces{td}
+	}
+	var parts []ptrace.Traces
+	var cur ptrace.Traces
+	var curRS ptrace.ResourceSpans
+	var curSS ptrace.ScopeSpans
+	size := 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		haveRS := false
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			haveSS := false
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				n := m.SpanSize(span) + 16 // the span's own framing
+				if len(parts) == 0 || size+n > limit {
+					cur = ptrace.NewTraces()
+					parts = append(parts, cur)
+					size, haveRS, haveSS = 0, false, false
+				}
+				if !haveRS {
+					curRS = cur.ResourceSpans().AppendEmpty()
+					rs.Resource().CopyTo(curRS.Resource())
+					curRS.SetSchemaUrl(rs.SchemaUrl())
+					size += m.ResourceSpansSize(curRS)
+					haveRS = true
+				}
+				if !haveSS {
+					curSS = curRS.ScopeSpans().AppendEmpty()
+					ss.Scope().CopyTo(curSS.Scope())
+					curSS.SetSchemaUrl(ss.SchemaUrl())
+					size += m.ScopeSpansSize(curSS)
+					haveSS = true
+				}
+				span.CopyTo(curSS.Spans().AppendEmpty())
+				size += n
+			}
 		}
 	}
-	if e.cfg.Compression == CompressionGzip {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(payload)
-		if err := zw.Close(); err != nil {
-			return nil, req, &failure{name: e.name, msg: "cannot compress the trace"}
-		}
-		payload = b.Bytes()
-	}
-	return payload, req, nil
+	return parts
 }
 
 // mergeResource puts the configured attributes into every resource.

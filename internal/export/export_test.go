@@ -382,3 +382,92 @@ func TestBackoffBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestExportSplitsLargeTraces: a trace over MaxRequestBytes goes in several
+// requests, each under the limit (but for a span larger on its own), which
+// together hold every span once with its resource and scope.
+func TestExportSplitsLargeTraces(t *testing.T) {
+	td := ptrace.NewTraces()
+	for r := 0; r < 2; r++ {
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", fmt.Sprintf("svc-%d", r))
+		for sc := 0; sc < 2; sc++ {
+			ss := rs.ScopeSpans().AppendEmpty()
+			ss.Scope().SetName(fmt.Sprintf("scope-%d", sc))
+			for i := 0; i < 50; i++ {
+				sp := ss.Spans().AppendEmpty()
+				sp.SetTraceID(pcommon.TraceID{1, 2, 3})
+				sp.SetSpanID(pcommon.SpanID{byte(r), byte(sc), byte(i), 1})
+				sp.SetName(fmt.Sprintf("span-%d-%d-%d", r, sc, i))
+				sp.Attributes().PutStr("pad", strings.Repeat("x", 200))
+			}
+		}
+	}
+	doc, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 4 << 10
+	for _, protocol := range []string{ProtocolHTTPProtobuf, ProtocolHTTPJSON} {
+		t.Run(protocol, func(t *testing.T) {
+			var mu sync.Mutex
+			var bodies [][]byte
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, b)
+				mu.Unlock()
+			}))
+			defer srv.Close()
+			e := newExporter(t, Config{URL: srv.URL, Protocol: protocol, MaxRequestBytes: limit})
+			if err := e.Export(context.Background(), doc); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bodies) < 10 {
+				t.Fatalf("%d requests for a trace of %d bytes with a %d-byte limit", len(bodies), (&ptrace.ProtoMarshaler{}).TracesSize(td), limit)
+			}
+			seen := map[string]string{} // span name -> service/scope
+			for i, b := range bodies {
+				req := ptraceotlp.NewExportRequest()
+				if protocol == ProtocolHTTPJSON {
+					err = req.UnmarshalJSON(b)
+				} else {
+					err = req.UnmarshalProto(b)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := (&ptrace.ProtoMarshaler{}).TracesSize(req.Traces()); n > limit {
+					t.Errorf("request %d: %d bytes, over the %d limit", i, n, limit)
+				}
+				rss := req.Traces().ResourceSpans()
+				for r := 0; r < rss.Len(); r++ {
+					svc, _ := rss.At(r).Resource().Attributes().Get("service.name")
+					sss := rss.At(r).ScopeSpans()
+					for s := 0; s < sss.Len(); s++ {
+						spans := sss.At(s).Spans()
+						for k := 0; k < spans.Len(); k++ {
+							name := spans.At(k).Name()
+							if _, dup := seen[name]; dup {
+								t.Errorf("%s sent twice", name)
+							}
+							seen[name] = svc.AsString() + "/" + sss.At(s).Scope().Name()
+						}
+					}
+				}
+			}
+			if len(seen) != 200 {
+				t.Errorf("%d spans arrived, want 200", len(seen))
+			}
+			for name, where := range seen {
+				var r, sc, i int
+				fmt.Sscanf(name, "span-%d-%d-%d", &r, &sc, &i)
+				if want := fmt.Sprintf("svc-%d/scope-%d", r, sc); where != want {
+					t.Errorf("%s arrived under %s, want %s", name, where, want)
+				}
+			}
+		})
+	}
+}
