@@ -270,6 +270,7 @@ func TestHookExport(t *testing.T) {
 			} else {
 				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
 				t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20CANARY-token")
+				t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "CANARY-not-a-number") // a warning in the log, the default used
 			}
 			for i, want := range []string{"failed", "exported"} {
 				code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), args...)
@@ -285,6 +286,9 @@ func TestHookExport(t *testing.T) {
 			}
 			if got := srv.requests[1].Header.Get("Authorization"); got != "Bearer CANARY-token" {
 				t.Errorf("Authorization %q", got)
+			}
+			if log, _ := os.ReadFile(filepath.Join(data, "hook.log")); how == "env" && !strings.Contains(string(log), "warning: OTEL_EXPORTER_OTLP_TIMEOUT: not a number of milliseconds") {
+				t.Errorf("the log does not warn of the bad timeout variable:\n%s", log)
 			}
 			trace, _ := os.ReadFile(filepath.Join(data, "receipts", "claude-code", ccSession+".otel.json"))
 			if got, want := canonicalTrace(t, "the export", srv.bodies[1], srv.requests[1].Header.Get("Content-Type"), "", nil, nil),
