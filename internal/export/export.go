@@ -547,11 +547,14 @@ func (e *Exporter) transportFailure(err error) *failure {
 		err = ue.Err // its text repeats the URL, query included
 	}
 	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return &failure{name: e.name, msg: "connection refused (not retried: is a Collector listening there?)", down: true}
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return &failure{name: e.name, msg: "no such host (not retried)", down: true}
+	case errors.As(err, &certErr):
+		return &failure{name: e.name, msg: "its TLS certificate is not trusted here (not retried)", down: true}
 	case errors.Is(err, syscall.ECONNRESET):
 		return &failure{name: e.name, msg: "cannot reach the endpoint: connection reset", retry: true}
 	}

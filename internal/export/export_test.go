@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -469,5 +470,23 @@ func TestExportSplitsLargeTraces(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExportUntrustedCertificate: a certificate the system does not trust
+// is not a transient failure: one attempt, one line, the endpoint down.
+func TestExportUntrustedCertificate(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
+	srv.StartTLS()
+	defer srv.Close()
+	e := newExporter(t, Config{URL: srv.URL + "/v1/traces", Retries: 3, Backoff: time.Second})
+	start := time.Now()
+	err := e.Export(context.Background(), traceDoc)
+	if err == nil || err.Error() != srv.URL+": its TLS certificate is not trusted here (not retried)" {
+		t.Fatalf("error %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("took %s: retried", d)
 	}
 }
