@@ -45,7 +45,11 @@ type hookJob struct {
 	Withhold    []string          `json:"withhold,omitempty"`
 	HashKeyFile string            `json:"hash_key_file,omitempty"`
 	ExportURL   string            `json:"export_url,omitempty"`
+	Protocol    string            `json:"protocol,omitempty"`
+	Compression string            `json:"compression,omitempty"`
+	Insecure    bool              `json:"insecure,omitempty"`
 	Headers     map[string]string `json:"headers,omitempty"`
+	Resource    []export.Attr     `json:"resource,omitempty"`
 	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
 	Retries     int               `json:"retries"`
 	// LegacyGenAINames: CONVERT_LEGACY_GENAI_NAMES, as for convert run.
@@ -80,9 +84,11 @@ func hookAgentCommand(agent string) *cli.Command {
 			&cli.DurationFlag{Name: "budget", Value: 2 * time.Second, Usage: "return to the agent after `DURATION`; a longer conversion continues in the background"},
 			&cli.BoolFlag{Name: "foreground", Usage: "convert in this process and wait for it, whatever the budget (to try it out)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "keyed digests with the key in `FILE`; also CONVERT_HASH_KEY_FILE", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
-			&cli.StringFlag{Name: "otlp-endpoint", Usage: "also export the trace to `URL`/v1/traces; also OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_EXPORTER_OTLP_* variables)"},
-			&cli.StringSliceFlag{Name: "otlp-header", Usage: "HTTP header `KEY=VALUE` for the export (repeatable); also OTEL_EXPORTER_OTLP_HEADERS"},
-			&cli.DurationFlag{Name: "otlp-timeout", Usage: "per-attempt export timeout (default 10s); also OTEL_EXPORTER_OTLP_TIMEOUT"},
+			&cli.StringFlag{Name: "otlp-endpoint", Usage: "also export the trace to `URL` (http/* append /v1/traces); also OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_EXPORTER_OTLP_* variables)"},
+			&cli.StringFlag{Name: "otlp-protocol", Usage: "`PROTOCOL` of the export: http/protobuf (default), http/json or grpc; also OTEL_EXPORTER_OTLP_PROTOCOL"},
+			&cli.StringFlag{Name: "otlp-compression", Usage: "`COMPRESSION` of the export: gzip or none (default); also OTEL_EXPORTER_OTLP_COMPRESSION"},
+			&cli.StringSliceFlag{Name: "otlp-header", Usage: "header `KEY=VALUE` for the export (repeatable); also OTEL_EXPORTER_OTLP_HEADERS"},
+			&cli.DurationFlag{Name: "otlp-timeout", Usage: "export timeout, every attempt included (default 10s); also OTEL_EXPORTER_OTLP_TIMEOUT"},
 		},
 		// A hook never fails its agent, not even on a bad flag.
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -153,10 +159,13 @@ func hookFront(c *cli.Context, agent string, lg *hook.Log) {
 		lg.Printf("hook %s %s %s: the session file is not there (or not a file)", agent, p.Event, ref)
 		return
 	}
-	job, err := newHookJob(c, agent, p, withhold)
+	job, warnings, err := newHookJob(c, agent, p, withhold)
 	if err != nil {
 		lg.Printf("hook %s %s %s: %v (nothing converted)", agent, p.Event, ref, err)
 		return
+	}
+	for _, w := range warnings {
+		lg.Printf("hook %s %s %s: warning: %s", agent, p.Event, ref, w)
 	}
 	if c.Bool("foreground") {
 		runHookJob(c.Context, job)
@@ -251,7 +260,9 @@ func rawFields(payload []byte) []string {
 	return out
 }
 
-func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string) (hookJob, error) {
+// newHookJob is the worker's job; the warnings are about bad OTEL_*
+// variables (each named, never its value), for the log.
+func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string) (hookJob, []string, error) {
 	job := hookJob{Agent: agent, Event: p.Event, Input: p.Transcript, Out: c.String("out"), Log: c.String("log"),
 		Withhold: withhold, HashKeyFile: c.String("hash-key-file"), Retries: export.DefaultRetries}
 	if job.Out == "" {
@@ -269,27 +280,23 @@ func newHookJob(c *cli.Context, agent string, p hook.Payload, withhold []string)
 			}
 		}
 	}
-	env, err := export.FromEnv(os.Getenv)
-	if err != nil {
-		return job, err
-	}
+	env := export.FromEnv(os.Getenv)
 	job.LegacyGenAINames, _ = strconv.ParseBool(os.Getenv("CONVERT_LEGACY_GENAI_NAMES"))
-	job.ExportURL, job.Headers = env.URL, env.Headers
-	if v := strings.TrimSpace(c.String("otlp-endpoint")); v != "" {
-		job.ExportURL = export.TracesURL(v)
-	}
-	for i, h := range c.StringSlice("otlp-header") {
-		k, v, err := export.SplitHeader(h)
-		if err != nil {
-			return job, fmt.Errorf("--otlp-header (occurrence %d): %v", i+1, err)
-		}
-		job.Headers[k] = v
-	}
-	job.TimeoutMS = env.Timeout.Milliseconds()
+	set := export.Settings{Endpoint: c.String("otlp-endpoint"), Protocol: strings.TrimSpace(c.String("otlp-protocol")),
+		Compression: strings.TrimSpace(c.String("otlp-compression")), Headers: c.StringSlice("otlp-header")}
 	if d := c.Duration("otlp-timeout"); d > 0 {
-		job.TimeoutMS = d.Milliseconds()
+		set.Timeout = d
 	}
-	return job, nil
+	cfg, warnings, err := export.Resolve(set, env)
+	if err != nil {
+		return job, nil, err
+	}
+	job.ExportURL, job.Protocol, job.Compression, job.Insecure = cfg.URL, cfg.Protocol, cfg.Compression, cfg.Insecure
+	job.Headers, job.Resource, job.TimeoutMS = cfg.Headers, cfg.Resource, cfg.Timeout.Milliseconds()
+	if cfg.URL == "" && env.Endpoint == "" && env.TracesEndpoint == "" {
+		warnings = nil // no export, no noise about its variables
+	}
+	return job, warnings, nil
 }
 
 // startWorker starts `convert hook worker` detached from the agent (its
@@ -362,7 +369,8 @@ func runHookJob(ctx context.Context, job hookJob) {
 		}
 	}()
 	start := time.Now()
-	opt, exported, problem := hookJobOptions(job)
+	opt, closeExport, exported, problem := hookJobOptions(job)
+	defer closeExport()
 	if problem != "" {
 		lg.Printf("%s%s (nothing converted)", prefix, problem)
 		return
@@ -409,7 +417,8 @@ func hookJobLog(job hookJob) (*hook.Log, string) {
 // the keyed hasher and the exporter it names. exported is what the log
 // line adds when the traces are exported; problem, when not "", says why
 // nothing can be converted.
-func hookJobOptions(job hookJob) (opt pipeline.RunOptions, exported, problem string) {
+func hookJobOptions(job hookJob) (opt pipeline.RunOptions, closeExport func(), exported, problem string) {
+	closeExport = func() {}
 	opt = pipeline.RunOptions{Options: pipeline.Options{Converter: hookAgents[job.Agent], LegacyGenAINames: job.LegacyGenAINames},
 		Out: job.Out, Jobs: 1}
 	if job.HashKeyFile != "" {
@@ -418,18 +427,20 @@ func hookJobOptions(job hookJob) (opt pipeline.RunOptions, exported, problem str
 			opt.Hash, err = receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
 		}
 		if err != nil {
-			return opt, "", "the hash key file cannot be used"
+			return opt, closeExport, "", "the hash key file cannot be used"
 		}
 	}
 	if job.ExportURL != "" {
-		exp, err := export.New(export.Config{URL: job.ExportURL, Headers: job.Headers, Timeout: time.Duration(job.TimeoutMS) * time.Millisecond, Retries: job.Retries})
+		exp, err := export.New(export.Config{URL: job.ExportURL, Protocol: job.Protocol, Compression: job.Compression, Insecure: job.Insecure,
+			Headers: job.Headers, Resource: job.Resource, Timeout: time.Duration(job.TimeoutMS) * time.Millisecond, Retries: job.Retries})
 		if err != nil {
-			return opt, "", err.Error()
+			return opt, closeExport, "", err.Error()
 		}
-		opt.AfterWrite = afterWrite(exp)
+		opt.AfterWrite = afterWrite(exp, nil)
 		exported = ", exported"
+		closeExport = func() { exp.Close() }
 	}
-	return opt, exported, ""
+	return opt, closeExport, exported, ""
 }
 
 // hookJobInputs are the session's inputs (and for Codex its subagent

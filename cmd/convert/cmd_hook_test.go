@@ -255,7 +255,7 @@ func TestHookNeverFails(t *testing.T) {
 }
 
 // TestHookExport: with an endpoint (flag or OTEL_EXPORTER_OTLP_ENDPOINT),
-// the trace goes to the Collector exactly as written; an export that
+// the trace goes to the Collector as written (http/protobuf, the default); an export that
 // fails is retried on the next run.
 func TestHookExport(t *testing.T) {
 	ok := answer{status: 200, body: `{"partialSuccess":{}}`}
@@ -270,6 +270,7 @@ func TestHookExport(t *testing.T) {
 			} else {
 				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
 				t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20CANARY-token")
+				t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "CANARY-not-a-number") // a warning in the log, the default used
 			}
 			for i, want := range []string{"failed", "exported"} {
 				code, stdout, stderr := runHook(t, strings.NewReader(claudePayload(transcript)), args...)
@@ -286,8 +287,12 @@ func TestHookExport(t *testing.T) {
 			if got := srv.requests[1].Header.Get("Authorization"); got != "Bearer CANARY-token" {
 				t.Errorf("Authorization %q", got)
 			}
+			if log, _ := os.ReadFile(filepath.Join(data, "hook.log")); how == "env" && !strings.Contains(string(log), "warning: OTEL_EXPORTER_OTLP_TIMEOUT: not a number of milliseconds") {
+				t.Errorf("the log does not warn of the bad timeout variable:\n%s", log)
+			}
 			trace, _ := os.ReadFile(filepath.Join(data, "receipts", "claude-code", ccSession+".otel.jsonl"))
-			if !bytes.Equal(srv.bodies[1], trace) {
+			if got, want := canonicalTrace(t, "the export", srv.bodies[1], srv.requests[1].Header.Get("Content-Type"), "", nil, nil),
+				canonicalTrace(t, "the file", trace, "application/json", "", nil, nil); got != want {
 				t.Errorf("the exported trace is not the file written")
 			}
 			noCanary(t, data)

@@ -43,7 +43,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "fail an input on any bad line instead of skipping it"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: 0, Usage: "longest line converted; longer lines are skipped (0: 64 MiB)"},
 			&cli.StringFlag{Name: "otel-format", Value: "jsonl", Usage: "`FORMAT` of the trace file: jsonl (the OpenTelemetry file-exporter layout the Collector's otlpjsonfile receiver reads: one compact TracesData per line, X.otel.jsonl) or json (one indented OTLP/JSON document for reading by eye, X.otel.json)"},
-			&cli.StringFlag{Name: "service-name", EnvVars: []string{"OTEL_SERVICE_NAME"}, Usage: "the traces' service.name (default: the agent, e.g. claude-code, codex)"},
+			&cli.StringFlag{Name: "service-name", Usage: "the traces' service.name (default: the agent, e.g. claude-code, codex); OTEL_SERVICE_NAME changes the exported traces only"},
 			&cli.BoolFlag{Name: "legacy-genai-names", EnvVars: []string{"CONVERT_LEGACY_GENAI_NAMES"}, Usage: "also write, next to each GenAI trace attribute the conventions renamed, its old name (gen_ai.usage.cache_creation.input_tokens), for dashboards not yet moved; also CONVERT_LEGACY_GENAI_NAMES=true"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: write MCP server and tool names, skill names and subagent types in clear instead of as digests (never content)"},
 			&cli.StringFlag{Name: "shard", Usage: "convert only share `K/N` of the inputs (0 <= K < N), chosen by session id, so N workers given the same PATHs cover them exactly once"},
@@ -72,13 +72,16 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer cleanup()
-	exp, err := exportHook(c)
+	exp, err := exportHook(c, cons)
 	if err != nil {
 		return err
 	}
 	opt := runOptions(c, cons, name, h)
+	var clock *busyClock // the time spent exporting, told apart
 	if exp != nil {
-		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp), exp.Name()
+		defer exp.Close()
+		clock = &busyClock{}
+		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp, clock), exp.Key()
 	}
 	if p.defaults != nil {
 		migrateLayout(cons, opt.Out, p.defaults)
@@ -86,6 +89,9 @@ func runAction(c *cli.Context) error {
 	oc := pipeline.Run(c.Context, ins, opt, nil)
 	interrupted := c.Context.Err() != nil
 	sum := newSummary(oc, opt, interrupted)
+	if exp != nil {
+		sum.setExport(exp, clock.Total())
+	}
 	if c.Bool("json") {
 		if err := printSummaryJSON(cons, sum); err != nil {
 			return err

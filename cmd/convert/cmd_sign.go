@@ -129,7 +129,7 @@ func keygenCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "keygen",
 		Usage:     "make a key: a signing pair (PREFIX.key, PREFIX.pub), an hmac signing secret (PREFIX.secret), or a hash key for keyed digests (PREFIX.hashkey)",
-		UsageText: "convert keygen [--alg ed25519|hmac-sha256|hash] [--out PREFIX] [--force]",
+		UsageText: "convert keygen [--alg ed25519|hmac-sha256|hash] [--out PREFIX] [--force] [--json]",
 		Description: "With no --out the key goes to convert's folder in your configuration directory\n" +
 			"($XDG_CONFIG_HOME/convert, else ~/.config/convert; made with mode 0700): convert-signing.key\n" +
 			"and .pub, convert-signing.secret, or convert.hashkey. An --out inside a git work tree is\n" +
@@ -138,6 +138,7 @@ func keygenCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "`PREFIX` of the key files (default: in convert's configuration folder)"},
 			&cli.StringFlag{Name: "alg", Value: sign.Ed25519, Usage: "ed25519 or hmac-sha256 (signing), or hash (a --hash-key-file key)"},
 			&cli.BoolFlag{Name: "force", Usage: "write the key even inside a git work tree"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -146,6 +147,15 @@ func keygenCommand() *cli.Command {
 			prefix, err := keyPrefix(c.String("out"), c.String("alg"), c.Bool("force"))
 			if err != nil {
 				return err
+			}
+			// said prints the text line, or under --json the answer: the
+			// key's algorithm and id and the files written (never a key).
+			said := func(id string, files []keyFile, format string, a ...any) error {
+				if c.Bool("json") {
+					return printJSON(c, keygenAnswer{Alg: c.String("alg"), KeyID: id, Files: files})
+				}
+				con(c).Result(format, a...)
+				return nil
 			}
 			switch c.String("alg") {
 			case sign.Ed25519:
@@ -159,7 +169,8 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".pub", pub, 0o644); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s", displayPath(prefix), displayPath(prefix), id)
+				return said(id, []keyFile{{prefix + ".key", "private", "0600"}, {prefix + ".pub", "public", "0644"}},
+					"wrote %s.key (private: keep it) and %s.pub (public: share it); key id %s", displayPath(prefix), displayPath(prefix), id)
 			case sign.HMACSHA256:
 				buf := make([]byte, 32)
 				if _, err := rand.Read(buf); err != nil {
@@ -173,7 +184,8 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".secret", secret, 0o600); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", displayPath(prefix), k.ID())
+				return said(k.ID(), []keyFile{{prefix + ".secret", "secret", "0600"}},
+					"wrote %s.secret (shared secret: keep it in your team's secret store); key id %s", displayPath(prefix), k.ID())
 			case "hash":
 				buf := make([]byte, receipt.MinKeyBytes)
 				if _, err := rand.Read(buf); err != nil {
@@ -187,13 +199,28 @@ func keygenCommand() *cli.Command {
 				if err := writeNew(prefix+".hashkey", text, 0o600); err != nil {
 					return err
 				}
-				con(c).Result("wrote %s.hashkey (keep it private; give it to --hash-key-file); key id %s", displayPath(prefix), h.KeyID())
+				return said(h.KeyID(), []keyFile{{prefix + ".hashkey", "hash_key", "0600"}},
+					"wrote %s.hashkey (keep it private; give it to --hash-key-file); key id %s", displayPath(prefix), h.KeyID())
 			default:
 				return usageError("--alg takes ed25519, hmac-sha256 or hash")
 			}
-			return nil
 		},
 	}
+}
+
+// keygenAnswer is keygen --json: what was made and where, never the key.
+type keygenAnswer struct {
+	Alg   string    `json:"alg"`
+	KeyID string    `json:"key_id"`
+	Files []keyFile `json:"files"`
+}
+
+// keyFile is one file keygen wrote: its path, what it holds (private,
+// public, secret or hash_key) and its mode.
+type keyFile struct {
+	Path string `json:"path"`
+	Role string `json:"role"`
+	Mode string `json:"mode"`
 }
 
 // writeNew writes a file that must not exist yet, so keygen never

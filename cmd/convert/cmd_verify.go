@@ -43,7 +43,7 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "check a signed receipt: signature, receipt digest and, given the source log, a byte-identical re-conversion",
-		UsageText: "convert verify [--key FILE] [--receipt FILE] [--source LOG] ENVELOPE",
+		UsageText: "convert verify [--key FILE] [--receipt FILE] [--source LOG] [--json] ENVELOPE",
 		Description: "ENVELOPE is RECEIPT.sig.json from convert sign; the receipt defaults to ENVELOPE without .sig.json.\n" +
 			"The key is the signer's public key (ed25519) or the shared secret (hmac-sha256), from --key,\n" +
 			envVerifyKeyFile + " or " + envVerifyKey + ". Only the verified payload bytes are read.\n\n" + verifyExitHelp,
@@ -53,6 +53,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "source", Aliases: []string{"s"}, Usage: "source `LOG`: re-convert it and require the receipt's exact bytes (companion files are found next to it)"},
 			&cli.StringFlag{Name: "hash-key-file", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}, Usage: "the --hash-key-file `FILE` the receipt was made with (keyed mode only)"},
 			&cli.StringFlag{Name: "reveal", Usage: "the --reveal value the receipt was made with"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -65,19 +66,65 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			msg, code := verifyEnvelope(c, key)
-			if code != exitOK {
-				con(c).Error("convert: verify: %s", msg)
-				return exitError{code}
+			v := verifyEnvelope(c, key)
+			if c.Bool("json") {
+				if err := printJSON(c, v.answer()); err != nil {
+					return err
+				}
 			}
-			con(c).Result("%s", msg)
+			if v.code != exitOK {
+				con(c).Error("convert: verify: %s", v.msg)
+				return exitError{v.code}
+			}
+			if !c.Bool("json") {
+				con(c).Result("%s", v.msg)
+			}
 			return nil
 		},
 	}
 }
 
-// verifyEnvelope returns the verdict line and its exit code.
-func verifyEnvelope(c *cli.Context, key *sign.Key) (string, int) {
+// verdict is what verify found: the line it prints, its exit code, and
+// for --json what was checked.
+type verdict struct {
+	msg, envelope, receipt, keyID string
+	code                          int
+	sourceChecked                 bool
+}
+
+// verdictNames name verify's exit codes in its --json answer.
+var verdictNames = map[int]string{
+	exitOK: "valid", exitFailed: "unreadable", exitUsage: "usage", exitBadSignature: "bad_signature", exitUnknownKey: "unknown_key",
+	exitReceiptChanged: "receipt_changed", exitSourceChanged: "source_changed", exitNotReproducible: "not_reproducible",
+}
+
+// verifyAnswer is verify --json: one object on stdout, whatever the verdict.
+type verifyAnswer struct {
+	Valid         bool   `json:"valid"`
+	Verdict       string `json:"verdict"`
+	ExitCode      int    `json:"exit_code"`
+	Envelope      string `json:"envelope"`
+	Receipt       string `json:"receipt"` // "" when the signature failed before any receipt was read
+	KeyID         string `json:"key_id"`
+	SourceChecked bool   `json:"source_checked"`
+	Message       string `json:"message"`
+}
+
+func (v verdict) answer() verifyAnswer {
+	return verifyAnswer{Valid: v.code == exitOK, Verdict: verdictNames[v.code], ExitCode: v.code, Envelope: v.envelope,
+		Receipt: v.receipt, KeyID: v.keyID, SourceChecked: v.sourceChecked && v.code == exitOK, Message: v.msg}
+}
+
+// verifyEnvelope checks the envelope and returns the verdict.
+func verifyEnvelope(c *cli.Context, key *sign.Key) verdict {
+	v := verdict{envelope: c.Args().First(), keyID: key.ID(), sourceChecked: c.String("source") != ""}
+	v.msg, v.code = checkEnvelope(c, key, &v.receipt)
+	return v
+}
+
+// checkEnvelope returns the verdict line and its exit code, and sets
+// *receipt to the receipt file it checked.
+func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int) {
 	envPath := c.Args().First()
 	raw, err := os.ReadFile(envPath)
 	if err != nil { // the ENVELOPE argument itself: a usage error
@@ -108,6 +155,7 @@ func verifyEnvelope(c *cli.Context, key *sign.Key) (string, int) {
 			return "the envelope is not named RECEIPT.sig.json; pass --receipt FILE", exitUsage
 		}
 	}
+	*receipt = recPath
 	rec, err := os.ReadFile(recPath)
 	if err != nil {
 		return fmt.Sprintf("%s: %v", recPath, errors.Unwrap(err)), exitFailed

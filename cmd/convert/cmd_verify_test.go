@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"os"
 	"path/filepath"
@@ -179,6 +180,24 @@ func TestSignVerify(t *testing.T) {
 				code, out, errs := call(t, f.secrets, "verify", "--key", key, "--source", f.src, f.env)
 				if code != tt.exit || !strings.Contains(out+errs, tt.msg) {
 					t.Errorf("exit %d, want %d (%q)\nstdout: %s\nstderr: %s", code, tt.exit, tt.msg, out, errs)
+				}
+				// --json: the same verdict as one object on stdout
+				code, out, errs = call(t, f.secrets, "verify", "--json", "--key", key, "--source", f.src, f.env)
+				var a verifyAnswer
+				if err := json.Unmarshal([]byte(out), &a); err != nil || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+					t.Fatalf("--json: stdout is not one JSON object (%v):\n%s", err, out)
+				}
+				wantVerdict := strings.ReplaceAll(strings.TrimSuffix(tt.msg, ": "), " ", "_")
+				wantReceipt := f.rec
+				if code == exitBadSignature || code == exitUnknownKey {
+					wantReceipt = "" // the signature failed: no receipt was looked at
+				}
+				if code != tt.exit || a.ExitCode != code || a.Verdict != wantVerdict || a.Valid != (code == exitOK) ||
+					!strings.HasPrefix(a.Message, tt.msg) || a.Envelope != f.env || a.Receipt != wantReceipt || a.SourceChecked != (code == exitOK) || a.KeyID == "" {
+					t.Errorf("--json: exit %d, %+v; want exit %d, verdict %s", code, a, tt.exit, wantVerdict)
+				}
+				if code != exitOK && !strings.Contains(errs, tt.msg) {
+					t.Errorf("--json: stderr lacks the verdict %q: %s", tt.msg, errs)
 				}
 			})
 		}
@@ -370,5 +389,54 @@ func TestKeygenPlaces(t *testing.T) {
 	}
 	if code, _, errs := call(t, nil, "keygen", "--alg", "hash", "--out", in, "--force"); code != 0 {
 		t.Errorf("keygen --force: exit %d: %s", code, errs)
+	}
+}
+
+// TestKeygenJSON: keygen --json says what it made, one object on stdout:
+// the algorithm, the key id and each file with its role and mode (as on
+// disk), never the key itself.
+func TestKeygenJSON(t *testing.T) {
+	tests := []struct {
+		alg   string
+		roles map[string]string // suffix -> role
+		id    string            // key id prefix
+	}{
+		{"ed25519", map[string]string{".key": "private", ".pub": "public"}, "ed25519:"},
+		{"hmac-sha256", map[string]string{".secret": "secret"}, "hmac-sha256:"},
+		{"hash", map[string]string{".hashkey": "hash_key"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.alg, func(t *testing.T) {
+			prefix := filepath.Join(t.TempDir(), "k")
+			code, out, errs := call(t, nil, "keygen", "--json", "--alg", tt.alg, "--out", prefix)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var a keygenAnswer
+			if err := json.Unmarshal([]byte(out), &a); err != nil || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+				t.Fatalf("stdout is not one JSON object (%v):\n%s", err, out)
+			}
+			if a.Alg != tt.alg || a.KeyID == "" || !strings.HasPrefix(a.KeyID, tt.id) || len(a.Files) != len(tt.roles) {
+				t.Fatalf("answer %+v", a)
+			}
+			for _, f := range a.Files {
+				role, ok := tt.roles[strings.TrimPrefix(f.Path, prefix)]
+				st, err := os.Stat(f.Path)
+				if !ok || role != f.Role || err != nil || fmt.Sprintf("%04o", st.Mode().Perm()) != f.Mode {
+					t.Errorf("file %+v: want role %q; on disk %v %v", f, role, st.Mode(), err)
+				}
+				if f.Role != "public" {
+					for _, m := range keyMaterial(t, f.Path) {
+						if strings.Contains(out+errs, m) {
+							t.Errorf("the key of %s is printed", f.Path)
+						}
+					}
+				}
+			}
+			// and it still refuses to overwrite, with no JSON on stdout
+			if code, out, _ := call(t, nil, "keygen", "--json", "--alg", tt.alg, "--out", prefix); code != exitUsage || out != "" {
+				t.Errorf("second keygen: exit %d, stdout %q", code, out)
+			}
+		})
 	}
 }

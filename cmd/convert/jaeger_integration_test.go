@@ -267,7 +267,7 @@ func TestJaeger(t *testing.T) {
 	for _, sp := range written {
 		nspans += len(sp)
 	}
-	if want := fmt.Sprintf("convert: exported %d traces (%d spans) to http://%s/v1/traces", countTraceFiles(t, out), nspans, j.otlp); !strings.Contains(se, want) {
+	if want := fmt.Sprintf("convert: exported %d traces (%d spans) to http://%s over http/protobuf", countTraceFiles(t, out), nspans, j.otlp); !strings.Contains(se, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, se)
 	}
 	if len(written) < 20 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/export"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
@@ -22,7 +23,7 @@ type summary struct {
 	Status       string           `json:"status"` // ok, failed, leak, schema, interrupted
 	Out          string           `json:"out"`
 	ElapsedMS    int64            `json:"elapsed_ms"`
-	elapsed      time.Duration    // the rate's: a run shorter than 1 ms has one too
+	elapsed      time.Duration    // the rate's: a run shorter than 1 ms has one too; the export's time taken off
 	Inputs       int              `json:"inputs"`
 	Converted    int              `json:"converted"`
 	Unchanged    int              `json:"unchanged"`
@@ -68,6 +69,9 @@ type tokenCounts struct {
 
 type exportSummary struct {
 	Endpoint        string `json:"endpoint"`
+	Protocol        string `json:"protocol"`
+	Compression     string `json:"compression"`
+	ElapsedMS       int64  `json:"elapsed_ms"`
 	Exported        int    `json:"exported"`
 	Spans           int    `json:"spans"`
 	AlreadyExported int    `json:"already_exported"`
@@ -114,6 +118,19 @@ func newSummary(oc pipeline.Outcome, opt pipeline.RunOptions, interrupted bool) 
 	return s
 }
 
+// setExport fills in what the exporter knows: the endpoint as messages
+// show it (scheme, host and port), the protocol, and the time the run
+// spent with an export in flight, which the conversion's time and rate
+// leave out (an endpoint that is slow or down is not conversion speed).
+func (s *summary) setExport(exp *export.Exporter, busy time.Duration) {
+	if s.Export == nil {
+		return
+	}
+	s.Export.Endpoint, s.Export.Protocol, s.Export.Compression = exp.Name(), exp.Protocol(), exp.Compression()
+	s.Export.ElapsedMS = busy.Milliseconds()
+	s.elapsed = max(s.elapsed-busy, time.Microsecond)
+}
+
 func printSummaryJSON(cons *console, s summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -127,6 +144,9 @@ func printSummaryJSON(cons *console, s summary) error {
 // Failures were printed once as they happened: the table counts them.
 func printOutcome(cons *console, s summary) {
 	el := fmtElapsed(s.ElapsedMS)
+	if s.Export != nil && !s.interrupted {
+		el = fmtElapsed(s.elapsed.Milliseconds())
+	}
 	if s.interrupted {
 		left := s.Inputs - s.Converted - s.Unchanged - s.Empty - s.Failed.Total + s.Failed.Interrupted
 		cons.Error("convert: interrupted after %s: %d of %d inputs converted, %d not converted; nothing partial was written. "+
@@ -135,6 +155,9 @@ func printOutcome(cons *console, s summary) {
 	}
 	var b strings.Builder
 	b.WriteString(cons.Bold(fmt.Sprintf("convert: %d of %d inputs converted in %s", s.Converted, s.Inputs, el)))
+	if s.Export != nil {
+		fmt.Fprintf(&b, " (and %s exporting)", fmtElapsed(s.Export.ElapsedMS))
+	}
 	fmt.Fprintf(&b, "; outputs in %s\n", s.Out)
 	row := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
 	if len(s.Converters) > 0 {
@@ -188,7 +211,10 @@ func printOutcome(cons *console, s summary) {
 	cons.Info("%s", strings.TrimSuffix(b.String(), "\n"))
 	if e := s.Export; e != nil {
 		if e.Exported > 0 || e.Failed == 0 {
-			msg := fmt.Sprintf("convert: exported %s (%s) to %s", plural(e.Exported, "trace"), plural(e.Spans, "span"), e.Endpoint)
+			msg := fmt.Sprintf("convert: exported %s (%s) to %s over %s", plural(e.Exported, "trace"), plural(e.Spans, "span"), e.Endpoint, e.Protocol)
+			if e.Compression == export.CompressionGzip {
+				msg += " (gzip)"
+			}
 			if e.AlreadyExported > 0 {
 				msg += fmt.Sprintf("; %d it already had were not sent again (--reexport sends them)", e.AlreadyExported)
 			}

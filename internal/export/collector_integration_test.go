@@ -280,10 +280,10 @@ func collectorBinary(t *testing.T) string {
 
 // collector is a running collector process.
 type collector struct {
-	addr, out, log string
-	cmd            *exec.Cmd
-	done           chan error // the result of Wait
-	stopped        bool
+	addr, grpcAddr, out, log string
+	cmd                      *exec.Cmd
+	done                     chan error // the result of Wait
+	stopped                  bool
 }
 
 func (col *collector) logText() string {
@@ -291,24 +291,31 @@ func (col *collector) logText() string {
 	return string(b)
 }
 
-// startCollector starts bin on a free loopback port, writing to a file in a
-// temporary directory, and waits until it accepts connections.
-func startCollector(t *testing.T, bin string) *collector {
+// freePort is a loopback address nothing listens on (for now).
+func freePort(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startCollector starts bin on free loopback ports (OTLP/HTTP at addr,
+// OTLP/gRPC at grpcAddr), writing to a file in a temporary directory, and
+// waits until both accept connections.
+func startCollector(t *testing.T, bin string) *collector {
+	t.Helper()
+	addr, grpcAddr := freePort(t), freePort(t)
 	dir := t.TempDir()
-	col := &collector{addr: addr, out: filepath.Join(dir, "traces.jsonl"), log: filepath.Join(dir, "collector.log"), done: make(chan error, 1)}
+	col := &collector{addr: addr, grpcAddr: grpcAddr, out: filepath.Join(dir, "traces.jsonl"), log: filepath.Join(dir, "collector.log"), done: make(chan error, 1)}
 	logf, err := os.Create(col.log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logf.Close() // the child keeps its own descriptor
-	col.cmd = exec.Command(bin, "-listen", addr, "-out", col.out)
+	col.cmd = exec.Command(bin, "-listen", addr, "-grpc-listen", grpcAddr, "-out", col.out)
 	col.cmd.Stdout, col.cmd.Stderr = logf, logf
 	if err := col.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -328,8 +335,7 @@ func startCollector(t *testing.T, bin string) *collector {
 			t.Fatalf("the collector exited before accepting connections: %v\n%s", err, col.logText())
 		default:
 		}
-		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			conn.Close()
+		if listening(addr) && listening(grpcAddr) {
 			return col
 		}
 		if time.Now().After(deadline) {
@@ -337,6 +343,14 @@ func startCollector(t *testing.T, bin string) *collector {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func listening(addr string) bool {
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		conn.Close()
+	}
+	return err == nil
 }
 
 // stop shuts the collector down (SIGINT, so the file exporter flushes),

@@ -1,16 +1,19 @@
-// Command otelcol is a minimal OpenTelemetry Collector for tests: an OTLP/HTTP
-// receiver and the contrib file exporter, nothing else. It is the real
+// Command otelcol is a minimal OpenTelemetry Collector for tests: the OTLP
+// receiver (HTTP, and gRPC when asked) and the contrib file exporter,
+// nothing else. It is the real
 // Collector code (the same receiver and OTLP/JSON parser as a production
 // build), assembled from modules so CI can build it from source.
 //
 // Usage:
 //
 //	otelcol -listen 127.0.0.1:4318 -out traces.jsonl   # generated config, loopback only
+//	otelcol -listen 127.0.0.1:4318 -grpc-listen 127.0.0.1:4317 -out traces.jsonl
 //	otelcol -config collector.yaml                      # any config using otlp and file
 //	otelcol -version
 //
-// With -out, the receiver accepts OTLP/HTTP (JSON or protobuf) on -listen and
-// the file exporter appends every request it receives to -out as one line of
+// With -out, the receiver accepts OTLP/HTTP (JSON or protobuf, plain or
+// gzip) on -listen, and OTLP/gRPC on -grpc-listen when given, and the file
+// exporter appends every request it receives to -out as one line of
 // OTLP/JSON. The Collector's own telemetry is off (no :8888 listener) and its
 // logs go to stderr at warn level. SIGINT or SIGTERM shuts it down cleanly.
 package main
@@ -41,6 +44,7 @@ const version = "0.161.0"
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:4318", "`ADDR` of the OTLP/HTTP receiver (with -out)")
+	grpcListen := flag.String("grpc-listen", "", "`ADDR` of the OTLP/gRPC receiver (with -out; none when empty)")
 	out := flag.String("out", "", "`FILE` the file exporter writes, one OTLP/JSON request per line")
 	config := flag.String("config", "", "collector config `FILE` (instead of -listen and -out)")
 	showVersion := flag.Bool("version", false, "print the version and exit")
@@ -56,7 +60,7 @@ func main() {
 	case *config != "":
 		uri = "file:" + *config
 	case *out != "":
-		doc, err := generatedConfig(*listen, *out)
+		doc, err := generatedConfig(*listen, *grpcListen, *out)
 		if err != nil {
 			fail(err.Error())
 		}
@@ -74,14 +78,22 @@ func main() {
 }
 
 // generatedConfig is the whole pipeline as one JSON document (JSON is YAML):
-// otlp (HTTP only) -> file, flushed every 100ms, internal telemetry off.
-func generatedConfig(listen, out string) (string, error) {
+// otlp (HTTP, and gRPC when grpcListen is set) -> file, flushed every
+// 100ms, internal telemetry off.
+func generatedConfig(listen, grpcListen, out string) (string, error) {
 	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return "", fmt.Errorf("-listen: %v", err)
 	}
+	protocols := map[string]any{"http": map[string]any{"endpoint": listen}}
+	if grpcListen != "" {
+		if _, _, err := net.SplitHostPort(grpcListen); err != nil {
+			return "", fmt.Errorf("-grpc-listen: %v", err)
+		}
+		protocols["grpc"] = map[string]any{"endpoint": grpcListen}
+	}
 	cfg := map[string]any{
 		"receivers": map[string]any{"otlp": map[string]any{
-			"protocols": map[string]any{"http": map[string]any{"endpoint": listen}},
+			"protocols": protocols,
 		}},
 		"exporters": map[string]any{"file": map[string]any{
 			"path": out, "format": "json", "flush_interval": "100ms",
