@@ -116,7 +116,7 @@ func leakcheckLogs(c *cli.Context) error {
 	for _, in := range c.StringSlice("input") {
 		st, err := os.Stat(in)
 		if err != nil {
-			return usageError("--input %s: %s", in, reason(err))
+			return usageError("--input %s: %s", displayPath(in), reason(err))
 		}
 		if !st.IsDir() {
 			inputs = append(inputs, in)
@@ -171,7 +171,11 @@ func leakcheckLogs(c *cli.Context) error {
 		return exitError{exitLeak}
 	}
 	if !c.Bool("json") {
-		cons.Result("no leak: %d files checked against %s", len(files), strings.Join(c.StringSlice("input"), ", "))
+		var shown []string
+		for _, in := range c.StringSlice("input") {
+			shown = append(shown, displayPath(in))
+		}
+		cons.Result("no leak: %d files checked against %s", len(files), strings.Join(shown, ", "))
 	}
 	return nil
 }

@@ -423,6 +423,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 	for i := range ins {
 		ins[i].Rel = rels[i]
 	}
+	pipeline.NameInputs(ins, displayInput)
 	// One worker at a time per receipts directory (its manifest); a run
 	// that waits converts the newer snapshot once the other is done.
 	lockCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)

@@ -127,12 +127,19 @@ func runAction(c *cli.Context) error {
 	var ae *pipeline.ArgError
 	switch {
 	case errors.As(err, &ae):
+		if ae.Arg != "" {
+			ae.Arg = displayPath(ae.Arg)
+		}
+		if ae.Other != "" {
+			ae.Other = displayPath(ae.Other)
+		}
 		return usageError("%v", ae)
 	case err != nil:
 		return usageError("%v", err)
 	case len(ins) == 0:
 		return usageError("no *.jsonl input found under %s", strings.Join(args, " "))
 	}
+	pipeline.NameInputs(ins, displayInput) // names.go: no message carries an input's folders
 	if s := c.String("shard"); s != "" {
 		k, n, err := pipeline.ParseShard(s)
 		if err != nil {

@@ -162,11 +162,12 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	}
 	ins, err := pipeline.Expand([]string{src})
 	if err != nil || len(ins) != 1 {
-		return fmt.Sprintf("%s: cannot read the source", src), exitFailed
+		return fmt.Sprintf("%s: cannot read the source", displayPath(src)), exitFailed
 	}
+	pipeline.NameInputs(ins, displayInput)
 	res := pipeline.Convert(ins[0], pipeline.Options{Converter: st.Predicate.Converter, Hash: h, Reveal: c.String("reveal") == "names"})
 	if res.Err != nil {
-		return fmt.Sprintf("not reproducible: re-converting %s failed: %v", src, res.Err), exitNotReproducible
+		return fmt.Sprintf("not reproducible: re-converting %s failed: %v", displayPath(src), res.Err), exitNotReproducible
 	}
 	if bytes.Equal(res.Receipt, rec) {
 		n := len(ins[0].Companions)
@@ -177,10 +178,10 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	}
 	if again, err := sign.ReadSummary("re-conversion", res.Receipt); err == nil {
 		if signed, _ := subj.Annotations["convert.input.group_sha256"].(string); signed != again.GroupSHA256 {
-			return fmt.Sprintf("source changed: the companion files of %s are not the signed ones (group %s, signed %s)", src, orNone(again.GroupSHA256), orNone(signed)), exitSourceChanged
+			return fmt.Sprintf("source changed: the companion files of %s are not the signed ones (group %s, signed %s)", displayPath(src), orNone(again.GroupSHA256), orNone(signed)), exitSourceChanged
 		}
 	}
-	return fmt.Sprintf("not reproducible: %s has the signed digest but re-converts to other bytes (different flags or converter build?)", src), exitNotReproducible
+	return fmt.Sprintf("not reproducible: %s has the signed digest but re-converts to other bytes (different flags or converter build?)", displayPath(src)), exitNotReproducible
 }
 
 // sha256File hashes a file as a stream: a log of any size is never held in

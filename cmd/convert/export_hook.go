@@ -18,7 +18,7 @@ import (
 func afterWrite(e *export.Exporter) func(context.Context, pipeline.Input, *pipeline.Result) error {
 	return func(ctx context.Context, in pipeline.Input, res *pipeline.Result) error {
 		if err := e.Export(ctx, res.Trace); err != nil {
-			ie := &pipeline.InputError{Path: in.Path, Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
+			ie := &pipeline.InputError{Path: in.Shown(), Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
 			if errors.Is(err, export.ErrDown) {
 				return skipped{ie}
 			}

@@ -123,6 +123,7 @@ type file struct {
 // source is one file of the group as the two passes see it.
 type source struct {
 	path, rel   string
+	name        string // how messages name the file (Input.Name)
 	meta        []byte // compacted sidecar JSON, nil when none
 	converted   bitset // lines handed to the converter
 	sum         []byte // sha256 of the file as it is on disk
@@ -140,11 +141,11 @@ func Convert(in Input, opt Options) Result { return ConvertContext(context.Backg
 // is cancelled.
 func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	path, rel := in.Path, in.Rel
-	res = Result{Path: path, Rel: rel}
+	res = Result{Path: in.Shown(), Rel: rel}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Receipt, res.Trace = nil, nil
-			res.Err = &InputError{Path: path, Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
+			res.Err = &InputError{Path: in.Shown(), Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
 	conv, first, scans, err := pickScanned(path, opt)
@@ -156,11 +157,15 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		}()
 	}
 	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			ie.Path = in.Shown()
+		}
 		res.Err = err
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
 		first: &first, scans: scans}
 	if err := f.read(); err != nil {
@@ -316,13 +321,13 @@ func (f *file) read() error {
 	// Companion paths are relative to the main file's directory, so the
 	// main file is named by its base name: the group digest must not depend
 	// on whether a folder or the session file was given.
-	f.srcs = append(f.srcs, source{path: f.in.Path, rel: path.Base(f.in.Rel)})
+	f.srcs = append(f.srcs, source{path: f.in.Path, name: f.in.Shown(), rel: path.Base(f.in.Rel)})
 	for _, c := range f.in.Companions {
-		src := source{path: c.Path, rel: c.Rel}
+		src := source{path: c.Path, name: orPath(c.Name, c.Path), rel: c.Rel}
 		if c.Meta != "" {
 			m, err := readMeta(f.opt.FS, c.Meta)
 			if err != nil {
-				return &InputError{Path: c.Meta, Converter: f.conv.Name, Msg: err.Error()}
+				return &InputError{Path: orPath(c.MetaName, c.Meta), Converter: f.conv.Name, Msg: err.Error()}
 			}
 			src.meta = m
 		}
@@ -347,7 +352,7 @@ func (f *file) read() error {
 			return err
 		}
 	}
-	f.path = f.in.Path
+	f.path = f.in.Shown()
 	f.sum = f.srcs[0].sum
 	bad := f.invalidCounts()
 	if err := f.state.End(&f.out); err != nil {
@@ -387,7 +392,7 @@ func fileIDs(name string) []string {
 
 func (f *file) readFile(i int) error {
 	src := &f.srcs[i]
-	f.path = src.path
+	f.path = src.name
 	if fs, ok := f.state.(converters.FileStarter); ok {
 		sf := converters.SourceFile{Index: i, Rel: src.rel}
 		if src.meta != nil {

@@ -87,7 +87,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 		return nil, nil, err
 	}
 	if err := gate.ValidateLine(lines[len(lines)-1]); err != nil {
-		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
+		return nil, nil, &SchemaError{Path: f.outName(".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
 	}
 	return bytes.Join(append(lines, nil), []byte{'\n'}), traceBytes, nil
 }
@@ -119,14 +119,14 @@ func (f *file) receiptLine(tid otlp.TraceID, sid otlp.SpanID, ev receipt.Event) 
 func (f *file) validate(lines [][]byte, checked, written []byte) error {
 	for i, l := range lines {
 		if err := gate.ValidateLine(l); err != nil {
-			return &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
+			return &SchemaError{Path: f.outName(".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
 		}
 	}
 	if probs := otlp.Validate(checked); len(probs) > 0 {
 		if w := otlp.Validate(written); len(w) > 0 {
 			probs = w
 		}
-		return &SchemaError{Path: OutputName(f.rel, ".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
+		return &SchemaError{Path: f.outName(".otel.json"), Line: probs[0].Line, Msg: probs[0].Error()}
 	}
 	return nil
 }
@@ -224,16 +224,16 @@ func (f *file) spanIndex() (map[string]int32, error) {
 	index[""] = 0
 	for i, sp := range f.out.Spans {
 		if _, dup := index[sp.Key]; dup || sp.Key == "" {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
 		}
 		if _, ok := index[sp.Parent]; !ok {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
 		}
 		index[sp.Key] = int32(i + 1)
 	}
 	for _, ev := range f.out.Events {
 		if _, ok := index[ev.Span]; !ok {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
 		}
 	}
 	return index, nil
@@ -473,12 +473,12 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 // that would leak are withheld; any other finding fails the input.
 func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Checker, error) {
 	outs := gate.NewOutputs()
-	recName := OutputName(f.rel, ".receipt.ndjson")
+	recName := f.outName(".receipt.ndjson")
 	for i, l := range lines {
 		outs.AddJSON(gjson.Parse(bytesView(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
 	}
 	if trace != nil {
-		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, ".otel.json")}, gate.TraceSkip)
+		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: f.outName(".otel.json")}, gate.TraceSkip)
 	}
 	for i, d := range f.diags {
 		outs.AddMessage(f.trimPath(d), gate.Where{Kind: gate.Stderr, Index: i + 1})
@@ -512,8 +512,8 @@ func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Che
 // own words, and a path may hold any character.
 func (f *file) trimPath(m string) string {
 	for _, s := range f.srcs {
-		if strings.HasPrefix(m, s.path) {
-			return m[len(s.path):]
+		if strings.HasPrefix(m, s.name) {
+			return m[len(s.name):]
 		}
 	}
 	return m
@@ -568,3 +568,8 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	}
 	return nil
 }
+
+// outName is how messages name one of the input's outputs: its file name
+// without the folders it mirrors from the input's (an encoded working
+// folder, a user name).
+func (f *file) outName(suffix string) string { return path.Base(OutputName(f.rel, suffix)) }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -247,7 +248,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 // pub: write its outputs, export and record them (publishOne).
 func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) (done, *published) {
 	if err := ctx.Err(); err != nil {
-		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
+		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Shown(), Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
@@ -264,7 +265,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	d := done{}
 	if prev := man.madeFrom(in.Rel); prev != "" && prev != pathID(in.Path) {
 		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
-			in.Path, outs[0], displayDir(opt.Out)))
+			in.Shown(), path.Base(outs[0]), displayDir(opt.Out)))
 	}
 	end := func() {}
 	if opt.Converting != nil {
