@@ -209,7 +209,7 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 	c, err := converters.Detect(types, keys)
 	if err != nil {
 		if errors.Is(err, converters.ErrNoKind) {
-			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path)}
+			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path) + longHint(opt.FS, path)}
 		}
 		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -245,7 +245,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 		return nil, nil, nil, err
 	}
 	defer func() { file = fh.Rewind() }()
-	r := jsonl.NewReader(fh.Reader, 1<<20)
+	r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), 1<<20)
 	defer r.Release()
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
@@ -400,19 +400,19 @@ func (f *file) readFile(i int) error {
 			f.input.Line(src.meta, f.conv.PassThrough)
 		}
 		if err := fs.StartFile(sf, &f.out); err != nil {
-			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
+			return &InputError{Path: src.name, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
 	fh, err := f.open(i)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: err.Error()}
+		return &InputError{Path: src.name, Msg: err.Error()}
 	}
 	defer fh.Close()
 	if st, err := fh.file.Stat(); err == nil {
 		src.mtime = st.ModTime().UnixNano()
 	}
 	src.seqBase = f.stats.Lines
-	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	r := jsonl.NewReader(stopping(f.ctx, fh.Reader), f.opt.MaxLine)
 	defer r.Release()
 	var reported int64
 	for {
@@ -420,12 +420,15 @@ func (f *file) readFile(i int) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, ErrInterrupted) {
+			return &InputError{Path: src.name, Line: r.Lines() + 1, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+		}
 		if err != nil {
-			return &InputError{Path: src.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
+			return &InputError{Path: src.name, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
 		if l.N%1024 == 0 {
 			if err := f.ctx.Err(); err != nil {
-				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+				return &InputError{Path: src.name, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
 			}
 			if f.opt.Progress != nil {
 				f.opt.Progress.Add(fh.n - reported)

@@ -49,6 +49,9 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.interrupted(); err != nil {
+		return nil, nil, err
+	}
 	// The trace is the largest thing a long session keeps live. Its spans
 	// are made one at a time as they are written, each converter span and
 	// its events dropped once written (nothing after this reads f.out's
@@ -71,6 +74,9 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	checked := traceBytes
 	if compact != nil {
 		checked = compact
+	}
+	if err := f.interrupted(); err != nil {
+		return nil, nil, err
 	}
 	if err := f.validate(lines, checked, traceBytes); err != nil {
 		return nil, nil, err
@@ -547,10 +553,10 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	}
 	fh, err := openFrom(f.opt.FS, src.path, false)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: err.Error()}
+		return &InputError{Path: src.name, Msg: err.Error()}
 	}
 	defer fh.Close()
-	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	r := jsonl.NewReader(stopping(f.ctx, fh.Reader), f.opt.MaxLine)
 	defer r.Release()
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	err = eachLine(r, func(l jsonl.Line) error {
@@ -559,12 +565,15 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 		}
 		return nil
 	})
+	if errors.Is(err, ErrInterrupted) {
+		return &InputError{Path: src.name, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+	}
 	if err != nil {
-		return &InputError{Path: src.path, Msg: "read error: " + openError(err).Error()}
+		return &InputError{Path: src.name, Msg: "read error: " + openError(err).Error()}
 	}
 	// Pass one hashed the file; here its size and mtime must be unchanged.
 	if st, err := fh.file.Stat(); src.sum != nil && (err != nil || st.Size() != src.size || st.ModTime().UnixNano() != src.mtime) {
-		return &InputError{Path: src.path, Msg: "input changed while it was being converted"}
+		return &InputError{Path: src.name, Msg: "input changed while it was being converted"}
 	}
 	return nil
 }

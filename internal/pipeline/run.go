@@ -276,12 +276,12 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	// A blank file (real trees have them) is told once the conversion found
 	// no record in it: opening every input a third time to look first cost
 	// more than the check itself on a filesystem where an open is slow.
-	if len(in.Companions) == 0 && res.Stats.Records == 0 && blank(in.Path) {
+	if len(in.Companions) == 0 && res.Stats.Records == 0 && !errors.Is(res.Err, ErrInterrupted) && blank(in.Path) {
 		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}, nil
 	}
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
 		res.Receipt, res.Trace = nil, nil
-		res.Err = &InputError{Path: in.Path, Converter: res.Converter, Msg: fmt.Sprintf(
+		res.Err = &InputError{Path: in.Shown(), Converter: res.Converter, Msg: fmt.Sprintf(
 			"none of its %d lines is a %s record, nothing written (is --converter right? --converter auto detects the kind)",
 			res.Stats.Lines-res.Stats.Blank, res.Converter)}
 	}

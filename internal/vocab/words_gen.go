@@ -3893,6 +3893,7 @@ var formats = []string{
 	"%x-%x-%x-%x-%x",
 	": %s in %s",
 	":%d",
+	"; only its first %s are read to tell its kind (a longer first line, say): give --converter NAME",
 	"AnyValue must hold exactly one value, holds %d",
 	"[%s %s/%s@%d",
 	"a %s job reports a non-zero actual_usd",
