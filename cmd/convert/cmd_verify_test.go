@@ -14,7 +14,8 @@ import (
 )
 
 // The HMAC secret of these tests; it must never be printed.
-const testSecret = "CANARY-shared-team-secret-3f9a1c0b7d5e4a2c"
+// testSecret is 32 random bytes in hex, as keygen writes an hmac secret.
+const testSecret = "aeb65080c2e7d62f23f53f6f0b4cb943a78e787ead3c26f6dfee861778319f88"
 
 // call runs the CLI in process and fails the test if a secret or a raw
 // (CANARY) value reaches stdout or stderr.
@@ -155,7 +156,7 @@ func TestSignVerify(t *testing.T) {
 		{name: "payload byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.env, `"payload": "eyJfdHlwZSI6Imh0dHBz`) }, exit: exitBadSignature, msg: "bad signature: "},
 		{name: "unknown key", key: func(f signFixture) string {
 			p := filepath.Join(f.dir, "other.secret")
-			os.WriteFile(p, []byte("CANARY-some-other-secret-of-32-bytes-or-more"), 0o600)
+			os.WriteFile(p, []byte("d300ebfe87785c73f510f47fee6cc1379a1f534ee252fa5fd101a7ee516a2147"), 0o600)
 			return p
 		}, exit: exitUnknownKey, msg: "unknown key: "},
 		{name: "re-signed forged receipt", tamper: func(t *testing.T, f signFixture) {
@@ -207,6 +208,10 @@ func TestSignVerifyUsage(t *testing.T) {
 	f := setup(t, "ed25519")
 	short := filepath.Join(f.dir, "short")
 	os.WriteFile(short, []byte("CANARY-short"), 0o600)
+	sentence := filepath.Join(f.dir, "sentence")
+	os.WriteFile(sentence, []byte("CANARY the secret of the acme payments team, long enough\n"), 0o600)
+	phrase := filepath.Join(f.dir, "phrase")
+	os.WriteFile(phrase, []byte("CANARYHorseBatteryStapleCANARYHorseBatteryStaple\n"), 0o600)
 	tests := []struct {
 		name string
 		args []string
@@ -217,7 +222,10 @@ func TestSignVerifyUsage(t *testing.T) {
 		{"sign without key", []string{"sign", f.rec}, exitUsage, "no key"},
 		{"sign with the public key", []string{"sign", "--key", f.verifyKey, f.rec}, exitUsage, "public key"},
 		{"sign alg mismatch", []string{"sign", "--key", f.signKey, "--alg", "hmac-sha256", f.rec}, exitUsage, "ed25519 key"},
-		{"short secret", []string{"sign", "--key", short, f.rec}, exitUsage, "at least 32 bytes"},
+		{"short secret", []string{"sign", "--key", short, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"a sentence as the secret", []string{"sign", "--key", sentence, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"a passphrase that is base64", []string{"sign", "--key", phrase, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"verify with a sentence", []string{"verify", "--key", sentence, f.env}, exitUsage, "not 32+ random bytes"},
 		{"sign a non-receipt", []string{"sign", "--key", f.signKey, f.src}, exitFailed, "convert.summary"},
 		{"keygen never overwrites", []string{"keygen", "--out", filepath.Join(f.dir, "k")}, exitUsage, "never overwrites"},
 		{"verify without envelope", []string{"verify", "--key", f.verifyKey}, exitUsage, "exactly one ENVELOPE"},
