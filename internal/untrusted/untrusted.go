@@ -1,0 +1,183 @@
+// Package untrusted screens values read from files that come from anywhere
+// (receipts, envelopes) before a command prints them. It sits outside the
+// packages whose words are the program's vocabulary, so its own literals
+// (model families) type nothing in an output.
+package untrusted
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// Receipts read by diff, audit, validate, verify and report come from
+// anywhere: a value read from one is printed only when it passes the rules
+// a receipt convert writes must pass without its input at hand (the
+// program's own words, digests, small counts, and composites of those; a
+// time; a short version number), and no secret shape is in it. Anything
+// else is printed as its digest with a note: a hostile receipt cannot make
+// a command print a prompt, a path, a user name or a key.
+
+// Printable reports whether v, read from a receipt, may be printed as it is.
+func Printable(v string) bool {
+	if v == "" {
+		return true
+	}
+	if len(v) > 512 {
+		return false
+	}
+	if leak.Time.Admit(v) || shortVersion(v) || bucketLabel[v] || knownModel(v) {
+		return true
+	}
+	if hasIPv4(v) {
+		return false // counts joined by dots are an address, not our words
+	}
+	o := gate.NewOutputs()
+	o.Add(v, gate.Where{Kind: gate.Document, File: "receipt"})
+	chk := o.Check(nil)
+	return len(chk.Untyped()) == 0 && len(chk.Findings()) == 0
+}
+
+// Withheld is how a value that is not Printable is printed: its digest
+// (the first 16 hex digits of its sha256) and a note.
+func Withheld(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return "sha256:" + hex.EncodeToString(sum[:8]) + "… (withheld: not a value a receipt may hold)"
+}
+
+// Show is v when it is Printable, else Withheld(v).
+func Show(v string) string {
+	if Printable(v) {
+		return v
+	}
+	return Withheld(v)
+}
+
+// ShowJSON is Show for a compact JSON value: a string is judged unquoted
+// and printed quoted; an array element by element; a number or literal as
+// it is when Printable.
+func ShowJSON(v string) string {
+	switch {
+	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !strings.Contains(v[1:len(v)-1], `"`):
+		if s := v[1 : len(v)-1]; Printable(s) {
+			return v
+		}
+	case len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']':
+		inner := v[1 : len(v)-1]
+		if inner == "" {
+			return v
+		}
+		var out []string
+		for _, e := range strings.Split(inner, ",") {
+			if strings.ContainsAny(e, `[]{}\`) {
+				return Withheld(v)
+			}
+			out = append(out, ShowJSON(e))
+		}
+		return "[" + strings.Join(out, ",") + "]"
+	default:
+		if Printable(v) {
+			return v
+		}
+	}
+	return Withheld(v)
+}
+
+// bucketLabel holds the labels of the receipt's bucket ladders.
+var bucketLabel = func() map[string]bool {
+	m := map[string]bool{"0": true, "invalid": true}
+	for _, l := range receipt.Ladders() {
+		for _, s := range l.Labels {
+			m[s] = true
+		}
+	}
+	return m
+}()
+
+// modelFamilies are the model families providers name: a model read from a
+// receipt is printed only in one of them.
+var modelFamilies = []string{"claude-", "gpt-", "gemini-", "o1", "o3", "o4", "codex-"}
+
+// knownModel is a model name of a known family: lower-case letters,
+// digits, '-' and '.', no run of digits longer than 4 but a date (20251101).
+func knownModel(v string) bool {
+	if len(v) > 48 {
+		return false
+	}
+	family := false
+	for _, f := range modelFamilies {
+		family = family || strings.HasPrefix(v, f)
+	}
+	if !family {
+		return false
+	}
+	run := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			run++
+			continue
+		}
+		if run > 4 && !(run == 8 && strings.HasPrefix(v[i-8:], "20")) {
+			return false
+		}
+		run = 0
+		if i < len(v) && !('a' <= v[i] && v[i] <= 'z' || v[i] == '-' || v[i] == '.') {
+			return false
+		}
+	}
+	return leak.SecretKind(v) == ""
+}
+
+// hasIPv4 reports four or more dot-joined numbers of at most 3 digits in v.
+func hasIPv4(v string) bool {
+	digits, dots := 0, 0
+	for i := 0; i <= len(v); i++ {
+		c := byte(0)
+		if i < len(v) {
+			c = v[i]
+		}
+		switch {
+		case '0' <= c && c <= '9':
+			digits++
+			if digits > 3 {
+				dots = 0
+			}
+			continue
+		case c == '.' && digits > 0 && digits <= 3:
+			dots++
+		default:
+			if digits > 0 && digits <= 3 && dots >= 3 {
+				return true
+			}
+			dots = 0
+		}
+		digits = 0
+	}
+	return false
+}
+
+// shortVersion is a version of two or three numbers (2.1.42, 0.142.4) with
+// at most 6 digits in all: never a card, phone or IP address.
+func shortVersion(v string) bool {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return false
+	}
+	digits := 0
+	for _, p := range parts {
+		if p == "" || len(p) > 4 {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
+		}
+		digits += len(p)
+	}
+	return digits <= 6
+}

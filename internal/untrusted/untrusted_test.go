@@ -1,0 +1,67 @@
+package untrusted
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPrintable: a value read from a receipt is printed as it is only when
+// a receipt convert writes could hold it without its input at hand.
+func TestPrintable(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		v    string
+		want bool
+	}{
+		{"claude_code", true},
+		{digest, true},
+		{"hmac-sha256:" + strings.Repeat("fedcba9876543210", 4), true},
+		{"execute_tool Bash", true},
+		{"context.input.source.size_bucket", true},
+		{"session.id=" + digest, true},
+		{"under_16kib", true},
+		{"12", true},
+		{"2.1.42", true},
+		{"2026-02-03T10:00:00.000Z", true},
+		{"claude-opus-4-5-20251101", true},
+		{"gpt-5.5", true},
+		{"", true},
+		{"CANARY-prompt total the invoices", false},
+		{"/home/CANARYUSER/acme", false},
+		{"CANARYUSER", false},
+		{"claude-CANARY", false},
+		{"claude-opus-4111111111111111", false},
+		{"4111111111111111", false},
+		{"555-123-4567", false},
+		{"123-45-6789", false},
+		{"10.11.12.13", false},
+		{"host 192.168.1.20 up", false},
+		{"1.2.3.4.5", false},
+		{"AKIAIOSFODNN7EXAMPLE", false},
+		{"sha256:CANARY", false},
+		{strings.Repeat("a", 600), false},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.v); got != tt.want {
+			t.Errorf("Printable(%q) = %v, want %v", tt.v, got, tt.want)
+		}
+		shown := Show(tt.v)
+		if !tt.want && (strings.Contains(shown, tt.v) || strings.Contains(shown, "CANARY") || !strings.Contains(shown, "withheld")) {
+			t.Errorf("Show(%q) = %q", tt.v, shown)
+		}
+	}
+	for in, want := range map[string]string{
+		`"claude_code"`:         `"claude_code"`,
+		`["2.1.42","2.1.43"]`:   `["2.1.42","2.1.43"]`,
+		`12`:                    `12`,
+		`"CANARY-x"`:            Withheld(`"CANARY-x"`),
+		`["2.1.42","CANARY-y"]`: `["2.1.42",` + Withheld(`"CANARY-y"`) + `]`,
+		`{"CANARY":"nested"}`:   Withheld(`{"CANARY":"nested"}`),
+		`"a \"CANARY\" quoted"`: Withheld(`"a \"CANARY\" quoted"`),
+		`4111111111111111`:      Withheld(`4111111111111111`),
+	} {
+		if got := ShowJSON(in); got != want {
+			t.Errorf("ShowJSON(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
