@@ -37,12 +37,12 @@ func stateAssembly(path string, d doc, opt Options, single bool) []Finding {
 			at(i, RuleStateAssemblyID, "selected_entries[%d] is not an object", i)
 			continue
 		}
-		where := fmt.Sprintf("selected_entries[%d] (%s, rank %v)", i, entryType(m), m["rank"])
+		where := fmt.Sprintf("selected_entries[%d] (%s, rank %s)", i, entryType(m), shown(m["rank"]))
 		if vt := str(m, "valid_to"); vt != "" && asOfOK {
 			if t, ok := parseTime(vt); !ok {
 				at(i, RuleStaleFact, "%s: valid_to is not an RFC 3339 time", where)
 			} else if !t.After(asOf) {
-				at(i, RuleStaleFact, "%s: valid_to %s is not after as_of %s, yet the entry was selected", where, vt, str(r, "as_of"))
+				at(i, RuleStaleFact, "%s: valid_to %s is not after as_of %s, yet the entry was selected", where, shown(vt), shown(str(r, "as_of")))
 			}
 		}
 		switch str(m, "supersession_status") {
@@ -82,7 +82,7 @@ func stateAssembly(path string, d doc, opt Options, single bool) []Finding {
 		if t, ok := parseTime(want); !ok {
 			add(RuleAsOfFallback, "the requested as_of is not an RFC 3339 time")
 		} else if asOfOK && !t.Equal(asOf) {
-			add(RuleAsOfFallback, "as_of %s was requested but the receipt resolved against %s", want, str(r, "as_of"))
+			add(RuleAsOfFallback, "as_of %s was requested but the receipt resolved against %s", want, shown(str(r, "as_of")))
 		}
 	}
 	delivered, have := []byte(nil), false
@@ -95,7 +95,7 @@ func stateAssembly(path string, d doc, opt Options, single bool) []Finding {
 		sum := sha256.Sum256(delivered)
 		got := hex.EncodeToString(sum[:])
 		if want := strings.TrimPrefix(str(out, "context_hash"), "sha256:"); got != want {
-			add(RuleContextHash, "the delivered bytes hash to sha256:%s, output.context_hash records sha256:%s", got, want)
+			add(RuleContextHash, "the delivered bytes hash to sha256:%s, output.context_hash records %s", got, shown("sha256:"+want))
 		}
 		if n, ok := num(out, "context_size_bytes"); ok && n != int64(len(delivered)) {
 			add(RuleContextHash, "%d bytes were delivered, output.context_size_bytes records %d", len(delivered), n)
