@@ -7,11 +7,13 @@ package untrusted
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/schemas"
 )
 
 // Receipts read by diff, audit, validate, verify and report come from
@@ -180,4 +182,81 @@ func shortVersion(v string) bool {
 		digits += len(p)
 	}
 	return digits <= 6
+}
+
+// validatorWords are the words of the schema validator's and the receipt
+// schema set's own messages (internal/jsonschema, internal/schema).
+var validatorWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`< <= > >= additionalProperties against allowed and anyOf are at be but const
+		does encoded equal expected failed found got if-else if-then index indexes is items json length match maximum
+		mediatype minimum missing multipleOf must not of oneOf only pattern patternProperty properties regex required
+		schemas valid value event has no schema line too long or one with exactly property exists doesn't validate
+		string number integer boolean array object null minLength maxLength minItems maxItems minProperties
+		maxProperties exclusiveMinimum exclusiveMaximum format enum type date-time date time duration uri uuid regex`) {
+		validatorWords[w] = true
+	}
+}
+
+var schemaText = func() string {
+	var b strings.Builder
+	fs.WalkDir(schemas.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, err := schemas.FS.ReadFile(p); err == nil {
+				b.Write(data)
+			}
+		}
+		return nil
+	})
+	return b.String()
+}()
+
+// Message screens a message composed about a file from anywhere (a schema
+// problem, say): every word that is not the validator's own, not in the
+// schemas' own text and not Printable is replaced by its digest, and so is
+// every segment of a JSON pointer (/attributes/<key>).
+func Message(msg string) string {
+	var out []string
+	for _, tok := range strings.Split(msg, " ") {
+		out = append(out, screenToken(tok))
+	}
+	return strings.Join(out, " ")
+}
+
+func screenToken(tok string) string {
+	inner := strings.TrimRight(strings.TrimLeft(tok, `'"(`), `'",;:)`)
+	if inner == "" {
+		return tok
+	}
+	lead := tok[:strings.Index(tok, inner)]
+	trail := tok[len(lead)+len(inner):]
+	if strings.HasPrefix(inner, "/") {
+		segs := strings.Split(inner, "/")
+		for i, s := range segs {
+			if s != "" && !wordOK(unescapePointer(s)) {
+				segs[i] = short(s)
+			}
+		}
+		return lead + strings.Join(segs, "/") + trail
+	}
+	if wordOK(inner) {
+		return tok
+	}
+	return lead + short(inner) + trail
+}
+
+func wordOK(w string) bool {
+	return validatorWords[w] || Printable(w) || (len(w) >= 2 && strings.Contains(schemaText, w))
+}
+
+// short is a withheld word: the first 12 hex digits of its sha256.
+func short(w string) string {
+	sum := sha256.Sum256([]byte(w))
+	return "sha256:" + hex.EncodeToString(sum[:6]) + "…(withheld)"
+}
+
+func unescapePointer(s string) string {
+	s = strings.NewReplacer("%20", " ", "~1", "/", "~0", "~").Replace(s)
+	return s
 }

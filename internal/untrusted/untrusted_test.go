@@ -65,3 +65,26 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestMessage: a validator's message keeps its own words, the schemas'
+// words and typed values, and withholds every other word and pointer
+// segment.
+func TestMessage(t *testing.T) {
+	for in, keep := range map[string][]string{
+		"/: additionalProperties 'CANARY-top' not allowed":                              {"/:", "additionalProperties", "not allowed"},
+		"/attributes/CANARY-key%20~1home~1alice: does not match pattern '^[a-z]+$'":     {"/attributes/", "does not match pattern"},
+		"/time: CANARY-time 4111111111111111 is not valid 'date-time'":                  {"/time:", "is not valid", "'date-time'"},
+		`event "CANARY.event" has no schema`:                                            {"event", "has no schema"},
+		`event "context.input.loaded": /: additionalProperties 'convert.x' not allowed`: {`"context.input.loaded"`},
+	} {
+		got := Message(in)
+		if strings.Contains(got, "CANARY") || strings.Contains(got, "4111111111111111") || strings.Contains(got, "alice") {
+			t.Errorf("Message(%q) = %q", in, got)
+		}
+		for _, k := range keep {
+			if !strings.Contains(got, k) {
+				t.Errorf("Message(%q) = %q, lost %q", in, got, k)
+			}
+		}
+	}
+}
