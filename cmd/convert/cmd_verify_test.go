@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/sign"
 )
 
 // The HMAC secret of these tests; it must never be printed.
@@ -378,5 +380,65 @@ func TestKeygenPlaces(t *testing.T) {
 	}
 	if code, _, errs := call(t, nil, "keygen", "--alg", "hash", "--out", in, "--force"); code != 0 {
 		t.Errorf("keygen --force: exit %d: %s", code, errs)
+	}
+}
+
+// TestVerifyHostileStatement: an envelope signed by a key the verifier
+// holds may still name anything (a signer's mistake, or a team secret
+// known to many): verify prints a name, digest, version or algorithm read
+// from it only when a written receipt could hold it, else by digest.
+func TestVerifyHostileStatement(t *testing.T) {
+	f := setup(t, "hmac-sha256")
+	key, err := sign.ParseKey([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := os.ReadFile(f.rec)
+	tests := []struct {
+		name   string
+		mutate func(st *sign.Statement)
+		exit   int
+	}{
+		{"receipt name and digest", func(st *sign.Statement) {
+			for i := range st.Subject {
+				if st.Subject[i].Name == filepath.Base(f.rec) {
+					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-name /home/CANARYUSER 4111111111111111", strings.Repeat("ab", 32)
+				}
+			}
+		}, exitReceiptChanged},
+		{"source name and digest", func(st *sign.Statement) {
+			for i := range st.Subject {
+				if st.Subject[i].Name != filepath.Base(f.rec) {
+					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-source AKIAIOSFODNN7EXAMPLE", strings.Repeat("cd", 32)
+				}
+			}
+		}, exitSourceChanged},
+		{"version", func(st *sign.Statement) { st.Predicate.Version = "CANARY-version 555-123-4567" }, exitNotReproducible},
+		{"statement type", func(st *sign.Statement) { st.Type = "CANARY-type /home/CANARYUSER" }, exitFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := sign.NewStatement(filepath.Base(f.rec), rec, sign.HMACSHA256)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.mutate(st)
+			env, err := sign.Sign(st, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(env)
+			p := filepath.Join(t.TempDir(), "hostile.sig.json")
+			os.WriteFile(p, b, 0o644)
+			code, out, errs := call(t, f.secrets, "verify", "--key", f.verifyKey, "--receipt", f.rec, "--source", f.src, p) // call fails on any CANARY
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.exit, out, errs)
+			}
+			for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "555-123-4567", "/home/"} {
+				if strings.Contains(out+errs, s) {
+					t.Errorf("verify printed %q:\n%s%s", s, out, errs)
+				}
+			}
+		})
 	}
 }
