@@ -260,3 +260,61 @@ func unescapePointer(s string) string {
 	s = strings.NewReplacer("%20", " ", "~1", "/", "~0", "~").Replace(s)
 	return s
 }
+
+// Field is v, the value of the attribute key in a receipt from anywhere,
+// as it may be printed: Printable values as they are; in the fields that
+// carry a declared kind of value, a value of that kind's shape (a revealed
+// name, a model, a file name, a UUID id), as a written receipt's leak
+// check admits it; anything else Withheld.
+func Field(key, v string) string {
+	if Printable(v) {
+		return v
+	}
+	ok := false
+	switch {
+	case key == "session.id" || key == "gen_ai.conversation.id" || strings.HasSuffix(key, ".id"):
+		ok = leak.UUID.Admit(v) || leak.ID.Admit(v) && !longDigits(v, 5)
+	case strings.HasSuffix(key, ".model"):
+		ok = leak.Model.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
+	case strings.HasSuffix(key, ".name") || key == "subagent.type":
+		ok = leak.Name.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
+	case key == "convert.input.path":
+		ok = fileName(v)
+	}
+	if ok {
+		return v
+	}
+	return Withheld(v)
+}
+
+// fileName is an input's file name as a receipt records it: one path
+// element, its stem a label (bad_junk_lines) or ending in an id.
+func fileName(v string) bool {
+	if strings.ContainsAny(v, "/\\ ") || hasIPv4(v) {
+		return false
+	}
+	stem := v
+	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json"} {
+		stem = strings.TrimSuffix(stem, ext)
+	}
+	if n := len(stem); n >= 36 && leak.UUID.Admit(stem[n-36:]) {
+		return !longDigits(stem[:n-36], 5) || strings.HasPrefix(stem, "rollout-")
+	}
+	return leak.Label.Admit(stem) && !longDigits(stem, 5)
+}
+
+// longDigits reports a run of more than n digits (a card, a phone number).
+func longDigits(v string, n int) bool {
+	run := 0
+	for i := 0; i < len(v); i++ {
+		if '0' <= v[i] && v[i] <= '9' {
+			run++
+			if run > n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}

@@ -88,3 +88,29 @@ func TestMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestField: in a field of a declared kind, a value of that kind's shape
+// is printed; anything else is withheld.
+func TestField(t *testing.T) {
+	for _, tt := range []struct {
+		key, v string
+		want   bool
+	}{
+		{"session.id", "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a", true},
+		{"session.id", "CANARY /home/x", false},
+		{"gen_ai.request.model", "claude-opus-4-7", true},
+		{"gen_ai.request.model", "CANARY/4111111111111111", false},
+		{"mcp.server.name", "github", true},
+		{"mcp.server.name", "CANARY 10.1.2.3", false},
+		{"convert.input.path", "bad_junk_lines.jsonl", true},
+		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true},
+		{"convert.input.path", "CANARY dir/notes.jsonl", false},
+		{"convert.input.path", "5551234567.jsonl", false},
+		{"some.other.key", "CANARY", false},
+	} {
+		got := Field(tt.key, tt.v)
+		if (got == tt.v) != tt.want {
+			t.Errorf("Field(%q, %q) = %q, want printed %v", tt.key, tt.v, got, tt.want)
+		}
+	}
+}
