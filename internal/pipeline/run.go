@@ -252,7 +252,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + traceSuffix(opt.OTelFormat)} // relative to opt.Out
-	if !opt.Force && man.unchanged(in, set, outs) {
+	if !opt.Force && man.unchanged(ctx, in, set, outs) {
 		switch {
 		case opt.AfterWrite == nil:
 			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}}, nil
