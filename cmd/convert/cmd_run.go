@@ -66,7 +66,14 @@ func runAction(c *cli.Context) error {
 			// exec without a terminal) is no log: read the default folders,
 			// as with a terminal, and say why.
 			br := bufio.NewReader(stdinReader)
-			_, err := br.Peek(1)
+			peeked := make(chan error, 1)
+			go func() { _, err := br.Peek(1); peeked <- err }()
+			var err error
+			select {
+			case err = <-peeked:
+			case <-c.Context.Done(): // a pipe nobody writes to: Ctrl-C still ends the run
+				return c.Context.Err()
+			}
 			empty, stdinIn = errors.Is(err, io.EOF), br
 			if empty {
 				cons.Info("convert: no PATH given and standard input is empty: reading the agents' default locations instead (give - to convert standard input)")
@@ -117,7 +124,10 @@ func runAction(c *cli.Context) error {
 		return usageError("- (standard input) can be given once")
 	}
 	if stdins == 1 {
-		cleanup, err := pipeline.SpoolStdin(stdinIn)
+		cleanup, err := pipeline.SpoolStdinContext(c.Context, stdinIn)
+		if errors.Is(err, pipeline.ErrInterrupted) {
+			return err // runContext: "convert: interrupted", exit 130
+		}
 		if err != nil {
 			return usageError("%v", err)
 		}

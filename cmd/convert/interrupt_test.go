@@ -118,3 +118,49 @@ func TestSignalEndsRunWithinASecond(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalEndsStdinWait: a run reading standard input from a pipe nobody
+// writes to (given -, or no PATH at all) ends within a second of SIGINT,
+// exit 130, and leaves no spool or output.
+func TestSignalEndsStdinWait(t *testing.T) {
+	for _, args := range [][]string{{"-"}, nil} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		cmd := exec.Command(os.Args[0], append([]string{"run", "--out", out}, args...)...)
+		cmd.Env = append(os.Environ(), "CONVERT_TEST_AS_CLI=1", "HOME="+dir, "TMPDIR="+dir)
+		w, err := cmd.StdinPipe() // held open, never written
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		time.Sleep(700 * time.Millisecond)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGINT)
+		var werr error
+		select {
+		case werr = <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("%v: still waiting on standard input 10 s after SIGINT", args)
+		}
+		if took := time.Since(sent); took > time.Second {
+			t.Errorf("%v: took %v to end after SIGINT", args, took)
+		}
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Errorf("%v: exit %v, want %d\n%s", args, werr, exitInterrupted, se.String())
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "convert-stdin-*"))
+		if len(left) > 0 || exists(out) {
+			t.Errorf("%v: left %v (out exists: %v)", args, left, exists(out))
+		}
+	}
+}

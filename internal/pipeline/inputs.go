@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -289,11 +290,35 @@ func stdinSpool() string {
 // SpoolStdin copies r (standard input) to a private temporary file that
 // the input "stdin" then reads, and returns the function that removes it.
 func SpoolStdin(r io.Reader) (cleanup func(), err error) {
+	return SpoolStdinContext(context.Background(), r)
+}
+
+// SpoolStdinContext is SpoolStdin that gives up when ctx ends (Ctrl-C), even
+// while a read of standard input waits for a writer that never writes: it
+// then returns ErrInterrupted and leaves no spool (the read stays blocked
+// until the process exits).
+func SpoolStdinContext(ctx context.Context, r io.Reader) (cleanup func(), err error) {
 	fh, err := os.CreateTemp("", "convert-stdin-*.jsonl")
 	if err != nil {
 		return nil, &ArgError{Arg: StdinArg, Msg: "cannot spool standard input: " + openError(err).Error()}
 	}
-	_, cerr := io.Copy(fh, r)
+	copied := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(fh, stopping(ctx, r))
+		copied <- err
+	}()
+	var cerr error
+	select {
+	case cerr = <-copied:
+	case <-ctx.Done():
+		os.Remove(fh.Name())
+		return nil, ErrInterrupted
+	}
+	if errors.Is(cerr, ErrInterrupted) {
+		fh.Close()
+		os.Remove(fh.Name())
+		return nil, ErrInterrupted
+	}
 	if err := errors.Join(cerr, fh.Close()); err != nil {
 		os.Remove(fh.Name())
 		return nil, &ArgError{Arg: StdinArg, Msg: "cannot read standard input: " + openError(err).Error()}
