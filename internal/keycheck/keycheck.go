@@ -33,7 +33,7 @@ const (
 )
 
 // ErrWeak is the answer for every key that is refused; it never quotes the key.
-var ErrWeak = errors.New("not 32+ random bytes written as hex or base64 (a passphrase, a short or patterned key, or raw bytes); make one with: convert keygen")
+var ErrWeak = errors.New("not 32+ random bytes written as hex or base64 (a passphrase, a short or patterned key, or raw bytes)")
 
 // Decode judges text and returns the key bytes it encodes.
 func Decode(text []byte) ([]byte, error) {

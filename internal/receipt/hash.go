@@ -41,7 +41,7 @@ type Hasher struct {
 func NewKeyed(text []byte) (Hasher, error) {
 	key, err := keycheck.Decode(text)
 	if err != nil {
-		return Hasher{}, fmt.Errorf("hash key: %w", err)
+		return Hasher{}, fmt.Errorf("hash key: %w; make one with: convert keygen --alg hash", err)
 	}
 	return Hasher{key: key, keyID: keyID(key)}, nil
 }

@@ -131,7 +131,7 @@ func ParseKey(data []byte) (*Key, error) {
 	}
 	secret := bytes.TrimSpace(data)
 	if _, err := keycheck.Decode(secret); err != nil {
-		return nil, fmt.Errorf("key: the hmac secret is %w", err)
+		return nil, fmt.Errorf("key: the hmac secret is %w; make one with: convert keygen --alg hmac-sha256", err)
 	}
 	// The secret's text is the MAC key, as it always was: envelopes signed
 	// before still verify. Its id is a keyed derivation (v2); the v1 id, a

@@ -3927,7 +3927,7 @@ var formats = []string{
 	"field %q: %w",
 	"floors[%d] must not be stricter than the round before (relax %d-%d, min_similarity 0-%g)",
 	"floors[%d].action must be admission or policy-floor",
-	"hash key: %w",
+	"hash key: %w; make one with: convert keygen --alg hash",
 	"id must be %d lowercase hex characters, has %d characters",
 	"input matches %s and %s equally; pass --converter",
 	"internal error: %v",
