@@ -95,7 +95,7 @@ func TestAuditHostileReceipts(t *testing.T) {
 		return p
 	}
 	files := []string{
-		mutate("bad_stale_fact.json", "stale.json", map[string]string{`"rank": 2`: `"rank": "CANARY-rank /home/CANARYUSER"`}),
+		mutate("bad_stale_fact.json", "stale.json", map[string]string{`"rank": 2`: `"rank": "CANARY-rank /Users/CANARYUSER"`}),
 		mutate("bad_context_hash.json", "hash.json", map[string]string{
 			`"context_hash": "sha256:81e752a1de2dfa7ca6509c47ddcded195bcb20af48b8fe1290f0a26240446bac"`: `"context_hash": "CANARY-hash 4111111111111111"`}),
 		mutate("pc_good.json", "pc.json", map[string]string{`"truncated": false,`: `"truncated": "CANARY-truncated AKIAIOSFODNN7EXAMPLE",`}),
@@ -109,7 +109,7 @@ func TestAuditHostileReceipts(t *testing.T) {
 		if code != exitFindings || !strings.Contains(out, "withheld") {
 			t.Errorf("%s: exit %d, want %d and withheld values:\n%s", format, code, exitFindings, out)
 		}
-		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "canaryuser", "/home/"} {
+		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "canaryuser", "/Users/"} {
 			if strings.Contains(out, s) {
 				t.Errorf("%s: audit quoted %q:\n%s", format, s, out)
 			}

@@ -113,7 +113,7 @@ func TestDiffHostileReceipts(t *testing.T) {
 	lines := strings.Split(strings.TrimRight(string(rec), "\n"), "\n")
 	hostile := []struct{ name, key, value string }{
 		{"a prompt as a value", "context.input.source.path", `"CANARY-prompt total the invoices"`},
-		{"a path as a value", "gen_ai.request.model", `"/home/CANARYUSER/acme"`},
+		{"a path as a value", "gen_ai.request.model", `"/Users/CANARYUSER/acme"`},
 		{"a model of no family", "gen_ai.response.model", `"claude-CANARYUSER"`},
 		{"a secret", "convert.input.agent_versions", `["AKIAIOSFODNN7CANARY1"]`},
 		{"a card number", "gen_ai.usage.input_tokens", `4111111111111111`},

@@ -84,10 +84,10 @@ func TestReportHostileReceipts(t *testing.T) {
 	s := string(src)
 	for old, new := range map[string]string{
 		`"gen_ai.request.model":"`:          `"gen_ai.request.model":"CANARY/4111111111111111 `,
-		`"convert.input.path":"`:            `"convert.input.path":"CANARY dir/home/CANARYUSER/`,
+		`"convert.input.path":"`:            `"convert.input.path":"CANARY dir/Users/CANARYUSER/`,
 		`"convert.input.agent_versions":["`: `"convert.input.agent_versions":["CANARY 555-123-4567 `,
 		`"convert.converter":"`:             `"convert.converter":"AKIAIOSFODNN7CANARY `,
-		`"attributes":{`:                    `"attributes":{"CANARY key /home/x":"CANARY value 10.1.2.3",`,
+		`"attributes":{`:                    `"attributes":{"CANARY key /Users/x":"CANARY value 10.1.2.3",`,
 	} {
 		if !strings.Contains(s, old) {
 			t.Fatalf("the receipt lacks %q", old)
@@ -103,7 +103,7 @@ func TestReportHostileReceipts(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "withheld") {
 			t.Errorf("%s: exit %d, want 0 and withheld values:\n%s%s", format, code, out, errs)
 		}
-		for _, bad := range []string{"4111111111111111", "555-123-4567", "AKIAIOSFODNN7", "/home/", "10.1.2.3"} {
+		for _, bad := range []string{"4111111111111111", "555-123-4567", "AKIAIOSFODNN7", "/Users/", "10.1.2.3"} {
 			if strings.Contains(out+errs, bad) {
 				t.Errorf("%s: report printed %q", format, bad)
 			}

@@ -134,7 +134,7 @@ func TestValidateHostileReceipt(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	edits := []func(map[string]any){
-		func(d map[string]any) { d["CANARY-top /home/CANARYUSER"] = 1 },
+		func(d map[string]any) { d["CANARY-top /Users/CANARYUSER"] = 1 },
 		func(d map[string]any) { d["attributes"].(map[string]any)["CANARY-key AKIAIOSFODNN7EXAMPLE"] = "x" },
 		func(d map[string]any) { d["time"] = "CANARY-time 4111111111111111" },
 		func(d map[string]any) { d["name"] = "CANARY.event" },
@@ -156,7 +156,7 @@ func TestValidateHostileReceipt(t *testing.T) {
 		if code != exitSchema || !strings.Contains(out+errs, "withheld") {
 			t.Errorf("%v: exit %d, want %d and withheld words:\n%s%s", args, code, exitSchema, out, errs)
 		}
-		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "/home/"} {
+		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "/Users/"} {
 			if strings.Contains(out+errs, s) {
 				t.Errorf("%v: validate quoted %q:\n%s%s", args, s, out, errs)
 			}

@@ -402,7 +402,7 @@ func TestVerifyHostileStatement(t *testing.T) {
 		{"receipt name and digest", func(st *sign.Statement) {
 			for i := range st.Subject {
 				if st.Subject[i].Name == filepath.Base(f.rec) {
-					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-name /home/CANARYUSER 4111111111111111", strings.Repeat("ab", 32)
+					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-name /Users/CANARYUSER 4111111111111111", strings.Repeat("ab", 32)
 				}
 			}
 		}, exitReceiptChanged},
@@ -414,7 +414,7 @@ func TestVerifyHostileStatement(t *testing.T) {
 			}
 		}, exitSourceChanged},
 		{"version", func(st *sign.Statement) { st.Predicate.Version = "CANARY-version 555-123-4567" }, exitNotReproducible},
-		{"statement type", func(st *sign.Statement) { st.Type = "CANARY-type /home/CANARYUSER" }, exitFailed},
+		{"statement type", func(st *sign.Statement) { st.Type = "CANARY-type /Users/CANARYUSER" }, exitFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -434,7 +434,7 @@ func TestVerifyHostileStatement(t *testing.T) {
 			if code != tt.exit {
 				t.Errorf("exit %d, want %d\n%s%s", code, tt.exit, out, errs)
 			}
-			for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "555-123-4567", "/home/"} {
+			for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "555-123-4567", "/Users/"} {
 				if strings.Contains(out+errs, s) {
 					t.Errorf("verify printed %q:\n%s%s", s, out, errs)
 				}

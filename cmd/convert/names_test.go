@@ -11,12 +11,12 @@ import (
 // (relative), ~/... (under the home) or nothing of it, then only id-shaped
 // folders and file names: never a user name or an encoded working folder.
 func TestDisplayInput(t *testing.T) {
-	home := filepath.Join(string(filepath.Separator), "home", "CANARYUSER")
+	home := filepath.Join(string(filepath.Separator), "Users", "CANARYUSER")
 	old := homeDir
 	homeDir = func() (string, error) { return home, nil }
 	defer func() { homeDir = old }()
 	projects := filepath.Join(home, ".claude", "projects")
-	enc := filepath.Join(projects, "-home-CANARYUSER-acme")
+	enc := filepath.Join(projects, "-Users-CANARYUSER-acme")
 	uuid := "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a"
 	tests := []struct {
 		name, arg, path, want string
@@ -27,7 +27,7 @@ func TestDisplayInput(t *testing.T) {
 		{"a file given absolute", filepath.Join(enc, uuid+".jsonl"), filepath.Join(enc, uuid+".jsonl"), "~/.claude/projects/…/" + uuid + ".jsonl"},
 		{"a relative file as typed", "logs/a.jsonl", "logs/a.jsonl", "logs/a.jsonl"},
 		{"a relative folder as typed", "logs", filepath.Join("logs", "2026", "01", "rollout-2026-01-02T03-04-05-"+uuid+".jsonl"), "logs/2026/01/rollout-2026-01-02T03-04-05-" + uuid + ".jsonl"},
-		{"a relative encoded folder", "-home-CANARYUSER-acme", filepath.Join("-home-CANARYUSER-acme", uuid+".jsonl"), "…/" + uuid + ".jsonl"},
+		{"a relative encoded folder", "-Users-CANARYUSER-acme", filepath.Join("-Users-CANARYUSER-acme", uuid+".jsonl"), "…/" + uuid + ".jsonl"},
 		{"outside the home", "/srv/CANARY-team/logs", "/srv/CANARY-team/logs/" + uuid + ".jsonl", "…/" + uuid + ".jsonl"},
 		{"a file outside the home", "/srv/CANARY-team/" + uuid + ".jsonl", "/srv/CANARY-team/" + uuid + ".jsonl", "…/" + uuid + ".jsonl"},
 		{"a name that is no id", projects, filepath.Join(enc, "notes.jsonl"), "~/.claude/projects/…/notes.jsonl"},
@@ -58,7 +58,7 @@ func TestDisplayInput(t *testing.T) {
 func TestStderrPassesLeakcheck(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "CANARYUSER") // the user's name is the home's
 	t.Setenv("HOME", home)
-	dir := filepath.Join(home, ".claude", "projects", "-home-CANARYUSER-proj")
+	dir := filepath.Join(home, ".claude", "projects", "-Users-CANARYUSER-proj")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +66,8 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := strings.ReplaceAll(string(src), `"cwd": "`, `"cwd": "/home/CANARYUSER/proj`) +
-		`{"type":"user","cwd":"/home/CANARYUSER/proj","message":{"role":"user","content":"read /home/CANARYUSER/proj/CANARY-payroll.csv"` + "\n"
+	log := strings.ReplaceAll(string(src), `"cwd": "`, `"cwd": "/Users/CANARYUSER/proj`) +
+		`{"type":"user","cwd":"/Users/CANARYUSER/proj","message":{"role":"user","content":"read /Users/CANARYUSER/proj/CANARY-payroll.csv"` + "\n"
 	for _, name := range []string{"1234abcd-3333-4444-8555-666677778888.jsonl", "CANARYUSER-notes.jsonl"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 			!strings.Contains(se, "[input 2, name withheld]") {
 			t.Errorf("strict=%v: stderr does not name the inputs as expected:\n%s", strict, se)
 		}
-		for _, bad := range []string{home, "-home-", "CANARY", "-proj"} {
+		for _, bad := range []string{home, "-Users-", "CANARY", "-proj"} {
 			if strings.Contains(se, bad) {
 				t.Errorf("strict=%v: stderr carries %q:\n%s", strict, bad, se)
 			}
@@ -101,7 +101,7 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 		}
 	}	// report converts logs through the same pipeline: its messages too
 	code, _, se := runCLI(t, "", "report", projects) // runCLI fails on any CANARY
-	if code != exitOK || !strings.Contains(se, "~/.claude/projects/…/1234abcd-3333-4444-8555-666677778888.jsonl:") || strings.Contains(se, "-home-") {
+	if code != exitOK || !strings.Contains(se, "~/.claude/projects/…/1234abcd-3333-4444-8555-666677778888.jsonl:") || strings.Contains(se, "-Users-") {
 		t.Errorf("report: exit %d, stderr:\n%s", code, se)
 	}
 }

@@ -27,7 +27,7 @@ func TestPrintable(t *testing.T) {
 		{"gpt-5.5", true},
 		{"", true},
 		{"CANARY-prompt total the invoices", false},
-		{"/home/CANARYUSER/acme", false},
+		{"/Users/CANARYUSER/acme", false},
 		{"CANARYUSER", false},
 		{"claude-CANARY", false},
 		{"claude-opus-4111111111111111", false},
@@ -97,7 +97,7 @@ func TestField(t *testing.T) {
 		want   bool
 	}{
 		{"session.id", "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a", true},
-		{"session.id", "CANARY /home/x", false},
+		{"session.id", "CANARY /Users/x", false},
 		{"gen_ai.request.model", "claude-opus-4-7", true},
 		{"gen_ai.request.model", "CANARY/4111111111111111", false},
 		{"mcp.server.name", "github", true},
