@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -41,7 +43,7 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir("..")
+	testshared.InRepo(t)
 	converted := map[string]map[string][]byte{} // sample -> input base name -> receipt
 	equal, differ := 0, 0
 	for _, s := range rec.Sessions {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -51,7 +53,7 @@ func eventsNamed(receipt []byte, name string) []gjson.Result {
 // a --fork-session copy of the chain under a new sessionId. Each figure is
 // worked out by hand from the sample.
 func TestClaudeCode21xFormat(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/claude_code/v21_2xx_control", pipeline.Options{})
 	bySession := map[string]pipeline.Result{}
 	for _, r := range res {

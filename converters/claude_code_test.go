@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -94,7 +96,7 @@ func attr(s span, key string) string {
 // them, in each of the three transcript layouts; chat and tool spans hang
 // from their agent; a failed tool call carries an error status.
 func TestClaudeCodeSpanNesting(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	tests := []struct {
 		dir      string
 		subagent string // chain of the subagent.spawned span
@@ -159,7 +161,7 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 // are not added again), per model, subagent files included. The figures are
 // worked out by hand from samples/claude_code/basic.
 func TestClaudeCodeTokenTotals(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
 	want := map[string]string{
 		"claude-opus-4-7":  "in=49 out=3011 cache_read=174100 cache_write=29560 responses=7",
@@ -190,7 +192,7 @@ func TestClaudeCodeTokenTotals(t *testing.T) {
 // TestClaudeCodeSessionFileAlone: given only the session file, its subagent
 // transcripts (session directory, sibling agent files) are still found.
 func TestClaudeCodeSessionFileAlone(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	for _, f := range []string{
 		"samples/claude_code/basic/-Users-alice-src-acme-ledger/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl",
 		"samples/claude_code/v20_siblings/-home-carol-app/9e8d7c6b-2222-4333-8444-555566667777.jsonl",
@@ -249,7 +251,7 @@ func TestClaudeCodeHugeLines(t *testing.T) {
 // TestClaudeCodeRevealNames: names stay digests by default and appear in
 // clear only with --reveal names; content never does.
 func TestClaudeCodeRevealNames(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	plain := convertDir(t, "samples/claude_code/basic", pipeline.Options{})[0]
 	shown := convertDir(t, "samples/claude_code/basic", pipeline.Options{Reveal: true})[0]
 	if bytes.Contains(plain.Receipt, []byte("jira-acme")) {

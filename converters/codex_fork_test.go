@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -15,7 +17,7 @@ import (
 // told by its turn id (a UUIDv7 older than the fork): it is counted, its
 // token total is only the baseline, and the fork keeps its own identity.
 func TestCodexForkCopy(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/codex/v0151_fork", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs", len(res))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
@@ -37,7 +39,7 @@ func usageByModel(receipt []byte) map[string]string {
 // (before subagent_history_start_ordinal) is not counted again. Figures
 // worked out by hand from the samples.
 func TestCodexTokenTotals(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	tests := []struct {
 		file string
 		want map[string]string
@@ -80,7 +82,7 @@ func TestCodexTokenTotals(t *testing.T) {
 // every place a version put them, each load naming its place; the same
 // text repeated by every turn context is written once.
 func TestCodexInstructionPlaces(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	tests := []struct {
 		sample string
 		want   []string // kind/via, in order
@@ -119,7 +121,7 @@ func TestCodexInstructionPlaces(t *testing.T) {
 // that spawned it, a failed command carries an error status; the child
 // rollout names its parent thread and a fork only its origin.
 func TestCodexSpans(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/codex/basic", pipeline.Options{})
 	if len(res) != 3 {
 		t.Fatalf("%d results, want parent, child and fork", len(res))
@@ -173,7 +175,7 @@ func TestCodexSpans(t *testing.T) {
 // sessions) is found by a directory walk, read as a stream and gives the
 // same events as the plain file.
 func TestCodexZstd(t *testing.T) {
-	src := "../samples/codex/basic/sessions/2026/03/14/rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+	src := testshared.Repo(t) + "/samples/codex/basic/sessions/2026/03/14/rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +248,7 @@ func TestCodexHugeLines(t *testing.T) {
 // TestCodexRevealNames: MCP server and tool names are digests unless
 // --reveal names; content never appears.
 func TestCodexRevealNames(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	f := "samples/codex/basic/sessions/2026/03/14/rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
 	plain := convertDir(t, f, pipeline.Options{})[0]
 	shown := convertDir(t, f, pipeline.Options{Reveal: true})[0]

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
@@ -24,7 +26,7 @@ func (e ciEvent) has(k string) bool   { _, ok := e.Attrs[k]; return ok }
 // context.input.loaded events, read back from the receipt bytes alone.
 func receiptEvents(t *testing.T, sample string) []ciEvent {
 	t.Helper()
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := pipeline.Convert(pipeline.Input{Path: sample, Rel: "basic.jsonl"}, pipeline.Options{Converter: "context_input"})
 	if res.Err != nil {
 		t.Fatal(res.Err)
@@ -177,7 +179,7 @@ func TestContextInputReferenceKeys(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("reference receipt has no attributes")
 	}
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := pipeline.Convert(pipeline.Input{Path: "samples/context_input/basic.jsonl", Rel: "basic.jsonl"}, pipeline.Options{})
 	if res.Err != nil {
 		t.Fatal(res.Err)

@@ -5,13 +5,13 @@
 // record at a time, then calls End; it adds "path:line: name:" to any error a
 // converter returns, runs the leak check and validates and writes the output.
 //
-// Adding a converter: one file here that registers it in init() and declares
-// its events (eventschema.go; go generate ./converters writes their schemas
-// in schemas/events), samples in samples/<name>/, then
-// `make golden` to write golden/<name>/. The conformance test in this package
-// fails until all of them exist. An agent's own log format also fills
-// Converter.Native (format.go): docs/adding-a-format.md, "Adding an agent's
-// log format".
+// This package is the contract and the registry; the converters are the
+// packages under it (converters/all lists what the binary links). Adding
+// an agent's log format is one package, converters/<agent>, that registers
+// a Converter with a Format (format.go) in init() and declares its new
+// events (events.DeclareEvent), plus its samples in samples/<name>/ and
+// goldens in golden/<name>/: docs/adding-a-format.md. The conformance test
+// in this package fails until all of them exist.
 package converters
 
 import (
@@ -125,6 +125,15 @@ type Output struct {
 	Skills   []Skill       // the root span's gen_ai.skills
 }
 
+// Skill is one entry of an agent span's gen_ai.skills: a skill whose
+// instructions entered that agent's context (named as the receipt names
+// it: by digest unless names are revealed), and whether a compaction has
+// since replaced them with a summary.
+type Skill struct {
+	Name      string
+	Compacted bool
+}
+
 // Span is a child span. Keys are unique within an input; span ids derive
 // from them, so they must be stable (session id, agent id, record uuid).
 type Span struct {
@@ -198,7 +207,7 @@ func validName(s string) bool {
 // (gate.AddWords): the generated vocabulary holds only the shipped
 // converters'.
 func Register(c Converter) {
-	register(c)
+	RegisterBuiltin(c)
 	external = append(external, c.Name)
 	gate.AddWords(c.Words()...)
 }
@@ -225,7 +234,7 @@ func External() []Converter {
 	return out
 }
 
-func register(c Converter) {
+func RegisterBuiltin(c Converter) {
 	switch {
 	case !validName(c.Name):
 		panic(fmt.Sprintf("converters: invalid name %q", c.Name))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
@@ -169,7 +171,7 @@ func TestCopilotModelNames(t *testing.T) {
 // TestCopilotSamplesLayout: a session-state folder converts as one input
 // per session, named after its folder.
 func TestCopilotSamplesLayout(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/copilot_cli/basic", pipeline.Options{})
 	if len(res) != 1 || res[0].Converter != "copilot_cli" {
 		t.Fatalf("%d inputs", len(res))

@@ -3,6 +3,8 @@ package converters_test
 import (
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -14,7 +16,7 @@ import (
 // command_output block (no call id) answering a Shell call. No line has a
 // time: the trace is on the record clock.
 func TestCursorTranscript2026(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/cursor/transcripts_2026_08", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs", len(res))

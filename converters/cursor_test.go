@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
 )
@@ -18,7 +20,7 @@ import (
 // span, a rejected MCP call and a failed read carry an error status, and a
 // subagent nests under its task call.
 func TestCursorToolCalls(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
 	spans := spansOf(t, res.Trace)
 	var names []string
@@ -82,7 +84,7 @@ func TestCursorToolCalls(t *testing.T) {
 // TestCursorAuditGaps: what a format does not record is said with an
 // explicit gap, never filled with invented values.
 func TestCursorAuditGaps(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	tests := []struct {
 		sample string
 		want   []string
@@ -150,7 +152,7 @@ func TestCursorHugeLines(t *testing.T) {
 
 // TestCursorRevealNames: MCP names in clear only with --reveal names.
 func TestCursorRevealNames(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	plain := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
 	shown := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{Reveal: true})[0]
 	if bytes.Contains(plain.Receipt, []byte("tax")) {
@@ -171,7 +173,7 @@ func TestCursorRevealNames(t *testing.T) {
 // TestCursorSubagentTranscript: a transcript under subagents/, read as a
 // companion of its session, nests under the session's task call.
 func TestCursorSubagentTranscript(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	dir := "samples/cursor/transcripts/projects/home-ivy-src-app/agent-transcripts/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/"
 	in := pipeline.Input{Path: dir + "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl", Rel: "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl",
 		Companions: []pipeline.Companion{{Path: dir + "subagents/8b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e.jsonl", Rel: "subagents/8b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e.jsonl"}}}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
@@ -264,7 +266,7 @@ func TestGeminiCallIDs(t *testing.T) {
 // is grouped with its session and nests under the call naming its agent
 // id; without that id it takes the oldest call to a built-in agent.
 func TestGeminiSubagentChat(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	res := convertDir(t, "samples/gemini_cli/basic", pipeline.Options{})
 	if len(res) != 1 || len(res[0].Files) != 2 {
 		t.Fatalf("%d inputs (want 1 of 2 files)", len(res))
@@ -352,7 +354,7 @@ func sameButInputDigests(a, b []byte) bool {
 // CLI or Copilot CLI log (a Gemini chat was detected as Cursor), and
 // neither of those readers claims a Claude Code, Codex or Cursor log.
 func TestDetectNeverClaimsAnotherFormat(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	var files []string
 	for _, name := range []string{"claude_code", "codex", "cursor", "gemini_cli", "copilot_cli"} {
 		ins, err := pipeline.Expand([]string{filepath.Join("samples", name)})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
@@ -137,7 +139,7 @@ func exitCode(err error) int {
 // receipt, the trace and the messages with golden/<converter>/<case>.*.
 // -update rewrites them; a missing golden fails instead of being created.
 func TestGolden(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	for _, c := range samples(t) {
 		t.Run(c.converter+"/"+c.name, func(t *testing.T) {
 			files, errText := convertCase(t, c)
@@ -228,7 +230,7 @@ func firstDiff(want, got []byte) string {
 
 // TestGoldenHasSample fails on golden files whose sample is gone.
 func TestGoldenHasSample(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	goldens, err := filepath.Glob("golden/*/*")
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +253,7 @@ func TestGoldenHasSample(t *testing.T) {
 // a schema for each event it emits, a basic sample and a bad one, and
 // goldens; every event schema is used by some converter.
 func TestConformance(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	set := loadSchemas(t)
 	used := map[string]bool{"convert.summary": true}
 	for _, c := range converters.All() {
@@ -300,7 +302,7 @@ func TestConformance(t *testing.T) {
 // TestAutoDetect: without --converter, every sample is taken for the
 // converter whose folder it is in.
 func TestAutoDetect(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	for _, c := range samples(t) {
 		if _, ok := converters.Lookup(c.converter); !ok {
 			continue // TestConformance reports the folder
@@ -325,7 +327,7 @@ func TestAutoDetect(t *testing.T) {
 // named: detection's scans of a file's first lines, reused by pass one,
 // must change nothing it writes.
 func TestGoldenDetected(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	detected := 0
 	for _, c := range samples(t) {
 		for _, in := range caseInputs(t, c) {

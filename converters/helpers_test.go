@@ -3,6 +3,8 @@ package converters_test
 import (
 	"testing"
 
+	_ "github.com/contextreceipts/convert/converters/all"
+
 	"github.com/contextreceipts/convert/internal/schema"
 )
 

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/scenario"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/tidwall/gjson"
@@ -55,7 +56,7 @@ var noReference = map[string]string{
 func TestReferenceCasesFromRegistry(t *testing.T) {
 	dir := referenceDir(t)
 	scen := map[string]bool{}
-	for _, name := range converters.Scenarios() {
+	for _, name := range scenario.Scenarios() {
 		scen[name] = true
 		if _, ok := noReference[name]; ok {
 			continue
@@ -86,7 +87,7 @@ func TestReferenceCasesFromRegistry(t *testing.T) {
 func TestReferenceParity(t *testing.T) {
 	dir := referenceDir(t)
 	forbidden := forbiddenStrings(t)
-	for _, name := range converters.Scenarios() {
+	for _, name := range scenario.Scenarios() {
 		if _, ok := noReference[name]; ok {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
@@ -17,7 +19,7 @@ import (
 // refusal). Canaries are not looked for: samples put some in name slots,
 // to show names are digests by default, and --reveal names writes those.
 func TestRevealNamesConvertsEverySample(t *testing.T) {
-	t.Chdir("..")
+	testshared.InRepo(t)
 	for _, c := range converters.Natives() {
 		for _, dir := range c.Samples() {
 			ins, err := pipeline.Expand([]string{filepath.FromSlash(dir)})

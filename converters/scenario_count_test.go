@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
@@ -25,7 +27,7 @@ func TestScenarioCountOutOfRange(t *testing.T) {
 		{"code_search_retrieval", "basic.jsonl", `"rank":4`, `"rank":` + bad},
 	} {
 		t.Run(tc.conv, func(t *testing.T) {
-			data, err := os.ReadFile("../samples/" + tc.conv + "/" + tc.sample)
+			data, err := os.ReadFile(testshared.Repo(t, "samples", tc.conv, tc.sample))
 			if err != nil {
 				t.Fatal(err)
 			}

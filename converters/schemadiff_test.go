@@ -19,6 +19,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/testshared"
+
+	"github.com/contextreceipts/convert/converters/scenario"
+
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonschema"
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -262,7 +266,7 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 		lines[kind] += len(got)
 		ins = append(ins, got...)
 	}
-	err := filepath.WalkDir("../golden", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(testshared.Repo(t, "golden"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".receipt.ndjson") {
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -403,7 +407,7 @@ func TestDeclaredKeysWritten(t *testing.T) {
 			written[in.event+": "+k] = true
 		}
 	}
-	gen, _ := converters.EventSchemas()
+	gen, _ := scenario.EventSchemas()
 	for _, ev := range slices.Sorted(maps.Keys(gen)) {
 		var s struct {
 			Properties map[string]json.RawMessage `json:"properties"`

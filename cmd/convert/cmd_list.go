@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/scenario"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,7 +54,7 @@ func listCommand() *cli.Command {
 // record type, the event it becomes, and its invariants, all generated from
 // the table itself so that the listing cannot drift from the code.
 func listTable(c *cli.Context, name string) {
-	recs, ok := converters.Table(name)
+	recs, ok := scenario.Table(name)
 	if !ok {
 		return
 	}

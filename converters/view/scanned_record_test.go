@@ -6,6 +6,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/testlines"
+	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/tidwall/gjson"
 )
 
@@ -19,7 +20,7 @@ func TestScannedRecordIsForEach(t *testing.T) {
 		`{}`, ` { "a" : 1 , "b" : "x\"y" } `, `{"k\u00e9y":true,"k\\":null,"dup":1,"dup":"2"}`,
 		`{"n":-12.5e3,"z":0,"o":{"p":[1,{"q":2}]},"s":"\ud83d\ude00"}`,
 	}
-	for _, l := range testlines.Lines(t, "../../samples", "../testdata/fuzz") {
+	for _, l := range testlines.Lines(t, testshared.Repo(t, "samples"), testshared.Repo(t, "converters", "testdata", "fuzz")) {
 		lines = append(lines, string(l))
 	}
 	checked := 0
@@ -102,7 +103,7 @@ func TestForEachIsGjsonForEach(t *testing.T) {
 		walk(gjson.Parse(l))
 	}
 	walk(gjson.Result{})
-	for _, l := range testlines.Lines(t, "../../samples", "../testdata/fuzz") {
+	for _, l := range testlines.Lines(t, testshared.Repo(t, "samples"), testshared.Repo(t, "converters", "testdata", "fuzz")) {
 		if jsonscan.Valid(l) {
 			walk(gjson.ParseBytes(l))
 		}

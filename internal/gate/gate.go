@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/contextreceipts/convert/internal/vocab"
 )
 
 // ScopePrefix names the instrumentation scope of each converter's spans.
@@ -168,7 +166,7 @@ func baseMessageWords() map[string]bool {
 		for _, w := range vocabWords {
 			splitMessage(w, msgWords)
 		}
-		for _, w := range vocab.Formats() {
+		for _, w := range vocabFormats {
 			for _, p := range strings.Fields(w) {
 				if !strings.Contains(p, "%") {
 					msgWords[strings.Trim(p, ":,.;()\"")] = true

@@ -197,23 +197,32 @@ func collectVocab(v any, out map[string]bool) {
 	}
 }
 
-// Vocabulary returns the strings the schemas define (a fresh copy): every
-// property name, const and enum string and event name. It is read from
-// vocab_gen.go, which TestVocabularyFile keeps equal to the schemas, so no
-// schema is parsed for it at run time.
-func (s *Set) Vocabulary() map[string]bool {
-	// The gate adds the program's other words (internal/vocab's and the
-	// converters': about 3,000 more) to this map; sized for them, it is
-	// not rebuilt three times as it grows.
-	out := make(map[string]bool, len(vocabulary)+vocabRoom)
-	for _, k := range vocabulary {
-		out[k] = true
-	}
-	return out
+// Vocabulary returns the strings the embedded schemas define: every
+// property name, const and enum string, and every event name. It parses the
+// schema files; the program reads the result from the gate's generated
+// table (internal/gate/vocabgen), not at run time.
+func Vocabulary() (map[string]bool, error) {
+	v := map[string]bool{}
+	err := fs.WalkDir(schemas.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".schema.json") {
+			return err
+		}
+		b, err := fs.ReadFile(schemas.FS, p)
+		if err != nil {
+			return err
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		collectVocab(doc, v)
+		if dir, file := path.Split(p); dir == "events/" {
+			v[strings.TrimSuffix(file, ".schema.json")] = true
+		}
+		return nil
+	})
+	return v, err
 }
-
-// vocabRoom is the room Vocabulary leaves for the gate's words.
-const vocabRoom = 4096
 
 // Events returns the event names that have a schema, sorted.
 func (s *Set) Events() []string {

@@ -61,8 +61,10 @@ func TestBucketEnumsMatchLadders(t *testing.T) {
 }
 
 func TestVocabulary(t *testing.T) {
-	s, _ := Load()
-	v := s.Vocabulary()
+	v, err := Vocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, w := range []string{"context.input.loaded", "mcp.tool_search.query_hash", "suppress_equal_dedupe_key_within_scope", "convert.summary"} {
 		if !v[w] {
 			t.Errorf("vocabulary lacks %q", w)

@@ -83,3 +83,23 @@ func moduleRoot() (string, error) {
 		dir = up
 	}
 }
+
+// Repo is the path of parts under the repository root (the module's
+// go.mod folder), from any package's tests: samples/, golden/ and
+// schemas/ stay at the top level, where the README names them.
+func Repo(t testing.TB, parts ...string) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(append([]string{root}, parts...)...)
+}
+
+// InRepo makes the repository root the test's working directory (restored
+// when it ends), for tests that name inputs and outputs as the README
+// does ("samples/codex/basic"), whatever package they are in.
+func InRepo(t *testing.T) {
+	t.Helper()
+	t.Chdir(Repo(t))
+}

@@ -116,7 +116,10 @@ func carriers(path string, src []byte) ([]string, error) {
 		for _, spec := range d.Specs {
 			s := spec.(*ast.TypeSpec)
 			if marked(d.Doc, "borrow:call") || marked(s.Doc, "borrow:call") {
+				// Named bare in its own package, qualified in the others
+				// (converters.SourceFile, scenario.Values).
 				borrowedNames[s.Name.Name] = true
+				borrowedNames[f.Name.Name+"."+s.Name.Name] = true
 				names = append(names, s.Name.Name)
 			}
 		}
@@ -130,7 +133,7 @@ func marked(g *ast.CommentGroup, word string) bool {
 }
 
 // borrowedNames are the types that hold a view of a line.
-var borrowedNames = map[string]bool{"view.Text": true, "view.Value": true, "view.Fields": true, "view.Record": true, "Record": true}
+var borrowedNames = map[string]bool{"view.Text": true, "view.Value": true, "view.Fields": true, "view.Record": true, "Record": true, "converters.Record": true}
 
 // borrowed reports whether the type expression t names or contains a
 // borrowed type.

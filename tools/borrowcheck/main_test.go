@@ -16,11 +16,16 @@ func TestFindsEveryKind(t *testing.T) {
 	if _, err := carriers("testdata/bad.go", src); err != nil {
 		t.Fatal(err)
 	}
+	// SourceFile is marked in the contract's package (converters), which
+	// the readers name qualified.
+	if _, err := carriers("testdata/contract.go", []byte("package converters\n\n// borrow:call\ntype SourceFile struct{}\n")); err != nil {
+		t.Fatal(err)
+	}
 	got, err := checkFile("testdata/bad.go", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{":6:", ":7:", ":8:", ":12:", ":20:", ":29:"}
+	want := []string{":9:", ":10:", ":11:", ":15:", ":23:", ":32:", ":38:", ":39:"}
 	if len(got) != len(want) {
 		t.Fatalf("findings:\n%s", strings.Join(got, "\n"))
 	}

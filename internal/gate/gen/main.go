@@ -2,9 +2,8 @@
 // (internal/gate/vocabgen.Build) as a sorted list and a lookup table, so that no
 // process builds the set at start-up.
 //
-// Run it with `go generate ./internal/gate` (`go generate ./internal/vocab`
-// runs it too, after words_gen.go); TestVocabularyUpToDate fails when the
-// file is stale.
+// Run it with `go generate ./internal/gate` (make generate runs it);
+// TestVocabularyUpToDate fails when the file is stale.
 package main
 
 import (
@@ -19,7 +18,7 @@ func main() {
 	if len(os.Args) > 1 {
 		out = os.Args[1]
 	}
-	src, err := vocabgen.Generate()
+	src, err := vocabgen.Generate("../..") // run from internal/gate
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gate gen:", err)
 		os.Exit(1)

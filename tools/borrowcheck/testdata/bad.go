@@ -1,6 +1,9 @@
 package bad
 
-import "example/view"
+import (
+	"example/converters"
+	"example/view"
+)
 
 type state struct {
 	name  view.Text
@@ -28,4 +31,10 @@ type args struct{ v view.Value }
 type keeper struct {
 	a       args        // kept: a carrier is borrowed itself
 	scratch []view.Text // borrow:scratch
+}
+
+// In a reader's own package the contract's types are qualified.
+type reader struct {
+	recs []converters.Record
+	file converters.SourceFile
 }

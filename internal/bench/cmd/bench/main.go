@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	_ "github.com/contextreceipts/convert/converters/all"
 	"os"
 	"os/exec"
 	"path/filepath"

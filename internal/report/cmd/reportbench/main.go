@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	_ "github.com/contextreceipts/convert/converters/all"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -1,9 +1,0 @@
-package converters
-
-import "github.com/contextreceipts/convert/converters/view"
-
-// get is v.Get(path): the readers' shorthand.
-func get(v view.Value, path string) view.Value { return v.Get(path) }
-
-// forEach is v.ForEach: the readers' shorthand.
-func forEach(v view.Value, fn func(k, v view.Value) bool) { v.ForEach(fn) }

@@ -1,0 +1,176 @@
+package native
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/contextreceipts/convert/converters"
+
+	"github.com/contextreceipts/convert/internal/leak"
+
+	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// Base is what the native readers (claude_code, codex, cursor) share:
+// the run's settings, where events go, the session they belong to, and
+// the few ways they turn input values into attribute values.
+type Base struct {
+	Env     converters.Env
+	Hasher  receipt.Hasher
+	Out     *converters.Output
+	Session string
+
+	known      []string         // record types the format defines
+	TypeCounts map[string]int64 // records by type; unknown types by digest
+	versions   map[string]bool  // agent versions seen
+
+	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
+	tools   map[toolIdentity]toolDescription // describeTool's, per tool
+
+	invalidCounts int64 // counts read as 0, out of range (count)
+}
+
+// New starts the shared state of a native reader of the known types.
+func New(env converters.Env, known []string) Base {
+	return Base{Env: env, Hasher: env.Hash, known: known, TypeCounts: map[string]int64{}, versions: map[string]bool{}}
+}
+
+// CountType counts a record by its type: known types by name, others by
+// digest (a new record type is normal, but its name is input).
+func (c *Base) CountType(r converters.Record) {
+	t := r.Type
+	if w, ok := r.TypeText.Word(c.known...); ok {
+		t = w
+	} else if !slices.Contains(c.known, t) {
+		t = r.TypeText.Digest(c.Hasher)
+	}
+	c.TypeCounts[t]++
+}
+
+// SeeVersion remembers an agent version that has the shape of one.
+func (c *Base) SeeVersion(v view.Text) {
+	if s, ok := v.Admit(leak.Version); ok {
+		c.versions[s] = true
+	}
+}
+
+// RootIdentity writes what every native root span says about the run: the
+// session (which also keys the trace id), the GenAI operation and agent.
+// The provider is the chat spans' (the conventions' invoke_agent span in
+// the agent's own process has none).
+func (c *Base) RootIdentity(out *converters.Output, agent string) {
+	if c.Session != "" {
+		out.Span.Set("session.id", receipt.S(c.Session))
+		out.Span.Set("gen_ai.conversation.id", receipt.S(c.Session))
+	}
+	out.Span.Set("gen_ai.operation.name", receipt.S("invoke_agent"))
+	out.Span.Set("gen_ai.agent.name", receipt.S(agent))
+	out.TraceKey = c.Session
+}
+
+// Summarize adds the agent versions and record types seen to the summary,
+// and the GenAI attributes derived from the whole run to the spans.
+func (c *Base) Summarize(out *converters.Output) {
+	c.genAISpans(out)
+	versions := make([]string, 0, len(c.versions))
+	for v := range c.versions {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions)
+	types := make([]string, 0, len(c.TypeCounts))
+	for t, n := range c.TypeCounts {
+		types = append(types, t+"="+strconv.FormatInt(n, 10))
+	}
+	sort.Strings(types)
+	if len(versions) > 0 {
+		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
+	}
+	out.Summary.Set("convert.input.record_types", receipt.L(types))
+}
+
+// Pass copies a value read from a pass-through field of that shape when the
+// shape admits it (leak.Shape.Admit: never free text, a path or a
+// secret-looking token), and writes its digest otherwise. The field must be
+// declared with the same shape in the converter's PassThrough: the leak
+// check only accepts copies of values it finds there. A copy it is: outputs
+// live until the input ends, and a string read from a line would keep the
+// whole line (megabytes of content) alive with it (keyPart, name likewise).
+func (c *Base) Pass(shape leak.Shape, v view.Text) string {
+	if s, ok := v.Admit(shape); ok {
+		return s
+	}
+	return v.Digest(c.Hasher)
+}
+
+// KeyPart is a span key's part taken from input: span keys are never
+// written (span ids are digests of them), so a token stays as it is and
+// anything else is hashed to keep keys short.
+func (c *Base) KeyPart(v view.Text) string {
+	if v.IsToken() {
+		return v.Own()
+	}
+	return v.Digest(c.Hasher)
+}
+
+// Name writes a private name (MCP server or tool, skill, subagent type): a
+// digest unless names are revealed and it has the shape of a name.
+func (c *Base) Name(v view.Text) string {
+	if c.Env.RevealNames {
+		if s, ok := v.Admit(leak.Name); ok {
+			return s
+		}
+	}
+	return v.Digest(c.Hasher)
+}
+
+// NameAttr writes a private name under key+".name_hash", or under
+// key+".name" in clear when names are revealed and it has a name's shape.
+func (c *Base) NameAttr(key string, v view.Text) receipt.Attr {
+	if c.Env.RevealNames {
+		if s, ok := v.Admit(leak.Name); ok {
+			return receipt.Attr{Key: key + ".name", Value: receipt.S(s)}
+		}
+	}
+	return receipt.Attr{Key: key + ".name_hash", Value: receipt.S(v.Digest(c.Hasher))}
+}
+
+// ChatUsage is a chat span's token usage as the GenAI conventions count it:
+// input is every input token, cached ones included (callers add the parts
+// their provider reports apart), and the cache parts are also written alone.
+func ChatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
+	return receipt.Attrs{
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cacheRead)},
+		{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.I(cacheWrite)},
+	}
+}
+
+// Digest hashes a value: text as text, anything else as canonical JSON.
+func (c *Base) Digest(v view.Value) string { return v.Digest(c.Hasher) }
+
+// ListDigest hashes a list of names as canonical JSON.
+func (c *Base) ListDigest(items []string) string {
+	if items == nil {
+		items = []string{}
+	}
+	doc, _ := json.Marshal(items)
+	d, err := c.Hasher.JSON(doc)
+	if err != nil {
+		return c.Hasher.Bytes(doc)
+	}
+	return d
+}
+
+// Emit writes an event on span (an agent or tool span key; "" is the root),
+// with the session id.
+func (c *Base) Emit(r converters.Record, span, name string, a receipt.Attrs) {
+	c.noteContext(span, name, a)
+	if c.Session != "" {
+		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.Session)})
+	}
+	c.Out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
+}

@@ -1,0 +1,69 @@
+package native
+
+import (
+	"strings"
+
+	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// toolKind is what a tool call names, as each format tells it.
+type toolKind int
+
+const (
+	ToolUnnamed toolKind = iota // the log names no tool
+	ToolOther                   // a tool the agent does not ship: its name is private
+	ToolBuiltin                 // one of the agent's own tools: its name passes through
+	ToolMCP                     // an MCP server's tool
+)
+
+// DescribeTool appends what an execute_tool span says of its tool, as the
+// GenAI conventions name it (gen_ai.tool.name: a built-in's own name, else
+// the name as native.name writes it; for MCP also the extension type, the
+// MCP method and the server) and returns the span's name. What a tool is
+// described by is made once per tool and shared by its calls (a long
+// session makes tens of thousands of calls to a few tools; each described
+// afresh was two digests and a span name).
+func (c *Base) DescribeTool(attrs receipt.Attrs, kind toolKind, name, server, tool string) (receipt.Attrs, string) {
+	k := toolIdentity{kind, name, server, tool}
+	d, ok := c.tools[k]
+	if !ok {
+		d = c.toolDescription(kind, name, server, tool)
+		if c.tools == nil {
+			c.tools = map[toolIdentity]toolDescription{}
+		}
+		k.name, k.server, k.tool = strings.Clone(name), strings.Clone(server), strings.Clone(tool)
+		c.tools[k] = d
+	}
+	return append(attrs, d.attrs...), d.span
+}
+
+// toolIdentity is what describeTool describes a tool by.
+type toolIdentity struct {
+	kind               toolKind
+	name, server, tool string
+}
+
+type toolDescription struct {
+	attrs receipt.Attrs
+	span  string
+}
+
+func (c *Base) toolDescription(kind toolKind, name, server, tool string) toolDescription {
+	switch kind {
+	case ToolBuiltin:
+		name = strings.Clone(name)
+		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(name)}}, "execute_tool " + name}
+	case ToolMCP:
+		t := c.Name(view.Borrow(tool))
+		return toolDescription{receipt.Attrs{
+			{Key: "gen_ai.tool.name", Value: receipt.S(t)},
+			{Key: "gen_ai.tool.type", Value: receipt.S("extension")},
+			{Key: "mcp.method.name", Value: receipt.S("tools/call")},
+			c.NameAttr("convert.mcp.server", view.Borrow(server))}, "execute_tool " + t}
+	case ToolOther:
+		t := c.Name(view.Borrow(name))
+		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(t)}}, "execute_tool " + t}
+	}
+	return toolDescription{span: "execute_tool"}
+}
