@@ -55,7 +55,7 @@ type Options struct {
 // Result is the outcome of converting one input. On failure Receipt and Trace
 // are nil: nothing is written.
 type Result struct {
-	Path      string // as given, for messages
+	Path      string // how messages name the input (Input.Shown), never opened
 	Rel       string // relative to its argument, slash-separated
 	Converter string
 	Receipt   []byte
