@@ -99,7 +99,8 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 		if code, so, se2 := runCLI(t, "", "leakcheck", "--input", projects, saved); code != exitOK {
 			t.Errorf("strict=%v: leakcheck of convert's own stderr: exit %d\n%s%s", strict, code, so, se2)
 		}
-	}	// report converts logs through the same pipeline: its messages too
+	}
+	// report converts logs through the same pipeline: its messages too
 	code, _, se := runCLI(t, "", "report", projects) // runCLI fails on any CANARY
 	if code != exitOK || !strings.Contains(se, "~/.claude/projects/…/1234abcd-3333-4444-8555-666677778888.jsonl:") || strings.Contains(se, "-Users-") {
 		t.Errorf("report: exit %d, stderr:\n%s", code, se)
