@@ -20,6 +20,7 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
 )
@@ -335,7 +336,7 @@ func (l *Loaded) LeakCheck(r *Report) ([]gate.Finding, error) {
 // carry input: a time it formatted from parsed times (as the pipeline leaves
 // ids and unix times out of its index), or a digest.
 func derived(s string) bool {
-	if receipt.IsDigest(s) {
+	if receipt.IsDigest(s) || untrusted.IsWithheld(s) {
 		return true
 	}
 	_, err := time.Parse("2006-01-02T15:04:05.000Z", s)

@@ -48,7 +48,20 @@ func Printable(v string) bool {
 // (the first 16 hex digits of its sha256) and a note.
 func Withheld(v string) string {
 	sum := sha256.Sum256([]byte(v))
-	return "sha256:" + hex.EncodeToString(sum[:8]) + "… (withheld: not a value a receipt may hold)"
+	return "sha256:" + hex.EncodeToString(sum[:8]) + withheldNote
+}
+
+const withheldNote = "… (withheld: not a value a receipt may hold)"
+
+// IsWithheld reports whether s is what Withheld prints: a digest and the
+// note, nothing of the value (a leak check counts it as derived).
+func IsWithheld(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || !strings.HasSuffix(h, withheldNote) {
+		return false
+	}
+	h = strings.TrimSuffix(h, withheldNote)
+	return len(h) == 16 && strings.Trim(h, "0123456789abcdef") == ""
 }
 
 // Show is v when it is Printable, else Withheld(v).
@@ -296,6 +309,11 @@ func fileName(v string) bool {
 	stem := v
 	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json"} {
 		stem = strings.TrimSuffix(stem, ext)
+	}
+	// a short hex id at the end (cc-v2.1.17-entireio-cli-08940314) is an
+	// id, whatever digits it holds
+	if i := strings.LastIndexAny(stem, "-_"); i > 0 && len(stem)-i-1 == 8 && strings.Trim(stem[i+1:], "0123456789abcdef") == "" {
+		stem = stem[:i]
 	}
 	if n := len(stem); n >= 36 && leak.UUID.Admit(stem[n-36:]) {
 		return !longDigits(stem[:n-36], 5) || strings.HasPrefix(stem, "rollout-")

@@ -106,11 +106,25 @@ func TestField(t *testing.T) {
 		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true},
 		{"convert.input.path", "CANARY dir/notes.jsonl", false},
 		{"convert.input.path", "5551234567.jsonl", false},
+		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", true},
 		{"some.other.key", "CANARY", false},
 	} {
 		got := Field(tt.key, tt.v)
 		if (got == tt.v) != tt.want {
 			t.Errorf("Field(%q, %q) = %q, want printed %v", tt.key, tt.v, got, tt.want)
+		}
+	}
+}
+
+// TestIsWithheld: what Withheld prints is known as such (a leak check
+// counts it as derived), and nothing else is.
+func TestIsWithheld(t *testing.T) {
+	if !IsWithheld(Withheld("CANARY /Users/x")) {
+		t.Error("Withheld's output is not IsWithheld")
+	}
+	for _, s := range []string{"sha256:CANARY" + withheldNote, Withheld("x") + " CANARY", "CANARY", "sha256:" + strings.Repeat("a", 64)} {
+		if IsWithheld(s) {
+			t.Errorf("IsWithheld(%q)", s)
 		}
 	}
 }
