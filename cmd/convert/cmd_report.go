@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/report"
 	"github.com/urfave/cli/v2"
@@ -16,7 +17,7 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts or the logs themselves",
-		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|session|project|agent|model] [--since DATE] [--until DATE] [--prices FILE] PATH...",
+		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|week|month|session|project|agent|model] [--since DATE] [--until DATE] [--timezone ZONE] [--prices FILE] PATH...",
 		Description: "PATH: receipt files or folders of them (what convert run wrote), or native logs and their folders,\n" +
 			"converted in the same run through the same pipeline and leak check (no receipt is written unless\n" +
 			"--out-receipts DIR). A folder holding any *.receipt.ndjson is read as receipts. Sessions, agents,\n" +
@@ -26,9 +27,10 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "`FORMAT`: table, json, markdown or html"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
-			&cli.StringFlag{Name: "by", Value: "day", Usage: "group by `KEY`: day, session, project, agent or model"},
-			&cli.StringFlag{Name: "since", Usage: "sessions starting on or after `DATE` (2026-07-01 or an RFC 3339 time)"},
+			&cli.StringFlag{Name: "by", Value: "day", Usage: "group by `KEY`: day, week, month (each response's tokens in the period it was made in), session, project, agent or model"},
+			&cli.StringFlag{Name: "since", Usage: "sessions starting on or after `DATE` (2026-07-01, 20260701 or an RFC 3339 time)"},
 			&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
+			&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the IANA time `ZONE` days, weeks and months are counted in, --since/--until days too (default: the system's zone)"},
 			&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens); no cost without it"},
 			&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 			&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
@@ -48,14 +50,17 @@ func reportCommand() *cli.Command {
 				return usageError("--by takes %s", strings.Join(report.Bys, ", "))
 			}
 			var err error
+			if opt.Location, err = reportZone(c.String("timezone")); err != nil {
+				return usageError("--timezone: %v", err)
+			}
 			if v := c.String("since"); v != "" {
-				if opt.Since, err = report.ParseDate(v, false); err != nil {
+				if opt.Since, err = report.ParseDate(v, false, opt.Location); err != nil {
 					return usageError("--since: %v", err)
 				}
 				opt.SinceText = v
 			}
 			if v := c.String("until"); v != "" {
-				if opt.Until, err = report.ParseDate(v, true); err != nil {
+				if opt.Until, err = report.ParseDate(v, true, opt.Location); err != nil {
 					return usageError("--until: %v", err)
 				}
 				opt.UntilText = v
@@ -93,7 +98,7 @@ func reportCommand() *cli.Command {
 			}
 			if len(findings) > 0 {
 				for _, f := range findings {
-					fmt.Fprintf(stderr, "convert: report: leak: %s (from input line %d)\n", f.What, f.Line)
+					fmt.Fprintf(stderr, "convert: report: leak: %s\n", f)
 				}
 				fmt.Fprintln(stderr, "convert: report: the report would have carried raw input; nothing written")
 				return exitError{exitLeak}
@@ -137,6 +142,29 @@ func reportCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// reportZone is the zone of --timezone, or the system's: $TZ, else the
+// zone /etc/localtime links to, else the process's local zone.
+func reportZone(name string) (*time.Location, error) {
+	if name == "" {
+		name = os.Getenv("TZ")
+	}
+	if name == "" {
+		if p, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
+			if _, zone, ok := strings.Cut(filepath.ToSlash(p), "/zoneinfo/"); ok {
+				name = zone
+			}
+		}
+	}
+	if name == "" {
+		return time.Local, nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an IANA time zone (Europe/Berlin, UTC)", name)
+	}
+	return loc, nil
 }
 
 // writeFileAtomic writes through a temporary file and a rename, so a

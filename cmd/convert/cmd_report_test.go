@@ -28,7 +28,7 @@ func TestReportCLI(t *testing.T) {
 	}{
 		{"no path", []string{"report"}, 2, nil, []string{"at least one PATH"}, nil},
 		{"bad format", []string{"report", "--format", "pdf", cc}, 2, nil, []string{"--format takes table, json, markdown or html"}, nil},
-		{"bad by", []string{"report", "--by", "week", cc}, 2, nil, []string{"--by takes day, session, project, agent, model"}, nil},
+		{"bad by", []string{"report", "--by", "year", cc}, 2, nil, []string{"--by takes day, week, month, session, project, agent, model"}, nil},
 		{"bad date", []string{"report", "--since", "yesterday", cc}, 2, nil, []string{"--since:"}, nil},
 		{"missing path", []string{"report", "no/such/dir"}, 2, nil, []string{"no/such/dir"}, nil},
 		{"receipts as a table", []string{"report", golden}, 0, []string{"Tokens per model", "claude-opus-4-7", "174,100", "root_instruction_files_not_logged"}, nil, nil},

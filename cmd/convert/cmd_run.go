@@ -58,6 +58,7 @@ func runAction(c *cli.Context) error {
 	cons := con(c)
 	args := c.Args().Slice()
 	stdinIn := stdinReader
+	var defaults []agentLogs // a run with no PATH: the agents found
 	if len(args) == 0 {
 		args = []string{pipeline.StdinArg}
 		empty := false
@@ -81,7 +82,7 @@ func runAction(c *cli.Context) error {
 		}
 		if !stdinPiped() || empty {
 			var err error
-			if args, err = defaultPaths(cons); err != nil { // run_defaults.go
+			if args, defaults, err = defaultPaths(cons); err != nil { // run_defaults.go
 				return err
 			}
 		}
@@ -133,7 +134,13 @@ func runAction(c *cli.Context) error {
 		}
 		defer cleanup()
 	}
-	ins, err := pipeline.Expand(args)
+	var ins []pipeline.Input
+	var err error
+	if defaults != nil {
+		ins, err = defaultInputs(defaults)
+	} else {
+		ins, err = pipeline.Expand(args)
+	}
 	var ae *pipeline.ArgError
 	switch {
 	case errors.As(err, &ae):
@@ -178,6 +185,9 @@ func runAction(c *cli.Context) error {
 	}
 	if exp != nil {
 		opt.AfterWrite, opt.ExportEndpoint = afterWrite(exp), exp.Name()
+	}
+	if defaults != nil {
+		migrateLayout(cons, opt.Out, defaults)
 	}
 	oc := pipeline.Run(c.Context, ins, opt, nil)
 	interrupted := c.Context.Err() != nil

@@ -53,11 +53,17 @@ type skippedCounts struct {
 	Reasons map[string]int64 `json:"reasons"`
 }
 
+// tokenCounts are the run's tokens in the one token model (internal/usage),
+// under the names `convert report` uses: input never holds the cache, and
+// a response seen in several sessions counts once (duplicate_responses
+// says how many copies were folded).
 type tokenCounts struct {
-	Input         int64 `json:"input"`
-	Output        int64 `json:"output"`
-	CacheRead     int64 `json:"cache_read"`
-	CacheCreation int64 `json:"cache_creation"`
+	Input              int64 `json:"input"`
+	Output             int64 `json:"output"`
+	CacheRead          int64 `json:"cache_read"`
+	CacheWrite         int64 `json:"cache_write"`
+	Reasoning          int64 `json:"reasoning"`
+	DuplicateResponses int   `json:"duplicate_responses"`
 }
 
 type exportSummary struct {
@@ -76,7 +82,7 @@ func newSummary(oc pipeline.Outcome, opt pipeline.RunOptions, interrupted bool) 
 		BytesRead: oc.Bytes, Events: oc.Events,
 		LinesSkipped: skippedCounts{Total: oc.Skipped, Reasons: oc.SkipReasons},
 		Converters:   oc.Converters,
-		Tokens:       tokenCounts{oc.Tokens.Input, oc.Tokens.Output, oc.Tokens.CacheRead, oc.Tokens.CacheWrite},
+		Tokens:       tokenCounts{oc.Tokens.Input, oc.Tokens.Output, oc.Tokens.CacheRead, oc.Tokens.CacheWrite, oc.Tokens.Reasoning, oc.DuplicateResponses},
 		Failures:     oc.Failures, interrupted: interrupted,
 	}
 	s.Failed.Total = s.Failed.Input + s.Failed.Leak + s.Failed.Schema + s.Failed.Interrupted
@@ -150,9 +156,16 @@ func printOutcome(cons *console, s summary) {
 	}
 	row("bytes read", pipeline.HumanBytes(s.BytesRead)+rate)
 	row("events", fmt.Sprint(s.Events))
-	if t := s.Tokens; t.Input+t.Output+t.CacheRead+t.CacheCreation > 0 {
-		row("tokens", fmt.Sprintf("input %s, output %s, cache read %s, cache write %s",
-			thousands(t.Input), thousands(t.Output), thousands(t.CacheRead), thousands(t.CacheCreation)))
+	if t := s.Tokens; t.Input+t.Output+t.CacheRead+t.CacheWrite > 0 {
+		line := fmt.Sprintf("input %s, output %s, cache read %s, cache write %s",
+			thousands(t.Input), thousands(t.Output), thousands(t.CacheRead), thousands(t.CacheWrite))
+		if t.Reasoning > 0 {
+			line += fmt.Sprintf(", reasoning %s", thousands(t.Reasoning))
+		}
+		if t.DuplicateResponses > 0 {
+			line += fmt.Sprintf(" (%s responses repeated by resumed or forked sessions counted once)", thousands(int64(t.DuplicateResponses)))
+		}
+		row("tokens", line)
 	}
 	skipped := fmt.Sprint(s.LinesSkipped.Total)
 	if len(s.LinesSkipped.Reasons) > 0 {

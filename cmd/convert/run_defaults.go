@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // A run given no PATH, with a terminal (not a pipe) on standard input,
@@ -59,16 +61,18 @@ func tildePath(p, home string) string {
 
 // defaultPaths picks the PATHs of a run given none: the existing default
 // locations, said on stderr; none is a usage error naming where it looked.
-func defaultPaths(cons *console) ([]string, error) {
+// found is the agents whose logs are here, for defaultInputs.
+func defaultPaths(cons *console) (paths []string, found []agentLogs, err error) {
 	home, _ := homeDir()
 	all := defaultLogs(os.Getenv, home)
-	var paths, read, looked []string
+	var read, looked []string
 	for _, a := range all {
 		looked = append(looked, a.shown)
 		if len(a.paths) == 0 {
 			continue
 		}
 		paths = append(paths, a.paths...)
+		found = append(found, a)
 		note := a.converter + " " + a.shown
 		if n := len(a.paths); n > 1 {
 			note += fmt.Sprintf(" (%d folders)", n)
@@ -76,8 +80,153 @@ func defaultPaths(cons *console) ([]string, error) {
 		read = append(read, note)
 	}
 	if len(paths) == 0 {
-		return nil, usageError("run needs at least one PATH (a file, a directory, or - for standard input); no agent's logs are in their default locations (%s)", strings.Join(looked, ", "))
+		return nil, nil, usageError("run needs at least one PATH (a file, a directory, or - for standard input); no agent's logs are in their default locations (%s)", strings.Join(looked, ", "))
 	}
 	cons.Info("convert: no PATH given: reading the agents' default locations: %s", strings.Join(read, "; "))
-	return paths, nil
+	return paths, found, nil
+}
+
+// agentDir is the folder of --out that a run with no PATH writes an
+// agent's outputs in: its converter's name with dashes (claude-code,
+// codex, gemini-cli), whatever other agents are installed, so installing
+// a second agent never moves the first one's outputs.
+func agentDir(converter string) string { return strings.ReplaceAll(converter, "_", "-") }
+
+// defaultInputs expands each agent's default locations on their own and
+// puts them under the agent's folder: out/claude-code/project-<hex>/…,
+// out/codex/2026/…
+func defaultInputs(found []agentLogs) ([]pipeline.Input, error) {
+	var ins []pipeline.Input
+	for _, a := range found {
+		got, err := pipeline.Expand(a.paths)
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			got[i].Rel = agentDir(a.converter) + "/" + got[i].Rel
+		}
+		ins = append(ins, got...)
+	}
+	return ins, nil
+}
+
+// oldLayout is what earlier runs with no PATH wrote, by agent: with one
+// agent installed, the subtrees of its folder at the top of --out
+// (project-<hex>, 2026); with several, each folder under its last name
+// (projects, sessions).
+func oldLayout(a agentLogs) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if n != "" && n != "." && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, p := range a.paths {
+		add(filepath.Base(p))
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			if e.IsDir() {
+				first, _, _ := strings.Cut(pipeline.OutputName(e.Name()+"/x.jsonl", ""), "/")
+				add(first)
+			}
+		}
+	}
+	return names
+}
+
+// migrateLayout moves the outputs an earlier run with no PATH wrote in the
+// old layout into each agent's folder, so they are neither converted again
+// beside themselves nor counted twice by convert report. An output whose
+// new place is taken already stays where it is, and is reported: one
+// line, a count, the folder. Only receipts and traces move.
+func migrateLayout(cons *console, out string, found []agentLogs) {
+	if out == "" {
+		return
+	}
+	agents := map[string]bool{}
+	for _, a := range natives() {
+		agents[agentDir(a)] = true
+	}
+	for _, a := range found {
+		for _, old := range oldLayout(a) {
+			if agents[old] {
+				continue // the new layout itself
+			}
+			from := filepath.Join(out, old)
+			if st, err := os.Stat(from); err != nil || !st.IsDir() {
+				continue
+			}
+			to := filepath.Join(out, agentDir(a.converter))
+			if !isAgentFolder(old, a) {
+				to = filepath.Join(to, old) // a subtree of the agent's folder
+			}
+			moved, left := moveOutputs(from, to)
+			if moved > 0 {
+				cons.Info("convert: moved %d outputs of an earlier run from %s to %s (outputs are now kept per agent)", moved, tildePath(from, ""), tildePath(to, ""))
+			}
+			if left > 0 {
+				cons.Warn("convert: %d outputs of an earlier run stay in %s: their new copies are in %s, so the old folder can go (convert report counts each session once)", left, tildePath(from, ""), tildePath(to, ""))
+			}
+		}
+	}
+}
+
+// isAgentFolder reports whether old names one of the agent's folders
+// itself (the layout of several agents: out/projects/…), not a subtree of it.
+func isAgentFolder(old string, a agentLogs) bool {
+	for _, p := range a.paths {
+		if filepath.Base(p) == old {
+			return true
+		}
+	}
+	return false
+}
+
+// natives is the converter names of the agents with default locations.
+func natives() []string {
+	var out []string
+	for _, c := range converters.Natives() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// moveOutputs moves every receipt and trace under from to the same place
+// under to, unless one is there already; empty folders left are removed.
+func moveOutputs(from, to string) (moved, left int) {
+	var dirs []string
+	_ = filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		name := d.Name()
+		if !strings.HasSuffix(name, ".receipt.ndjson") && !strings.HasSuffix(name, ".otel.json") && !strings.HasSuffix(name, ".otel.jsonl") {
+			return nil
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return nil
+		}
+		dst := filepath.Join(to, rel)
+		if _, err := os.Lstat(dst); err == nil {
+			left++
+			return nil
+		}
+		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || os.Rename(p, dst) != nil {
+			left++
+			return nil
+		}
+		moved++
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // only an empty folder goes
+	}
+	return moved, left
 }

@@ -158,3 +158,132 @@ func countFiles(t *testing.T, dir, suffix string) int {
 	})
 	return n
 }
+
+// receiptsUnder lists the receipts under dir, relative to it.
+func receiptsUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var rels []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".receipt.ndjson") {
+			rel, _ := filepath.Rel(dir, p)
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return rels
+}
+
+// TestRunDefaultLayoutIsStable: a run with no PATH names each subtree after
+// its agent whatever else is installed, so installing a second agent
+// neither converts the first one's sessions again nor moves them; outputs
+// an earlier run wrote in the old layouts (out/project-<hex>/… with one
+// agent, out/projects/… and out/sessions/… with two) move into the agent's
+// folder, and a copy that cannot move is reported, never left silently
+// beside the new one.
+func TestRunDefaultLayoutIsStable(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	samples := filepath.Join(repo, "samples")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	clearLocationEnv(t)
+	old := stdinPiped
+	stdinPiped = func() bool { return false }
+	defer func() { stdinPiped = old }()
+	claude, codex := filepath.Join(home, ".claude", "projects"), filepath.Join(home, ".codex", "sessions")
+	copyTree(t, filepath.Join(samples, "claude_code", "basic"), claude)
+
+	// One agent, then a second one installed: the first one's outputs stay.
+	out := t.TempDir()
+	if code, _, se := runCLI(t, "", "run", "--out", out); code != 0 {
+		t.Fatalf("claude only: exit %d\n%s", code, se)
+	}
+	first := receiptsUnder(t, out)
+	if len(first) != 1 || !strings.HasPrefix(first[0], "claude-code/project-") {
+		t.Fatalf("claude only: %v, want claude-code/project-<hex>/…", first)
+	}
+	copyTree(t, filepath.Join(samples, "codex", "basic", "sessions"), codex)
+	code, _, se := runCLI(t, "", "run", "--out", out)
+	if code != 0 || !strings.Contains(se, "unchanged      1") {
+		t.Fatalf("codex installed: exit %d, want the claude session unchanged\n%s", code, se)
+	}
+	both := receiptsUnder(t, out)
+	if len(both) != 4 || !slicesContain(both, first[0]) || countPrefix(both, "codex/2026/") != 3 {
+		t.Errorf("codex installed: %v, want the claude receipt where it was and 3 under codex/", both)
+	}
+
+	// The layouts earlier runs wrote: moved, then converted in place.
+	for _, tc := range []struct {
+		name  string
+		paths []string // the PATHs that give the old layout
+		old   []string // its top folders
+	}{
+		{"one agent: out/project-<hex>", []string{claude}, []string{"project-"}},
+		{"two agents: out/projects, out/sessions", []string{claude, codex}, []string{"projects/", "sessions/"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			if code, _, se := runCLI(t, "", append([]string{"run", "--out", out}, tc.paths...)...); code != 0 {
+				t.Fatalf("old layout: exit %d\n%s", code, se)
+			}
+			before := receiptsUnder(t, out)
+			for _, p := range tc.old {
+				if countPrefix(before, p) == 0 {
+					t.Fatalf("old layout %v has nothing under %s", before, p)
+				}
+			}
+			code, _, se := runCLI(t, "", "run", "--out", out)
+			if code != 0 || !strings.Contains(se, "outputs of an earlier run from") {
+				t.Fatalf("no PATH: exit %d\n%s", code, se)
+			}
+			after := receiptsUnder(t, out)
+			if len(after) != len(both) || countPrefix(after, "claude-code/")+countPrefix(after, "codex/") != len(after) {
+				t.Errorf("after the move: %v, want the %d receipts of the new layout only", after, len(both))
+			}
+			// A copy left behind (a backup put back) is reported with a count.
+			for _, r := range before {
+				copyFile(t, filepath.Join(out, filepath.FromSlash(pathInNew(r))), filepath.Join(out, filepath.FromSlash(r)))
+			}
+			_, _, se = runCLI(t, "", "run", "--out", out)
+			if !strings.Contains(se, "outputs of an earlier run stay in") {
+				t.Errorf("copies left behind are not reported:\n%s", se)
+			}
+			code, so, se := runCLI(t, "", "report", "--format", "json", out)
+			if code != 0 || !strings.Contains(se, "copies of") || !strings.Contains(so, `"sessions_in_range": 4`) {
+				t.Errorf("report over the copies: exit %d, want 4 sessions and a warning\n%s", code, se)
+			}
+		})
+	}
+}
+
+// pathInNew is where the old-layout receipt rel now lives.
+func pathInNew(rel string) string {
+	switch {
+	case strings.HasPrefix(rel, "projects/"):
+		return "claude-code/" + strings.TrimPrefix(rel, "projects/")
+	case strings.HasPrefix(rel, "sessions/"):
+		return "codex/" + strings.TrimPrefix(rel, "sessions/")
+	case strings.HasPrefix(rel, "project-"):
+		return "claude-code/" + rel
+	}
+	return "codex/" + rel
+}
+
+func slicesContain(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func countPrefix(s []string, p string) int {
+	n := 0
+	for _, x := range s {
+		if strings.HasPrefix(x, p) {
+			n++
+		}
+	}
+	return n
+}

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
 )
@@ -133,20 +134,24 @@ type Outcome struct {
 	// Converters counts the inputs converted per converter.
 	Converters map[string]int
 	// Tokens sums the gen_ai.token_usage.summarized events of the receipts
-	// written (input, output, cache read, cache write).
+	// written, in the one token model (internal/usage): input without the
+	// cache, and each response counted once across sessions.
 	Tokens Tokens
+	// DuplicateResponses counts the copies of responses seen in more than
+	// one session (resumed and forked sessions) that Tokens counts once.
+	DuplicateResponses int
 	// Exported and ExportFailed count traces sent (and refused) this run;
 	// AlreadyExported those the manifest shows the endpoint already has.
 	Exported, ExportFailed, AlreadyExported int
 	ExportedSpans                           int
 	Overwritten                             int // outputs of another input with the same name replaced
 	Elapsed                                 time.Duration
+
+	fold usage.Fold
 }
 
-// Tokens are token counts from the receipts.
-type Tokens struct {
-	Input, Output, CacheRead, CacheWrite int64
-}
+// Tokens are token counts from the receipts, in the one token model.
+type Tokens = usage.Tokens
 
 // done is what a finished input leaves for the report.
 type done struct {
@@ -157,6 +162,7 @@ type done struct {
 	already   bool // unchanged and already exported to the endpoint
 	spans     int
 	tokens    Tokens
+	responses []usage.Response // the trace's responses, for the fold across sessions
 	notes     []string
 }
 
@@ -240,6 +246,13 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 			opt.Messages(Message{Failure, fmt.Sprintf("convert: manifest not saved (next run converts everything again): %v", openError(err))})
 		}
 	}
+	for _, rs := range oc.fold.Folded() {
+		for _, r := range rs {
+			oc.Tokens.Sub(r.Tokens)
+		}
+	}
+	oc.DuplicateResponses = oc.fold.Duplicates()
+	oc.fold = usage.Fold{}
 	oc.Elapsed = time.Since(began)
 	return oc
 }
@@ -315,6 +328,11 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
+		for _, r := range usage.Responses(res.Trace) {
+			if r.ID != "" { // only these can repeat in another session
+				d.responses = append(d.responses, r)
+			}
+		}
 		traceSum := sha256Hex(res.Trace)
 		switch {
 		case opt.AfterWrite == nil:
@@ -432,10 +450,8 @@ func report(ctx context.Context, d *done, msg func(Message), oc *Outcome) {
 		oc.Converted++
 		oc.Converters[r.Converter]++
 		oc.Events += r.Stats.Events
-		oc.Tokens.Input += d.tokens.Input
-		oc.Tokens.Output += d.tokens.Output
-		oc.Tokens.CacheRead += d.tokens.CacheRead
-		oc.Tokens.CacheWrite += d.tokens.CacheWrite
+		oc.Tokens.Add(d.tokens)
+		oc.fold.Add(oc.Converted, d.responses)
 		switch {
 		case d.exported:
 			oc.Exported++
@@ -487,7 +503,8 @@ func countSpans(trace []byte) int {
 	return n
 }
 
-// receiptTokens sums the token usage events of a receipt.
+// receiptTokens sums the token usage events of a receipt, in the one
+// token model.
 func receiptTokens(rec []byte) Tokens {
 	var t Tokens
 	marker := []byte(`"gen_ai.token_usage.summarized"`)
@@ -502,10 +519,8 @@ func receiptTokens(rec []byte) Tokens {
 			continue
 		}
 		a := gjson.GetBytes(line, "attributes")
-		t.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-		t.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-		t.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-		t.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
+		_, u := usage.Summary(func(k string) gjson.Result { return a.Get(gjson.Escape(k)) })
+		t.Add(u)
 	}
 	return t
 }

@@ -68,12 +68,36 @@ func newAgg() *agg {
 		skipReasons: map[string]int64{}, unknownTypes: map[string]int64{}, hashModes: map[string]int64{}, summaryGaps: map[string]int64{}}
 }
 
+// addTokens counts the tokens a session spent in this group's period
+// without the session itself (it started in another period); it counts
+// among the sessions of each model it used there.
+func (a *agg) addTokens(u map[string]*ModelTokens) {
+	for m, t := range u {
+		a.addModel(m, t)
+		a.tokenSessions[m]++
+	}
+}
+
+func (a *agg) addModel(m string, t *ModelTokens) {
+	acc := a.tokens[m]
+	if acc == nil {
+		acc = &ModelTokens{Model: m}
+		a.tokens[m] = acc
+	}
+	acc.Input += t.Input
+	acc.Output += t.Output
+	acc.CacheRead += t.CacheRead
+	acc.CacheWrite += t.CacheWrite
+	acc.Reasoning += t.Reasoning
+}
+
 // indexServer names the server of an index over every server.
 const indexServer = "(index of every server)"
 
-// add counts one session; model, when set, keeps only that model's tokens
-// (a --by model group).
-func (a *agg) add(s *Session, model string) {
+// add counts one session with its usage u (its share of the group's
+// period, for --by day, week or month); model, when set, keeps only that
+// model's tokens (a --by model group).
+func (a *agg) add(s *Session, model string, u map[string]*ModelTokens) {
 	a.sessions++
 	a.agents[s.Agent]++
 	for _, v := range s.Versions {
@@ -88,19 +112,11 @@ func (a *agg) add(s *Session, model string) {
 		}
 	}
 	a.events += int64(len(s.Events))
-	for m, t := range usageOf(s) {
+	for m, t := range u {
 		if model != "" && m != model {
 			continue
 		}
-		acc := a.tokens[m]
-		if acc == nil {
-			acc = &ModelTokens{Model: m}
-			a.tokens[m] = acc
-		}
-		acc.Input += t.Input
-		acc.Output += t.Output
-		acc.CacheRead += t.CacheRead
-		acc.CacheWrite += t.CacheWrite
+		a.addModel(m, t)
 		a.tokenSessions[m]++
 	}
 	seenInput := map[[2]string]bool{}

@@ -82,9 +82,9 @@ func TestBrowser(t *testing.T) {
 	}
 	for name, dom := range map[string]string{"javascript off": noJS, "javascript on": withJS} {
 		for model, want := range map[string]string{
-			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 ",
-			"claude-sonnet-4-20250514": "1 6,200 155 300 300 6,955 ",
-			"gpt-5.5":                  "1 2,000 800 25,000 3,000 30,800 ",
+			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 0 ",
+			"claude-sonnet-4-20250514": "1 6,200 155 300 300 6,955 0 ",
+			"gpt-5.5":                  "1 2,000 800 25,000 3,000 30,800 500 ", // the last column: reasoning, apart from the total
 		} {
 			if got := row(dom, model); got != want {
 				t.Errorf("%s: %s row %q, want %q", name, model, got, want)

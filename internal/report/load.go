@@ -18,6 +18,7 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/untrusted"
+	"github.com/contextreceipts/convert/internal/usage"
 	"io"
 	"os"
 	"path"
@@ -74,6 +75,10 @@ type Session struct {
 	Summary   *Event
 	TracePath string // sibling trace file on disk, "" when none
 	Trace     []byte // trace bytes held in memory (converted in this run)
+	// Responses are the responses the trace's chat spans name (message
+	// ids and their usage): how copies across sessions are folded.
+	Responses []usage.Response
+	folded    []usage.Response // copies another session holds (Build)
 }
 
 // Models returns the models with token usage in the session, sorted.
@@ -188,11 +193,14 @@ func project(rel string) string {
 	// and its receipt's "project-<hex>" are one project.
 	dir := path.Dir(pipeline.OutputName(strings.TrimPrefix(rel, "./"), ""))
 	if dir == "." || dir == "/" {
-		return "(top)"
+		return topFolder
 	}
 	sum := sha256.Sum256([]byte(dir))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// topFolder is the project of a receipt at the top of its argument.
+const topFolder = "(top)"
 
 // ReceiptSuffix and the trace suffixes name what `convert run` writes.
 const ReceiptSuffix = ".receipt.ndjson"

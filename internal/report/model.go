@@ -5,6 +5,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/usage"
+	"github.com/tidwall/gjson"
 )
 
 // SchemaID names the JSON document (schemas/report.schema.json).
@@ -15,6 +19,7 @@ const SchemaID = "convert.report.v1"
 type Report struct {
 	Schema    string     `json:"schema"`
 	By        string     `json:"by"`
+	Timezone  string     `json:"timezone"`
 	Since     string     `json:"since,omitempty"`
 	Until     string     `json:"until,omitempty"`
 	Sources   Sources    `json:"sources"`
@@ -36,6 +41,12 @@ type Sources struct {
 	SessionsInRange int `json:"sessions_in_range"`
 	OutOfRange      int `json:"sessions_out_of_range"`
 	Unreadable      int `json:"unreadable_receipts"`
+	// DuplicateResponses counts the copies of responses seen in more than
+	// one session (resumed and forked sessions), each counted once.
+	DuplicateResponses int `json:"duplicate_responses"`
+	// DuplicateReceipts counts the sessions read more than once (same
+	// session id and input digest), each counted once.
+	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
 // PriceInfo says which models had a price; cost is never guessed.
@@ -78,9 +89,11 @@ type Sections struct {
 	Health        Health        `json:"health"`
 }
 
-// ModelTokens is the token usage of one model. Input excludes cache reads
-// for every agent (Codex counts cached tokens inside input; they are taken
-// out), so the figures compare with ccusage's.
+// ModelTokens is the token usage of one model, in the one token model
+// (internal/usage): input excludes cache read and cache write for every
+// agent (Codex and Gemini CLI count cached tokens inside input; they are
+// taken out), and a response repeated by a resumed or forked session counts
+// once, so the figures compare with ccusage's and `convert run`'s.
 type ModelTokens struct {
 	Model      string   `json:"model"`
 	Sessions   int      `json:"sessions"`
@@ -88,6 +101,7 @@ type ModelTokens struct {
 	Output     int64    `json:"output"`
 	CacheRead  int64    `json:"cache_read"`
 	CacheWrite int64    `json:"cache_write"`
+	Reasoning  int64    `json:"reasoning"`
 	Total      int64    `json:"total"`
 	CostUSD    *float64 `json:"cost_usd,omitempty"`
 }
@@ -220,6 +234,7 @@ type SessRow struct {
 	OutputTokens  int64    `json:"output_tokens"`
 	CacheRead     int64    `json:"cache_read_tokens"`
 	CacheWrite    int64    `json:"cache_write_tokens"`
+	Reasoning     int64    `json:"reasoning_tokens"`
 	ContextInputs int64    `json:"context_inputs"`
 	Skills        int64    `json:"skill_invocations"`
 	MCPCalls      int64    `json:"mcp_calls"`
@@ -230,7 +245,8 @@ type SessRow struct {
 
 // Options shape a report.
 type Options struct {
-	By        string // day, session, project, agent or model
+	By        string         // day, week, month, session, project, agent or model
+	Location  *time.Location // the zone days, weeks and months are counted in; nil: UTC
 	Since     time.Time
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
@@ -240,14 +256,17 @@ type Options struct {
 }
 
 // Bys are the --by values.
-var Bys = []string{"day", "session", "project", "agent", "model"}
+var Bys = []string{"day", "week", "month", "session", "project", "agent", "model"}
 
 // Build aggregates sessions into a report.
 func Build(ss []*Session, opt Options) *Report {
 	if opt.By == "" {
 		opt.By = "day"
 	}
-	r := &Report{Schema: SchemaID, By: opt.By, Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
+	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
 	var in []*Session
 	for _, s := range ss {
 		if inRange(s, opt) {
@@ -264,34 +283,76 @@ func Build(ss []*Session, opt Options) *Report {
 	})
 	r.Sources.SessionsInRange = len(in)
 	r.order = in
+	var fold usage.Fold
+	for i, s := range in {
+		fold.Add(i, s.Responses)
+	}
+	folded := fold.Folded()
+	r.Sources.DuplicateResponses = fold.Duplicates()
 	total := newAgg()
 	groups := map[string]*agg{}
 	days := map[string]*dayAgg{}
-	for _, s := range in {
+	for i, s := range in {
+		s.folded = folded[i]
 		u := usageOf(s)
-		total.add(s, "")
-		for _, k := range groupKeys(s, opt.By, u) {
-			g := groups[k]
-			if g == nil {
-				g = newAgg()
-				groups[k] = g
+		total.add(s, "", u)
+		if timeBys[opt.By] {
+			// Each response's tokens go to the period it was made in; the
+			// rest of the session (sessions, inputs, events) to the period
+			// it started in.
+			start := periodOf(s.Start, opt.By, opt.Location)
+			split := splitUsage(s, u, opt.By, opt.Location)
+			for _, k := range sortedKeys(split) {
+				g := groups[k]
+				if g == nil {
+					g = newAgg()
+					groups[k] = g
+				}
+				if k == start {
+					g.add(s, "", split[k])
+				} else {
+					g.addTokens(split[k])
+				}
 			}
-			model := ""
-			if opt.By == "model" {
-				model = k
+			if _, ok := split[start]; !ok {
+				g := groups[start]
+				if g == nil {
+					g = newAgg()
+					groups[start] = g
+				}
+				g.add(s, "", nil)
 			}
-			g.add(s, model)
+		} else {
+			for _, k := range groupKeys(s, opt.By, u) {
+				g := groups[k]
+				if g == nil {
+					g = newAgg()
+					groups[k] = g
+				}
+				model := ""
+				if opt.By == "model" {
+					model = k
+				}
+				g.add(s, model, u)
+			}
 		}
-		d := dayOf(s)
-		da := days[d]
+		start := periodOf(s.Start, "day", opt.Location)
+		for d, du := range splitUsage(s, u, "day", opt.Location) {
+			da := days[d]
+			if da == nil {
+				da = &dayAgg{tokens: map[string]int64{}}
+				days[d] = da
+			}
+			for m, t := range du {
+				da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
+			}
+		}
+		da := days[start]
 		if da == nil {
 			da = &dayAgg{tokens: map[string]int64{}}
-			days[d] = da
+			days[start] = da
 		}
 		da.sessions++
-		for m, t := range u {
-			da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
-		}
 		da.compactions += countNamed(s, "context.compaction.started")
 		r.Sessions = append(r.Sessions, sessRow(s, u))
 	}
@@ -329,11 +390,133 @@ func inRange(s *Session, opt Options) bool {
 
 const noTime, noModel = "(no time)", "(no model)"
 
-func dayOf(s *Session) string {
-	if s.Start.IsZero() {
+// ownWords are labels the report writes itself (the folder a receipt at
+// the top of its argument is in is "(top)").
+var ownWords = map[string]bool{noTime: true, noModel: true, topFolder: true}
+
+// timeBys are the --by values whose keys the report formats from times.
+var timeBys = map[string]bool{"day": true, "week": true, "month": true}
+
+// typed reports whether v, found at path in the report document, is a
+// label the report computed rather than a string copied from input: the
+// report's own words, the arguments it echoes, a day, week or month it
+// formatted from a parsed time, and a model name it admitted (in the fields
+// that hold one, with the shape `run` admits model names by). As in
+// `convert run`, a typed value is not probed by the leak check.
+func (r *Report) typed(path, v string) bool {
+	switch path {
+	case "schema":
+		return v == SchemaID
+	case "by":
+		return v == r.By
+	case "since":
+		return v == r.Since
+	case "until":
+		return v == r.Until
+	case "days.day":
+		return isDay(v)
+	case "groups.key":
+		if timeBys[r.By] && isPeriod(v, r.By) || r.By == "model" && leak.Model.Admit(v) {
+			return true
+		}
+	case "timezone":
+		return v == r.Timezone
+	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
+		// A model name the receipts wrote, in a field that only ever
+		// holds one: typed by the shape `run` admits model names by.
+		return leak.Model.Admit(v)
+	}
+	return ownWords[v]
+}
+
+// isDay reports whether v is a day label as periodOf writes one.
+func isDay(v string) bool { return isPeriod(v, "day") }
+
+// isPeriod reports whether v has the shape of a label periodOf writes.
+func isPeriod(v, by string) bool {
+	if v == noTime {
+		return true
+	}
+	switch by {
+	case "week":
+		var y, w int
+		n, err := fmt.Sscanf(v, "%04d-W%02d", &y, &w)
+		return err == nil && n == 2 && len(v) == len("2026-W01") && w >= 1 && w <= 53
+	case "month":
+		_, err := time.Parse("2006-01", v)
+		return err == nil && len(v) == len("2006-01")
+	}
+	_, err := time.Parse("2006-01-02", v)
+	return err == nil && len(v) == len("2006-01-02")
+}
+
+// periodOf is the day (2026-07-01), ISO week (2026-W27) or month
+// (2026-07) of t in loc, by by; noTime for a zero time.
+func periodOf(t time.Time, by string, loc *time.Location) string {
+	if t.IsZero() {
 		return noTime
 	}
-	return s.Start.Format("2006-01-02")
+	t = t.In(loc)
+	switch by {
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case "month":
+		return t.Format("2006-01")
+	}
+	return t.Format("2006-01-02")
+}
+
+// splitUsage puts a session's usage (u, folded) in the periods its
+// responses were made in, as the trace's chat spans time them; what the
+// spans do not account for (a receipt without its trace, an agent whose
+// spans carry no usage) stays in the period the session started in, so
+// the periods always add up to u.
+func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Location) map[string]map[string]*ModelTokens {
+	out := map[string]map[string]*ModelTokens{}
+	at := func(k, m string) *ModelTokens {
+		if out[k] == nil {
+			out[k] = map[string]*ModelTokens{}
+		}
+		t := out[k][m]
+		if t == nil {
+			t = &ModelTokens{Model: m}
+			out[k][m] = t
+		}
+		return t
+	}
+	dropped := map[int]bool{}
+	for _, r := range s.folded {
+		for i, x := range s.Responses {
+			if !dropped[i] && x.ID == r.ID && x.ID != "" {
+				dropped[i] = true
+				break
+			}
+		}
+	}
+	left := map[string]*ModelTokens{}
+	for m, t := range u {
+		c := *t
+		left[m] = &c
+	}
+	for i, x := range s.Responses {
+		l := left[x.Model]
+		if dropped[i] || x.Start.IsZero() || l == nil {
+			continue
+		}
+		if x.Tokens.Input > l.Input || x.Tokens.Output > l.Output || x.Tokens.CacheRead > l.CacheRead || x.Tokens.CacheWrite > l.CacheWrite {
+			continue // more than the receipt counts: the receipt's figure stands
+		}
+		at(periodOf(x.Start, by, loc), x.Model).add(x.Tokens, 1)
+		l.add(x.Tokens, -1)
+	}
+	start := periodOf(s.Start, by, loc)
+	for m, l := range left {
+		if l.Input != 0 || l.Output != 0 || l.CacheRead != 0 || l.CacheWrite != 0 || l.Reasoning != 0 || out[start] == nil || out[start][m] == nil {
+			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+		}
+	}
+	return out
 }
 
 func groupKeys(s *Session, by string, u map[string]*ModelTokens) []string {
@@ -350,7 +533,7 @@ func groupKeys(s *Session, by string, u map[string]*ModelTokens) []string {
 		}
 		return sortedKeys(u)
 	}
-	return []string{dayOf(s)}
+	return []string{periodOf(s.Start, "day", time.UTC)}
 }
 
 func countNamed(s *Session, name string) int64 {
@@ -363,33 +546,40 @@ func countNamed(s *Session, name string) int64 {
 	return n
 }
 
-// usageOf sums a session's token usage per model. Codex (cumulative
-// totals, OpenAI's convention) counts cached and cache-write tokens inside
-// input: they are taken out, so input means the same for every agent and
-// the four columns add up to Codex's total_tokens.
+// usageOf sums a session's token usage per model in the one token model
+// (usage.Summary: input without the cache, whatever the agent's
+// convention), less the copies of responses another session holds too
+// (s.folded, set by Build).
 func usageOf(s *Session) map[string]*ModelTokens {
 	u := map[string]*ModelTokens{}
-	for i := range s.Events {
-		e := &s.Events[i]
-		if e.Name != "gen_ai.token_usage.summarized" {
-			continue
-		}
-		m := e.Str("gen_ai.request.model")
+	get := func(m string) *ModelTokens {
 		t := u[m]
 		if t == nil {
 			t = &ModelTokens{Model: m}
 			u[m] = t
 		}
-		in, cr, cw := e.Int("gen_ai.usage.input_tokens"), e.Int("gen_ai.usage.cache_read.input_tokens"), e.Int("gen_ai.usage.cache_creation.input_tokens")
-		if e.Str("gen_ai.usage.dedupe") == "cumulative_total_deltas" {
-			in -= cr + cw // inside input, as OpenAI counts: the four columns then add up to total_tokens
+		return t
+	}
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Name != "gen_ai.token_usage.summarized" {
+			continue
 		}
-		t.Input += in
-		t.Output += e.Int("gen_ai.usage.output_tokens")
-		t.CacheRead += cr
-		t.CacheWrite += cw
+		m, n := usage.Summary(func(k string) gjson.Result { return e.Attrs[k] })
+		get(m).add(n, 1)
+	}
+	for _, r := range s.folded {
+		get(r.Model).add(r.Tokens, -1)
 	}
 	return u
+}
+
+func (t *ModelTokens) add(n usage.Tokens, sign int64) {
+	t.Input += sign * n.Input
+	t.Output += sign * n.Output
+	t.CacheRead += sign * n.CacheRead
+	t.CacheWrite += sign * n.CacheWrite
+	t.Reasoning += sign * n.Reasoning
 }
 
 func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
@@ -403,6 +593,7 @@ func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
 		row.OutputTokens += t.Output
 		row.CacheRead += t.CacheRead
 		row.CacheWrite += t.CacheWrite
+		row.Reasoning += t.Reasoning
 	}
 	for i := range s.Events {
 		switch s.Events[i].Name {
@@ -437,19 +628,25 @@ type dayAgg struct {
 	compactions int64
 }
 
-// ParseDate reads a --since/--until value: a day (YYYY-MM-DD, UTC) or an
-// RFC 3339 time. A day as --until includes that whole day.
-func ParseDate(v string, until bool) (time.Time, error) {
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		if until {
-			t = t.AddDate(0, 0, 1)
+// ParseDate reads a --since/--until value: a day (2026-07-01 or 20260701,
+// in loc; nil: UTC) or an RFC 3339 time. A day as --until includes that
+// whole day.
+func ParseDate(v string, until bool, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, layout := range []string{"2006-01-02", "20060102"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil && len(v) == len(layout) {
+			if until {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t, nil
 		}
-		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a day (2026-07-01) nor an RFC 3339 time (2026-07-01T10:00:00Z)", v)
+	return time.Time{}, fmt.Errorf("%q is neither a day (2026-07-01 or 20260701) nor an RFC 3339 time (2026-07-01T10:00:00Z)", v)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -43,6 +43,12 @@ func tables(r *Report) []*table {
 		src += fmt.Sprintf("; %d sessions outside --since/--until", r.Sources.OutOfRange)
 	}
 	ov.add("made from", src)
+	if n := r.Sources.DuplicateReceipts; n > 0 {
+		ov.add("repeated receipts", num(int64(n))+" copies of sessions read more than once, counted once")
+	}
+	if n := r.Sources.DuplicateResponses; n > 0 {
+		ov.add("repeated responses", num(int64(n))+" copies of responses in more than one session (resumed or forked), counted once")
+	}
 	if r.Since != "" || r.Until != "" {
 		ov.add("range", or(r.Since, "…")+" to "+or(r.Until, "…"))
 	}
@@ -71,18 +77,19 @@ func tables(r *Report) []*table {
 	out = append(out, g)
 
 	priced := r.Prices != nil
-	tokHead := []string{"model", "sessions", "input", "output", "cache read", "cache write", "total"}
-	tokNum := []bool{false, true, true, true, true, true, true}
+	tokHead := []string{"model", "sessions", "input", "output", "cache read", "cache write", "total", "reasoning"}
+	tokNum := []bool{false, true, true, true, true, true, true, true}
 	if priced {
 		tokHead, tokNum = append(tokHead, "cost (USD)"), append(tokNum, true)
 	}
 	tk := &table{ID: "tokens", Title: "Tokens per model", Head: tokHead, Num: tokNum,
-		Notes: []string{"input excludes cache reads and writes for every agent (Codex counts them inside input; they are taken out), so the columns add up to the total"}}
+		Notes: []string{"input excludes cache reads and writes for every agent (Codex and Gemini CLI count them inside input; they are taken out), so the four columns add up to the total; reasoning is what the agent reports apart (OpenAI counts it inside output too) and is not added; a response repeated by a resumed or forked session counts once"}}
 	var sum ModelTokens
 	for _, m := range t.Tokens {
 		tk.Rows = append(tk.Rows, tokenRow(m, priced))
 		sum.Sessions = t.Sessions
 		sum.Input, sum.Output, sum.CacheRead, sum.CacheWrite, sum.Total = sum.Input+m.Input, sum.Output+m.Output, sum.CacheRead+m.CacheRead, sum.CacheWrite+m.CacheWrite, sum.Total+m.Total
+		sum.Reasoning += m.Reasoning
 	}
 	if len(t.Tokens) > 1 {
 		row := tokenRow(sum, false)
@@ -187,7 +194,7 @@ func tables(r *Report) []*table {
 }
 
 func tokenRow(m ModelTokens, priced bool) []string {
-	row := []string{m.Model, num(int64(m.Sessions)), num(m.Input), num(m.Output), num(m.CacheRead), num(m.CacheWrite), num(m.Total)}
+	row := []string{m.Model, num(int64(m.Sessions)), num(m.Input), num(m.Output), num(m.CacheRead), num(m.CacheWrite), num(m.Total), num(m.Reasoning)}
 	if priced {
 		if m.CostUSD == nil {
 			row = append(row, "-")

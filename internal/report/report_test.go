@@ -164,7 +164,7 @@ func TestSchema(t *testing.T) {
 	}
 	for name, doc := range map[string]string{
 		"missing total": `{"schema":"convert.report.v1","by":"day","sources":{},"groups":[],"days":[],"sessions":[]}`,
-		"unknown by":    strings.Replace(render(t, l.Report(Options{}), "json"), `"by": "day"`, `"by": "week"`, 1),
+		"unknown by":    strings.Replace(render(t, l.Report(Options{}), "json"), `"by": "day"`, `"by": "year"`, 1),
 		"control char":  strings.Replace(render(t, l.Report(Options{}), "json"), `"model": "claude-opus-4-7"`, `"model": "a\nb"`, 1),
 	} {
 		if err := ValidateJSON([]byte(doc)); err == nil {
@@ -199,8 +199,8 @@ func TestPrices(t *testing.T) {
 
 func TestGroupsAndRange(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
-	day := func(s string) time.Time { d, _ := ParseDate(s, false); return d }
-	end := func(s string) time.Time { d, _ := ParseDate(s, true); return d }
+	day := func(s string) time.Time { d, _ := ParseDate(s, false, nil); return d }
+	end := func(s string) time.Time { d, _ := ParseDate(s, true, nil); return d }
 	for _, tc := range []struct {
 		name     string
 		opt      Options
@@ -293,11 +293,11 @@ func TestTableColor(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(l), "model ") && head == "" {
 			head = l
 		}
-		if f := strings.Fields(l); head != "" && row == "" && len(f) == 7 && f[0] == "claude-opus-4-7" {
+		if f := strings.Fields(l); head != "" && row == "" && len(f) == 8 && f[0] == "claude-opus-4-7" {
 			row = l
 		}
 	}
-	if strings.Join(strings.Fields(row), " ") != "claude-opus-4-7 1 49 3,011 174,100 29,560 206,720" ||
+	if strings.Join(strings.Fields(row), " ") != "claude-opus-4-7 1 49 3,011 174,100 29,560 206,720 0" ||
 		strings.Index(head, "cache read")+len("cache read") != strings.Index(row, "174,100")+len("174,100") {
 		t.Errorf("tokens table not aligned:\n%s\n%s", head, row)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/untrusted"
+	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
 )
@@ -123,14 +124,41 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 		}
 		l.convert(ctx, ins, opt)
 	}
+	l.fold(opt.Stderr)
 	return l, nil
+}
+
+// fold keeps one session of each session id and input digest: the same
+// receipt named twice (convert report R R), or kept in two layouts of an
+// output folder, is one session. The first one read is kept; the copies
+// are counted, and said in one line.
+func (l *Loaded) fold(stderr io.Writer) {
+	seen := map[[2]string]bool{}
+	kept := l.Sessions[:0]
+	for _, s := range l.Sessions {
+		digest := ""
+		if s.Summary != nil {
+			digest = s.Summary.Str("convert.input.sha256")
+		}
+		k := [2]string{s.ID, digest}
+		if digest != "" && seen[k] {
+			l.Sources.DuplicateReceipts++
+			continue
+		}
+		seen[k] = true
+		kept = append(kept, s)
+	}
+	l.Sessions = kept
+	if n := l.Sources.DuplicateReceipts; n > 0 && stderr != nil {
+		fmt.Fprintf(stderr, "convert: report: %d copies of sessions read more than once (same session id and input digest) were counted once\n", n)
+	}
 }
 
 // Report builds the report of what was loaded.
 func (l *Loaded) Report(opt Options) *Report {
 	r := Build(l.Sessions, opt)
-	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable =
-		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable
+	r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces, r.Sources.Unreadable, r.Sources.DuplicateReceipts =
+		l.Sources.Receipts, l.Sources.Converted, l.Sources.Traces, l.Sources.Unreadable, l.Sources.DuplicateReceipts
 	return r
 }
 
@@ -163,6 +191,11 @@ func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 				return nil
 			}
 			s.TracePath = TraceFor(r.path)
+			if s.TracePath != "" {
+				if b, err := os.ReadFile(s.TracePath); err == nil {
+					s.Responses = usage.Responses(b)
+				}
+			}
 			out[i] = s
 			return nil
 		})
@@ -195,6 +228,7 @@ func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOptions) {
 	popt := pipeline.Options{Reveal: opt.Reveal}
 	results := make([]*pipeline.Result, len(ins))
+	responses := make([][]usage.Response, len(ins)) // read from each trace before it is let go
 	if opt.OutReceipts != "" {
 		var mu sync.Mutex
 		index := map[string]int{}
@@ -208,8 +242,10 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 				if opt.Traces {
 					keep.Trace = bytes.Clone(res.Trace)
 				}
+				rs := usage.Responses(res.Trace)
 				mu.Lock()
 				results[index[in.Path]] = &keep
+				responses[index[in.Path]] = rs
 				mu.Unlock()
 				return nil
 			}}, opt.Stderr)
@@ -225,6 +261,9 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 		for i, in := range ins {
 			g.Go(func() error {
 				res := pipeline.ConvertContext(ctx, in, popt)
+				if res.Err == nil {
+					responses[i] = usage.Responses(res.Trace)
+				}
 				if !opt.Traces {
 					res.Trace = nil
 				}
@@ -259,6 +298,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 			continue
 		}
 		s.Trace = res.Trace
+		s.Responses = responses[i]
 		collectStrings(res.Receipt, l.known)
 		collectStrings(res.Trace, l.known)
 		if s.Trace != nil {
@@ -277,16 +317,40 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 	}
 }
 
+// Finding is one string of the report that a converted log holds raw: the
+// log (its file name, no folder), the input line, the report field that
+// carries it, and what was found (never the string).
+type Finding struct {
+	Log   string
+	Line  int
+	Field string // the report's JSON path, indices left out: "groups.key"
+	What  string
+}
+
+// String is the finding as messages print it: "x.jsonl:5: groups.key
+// carries a raw input run of 9 bytes".
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d: %s carries a %s", f.Log, f.Line, f.Field, f.What)
+}
+
 // LeakCheck checks the report against every log converted in this run,
 // with the leak check receipts pass: the report document holds every
-// string any format prints, so it is what is checked. A string the report
-// copies from the receipts and traces of those logs passed the check of its
-// own log already and is exempt, as a pass-through value is in a receipt
-// (without that, a model name or AGENTS.md from one session would be
-// refused because another session's prompt mentions it); every other string
-// (the report's own labels and composites) is probed against every log.
-// No logs, no check.
-func (l *Loaded) LeakCheck(r *Report) ([]gate.Finding, error) {
+// string any format prints, so it is what is checked. Only the report's
+// untyped strings are probed, as `convert run` probes only what its typed
+// outputs do not account for:
+//   - a string the report copies from the receipts and traces of those logs
+//     passed the check of its own log already and is exempt, as a
+//     pass-through value is in a receipt (without that, a model name or
+//     AGENTS.md from one session would be refused because another
+//     session's prompt mentions it);
+//   - a label the report computes is typed by the field it fills and its
+//     shape (Report.typed: days, weeks and months it formatted, its own
+//     words), and the document's keys are its schema's words;
+//   - a time it formatted, a digest.
+//
+// Every other string is probed against each log, and a finding names the
+// log and the field. No logs, no check.
+func (l *Loaded) LeakCheck(r *Report) ([]Finding, error) {
 	if len(l.converted) == 0 {
 		return nil, nil
 	}
@@ -294,42 +358,86 @@ func (l *Loaded) LeakCheck(r *Report) ([]gate.Finding, error) {
 	if err := WriteJSON(&b, r); err != nil {
 		return nil, err
 	}
-	all := map[string]bool{}
-	collectStrings(b.Bytes(), all)
-	var fresh []string
-	for s := range all {
-		if !l.known[s] && !derived(s) {
-			fresh = append(fresh, s)
+	field := map[string]string{} // untyped string -> the first field holding it
+	walkValues(gjson.ParseBytes(b.Bytes()), "", func(path, v string) {
+		if l.known[v] || derived(v) || r.typed(path, v) {
+			return
 		}
+		if _, ok := field[v]; !ok {
+			field[v] = path
+		}
+	})
+	fresh := make([]string, 0, len(field))
+	for v := range field {
+		fresh = append(fresh, v)
 	}
 	sort.Strings(fresh)
-	doc, err := json.Marshal(fresh)
-	if err != nil {
-		return nil, err
+	// One string a line, so a finding's line says which string (and field).
+	var doc bytes.Buffer
+	for _, v := range fresh {
+		line, err := json.Marshal([]string{v})
+		if err != nil {
+			return nil, err
+		}
+		doc.Write(line)
+		doc.WriteByte('\n')
 	}
 	dir, err := os.MkdirTemp("", "convert-report-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "report.json")
-	if err := os.WriteFile(path, doc, 0o600); err != nil {
+	path := filepath.Join(dir, "report.strings.ndjson")
+	if err := os.WriteFile(path, doc.Bytes(), 0o600); err != nil {
 		return nil, err
 	}
-	var findings []gate.Finding
+	var findings []Finding
 	convs := make([]string, 0, len(l.converted))
 	for c := range l.converted {
 		convs = append(convs, c)
 	}
 	sort.Strings(convs)
 	for _, c := range convs {
-		fs, err := pipeline.LeakCheckFiles(l.converted[c], c, []string{path})
-		if err != nil {
-			return nil, err
+		for _, log := range l.converted[c] {
+			fs, err := pipeline.LeakCheckFiles([]string{log}, c, []string{path})
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range fs {
+				fd := "report"
+				if i := f.Where.Index - 1; f.Where.Kind == gate.Line && i >= 0 && i < len(fresh) {
+					fd = field[fresh[i]]
+				}
+				findings = append(findings, Finding{Log: filepath.Base(log), Line: f.Line, Field: fd, What: f.What})
+			}
 		}
-		findings = append(findings, fs...)
 	}
 	return findings, nil
+}
+
+// walkValues calls fn with every string value of a JSON document and its
+// path (object keys joined by dots, array indices left out). Keys are not
+// visited: the report document has no map, so every key is a word of its
+// schema.
+func walkValues(v gjson.Result, path string, fn func(path, v string)) {
+	switch {
+	case v.Type == gjson.String:
+		fn(path, v.Str)
+	case v.IsArray():
+		v.ForEach(func(_, e gjson.Result) bool {
+			walkValues(e, path, fn)
+			return true
+		})
+	case v.IsObject():
+		v.ForEach(func(k, e gjson.Result) bool {
+			p := k.Str
+			if path != "" {
+				p = path + "." + k.Str
+			}
+			walkValues(e, p, fn)
+			return true
+		})
+	}
 }
 
 // derived reports whether s is a value the report computes and that cannot
