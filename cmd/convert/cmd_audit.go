@@ -57,9 +57,12 @@ func auditCommand() *cli.Command {
 			for _, p := range files {
 				fs, err := audit.File(p, opt)
 				if err != nil {
-					cons.Error("convert: audit: %v", err)
+					cons.Error("convert: audit: %s", strings.Replace(err.Error(), p, displayPath(p), 1))
 					failed = true
 					continue
+				}
+				for i := range fs {
+					fs[i].Path = displayPath(fs[i].Path) // no folder that encodes a working folder or names the user
 				}
 				all = append(all, fs...)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,5 +66,53 @@ func TestAuditJSON(t *testing.T) {
 	}
 	if doc.Files != 6 {
 		t.Errorf("files = %d", doc.Files)
+	}
+}
+
+// TestAuditHostileReceipts: a receipt from anywhere may put anything where
+// audit quotes a value (a rank, a context hash, truncated, the summary's
+// converter, the leak check's status); audit quotes only what a written
+// receipt could hold, the rest by digest, in text and JSON.
+func TestAuditHostileReceipts(t *testing.T) {
+	dir := t.TempDir()
+	mutate := func(from, to string, repl map[string]string) string {
+		b, err := os.ReadFile(filepath.Join("../../samples/audit", from))
+		if err != nil {
+			b, err = os.ReadFile(from)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for old, new := range repl {
+			if !strings.Contains(s, old) {
+				t.Fatalf("%s lacks %q", from, old)
+			}
+			s = strings.ReplaceAll(s, old, new)
+		}
+		p := filepath.Join(dir, to)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	files := []string{
+		mutate("bad_stale_fact.json", "stale.json", map[string]string{`"rank": 2`: `"rank": "CANARY-rank /Users/CANARYUSER"`}),
+		mutate("bad_context_hash.json", "hash.json", map[string]string{
+			`"context_hash": "sha256:81e752a1de2dfa7ca6509c47ddcded195bcb20af48b8fe1290f0a26240446bac"`: `"context_hash": "CANARY-hash 4111111111111111"`}),
+		mutate("pc_good.json", "pc.json", map[string]string{`"truncated": false,`: `"truncated": "CANARY-truncated AKIAIOSFODNN7EXAMPLE",`}),
+		mutate("../../golden/session/basic.receipt.ndjson", "ours.receipt.ndjson", map[string]string{
+			`"convert.converter":"session"`:        `"convert.converter":"CANARY-conv AKIAIOSFODNN7EXAMPLE"`,
+			`"convert.leak_check.status":"passed"`: `"convert.leak_check.status":"canaryuser"`,
+		}),
+	}
+	for _, format := range []string{"text", "json"} {
+		code, out, _ := call(t, nil, append([]string{"audit", "--format", format}, files...)...) // call fails on any CANARY
+		if code != exitFindings || !strings.Contains(out, "withheld") {
+			t.Errorf("%s: exit %d, want %d and withheld values:\n%s", format, code, exitFindings, out)
+		}
+		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "canaryuser", "/Users/"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s: audit quoted %q:\n%s", format, s, out)
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/prepare"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,10 +38,18 @@ func validateCommand() *cli.Command {
 			}{Files: len(files), Problems: []string{}, NotOutputs: []string{}}
 			for _, f := range files {
 				probs, err := gate.ValidateFile(f)
+				for i, p := range probs {
+					probs[i] = screenProblem(f, p)
+				}
+				if err != nil { // the program's own words about the file: only its name is screened
+					if rest, ok := strings.CutPrefix(err.Error(), f); ok {
+						err = fmt.Errorf("%w", wrapped{displayPath(f) + rest, err})
+					}
+				}
 				switch {
 				case errors.Is(err, gate.ErrNotOutput):
 					cons.Error("%v", err) // then the other files: one stray file is no reason to stop
-					report.NotOutputs = append(report.NotOutputs, f)
+					report.NotOutputs = append(report.NotOutputs, displayPath(f))
 					notOutputs++
 					continue
 				case err != nil:
@@ -71,6 +80,27 @@ func validateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// wrapped is an error with another text and the same cause.
+type wrapped struct {
+	text  string
+	cause error
+}
+
+func (w wrapped) Error() string { return w.text }
+func (w wrapped) Unwrap() error { return w.cause }
+
+// screenProblem is a problem found in the file at path as validate prints
+// it: the file named as messages name paths, and every word the validator
+// quoted from the file (a key, a value, an event name) shown only when a
+// written receipt could hold it, else by digest: the file may come from
+// anywhere.
+func screenProblem(path, p string) string {
+	if rest, ok := strings.CutPrefix(p, path); ok {
+		return displayPath(path) + untrusted.Message(rest)
+	}
+	return untrusted.Message(p)
 }
 
 func leakcheckCommand() *cli.Command {
@@ -116,7 +146,7 @@ func leakcheckLogs(c *cli.Context) error {
 	for _, in := range c.StringSlice("input") {
 		st, err := os.Stat(in)
 		if err != nil {
-			return usageError("--input %s: %s", in, reason(err))
+			return usageError("--input %s: %s", displayPath(in), reason(err))
 		}
 		if !st.IsDir() {
 			inputs = append(inputs, in)
@@ -171,7 +201,11 @@ func leakcheckLogs(c *cli.Context) error {
 		return exitError{exitLeak}
 	}
 	if !c.Bool("json") {
-		cons.Result("no leak: %d files checked against %s", len(files), strings.Join(c.StringSlice("input"), ", "))
+		var shown []string
+		for _, in := range c.StringSlice("input") {
+			shown = append(shown, displayPath(in))
+		}
+		cons.Result("no leak: %d files checked against %s", len(files), strings.Join(shown, ", "))
 	}
 	return nil
 }

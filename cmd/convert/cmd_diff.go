@@ -44,11 +44,11 @@ func diffCommand() *cli.Command {
 			a, b := c.Args().Get(0), c.Args().Get(1)
 			da, err := os.ReadFile(a)
 			if err != nil {
-				return usageError("diff: cannot read %s: %s", a, reason(err))
+				return usageError("diff: cannot read %s: %s", displayPath(a), reason(err))
 			}
 			db, err := os.ReadFile(b)
 			if err != nil {
-				return usageError("diff: cannot read %s: %s", b, reason(err))
+				return usageError("diff: cannot read %s: %s", displayPath(b), reason(err))
 			}
 			ignore := map[string]bool{}
 			if !c.Bool("no-ignore") {
@@ -59,7 +59,7 @@ func diffCommand() *cli.Command {
 			for _, k := range c.StringSlice("ignore") {
 				ignore[k] = true
 			}
-			r, err := diff.ReceiptsIgnoring(a, da, b, db, ignore)
+			r, err := diff.ReceiptsIgnoring(displayPath(a), da, displayPath(b), db, ignore)
 			if errors.Is(err, diff.ErrNotReceipt) {
 				con(c).Error("convert: diff: %v", err)
 				return exitError{exitNotReceipt}
@@ -67,6 +67,8 @@ func diffCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			equivalent := r.Equivalent
+			r = r.Screened() // a receipt from anywhere: print only typed values
 			if c.String("format") == "json" {
 				doc, err := json.MarshalIndent(r, "", "  ")
 				if err != nil {
@@ -74,9 +76,9 @@ func diffCommand() *cli.Command {
 				}
 				con(c).Data("%s", doc)
 			} else {
-				r.WriteText(con(c).Stdout(), a, b)
+				r.WriteText(con(c).Stdout(), displayPath(a), displayPath(b))
 			}
-			if !r.Equivalent {
+			if !equivalent {
 				return exitError{exitDiffer}
 			}
 			return nil

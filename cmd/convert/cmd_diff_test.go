@@ -94,3 +94,61 @@ func TestDiffDrift(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffHostileReceipts: a receipt from anywhere may carry anything in
+// its names, attribute keys and values; diff prints only what passes the
+// rules a written receipt must, the rest as digests, in text and JSON.
+func TestDiffHostileReceipts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "basic.jsonl")
+	copyFile(t, "../../samples/session/basic.jsonl", src)
+	if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, "a"), src); code != 0 {
+		t.Fatalf("run: %s", errs)
+	}
+	a := filepath.Join(dir, "a", "basic.receipt.ndjson")
+	rec, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(rec), "\n"), "\n")
+	hostile := []struct{ name, key, value string }{
+		{"a prompt as a value", "context.input.source.path", `"CANARY-prompt total the invoices"`},
+		{"a path as a value", "gen_ai.request.model", `"/Users/CANARYUSER/acme"`},
+		{"a model of no family", "gen_ai.response.model", `"claude-CANARYUSER"`},
+		{"a secret", "convert.input.agent_versions", `["AKIAIOSFODNN7CANARY1"]`},
+		{"a card number", "gen_ai.usage.input_tokens", `4111111111111111`},
+		{"an IP address", "convert.converter", `"10.11.12.13"`},
+		{"a key", "CANARY-key", `"under_1kib"`},
+	}
+	var b []string
+	for i, l := range lines {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(l), &doc); err != nil {
+			t.Fatal(err)
+		}
+		attrs, _ := doc["attributes"].(map[string]any)
+		if i == 0 {
+			doc["name"] = "CANARY.event.name"
+		}
+		for _, h := range hostile {
+			var v any
+			json.Unmarshal([]byte(h.value), &v)
+			attrs[h.key] = v
+		}
+		out, _ := json.Marshal(doc)
+		b = append(b, string(out))
+	}
+	bad := filepath.Join(dir, "hostile.receipt.ndjson")
+	os.WriteFile(bad, []byte(strings.Join(b, "\n")+"\n"), 0o644)
+	for _, format := range []string{"text", "json"} {
+		code, out, _ := call(t, nil, "diff", "--format", format, a, bad) // call fails on any CANARY
+		if code != exitDiffer || !strings.Contains(out, "withheld") {
+			t.Errorf("%s: exit %d, want %d and withheld values:\n%s", format, code, exitDiffer, out)
+		}
+		for _, s := range []string{"4111111111111111", "10.11.12.13", "AKIAIOSFODNN7"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s: diff printed %q:\n%s", format, s, out)
+			}
+		}
+	}
+}

@@ -381,6 +381,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 		lg.Printf("%sthe session file cannot be read", prefix)
 		return
 	}
+	pipeline.NameInputs(ins, displayInput)
 	// One worker at a time per receipts directory (its manifest); a run
 	// that waits converts the newer snapshot once the other is done.
 	lockCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)

@@ -61,7 +61,7 @@ func reportAction(c *cli.Context) error {
 	stderr := c.App.ErrWriter
 	loaded, err := report.Load(c.Context, c.Args().Slice(), report.LoadOptions{
 		Reveal: c.String("reveal") == "names", OutReceipts: c.String("out-receipts"), Jobs: c.Int("jobs"),
-		Traces: format == "html", Stderr: stderr,
+		Traces: format == "html", Stderr: stderr, Name: displayInput, // names.go: no message carries a folder
 	})
 	if err != nil {
 		return usageError("report: %v", err)

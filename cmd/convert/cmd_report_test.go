@@ -71,3 +71,42 @@ func TestReportCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestReportHostileReceipts: receipts read from disk may come from
+// anywhere; report prints a name, model, version, file name, key or value
+// from one only when a written receipt could hold it in its field, else its
+// digest, in every format.
+func TestReportHostileReceipts(t *testing.T) {
+	src, err := os.ReadFile("../../golden/claude_code/bad_junk_lines.receipt.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	for old, new := range map[string]string{
+		`"gen_ai.request.model":"`:          `"gen_ai.request.model":"CANARY/4111111111111111 `,
+		`"convert.input.path":"`:            `"convert.input.path":"CANARY dir/Users/CANARYUSER/`,
+		`"convert.input.agent_versions":["`: `"convert.input.agent_versions":["CANARY 555-123-4567 `,
+		`"convert.converter":"`:             `"convert.converter":"AKIAIOSFODNN7CANARY `,
+		`"attributes":{`:                    `"attributes":{"CANARY key /Users/x":"CANARY value 10.1.2.3",`,
+	} {
+		if !strings.Contains(s, old) {
+			t.Fatalf("the receipt lacks %q", old)
+		}
+		s = strings.ReplaceAll(s, old, new)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad_junk_lines.receipt.ndjson"), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "json", "markdown", "html"} {
+		code, out, errs := call(t, nil, "report", "--format", format, "--by", "model", dir) // call fails on any CANARY
+		if code != 0 || !strings.Contains(out, "withheld") {
+			t.Errorf("%s: exit %d, want 0 and withheld values:\n%s%s", format, code, out, errs)
+		}
+		for _, bad := range []string{"4111111111111111", "555-123-4567", "AKIAIOSFODNN7", "/Users/", "10.1.2.3"} {
+			if strings.Contains(out+errs, bad) {
+				t.Errorf("%s: report printed %q", format, bad)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -59,7 +60,7 @@ func runCommand() *cli.Command {
 // summary's.
 func runAction(c *cli.Context) error {
 	cons := con(c)
-	p, err := runArgs(cons, c.Args().Slice())
+	p, err := runArgs(c.Context, cons, c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ type runPaths struct {
 // runArgs is what run reads: the PATHs given, or with none standard input
 // when it is a pipe or file that is not empty, else the agents' default
 // locations. /dev/stdin and /dev/fd/0 are standard input (-).
-func runArgs(cons *console, args []string) (runPaths, error) {
+func runArgs(ctx context.Context, cons *console, args []string) (runPaths, error) {
 	stdinIn := stdinReader
 	var defaults []agentLogs
 	if len(args) == 0 {
@@ -123,7 +124,14 @@ func runArgs(cons *console, args []string) (runPaths, error) {
 			// exec without a terminal) is no log: read the default folders,
 			// as with a terminal, and say why.
 			br := bufio.NewReader(stdinReader)
-			_, err := br.Peek(1)
+			peeked := make(chan error, 1)
+			go func() { _, err := br.Peek(1); peeked <- err }()
+			var err error
+			select {
+			case err = <-peeked:
+			case <-ctx.Done(): // a pipe nobody writes to: Ctrl-C still ends the run
+				return runPaths{}, ctx.Err()
+			}
 			empty, stdinIn = errors.Is(err, io.EOF), br
 			if empty {
 				cons.Info("convert: no PATH given and standard input is empty: reading the agents' default locations instead (give - to convert standard input)")
@@ -190,7 +198,10 @@ func runInputs(c *cli.Context, p runPaths) (ins []pipeline.Input, cleanup func()
 	}
 	spool := func() {}
 	if stdins == 1 {
-		if spool, err = pipeline.SpoolStdin(p.stdin); err != nil {
+		if spool, err = pipeline.SpoolStdinContext(c.Context, p.stdin); err != nil {
+			if errors.Is(err, pipeline.ErrInterrupted) {
+				return nil, nil, err // runContext: "convert: interrupted", exit 130
+			}
 			return nil, nil, usageError("%v", err)
 		}
 	}
@@ -207,12 +218,19 @@ func runInputs(c *cli.Context, p runPaths) (ins []pipeline.Input, cleanup func()
 	var ae *pipeline.ArgError
 	switch {
 	case errors.As(err, &ae):
+		if ae.Arg != "" {
+			ae.Arg = displayPath(ae.Arg)
+		}
+		if ae.Other != "" {
+			ae.Other = displayPath(ae.Other)
+		}
 		return nil, nil, usageError("%v", ae)
 	case err != nil:
 		return nil, nil, usageError("%v", err)
 	case len(ins) == 0:
 		return nil, nil, usageError("no *.jsonl input found under %s", strings.Join(args, " "))
 	}
+	pipeline.NameInputs(ins, displayInput) // names.go: no message carries an input's folders
 	if s := c.String("shard"); s != "" {
 		k, n, err := pipeline.ParseShard(s)
 		if err != nil {

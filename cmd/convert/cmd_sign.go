@@ -275,13 +275,3 @@ func keyPrefix(out, alg string, force bool) (string, error) {
 		}
 	}
 }
-
-// displayPath is p as a message shows it: ~/... under the home directory
-// (run_defaults.go's homeDir and tildePath, as the default locations are).
-func displayPath(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	home, _ := homeDir()
-	return tildePath(p, home)
-}

@@ -123,3 +123,43 @@ func convertSample(t *testing.T, parts ...string) (sample, out string) {
 	}
 	return sample, out
 }
+
+// TestValidateHostileReceipt: the validator quotes keys, values and event
+// names of the file it checks; a file from anywhere gets them shown only
+// when a written receipt could hold them, else by digest.
+func TestValidateHostileReceipt(t *testing.T) {
+	b, err := os.ReadFile("../../golden/session/basic.receipt.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	edits := []func(map[string]any){
+		func(d map[string]any) { d["CANARY-top /Users/CANARYUSER"] = 1 },
+		func(d map[string]any) { d["attributes"].(map[string]any)["CANARY-key AKIAIOSFODNN7EXAMPLE"] = "x" },
+		func(d map[string]any) { d["time"] = "CANARY-time 4111111111111111" },
+		func(d map[string]any) { d["name"] = "CANARY.event" },
+		func(d map[string]any) { d["attributes"].(map[string]any)["convert.output.events"] = "CANARY-count" },
+	}
+	for i, edit := range edits {
+		var d map[string]any
+		if err := json.Unmarshal([]byte(lines[i%len(lines)]), &d); err != nil {
+			t.Fatal(err)
+		}
+		edit(d)
+		out, _ := json.Marshal(d)
+		lines[i%len(lines)] = string(out)
+	}
+	p := filepath.Join(t.TempDir(), "hostile.receipt.ndjson")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	for _, args := range [][]string{{"validate", p}, {"validate", "--json", p}} {
+		code, out, errs := call(t, nil, args...) // call fails on any CANARY
+		if code != exitSchema || !strings.Contains(out+errs, "withheld") {
+			t.Errorf("%v: exit %d, want %d and withheld words:\n%s%s", args, code, exitSchema, out, errs)
+		}
+		for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "/Users/"} {
+			if strings.Contains(out+errs, s) {
+				t.Errorf("%v: validate quoted %q:\n%s%s", args, s, out, errs)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/sign"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/urfave/cli/v2"
 )
 
@@ -128,11 +129,11 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 	envPath := c.Args().First()
 	raw, err := os.ReadFile(envPath)
 	if err != nil { // the ENVELOPE argument itself: a usage error
-		return fmt.Sprintf("%s: %v", envPath, errors.Unwrap(err)), exitUsage
+		return fmt.Sprintf("%s: %v", displayPath(envPath), errors.Unwrap(err)), exitUsage
 	}
 	var env sign.Envelope
 	if err := json.Unmarshal(raw, &env); err != nil || env.Payload == "" || len(env.Signatures) == 0 {
-		return fmt.Sprintf("%s: not a DSSE envelope", envPath), exitFailed
+		return fmt.Sprintf("%s: not a DSSE envelope", displayPath(envPath)), exitFailed
 	}
 	payload, err := sign.Verify(&env, key)
 	switch {
@@ -143,10 +144,10 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 	}
 	st, err := sign.ParseStatement(payload)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", envPath, err), exitFailed
+		return fmt.Sprintf("%s: %v", displayPath(envPath), err), exitFailed // sign.ParseStatement quotes nothing of the envelope
 	}
 	if a := st.Predicate.Algorithm; a != key.Alg() && !(a == sign.HMACCanonical && key.Alg() == sign.HMACSHA256) {
-		return fmt.Sprintf("bad signature: the statement was signed as %s, the key is %s", a, key.Alg()), exitBadSignature
+		return fmt.Sprintf("bad signature: the statement was signed as %s, the key is %s", untrusted.Show(a), key.Alg()), exitBadSignature
 	}
 	recPath := c.String("receipt")
 	if recPath == "" {
@@ -158,13 +159,14 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 	*receipt = recPath
 	rec, err := os.ReadFile(recPath)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", recPath, errors.Unwrap(err)), exitFailed
+		return fmt.Sprintf("%s: %v", displayPath(recPath), errors.Unwrap(err)), exitFailed
 	}
 	want := st.Find(sign.RoleReceipt).Digest["sha256"]
 	if got := sha256Hex(rec); got != want {
-		return fmt.Sprintf("receipt changed: %s has sha256:%s, the signed receipt %s has sha256:%s", recPath, got, st.Find(sign.RoleReceipt).Name, want), exitReceiptChanged
+		return fmt.Sprintf("receipt changed: %s has sha256:%s, the signed receipt %s has %s", displayPath(recPath), got,
+			untrusted.Show(st.Find(sign.RoleReceipt).Name), untrusted.Show("sha256:"+want)), exitReceiptChanged
 	}
-	verdict := fmt.Sprintf("valid: %s signed by %s; receipt sha256 matches", recPath, key.ID())
+	verdict := fmt.Sprintf("valid: %s signed by %s; receipt sha256 matches", displayPath(recPath), key.ID())
 	src := c.String("source")
 	if src == "" {
 		return verdict + " (source not checked: pass --source LOG)", exitOK
@@ -181,14 +183,15 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (string, int) {
 	got, err := sha256File(src)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", src, errors.Unwrap(err)), exitFailed
+		return fmt.Sprintf("%s: %v", displayPath(src), errors.Unwrap(err)), exitFailed
 	}
 	subj := st.Find(sign.RoleSource)
 	if got != subj.Digest["sha256"] {
-		return fmt.Sprintf("source changed: %s has sha256:%s, the signed source %s has sha256:%s", src, got, subj.Name, subj.Digest["sha256"]), exitSourceChanged
+		return fmt.Sprintf("source changed: %s has sha256:%s, the signed source %s has %s", displayPath(src), got,
+			untrusted.Show(subj.Name), untrusted.Show("sha256:"+subj.Digest["sha256"])), exitSourceChanged
 	}
 	if v := st.Predicate.Version; v != pipeline.Version {
-		return fmt.Sprintf("not reproducible: the receipt was made by convert %s, this is %s", v, pipeline.Version), exitNotReproducible
+		return fmt.Sprintf("not reproducible: the receipt was made by convert %s, this is %s", untrusted.Show(v), pipeline.Version), exitNotReproducible
 	}
 	sum, err := sign.ReadSummary("receipt", rec)
 	if err != nil {
@@ -198,23 +201,24 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	if sum.HashKeyID != "" {
 		kf := c.String("hash-key-file")
 		if kf == "" {
-			return fmt.Sprintf("the receipt was made in keyed mode (hash key id %s); pass --hash-key-file", sum.HashKeyID), exitUsage
+			return fmt.Sprintf("the receipt was made in keyed mode (hash key id %s); pass --hash-key-file", keyIDShown(sum.HashKeyID)), exitUsage
 		}
 		b, err := os.ReadFile(kf)
 		if err != nil {
 			return "--hash-key-file: cannot read the key file", exitUsage
 		}
 		if h, err = receipt.NewKeyed(bytes.TrimSpace(b)); err != nil || h.KeyID() != sum.HashKeyID {
-			return fmt.Sprintf("--hash-key-file: not the hash key the receipt was made with (%s)", sum.HashKeyID), exitUsage
+			return fmt.Sprintf("--hash-key-file: not the hash key the receipt was made with (%s)", keyIDShown(sum.HashKeyID)), exitUsage
 		}
 	}
 	ins, err := pipeline.Expand([]string{src})
 	if err != nil || len(ins) != 1 {
-		return fmt.Sprintf("%s: cannot read the source", src), exitFailed
+		return fmt.Sprintf("%s: cannot read the source", displayPath(src)), exitFailed
 	}
+	pipeline.NameInputs(ins, displayInput)
 	res := pipeline.Convert(ins[0], pipeline.Options{Converter: st.Predicate.Converter, Hash: h, Reveal: c.String("reveal") == "names"})
 	if res.Err != nil {
-		return fmt.Sprintf("not reproducible: re-converting %s failed: %v", src, res.Err), exitNotReproducible
+		return fmt.Sprintf("not reproducible: re-converting %s failed: %v", displayPath(src), res.Err), exitNotReproducible
 	}
 	if bytes.Equal(res.Receipt, rec) {
 		n := len(ins[0].Companions)
@@ -225,10 +229,10 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	}
 	if again, err := sign.ReadSummary("re-conversion", res.Receipt); err == nil {
 		if signed, _ := subj.Annotations["convert.input.group_sha256"].(string); signed != again.GroupSHA256 {
-			return fmt.Sprintf("source changed: the companion files of %s are not the signed ones (group %s, signed %s)", src, orNone(again.GroupSHA256), orNone(signed)), exitSourceChanged
+			return fmt.Sprintf("source changed: the companion files of %s are not the signed ones (group %s, signed %s)", displayPath(src), orNone(again.GroupSHA256), untrusted.Show(orNone(signed))), exitSourceChanged
 		}
 	}
-	return fmt.Sprintf("not reproducible: %s has the signed digest but re-converts to other bytes (different flags or converter build?)", src), exitNotReproducible
+	return fmt.Sprintf("not reproducible: %s has the signed digest but re-converts to other bytes (different flags or converter build?)", displayPath(src)), exitNotReproducible
 }
 
 // sha256File hashes a file as a stream: a log of any size is never held in
@@ -256,4 +260,13 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// keyIDShown is a hash key id read from a receipt as a message shows it:
+// 16 lower-case hex digits (what convert writes), else by digest.
+func keyIDShown(id string) string {
+	if len(id) == 16 && strings.Trim(id, "0123456789abcdef") == "" {
+		return id
+	}
+	return untrusted.Show(id)
 }

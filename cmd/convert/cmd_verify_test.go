@@ -12,10 +12,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/sign"
 )
 
 // The HMAC secret of these tests; it must never be printed.
-const testSecret = "CANARY-shared-team-secret-3f9a1c0b7d5e4a2c"
+// testSecret is 32 random bytes in hex, as keygen writes an hmac secret.
+const testSecret = "aeb65080c2e7d62f23f53f6f0b4cb943a78e787ead3c26f6dfee861778319f88"
 
 // call runs the CLI in process and fails the test if a secret or a raw
 // (CANARY) value reaches stdout or stderr.
@@ -156,7 +159,7 @@ func TestSignVerify(t *testing.T) {
 		{name: "payload byte", tamper: func(t *testing.T, f signFixture) { flipByte(t, f.env, `"payload": "eyJfdHlwZSI6Imh0dHBz`) }, exit: exitBadSignature, msg: "bad signature: "},
 		{name: "unknown key", key: func(f signFixture) string {
 			p := filepath.Join(f.dir, "other.secret")
-			os.WriteFile(p, []byte("CANARY-some-other-secret-of-32-bytes-or-more"), 0o600)
+			os.WriteFile(p, []byte("d300ebfe87785c73f510f47fee6cc1379a1f534ee252fa5fd101a7ee516a2147"), 0o600)
 			return p
 		}, exit: exitUnknownKey, msg: "unknown key: "},
 		{name: "re-signed forged receipt", tamper: func(t *testing.T, f signFixture) {
@@ -226,6 +229,10 @@ func TestSignVerifyUsage(t *testing.T) {
 	f := setup(t, "ed25519")
 	short := filepath.Join(f.dir, "short")
 	os.WriteFile(short, []byte("CANARY-short"), 0o600)
+	sentence := filepath.Join(f.dir, "sentence")
+	os.WriteFile(sentence, []byte("CANARY the secret of the acme payments team, long enough\n"), 0o600)
+	phrase := filepath.Join(f.dir, "phrase")
+	os.WriteFile(phrase, []byte("CANARYHorseBatteryStapleCANARYHorseBatteryStaple\n"), 0o600)
 	tests := []struct {
 		name string
 		args []string
@@ -236,7 +243,10 @@ func TestSignVerifyUsage(t *testing.T) {
 		{"sign without key", []string{"sign", f.rec}, exitUsage, "no key"},
 		{"sign with the public key", []string{"sign", "--key", f.verifyKey, f.rec}, exitUsage, "public key"},
 		{"sign alg mismatch", []string{"sign", "--key", f.signKey, "--alg", "hmac-sha256", f.rec}, exitUsage, "ed25519 key"},
-		{"short secret", []string{"sign", "--key", short, f.rec}, exitUsage, "at least 32 bytes"},
+		{"short secret", []string{"sign", "--key", short, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"a sentence as the secret", []string{"sign", "--key", sentence, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"a passphrase that is base64", []string{"sign", "--key", phrase, f.rec}, exitUsage, "not 32+ random bytes"},
+		{"verify with a sentence", []string{"verify", "--key", sentence, f.env}, exitUsage, "not 32+ random bytes"},
 		{"sign a non-receipt", []string{"sign", "--key", f.signKey, f.src}, exitFailed, "convert.summary"},
 		{"keygen never overwrites", []string{"keygen", "--out", filepath.Join(f.dir, "k")}, exitUsage, "never overwrites"},
 		{"verify without envelope", []string{"verify", "--key", f.verifyKey}, exitUsage, "exactly one ENVELOPE"},
@@ -436,6 +446,66 @@ func TestKeygenJSON(t *testing.T) {
 			// and it still refuses to overwrite, with no JSON on stdout
 			if code, out, _ := call(t, nil, "keygen", "--json", "--alg", tt.alg, "--out", prefix); code != exitUsage || out != "" {
 				t.Errorf("second keygen: exit %d, stdout %q", code, out)
+			}
+		})
+	}
+}
+
+// TestVerifyHostileStatement: an envelope signed by a key the verifier
+// holds may still name anything (a signer's mistake, or a team secret
+// known to many): verify prints a name, digest, version or algorithm read
+// from it only when a written receipt could hold it, else by digest.
+func TestVerifyHostileStatement(t *testing.T) {
+	f := setup(t, "hmac-sha256")
+	key, err := sign.ParseKey([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := os.ReadFile(f.rec)
+	tests := []struct {
+		name   string
+		mutate func(st *sign.Statement)
+		exit   int
+	}{
+		{"receipt name and digest", func(st *sign.Statement) {
+			for i := range st.Subject {
+				if st.Subject[i].Name == filepath.Base(f.rec) {
+					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-name /Users/CANARYUSER 4111111111111111", strings.Repeat("ab", 32)
+				}
+			}
+		}, exitReceiptChanged},
+		{"source name and digest", func(st *sign.Statement) {
+			for i := range st.Subject {
+				if st.Subject[i].Name != filepath.Base(f.rec) {
+					st.Subject[i].Name, st.Subject[i].Digest["sha256"] = "CANARY-source AKIAIOSFODNN7EXAMPLE", strings.Repeat("cd", 32)
+				}
+			}
+		}, exitSourceChanged},
+		{"version", func(st *sign.Statement) { st.Predicate.Version = "CANARY-version 555-123-4567" }, exitNotReproducible},
+		{"statement type", func(st *sign.Statement) { st.Type = "CANARY-type /Users/CANARYUSER" }, exitFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := sign.NewStatement(filepath.Base(f.rec), rec, sign.HMACSHA256)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.mutate(st)
+			env, err := sign.Sign(st, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(env)
+			p := filepath.Join(t.TempDir(), "hostile.sig.json")
+			os.WriteFile(p, b, 0o644)
+			code, out, errs := call(t, f.secrets, "verify", "--key", f.verifyKey, "--receipt", f.rec, "--source", f.src, p) // call fails on any CANARY
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.exit, out, errs)
+			}
+			for _, s := range []string{"4111111111111111", "AKIAIOSFODNN7", "555-123-4567", "/Users/"} {
+				if strings.Contains(out+errs, s) {
+					t.Errorf("verify printed %q:\n%s%s", s, out, errs)
+				}
 			}
 		})
 	}

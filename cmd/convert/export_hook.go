@@ -24,7 +24,7 @@ func afterWrite(e *export.Exporter, clock *busyClock) func(context.Context, pipe
 			defer clock.start()()
 		}
 		if err := e.Export(ctx, res.Trace); err != nil {
-			ie := &pipeline.InputError{Path: in.Path, Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
+			ie := &pipeline.InputError{Path: in.Shown(), Converter: res.Converter, Msg: "otlp export: " + err.Error() + " (the files were written)"}
 			if errors.Is(err, export.ErrDown) {
 				return skipped{ie}
 			}

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contextreceipts/convert/internal/untrusted"
 )
 
 // ours checks a convert.receipt.v1 file: one event per line, the summary
@@ -28,7 +30,7 @@ func ours(path string, docs []doc) []Finding {
 			add(d.line, RuleSummaryLast, "convert.summary before the last line")
 		}
 		if c := str(d.v, "converter"); conv != "" && c != conv {
-			add(d.line, RuleConverter, "converter differs from the summary's convert.converter %s", conv)
+			add(d.line, RuleConverter, "converter differs from the summary's convert.converter %s", shown(conv))
 		}
 		if str(d.v, "trace_id") != trace {
 			add(d.line, RuleTraceID, "trace_id differs from line %d's", docs[0].line)
@@ -39,7 +41,7 @@ func ours(path string, docs []doc) []Finding {
 	}
 	l := last.line
 	if n, ok := num(sum, "convert.output.events"); !ok || n != int64(len(docs)-1) {
-		add(l, RuleEventCount, "convert.output.events is %s, the receipt has %d event lines", numText(sum, "convert.output.events"), len(docs)-1)
+		add(l, RuleEventCount, "convert.output.events is %s, the receipt has %d event lines", shown(numText(sum, "convert.output.events")), len(docs)-1)
 	}
 	lines, ok1 := num(sum, "convert.input.lines")
 	recs, ok2 := num(sum, "convert.input.records")
@@ -61,7 +63,7 @@ func ours(path string, docs []doc) []Finding {
 		add(l, RuleSkipReasons, "skip reasons add up to %d, convert.input.lines.skipped is %d", reasons, skipped)
 	}
 	if s := str(sum, "convert.leak_check.status"); s != "passed" {
-		add(l, RuleLeakCheck, "convert.leak_check.status is %q, not passed", tokenOr(s))
+		add(l, RuleLeakCheck, "convert.leak_check.status is %q, not passed", shown(tokenOr(s)))
 	}
 	if !strings.HasPrefix(str(sum, "convert.input.sha256"), "sha256:") || !isDigest(str(sum, "convert.input.sha256")) {
 		add(l, RuleInputDigest, "convert.input.sha256 is not sha256:<64 hex>")
@@ -74,6 +76,16 @@ func numText(m map[string]any, k string) string {
 		return fmt.Sprint(n)
 	}
 	return "missing"
+}
+
+// shown is a value read from a receipt as a finding may quote it: a
+// receipt comes from anywhere, so only a value a written receipt could
+// hold is quoted, anything else by its digest with a note.
+func shown(v any) string {
+	if s, ok := v.(string); ok {
+		return untrusted.Show(s)
+	}
+	return untrusted.Show(fmt.Sprint(v))
 }
 
 // tokenOr keeps short enum-like values and hides anything else.

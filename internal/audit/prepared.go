@@ -184,7 +184,7 @@ func (a *pcAudit) selected(r map[string]any) {
 		}
 	}
 	if t, ok := r["truncated"].(bool); !ok || t != anyTrunc {
-		a.add(RulePCTruncated, "truncated is %v, a selected item truncated: %v", r["truncated"], anyTrunc)
+		a.add(RulePCTruncated, "truncated is %s, a selected item truncated: %v", shown(r["truncated"]), anyTrunc)
 	}
 }
 

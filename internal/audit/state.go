@@ -60,12 +60,12 @@ func (f *findings) selectedEntries(entries []any, asOf time.Time, asOfOK bool) m
 			f.at(i, RuleStateAssemblyID, "selected_entries[%d] is not an object", i)
 			continue
 		}
-		where := fmt.Sprintf("selected_entries[%d] (%s, rank %v)", i, entryType(m), m["rank"])
+		where := fmt.Sprintf("selected_entries[%d] (%s, rank %s)", i, entryType(m), shown(m["rank"]))
 		if vt := str(m, "valid_to"); vt != "" && asOfOK {
 			if t, ok := parseTime(vt); !ok {
 				f.at(i, RuleStaleFact, "%s: valid_to is not an RFC 3339 time", where)
 			} else if !t.After(asOf) {
-				f.at(i, RuleStaleFact, "%s: valid_to %s is not after as_of %s, yet the entry was selected", where, vt, str(r, "as_of"))
+				f.at(i, RuleStaleFact, "%s: valid_to %s is not after as_of %s, yet the entry was selected", where, shown(vt), shown(str(r, "as_of")))
 			}
 		}
 		switch str(m, "supersession_status") {
@@ -119,7 +119,7 @@ func (f *findings) asOfFallback(asked string, asOf time.Time, asOfOK bool) {
 	if t, ok := parseTime(want); !ok {
 		f.add(RuleAsOfFallback, "the requested as_of is not an RFC 3339 time")
 	} else if asOfOK && !t.Equal(asOf) {
-		f.add(RuleAsOfFallback, "as_of %s was requested but the receipt resolved against %s", want, str(r, "as_of"))
+		f.add(RuleAsOfFallback, "as_of %s was requested but the receipt resolved against %s", want, shown(str(r, "as_of")))
 	}
 }
 
@@ -139,7 +139,7 @@ func (f *findings) contextHash(out map[string]any, opt Options, single bool) {
 	sum := sha256.Sum256(delivered)
 	got := hex.EncodeToString(sum[:])
 	if want := strings.TrimPrefix(str(out, "context_hash"), "sha256:"); got != want {
-		f.add(RuleContextHash, "the delivered bytes hash to sha256:%s, output.context_hash records sha256:%s", got, want)
+		f.add(RuleContextHash, "the delivered bytes hash to sha256:%s, output.context_hash records %s", got, shown("sha256:"+want))
 	}
 	if n, ok := num(out, "context_size_bytes"); ok && n != int64(len(delivered)) {
 		f.add(RuleContextHash, "%d bytes were delivered, output.context_size_bytes records %d", len(delivered), n)

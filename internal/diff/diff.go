@@ -1,8 +1,8 @@
 // Package diff compares two convert.receipt.v1 receipts structurally:
 // events added, removed or changed (matched by name and identity), buckets
 // that moved, events that entered or left the selected and omitted sets,
-// and the summary's changes. Receipts are content-free, so every value it
-// prints already is.
+// and the summary's changes. A receipt may come from anywhere: what is
+// printed of it goes through Result.Screened.
 package diff
 
 import (
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/untrusted"
 )
 
 // Event is one receipt line as the diff sees it.
@@ -375,4 +376,48 @@ func orAbsent(s string) string {
 		return "(absent)"
 	}
 	return s
+}
+
+// Screened is r as it may be printed: a receipt comes from anywhere, so
+// every name, identity, attribute key and value read from one is shown
+// only when it passes the rules a receipt convert writes must pass, else
+// as its digest with a note (untrusted.Show). Equivalent is r's.
+func (r *Result) Screened() *Result {
+	s := *r
+	refs := func(rs []Ref) []Ref {
+		out := make([]Ref, len(rs))
+		for i, e := range rs {
+			out[i] = Ref{Name: untrusted.Show(e.Name), Identity: untrusted.Show(e.Identity), Line: e.Line}
+		}
+		return out
+	}
+	attrs := func(cs []AttrChange) []AttrChange {
+		out := make([]AttrChange, len(cs))
+		for i, c := range cs {
+			out[i] = AttrChange{Attr: untrusted.Show(c.Attr), From: untrusted.ShowJSON(c.From), To: untrusted.ShowJSON(c.To), Bucket: c.Bucket}
+		}
+		return out
+	}
+	set := func(sc SetChange) SetChange {
+		out := SetChange{Entered: make([]string, len(sc.Entered)), Left: make([]string, len(sc.Left))}
+		for i, e := range sc.Entered {
+			out.Entered[i] = untrusted.Show(e)
+		}
+		for i, e := range sc.Left {
+			out.Left[i] = untrusted.Show(e)
+		}
+		return out
+	}
+	s.Added, s.Removed = refs(r.Added), refs(r.Removed)
+	s.Changed = make([]Change, len(r.Changed))
+	for i, c := range r.Changed {
+		s.Changed[i] = Change{Name: untrusted.Show(c.Name), Identity: untrusted.Show(c.Identity), LineA: c.LineA, LineB: c.LineB, Attrs: attrs(c.Attrs)}
+	}
+	s.BucketsMoved = make([]Move, len(r.BucketsMoved))
+	for i, m := range r.BucketsMoved {
+		s.BucketsMoved[i] = Move{Name: untrusted.Show(m.Name), Identity: untrusted.Show(m.Identity), Attr: untrusted.Show(m.Attr), From: untrusted.ShowJSON(m.From), To: untrusted.ShowJSON(m.To)}
+	}
+	s.Selected, s.Omitted = set(r.Selected), set(r.Omitted)
+	s.Summary = attrs(r.Summary)
+	return &s
 }

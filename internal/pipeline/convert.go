@@ -61,7 +61,7 @@ type Options struct {
 // Result is the outcome of converting one input. On failure Receipt and Trace
 // are nil: nothing is written.
 type Result struct {
-	Path      string // as given, for messages
+	Path      string // how messages name the input (Input.Shown), never opened
 	Rel       string // relative to its argument, slash-separated
 	Converter string
 	Receipt   []byte
@@ -129,6 +129,7 @@ type file struct {
 // source is one file of the group as the two passes see it.
 type source struct {
 	path, rel   string
+	name        string // how messages name the file (Input.Name)
 	meta        []byte // compacted sidecar JSON, nil when none
 	converted   bitset // lines handed to the converter
 	sum         []byte // sha256 of the file as it is on disk
@@ -146,11 +147,11 @@ func Convert(in Input, opt Options) Result { return ConvertContext(context.Backg
 // is cancelled.
 func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	path, rel := in.Path, in.Rel
-	res = Result{Path: path, Rel: rel}
+	res = Result{Path: in.Shown(), Rel: rel}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Receipt, res.Trace = nil, nil
-			res.Err = &InputError{Path: path, Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
+			res.Err = &InputError{Path: in.Shown(), Converter: res.Converter, Msg: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
 	conv, first, scans, err := pickScanned(path, opt)
@@ -162,11 +163,15 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		}()
 	}
 	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			ie.Path = in.Shown()
+		}
 		res.Err = err
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{ctx: ctx, opt: opt, in: in, path: path, rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
 		first: &first, scans: scans}
 	if err := f.read(); err != nil {
@@ -210,7 +215,7 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 	c, err := converters.Detect(types, keys)
 	if err != nil {
 		if errors.Is(err, converters.ErrNoKind) {
-			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path)}
+			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path) + longHint(opt.FS, path)}
 		}
 		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
@@ -246,7 +251,7 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 		return nil, nil, nil, err
 	}
 	defer func() { file = fh.Rewind() }()
-	r := jsonl.NewReader(fh.Reader, 1<<20)
+	r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), 1<<20)
 	defer r.Release()
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member
@@ -322,13 +327,13 @@ func (f *file) read() error {
 	// Companion paths are relative to the main file's directory, so the
 	// main file is named by its base name: the group digest must not depend
 	// on whether a folder or the session file was given.
-	f.srcs = append(f.srcs, source{path: f.in.Path, rel: path.Base(f.in.Rel)})
+	f.srcs = append(f.srcs, source{path: f.in.Path, name: f.in.Shown(), rel: path.Base(f.in.Rel)})
 	for _, c := range f.in.Companions {
-		src := source{path: c.Path, rel: c.Rel}
+		src := source{path: c.Path, name: orPath(c.Name, c.Path), rel: c.Rel}
 		if c.Meta != "" {
 			m, err := readMeta(f.opt.FS, c.Meta)
 			if err != nil {
-				return &InputError{Path: c.Meta, Converter: f.conv.Name, Msg: err.Error()}
+				return &InputError{Path: orPath(c.MetaName, c.Meta), Converter: f.conv.Name, Msg: err.Error()}
 			}
 			src.meta = m
 		}
@@ -353,7 +358,7 @@ func (f *file) read() error {
 			return err
 		}
 	}
-	f.path = f.in.Path
+	f.path = f.in.Shown()
 	f.sum = f.srcs[0].sum
 	bad := f.invalidCounts()
 	if err := f.state.End(&f.out); err != nil {
@@ -393,7 +398,7 @@ func fileIDs(name string) []string {
 
 func (f *file) readFile(i int) error {
 	src := &f.srcs[i]
-	f.path = src.path
+	f.path = src.name
 	if fs, ok := f.state.(converters.FileStarter); ok {
 		sf := converters.SourceFile{Index: i, Rel: src.rel}
 		if src.meta != nil {
@@ -401,19 +406,19 @@ func (f *file) readFile(i int) error {
 			f.input.Line(src.meta, f.conv.PassThrough)
 		}
 		if err := fs.StartFile(sf, &f.out); err != nil {
-			return &InputError{Path: src.path, Converter: f.conv.Name, Msg: err.Error()}
+			return &InputError{Path: src.name, Converter: f.conv.Name, Msg: err.Error()}
 		}
 	}
 	fh, err := f.open(i)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: err.Error()}
+		return &InputError{Path: src.name, Msg: err.Error()}
 	}
 	defer fh.Close()
 	if st, err := fh.file.Stat(); err == nil {
 		src.mtime = st.ModTime().UnixNano()
 	}
 	src.seqBase = f.stats.Lines
-	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	r := jsonl.NewReader(stopping(f.ctx, fh.Reader), f.opt.MaxLine)
 	defer r.Release()
 	var reported int64
 	for {
@@ -421,12 +426,15 @@ func (f *file) readFile(i int) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, ErrInterrupted) {
+			return &InputError{Path: src.name, Line: r.Lines() + 1, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+		}
 		if err != nil {
-			return &InputError{Path: src.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
+			return &InputError{Path: src.name, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
 		if l.N%1024 == 0 {
 			if err := f.ctx.Err(); err != nil {
-				return &InputError{Path: src.path, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+				return &InputError{Path: src.name, Line: l.N, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
 			}
 			if f.opt.Progress != nil {
 				f.opt.Progress.Add(fh.n - reported)

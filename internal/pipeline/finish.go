@@ -49,6 +49,9 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.interrupted(); err != nil {
+		return nil, nil, err
+	}
 	// The trace is the largest thing a long session keeps live. Its spans
 	// are made one at a time as they are written, each converter span and
 	// its events dropped once written (nothing after this reads f.out's
@@ -77,6 +80,9 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if compact != nil {
 		checked = compact
 	}
+	if err := f.interrupted(); err != nil {
+		return nil, nil, err
+	}
 	if err := f.validate(lines, checked, traceBytes); err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +98,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 		return nil, nil, err
 	}
 	if err := gate.ValidateLine(lines[len(lines)-1]); err != nil {
-		return nil, nil, &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
+		return nil, nil, &SchemaError{Path: f.outName(".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
 	}
 	return bytes.Join(append(lines, nil), []byte{'\n'}), traceBytes, nil
 }
@@ -124,14 +130,14 @@ func (f *file) receiptLine(tid otlp.TraceID, sid otlp.SpanID, ev receipt.Event) 
 func (f *file) validate(lines [][]byte, checked, written []byte) error {
 	for i, l := range lines {
 		if err := gate.ValidateLine(l); err != nil {
-			return &SchemaError{Path: OutputName(f.rel, ".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
+			return &SchemaError{Path: f.outName(".receipt.ndjson"), Line: i + 1, Msg: err.Error()}
 		}
 	}
 	if probs := otlp.Validate(checked); len(probs) > 0 {
 		if w := otlp.Validate(written); len(w) > 0 {
 			probs = w
 		}
-		return &SchemaError{Path: OutputName(f.rel, TraceSuffix(f.opt.OTelFormat)), Line: probs[0].Line, Msg: probs[0].Error()}
+		return &SchemaError{Path: f.outName(TraceSuffix(f.opt.OTelFormat)), Line: probs[0].Line, Msg: probs[0].Error()}
 	}
 	return nil
 }
@@ -229,16 +235,16 @@ func (f *file) spanIndex() (map[string]int32, error) {
 	index[""] = 0
 	for i, sp := range f.out.Spans {
 		if _, dup := index[sp.Key]; dup || sp.Key == "" {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: duplicate or empty span key"}
 		}
 		if _, ok := index[sp.Parent]; !ok {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: span parent is not an earlier span"}
 		}
 		index[sp.Key] = int32(i + 1)
 	}
 	for _, ev := range f.out.Events {
 		if _, ok := index[ev.Span]; !ok {
-			return nil, &InputError{Path: f.in.Path, Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
+			return nil, &InputError{Path: f.in.Shown(), Converter: f.conv.Name, Msg: "converter bug: event names an unknown span"}
 		}
 	}
 	return index, nil
@@ -478,12 +484,12 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 // that would leak are withheld; any other finding fails the input.
 func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Checker, error) {
 	outs := gate.NewOutputs()
-	recName := OutputName(f.rel, ".receipt.ndjson")
+	recName := f.outName(".receipt.ndjson")
 	for i, l := range lines {
 		outs.AddJSON(gjson.Parse(bytesView(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
 	}
 	if trace != nil {
-		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: OutputName(f.rel, TraceSuffix(f.opt.OTelFormat))}, gate.TraceSkip)
+		outs.AddJSON(gjson.Parse(bytesView(trace)), gate.Where{Kind: gate.Trace, File: f.outName(TraceSuffix(f.opt.OTelFormat))}, gate.TraceSkip)
 	}
 	for i, d := range f.diags {
 		outs.AddMessage(f.trimPath(d), gate.Where{Kind: gate.Stderr, Index: i + 1})
@@ -517,8 +523,8 @@ func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Che
 // own words, and a path may hold any character.
 func (f *file) trimPath(m string) string {
 	for _, s := range f.srcs {
-		if strings.HasPrefix(m, s.path) {
-			return m[len(s.path):]
+		if strings.HasPrefix(m, s.name) {
+			return m[len(s.name):]
 		}
 	}
 	return m
@@ -552,10 +558,10 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	}
 	fh, err := openFrom(f.opt.FS, src.path, false)
 	if err != nil {
-		return &InputError{Path: src.path, Msg: err.Error()}
+		return &InputError{Path: src.name, Msg: err.Error()}
 	}
 	defer fh.Close()
-	r := jsonl.NewReader(fh.Reader, f.opt.MaxLine)
+	r := jsonl.NewReader(stopping(f.ctx, fh.Reader), f.opt.MaxLine)
 	defer r.Release()
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	err = eachLine(r, func(l jsonl.Line) error {
@@ -564,12 +570,20 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 		}
 		return nil
 	})
+	if errors.Is(err, ErrInterrupted) {
+		return &InputError{Path: src.name, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
+	}
 	if err != nil {
-		return &InputError{Path: src.path, Msg: "read error: " + openError(err).Error()}
+		return &InputError{Path: src.name, Msg: "read error: " + openError(err).Error()}
 	}
 	// Pass one hashed the file; here its size and mtime must be unchanged.
 	if st, err := fh.file.Stat(); src.sum != nil && (err != nil || st.Size() != src.size || st.ModTime().UnixNano() != src.mtime) {
-		return &InputError{Path: src.path, Msg: "input changed while it was being converted"}
+		return &InputError{Path: src.name, Msg: "input changed while it was being converted"}
 	}
 	return nil
 }
+
+// outName is how messages name one of the input's outputs: its file name
+// without the folders it mirrors from the input's (an encoded working
+// folder, a user name).
+func (f *file) outName(suffix string) string { return path.Base(OutputName(f.rel, suffix)) }

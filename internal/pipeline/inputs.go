@@ -1,8 +1,8 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +19,19 @@ type Input struct {
 	Path       string
 	Rel        string
 	Companions []Companion // further files of the same session, read after Path
+	// Arg is the argument the input was found under (the file itself, or
+	// the directory walked); Name is how messages name it ("": Path). A
+	// command sets Name so that no message carries the input's directories
+	// (a user name, an encoded working folder): see NameInputs.
+	Arg, Name string
+}
+
+// Shown is how messages name the input.
+func (in Input) Shown() string {
+	if in.Name != "" {
+		return in.Name
+	}
+	return in.Path
 }
 
 // Companion is a file converted as part of another input: a subagent
@@ -27,6 +40,36 @@ type Companion struct {
 	Path string
 	Rel  string // relative to the main file's directory, slash-separated
 	Meta string // path of the sidecar .meta.json, "" when none
+	// Name and MetaName are how messages name Path and Meta ("": as they are).
+	Name, MetaName string
+}
+
+// NameInputs sets the name every message gives each input and companion:
+// name(n, arg, path) of the input's number (from 1), the argument it was
+// found under and the file's path.
+func NameInputs(ins []Input, name func(n int, arg, path string) string) {
+	for i := range ins {
+		in := &ins[i]
+		if in.Path == StdinName {
+			in.Name = StdinName
+			continue
+		}
+		in.Name = name(i+1, in.Arg, in.Path)
+		for j := range in.Companions {
+			c := &in.Companions[j]
+			c.Name = name(i+1, in.Arg, c.Path)
+			if c.Meta != "" {
+				c.MetaName = name(i+1, in.Arg, c.Meta)
+			}
+		}
+	}
+}
+
+func orPath(name, path string) string {
+	if name != "" {
+		return name
+	}
+	return path
 }
 
 // ArgError is an argument that cannot be used: a missing file or
@@ -35,13 +78,21 @@ type Companion struct {
 type ArgError struct {
 	Arg string
 	Msg string
+	// Other, when set, is the second file of two that would write the
+	// same outputs. A command shows Arg and Other as its messages name
+	// paths (cmd/convert's displayPath).
+	Other string
 }
 
 func (e *ArgError) Error() string {
-	if e.Arg == "" {
-		return e.Msg
+	msg := e.Msg
+	if e.Other != "" {
+		msg += ": " + e.Other
 	}
-	return e.Arg + ": " + e.Msg
+	if e.Arg == "" {
+		return msg
+	}
+	return e.Arg + ": " + msg
 }
 
 // StdinArg is the argument that means standard input; StdinName is how the
@@ -89,7 +140,7 @@ func Expand(args []string) ([]Input, error) {
 	for _, in := range ins {
 		o := OutputName(in.Rel, "")
 		if prev, dup := seen[o]; dup {
-			return nil, &ArgError{Msg: fmt.Sprintf("%s and %s would write the same outputs; convert them in separate runs with different --out", prev, in.Path)}
+			return nil, &ArgError{Arg: prev, Other: in.Path, Msg: "would write the same outputs as another input; convert them in separate runs with different --out"}
 		}
 		seen[o] = in.Path
 	}
@@ -103,7 +154,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 		if stdinSpool() == "" {
 			return in, false, &ArgError{Arg: a, Msg: "standard input was not read"}
 		}
-		return Input{Path: StdinName, Rel: StdinName + ".jsonl"}, false, nil
+		return Input{Path: StdinName, Rel: StdinName + ".jsonl", Arg: a}, false, nil
 	}
 	if filepath.Clean(a) == StdinName && stdinSpool() != "" {
 		return in, false, &ArgError{Arg: a, Msg: "a file named stdin and - (standard input) in one run; rename the file"}
@@ -118,7 +169,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 		// a pipe or device reads once, and an input is read more than once
 		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -) or save it to a file"}
 	}
-	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a)}, false, nil
+	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a), Arg: a}, false, nil
 }
 
 // nameApart puts files of one name from different directories each under
@@ -160,7 +211,7 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 		if err != nil {
 			return err
 		}
-		found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel)})
+		found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel), Arg: dir})
 		return nil
 	})
 	if err != nil {
@@ -258,11 +309,35 @@ func stdinSpool() string {
 // SpoolStdin copies r (standard input) to a private temporary file that
 // the input "stdin" then reads, and returns the function that removes it.
 func SpoolStdin(r io.Reader) (cleanup func(), err error) {
+	return SpoolStdinContext(context.Background(), r)
+}
+
+// SpoolStdinContext is SpoolStdin that gives up when ctx ends (Ctrl-C), even
+// while a read of standard input waits for a writer that never writes: it
+// then returns ErrInterrupted and leaves no spool (the read stays blocked
+// until the process exits).
+func SpoolStdinContext(ctx context.Context, r io.Reader) (cleanup func(), err error) {
 	fh, err := os.CreateTemp("", "convert-stdin-*.jsonl")
 	if err != nil {
 		return nil, &ArgError{Arg: StdinArg, Msg: "cannot spool standard input: " + openError(err).Error()}
 	}
-	_, cerr := io.Copy(fh, r)
+	copied := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(fh, stopping(ctx, r))
+		copied <- err
+	}()
+	var cerr error
+	select {
+	case cerr = <-copied:
+	case <-ctx.Done():
+		os.Remove(fh.Name())
+		return nil, ErrInterrupted
+	}
+	if errors.Is(cerr, ErrInterrupted) {
+		fh.Close()
+		os.Remove(fh.Name())
+		return nil, ErrInterrupted
+	}
 	if err := errors.Join(cerr, fh.Close()); err != nil {
 		os.Remove(fh.Name())
 		return nil, &ArgError{Arg: StdinArg, Msg: "cannot read standard input: " + openError(err).Error()}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -98,7 +99,7 @@ func peeker(p string) func(field string) string {
 			return ""
 		}
 		defer fh.Close()
-		r := jsonl.NewReader(fh.Reader, 1<<20)
+		r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), 1<<20)
 		for i := 0; i < 64; i++ {
 			l, err := r.Next()
 			if err != nil {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -98,7 +99,7 @@ func settings(opt RunOptions) string {
 // unchanged reports whether in was converted before with the same settings,
 // its outputs are still there and newer than its files, and every file has
 // the size and sha256 it had (the mtime spares re-hashing when it is equal).
-func (m *manifest) unchanged(in Input, set string, outs []string) bool {
+func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []string) bool {
 	m.mu.Lock()
 	e, ok := m.Inputs[pathID(in.Rel)]
 	m.mu.Unlock()
@@ -113,7 +114,7 @@ func (m *manifest) unchanged(in Input, set string, outs []string) bool {
 			return false
 		}
 		newestInput = max(newestInput, st.ModTime().UnixNano())
-		if st.ModTime().UnixNano() != e.Files[i].MtimeNS && fileSHA256(p) != e.Files[i].SHA256 {
+		if st.ModTime().UnixNano() != e.Files[i].MtimeNS && fileSHA256(ctx, p) != e.Files[i].SHA256 {
 			return false
 		}
 	}
@@ -137,7 +138,7 @@ func (m *manifest) exported(rel, endpoint string) bool {
 	}
 	for _, x := range e.Exports {
 		if x.Endpoint == endpoint && x.Trace == e.Trace {
-			return "sha256:"+fileSHA256(filepath.Join(filepath.Dir(m.path), filepath.FromSlash(e.Outputs[1]))) == e.Trace
+			return "sha256:"+fileSHA256(context.Background(), filepath.Join(filepath.Dir(m.path), filepath.FromSlash(e.Outputs[1]))) == e.Trace
 		}
 	}
 	return false
@@ -199,7 +200,7 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 		if f, ok := known[p]; ok {
 			sum = hex.EncodeToString(f.SHA256)
 		} else {
-			sum = fileSHA256(p)
+			sum = fileSHA256(context.Background(), p)
 		}
 		e.Files = append(e.Files, manifestFile{Path: pathID(p), Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
 	}
@@ -271,14 +272,16 @@ func inputPaths(in Input) []string {
 	return out
 }
 
-func fileSHA256(p string) string {
-	fh, err := os.Open(resolve(p))
+// fileSHA256 is the hex sha256 of a regular file ("" for anything else, or
+// when ctx ends first: a signal is not kept waiting by a large file).
+func fileSHA256(ctx context.Context, p string) string {
+	fh, err := openFile(nil, p)
 	if err != nil {
 		return ""
 	}
 	defer fh.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, fh); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := io.Copy(h, stopping(ctx, fh)); err != nil && !errors.Is(err, io.EOF) {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -255,11 +256,11 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 // pub: write its outputs, export and record them (publishOne).
 func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, set string) (done, *published) {
 	if err := ctx.Err(); err != nil {
-		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Path, Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
+		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Shown(), Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
 	base := OutputName(in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + TraceSuffix(opt.OTelFormat)} // relative to opt.Out
-	if !opt.Force && man.unchanged(in, set, outs) {
+	if !opt.Force && man.unchanged(ctx, in, set, outs) {
 		switch {
 		case opt.AfterWrite == nil:
 			return done{res: Result{Path: in.Path, Rel: in.Rel, Unchanged: true}}, nil
@@ -272,7 +273,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	d := done{}
 	if prev := man.madeFrom(in.Rel); prev != "" && prev != pathID(in.Path) {
 		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
-			in.Path, outs[0], displayDir(opt.Out)))
+			in.Shown(), path.Base(outs[0]), displayDir(opt.Out)))
 	}
 	end := func() {}
 	if opt.Converting != nil {
@@ -284,12 +285,12 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	// no record in it, not by opening every input a third time to look
 	// first: on a filesystem where an open is slow, that costs more than
 	// the check itself.
-	if len(in.Companions) == 0 && res.Stats.Records == 0 && blank(in.Path) {
+	if len(in.Companions) == 0 && res.Stats.Records == 0 && !errors.Is(res.Err, ErrInterrupted) && blank(in.Path) {
 		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}, nil
 	}
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {
 		res.Receipt, res.Trace = nil, nil
-		res.Err = &InputError{Path: in.Path, Converter: res.Converter, Msg: fmt.Sprintf(
+		res.Err = &InputError{Path: in.Shown(), Converter: res.Converter, Msg: fmt.Sprintf(
 			"none of its %d lines is a %s record, nothing written (is --converter right? --converter auto detects the kind)",
 			res.Stats.Lines-res.Stats.Blank, res.Converter)}
 	}

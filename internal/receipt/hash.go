@@ -3,15 +3,14 @@ package receipt
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"errors"
+	"fmt"
 	"hash"
-	"math"
 	"strings"
 	"sync"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/keycheck"
 	"github.com/gowebpki/jcs"
 	"golang.org/x/text/unicode/norm"
 )
@@ -33,84 +32,27 @@ type Hasher struct {
 	keyID string
 }
 
-// NewKeyed returns a Hasher keyed with the contents of a key file. A key is
-// 32 or more random bytes, written as hex or base64 (what `convert keygen
-// --alg hash` writes) or as raw bytes. A passphrase, a short key or one
-// with little entropy is refused: keyed mode exists so that a guess list
-// cannot reverse a digest, and a guessable key gives that up (anyone who
-// guesses it can hash every guess, and the receipt's own digests confirm it).
+// NewKeyed returns a Hasher keyed with the contents of a key file: 32 or
+// more random bytes written as hex or base64 (what `convert keygen --alg
+// hash` writes). The text is judged as given and as the bytes it decodes
+// to (internal/keycheck): a passphrase, a short or patterned key, or raw
+// bytes are refused, since keyed mode exists so that a guess list cannot
+// reverse a digest, and a guessable key gives that up.
 func NewKeyed(text []byte) (Hasher, error) {
-	key, err := decodeKey(text)
+	key, err := keycheck.Decode(text)
 	if err != nil {
-		return Hasher{}, err
+		return Hasher{}, fmt.Errorf("hash key: %w; make one with: convert keygen --alg hash", err)
 	}
 	return Hasher{key: key, keyID: keyID(key)}, nil
 }
 
 // MinKeyBytes is the shortest hash key accepted, after decoding.
-const MinKeyBytes = 32
-
-// minKeyEntropy is the least Shannon entropy, in bits per byte, of a key's
-// bytes: 32 random bytes average about 4.8 (at most 5), and falling under
-// 4.2 happens to about one random key in ten million; text keys sit near 3.
-const minKeyEntropy = 4.2
-
-var errWeakKey = errors.New("hash key is too weak: use 32+ random bytes (make one with: convert keygen --alg hash)")
-
-func decodeKey(text []byte) ([]byte, error) {
-	t := strings.TrimSpace(string(text))
-	var key []byte
-	if b, err := hex.DecodeString(t); err == nil {
-		key = b
-	} else if b, err := base64.StdEncoding.DecodeString(t); err == nil {
-		key = b
-	} else if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(t, "=")); err == nil {
-		key = b
-	} else if !isText(text) {
-		key = text // raw random bytes
-	} else {
-		return nil, errWeakKey // a passphrase
-	}
-	if len(key) < MinKeyBytes || entropy(key) < minKeyEntropy {
-		return nil, errWeakKey
-	}
-	return append([]byte(nil), key...), nil
-}
-
-// isText reports whether b is printable ASCII text (and white space).
-func isText(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
-// entropy is the empirical Shannon entropy of b, in bits per byte.
-func entropy(b []byte) float64 {
-	var n [256]int
-	for _, c := range b {
-		n[c]++
-	}
-	e := 0.0
-	for _, k := range n {
-		if k > 0 {
-			p := float64(k) / float64(len(b))
-			e -= p * math.Log2(p)
-		}
-	}
-	return e
-}
+const MinKeyBytes = keycheck.MinBytes
 
 // keyID names a key without being an oracle for it: it is an HMAC under
-// the key itself, so computing it needs the key, and with 32+ random bytes
-// enforced there is nothing to guess.
-func keyID(key []byte) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("convert.hash-key-id.v2"))
-	return hex.EncodeToString(m.Sum(nil)[:8])
-}
+// the key itself, so computing it needs the key (unchanged since v2, so
+// the key ids of receipts written before still match).
+func keyID(key []byte) string { return keycheck.ID(key, "convert.hash-key-id.v2") }
 
 // Mode is "sha256" or "hmac-sha256".
 func (h Hasher) Mode() string {

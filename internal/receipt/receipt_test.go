@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -123,9 +125,15 @@ func zero() float64 { return 0 }
 // base64 and raw random bytes of 32+ bytes.
 func TestKeyStrength(t *testing.T) {
 	random := make([]byte, 32)
-	for i := range random {
-		random[i] = byte(i*97 + 13) // 32 distinct bytes: 5 bits of entropy
+	if _, err := rand.Read(random); err != nil {
+		t.Fatal(err)
 	}
+	counter := make([]byte, 32) // 00..1f: 5 bits of entropy per byte, and no key
+	stepped := make([]byte, 32)
+	for i := range counter {
+		counter[i], stepped[i] = byte(i), byte(i*97+13)
+	}
+	word := sha256.Sum256([]byte("CANARY-acme-payments"))
 	for _, tc := range []struct {
 		name string
 		key  []byte
@@ -133,7 +141,16 @@ func TestKeyStrength(t *testing.T) {
 	}{
 		{"hex of 32 random bytes", []byte(hex.EncodeToString(random) + "\n"), true},
 		{"base64 of 32 random bytes", []byte(base64.StdEncoding.EncodeToString(random)), true},
-		{"raw random bytes", random, true},
+		{"raw random bytes", random, false},
+		{"hex of bytes 00..1f", []byte(hex.EncodeToString(counter)), false},
+		{"base64 of bytes 00..1f", []byte(base64.StdEncoding.EncodeToString(counter)), false},
+		{"bytes 00..1f raw", counter, false},
+		{"hex of a stepped run", []byte(hex.EncodeToString(stepped)), false},
+		{"a passphrase that is valid base64", []byte("CorrectHorseBatteryStapleCorrectHorseBatteryStaple"), false},
+		{"a passphrase of letters, base64 length", []byte("CorrectHorseBatteryStapleIsMyTeamKeyForAcmePay"), false},
+		{"CANARY words", []byte("CANARY-correct-horse-battery-staple-xxxxxx"), false},
+		// The limit: a key derived from a word looks random (keygen is the way).
+		{"hex sha256 of a word", []byte(hex.EncodeToString(word[:])), true},
 		{"the README's old passphrase", []byte("a long random team secret, 16+ bytes"), false},
 		{"16 random bytes in hex", []byte(hex.EncodeToString(random[:16])), false},
 		{"hex of a repeated byte", []byte(strings.Repeat("ab", 32)), false},

@@ -12,10 +12,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/contextreceipts/convert/internal/usage"
 	"io"
 	"os"
@@ -124,6 +126,7 @@ func ParseReceipt(name, rel string, r io.Reader) (*Session, error) {
 		return nil, fmt.Errorf("%s:%d: not a complete receipt: no convert.summary line", name, s.Events[len(s.Events)-1].Line)
 	}
 	s.Project = project(rel)
+	s.screen()
 	return s, nil
 }
 
@@ -216,4 +219,63 @@ func TraceFor(receiptPath string) string {
 // IsTrace reports whether p is a trace file `convert run` writes.
 func IsTrace(p string) bool {
 	return strings.HasSuffix(p, ".otel.json") || strings.HasSuffix(p, ".otel.jsonl")
+}
+
+// screen makes a session parsed from a receipt safe to print. A receipt
+// file may come from anywhere: every name, key and string value it holds
+// is kept only when a written receipt could hold it in its field, else
+// replaced by its digest and a note (internal/untrusted), before anything
+// aggregates or prints it. Equal values stay equal, so grouping is
+// unchanged; receipts the report converted itself pass the same screen, so
+// a report from logs and one from their receipts agree.
+func (s *Session) screen() {
+	if len(s.ID) != 32 || strings.Trim(s.ID, "0123456789abcdef") != "" { // a trace id stands in when there is no session id
+		s.ID = untrusted.Field("session.id", s.ID)
+	}
+	s.TraceID = showHex(s.TraceID, 32)
+	s.Agent = untrusted.Show(s.Agent)
+	s.Input = untrusted.Field("convert.input.path", s.Input)
+	for i, v := range s.Versions {
+		s.Versions[i] = untrusted.Show(v)
+	}
+	for i := range s.Events {
+		e := &s.Events[i]
+		e.Name = untrusted.Show(e.Name)
+		e.SpanID = showHex(e.SpanID, 16)
+		attrs := make(map[string]gjson.Result, len(e.Attrs))
+		for k, v := range e.Attrs {
+			attrs[untrusted.Show(k)] = screenValue(k, v)
+		}
+		e.Attrs = attrs
+	}
+}
+
+func screenValue(k string, v gjson.Result) gjson.Result {
+	switch {
+	case v.Type == gjson.String:
+		return stringResult(untrusted.Field(k, v.Str))
+	case v.IsArray():
+		var parts []string
+		for _, x := range v.Array() {
+			parts = append(parts, screenValue(k, x).Raw)
+		}
+		return gjson.Parse("[" + strings.Join(parts, ",") + "]")
+	case v.IsObject():
+		return stringResult(untrusted.Withheld(v.Raw))
+	}
+	return v // a number, true, false, null
+}
+
+func stringResult(s string) gjson.Result {
+	b, _ := json.Marshal(s)
+	return gjson.ParseBytes(b)
+}
+
+// showHex is a trace or span id: n lower-case hex digits as it is, else
+// screened.
+func showHex(v string, n int) string {
+	if len(v) == n && strings.Trim(v, "0123456789abcdef") == "" {
+		return v
+	}
+	return untrusted.Show(v)
 }

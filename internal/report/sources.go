@@ -20,6 +20,7 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
@@ -32,6 +33,9 @@ type LoadOptions struct {
 	Jobs        int    // logs converted in parallel; one per CPU if <= 0
 	Traces      bool   // keep traces (the html timelines need them)
 	Stderr      io.Writer
+	// Name, when set, is how messages name a file found under an argument
+	// (see pipeline.NameInputs); nil: by its path.
+	Name func(n int, arg, path string) string
 }
 
 // Loaded is what the PATHs gave.
@@ -63,7 +67,7 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 		if !st.IsDir() {
 			switch {
 			case strings.HasSuffix(a, ReceiptSuffix):
-				recs = append(recs, rec{a, filepath.Base(a)})
+				recs = append(recs, rec{a, filepath.Base(a), a})
 			case IsTrace(a):
 				// read with its receipt
 			default:
@@ -78,7 +82,7 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 			}
 			if !d.IsDir() && strings.HasSuffix(p, ReceiptSuffix) {
 				rel, _ := filepath.Rel(a, p)
-				found = append(found, rec{p, filepath.ToSlash(rel)})
+				found = append(found, rec{p, filepath.ToSlash(rel), a})
 			}
 			return nil
 		})
@@ -111,6 +115,9 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 				return nil, err
 			}
 			ins = append(ins, found...)
+		}
+		if opt.Name != nil {
+			pipeline.NameInputs(ins, opt.Name)
 		}
 		if len(ins) == 0 {
 			return nil, fmt.Errorf("no receipt (*%s) and no log (*.jsonl) found under %s", ReceiptSuffix, strings.Join(logs, " "))
@@ -158,8 +165,8 @@ func (l *Loaded) Report(opt Options) *Report {
 // maxMessages bounds the unreadable receipts named on stderr.
 const maxMessages = 20
 
-// rec is a receipt file and its path relative to its argument.
-type rec struct{ path, rel string }
+// rec is a receipt file, its path relative to its argument, and the argument.
+type rec struct{ path, rel, arg string }
 
 func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 	out := make([]*Session, len(recs))
@@ -168,13 +175,17 @@ func (l *Loaded) readReceipts(recs []rec, opt LoadOptions) error {
 	g.SetLimit(max(2, runtime.NumCPU()))
 	for i, r := range recs {
 		g.Go(func() error {
+			name := r.path
+			if opt.Name != nil {
+				name = opt.Name(i+1, r.arg, r.path)
+			}
 			fh, err := os.Open(r.path)
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: cannot open the receipt", r.path)
+				errs[i] = fmt.Errorf("%s: cannot open the receipt", name)
 				return nil
 			}
 			defer fh.Close()
-			s, err := ParseReceipt(r.path, r.rel, fh)
+			s, err := ParseReceipt(name, r.rel, fh)
 			if err != nil {
 				errs[i] = err
 				return nil
@@ -433,7 +444,7 @@ func walkValues(v gjson.Result, path string, fn func(path, v string)) {
 // carry input: a time it formatted from parsed times (as the pipeline leaves
 // ids and unix times out of its index), or a digest.
 func derived(s string) bool {
-	if receipt.IsDigest(s) {
+	if receipt.IsDigest(s) || untrusted.IsWithheld(s) {
 		return true
 	}
 	_, err := time.Parse("2006-01-02T15:04:05.000Z", s)

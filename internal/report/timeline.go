@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/tidwall/gjson"
 )
 
@@ -151,7 +152,8 @@ func buildTimeline(s *Session) (Timeline, error) {
 			if len(tl.Spans) >= maxSpans {
 				tl.MoreSpans++
 			} else {
-				tl.Spans = append(tl.Spans, Span{ID: sp.id, Name: sp.name, Depth: depth, StartMS: (sp.start - t0) / 1e6, EndMS: (sp.end - t0) / 1e6, Error: sp.err})
+				// a trace file may come from anywhere: its ids and names are screened
+				tl.Spans = append(tl.Spans, Span{ID: showHex(sp.id, 16), Name: untrusted.Show(sp.name), Depth: depth, StartMS: (sp.start - t0) / 1e6, EndMS: (sp.end - t0) / 1e6, Error: sp.err})
 			}
 			walk(sp.id, depth+1)
 		}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/contextreceipts/convert/internal/keycheck"
 	"github.com/gowebpki/jcs"
 )
 
@@ -74,14 +75,16 @@ type Key struct {
 	pub  ed25519.PublicKey
 	mac  []byte
 	id   string
+	// legacy is the v1 id of an hmac secret, accepted on old envelopes only.
+	legacy string
 }
 
 // Alg is Ed25519 or HMACSHA256.
 func (k *Key) Alg() string { return k.alg }
 
 // ID is the key id: the algorithm and 16 hex digits of a digest of the
-// public key (ed25519) or of the secret under a domain label (hmac). It
-// reveals nothing usable about a secret.
+// public key (ed25519), or of an HMAC under the secret of a domain label
+// (hmac): computing it needs the secret, so it confirms no guess.
 func (k *Key) ID() string { return k.id }
 
 // CanSign reports whether the key holds private material.
@@ -93,8 +96,8 @@ func (k *Key) String() string { return k.id }
 // GoString is the key id too.
 func (k *Key) GoString() string { return k.id }
 
-// MinSecret is the shortest HMAC secret accepted.
-const MinSecret = 32
+// MinSecret is the fewest random bytes an HMAC secret encodes.
+const MinSecret = keycheck.MinBytes
 
 // ParseKey reads key material: a PEM ed25519 private key (PKCS#8) or public
 // key (PKIX), or else an HMAC secret (surrounding white space trimmed). Errors
@@ -127,11 +130,17 @@ func ParseKey(data []byte) (*Key, error) {
 		}
 	}
 	secret := bytes.TrimSpace(data)
-	if len(secret) < MinSecret {
-		return nil, fmt.Errorf("key: an hmac secret must be at least %d bytes", MinSecret)
+	if _, err := keycheck.Decode(secret); err != nil {
+		return nil, fmt.Errorf("key: the hmac secret is %w; make one with: convert keygen --alg hmac-sha256", err)
 	}
-	id := sha256.Sum256(append([]byte("convert.sign-key-id.v1\x00"), secret...))
-	return &Key{alg: HMACSHA256, mac: append([]byte(nil), secret...), id: HMACSHA256 + ":" + hex.EncodeToString(id[:8])}, nil
+	// The secret's text is the MAC key, as it always was: envelopes signed
+	// before still verify. Its id is a keyed derivation (v2); the v1 id, a
+	// plain digest that confirmed a guessed secret offline, is only
+	// accepted on envelopes signed before.
+	v1 := sha256.Sum256(append([]byte("convert.sign-key-id.v1\x00"), secret...))
+	return &Key{alg: HMACSHA256, mac: append([]byte(nil), secret...),
+		id:     HMACSHA256 + ":" + keycheck.ID(secret, "convert.sign-key-id.v2"),
+		legacy: HMACSHA256 + ":" + hex.EncodeToString(v1[:8])}, nil
 }
 
 func edKey(priv ed25519.PrivateKey, pub ed25519.PublicKey) *Key {
@@ -225,7 +234,7 @@ func Verify(env *Envelope, key *Key) ([]byte, error) {
 	}
 	found := false
 	for _, s := range env.Signatures {
-		if s.KeyID != key.id {
+		if s.KeyID != key.id && (key.legacy == "" || s.KeyID != key.legacy) {
 			continue
 		}
 		found = true

@@ -2,7 +2,9 @@ package sign
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +12,9 @@ import (
 	"testing"
 )
 
-const secret = "CANARY-team-secret-0123456789abcdef0123456789"
+// secret is 32 random bytes in hex, as convert keygen --alg hmac-sha256
+// writes a secret.
+const secret = "e25e1fe5658ff45e067bbb2af2f58b8c6e6d0aa633c08771c418c0175ead894a"
 
 func TestPAE(t *testing.T) {
 	// The DSSE specification's example.
@@ -150,7 +154,11 @@ func TestParseKey(t *testing.T) {
 	tests := []struct {
 		name, data, err string
 	}{
-		{"short secret", "CANARY-short", "at least 32 bytes"},
+		{"short secret", "CANARY-short", "not 32+ random bytes"},
+		{"a sentence", "CANARY the quick brown fox jumps over the lazy dog", "not 32+ random bytes"},
+		{"a passphrase that is base64", "CorrectHorseBatteryStapleCorrectHorseBatteryStaple", "not 32+ random bytes"},
+		{"bytes 00..1f in hex", "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "not 32+ random bytes"},
+		{"raw bytes", "\x8a\x13\xf0\x5c\x99\x02\xee\x41\x7b\xd3\x60\x2f\xa8\x1c\x55\xc7\x0e\xb9\x34\x6d\xf1\x88\x27\x4a\x9e\x03\xd6\x71\xbc\x15\x62\xef", "not 32+ random bytes"},
 		{"other PEM", "-----BEGIN CERTIFICATE-----\nQ0FOQVJZ\n-----END CERTIFICATE-----\n", "unsupported PEM block"},
 		{"broken private key", "-----BEGIN PRIVATE KEY-----\nQ0FOQVJZ\n-----END PRIVATE KEY-----\n", "PKCS#8"},
 	}
@@ -164,8 +172,46 @@ func TestParseKey(t *testing.T) {
 	}
 	k, _ := ParseKey([]byte(secret))
 	for _, s := range []string{k.ID(), fmt.Sprint(k), fmt.Sprintf("%v %+v %#v", k, k, k)} {
-		if strings.Contains(s, "CANARY") || !strings.HasPrefix(s, "hmac-sha256:") {
+		if strings.Contains(s, secret[:16]) || !strings.HasPrefix(s, "hmac-sha256:") {
 			t.Errorf("key printed as %q", s)
+		}
+	}
+}
+
+// TestHMACKeyID: an hmac key id is a keyed derivation, not the v1 plain
+// digest that let anyone confirm a guessed secret offline; envelopes
+// signed under the v1 id still verify with the secret, and an id made
+// without the secret matches nothing.
+func TestHMACKeyID(t *testing.T) {
+	k, err := ParseKey([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := sha256.Sum256(append([]byte("convert.sign-key-id.v1\x00"), secret...))
+	legacy := HMACSHA256 + ":" + hex.EncodeToString(v1[:8])
+	if k.ID() == legacy || len(k.ID()) != len(legacy) {
+		t.Fatalf("key id %q is the v1 digest or not 16 hex digits", k.ID())
+	}
+	guess := sha256.Sum256([]byte("convert.sign-key-id.v2" + secret)) // a derivation without the key
+	if strings.Contains(k.ID(), hex.EncodeToString(guess[:8])) {
+		t.Error("the key id is a plain digest")
+	}
+	st, _ := NewStatement("r", receiptBytes(t), HMACSHA256)
+	env, err := Sign(st, k)
+	if err != nil || env.Signatures[0].KeyID != k.ID() {
+		t.Fatalf("sign: %v %+v", err, env)
+	}
+	for _, tt := range []struct {
+		name, id string
+		want     error
+	}{
+		{"v2 id", k.ID(), nil},
+		{"v1 id of an old envelope", legacy, nil},
+		{"another id", HMACSHA256 + ":0123456789abcdef", ErrUnknownKey},
+	} {
+		env.Signatures[0].KeyID = tt.id
+		if _, err := Verify(env, k); !errors.Is(err, tt.want) && (err != nil || tt.want != nil) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
 	}
 }

@@ -142,7 +142,8 @@ func ParseStatement(payload []byte) (*Statement, error) {
 		return nil, errors.New("statement: payload is not JSON")
 	}
 	if st.Type != StatementType || st.PredicateType != PredicateType {
-		return nil, fmt.Errorf("statement: type %q / predicate type %q not supported", st.Type, st.PredicateType)
+		// not quoted: an envelope may come from anywhere
+		return nil, fmt.Errorf("statement: type / predicate type not supported (want %s / %s)", StatementType, PredicateType)
 	}
 	for _, role := range []string{RoleReceipt, RoleSource} {
 		s := st.Find(role)

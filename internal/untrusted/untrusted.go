@@ -1,0 +1,338 @@
+// Package untrusted screens values read from files that come from anywhere
+// (receipts, envelopes) before a command prints them. It sits outside the
+// packages whose words are the program's vocabulary, so its own literals
+// (model families) type nothing in an output.
+package untrusted
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/schemas"
+)
+
+// Receipts read by diff, audit, validate, verify and report come from
+// anywhere: a value read from one is printed only when it passes the rules
+// a receipt convert writes must pass without its input at hand (the
+// program's own words, digests, small counts, and composites of those; a
+// time; a short version number), and no secret shape is in it. Anything
+// else is printed as its digest with a note: a hostile receipt cannot make
+// a command print a prompt, a path, a user name or a key.
+
+// Printable reports whether v, read from a receipt, may be printed as it is.
+func Printable(v string) bool {
+	if v == "" {
+		return true
+	}
+	if len(v) > 512 {
+		return false
+	}
+	if leak.Time.Admit(v) || shortVersion(v) || bucketLabel[v] || knownModel(v) {
+		return true
+	}
+	if hasIPv4(v) {
+		return false // counts joined by dots are an address, not our words
+	}
+	o := gate.NewOutputs()
+	o.Add(v, gate.Where{Kind: gate.Document, File: "receipt"})
+	chk := o.Check(nil)
+	return len(chk.Untyped()) == 0 && len(chk.Findings()) == 0
+}
+
+// Withheld is how a value that is not Printable is printed: its digest
+// (the first 16 hex digits of its sha256) and a note.
+func Withheld(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return "sha256:" + hex.EncodeToString(sum[:8]) + withheldNote
+}
+
+const withheldNote = "… (withheld: not a value a receipt may hold)"
+
+// IsWithheld reports whether s is what Withheld prints: a digest and the
+// note, nothing of the value (a leak check counts it as derived).
+func IsWithheld(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || !strings.HasSuffix(h, withheldNote) {
+		return false
+	}
+	h = strings.TrimSuffix(h, withheldNote)
+	return len(h) == 16 && strings.Trim(h, "0123456789abcdef") == ""
+}
+
+// Show is v when it is Printable, else Withheld(v).
+func Show(v string) string {
+	if Printable(v) {
+		return v
+	}
+	return Withheld(v)
+}
+
+// ShowJSON is Show for a compact JSON value: a string is judged unquoted
+// and printed quoted; an array element by element; a number or literal as
+// it is when Printable.
+func ShowJSON(v string) string {
+	switch {
+	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !strings.Contains(v[1:len(v)-1], `"`):
+		if s := v[1 : len(v)-1]; Printable(s) {
+			return v
+		}
+	case len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']':
+		inner := v[1 : len(v)-1]
+		if inner == "" {
+			return v
+		}
+		var out []string
+		for _, e := range strings.Split(inner, ",") {
+			if strings.ContainsAny(e, `[]{}\`) {
+				return Withheld(v)
+			}
+			out = append(out, ShowJSON(e))
+		}
+		return "[" + strings.Join(out, ",") + "]"
+	default:
+		if Printable(v) {
+			return v
+		}
+	}
+	return Withheld(v)
+}
+
+// bucketLabel holds the labels of the receipt's bucket ladders.
+var bucketLabel = func() map[string]bool {
+	m := map[string]bool{"0": true, "invalid": true}
+	for _, l := range receipt.Ladders() {
+		for _, s := range l.Labels {
+			m[s] = true
+		}
+	}
+	return m
+}()
+
+// modelFamilies are the model families providers name: a model read from a
+// receipt is printed only in one of them.
+var modelFamilies = []string{"claude-", "gpt-", "gemini-", "o1", "o3", "o4", "codex-"}
+
+// knownModel is a model name of a known family: lower-case letters,
+// digits, '-' and '.', no run of digits longer than 4 but a date (20251101).
+func knownModel(v string) bool {
+	if len(v) > 48 {
+		return false
+	}
+	family := false
+	for _, f := range modelFamilies {
+		family = family || strings.HasPrefix(v, f)
+	}
+	if !family {
+		return false
+	}
+	run := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			run++
+			continue
+		}
+		if run > 4 && !(run == 8 && strings.HasPrefix(v[i-8:], "20")) {
+			return false
+		}
+		run = 0
+		if i < len(v) && !('a' <= v[i] && v[i] <= 'z' || v[i] == '-' || v[i] == '.') {
+			return false
+		}
+	}
+	return leak.SecretKind(v) == ""
+}
+
+// hasIPv4 reports four or more dot-joined numbers of at most 3 digits in v.
+func hasIPv4(v string) bool {
+	digits, dots := 0, 0
+	for i := 0; i <= len(v); i++ {
+		c := byte(0)
+		if i < len(v) {
+			c = v[i]
+		}
+		switch {
+		case '0' <= c && c <= '9':
+			digits++
+			if digits > 3 {
+				dots = 0
+			}
+			continue
+		case c == '.' && digits > 0 && digits <= 3:
+			dots++
+		default:
+			if digits > 0 && digits <= 3 && dots >= 3 {
+				return true
+			}
+			dots = 0
+		}
+		digits = 0
+	}
+	return false
+}
+
+// shortVersion is a version of two or three numbers (2.1.42, 0.142.4) with
+// at most 6 digits in all: never a card, phone or IP address.
+func shortVersion(v string) bool {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return false
+	}
+	digits := 0
+	for _, p := range parts {
+		if p == "" || len(p) > 4 {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
+		}
+		digits += len(p)
+	}
+	return digits <= 6
+}
+
+// validatorWords are the words of the schema validator's and the receipt
+// schema set's own messages (internal/jsonschema, internal/schema).
+var validatorWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`< <= > >= additionalProperties against allowed and anyOf are at be but const
+		does encoded equal expected failed found got if-else if-then index indexes is items json length match maximum
+		mediatype minimum missing multipleOf must not of oneOf only pattern patternProperty properties regex required
+		schemas valid value event has no schema line too long or one with exactly property exists doesn't validate
+		string number integer boolean array object null minLength maxLength minItems maxItems minProperties
+		maxProperties exclusiveMinimum exclusiveMaximum format enum type date-time date time duration uri uuid regex`) {
+		validatorWords[w] = true
+	}
+}
+
+var schemaText = func() string {
+	var b strings.Builder
+	fs.WalkDir(schemas.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, err := schemas.FS.ReadFile(p); err == nil {
+				b.Write(data)
+			}
+		}
+		return nil
+	})
+	return b.String()
+}()
+
+// Message screens a message composed about a file from anywhere (a schema
+// problem, say): every word that is not the validator's own, not in the
+// schemas' own text and not Printable is replaced by its digest, and so is
+// every segment of a JSON pointer (/attributes/<key>).
+func Message(msg string) string {
+	var out []string
+	for _, tok := range strings.Split(msg, " ") {
+		out = append(out, screenToken(tok))
+	}
+	return strings.Join(out, " ")
+}
+
+func screenToken(tok string) string {
+	inner := strings.TrimRight(strings.TrimLeft(tok, `'"(`), `'",;:)`)
+	if inner == "" {
+		return tok
+	}
+	lead := tok[:strings.Index(tok, inner)]
+	trail := tok[len(lead)+len(inner):]
+	if strings.HasPrefix(inner, "/") {
+		segs := strings.Split(inner, "/")
+		for i, s := range segs {
+			if s != "" && !wordOK(unescapePointer(s)) {
+				segs[i] = short(s)
+			}
+		}
+		return lead + strings.Join(segs, "/") + trail
+	}
+	if wordOK(inner) {
+		return tok
+	}
+	return lead + short(inner) + trail
+}
+
+func wordOK(w string) bool {
+	return validatorWords[w] || Printable(w) || (len(w) >= 2 && strings.Contains(schemaText, w))
+}
+
+// short is a withheld word: the first 12 hex digits of its sha256.
+func short(w string) string {
+	sum := sha256.Sum256([]byte(w))
+	return "sha256:" + hex.EncodeToString(sum[:6]) + "…(withheld)"
+}
+
+func unescapePointer(s string) string {
+	s = strings.NewReplacer("%20", " ", "~1", "/", "~0", "~").Replace(s)
+	return s
+}
+
+// Field is v, the value of the attribute key in a receipt from anywhere,
+// as it may be printed: Printable values as they are; in the fields that
+// carry a declared kind of value, a value of that kind's shape (a revealed
+// name, a model, a file name, a UUID id), as a written receipt's leak
+// check admits it; anything else Withheld.
+func Field(key, v string) string {
+	if Printable(v) {
+		return v
+	}
+	ok := false
+	switch {
+	case key == "session.id" || key == "gen_ai.conversation.id" || strings.HasSuffix(key, ".id"):
+		ok = leak.UUID.Admit(v) || leak.ID.Admit(v) && !longDigits(v, 5)
+	case strings.HasSuffix(key, ".model"):
+		ok = leak.Model.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
+	case strings.HasSuffix(key, ".name") || key == "subagent.type":
+		ok = leak.Name.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
+	case key == "convert.input.path":
+		ok = fileName(v)
+	}
+	if ok {
+		return v
+	}
+	return Withheld(v)
+}
+
+// fileName is an input's file name as a receipt records it: one path
+// element, its stem a label (bad_junk_lines) or ending in an id.
+func fileName(v string) bool {
+	if strings.ContainsAny(v, "/\\ ") || hasIPv4(v) {
+		return false
+	}
+	stem := v
+	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json"} {
+		stem = strings.TrimSuffix(stem, ext)
+	}
+	// a short hex id at the end (cc-v2.1.17-entireio-cli-08940314) is an
+	// id, whatever digits it holds
+	if i := strings.LastIndexAny(stem, "-_"); i > 0 && len(stem)-i-1 == 8 && strings.Trim(stem[i+1:], "0123456789abcdef") == "" {
+		stem = stem[:i]
+	}
+	if n := len(stem); n >= 36 && leak.UUID.Admit(stem[n-36:]) {
+		return !longDigits(stem[:n-36], 5) || strings.HasPrefix(stem, "rollout-")
+	}
+	return leak.Label.Admit(stem) && !longDigits(stem, 5)
+}
+
+// longDigits reports a run of more than n digits (a card, a phone number).
+func longDigits(v string, n int) bool {
+	run := 0
+	for i := 0; i < len(v); i++ {
+		if '0' <= v[i] && v[i] <= '9' {
+			run++
+			if run > n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
