@@ -81,7 +81,7 @@ func TestDetectionIsBounded(t *testing.T) {
 		}
 		res := Convert(Input{Path: p, Rel: filepath.Base(p), Name: "session.jsonl"}, Options{})
 		msg := errString(res.Err)
-		if !strings.Contains(msg, converters.ErrNoKind.Error()) || !strings.Contains(msg, "only its first 1.0 MiB are read") || !strings.Contains(msg, "--converter") {
+		if !strings.Contains(msg, converters.ErrNoKind.Error()) || !strings.Contains(msg, "only its first "+HumanBytes(DetectBytes)+" are read") || !strings.Contains(msg, "--converter") {
 			t.Errorf("err = %q, want no known kind, why, and --converter", msg)
 		}
 		if strings.Contains(msg, "CANARY") || strings.Contains(msg, filepath.Dir(p)) {

@@ -5,13 +5,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+
+	"github.com/contextreceipts/convert/internal/jsonl"
 )
 
 // DetectBytes bounds what detection (and a layout's look at a file's first
 // lines) reads of an input: a first line of gigabytes, or a file that never
-// ends, is not read for ever to learn its kind. An input whose kind is not
-// in its first DetectBytes is of no known kind (give --converter).
-const DetectBytes = 1 << 20
+// ends, is not read for ever to learn its kind. It is the longest line
+// converted (jsonl.DefaultMaxLine), so an honest session that opens with a
+// pasted file of megabytes is still told apart (TestClaudeCodeHugeLines).
+// An input whose kind is not in its first DetectBytes is of no known kind
+// (give --converter).
+const DetectBytes = jsonl.DefaultMaxLine
 
 // stopping wraps an input's reader so that every read after ctx is done
 // fails with ErrInterrupted: cancellation is seen within one read buffer
