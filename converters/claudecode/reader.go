@@ -71,11 +71,19 @@ func claudeType(r converters.Record) view.Value {
 			return t
 		}
 	}
+	// A stream-json line (claude -p) names its session session_id, as
+	// Cursor's stream does: it is Claude's only with the field Claude's
+	// stream messages carry and Cursor's do not.
+	if r.Get("session_id").Exists() && r.Get("parent_tool_use_id").Exists() {
+		return t
+	}
 	return view.Value{}
 }
 
-// claudeShapeKeys are the fields of which every Claude Code record has one.
-var claudeShapeKeys = []string{"sessionId", "uuid", "session_id", "leafUuid", "messageId", "agentId"}
+// claudeShapeKeys are the fields of which every Claude Code transcript
+// record has one (a stream-json line has session_id and
+// parent_tool_use_id instead).
+var claudeShapeKeys = []string{"sessionId", "uuid", "leafUuid", "messageId", "agentId"}
 
 // claudeTypes are the record types this converter knows; detection scores
 // inputs by them. Others are counted (by digest) and otherwise ignored.

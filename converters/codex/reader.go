@@ -55,20 +55,73 @@ func init() {
 	})
 }
 
-// codexType is a record's type. A pre-envelope rollout starts with a bare
-// header {id, timestamp, instructions} and has {"record_type":"state"}
-// markers: neither has a type, so the type names them.
+// codexType is a record's type. A record is Codex's only in Codex's shape:
+// the {timestamp, type, payload} envelope, or (pre-envelope rollouts) a bare
+// Responses-API item with one of the fields only such items have. A
+// pre-envelope rollout starts with a bare header {id, timestamp,
+// instructions} and has {"record_type":"state"} markers: neither has a
+// type, so the type names them. Other agents' logs share type names with
+// Codex ("message", "compaction": pi-agent, OpenClaw and Factory Droid
+// sessions) but not its shape, and get no type, so that detection does not
+// hand them to this reader.
 func codexType(r converters.Record) view.Value {
+	t := r.Get("type")
 	switch {
-	case r.Get("type").IsString():
-		return r.Get("type")
+	case t.IsString() && r.Get("payload").Exists():
+		return t
+	case t.IsString():
+		if codexBareItem(r, t) {
+			return t
+		}
+		return view.Value{}
 	case r.Get("record_type").IsString():
 		return codexWord("state_marker")
-	case r.Get("id").IsString() && r.Get("timestamp").Exists():
+	case r.Get("id").IsString() && r.Get("timestamp").Exists() && !codexForeign(r):
 		return codexWord("session_header")
 	}
 	return view.Value{}
 }
+
+// codexBareItem reports whether r, a record without an envelope, is a
+// pre-envelope Responses-API item: an item type Codex knows, with a field
+// only those items carry (a message's role and content, a call's call_id,
+// encrypted reasoning, a git snapshot, a web search's action, an
+// inter-agent message's author), and none of the fields of the agents
+// whose logs wrap their messages ({"type":"message","message":{...}}).
+func codexBareItem(r converters.Record, t view.Value) bool {
+	if known, _ := view.Lookup(codexBareItemTypes(), t.Str()); !known || codexForeign(r) {
+		return false
+	}
+	switch {
+	case r.Get("role").IsString():
+		return r.Get("content").Exists()
+	case r.Get("call_id").Exists(), r.Get("encrypted_content").Exists(), r.Get("ghost_commit").Exists(),
+		r.Get("action").IsObject(), r.Get("author").Exists(), r.Get("summary").IsArray():
+		return true
+	}
+	return false
+}
+
+// codexForeign reports whether r has a field of another agent's envelope
+// that no Codex record has at its top level: a wrapped message, a tree
+// link, a session id of the Claude Code, Cursor or Droid kinds.
+func codexForeign(r converters.Record) bool {
+	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid"} {
+		if r.Get(k).Exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// codexBareItemTypes is codexItemTypes as a set.
+var codexBareItemTypes = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(codexItemTypes))
+	for _, t := range codexItemTypes {
+		m[t] = true
+	}
+	return m
+})
 
 // codexWord is a type codexType gives records that have none: a JSON
 // string of a constant (owned), made as a Value for the call.

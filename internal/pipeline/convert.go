@@ -194,7 +194,22 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		if !ok {
 			return c, nil, nil, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
 		}
-		return c, nil, nil, nil
+		if c.Native == nil {
+			return c, nil, nil, nil
+		}
+		// An agent's reader asked for by name still reads only its own
+		// format: detection among it alone must claim the input, so that
+		// another agent's log is refused rather than read as this one's.
+		scans := &scanCache{seed: lineSeed}
+		types, keys, fh, err := peekOpen(opt.FS, path, converters.TypersOf([]converters.Converter{c}), scans)
+		if err != nil {
+			return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
+		}
+		if _, err := converters.DetectAmong([]converters.Converter{c}, types, keys); err != nil {
+			return c, fh, nil, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
+				"not a %s log: its first lines are not in that format's shape, nothing written (--converter auto detects the kind)", c.Name)}
+		}
+		return c, fh, scans, nil
 	}
 	scans := &scanCache{seed: lineSeed}
 	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers(), scans)
