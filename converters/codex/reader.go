@@ -194,7 +194,12 @@ var codexBuiltinTools = map[string]bool{
 	"spawn_agent": true, "send_input": true, "wait": true, "close_agent": true, "resume_agent": true,
 	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
 	"tool_search": true, "request_user_input": true, "image_generation": true,
+	"wait_agent": true, "list_agents": true, "send_message": true,
 }
+
+// codexCollabTools are the tools of the collaboration namespace (and their
+// earlier un-namespaced names) that spawn a subagent or wait for one.
+var codexCollabTools = map[string]string{"spawn_agent": "spawn", "wait": "wait", "wait_agent": "wait"}
 
 // codexTool is a tool call waiting for its output.
 type codexTool struct {
@@ -207,6 +212,7 @@ type codexTool struct {
 	mcpTool     string
 	mcpReported bool // mcp.tool_call.completed written
 	done        bool
+	collab      string // a collaboration call: "spawn" or "wait" ("" for others)
 }
 
 // codexUsage is a token usage figure (one model, or a delta of totals).
@@ -397,7 +403,14 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 		c.SeeVersion(v.Str())
 	}
 	if c.Session != "" {
-		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
+		// A fork or a child copies its parent's history, meta included: the
+		// thread is the first meta's. A resumed thread writes its own meta
+		// again, and its process counts tokens from zero again: the next
+		// cumulative total is a new baseline's, as ccusage reads it.
+		c.counts["extra_session_meta"]++
+		if id := native.Get(p, "id").Str(); !id.Empty() && c.Pass(leak.ID, id) == c.Session {
+			c.prevTotal = nil
+		}
 		return
 	}
 	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {
