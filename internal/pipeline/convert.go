@@ -203,7 +203,7 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		scans := &scanCache{seed: lineSeed}
 		types, keys, fh, err := peekOpen(opt.FS, path, converters.TypersOf([]converters.Converter{c}), scans)
 		if err != nil {
-			return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
+			return c, fh, nil, readFailure(path, err)
 		}
 		if _, err := converters.DetectAmong([]converters.Converter{c}, types, keys); err != nil {
 			return c, fh, nil, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
@@ -214,7 +214,7 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 	scans := &scanCache{seed: lineSeed}
 	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers(), scans)
 	if err != nil {
-		return converters.Converter{}, fh, nil, &InputError{Path: path, Msg: err.Error()}
+		return converters.Converter{}, fh, nil, readFailure(path, err)
 	}
 	c, err := converters.Detect(types, keys)
 	if err != nil {
@@ -224,6 +224,17 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
 	return c, fh, scans, nil
+}
+
+// readFailure is the error of an input that could not be read: the input
+// error the reading names itself (a document broken at a line), else one
+// naming path.
+func readFailure(path string, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return &InputError{Path: path, Msg: err.Error()}
 }
 
 // PeekTypes is what detection reads of the input at path: how often each
@@ -431,6 +442,10 @@ func (f *file) readFile(i int) error {
 			break
 		}
 		if err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) {
+				return ie
+			}
 			return &InputError{Path: src.path, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
 		if l.N%1024 == 0 {
