@@ -71,8 +71,8 @@ func TestRunInputs(t *testing.T) {
 			stderr: []string{"1 of 3 inputs converted", "empty files    2 (skipped)"}, files: []string{"p/real.receipt.ndjson"}, noFiles: []string{"p/empty.receipt.ndjson"}},
 		{name: "several directories keep their own subtrees", args: []string{a, b}, exit: 0,
 			stderr: []string{"2 of 2 inputs converted", "mcp_tool_search 1, session 1"}, files: []string{"claude/s.receipt.ndjson", "codex/s.receipt.ndjson"}},
-		{name: "a forced converter that recognises no record fails", args: []string{"-c", "codex", sample("session", "basic")}, exit: 1,
-			stderr: []string{"basic.jsonl: codex: none of its", "is --converter right?", "failed         1 (input 1; each shown above)"}, noFiles: []string{"basic.receipt.ndjson"}},
+		{name: "a forced agent reader refuses a log not in its shape", args: []string{"-c", "codex", sample("session", "basic")}, exit: 1,
+			stderr: []string{"basic.jsonl: codex: not a codex log", "--converter auto detects the kind", "failed         1 (input 1; each shown above)"}, noFiles: []string{"basic.receipt.ndjson"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,11 +71,19 @@ func claudeType(r converters.Record) view.Value {
 			return t
 		}
 	}
+	// A stream-json line (claude -p) names its session session_id, as
+	// Cursor's stream does: it is Claude's only with the field Claude's
+	// stream messages carry and Cursor's do not.
+	if r.Get("session_id").Exists() && r.Get("parent_tool_use_id").Exists() {
+		return t
+	}
 	return view.Value{}
 }
 
-// claudeShapeKeys are the fields of which every Claude Code record has one.
-var claudeShapeKeys = []string{"sessionId", "uuid", "session_id", "leafUuid", "messageId", "agentId"}
+// claudeShapeKeys are the fields of which every Claude Code transcript
+// record has one (a stream-json line has session_id and
+// parent_tool_use_id instead).
+var claudeShapeKeys = []string{"sessionId", "uuid", "leafUuid", "messageId", "agentId"}
 
 // claudeTypes are the record types this converter knows; detection scores
 // inputs by them. Others are counted (by digest) and otherwise ignored.
@@ -92,7 +100,8 @@ var claudePass = leak.Paths{
 	// Token counts, durations and counters: numbers the reader sums or copies.
 	"*.input_tokens": leak.Count, "*.output_tokens": leak.Count, "*.cache_read_input_tokens": leak.Count,
 	"*.cache_creation_input_tokens": leak.Count, "*.ephemeral_5m_input_tokens": leak.Count,
-	"*.ephemeral_1h_input_tokens": leak.Count, "*.web_search_requests": leak.Count, "*.web_fetch_requests": leak.Count,
+	"*.ephemeral_1h_input_tokens": leak.Count, "*.web_search_requests": leak.Count,
+	"message.usage.iterations.#.model": leak.Model, "*.web_fetch_requests": leak.Count,
 	"*.thinking_tokens": leak.Count, "*.preTokens": leak.Count, "*.postTokens": leak.Count, "*.totalTokens": leak.Count,
 	"*.totalDurationMs": leak.Count, "*.totalToolUseCount": leak.Count, "*.durationMs": leak.Count, "*.hookCount": leak.Count,
 	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.ID, "session_id": leak.ID,
@@ -123,6 +132,10 @@ var claudeBuiltinTools = map[string]bool{
 	"Skill": true, "SlashCommand": true, "ToolSearch": true, "SendMessage": true, "TaskCreate": true, "TaskUpdate": true,
 	"TaskList": true, "TaskGet": true, "TaskOutput": true, "TaskStop": true, "AskUserQuestion": true,
 	"ListMcpResourcesTool": true, "ReadMcpResourceTool": true, "EnterPlanMode": true, "Monitor": true,
+	// 2.1.167-2.1.237: workflows, wake-ups and cron, teams, structured
+	// output, worktrees.
+	"Workflow": true, "ScheduleWakeup": true, "CronCreate": true, "CronDelete": true, "CronList": true,
+	"TeamCreate": true, "TeamDelete": true, "StructuredOutput": true, "EnterWorktree": true, "ExitWorktree": true,
 }
 
 // claudeBuiltinToolList is claudeBuiltinTools as a word list
@@ -187,6 +200,9 @@ type claudeUsage struct {
 	input, output, cacheRead, cacheWrite, web int64
 	cacheWrite5m, cacheWrite1h                int64
 	responses                                 int64
+	// advisors are the advisor inferences inside the response (usage
+	// iterations of type advisor_message), each under its own model.
+	advisors []claudeUsage
 }
 
 func (u claudeUsage) tokens() events.Tokens {
@@ -447,12 +463,7 @@ func (c *claudeState) End(out *converters.Output) error {
 	c.Out = out
 	totals := map[string]*claudeUsage{}
 	var models []string
-	for _, u := range c.usages {
-		// Anthropic's input_tokens leaves out cache reads and writes; the
-		// trace's counts them, as the GenAI conventions do (receipts keep
-		// Anthropic's figures).
-		sp := &out.Spans[u.span]
-		sp.Attrs = append(sp.Attrs, native.ChatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
+	add := func(u claudeUsage) {
 		t := totals[u.model]
 		if t == nil {
 			t = &claudeUsage{model: u.model}
@@ -467,6 +478,20 @@ func (c *claudeState) End(out *converters.Output) error {
 		t.cacheWrite1h += u.cacheWrite1h
 		t.web += u.web
 		t.responses++
+	}
+	for _, u := range c.usages {
+		// Anthropic's input_tokens leaves out cache reads and writes; the
+		// trace's counts them, as the GenAI conventions do (receipts keep
+		// Anthropic's figures). A response's span counts the advisor
+		// inferences inside it too.
+		in, output, read, write := u.input, u.output, u.cacheRead, u.cacheWrite
+		for _, a := range u.advisors {
+			in, output, read, write = in+a.input, output+a.output, read+a.cacheRead, write+a.cacheWrite
+			add(a)
+		}
+		sp := &out.Spans[u.span]
+		sp.Attrs = append(sp.Attrs, native.ChatUsage(in+read+write, output, read, write)...)
+		add(u)
 	}
 	sort.Strings(models)
 	var all claudeUsage

@@ -87,8 +87,12 @@ func (c *claudeState) toolUses(r converters.Record, agent *claudeAgent, content 
 // recordUsage keeps, per response, the usage with the largest output count:
 // streaming snapshots written earlier carry smaller counts. Newer usage
 // fields are read where they are counts of their own and ignored where they
-// restate others: output_tokens_details.thinking_tokens and iterations[]
-// break down output_tokens and the totals (already counted);
+// restate others: output_tokens_details.thinking_tokens breaks down
+// output_tokens; of iterations[] (2.1.227, the advisor tool) the "message"
+// iterations restate the top-level counts, but an "advisor_message"
+// iteration is another model's inference inside the response, counted
+// apart under its own model, as ccusage counts it (one naming no model is
+// left out, as ccusage leaves it);
 // server_tool_use.web_search_requests is read, web_fetch_requests ignored.
 func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) {
 	if !u.Exists() {
@@ -104,6 +108,19 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 		cacheWrite5m: c.Count(cw[0]), cacheWrite1h: c.Count(cw[1]),
 		web: c.Count(native.Get(f[5], "web_search_requests")),
 	}
+	native.ForEach(native.Get(u, "iterations"), func(_, it view.Value) bool {
+		g := native.Fields(it, "type", "model", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+		if !g[0].Str().Is("advisor_message") || g[1].Str().Empty() {
+			return true
+		}
+		gw := native.Fields(native.Get(it, "cache_creation"), "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+		n.advisors = append(n.advisors, claudeUsage{
+			model: c.modelOf(g[1].Str()).raw, span: n.span,
+			input: c.Count(g[2]), output: c.Count(g[3]), cacheRead: c.Count(g[4]), cacheWrite: c.Count(g[5]),
+			cacheWrite5m: c.Count(gw[0]), cacheWrite1h: c.Count(gw[1]),
+		})
+		return true
+	})
 	switch {
 	case m.usage < 0:
 		m.usage = int32(len(c.usages))

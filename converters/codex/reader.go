@@ -55,20 +55,73 @@ func init() {
 	})
 }
 
-// codexType is a record's type. A pre-envelope rollout starts with a bare
-// header {id, timestamp, instructions} and has {"record_type":"state"}
-// markers: neither has a type, so the type names them.
+// codexType is a record's type. A record is Codex's only in Codex's shape:
+// the {timestamp, type, payload} envelope, or (pre-envelope rollouts) a bare
+// Responses-API item with one of the fields only such items have. A
+// pre-envelope rollout starts with a bare header {id, timestamp,
+// instructions} and has {"record_type":"state"} markers: neither has a
+// type, so the type names them. Other agents' logs share type names with
+// Codex ("message", "compaction": pi-agent, OpenClaw and Factory Droid
+// sessions) but not its shape, and get no type, so that detection does not
+// hand them to this reader.
 func codexType(r converters.Record) view.Value {
+	t := r.Get("type")
 	switch {
-	case r.Get("type").IsString():
-		return r.Get("type")
+	case t.IsString() && r.Get("payload").Exists():
+		return t
+	case t.IsString():
+		if codexBareItem(r, t) {
+			return t
+		}
+		return view.Value{}
 	case r.Get("record_type").IsString():
 		return codexWord("state_marker")
-	case r.Get("id").IsString() && r.Get("timestamp").Exists():
+	case r.Get("id").IsString() && r.Get("timestamp").Exists() && !codexForeign(r):
 		return codexWord("session_header")
 	}
 	return view.Value{}
 }
+
+// codexBareItem reports whether r, a record without an envelope, is a
+// pre-envelope Responses-API item: an item type Codex knows, with a field
+// only those items carry (a message's role and content, a call's call_id,
+// encrypted reasoning, a git snapshot, a web search's action, an
+// inter-agent message's author), and none of the fields of the agents
+// whose logs wrap their messages ({"type":"message","message":{...}}).
+func codexBareItem(r converters.Record, t view.Value) bool {
+	if known, _ := view.Lookup(codexBareItemTypes(), t.Str()); !known || codexForeign(r) {
+		return false
+	}
+	switch {
+	case r.Get("role").IsString():
+		return r.Get("content").Exists()
+	case r.Get("call_id").Exists(), r.Get("encrypted_content").Exists(), r.Get("ghost_commit").Exists(),
+		r.Get("action").IsObject(), r.Get("author").Exists(), r.Get("summary").IsArray():
+		return true
+	}
+	return false
+}
+
+// codexForeign reports whether r has a field of another agent's envelope
+// that no Codex record has at its top level: a wrapped message, a tree
+// link, a session id of the Claude Code, Cursor or Droid kinds.
+func codexForeign(r converters.Record) bool {
+	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid"} {
+		if r.Get(k).Exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// codexBareItemTypes is codexItemTypes as a set.
+var codexBareItemTypes = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(codexItemTypes))
+	for _, t := range codexItemTypes {
+		m[t] = true
+	}
+	return m
+})
 
 // codexWord is a type codexType gives records that have none: a JSON
 // string of a constant (owned), made as a Value for the call.
@@ -141,7 +194,12 @@ var codexBuiltinTools = map[string]bool{
 	"spawn_agent": true, "send_input": true, "wait": true, "close_agent": true, "resume_agent": true,
 	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
 	"tool_search": true, "request_user_input": true, "image_generation": true,
+	"wait_agent": true, "list_agents": true, "send_message": true,
 }
+
+// codexCollabTools are the tools of the collaboration namespace (and their
+// earlier un-namespaced names) that spawn a subagent or wait for one.
+var codexCollabTools = map[string]string{"spawn_agent": "spawn", "wait": "wait", "wait_agent": "wait"}
 
 // codexTool is a tool call waiting for its output.
 type codexTool struct {
@@ -154,6 +212,7 @@ type codexTool struct {
 	mcpTool     string
 	mcpReported bool // mcp.tool_call.completed written
 	done        bool
+	collab      string // a collaboration call: "spawn" or "wait" ("" for others)
 }
 
 // codexUsage is a token usage figure (one model, or a delta of totals).
@@ -344,7 +403,14 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 		c.SeeVersion(v.Str())
 	}
 	if c.Session != "" {
-		c.counts["extra_session_meta"]++ // a fork copies its parent's history, meta included
+		// A fork or a child copies its parent's history, meta included: the
+		// thread is the first meta's. A resumed thread writes its own meta
+		// again, and its process counts tokens from zero again: the next
+		// cumulative total is a new baseline's, as ccusage reads it.
+		c.counts["extra_session_meta"]++
+		if id := native.Get(p, "id").Str(); !id.Empty() && c.Pass(leak.ID, id) == c.Session {
+			c.prevTotal = nil
+		}
 		return
 	}
 	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {

@@ -257,7 +257,19 @@ func (c *codexState) openTool(r converters.Record, id, nameText, namespace view.
 		argsSize = args.Str().Len()
 	}
 	// A copy: the tool outlives its line, which args would keep alive.
+	switch {
+	case namespace.Is("web"):
+		// The web namespace (0.14x) is the web search tool's calls.
+		name = "web_search"
+	case namespace.Is("collaboration") && !codexBuiltinTools[name]:
+		// Collaboration tools are Codex's own; one this reader does not
+		// know is still not an extension's, but its name is hashed.
+		name = "collaboration." + name
+	}
 	t := &codexTool{key: key, name: name, span: len(c.Out.Spans), args: args.Own(), argsDigest: c.Digest(args), argsSize: argsSize}
+	if namespace.Empty() || namespace.Is("collaboration") {
+		t.collab = codexCollabTools[name]
+	}
 	switch {
 	case namespace.HasPrefix("mcp__"):
 		t.mcpServer, t.mcpTool = namespace.TrimPrefix("mcp__").Own(), name
@@ -321,6 +333,27 @@ func (c *codexState) toolOutput(r converters.Record, id view.Text, out view.Valu
 	}
 	if failed {
 		c.Out.Spans[t.span].Error = true
+	}
+	switch t.collab {
+	case "spawn":
+		// The new thread's id, when no collab_agent_spawn_end said it
+		// (that event is not persisted by every policy).
+		if scanned {
+			g := native.Fields(inner, "agent_id", "new_thread_id", "thread_id")
+			c.spawnChildFrom(r, id, native.FirstString(g[0], g[1], g[2]), false)
+		}
+	case "wait":
+		// What the waited-for agents brought back into this thread.
+		status := "success"
+		if failed {
+			status = "error"
+		}
+		size := out.RawLen()
+		if out.IsString() {
+			size = out.Str().Len()
+		}
+		c.Emit(r, t.key, "subagent.result.returned",
+			append(events.SubagentReturned(c.Digest(out), size, status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded))
 	}
 	if t.mcpServer != "" && !t.mcpReported {
 		status := "success"
@@ -552,8 +585,20 @@ func (c *codexState) itemCompleted(r converters.Record, it view.Value) {
 // spawnChild opens a subagent span under the spawn call: the child thread
 // writes its own rollout (linked back by parent_thread_id).
 func (c *codexState) spawnChild(r converters.Record, callID, thread view.Text) {
+	c.spawnChildFrom(r, callID, thread, true)
+}
+
+// spawnChildFrom is spawnChild for a thread id read at a pass-through
+// field (listed), or inside a tool's output (raw text: the id is written as
+// a digest, and only the link to the child's trace, which is a digest
+// itself, is made from the id as read).
+func (c *codexState) spawnChildFrom(r converters.Record, callID, thread view.Text, listed bool) {
 	if thread.Empty() {
 		return
+	}
+	id, traceKey := c.Pass(leak.ID, thread), c.Pass(leak.ID, thread)
+	if !listed {
+		id = thread.Digest(c.Hasher)
 	}
 	key := "agent:" + c.KeyPart(thread)
 	if _, ok := view.Lookup(c.agents, thread); ok {
@@ -569,11 +614,11 @@ func (c *codexState) spawnChild(r converters.Record, callID, thread view.Text) {
 	// (the child links back to the parent's root), both ways.
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS,
 		Attrs: append(events.AgentSpan("codex-subagent"),
-			receipt.Attr{Key: "subagent.id", Value: receipt.S(c.Pass(leak.ID, thread))},
+			receipt.Attr{Key: "subagent.id", Value: receipt.S(id)},
 			receipt.Attr{Key: "subagent.link", Value: receipt.S(link)}),
-		Rare: &converters.SpanRare{Links: []converters.Link{{TraceKey: c.Pass(leak.ID, thread), Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}}})
+		Rare: &converters.SpanRare{Links: []converters.Link{{TraceKey: traceKey, Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("child_rollout")}}}}}})
 	c.Emit(r, key, "subagent.spawned", append(events.SubagentSpawned(link, 1), events.TranscriptLayout("separate_rollout"),
-		receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.Pass(leak.ID, thread))}))
+		receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(id)}))
 }
 
 // compacted writes a compaction: the context size before it (the input of

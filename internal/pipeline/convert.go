@@ -205,12 +205,27 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		if !ok {
 			return c, nil, nil, &InputError{Path: path, Msg: fmt.Sprintf("unknown converter %q", opt.Converter)}
 		}
-		return c, nil, nil, nil
+		if c.Native == nil {
+			return c, nil, nil, nil
+		}
+		// An agent's reader asked for by name still reads only its own
+		// format: detection among it alone must claim the input, so that
+		// another agent's log is refused rather than read as this one's.
+		scans := &scanCache{seed: lineSeed}
+		types, keys, fh, err := peekOpen(opt.FS, path, converters.TypersOf([]converters.Converter{c}), scans)
+		if err != nil {
+			return c, fh, nil, readFailure(path, err)
+		}
+		if _, err := converters.DetectAmong([]converters.Converter{c}, types, keys); err != nil {
+			return c, fh, nil, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
+				"not a %s log: its first lines are not in that format's shape, nothing written (--converter auto detects the kind)", c.Name)}
+		}
+		return c, fh, scans, nil
 	}
 	scans := &scanCache{seed: lineSeed}
 	types, keys, fh, err := peekOpen(opt.FS, path, converters.Typers(), scans)
 	if err != nil {
-		return converters.Converter{}, fh, nil, &InputError{Path: path, Msg: err.Error()}
+		return converters.Converter{}, fh, nil, readFailure(path, err)
 	}
 	c, err := converters.Detect(types, keys)
 	if err != nil {
@@ -220,6 +235,17 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
 	}
 	return c, fh, scans, nil
+}
+
+// readFailure is the error of an input that could not be read: the input
+// error the reading names itself (a document broken at a line), else one
+// naming path.
+func readFailure(path string, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return &InputError{Path: path, Msg: err.Error()}
 }
 
 // PeekTypes is what detection reads of the input at path: how often each
@@ -430,6 +456,10 @@ func (f *file) readFile(i int) error {
 			return &InputError{Path: src.name, Line: r.Lines() + 1, Converter: f.conv.Name, Msg: "interrupted", Err: ErrInterrupted}
 		}
 		if err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) {
+				return ie
+			}
 			return &InputError{Path: src.name, Line: r.Lines() + 1, Msg: "read error: " + openError(err).Error()}
 		}
 		if l.N%1024 == 0 {

@@ -108,7 +108,7 @@ func reading(fh fs.File, path string, digest bool) (*input, error) {
 		}
 		in.Reader, in.Compression, in.closeDec = zr, "zstd", zr.Close
 	case converters.IsDocument(filepath.Base(path)):
-		in.Reader = documentRecord(raw)
+		in.Reader = documentRecord(raw, path)
 	default:
 		in.Reader = raw
 	}
@@ -118,19 +118,70 @@ func reading(fh fs.File, path string, digest bool) (*input, error) {
 // documentRecord reads a file that holds one JSON document (a format's
 // Format.Document files) as one record: the document compacted onto line
 // 1, so detection, pass one and the leak check's second pass all see the
-// same single line. A file that is not one valid document is read as it
-// is, line by line (its lines are then bad lines like any).
-func documentRecord(r io.Reader) io.Reader {
-	doc, err := io.ReadAll(r)
+// same single line. A document is read whole up to maxDocument bytes; a
+// larger one fails, as does a file that is not one valid document (torn,
+// cut short), with the line of the document where it breaks. A file whose
+// lines are each a JSON value (JSON Lines under a document's name) is read
+// as it is, line by line.
+func documentRecord(r io.Reader, path string) io.Reader {
+	doc, err := io.ReadAll(io.LimitReader(r, int64(maxDocument)+1))
 	if err != nil {
 		return io.MultiReader(bytes.NewReader(doc), errReader{err})
 	}
+	if len(doc) > maxDocument {
+		return errReader{&InputError{Path: path, Msg: "a JSON document of more than 64 MiB, not read (a format's one-document file is read whole)"}}
+	}
 	var line bytes.Buffer
 	if json.Compact(&line, doc) != nil {
-		return bytes.NewReader(doc)
+		if jsonLines(doc) {
+			return bytes.NewReader(doc)
+		}
+		return errReader{&InputError{Path: path, Line: documentLine(doc), Msg: "not one whole JSON document: it breaks at this line (a format's one-document file is read whole)"}}
 	}
 	line.WriteByte('\n')
 	return &line
+}
+
+// maxDocument is the largest one-document file read: the longest line
+// read by default, which the document becomes.
+var maxDocument = 64 << 20
+
+// documentLine is the line of doc, which is not one valid JSON document,
+// at which it breaks: where a decoder finds a syntax error or a second
+// value, or its last line when it is cut short.
+func documentLine(doc []byte) int {
+	at := len(doc)
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if err := dec.Decode(&v); errors.As(err, &se) && se.Offset > 0 && int(se.Offset) <= len(doc) {
+		at = int(se.Offset) - 1 // the offset is past the byte at fault
+	} else if err == nil {
+		at = int(dec.InputOffset())
+		for at < len(doc) && (doc[at] == ' ' || doc[at] == '\t' || doc[at] == '\r' || doc[at] == '\n') {
+			at++
+		}
+	}
+	n := 1 + bytes.Count(doc[:at], []byte{'\n'})
+	if at == len(doc) && at > 0 && doc[at-1] == '\n' {
+		n-- // cut short after a newline: the last line written
+	}
+	return n
+}
+
+// jsonLines reports whether every non-blank line of doc is a JSON value.
+func jsonLines(doc []byte) bool {
+	lines := 0
+	for _, l := range bytes.Split(doc, []byte{'\n'}) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if !json.Valid(l) {
+			return false
+		}
+		lines++
+	}
+	return lines > 0
 }
 
 type errReader struct{ err error }
