@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"strings"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/jsonscan"
@@ -37,10 +39,7 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 // any other file, a saved stderr say, as text lines). An input ending in
 // .json (a sidecar) is read as one JSON document.
 func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
-	conv, fh, err := pick(inputs[0], Options{Converter: converter})
-	if fh != nil {
-		fh.Close() // this check reads each file itself
-	}
+	conv, err := passThroughOf(inputs[0], converter, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -104,4 +103,24 @@ var ownWords = []string{
 	"line_too_long", "invalid_utf8", "truncated_last_line", "malformed_json", "not_an_object", "nested_too_deeply", "missing_type",
 	"unknown_record_type", "invalid_time", "invalid_count", "record", "rejected", "message", "interrupted", "strict",
 	"service", "name", "version", "0", "invalid",
+}
+
+// passThroughOf is the converter whose pass-through fields read the
+// inputs of a leak check: the one named, else the one the first input is
+// detected as. Named, it is taken as asked (a sidecar may come first; the
+// check converts nothing), unlike a conversion's, which must claim its
+// input.
+func passThroughOf(first, converter string, fsys fs.FS) (converters.Converter, error) {
+	if converter != "" && converter != "auto" {
+		c, ok := converters.Lookup(converter)
+		if !ok {
+			return c, &InputError{Path: first, Msg: fmt.Sprintf("unknown converter %q", converter)}
+		}
+		return c, nil
+	}
+	conv, fh, err := pick(first, Options{FS: fsys})
+	if fh != nil {
+		fh.Close() // the check reads each file itself
+	}
+	return conv, err
 }

@@ -69,10 +69,7 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	conv, fh, err := pick(names[0], Options{Converter: converter, FS: files})
-	if fh != nil {
-		fh.Close() // this check reads each file itself
-	}
+	conv, err := passThroughOf(names[0], converter, files)
 	if err != nil {
 		return nil, err
 	}
