@@ -216,7 +216,11 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 		if err != nil {
 			return c, fh, nil, readFailure(path, err)
 		}
-		if _, err := converters.DetectAmong([]converters.Converter{c}, types, keys); err != nil {
+		if _, err := converters.DetectAmong([]converters.Converter{c}, types, keys); err != nil && scans.objects() > 0 {
+			// Refused on evidence: whole JSON records that are not this
+			// format's. With none in what detection reads (a first line
+			// longer than DetectBytes, one that never ends), the name
+			// given is taken as asked: it is how such an input converts.
 			return c, fh, nil, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
 				"not a %s log: its first lines are not in that format's shape, nothing written (--converter auto detects the kind)", c.Name)}
 		}

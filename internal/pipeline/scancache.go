@@ -70,3 +70,14 @@ func (c *scanCache) lookup(i int, l jsonl.Line, members *[]jsonscan.Member) (obj
 	*members = append(*members, c.members[s.from:s.to]...)
 	return s.object, s.err, true
 }
+
+// objects is how many of the lines scanned were whole JSON objects.
+func (c *scanCache) objects() int {
+	n := 0
+	for _, l := range c.lines {
+		if l.object && l.err == nil {
+			n++
+		}
+	}
+	return n
+}
