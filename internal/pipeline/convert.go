@@ -22,6 +22,7 @@ import (
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/usage"
 )
 
 // Version is the converter suite version written in every summary.
@@ -66,6 +67,10 @@ type Result struct {
 	Converter string
 	Receipt   []byte
 	Trace     []byte
+	// Responses are the trace's chat spans that carry token usage, taken
+	// as the spans were written (usage.Responses reads the same from the
+	// trace, which a long session's would cost a second pass).
+	Responses []usage.Response
 	Diags     []string // warnings for stderr, already leak-checked
 	Err       error
 	Stats     Stats
@@ -106,11 +111,13 @@ type file struct {
 	state converters.State
 	out   converters.Output
 	stats Stats
-	diags []string
-	srcs  []source
-	sum   []byte // sha256 of the main file
-	start int64  // earliest record time, unix ns; 0 when none
-	end   int64
+	// responses are the chat spans' usage, kept as the trace is written
+	responses []usage.Response
+	diags     []string
+	srcs      []source
+	sum       []byte // sha256 of the main file
+	start     int64  // earliest record time, unix ns; 0 when none
+	end       int64
 	// input is what the leak check learns in pass one: the admitted
 	// pass-through values and raw numbers of every converted line.
 	input *leak.Input
@@ -179,7 +186,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Receipt, res.Trace, res.Err = f.finish()
-	res.Diags, res.Stats = f.diags, f.stats
+	res.Diags, res.Stats, res.Responses = f.diags, f.stats, f.responses
 	for _, s := range f.srcs {
 		res.Files = append(res.Files, FileInfo{Path: s.path, Size: s.size, SHA256: s.sum})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
 
@@ -58,6 +59,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	// spans or events), and its bytes are spooled (tracebuf.go) until they
 	// are complete.
 	tr, spans := f.trace(tid, spanIDs, index, summary)
+	spans = f.noteResponses(spans)
 	var sp spool
 	defer sp.close()
 	var compact []byte
@@ -587,3 +589,18 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 // without the folders it mirrors from the input's (an encoded working
 // folder, a user name).
 func (f *file) outName(suffix string) string { return path.Base(OutputName(f.rel, suffix)) }
+
+// noteResponses passes spans on, keeping the usage of each chat span as it
+// goes (Result.Responses).
+func (f *file) noteResponses(spans iter.Seq[otlp.Span]) iter.Seq[otlp.Span] {
+	return func(yield func(otlp.Span) bool) {
+		for s := range spans {
+			if r, ok := usage.FromSpan(s.Attrs, s.Start); ok {
+				f.responses = append(f.responses, r)
+			}
+			if !yield(s) {
+				return
+			}
+		}
+	}
+}

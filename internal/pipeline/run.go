@@ -321,7 +321,7 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
-		for _, r := range usage.Responses(res.Trace) {
+		for _, r := range res.Responses {
 			if r.ID != "" { // only these can repeat in another session
 				d.responses = append(d.responses, r)
 			}

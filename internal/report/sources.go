@@ -242,7 +242,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 				if opt.Traces {
 					keep.Trace = bytes.Clone(res.Trace)
 				}
-				rs := usage.Responses(res.Trace)
+				rs := res.Responses
 				mu.Lock()
 				results[index[in.Path]] = &keep
 				responses[index[in.Path]] = rs
@@ -262,7 +262,7 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 			g.Go(func() error {
 				res := pipeline.ConvertContext(ctx, in, popt)
 				if res.Err == nil {
-					responses[i] = usage.Responses(res.Trace)
+					responses[i] = res.Responses
 				}
 				if !opt.Traces {
 					res.Trace = nil

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -212,7 +213,10 @@ func init() {
 	}
 }
 
-var schemaText = func() string {
+// schemaText is every embedded schema's text, made on first use: only a
+// command that screens a schema message reads it, and every process would
+// otherwise pay for it at start.
+var schemaText = sync.OnceValue(func() string {
 	var b strings.Builder
 	fs.WalkDir(schemas.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -223,7 +227,7 @@ var schemaText = func() string {
 		return nil
 	})
 	return b.String()
-}()
+})
 
 // Message screens a message composed about a file from anywhere (a schema
 // problem, say): every word that is not the validator's own, not in the
@@ -260,7 +264,7 @@ func screenToken(tok string) string {
 }
 
 func wordOK(w string) bool {
-	return validatorWords[w] || Printable(w) || (len(w) >= 2 && strings.Contains(schemaText, w))
+	return validatorWords[w] || Printable(w) || (len(w) >= 2 && strings.Contains(schemaText(), w))
 }
 
 // short is a withheld word: the first 12 hex digits of its sha256.

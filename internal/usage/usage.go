@@ -10,8 +10,10 @@ import (
 	"crypto/sha256"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
 
@@ -102,51 +104,78 @@ func Responses(trace []byte) []Response {
 		})
 	}
 	if t := bytes.TrimSpace(trace); len(t) > 0 && t[0] == '{' && jsonscan.Valid(t) {
-		doc(gjson.ParseBytes(t))
+		doc(gjson.Parse(view(t)))
 		return out
 	}
 	for _, line := range bytes.Split(trace, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) > 0 && jsonscan.Valid(line) {
-			doc(gjson.ParseBytes(line))
+			doc(gjson.Parse(view(line)))
 		}
 	}
 	return out
 }
 
+// view reads b as a string without copying it: a long session's trace is
+// a hundred MB, and gjson.ParseBytes would hold a second copy while it is
+// read. Nothing read from it outlives Responses but the strings response
+// clones.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func response(sp gjson.Result) (Response, bool) {
-	var r Response
+	attrs := func(yield func(key, str string, n int64)) {
+		sp.Get("attributes").ForEach(func(_, a gjson.Result) bool {
+			v := a.Get("value")
+			yield(a.Get("key").Str, v.Get("stringValue").Str, v.Get("intValue").Int())
+			return true
+		})
+	}
+	return spanResponse(attrs, sp.Get("startTimeUnixNano").Int())
+}
+
+// FromSpan is the response a chat span carries, read from the attributes
+// the pipeline writes (before it encodes them): Responses of the trace
+// written, without reading the trace back.
+func FromSpan(a receipt.Attrs, startNs int64) (Response, bool) {
+	attrs := func(yield func(key, str string, n int64)) {
+		for _, at := range a {
+			yield(at.Key, at.Value.Str, at.Value.Int)
+		}
+	}
+	return spanResponse(attrs, startNs)
+}
+
+// spanResponse reads a chat span's usage from its attributes (each key
+// with its string or integer value); ok is false for any other span.
+func spanResponse(attrs func(yield func(key, str string, n int64)), startNs int64) (r Response, ok bool) {
 	var in int64
 	cw := int64(-1)
 	chat, counted := false, false
-	sp.Get("attributes").ForEach(func(_, a gjson.Result) bool {
-		v := a.Get("value")
-		k := a.Get("key").Str
+	attrs(func(k, str string, n int64) {
 		if strings.HasPrefix(k, "gen_ai.usage.") {
 			counted = true
 		}
 		switch k {
 		case "gen_ai.operation.name":
-			chat = v.Get("stringValue").Str == "chat"
+			chat = str == "chat"
 		case "gen_ai.response.id":
-			r.ID = v.Get("stringValue").Str
+			r.ID = strings.Clone(str)
 		case "gen_ai.request.model":
-			r.Model = v.Get("stringValue").Str
+			r.Model = strings.Clone(str)
 		case "gen_ai.usage.input_tokens":
-			in = v.Get("intValue").Int()
+			in = n
 		case "gen_ai.usage.output_tokens":
-			r.Tokens.Output = v.Get("intValue").Int()
+			r.Tokens.Output = n
 		case "gen_ai.usage.cache_read.input_tokens":
-			r.Tokens.CacheRead = v.Get("intValue").Int()
+			r.Tokens.CacheRead = n
 		case "gen_ai.usage.cache_write.input_tokens":
-			cw = v.Get("intValue").Int()
+			cw = n
 		case "gen_ai.usage.cache_creation.input_tokens": // the old name, written too with --legacy-genai-names
 			if cw < 0 {
-				r.Tokens.CacheWrite = v.Get("intValue").Int()
+				r.Tokens.CacheWrite = n
 			}
 		case "gen_ai.usage.reasoning.output_tokens":
-			r.Tokens.Reasoning = v.Get("intValue").Int()
+			r.Tokens.Reasoning = n
 		}
-		return true
 	})
 	if !chat || !counted {
 		return r, false
@@ -155,8 +184,8 @@ func response(sp gjson.Result) (Response, bool) {
 		r.Tokens.CacheWrite = cw
 	}
 	r.Tokens.Input = max(0, in-r.Tokens.CacheRead-r.Tokens.CacheWrite)
-	if ns := sp.Get("startTimeUnixNano").Int(); ns > 0 {
-		r.Start = time.Unix(0, ns).UTC()
+	if startNs > 0 {
+		r.Start = time.Unix(0, startNs).UTC()
 	}
 	return r, true
 }
