@@ -288,7 +288,9 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 		return nil, nil, nil, err
 	}
 	defer func() { file = fh.Rewind() }()
-	r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), 1<<20)
+	// A line is judged whole up to the bound: a session whose first
+	// records are each megabytes (a pasted file) is still recognised.
+	r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), DetectBytes)
 	defer r.Release()
 	types, keys = map[string]map[string]int{}, map[string]bool{}
 	var members []jsonscan.Member

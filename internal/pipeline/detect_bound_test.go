@@ -103,3 +103,21 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestDetectsHugeFirstRecords: a session whose every first record is
+// megabytes (a pasted file in the first prompt) is recognised; detection
+// judges whole lines up to its bound, not a smaller line limit.
+func TestDetectsHugeFirstRecords(t *testing.T) {
+	rec := `{"type":"user","sessionId":"22222222-2222-4333-8444-555555555555","uuid":"b","timestamp":"2026-01-01T00:00:00Z","version":"2.1.42","cwd":"/Users/CANARY-user/proj","message":{"role":"user","content":"CANARY-huge ` + strings.Repeat("x", 3<<20) + `"}}` + "\n"
+	p := filepath.Join(t.TempDir(), "22222222-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(p, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+	if res.Err != nil || res.Converter != "claude_code" {
+		t.Fatalf("converter %q, err %v", res.Converter, res.Err)
+	}
+	if bytes.Contains(res.Receipt, []byte("CANARY")) || bytes.Contains(res.Trace, []byte("CANARY")) {
+		t.Error("a canary reached an output")
+	}
+}
