@@ -311,7 +311,7 @@ var _ = DeclareEvent("gen_ai.token_usage.summarized", EventDecl{
 	Title:       "gen_ai.token_usage.summarized: token usage of one model over the session, each API response counted once",
 	Description: "One API response is written as several transcript lines that repeat its usage; responses are keyed by message id (and request id when present) and the line with the largest output count is kept.",
 	Keys: []Attr{
-		ReqAttr(Sets("gen_ai.request.model", DefLabel)),
+		ReqAttr(Sets("gen_ai.request.model", DefModel)),
 		Sets("gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_creation.input_tokens", DefCount),

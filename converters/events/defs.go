@@ -41,6 +41,13 @@ type def struct {
 // tokenPattern is the shape of a label or id passed through as a token.
 const tokenPattern = "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$"
 
+// ModelPattern is what the model shape (leak.Model) admits, or the digest
+// written in its place: providers' names carry '/' and '@'
+// (openrouter/anthropic/claude-sonnet-4, openai/gpt-oss-120b,
+// claude-opus-4-5@20251101), which a label's pattern refuses.
+// TestModelDefAdmitsWhatTheShapeAdmits holds the two to each other.
+const ModelPattern = "^(<synthetic>|(sha256|hmac-sha256):[0-9a-f]{64}|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,63})$"
+
 // DefsSchema renders schemas/defs.schema.json: the value types moves write
 // (Def* and every ladder's buckets). `go generate ./converters` writes it;
 // TestDefsSchemaUpToDate fails when the checked-in file is stale.
@@ -51,6 +58,7 @@ func DefsSchema() []byte {
 		DefLabel:  {Description: "categorical value passed through as a token, or the digest of a value that was not a token", Type: "string", Pattern: tokenPattern},
 		DefID:     {Description: "identifier passed through as a token (session, conversation ids) or its digest", Type: "string", Pattern: tokenPattern},
 		DefCount:  {Type: "integer", Minimum: &zero},
+		DefModel:  {Description: "model name passed through in the form providers write it, or its digest", Type: "string", Pattern: ModelPattern},
 		DefNever:  {Description: "privacy flag that is always false: the raw value was not recorded", Const: &never},
 	}
 	for _, l := range append(receipt.Ladders(), customLadders...) {
@@ -88,6 +96,7 @@ const (
 	DefLabel  = "label"
 	DefID     = "id"
 	DefCount  = "count"
+	DefModel  = "model"   // a model name (leak.Model)
 	DefNever  = "never"   // a privacy flag that is always false
 	DefBool   = "boolean" // inline {"type": "boolean"}
 	DefConst  = "const"   // inline const or enum of Move.Value
