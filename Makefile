@@ -33,7 +33,7 @@ demo: build
 # then every test (race detector on). It prints what go test prints, then
 # each skipped test and why (internal/testshared/gotest): on a clone
 # without ../shared the tests that need it skip, named; with CI set they
-# fail. About 3 minutes on 2 cores with warm caches.
+# fail. About 4 minutes on 2 cores with warm caches.
 GOTEST = GO="$(GO)" $(GO) run ./internal/testshared/gotest
 test: lint test-poison
 	$(GOTEST) -race -count=1 ./...
