@@ -33,6 +33,8 @@ func TestLocations(t *testing.T) {
 		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "/Users/alice/profiles/work"}, "/Users/alice/profiles/work/.gemini/tmp"},
 		{"copilot_cli", nil, "/Users/alice/.copilot/session-state"},
 		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
+		{"opencode", nil, "/Users/alice/.local/share/opencode/storage"},
+		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/storage"},
 	}
 	for _, tc := range cases {
 		c, _ := converters.Lookup(tc.conv)

@@ -26,21 +26,25 @@ for s in "$root"/samples/codex/*/; do
 	HOME="$tmp/cx-$name/home" CODEX_HOME="$tmp/cx-$name/codex" "$ccusage" codex session --json --offline |
 		jq -c '.sessions[] | {session: .sessionFile, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done
-# OpenCode: ccusage reads the message files of the storage/ tree (and
-# opencode.db), not export documents, so each document's messages are laid
-# out as storage/message/<session id>/<message id>.json, as OpenCode wrote
-# them before it exported them.
+# OpenCode: ccusage reads the storage/ tree's message files (and
+# opencode.db). A storage sample is copied as it is; an export sample's
+# documents are laid out as storage/message/<session id>/<message id>.json,
+# as OpenCode wrote them before it exported them.
 for s in "$root"/samples/opencode/*/; do
 	name=$(basename "$s")
-	mkdir -p "$tmp/oc-$name/home" "$tmp/oc-$name/data"
-	for doc in "$s"*.json; do
-		jq -c '.messages[].info' "$doc" | while IFS= read -r m; do
-			sid=$(printf '%s' "$m" | jq -r .sessionID)
-			id=$(printf '%s' "$m" | jq -r .id)
-			mkdir -p "$tmp/oc-$name/data/storage/message/$sid"
-			printf '%s\n' "$m" >"$tmp/oc-$name/data/storage/message/$sid/$id.json"
+	mkdir -p "$tmp/oc-$name/home" "$tmp/oc-$name/data/storage"
+	if [ -d "$s/session" ]; then
+		cp -R "$s/." "$tmp/oc-$name/data/storage/"
+	else
+		for doc in "$s"*.json; do
+			jq -c '.messages[].info' "$doc" | while IFS= read -r m; do
+				sid=$(printf '%s' "$m" | jq -r .sessionID)
+				id=$(printf '%s' "$m" | jq -r .id)
+				mkdir -p "$tmp/oc-$name/data/storage/message/$sid"
+				printf '%s\n' "$m" >"$tmp/oc-$name/data/storage/message/$sid/$id.json"
+			done
 		done
-	done
+	fi
 	echo "opencode samples/opencode/$name"
 	HOME="$tmp/oc-$name/home" OPENCODE_DATA_DIR="$tmp/oc-$name/data" "$ccusage" opencode session --json --offline |
 		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'

@@ -6,13 +6,15 @@ import (
 	"github.com/contextreceipts/convert/internal/leak"
 )
 
-// opencode reads the session documents `opencode export <session id>`
-// writes (sst/opencode, packages/opencode/src/cli/cmd/export.ts): one JSON
-// document, pretty-printed, {info: Session.Info, messages: [{info: Message,
-// parts: [Part]}]} in the shapes of session/message-v2.ts. The pipeline
-// reads such a file as one record (Format.Document for the names a session
-// id gives, and any file given by path whose first line opens a document
-// and nothing else); this reader walks its messages and parts.
+// opencode reads OpenCode sessions (sst/opencode, in the shapes of
+// packages/opencode/src/session/message-v2.ts): the documents
+// `opencode export <session id>` writes (cli/cmd/export.ts: one JSON
+// document, pretty-printed, {info: Session.Info, messages: [{info:
+// Message, parts: [Part]}]}), and the storage/ tree older versions keep
+// (a session file, then its message files and their part files, one
+// document each: layout.go). The pipeline reads each such file as one
+// record (Format.Document, and any file given by path whose first line
+// opens a document and nothing else).
 //
 // It writes a trace in the GenAI shape (an invoke_agent root, a chat span
 // per assistant message, an execute_tool span per tool part), the tokens of
@@ -32,7 +34,7 @@ import (
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "opencode",
-		Doc:         "OpenCode session documents (opencode export): tools, MCP, skills, subagents, compaction, tokens",
+		Doc:         "OpenCode sessions (opencode export documents, storage/ trees): tools, MCP, skills, subagents, compaction, tokens",
 		SpanName:    "invoke_agent",
 		Types:       opencodeTypes,
 		OpenTypes:   true,
@@ -44,44 +46,88 @@ func init() {
 		},
 		New: func(env converters.Env) converters.State { return newOpencode(env) },
 		Native: &converters.Format{
-			Type:     opencodeRecordType,
-			Time:     opencodeTime,
-			Document: opencodeDocument,
-			Seeds:    []string{"samples/opencode"},
+			Type:      opencodeRecordType,
+			Time:      opencodeTime,
+			Document:  opencodeDocument,
+			Layout:    opencodeLayout,
+			Locations: opencodeLocations,
+			Seeds:     []string{"samples/opencode"},
 		},
 	})
 }
 
 // opencodeTypes are the record types this converter knows: an export
-// document is one record.
-var opencodeTypes = []string{"export_document"}
+// document, and the storage tree's session, message and part files.
+var opencodeTypes = []string{"export_document", "session_info", "message_info", "part"}
 
-var opencodeDocumentType = view.Parse(`"export_document"`)
+// The shape types, as JSON strings of their own.
+var (
+	opencodeDocumentType = view.Parse(`"export_document"`)
+	opencodeSessionType  = view.Parse(`"session_info"`)
+	opencodeMessageType  = view.Parse(`"message_info"`)
+	opencodePartType     = view.Parse(`"part"`)
+)
 
-// opencodeRecordType names a record by its shape: an export document has
-// info (a Session.Info: an id, a time object with created in milliseconds,
-// and a project id or directory) and messages, an array. No other agent's
-// log has this pair at its top.
+// opencodeRecordType names a record by its shape, in fields no other
+// agent's log has together: an export document has info (a Session.Info:
+// an id, a time object with created in milliseconds, a project id or
+// directory) and messages, an array; a session file is such an info alone
+// (with a project id); a message file has an id, a sessionID, a role and a
+// time object, and names a model (modelID, or model {providerID,
+// modelID}); a part file has an id, a sessionID, a messageID and a type.
 func opencodeRecordType(r converters.Record) view.Value {
 	if !r.JSON.IsObject() {
 		return view.Value{}
 	}
-	info, msgs := r.Top("info"), r.Top("messages")
-	if !info.IsObject() || !msgs.IsArray() {
+	if info, msgs := r.Top("info"), r.Top("messages"); info.IsObject() && msgs.IsArray() {
+		if sessionInfo(info) {
+			return opencodeDocumentType
+		}
 		return view.Value{}
 	}
-	if !info.Get("id").IsString() || !info.Get("time.created").IsNumber() {
+	id, sid := r.Top("id"), r.Top("sessionID")
+	switch {
+	case !id.IsString():
 		return view.Value{}
+	case !sid.IsString():
+		if r.Top("projectID").IsString() && sessionInfo(r.JSON) {
+			return opencodeSessionType
+		}
+	case r.Top("messageID").IsString() && r.Top("type").IsString():
+		return opencodePartType
+	case r.Top("role").IsString() && r.Top("time").Get("created").IsNumber() &&
+		(r.Top("modelID").IsString() || r.Top("model").Get("modelID").IsString()):
+		return opencodeMessageType
 	}
-	if !info.Get("projectID").IsString() && !info.Get("directory").IsString() {
-		return view.Value{}
-	}
-	return opencodeDocumentType
+	return view.Value{}
 }
 
-// opencodeTime: times are Unix milliseconds, not RFC 3339 strings; the
-// reader reads them itself, message by message.
-func opencodeTime(converters.Record) view.Value { return view.Value{} }
+// sessionInfo reports a Session.Info's shape.
+func sessionInfo(info view.Value) bool {
+	return info.Get("id").IsString() && info.Get("time.created").IsNumber() &&
+		(info.Get("projectID").IsString() || info.Get("directory").IsString())
+}
+
+// opencodeTime is a record's time, written in Unix milliseconds: an
+// export document's and a session's creation, a message's, a part's start
+// (a tool part's state, or its own time). It is made an RFC 3339 string,
+// as the pipeline reads times; a part with none has none.
+func opencodeTime(r converters.Record) view.Value {
+	var ms view.Value
+	if info := r.Top("info"); info.IsObject() {
+		ms = info.Get("time.created")
+	} else if t := r.Top("time"); t.IsObject() {
+		if ms = t.Get("created"); !ms.Exists() {
+			ms = t.Get("start")
+		}
+	} else {
+		ms = r.Top("state").Get("time.start")
+	}
+	if _, at := opencodeAt(ms); at != "" {
+		return view.Parse(`"` + at + `"`)
+	}
+	return view.Value{}
+}
 
 // opencodePass are the structural fields whose token values may appear in
 // output: ids, enums, versions, model names, built-in tool names.
@@ -96,6 +142,13 @@ var opencodePass = leak.Paths{
 	"messages.#.parts.#.type": leak.Label, "messages.#.parts.#.tool": leak.Name,
 	"messages.#.parts.#.callID": leak.ID, "messages.#.parts.#.state.status": leak.Label,
 	"messages.#.parts.#.state.metadata.sessionId": leak.ID,
+	// The storage tree's files hold the same fields at their top.
+	"id": leak.ID, "parentID": leak.ID, "version": leak.Version, "role": leak.Label, "modelID": leak.Model,
+	"providerID": leak.Label, "finish": leak.Label, "error.name": leak.Label, "mode": leak.Label,
+	"tokens.input": leak.Count, "tokens.output": leak.Count, "tokens.reasoning": leak.Count, "tokens.total": leak.Count,
+	"tokens.cache.read": leak.Count, "tokens.cache.write": leak.Count,
+	"type": leak.Label, "tool": leak.Name, "callID": leak.ID, "state.status": leak.Label, "state.metadata.sessionId": leak.ID,
+	"state.input.name": leak.Name, "state.input.subagent_type": leak.Name,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"messages.#.parts.#.state.input.name": leak.Name, "messages.#.parts.#.state.input.subagent_type": leak.Name,
 }

@@ -32,7 +32,7 @@ type opencodeState struct {
 	native.Base
 	models    map[string]*opencodeTokens // by model, as written
 	responses map[string]int64
-	seen      map[string]bool // assistant message ids counted
+	msgs      map[string]*opencodeMsg // by message id
 	skills    map[string]bool
 	counts    map[string]int64
 	gapDone   bool
@@ -42,22 +42,49 @@ type opencodeState struct {
 
 func newOpencode(env converters.Env) *opencodeState {
 	return &opencodeState{Base: native.New(env, opencodeTypes), models: map[string]*opencodeTokens{},
-		responses: map[string]int64{}, seen: map[string]bool{}, skills: map[string]bool{}, counts: map[string]int64{}}
+		responses: map[string]int64{}, msgs: map[string]*opencodeMsg{}, skills: map[string]bool{}, counts: map[string]int64{}}
 }
 
 func (c *opencodeState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
-	if r.Type != "export_document" {
-		return nil // counted by CountType; nothing else is known of it
-	}
 	if !c.gapDone {
 		c.gapDone = true
 		c.Emit(r, "", "context.audit_gap.recorded", events.AuditGap("instruction_loads_not_logged",
 			"opencode_agents_md_and_instructions_load_without_a_record"))
 	}
-	c.counts["documents"]++
-	info := r.Get("info")
+	switch r.Type {
+	case "export_document":
+		c.counts["documents"]++
+		c.session(r, r.Get("info"))
+		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+			g := c.message(r, m.Get("info"))
+			native.ForEach(m.Get("parts"), func(_, p view.Value) bool {
+				c.part(r, g, p)
+				return true
+			})
+			return true
+		})
+	case "session_info":
+		c.counts["storage_sessions"]++
+		c.session(r, r.JSON)
+	case "message_info":
+		c.counts["storage_messages"]++
+		c.message(r, r.JSON)
+	case "part":
+		c.counts["storage_parts"]++
+		g := c.msgs[c.KeyPart(r.Get("messageID").Str())]
+		if g == nil {
+			c.counts["parts_without_message"]++
+			return nil
+		}
+		c.part(r, g, r.JSON)
+	}
+	return nil
+}
+
+// session reads a session's identity (Session.Info).
+func (c *opencodeState) session(r converters.Record, info view.Value) {
 	if c.Session == "" {
 		if id := info.Get("id").Str(); !id.Empty() {
 			c.Session = c.Pass(leak.ID, id)
@@ -67,22 +94,17 @@ func (c *opencodeState) Record(r converters.Record, out *converters.Output) erro
 	ns, at := opencodeAt(info.Get("time.created"))
 	c.cover(ns)
 	if p := info.Get("parentID").Str(); !p.Empty() {
-		// A child session (a task tool's subagent), exported on its own:
-		// its parent's document holds the call that started it.
+		// A child session (a task tool's subagent), read on its own: its
+		// parent holds the call that started it.
 		c.counts["child_sessions"]++
 		c.Emit(nested(r, info, at, ns), "", "subagent.spawned", append(events.SubagentSpawned("parent_thread_id", 1),
 			events.TranscriptLayout("separate_session"),
 			receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.Pass(leak.ID, p))}))
 	}
-	native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
-		c.message(r, m)
-		return true
-	})
-	return nil
 }
 
-// nested is a record for an event about a value nested in document r: the
-// document's line, the value's own time.
+// nested is a record for an event about a value nested in record r: the
+// record's line, the value's own time.
 func nested(r converters.Record, v view.Value, at string, ns int64) converters.Record {
 	return converters.Record{Line: r.Line, File: r.File, Type: r.Type, Time: at, NS: ns, JSON: v}
 }
@@ -99,32 +121,39 @@ func (c *opencodeState) cover(ns int64) {
 	}
 }
 
-// message reads one {info, parts} entry of the document.
-func (c *opencodeState) message(r converters.Record, m view.Value) {
-	info := m.Get("info")
+// opencodeMsg is what the parts of a message need of it.
+type opencodeMsg struct {
+	user, summary, prompted bool
+	chat                    int          // index in Out.Spans of an assistant message's chat span
+	at                      native.Place // the message's time, for its parts' events
+}
+
+// message reads a message's info (MessageV2.Info): an export entry's
+// info, or a storage message file. Its parts follow.
+func (c *opencodeState) message(r converters.Record, info view.Value) *opencodeMsg {
 	role, known := info.Get("role").Str().Word("user", "assistant")
-	if !known {
-		c.counts["messages_of_unknown_role"]++
-		return
-	}
 	ns, at := opencodeAt(info.Get("time.created"))
 	end, _ := opencodeAt(info.Get("time.completed"))
 	c.cover(ns)
 	c.cover(end)
-	rec := nested(r, m, at, ns)
-	if role == "user" {
+	key := c.KeyPart(info.Get("id").Str())
+	g := &opencodeMsg{user: role == "user", chat: -1, at: native.PlaceOf(nested(r, view.Value{}, at, ns))}
+	if !known || c.msgs[key] != nil {
+		if known {
+			c.counts["repeated_messages"]++
+		} else {
+			c.counts["messages_of_unknown_role"]++
+		}
+		g.user = true // its parts are counted, and mapped to nothing
+		g.prompted = true
+		return g
+	}
+	c.msgs[key] = g
+	if g.user {
 		c.counts["user_messages"]++
-		c.userParts(rec, m.Get("parts"))
-		return
+		return g
 	}
 	c.counts["assistant_messages"]++
-	id := info.Get("id").Str()
-	key := "chat:" + c.KeyPart(id)
-	if c.seen[key] {
-		c.counts["repeated_messages"]++
-		return
-	}
-	c.seen[key] = true
 	model := info.Get("modelID").Str()
 	provider := info.Get("providerID").Str()
 	attrs := events.ChatSpan(c.Pass(leak.Label, provider))
@@ -134,7 +163,7 @@ func (c *opencodeState) message(r converters.Record, m view.Value) {
 		name += " " + mw
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(mw)})
 	}
-	span := converters.Span{Key: key, Name: name, Kind: 3, Start: ns, End: ns, Attrs: attrs}
+	span := converters.Span{Key: "chat:" + key, Name: name, Kind: 3, Start: ns, End: ns, Attrs: attrs}
 	span.Cover(end)
 	if e := info.Get("error.name").Str(); !e.Empty() {
 		span.Error = true
@@ -160,15 +189,10 @@ func (c *opencodeState) message(r converters.Record, m view.Value) {
 			c.responses[mk]++
 		}
 	}
+	g.summary = info.Get("summary").Bool()
 	c.Out.Spans = append(c.Out.Spans, span)
-	chat := len(c.Out.Spans) - 1
-	if info.Get("summary").Bool() {
-		c.summary(rec, key, m.Get("parts"))
-	}
-	native.ForEach(m.Get("parts"), func(_, p view.Value) bool {
-		c.assistantPart(rec, chat, p)
-		return true
-	})
+	g.chat = len(c.Out.Spans) - 1
+	return g
 }
 
 // opencodePartTypes are the part types of message-v2.ts, counted by name.
@@ -184,58 +208,58 @@ func (c *opencodeState) partType(p view.Value) string {
 	return t
 }
 
-// userParts reads a user message's parts: typed prompts, files and agents
-// attached, subtasks a command asked for, and compaction requests.
-func (c *opencodeState) userParts(r converters.Record, parts view.Value) {
-	prompt := false
-	native.ForEach(parts, func(_, p view.Value) bool {
-		switch c.partType(p) {
-		case "text":
-			if !p.Get("synthetic").Bool() && !p.Get("ignored").Bool() {
-				prompt = true
-			}
-		case "compaction":
-			reason := "manual"
-			if p.Get("auto").Bool() {
-				reason = "auto"
-				if p.Get("overflow").Bool() {
-					reason = "auto_overflow"
-				}
-			}
-			c.Emit(r, "", "context.compaction.started", append(events.CompactionStarted(c.Digest(p.Get("id")), reason),
-				receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)}))
-			c.counts["compactions"]++
-		}
-		return true
-	})
-	if prompt {
-		c.counts["user_prompts"]++
+// part reads one part of message g: in an export entry, or a storage
+// part file.
+func (c *opencodeState) part(r converters.Record, g *opencodeMsg, p view.Value) {
+	t := c.partType(p)
+	rec := g.at.Record()
+	rec.Line, rec.File = r.Line, r.File
+	if g.user {
+		c.userPart(rec, g, t, p)
+		return
 	}
-}
-
-// summary writes the summary a compaction made: the text of the assistant
-// message OpenCode marks summary, which replaces the history before it.
-func (c *opencodeState) summary(r converters.Record, span string, parts view.Value) {
-	var texts []view.Text
-	native.ForEach(parts, func(_, p view.Value) bool {
-		if p.Get("type").Str().Is("text") {
-			texts = append(texts, p.Get("text").Str())
-		}
-		return true
-	})
-	text := view.Join(texts, "\n")
-	c.Emit(r, span, "context.compaction.summary_loaded", events.CompactionSummary(text.Digest(c.Hasher), text.Len()))
-	c.counts["compaction_summaries"]++
-}
-
-// assistantPart reads one part of an assistant message.
-func (c *opencodeState) assistantPart(r converters.Record, chat int, p view.Value) {
-	switch c.partType(p) {
+	switch t {
 	case "tool":
-		c.tool(r, chat, p)
+		c.tool(rec, g.chat, p)
 	case "step-finish":
 		c.counts["steps"]++
+	case "text":
+		if g.summary {
+			c.summary(rec, c.Out.Spans[g.chat].Key, p.Get("text").Str())
+		}
 	}
+}
+
+// userPart reads a user message's part: a typed prompt (the first text
+// part neither synthetic nor ignored counts the message as one), files
+// and agents attached, subtasks a command asked for, compaction requests.
+func (c *opencodeState) userPart(r converters.Record, g *opencodeMsg, t string, p view.Value) {
+	switch t {
+	case "text":
+		if !g.prompted && !p.Get("synthetic").Bool() && !p.Get("ignored").Bool() {
+			g.prompted = true
+			c.counts["user_prompts"]++
+		}
+	case "compaction":
+		reason := "manual"
+		if p.Get("auto").Bool() {
+			reason = "auto"
+			if p.Get("overflow").Bool() {
+				reason = "auto_overflow"
+			}
+		}
+		c.Emit(r, "", "context.compaction.started", append(events.CompactionStarted(c.Digest(p.Get("id")), reason),
+			receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)}))
+		c.counts["compactions"]++
+	}
+}
+
+// summary writes a summary a compaction made: a text part of the
+// assistant message OpenCode marks summary, which replaces the history
+// before it.
+func (c *opencodeState) summary(r converters.Record, span string, text view.Text) {
+	c.Emit(r, span, "context.compaction.summary_loaded", events.CompactionSummary(text.Digest(c.Hasher), text.Len()))
+	c.counts["compaction_summaries"]++
 }
 
 // tool reads a tool part: its call, and its state (pending, running,
@@ -400,7 +424,7 @@ func (c *opencodeState) End(out *converters.Output) error {
 			CacheRead: t.cacheRead, CacheWrite: t.cacheWrite}, extra, "assistant_usage_records", "thread")
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: a})
 	}
-	if len(models) == 0 && c.counts["documents"] > 0 {
+	if len(models) == 0 && c.counts["documents"]+c.counts["storage_messages"] > 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded", events.AuditGap("token_usage_not_logged",
 			"opencode_messages_have_no_token_counts"))
 	}

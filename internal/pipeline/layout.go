@@ -114,7 +114,8 @@ func peeker(p string) func(field string) string {
 }
 
 // companionsOf finds the companions of a session file given on its own:
-// the .jsonl files under its session's directories and the sibling files
+// the .jsonl files (and a format's one-document files) under its
+// session's directories and the sibling files
 // beside it that name it.
 func companionsOf(main string) []Companion {
 	dirs := converters.SessionDirs(main, peeker(main))
@@ -135,7 +136,7 @@ func companionsOf(main string) []Companion {
 	}
 	for _, d := range dirs {
 		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".jsonl") || converters.IsDocument(e.Name())) {
 				add(p)
 			}
 			return nil
