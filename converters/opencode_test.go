@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/testshared"
+	"github.com/tidwall/gjson"
 )
 
 // ocDoc is an `opencode export` document (message-v2.ts shapes) holding
@@ -152,5 +155,61 @@ func TestOpencodeDocumentReading(t *testing.T) {
 }`
 	if res := convertLines(t, "", "other.json", unknown); res.Err == nil || !strings.Contains(res.Err.Error(), "no known kind") {
 		t.Errorf("another agent's document: %v", res.Err)
+	}
+}
+
+// TestOpencodeStorage: a session of the storage/ tree, walked or given
+// as its session file alone, becomes one input with its messages and
+// parts, and writes the same events as the export document of the same
+// session; a part whose message is not there is counted, not mapped.
+func TestOpencodeStorage(t *testing.T) {
+	testshared.InRepo(t)
+	const sid = "ses_4f1e2d3c5ffeA1b2C3d4E5f6G7"
+	events := func(rs []pipeline.Result, name string) []string {
+		t.Helper()
+		for _, r := range rs {
+			if filepath.Base(r.Path) != name {
+				continue
+			}
+			var out []string
+			for _, l := range bytes.Split(bytes.TrimSpace(r.Receipt), []byte("\n")) {
+				e := gjson.ParseBytes(l)
+				if e.Get("name").Str != "convert.summary" {
+					out = append(out, e.Get("name").Str+" "+e.Get("time").Str+" "+e.Get("attributes").Raw)
+				}
+			}
+			if strings.Contains(string(r.Receipt)+string(r.Trace), canary) {
+				t.Errorf("%s: canary reached the output", name)
+			}
+			return out
+		}
+		t.Fatalf("no input %s", name)
+		return nil
+	}
+	export := events(convertDir(t, "samples/opencode/basic", pipeline.Options{}), sid+".json")
+	walked := convertDir(t, "samples/opencode/storage", pipeline.Options{})
+	if len(walked) != 2 {
+		t.Errorf("%d inputs from the storage tree, want its 2 sessions", len(walked))
+	}
+	alone := convertDir(t, filepath.Join("samples/opencode/storage/session/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", sid+".json"), pipeline.Options{})
+	for name, got := range map[string][]string{"walked": events(walked, sid+".json"), "alone": events(alone, sid+".json")} {
+		if strings.Join(got, "\n") != strings.Join(export, "\n") {
+			t.Errorf("storage session (%s) and its export write different events:\n%s\n---\n%s", name, strings.Join(got, "\n"), strings.Join(export, "\n"))
+		}
+	}
+	if len(alone) != 1 || alone[0].Stats.Lines < 30 {
+		t.Errorf("the session file alone read %d inputs, %d lines: its messages and parts were not found", len(alone), alone[0].Stats.Lines)
+	}
+	orphan := convertLines(t, "", "prt_orphan.json", `{
+  "id": "prt_orphan",
+  "sessionID": "ses_4f1e0000aaffeQw1Er2Ty3Ui9",
+  "messageID": "msg_missing",
+  "type": "tool",
+  "callID": "toolu_01",
+  "tool": "bash",
+  "state": {"status": "completed", "input": {"command": "CANARY-cmd"}, "output": "CANARY-out", "title": "CANARY", "metadata": {}, "time": {"start": 1795168803000, "end": 1795168804000}}
+}`)
+	if orphan.Err != nil || orphan.Converter != "opencode" || bytes.Contains(orphan.Trace, []byte("execute_tool")) || strings.Contains(string(orphan.Receipt)+string(orphan.Trace), canary) {
+		t.Errorf("a part without its message: %s %v", orphan.Converter, orphan.Err)
 	}
 }
