@@ -135,7 +135,7 @@ var opencodePass = leak.Paths{
 	"info.id": leak.ID, "info.version": leak.Version, "info.parentID": leak.ID,
 	"messages.#.info.id": leak.ID, "messages.#.info.role": leak.Label, "messages.#.info.modelID": leak.Model,
 	"messages.#.info.providerID": leak.Label, "messages.#.info.finish": leak.Label,
-	"messages.#.info.error.name": leak.Label, "messages.#.info.mode": leak.Label,
+	"messages.#.info.mode":         leak.Label,
 	"messages.#.info.tokens.input": leak.Count, "messages.#.info.tokens.output": leak.Count,
 	"messages.#.info.tokens.reasoning": leak.Count, "messages.#.info.tokens.total": leak.Count,
 	"messages.#.info.tokens.cache.read": leak.Count, "messages.#.info.tokens.cache.write": leak.Count,
@@ -144,7 +144,7 @@ var opencodePass = leak.Paths{
 	"messages.#.parts.#.state.metadata.sessionId": leak.ID,
 	// The storage tree's files hold the same fields at their top.
 	"id": leak.ID, "parentID": leak.ID, "version": leak.Version, "role": leak.Label, "modelID": leak.Model,
-	"providerID": leak.Label, "finish": leak.Label, "error.name": leak.Label, "mode": leak.Label,
+	"providerID": leak.Label, "finish": leak.Label, "mode": leak.Label,
 	"tokens.input": leak.Count, "tokens.output": leak.Count, "tokens.reasoning": leak.Count, "tokens.total": leak.Count,
 	"tokens.cache.read": leak.Count, "tokens.cache.write": leak.Count,
 	"type": leak.Label, "tool": leak.Name, "callID": leak.ID, "state.status": leak.Label, "state.metadata.sessionId": leak.ID,

@@ -166,8 +166,14 @@ func (c *opencodeState) message(r converters.Record, info view.Value) *opencodeM
 	span := converters.Span{Key: "chat:" + key, Name: name, Kind: 3, Start: ns, End: ns, Attrs: attrs}
 	span.Cover(end)
 	if e := info.Get("error.name").Str(); !e.Empty() {
+		// The error's class (message-v2.ts's named errors), as error.type
+		// wants it; another name is _OTHER, as the conventions say.
+		kind, known := e.Word(opencodeErrors...)
+		if !known {
+			kind = "_OTHER"
+		}
 		span.Error = true
-		span.Attrs = append(span.Attrs, receipt.Attr{Key: "opencode.message.error", Value: receipt.S(c.Pass(leak.Label, e))})
+		span.Attrs = append(span.Attrs, receipt.Attr{Key: "error.type", Value: receipt.S(kind)})
 		c.counts["assistant_errors"]++
 	}
 	if t := info.Get("tokens"); t.IsObject() {
@@ -194,6 +200,10 @@ func (c *opencodeState) message(r converters.Record, info view.Value) *opencodeM
 	g.chat = len(c.Out.Spans) - 1
 	return g
 }
+
+// opencodeErrors are the errors an assistant message may end with.
+var opencodeErrors = []string{"MessageAbortedError", "ProviderAuthError", "APIError", "MessageOutputLengthError",
+	"ContextOverflowError", "StructuredOutputError", "UnknownError"}
 
 // opencodePartTypes are the part types of message-v2.ts, counted by name.
 var opencodePartTypes = []string{"text", "reasoning", "tool", "step-start", "step-finish", "file", "patch", "agent",
