@@ -109,19 +109,27 @@ func sessionInfo(info view.Value) bool {
 }
 
 // opencodeTime is a record's time, written in Unix milliseconds: an
-// export document's and a session's creation, a message's, a part's start
-// (a tool part's state, or its own time). It is made an RFC 3339 string,
-// as the pipeline reads times; a part with none has none.
+// export document's and a session's creation; for a message or part file
+// the time OpenCode last wrote it, when it finished (a message's
+// completion, a part's end, else their start), so that a storage
+// session's trace spans all of it. It is made an RFC 3339 string, as the
+// pipeline reads times; a part with none has none.
 func opencodeTime(r converters.Record) view.Value {
 	var ms view.Value
 	if info := r.Top("info"); info.IsObject() {
 		ms = info.Get("time.created")
-	} else if t := r.Top("time"); t.IsObject() {
-		if ms = t.Get("created"); !ms.Exists() {
-			ms = t.Get("start")
-		}
+	} else if t := r.Top("time"); t.IsObject() && !r.Top("sessionID").Exists() {
+		ms = t.Get("created") // a session file
 	} else {
-		ms = r.Top("state").Get("time.start")
+		t = r.Top("state").Get("time")
+		if !t.IsObject() {
+			t = r.Top("time")
+		}
+		for _, k := range []string{"completed", "end", "created", "start"} {
+			if ms = t.Get(k); ms.IsNumber() {
+				break
+			}
+		}
 	}
 	if _, at := opencodeAt(ms); at != "" {
 		return view.Parse(`"` + at + `"`)
