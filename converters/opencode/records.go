@@ -426,13 +426,19 @@ func (c *opencodeState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
+	var lastAt string
+	if c.last > 0 {
+		lastAt = time.Unix(0, c.last).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	for _, m := range models {
 		t := *c.models[m]
 		extra := receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.reasoning)},
 			{Key: "gen_ai.usage.responses", Value: receipt.I(c.responses[m])}}
 		a := events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), events.Tokens{Input: t.input, Output: t.output,
 			CacheRead: t.cacheRead, CacheWrite: t.cacheWrite}, extra, "assistant_usage_records", "thread")
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: a})
+		// At the session's last activity: the totals are known then, and
+		// the root span, stretched to its events, covers every call.
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: lastAt, Attrs: a})
 	}
 	if len(models) == 0 && c.counts["documents"]+c.counts["storage_messages"] > 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded", events.AuditGap("token_usage_not_logged",
