@@ -56,6 +56,7 @@ func (c *opencodeState) Record(r converters.Record, out *converters.Output) erro
 	switch r.Type {
 	case "export_document":
 		c.counts["documents"]++
+		c.counts["todos"] += int64(native.ArrayLen(r.Get("todos"))) // newer exports: the session's todo list
 		c.session(r, r.Get("info"))
 		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
 			g := c.message(r, m.Get("info"))
@@ -455,7 +456,7 @@ func (c *opencodeState) End(out *converters.Output) error {
 	}
 	for _, k := range []string{"user_prompts", "user_messages", "assistant_messages", "assistant_errors", "tool_calls",
 		"failed_tool_calls", "tool_calls_without_result", "mcp_calls", "skills", "subagents", "child_sessions",
-		"compactions", "compaction_summaries", "steps"} {
+		"compactions", "compaction_summaries", "steps", "todos"} {
 		out.Span.Set("opencode."+k+".count", receipt.I(c.counts[k]))
 	}
 	var parts []string
