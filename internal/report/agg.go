@@ -356,7 +356,7 @@ func (a *agg) sections(prices Prices) Sections {
 		t := *a.tokens[m]
 		t.Sessions = a.tokenSessions[m]
 		t.Total = t.Input + t.Output + t.CacheRead + t.CacheWrite
-		t.CostUSD = prices.cost(t)
+		t.CostUSD, _ = prices.cost(t)
 		s.Tokens = append(s.Tokens, t)
 	}
 	for k, in := range a.inputs {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -30,8 +31,14 @@ type Report struct {
 	Sessions  []SessRow  `json:"sessions"`
 	Timelines []Timeline `json:"timelines,omitempty"`
 
-	order []*Session // the sessions in range, in the order of Sessions
+	order     []*Session // the sessions in range, in the order of Sessions
+	priceErrs []string   // models priced by an entry that lacks a kind they have tokens of
 }
+
+// PriceErrors are the models whose price entry lacks a price for a kind of
+// token they have (a partial --prices entry): such a report is refused,
+// never priced at 0. Each message names the model and the kind.
+func (r *Report) PriceErrors() []string { return r.priceErrs }
 
 // Sources says what the report was made from.
 type Sources struct {
@@ -49,10 +56,15 @@ type Sources struct {
 	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
-// PriceInfo says which models had a price; cost is never guessed.
+// PriceInfo says which price table costed the report and which models had
+// no price; cost is never guessed.
 type PriceInfo struct {
 	CostUSD  float64  `json:"cost_usd"`
 	Unpriced []string `json:"unpriced_models"`
+	// TableDate is the bundled table's date ("" when only a --prices file
+	// priced the report); File is true when a --prices file was given.
+	TableDate string `json:"table_date,omitempty"`
+	File      bool   `json:"prices_file"`
 }
 
 // Sessions64 is the number of sessions, for the page's templates.
@@ -235,6 +247,8 @@ type SessRow struct {
 	CacheRead     int64    `json:"cache_read_tokens"`
 	CacheWrite    int64    `json:"cache_write_tokens"`
 	Reasoning     int64    `json:"reasoning_tokens"`
+	CostUSD       *float64 `json:"cost_usd,omitempty"`        // with a price table: the priced models' cost
+	Unpriced      bool     `json:"cost_incomplete,omitempty"` // a model of the session has no price: cost is a lower bound
 	ContextInputs int64    `json:"context_inputs"`
 	Skills        int64    `json:"skill_invocations"`
 	MCPCalls      int64    `json:"mcp_calls"`
@@ -251,8 +265,10 @@ type Options struct {
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
 	UntilText string
-	Prices    Prices
-	Timelines int // sessions with a timeline (html); the most recent first
+	Prices    Prices // nil: no cost (--no-cost)
+	PriceDate string // the bundled table's date, when it is part of Prices
+	PriceFile bool   // a --prices file is part of Prices
+	Timelines int    // sessions with a timeline (html); the most recent first
 }
 
 // Bys are the --by values.
@@ -354,7 +370,7 @@ func Build(ss []*Session, opt Options) *Report {
 		}
 		da.sessions++
 		da.compactions += countNamed(s, "context.compaction.started")
-		r.Sessions = append(r.Sessions, sessRow(s, u))
+		r.Sessions = append(r.Sessions, sessRow(s, u, opt.Prices))
 	}
 	r.Total = total.sections(opt.Prices)
 	for _, k := range sortedKeys(groups) {
@@ -365,7 +381,8 @@ func Build(ss []*Session, opt Options) *Report {
 		r.Days = append(r.Days, DayRow{Day: d, Sessions: da.sessions, Tokens: counts(da.tokens), Compactions: da.compactions})
 	}
 	if opt.Prices != nil {
-		pi := &PriceInfo{Unpriced: []string{}}
+		r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
+		pi := &PriceInfo{Unpriced: []string{}, TableDate: opt.PriceDate, File: opt.PriceFile}
 		for _, t := range r.Total.Tokens {
 			if t.CostUSD == nil {
 				pi.Unpriced = append(pi.Unpriced, t.Model)
@@ -421,6 +438,8 @@ func (r *Report) typed(path, v string) bool {
 		}
 	case "timezone":
 		return v == r.Timezone
+	case "prices.table_date":
+		return r.Prices != nil && v == r.Prices.TableDate
 	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
 		// A model name the receipts wrote, in a field that only ever
 		// holds one: typed by the shape `run` admits model names by.
@@ -582,18 +601,33 @@ func (t *ModelTokens) add(n usage.Tokens, sign int64) {
 	t.Reasoning += sign * n.Reasoning
 }
 
-func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
+func sessRow(s *Session, u map[string]*ModelTokens, prices Prices) SessRow {
 	row := SessRow{ID: s.ID, Agent: s.Agent, Versions: nonNil(s.Versions), Project: s.Project, Input: s.Input, Events: len(s.Events), Models: nonNil(s.Models())}
 	if !s.Start.IsZero() {
 		row.Start, row.End = stamp(s.Start), stamp(s.End)
 		row.DurationMS = s.End.Sub(s.Start).Milliseconds()
 	}
-	for _, t := range u {
+	if prices != nil {
+		row.CostUSD = new(float64)
+	}
+	for _, m := range sortedKeys(u) {
+		t := u[m]
 		row.InputTokens += t.Input
 		row.OutputTokens += t.Output
 		row.CacheRead += t.CacheRead
 		row.CacheWrite += t.CacheWrite
 		row.Reasoning += t.Reasoning
+		if row.CostUSD == nil {
+			continue
+		}
+		if c, _ := prices.cost(*t); c != nil {
+			*row.CostUSD += *c
+		} else if t.Input+t.Output+t.CacheRead+t.CacheWrite > 0 {
+			row.Unpriced = true // a model without a price: the cost is a lower bound
+		}
+	}
+	if row.CostUSD != nil {
+		*row.CostUSD = math.Round(*row.CostUSD*1e6) / 1e6
 	}
 	for i := range s.Events {
 		switch s.Events[i].Name {

@@ -64,12 +64,26 @@ func overviewTable(r *Report) *table {
 
 // groupsTable sums each group (--by) over its sessions.
 func groupsTable(r *Report) *table {
-	g := &table{ID: "groups", Title: "By " + r.By, Head: []string{r.By, "sessions", "agents", "input", "output", "cache read", "cache write", "context inputs", "skills", "MCP calls", "compactions", "subagents"},
-		Num: []bool{false, true, false, true, true, true, true, true, true, true, true, true}}
+	priced := r.Prices != nil
+	g := &table{ID: "groups", Title: "By " + r.By, Head: []string{r.By, "sessions", "agents", "input", "output", "cache read", "cache write", "reasoning"},
+		Num: []bool{false, true, false, true, true, true, true, true}}
+	if priced {
+		g.Head, g.Num = append(g.Head, "cost (USD)"), append(g.Num, true)
+	}
+	g.Head = append(g.Head, "context inputs", "skills", "MCP calls", "compactions", "subagents")
+	g.Num = append(g.Num, true, true, true, true, true)
 	for _, gr := range r.Groups {
 		var tk ModelTokens
+		var cost float64
+		unpriced := false
 		for _, m := range gr.Tokens {
 			tk.Input, tk.Output, tk.CacheRead, tk.CacheWrite = tk.Input+m.Input, tk.Output+m.Output, tk.CacheRead+m.CacheRead, tk.CacheWrite+m.CacheWrite
+			tk.Reasoning += m.Reasoning
+			if m.CostUSD != nil {
+				cost += *m.CostUSD
+			} else if m.Total > 0 {
+				unpriced = true
+			}
 		}
 		var inputs, skills, calls int64
 		for _, in := range gr.ContextInputs {
@@ -81,8 +95,14 @@ func groupsTable(r *Report) *table {
 		for _, c := range gr.MCP.Calls {
 			calls += c.N
 		}
-		g.add(short(gr.Key), num(int64(gr.Sessions)), keys(gr.Agents), num(tk.Input), num(tk.Output), num(tk.CacheRead), num(tk.CacheWrite),
-			num(inputs), num(skills), num(calls), num(gr.Compaction.Compactions), num(gr.Subagents.Spawned))
+		row := []string{short(gr.Key), num(int64(gr.Sessions)), keys(gr.Agents), num(tk.Input), num(tk.Output), num(tk.CacheRead), num(tk.CacheWrite), num(tk.Reasoning)}
+		if priced {
+			row = append(row, usd(cost, unpriced))
+		}
+		g.add(append(row, num(inputs), num(skills), num(calls), num(gr.Compaction.Compactions), num(gr.Subagents.Spawned))...)
+	}
+	if priced {
+		g.Notes = append(g.Notes, "cost: \"≥\" marks a group with a model that has no price (see Tokens per model)")
 	}
 	return g
 }
@@ -110,20 +130,18 @@ func tokenTables(r *Report) []*table {
 		row := tokenRow(sum, false)
 		row[0] = "all models"
 		if priced {
-			c := fmt.Sprintf("%.2f", r.Prices.CostUSD)
-			if len(r.Prices.Unpriced) > 0 {
-				c = "at least " + c // the models without a price have no cost
-			}
-			row = append(row, c)
+			// the models without a price have no cost: the sum is a lower bound
+			row = append(row, usd(r.Prices.CostUSD, len(r.Prices.Unpriced) > 0))
 		}
 		tk.add(row...)
 	}
 	if priced {
+		tk.Notes = append(tk.Notes, priceNote(r.Prices))
 		if len(r.Prices.Unpriced) > 0 {
-			tk.Notes = append(tk.Notes, "no price given (no cost shown): "+strings.Join(r.Prices.Unpriced, ", "))
+			tk.Notes = append(tk.Notes, "no price (no cost shown, none guessed; give one with --prices FILE): "+strings.Join(r.Prices.Unpriced, ", "))
 		}
 	} else {
-		tk.Notes = append(tk.Notes, "cost: give a price table with --prices FILE; none is guessed")
+		tk.Notes = append(tk.Notes, "cost hidden (--no-cost)")
 	}
 	out := []*table{tk}
 	if r.By != "model" && len(r.Groups) > 0 {
@@ -229,6 +247,30 @@ func healthTable(t *Sections) *table {
 	h.add("leak check passed", fmt.Sprintf("%s of %s inputs; %s raw strings, %s raw bytes probed", num(t.Health.LeakPassed), num(t.Health.Inputs), num(t.Health.RawStrings), num(t.Health.RawBytes)))
 	h.add("hash modes", joinCounts(t.Health.HashModes))
 	return h
+}
+
+// priceNote says which prices a report's cost is at.
+func priceNote(p *PriceInfo) string {
+	var from string
+	switch {
+	case p.TableDate != "" && p.File:
+		from = "the bundled price table of " + p.TableDate + ", with the entries of --prices FILE"
+	case p.TableDate != "":
+		from = "the bundled price table of " + p.TableDate
+	default:
+		from = "the --prices FILE table"
+	}
+	return "cost: US dollars at the standard prices of " + from + " (Anthropic cache writes at the 5-minute price, no long-context surcharge); --no-cost hides it"
+}
+
+// usd writes a cost in dollars; a lower bound (a model without a price)
+// is marked "≥".
+func usd(c float64, lower bool) string {
+	s := fmt.Sprintf("%.2f", c)
+	if lower {
+		return "≥" + s
+	}
+	return s
 }
 
 func tokenRow(m ModelTokens, priced bool) []string {
