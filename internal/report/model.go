@@ -47,6 +47,7 @@ type Sources struct {
 	Traces          int `json:"traces"`
 	SessionsInRange int `json:"sessions_in_range"`
 	OutOfRange      int `json:"sessions_out_of_range"`
+	NotSelected     int `json:"sessions_not_selected"` // left out by --session
 	Unreadable      int `json:"unreadable_receipts"`
 	// DuplicateResponses counts the copies of responses seen in more than
 	// one session (resumed and forked sessions), each counted once.
@@ -265,10 +266,11 @@ type Options struct {
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
 	UntilText string
-	Prices    Prices // nil: no cost (--no-cost)
-	PriceDate string // the bundled table's date, when it is part of Prices
-	PriceFile bool   // a --prices file is part of Prices
-	Timelines int    // sessions with a timeline (html); the most recent first
+	Prices    Prices   // nil: no cost (--no-cost)
+	Sessions  []string // --session: only the sessions whose id starts with one of these
+	PriceDate string   // the bundled table's date, when it is part of Prices
+	PriceFile bool     // a --prices file is part of Prices
+	Timelines int      // sessions with a timeline (html); the most recent first
 }
 
 // Bys are the --by values.
@@ -285,13 +287,21 @@ func Build(ss []*Session, opt Options) *Report {
 	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
 	var in []*Session
 	for _, s := range ss {
-		if inRange(s, opt) {
+		switch {
+		case !selected(s, opt.Sessions):
+			r.Sources.NotSelected++
+		case inRange(s, opt):
 			in = append(in, s)
-		} else {
+		default:
 			r.Sources.OutOfRange++
 		}
 	}
+	// Sessions in the order of their last activity, the most recent last
+	// (as ccusage lists them): a resumed old session comes with today's.
 	sort.SliceStable(in, func(i, j int) bool {
+		if !in[i].End.Equal(in[j].End) {
+			return in[i].End.Before(in[j].End)
+		}
 		if !in[i].Start.Equal(in[j].Start) {
 			return in[i].Start.Before(in[j].Start)
 		}
@@ -373,7 +383,7 @@ func Build(ss []*Session, opt Options) *Report {
 		r.Sessions = append(r.Sessions, sessRow(s, u, opt.Prices))
 	}
 	r.Total = total.sections(opt.Prices)
-	for _, k := range sortedKeys(groups) {
+	for _, k := range groupOrder(groups, in, opt.By) {
 		r.Groups = append(r.Groups, Group{Key: k, Sections: groups[k].sections(opt.Prices)})
 	}
 	for _, d := range sortedKeys(days) {
@@ -393,6 +403,37 @@ func Build(ss []*Session, opt Options) *Report {
 		r.Prices = pi
 	}
 	return r
+}
+
+// groupOrder is the order of the groups: by key, but --by session lists
+// sessions by last activity, as the sessions are (in).
+func groupOrder(groups map[string]*agg, in []*Session, by string) []string {
+	if by != "session" {
+		return sortedKeys(groups)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s.ID] {
+			seen[s.ID] = true
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// selected reports whether a session's id starts with one of the
+// prefixes (--session); no prefix selects every session.
+func selected(s *Session, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(s.ID, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func inRange(s *Session, opt Options) bool {
