@@ -296,30 +296,36 @@ func Build(ss []*Session, opt Options) *Report {
 			r.Sources.OutOfRange++
 		}
 	}
-	// Sessions in the order of their last activity, the most recent last
-	// (as ccusage lists them): a resumed old session comes with today's.
+	// A response several sessions hold counts with the one that started
+	// first (on a tie of counts): the session a resume or fork copied it
+	// from.
 	sort.SliceStable(in, func(i, j int) bool {
-		if !in[i].End.Equal(in[j].End) {
-			return in[i].End.Before(in[j].End)
-		}
 		if !in[i].Start.Equal(in[j].Start) {
 			return in[i].Start.Before(in[j].Start)
 		}
 		return in[i].ID < in[j].ID
 	})
-	r.Sources.SessionsInRange = len(in)
-	r.order = in
 	var fold usage.Fold
 	for i, s := range in {
 		fold.Add(i, s.Responses)
 	}
 	folded := fold.Folded()
+	for i, s := range in {
+		s.folded = folded[i] // nil when none: a session is built into more than one report
+	}
 	r.Sources.DuplicateResponses = fold.Duplicates()
+	// Sessions are listed in the order of their last activity, the most
+	// recent last (as ccusage lists them): a resumed old session comes
+	// with today's.
+	sort.SliceStable(in, func(i, j int) bool {
+		return in[i].End.Before(in[j].End)
+	})
+	r.Sources.SessionsInRange = len(in)
+	r.order = in
 	total := newAgg()
 	groups := map[string]*agg{}
 	days := map[string]*dayAgg{}
-	for i, s := range in {
-		s.folded = folded[i]
+	for _, s := range in {
 		u := usageOf(s)
 		total.add(s, "", u)
 		if timeBys[opt.By] {
