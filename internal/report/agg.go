@@ -88,6 +88,7 @@ func (a *agg) addModel(m string, t *ModelTokens) {
 	acc.Output += t.Output
 	acc.CacheRead += t.CacheRead
 	acc.CacheWrite += t.CacheWrite
+	acc.CacheWrite1h += t.CacheWrite1h
 	acc.Reasoning += t.Reasoning
 }
 

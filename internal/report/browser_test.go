@@ -86,7 +86,7 @@ func TestBrowser(t *testing.T) {
 	}
 	for name, dom := range map[string]string{"javascript off": noJS, "javascript on": withJS} {
 		for model, want := range map[string]string{
-			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 0 0.35 ",
+			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 0 0.45 ", // 27,860 of the cache writes at the 1-hour price
 			"claude-sonnet-4-20250514": "1 6,200 155 300 300 6,955 0 0.02 ",
 			"gpt-5.5":                  "1 2,000 800 25,000 3,000 30,800 500 0.06 ", // reasoning, apart from the total, then the cost
 		} {

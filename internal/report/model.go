@@ -108,15 +108,18 @@ type Sections struct {
 // taken out), and a response repeated by a resumed or forked session counts
 // once, so the figures compare with ccusage's and `convert run`'s.
 type ModelTokens struct {
-	Model      string   `json:"model"`
-	Sessions   int      `json:"sessions"`
-	Input      int64    `json:"input"`
-	Output     int64    `json:"output"`
-	CacheRead  int64    `json:"cache_read"`
-	CacheWrite int64    `json:"cache_write"`
-	Reasoning  int64    `json:"reasoning"`
-	Total      int64    `json:"total"`
-	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	Model      string `json:"model"`
+	Sessions   int    `json:"sessions"`
+	Input      int64  `json:"input"`
+	Output     int64  `json:"output"`
+	CacheRead  int64  `json:"cache_read"`
+	CacheWrite int64  `json:"cache_write"`
+	// CacheWrite1h is the part of CacheWrite written to Anthropic's
+	// 1-hour cache, priced apart (2 x input, not 1.25 x).
+	CacheWrite1h int64    `json:"cache_write_1h"`
+	Reasoning    int64    `json:"reasoning"`
+	Total        int64    `json:"total"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
 }
 
 // InputRow is one instruction file, overlay or other context input: loads
@@ -582,6 +585,30 @@ func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Loca
 			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
 		}
 	}
+	// The trace does not say which cache writes went to the 1-hour cache:
+	// each period gets the session's share of them in proportion to its
+	// cache writes, the rounding left with the last, so they add up.
+	for m, t := range u {
+		if t.CacheWrite1h == 0 || t.CacheWrite == 0 {
+			continue
+		}
+		var periods []string
+		for _, k := range sortedKeys(out) {
+			if x := out[k][m]; x != nil && x.CacheWrite > 0 {
+				periods = append(periods, k)
+			}
+		}
+		given := int64(0)
+		for i, k := range periods {
+			x := out[k][m]
+			share := t.CacheWrite1h - given
+			if i < len(periods)-1 {
+				share = t.CacheWrite1h * x.CacheWrite / t.CacheWrite
+			}
+			x.CacheWrite1h = min(share, x.CacheWrite)
+			given += x.CacheWrite1h
+		}
+	}
 	return out
 }
 
@@ -632,10 +659,17 @@ func usageOf(s *Session) map[string]*ModelTokens {
 			continue
 		}
 		m, n := usage.Summary(func(k string) gjson.Result { return e.Attrs[k] })
-		get(m).add(n, 1)
+		t := get(m)
+		t.add(n, 1)
+		t.CacheWrite1h += e.Attrs["gen_ai.usage.cache_creation.ephemeral_1h_input_tokens"].Int()
 	}
 	for _, r := range s.folded {
 		get(r.Model).add(r.Tokens, -1)
+	}
+	for _, t := range u {
+		// A folded copy's cache writes are not told apart by cache: the
+		// 1-hour part is at most what is left.
+		t.CacheWrite1h = max(0, min(t.CacheWrite1h, t.CacheWrite))
 	}
 	return u
 }

@@ -20,6 +20,10 @@ type Price struct {
 	Output     float64
 	CacheRead  float64
 	CacheWrite float64
+	// CacheWrite1h is the price of a write to Anthropic's 1-hour cache;
+	// with Has1h false, such writes cost CacheWrite.
+	CacheWrite1h float64
+	Has1h        bool
 	// Unset are the kinds the table gives no price for (priceKinds bits;
 	// zero: all four given). A model with tokens of such a kind is refused
 	// (Report.PriceErrors), never priced at 0.
@@ -140,6 +144,9 @@ func parsePrices(b []byte, path string) (Prices, string, error) {
 				pr.CacheWrite = v
 			}
 		}
+		if v, ok := e.kinds["cache_write_1h"]; ok {
+			pr.CacheWrite1h, pr.Has1h = v, true
+		}
 		p[m] = pr
 		for _, a := range e.aliases {
 			p[a] = pr
@@ -156,7 +163,7 @@ func parseEntry(raw json.RawMessage, path string) (priceEntry, error) {
 	e := priceEntry{kinds: map[string]float64{}}
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "input", "output", "cache_read", "cache_write":
+		case "input", "output", "cache_read", "cache_write", "cache_write_1h":
 			var v float64
 			if err := json.Unmarshal(fields[k], &v); err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				return priceEntry{}, fmt.Errorf("%s:1: a price must be a number of 0 or more", path)
@@ -168,7 +175,7 @@ func parseEntry(raw json.RawMessage, path string) (priceEntry, error) {
 			}
 		case "source", "note":
 		default:
-			return priceEntry{}, fmt.Errorf("%s:1: a model's price has the keys %s only (and aliases, source, note)", path, strings.Join(priceKinds, ", "))
+			return priceEntry{}, fmt.Errorf("%s:1: a model's price has the keys %s only (and cache_write_1h, aliases, source, note)", path, strings.Join(priceKinds, ", "))
 		}
 	}
 	return e, nil
@@ -204,7 +211,13 @@ func (p Prices) cost(t ModelTokens) (c *float64, missing string) {
 			return nil, priceKinds[i]
 		}
 	}
-	v := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead + float64(t.CacheWrite)*pr.CacheWrite) / 1e6
+	write1h := pr.CacheWrite
+	if pr.Has1h {
+		write1h = pr.CacheWrite1h
+	}
+	h := min(t.CacheWrite1h, t.CacheWrite)
+	v := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
+		float64(t.CacheWrite-h)*pr.CacheWrite + float64(h)*write1h) / 1e6
 	v = math.Round(v*1e6) / 1e6
 	return &v, ""
 }

@@ -37,6 +37,11 @@ func TestBundledPrices(t *testing.T) {
 			t.Errorf("%s has no price", m)
 		}
 	}
+	for m, pr := range p {
+		if strings.HasPrefix(m, "claude-") != pr.Has1h || pr.Has1h && pr.CacheWrite1h != 2*pr.Input {
+			t.Errorf("%s: 1-hour cache write %v (given: %v): Anthropic's models have one, at 2 x input; no other has", m, pr.CacheWrite1h, pr.Has1h)
+		}
+	}
 	if _, ok := p.lookup("claude-opus-4-7-CANARY"); ok {
 		t.Error("a price for a model the table does not name")
 	}
@@ -155,5 +160,69 @@ func TestMergePrices(t *testing.T) {
 	m := b.Merge(Prices{"gpt-5.5": {Input: 1, Output: 2, CacheRead: 0.1, CacheWrite: 1}})
 	if m["gpt-5.5"].Input != 1 || m["claude-opus-4-7"] != b["claude-opus-4-7"] || b["gpt-5.5"].Input == 1 {
 		t.Errorf("merge: %+v %+v", m["gpt-5.5"], b["gpt-5.5"])
+	}
+}
+
+// TestCostEqualsCcusage: with the bundled table, the cost of the bundled
+// Claude Code sample is ccusage's to the millionth of a dollar (ccusage
+// 20.0.24, session --json --offline: claude-opus-4-7 0.451795, whose
+// 27,860 of 29,560 cache write tokens went to the 1-hour cache, priced at
+// 2 x input; claude-haiku-4-5 0.0047).
+func TestCostEqualsCcusage(t *testing.T) {
+	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
+	p, date, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Report(Options{Prices: p, PriceDate: date})
+	want := map[string]float64{"claude-opus-4-7": 0.451795, "claude-haiku-4-5": 0.0047}
+	for _, m := range r.Total.Tokens {
+		if m.CostUSD == nil || *m.CostUSD < want[m.Model]-1e-6 || *m.CostUSD > want[m.Model]+1e-6 {
+			t.Errorf("%s: cost %v, ccusage says %v", m.Model, m.CostUSD, want[m.Model])
+		}
+	}
+	if r.Total.Tokens[1].CacheWrite1h != 27860 {
+		t.Errorf("1-hour cache writes %d, want 27,860", r.Total.Tokens[1].CacheWrite1h)
+	}
+}
+
+// TestOneHourWritesAddUp: split by day, week or month, each model's
+// 1-hour cache writes add up to the total's, never above a period's cache
+// writes, so the periods' costs add up to the total cost.
+func TestOneHourWritesAddUp(t *testing.T) {
+	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"))
+	p, _, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range []string{"day", "week", "month"} {
+		r := l.Report(Options{By: by, Prices: p})
+		total, sum := map[string]int64{}, map[string]int64{}
+		var cost float64
+		for _, m := range r.Total.Tokens {
+			total[m.Model] = m.CacheWrite1h
+		}
+		for _, g := range r.Groups {
+			for _, m := range g.Tokens {
+				sum[m.Model] += m.CacheWrite1h
+				if m.CacheWrite1h > m.CacheWrite {
+					t.Errorf("by %s, %s %s: %d 1-hour writes of %d", by, g.Key, m.Model, m.CacheWrite1h, m.CacheWrite)
+				}
+				if m.CostUSD != nil {
+					cost += *m.CostUSD
+				}
+			}
+		}
+		for m, n := range total {
+			if sum[m] != n {
+				t.Errorf("by %s, %s: periods hold %d 1-hour writes, the total %d", by, m, sum[m], n)
+			}
+		}
+		if total["claude-opus-4-7"] == 0 {
+			t.Fatal("no 1-hour writes in the samples: the test shows nothing")
+		}
+		if d := cost - r.Prices.CostUSD; d > 1e-5 || d < -1e-5 {
+			t.Errorf("by %s: periods cost %v, total %v", by, cost, r.Prices.CostUSD)
+		}
 	}
 }

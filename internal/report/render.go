@@ -274,7 +274,7 @@ func priceNote(p *PriceInfo) string {
 	default:
 		from = "the --prices FILE table"
 	}
-	return "cost: US dollars at the standard prices of " + from + " (Anthropic cache writes at the 5-minute price, no long-context surcharge); --no-cost hides it"
+	return "cost: US dollars at the standard prices of " + from + " (Anthropic's 1-hour cache writes apart; no long-context surcharge); --no-cost hides it"
 }
 
 // usd writes a cost in dollars; a lower bound (a model without a price)
