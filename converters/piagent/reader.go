@@ -87,7 +87,7 @@ func piType(r converters.Record) view.Value {
 		}
 		return view.Value{}
 	}
-	if p := r.Top("parentId"); !p.IsString() && p.Type() != view.Null {
+	if p := r.Top("parentId"); !p.Exists() || !p.IsString() && p.Type() != view.Null {
 		return view.Value{}
 	}
 	if t.Str().Is("message") {
