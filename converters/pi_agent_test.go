@@ -15,8 +15,8 @@ import (
 // TestPiAgentSamples: pi's and OpenClaw's sessions are detected as
 // pi_agent, the trace names the agent the log shows (an OpenClaw-only
 // custom entry makes it openclaw), every assistant entry is one chat span
-// and one model call (an entry written twice is not two), every tool call
-// an execute_tool span, and the compaction is in the receipt.
+// and one model call (an entry written twice is not two), and every tool
+// call id one execute_tool span.
 func TestPiAgentSamples(t *testing.T) {
 	testshared.InRepo(t)
 	for _, tc := range []struct{ sample, agent string }{
@@ -37,8 +37,8 @@ func TestPiAgentSamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			// What the sample holds, read from it: distinct assistant
-			// entries, tool calls, duplicated lines.
-			assistants, calls, repeated := map[string]bool{}, 0, 0
+			// entries, tool calls (by id), duplicated lines.
+			assistants, calls, repeated := map[string]bool{}, map[string]bool{}, 0
 			seen := map[string]bool{}
 			for _, l := range bytes.Split(bytes.TrimSpace(raw), []byte{'\n'}) {
 				if seen[string(l)] {
@@ -51,7 +51,7 @@ func TestPiAgentSamples(t *testing.T) {
 					assistants[e.Get("id").Str] = true
 					e.Get("message.content").ForEach(func(_, b gjson.Result) bool {
 						if b.Get("type").Str == "toolCall" {
-							calls++
+							calls[b.Get("id").Str] = true
 						}
 						return true
 					})
@@ -76,8 +76,8 @@ func TestPiAgentSamples(t *testing.T) {
 					}
 				}
 			}
-			if chats != len(assistants) || tools != calls {
-				t.Errorf("%d chat and %d tool spans, want %d and %d", chats, tools, len(assistants), calls)
+			if chats != len(assistants) || tools != len(calls) {
+				t.Errorf("%d chat and %d tool spans, want %d and %d", chats, tools, len(assistants), len(calls))
 			}
 			if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
 				t.Error("canary in the outputs")

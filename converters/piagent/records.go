@@ -21,13 +21,48 @@ type piUsage struct {
 }
 
 // piUsageKey is what tells one assistant message's usage from another's,
-// as ccusage tells them: the entry's time, the model and every figure of
-// the usage (a line written twice, as a copied branch or a reset session
-// repeats them, counts once; ids are not compared).
+// as ccusage tells them (a line written twice, as a copied branch or a
+// reset session repeats them, counts once; entry ids are not compared).
+// ccusage's pi report compares the entry's time, the model, every figure
+// of the usage, its total and its cost; its OpenClaw report the message's
+// own time in milliseconds, the model, the figures and the cost.
 type piUsageKey struct {
-	time, model                                 string
-	input, output, cacheRead, cacheWrite, total int64
-	cost                                        float64
+	time, model                          string
+	msgTime                              int64
+	input, output, cacheRead, cacheWrite int64
+	total                                int64
+	cost                                 float64
+}
+
+// piTally is a session's token totals per model under one way of telling
+// usage records apart.
+type piTally struct {
+	seen     map[piUsageKey]bool
+	totals   map[string]*piUsage
+	repeated int64
+}
+
+// add counts v under key once.
+func (t *piTally) add(key piUsageKey, v piUsage) {
+	if t.seen[key] {
+		t.repeated++
+		return
+	}
+	t.seen[key] = true
+	u := t.totals[key.model]
+	if u == nil {
+		u = &piUsage{}
+		t.totals[key.model] = u
+	}
+	u.input += v.input
+	u.output += v.output
+	u.cacheRead += v.cacheRead
+	u.cacheWrite += v.cacheWrite
+	u.responses++
+}
+
+func newTally() piTally {
+	return piTally{seen: map[piUsageKey]bool{}, totals: map[string]*piUsage{}}
 }
 
 // piTool is one tool call, opened by an assistant message's toolCall block
@@ -47,8 +82,7 @@ type piState struct {
 	prompted int64  // time of the last prompt or tool result: the next chat span starts there
 	tools    map[string]*piTool
 	skills   map[string]bool
-	totals   map[string]*piUsage
-	seen     map[piUsageKey]bool
+	pi, claw piTally         // the totals as ccusage's pi and OpenClaw reports count them
 	entries  map[string]bool // ids of the message entries read
 	counts   map[string]int64
 	format   int64 // the header's version; 1 when it names none
@@ -58,7 +92,7 @@ type piState struct {
 
 func newPi(env converters.Env) *piState {
 	return &piState{Base: native.New(env, piTypes), tools: map[string]*piTool{}, skills: map[string]bool{},
-		totals: map[string]*piUsage{}, seen: map[piUsageKey]bool{}, entries: map[string]bool{}, counts: map[string]int64{}}
+		pi: newTally(), claw: newTally(), entries: map[string]bool{}, counts: map[string]int64{}}
 }
 
 func (c *piState) Record(r converters.Record, out *converters.Output) error {
@@ -81,7 +115,7 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 				// its usage counts as ccusage counts it (usage).
 				c.counts["repeated_entries"]++
 				if m := r.Get("message"); m.Get("role").Str().Is("assistant") {
-					c.usage(r, m.Get("usage"))
+					c.usage(r, m)
 				}
 				return nil
 			}
@@ -207,7 +241,7 @@ func (c *piState) assistant(r converters.Record, m view.Value) {
 			c.counts[s+"_responses"]++
 		}
 	}
-	if u, ok := c.usage(r, m.Get("usage")); ok {
+	if u, ok := c.usage(r, m); ok {
 		attrs = append(attrs, native.ChatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
@@ -227,43 +261,34 @@ func (c *piState) assistant(r converters.Record, m view.Value) {
 // usage reads an assistant message's usage and adds it to its model's
 // totals, once per piUsageKey. ccusage counts an assistant message whose
 // input and output are numbers.
-func (c *piState) usage(r converters.Record, u view.Value) (piUsage, bool) {
+func (c *piState) usage(r converters.Record, m view.Value) (piUsage, bool) {
+	u := m.Get("usage")
 	if !u.IsObject() || !u.Get("input").IsNumber() || !u.Get("output").IsNumber() {
 		return piUsage{}, false
 	}
 	v := piUsage{input: c.Count(u.Get("input")), output: c.Count(u.Get("output")),
 		cacheRead: c.Count(u.Get("cacheRead")), cacheWrite: c.Count(u.Get("cacheWrite")), responses: 1}
-	total := v.input + v.output + v.cacheRead + v.cacheWrite
-	if t := u.Get("totalTokens"); t.IsNumber() {
-		total = c.Count(t)
-	}
-	key := piUsageKey{time: r.Time, model: c.model, input: v.input, output: v.output, cacheRead: v.cacheRead,
-		cacheWrite: v.cacheWrite, total: total, cost: u.Get("cost.total").Float()}
-	if c.seen[key] {
-		c.counts["repeated_usage"]++
-		return v, true
-	}
 	if r.Time == "" {
 		// ccusage leaves out a message it cannot date; so do the totals
 		// (the chat span keeps its figures), and the root counts it.
 		c.counts["usage_without_time"]++
 		return v, true
 	}
-	c.seen[key] = true
+	total := v.input + v.output + v.cacheRead + v.cacheWrite
+	if t := u.Get("totalTokens"); t.IsNumber() {
+		total = c.Count(t)
+	}
 	model := c.model
 	if model == "" {
 		model = "unknown"
 	}
-	t := c.totals[model]
-	if t == nil {
-		t = &piUsage{}
-		c.totals[model] = t
-	}
-	t.input += v.input
-	t.output += v.output
-	t.cacheRead += v.cacheRead
-	t.cacheWrite += v.cacheWrite
-	t.responses++
+	cost := u.Get("cost.total").Float()
+	key := piUsageKey{model: model, input: v.input, output: v.output, cacheRead: v.cacheRead, cacheWrite: v.cacheWrite, cost: cost}
+	pi, claw := key, key
+	pi.time, pi.total = r.Time, total
+	claw.msgTime = m.Get("timestamp").Int()
+	c.pi.add(pi, v)
+	c.claw.add(claw, v)
 	return v, true
 }
 
@@ -451,14 +476,19 @@ func (c *piState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 		events.AuditGap("instruction_loads_not_logged", "pi_agents_md_and_system_prompt_load_without_a_record"))
-	models := make([]string, 0, len(c.totals))
-	for m := range c.totals {
+	tally := c.pi
+	if c.openclaw {
+		tally = c.claw
+	}
+	c.counts["repeated_usage"] = tally.repeated
+	models := make([]string, 0, len(tally.totals))
+	for m := range tally.totals {
 		models = append(models, m)
 	}
 	sort.Strings(models)
 	var all piUsage
 	for _, m := range models {
-		u := c.totals[m]
+		u := tally.totals[m]
 		all.input += u.input
 		all.output += u.output
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
