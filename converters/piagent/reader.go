@@ -70,15 +70,18 @@ var piTypes = []string{
 }
 
 // piType is a record's type when the record is in pi's shape, else none:
-// the header (type session with id and cwd), or an entry of the tree (id,
-// parentId, even null, and an ISO timestamp), whose message, when it is
-// one, has a role and the time in milliseconds every pi-ai message
-// carries. Other agents' lines that share a type name (Factory Droid's
+// the header (type session with id and cwd), a message entry whose message
+// has a role and the time in milliseconds every pi-ai message carries, or
+// another entry of the tree (id, parentId, even null, and an ISO
+// timestamp). Other agents' lines that share a type name (Factory Droid's
 // message records have no parentId on their first and no message time)
 // get none, so detection never hands their logs to this reader.
 func piType(r converters.Record) view.Value {
 	t := r.Top("type")
-	if !t.IsString() || !r.Top("id").IsString() || !r.Top("timestamp").IsString() {
+	if !t.IsString() || !r.Top("timestamp").IsString() {
+		return view.Value{}
+	}
+	if !r.Top("id").IsString() && !t.Str().Is("message") {
 		return view.Value{}
 	}
 	if t.Str().Is("session") {
@@ -87,14 +90,16 @@ func piType(r converters.Record) view.Value {
 		}
 		return view.Value{}
 	}
-	if p := r.Top("parentId"); !p.Exists() || !p.IsString() && p.Type() != view.Null {
+	if t.Str().Is("message") {
+		// Version 1 wrote messages without id and parentId; the message's
+		// role and millisecond time are pi's all the same.
+		if m := r.Top("message"); m.Get("role").IsString() && m.Get("timestamp").IsNumber() {
+			return t
+		}
 		return view.Value{}
 	}
-	if t.Str().Is("message") {
-		m := r.Top("message")
-		if !m.Get("role").IsString() || !m.Get("timestamp").IsNumber() {
-			return view.Value{}
-		}
+	if p := r.Top("parentId"); !p.Exists() || !p.IsString() && p.Type() != view.Null {
+		return view.Value{}
 	}
 	return t
 }

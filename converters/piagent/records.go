@@ -147,6 +147,9 @@ func (c *piState) header(r converters.Record) {
 	if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 		c.Session = c.Pass(leak.ID, id)
 	}
+	if m := r.Get("modelId").Str(); !m.Empty() {
+		c.model = m.Own() // version 1 headers name the model
+	}
 	c.format = 1
 	if v := r.Get("version"); v.IsNumber() {
 		c.format = c.Count(v)
