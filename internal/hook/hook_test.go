@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 func TestParseClaude(t *testing.T) {
@@ -337,9 +339,9 @@ func TestSessionRef(t *testing.T) {
 	for p, want := range map[string]string{
 		"/x/CANARY/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl":                      "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl",
 		"/x/rollout-2025-11-17T20-00-00-019a93b9-1111-7222-8333-444455556666.jsonl": "rollout-2025-11-17T20-00-00-019a93b9-1111-7222-8333-444455556666.jsonl",
-		"/x/CANARY.jsonl": Digest("/x/CANARY.jsonl"),
+		"/x/CANARY.jsonl": receipt.Hasher{}.Text("/x/CANARY.jsonl"),
 	} {
-		if got := SessionRef(p); got != want {
+		if got := SessionRef(receipt.Hasher{}, p); got != want {
 			t.Errorf("SessionRef(%s) = %s", p, got)
 		}
 	}

@@ -588,7 +588,9 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 // outName is how messages name one of the input's outputs: its file name
 // without the folders it mirrors from the input's (an encoded working
 // folder, a user name).
-func (f *file) outName(suffix string) string { return path.Base(OutputName(f.rel, suffix)) }
+func (f *file) outName(suffix string) string {
+	return path.Base(OutputNameHashed(f.opt.Hash, f.rel, suffix))
+}
 
 // noteResponses passes spans on, keeping the usage of each chat span as it
 // goes (Result.Responses).
