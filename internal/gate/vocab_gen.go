@@ -5812,6 +5812,7 @@ var vocabFormats = [...]string{
 	"event schemas: %s",
 	"field %q disagrees with the routed cases",
 	"field %q must be a count from 0 to 2^40",
+	"field %q must be a latency from 0 to 86400000 ms (a day)",
 	"field %q must be a list",
 	"field %q must be a list of strings",
 	"field %q must be a number",
