@@ -154,7 +154,9 @@ func (f *file) summary() receipt.Event {
 	a.Set("convert.version", receipt.S(Version))
 	// The file name only: directories often encode private paths (Claude
 	// Code's project folders are the encoded working directory).
-	a.Set("convert.input.path", receipt.S(path.Base(f.rel)))
+	// Its name only as an agent's own id-shaped name, else as a digest
+	// (InputFileName): the name a user gave a log may be private too.
+	a.Set("convert.input.path", receipt.S(InputFileName(f.opt.Hash, path.Base(f.rel))))
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
 	if len(f.srcs) > 1 {
 		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))

@@ -170,3 +170,56 @@ func TestProjectOfIsTheOutputFolder(t *testing.T) {
 		t.Errorf("a day folder is a project: %q", p)
 	}
 }
+
+// A hostile case of the file-name class (issue #40, item 5): a log named
+// after its user and subject. Output names, the manifest, the summary's
+// convert.input.path and every message carry an id-shaped name or a
+// digest, never the name, in plain and keyed mode.
+func TestCanaryFileNameNeverWritten(t *testing.T) {
+	raw, err := os.ReadFile(repoPath("samples/session/basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []receipt.Hasher{{}, testKey(t)} {
+		t.Run(h.Mode(), func(t *testing.T) {
+			src := t.TempDir()
+			writeFile(t, src, "CANARY-alice-payroll.jsonl", string(raw))
+			writeFile(t, src, "canary_bob_notes.jsonl.zst.jsonl", string(raw))
+			writeFile(t, src, "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl", string(raw))
+			ins, err := Expand([]string{src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			var msgs bytes.Buffer
+			oc := Run(context.Background(), ins, RunOptions{Options: Options{Hash: h}, Out: out}, &msgs)
+			if oc.Converted != 3 {
+				t.Fatalf("converted %d of 3: %v", oc.Converted, oc.Failures)
+			}
+			var all strings.Builder
+			all.WriteString(msgs.String())
+			ids := 0
+			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel, _ := filepath.Rel(out, p)
+				all.WriteString(rel + "\n")
+				ids += strings.Count(d.Name(), "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b")
+				if !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					all.Write(b)
+				}
+				return nil
+			})
+			for _, bad := range []string{"CANARY", "canary", "alice", "payroll", "bob_notes"} {
+				if strings.Contains(all.String(), bad) {
+					t.Errorf("%q reached an output, an output name, the manifest or a message", bad)
+				}
+			}
+			if ids != 2 {
+				t.Errorf("an id-shaped name keeps its name: %d outputs named by it, want 2", ids)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -34,6 +35,8 @@ func OutputName(rel, suffix string) string { return OutputNameHashed(receipt.Has
 // directory replaced by its ProjectDir under h (keyed in keyed mode).
 func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
 	rel = privateDirs(h, strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
+	dir, base := path.Split(rel)
+	rel = dir + InputFileName(h, base)
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
 		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
 			return rel[:len(rel)-len(ext)] + suffix
@@ -41,6 +44,60 @@ func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
 	}
 	return rel + suffix
 }
+
+// InputFileName is an input's file name as outputs carry it (their own
+// names, the summary's convert.input.path, the manifest's outputs): the
+// name as it is when it is shaped like an agent's own session file name
+// (IDShapedName), else "input-" and 12 hex digits of its stem's digest
+// under h (keyed in keyed mode), with its extensions. A name the user
+// chose (alice-payroll-notes.jsonl) may say who or what the session was
+// about, and outputs are made to be shared.
+func InputFileName(h receipt.Hasher, base string) string {
+	stem, ext := splitExt(base)
+	if IDShapedName(stem) {
+		return base
+	}
+	_, hx, _ := strings.Cut(h.Text(stem), ":")
+	return inputPrefix + hx[:12] + ext
+}
+
+const inputPrefix = "input-"
+
+// splitExt cuts a file name's input extensions (.jsonl, .ndjson, .json,
+// .log, each optionally .gz or .zst, and .meta.json) from its stem.
+func splitExt(base string) (stem, ext string) {
+	stem = base
+	for _, e := range []string{".gz", ".zst"} {
+		if strings.HasSuffix(stem, e) {
+			stem = strings.TrimSuffix(stem, e)
+			break
+		}
+	}
+	for _, e := range []string{".meta.json", ".jsonl", ".ndjson", ".json", ".log"} {
+		if strings.HasSuffix(stem, e) && len(stem) > len(e) {
+			stem = strings.TrimSuffix(stem, e)
+			break
+		}
+	}
+	return stem, base[len(stem):]
+}
+
+// IDShapedName reports a file stem of the shapes agents name their session
+// files with: a UUID (Claude Code, Cursor, Copilot CLI), rollout-<time>-<UUID>
+// (Codex), session-<time>-<hex> or session-<UUID or hex> (Gemini CLI, the
+// hook's digest names), agent-<hex> (Claude Code subagents), a hex id,
+// Copilot CLI's events, standard input (stdin), or a name this function
+// gave (input-<12 hex>).
+func IDShapedName(stem string) bool {
+	return idNameRe().MatchString(stem)
+}
+
+var idNameRe = sync.OnceValue(func() *regexp.Regexp {
+	const uuid = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
+	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
+	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `|[0-9a-f]{8,64})` +
+		`|agent-(a?[0-9a-f]{6,64}|` + uuid + `)|[0-9a-f]{6,64}|events|stdin|input-[0-9a-f]{12})$`)
+})
 
 // ProjectDir names the output folder of a folder that encodes a working
 // directory: "project-" and the first 12 hex digits of its digest under h,
