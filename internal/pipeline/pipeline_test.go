@@ -212,8 +212,8 @@ func TestDetectAndExpand(t *testing.T) {
 		t.Error("outName")
 	}
 	// A name that is not id-shaped is written as its digest (issue #40).
-	for _, name := range []string{"x/CANARY-alice-notes.jsonl", "x/canary_notes.jsonl.zst", "CANARY"} {
-		if o := OutputName(name, ".otel.json"); strings.Contains(strings.ToLower(o), "canary") || !strings.Contains(o, "input-") {
+	for _, name := range []string{"x/CANARY-alice-notes.jsonl", "x/canary_notes.jsonl.zst", "CANARY", "5551234567.jsonl", "session-4111111111111111.jsonl"} {
+		if o := OutputName(name, ".otel.json"); strings.Contains(strings.ToLower(o), "canary") || strings.Contains(o, "555123") || strings.Contains(o, "411111") || !strings.Contains(o, "input-") {
 			t.Errorf("OutputName(%s) = %s", name, o)
 		}
 	}

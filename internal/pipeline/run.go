@@ -89,14 +89,24 @@ func splitExt(base string) (stem, ext string) {
 // Copilot CLI's events, standard input (stdin), or a name this function
 // gave (input-<12 hex>).
 func IDShapedName(stem string) bool {
-	return idNameRe().MatchString(stem)
+	if idNameRe().MatchString(stem) {
+		return true
+	}
+	// A hex id holds a letter: a bare number (a phone or card number) is
+	// no id, whatever its digits.
+	m := hexNameRe().FindStringSubmatch(stem)
+	return m != nil && strings.Trim(m[1], "0123456789") != ""
 }
 
 var idNameRe = sync.OnceValue(func() *regexp.Regexp {
 	const uuid = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
 	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
-	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `|[0-9a-f]{8,64})` +
-		`|agent-(a?[0-9a-f]{6,64}|` + uuid + `)|[0-9a-f]{6,64}|events|stdin|input-[0-9a-f]{12})$`)
+	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `)` +
+		`|agent-` + uuid + `|events|stdin|input-[0-9a-f]{12})$`)
+})
+
+var hexNameRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:session-|agent-a?)?([0-9a-f]{6,64})$`)
 })
 
 // ProjectDir names the output folder of a folder that encodes a working
