@@ -31,8 +31,9 @@ func OutputName(rel, suffix string) string { return OutputNameHashed(receipt.Has
 
 // OutputNameHashed maps an input's relative path to an output path: the
 // input's extension (.jsonl, .ndjson, .json, .log, each optionally .gz or
-// .zst) replaced by suffix, and every folder that names a working
-// directory replaced by its ProjectDir under h (keyed in keyed mode).
+// .zst) replaced by suffix, every folder that names a working directory
+// replaced by its ProjectDir and a file name that is not id-shaped by its
+// InputFileName, both under h (keyed in keyed mode).
 func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
 	rel = privateDirs(h, strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
 	dir, base := path.Split(rel)
