@@ -86,7 +86,8 @@ func splitExt(base string) (stem, ext string) {
 // IDShapedName reports a file stem of the shapes agents name their session
 // files with: a UUID (Claude Code, Cursor, Copilot CLI), rollout-<time>-<UUID>
 // (Codex), session-<time>-<hex> or session-<UUID or hex> (Gemini CLI, the
-// hook's digest names), agent-<hex> (Claude Code subagents), a hex id,
+// hook's digest names), <time>_<UUID> (pi), agent-<hex> (Claude Code
+// subagents), a hex id,
 // Copilot CLI's events, standard input (stdin), or a name this function
 // gave (input-<12 hex>).
 func IDShapedName(stem string) bool {
@@ -103,6 +104,7 @@ var idNameRe = sync.OnceValue(func() *regexp.Regexp {
 	const uuid = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
 	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
 	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `)` +
+		`|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}(-[0-9]{3})?Z?_` + uuid +
 		`|agent-` + uuid + `|events|stdin|input-[0-9a-f]{12})$`)
 })
 
