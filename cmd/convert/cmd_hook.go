@@ -154,7 +154,7 @@ func hookFront(c *cli.Context, agent string, lg *hook.Log) {
 			return
 		}
 	}
-	ref := hook.SessionRef(p.Transcript)
+	ref := hook.SessionRef(hookHasher(c.String("hash-key-file")), p.Transcript)
 	if st, err := os.Stat(p.Transcript); err != nil || !st.Mode().IsRegular() {
 		lg.Printf("hook %s %s %s: the session file is not there (or not a file)", agent, p.Event, ref)
 		return
@@ -399,6 +399,24 @@ func runHookJob(ctx context.Context, job hookJob) {
 	logHookOutcome(lg, prefix, ins, oc, exported, time.Since(start).Round(time.Millisecond))
 }
 
+// hookHasher is the hasher of a hash key file: keyed when the file holds a
+// usable key, else plain (hookJobOptions refuses the job then, before
+// anything is named by it).
+func hookHasher(keyFile string) receipt.Hasher {
+	if keyFile == "" {
+		return receipt.Hasher{}
+	}
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return receipt.Hasher{}
+	}
+	h, err := receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
+	if err != nil {
+		return receipt.Hasher{}
+	}
+	return h
+}
+
 // hookJobLog opens the job's log, with the session's folder, the receipts
 // folder and what the job withholds kept out of it, and the prefix of the
 // job's lines (agent, event and a reference to the session, never its
@@ -410,7 +428,7 @@ func hookJobLog(job hookJob) (*hook.Log, string) {
 	lg.Replace(dir+string(filepath.Separator), "")
 	lg.Replace(job.Out, "<receipts>")
 	lg.Withhold(dir)
-	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, hook.SessionRef(job.Input))
+	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, hook.SessionRef(hookHasher(job.HashKeyFile), job.Input))
 	return lg, strings.Replace(prefix, "  ", " ", 1)
 }
 
@@ -458,11 +476,13 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 		paths = append(paths, hook.CodexSubagents(job.Input)...)
 	}
 	rels := make([]string, len(paths))
+	h := hookHasher(job.HashKeyFile)
 	for i, p := range paths {
-		if r := hook.SessionRef(p); !strings.HasPrefix(r, "sha256:") {
+		if r := hook.SessionRef(h, p); !hook.IsRef(r) {
 			rels[i] = r // the agent's own name: a session id
-		} else { // any other name may be raw: the outputs are named by its digest
-			rels[i] = "session-" + strings.TrimPrefix(r, "sha256:") + ".jsonl"
+		} else { // any other name may be raw: the outputs are named by its digest (keyed when keyed)
+			_, hx, _ := strings.Cut(r, ":")
+			rels[i] = "session-" + hx + ".jsonl"
 		}
 	}
 	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters/events"
 
@@ -88,16 +89,30 @@ func Hash(path, key string) Move {
 // Int copies a whole number: a count, declared as such (leak.Count), so a
 // number above leak.MaxCount (a card or phone number in a count field) is
 // refused rather than copied.
+//
+// A latency (a key ending in latency_ms) is bounded tighter, by
+// MaxLatencyMs: a day. A phone number as latency_ms (5551234567) is not a
+// latency, and copied as one it would be a personal number in the receipt.
 func Int(path, key string) Move {
+	max := int64(leak.MaxCount)
+	if strings.HasSuffix(key, "latency_ms") {
+		max = MaxLatencyMs
+	}
 	return Move{Path: path, Pass: true, Shape: leak.Count, Attr: events.Attr{Key: key, Def: events.DefCount}, Apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := WholeCount(path, v)
 		if err != nil {
 			return err
 		}
+		if n > max {
+			return fmt.Errorf("field %q must be a latency from 0 to 86400000 ms (a day)", path)
+		}
 		a.Set(key, receipt.I(n))
 		return nil
 	}}
 }
+
+// MaxLatencyMs bounds a latency an Int move copies: one day.
+const MaxLatencyMs = 24 * 60 * 60 * 1000
 
 // Bucket writes the ladder bucket of a whole number.
 func Bucket(path, key string, l receipt.Ladder) Move {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
 
@@ -172,16 +173,21 @@ func CodexHome(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".codex")
 }
 
-// SessionRef names a session file in logs without raw content: its base
-// name when that is the agent's own shape (a session id, a rollout name),
-// else a digest of the path.
-func SessionRef(path string) string {
+// SessionRef names a session file in logs and output names without raw
+// content: its base name when that is the agent's own shape (a session id,
+// a rollout name), else a digest of the path under h (keyed in keyed mode,
+// so a guessed path cannot be confirmed from a file name).
+func SessionRef(h receipt.Hasher, path string) string {
 	base := filepath.Base(path)
 	if refRe().MatchString(base) {
 		return base
 	}
-	return Digest(path)
+	return h.Text(path)
 }
+
+// IsRef reports whether ref, from SessionRef, is a digest rather than the
+// agent's own file name.
+func IsRef(ref string) bool { return receipt.IsDigest(ref) }
 
 var refRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/testshared"
 )
 
@@ -170,5 +171,43 @@ func TestHostileSessions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileScenarioNumbers: numbers from a scenario log are written only
+// as a declared, bounded count (issue #40, item 5): a card number as
+// session_id, a phone number as conversation_id, agent or latency_ms never
+// reaches an output or a message, in plain or keyed mode.
+func TestHostileScenarioNumbers(t *testing.T) {
+	cases := []struct{ name, log string }{
+		{"numeric session, conversation and agent ids", `{"type":"session.start","time":"2026-06-02T09:15:00.000Z","session_id":4111111111111111,"conversation_id":5551234567,"agent":5551234567,"repo":"CANARY-repo","model":"claude-sonnet-4.5"}
+{"type":"session.end","time":"2026-06-02T09:16:00.000Z","session_id":4111111111111111,"status":"completed"}
+`},
+		{"a phone number as latency_ms", `{"type":"memory.search","time":"2026-06-08T16:00:01.000Z","retrieval_id":"ret-01","provider":"team-memory-mcp","client":"claude-code","project":"CANARY-project","query_text":"CANARY-query","snapshot_id":"snap-01","latency_ms":5551234567,"results":[]}
+`},
+	}
+	for _, tc := range cases {
+		for _, h := range []receipt.Hasher{{}, testKey(t)} {
+			t.Run(tc.name+" "+h.Mode(), func(t *testing.T) {
+				p := writeFile(t, t.TempDir(), "6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f.jsonl", tc.log)
+				conv := "session"
+				if strings.Contains(tc.log, "memory.search") {
+					conv = "memory"
+				}
+				res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Converter: conv, Hash: h})
+				everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n")
+				if res.Err != nil {
+					everything += res.Err.Error()
+				}
+				if res.Receipt == nil && res.Err == nil {
+					t.Fatal("nothing written and no error")
+				}
+				for _, bad := range []string{"4111111111111111", "5551234567", "CANARY", "canary"} {
+					if strings.Contains(everything, bad) {
+						t.Errorf("%q reached an output or message:\n%s", bad, everything)
+					}
+				}
+			})
+		}
 	}
 }
