@@ -596,7 +596,7 @@ func (c *codexState) spawnChildFrom(r converters.Record, callID, thread view.Tex
 	if thread.Empty() {
 		return
 	}
-	id, traceKey := c.Pass(leak.ID, thread), c.Pass(leak.ID, thread)
+	id, traceKey := c.Pass(leak.IDOrUUID, thread), c.Pass(leak.IDOrUUID, thread)
 	if !listed {
 		id = thread.Digest(c.Hasher)
 	}

@@ -5810,7 +5810,7 @@ var vocabFormats = [...]string{
 	"duplicate_role %s without an earlier selected load of the same skill prompt",
 	"event schemas: %s",
 	"field %q disagrees with the routed cases",
-	"field %q must be a count from 0 to 2^40",
+	"field %q must be a count from 0 to 999999999",
 	"field %q must be a list",
 	"field %q must be a list of strings",
 	"field %q must be a number",

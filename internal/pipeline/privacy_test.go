@@ -118,6 +118,9 @@ type hostileCase struct {
 	name  string
 	lines []string
 	leak  bool // the conversion must fail closed (else: it must convert)
+	// canaries are this case's own canaries, besides the common ones.
+	canaries []string
+	reveal   bool // --reveal names
 }
 
 const sid = "6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f"
@@ -152,11 +155,12 @@ func TestHostileSessions(t *testing.T) {
 			`{"type":"CANARY-new-type","uuid":"` + uuidN(1) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:01Z"}`,
 			ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","content":[]}`)}},
 	}
+	cases = append(cases, personalDataCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := writeFile(t, dir, sid+".jsonl", strings.Join(tc.lines, "\n")+"\n")
-			res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+			res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Reveal: tc.reveal})
 			if (res.Err != nil) != tc.leak {
 				t.Fatalf("err = %v, want failure %v", res.Err, tc.leak)
 			}
@@ -164,11 +168,47 @@ func TestHostileSessions(t *testing.T) {
 			if res.Err != nil {
 				everything += res.Err.Error()
 			}
-			for _, bad := range []string{"CANARY", "canary", "4111111111111111", "hunter2"} {
+			for _, bad := range append([]string{"CANARY", "canary", "4111111111111111", "hunter2"}, tc.canaries...) {
 				if strings.Contains(everything, bad) {
 					t.Fatalf("%q reached an output or message", bad)
 				}
 			}
 		})
+	}
+}
+
+// personalDataCases put personal data and keys in pass-through fields whose
+// syntax they fit (issue 40): a card number, an SSN or an IP address as a
+// version, keys of the families without a prefix of their own as ids, a
+// phone number as a label or a token count, an e-mail address as a name
+// written in clear with --reveal names. Each converts (a refused value is
+// a digest or a gap, never an error) and none reaches an output.
+func personalDataCases() []hostileCase {
+	ver := func(v string) string {
+		return `{"type":"user","uuid":"` + uuidN(1) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:01Z","version":"` + v + `","message":{"role":"user","content":"hello"}}`
+	}
+	asst := func(msgID, stop, toolID, tool string, inputTokens string) string {
+		return `{"type":"assistant","uuid":"` + uuidN(2) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:02Z","version":"2.1.50","agentId":"a1b2c3d",` +
+			`"message":{"role":"assistant","model":"claude-opus-4-6","id":"` + msgID + `","stop_reason":"` + stop + `","usage":{"input_tokens":` + inputTokens + `,"output_tokens":7},` +
+			`"content":[{"type":"tool_use","id":"` + toolID + `","name":"` + tool + `","input":{}}]}}`
+	}
+	const (
+		mailgun = "key-3ab1c2d4e5f60718293a4b5c6d7e8f90"
+		datadog = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+		heroku  = "84e2a1b7-3c5d-4f60-9a8b-7c6d5e4f3a21"
+	)
+	return []hostileCase{
+		{name: "card number as a version", lines: []string{ver("4111-1111-1111-1111")}, canaries: []string{"4111-1111"}},
+		{name: "IP address as a version", lines: []string{ver("192.168.1.20")}, canaries: []string{"192.168.1.20"}},
+		{name: "IPv6 address as a label", lines: []string{ver("2.1.50"), asst("msg_01A", "fe80::1ff:fe23:4567:890a", "toolu_01A", "Bash", "3")}, canaries: []string{"fe80::1ff"}},
+		{name: "SSN and phone number as labels", lines: []string{ver("2.1.50"), asst("msg_01A", "078-05-1120", "toolu_01A", "Bash", "3"),
+			asst("msg_01B", "555-867-5309", "toolu_01B", "Bash", "3")}, canaries: []string{"078-05-1120", "555-867-5309"}},
+		{name: "Mailgun key as a message id", lines: []string{asst(mailgun, "end_turn", "toolu_01A", "Bash", "3")}, canaries: []string{mailgun, mailgun[4:]}},
+		{name: "32-hex key as a message id", lines: []string{asst(datadog, "end_turn", "toolu_01A", "Bash", "3")}, canaries: []string{datadog}},
+		{name: "UUID-shaped key as a tool call id", lines: []string{asst("msg_01A", "end_turn", heroku, "Bash", "3")}, canaries: []string{heroku}},
+		{name: "phone number as a token count", lines: []string{asst("msg_01A", "end_turn", "toolu_01A", "Bash", "5558675309")}, canaries: []string{"5558675309"}},
+		{name: "e-mail address as a revealed MCP server name", reveal: true,
+			lines:    []string{asst("msg_01A", "end_turn", "toolu_01A", "mcp__alice.kowalczyk@acme.io__search", "3")},
+			canaries: []string{"alice.kowalczyk", "acme.io"}},
 	}
 }
