@@ -274,10 +274,9 @@ func (c *codexState) openTool(r converters.Record, id, nameText, namespace view.
 	case namespace.HasPrefix("mcp__"):
 		t.mcpServer, t.mcpTool = namespace.TrimPrefix("mcp__").Own(), name
 	case strings.HasPrefix(name, "mcp__"):
-		t.mcpServer, t.mcpTool = native.SplitMCP(name)
+		t.mcpServer, t.mcpTool = c.SplitMCP(name)
 	case !codexBuiltinTools[name] && strings.Contains(name, "__"):
-		i := strings.Index(name, "__")
-		t.mcpServer, t.mcpTool = name[:i], name[i+2:]
+		t.mcpServer, t.mcpTool = c.SplitMCP(name) // server__tool
 	}
 	attrs := receipt.Attrs{events.Operation("execute_tool")}
 	if !id.Empty() {

@@ -89,6 +89,37 @@ func (s Shape) Admit(v string) bool {
 	return personal(v) == "" && (s == Version || SecretKind(v) == "")
 }
 
+// Parts returns the parts of an admitted value v of shape s that a reader
+// may write on their own, each of which it writes in clear only when the
+// whole value was admitted and the part is itself a Name: the server and
+// tool of an mcp__server__tool name or a server__tool one (SplitMCP), the
+// server of an mcp__server namespace. A part derived from an
+// admitted value carries the value's provenance, so the leak check types
+// it, wherever else the input repeats it (a tool named after the
+// repository it searches).
+func (s Shape) Parts(v string) []string {
+	if s != Name && s != Label || !strings.Contains(v, "__") {
+		return nil
+	}
+	server, tool := SplitMCP(v)
+	var out []string
+	for _, p := range [...]string{server, tool} {
+		if p != "" && Name.Admit(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SplitMCP splits an mcp__server__tool name into its server and tool.
+func SplitMCP(name string) (server, tool string) {
+	rest := strings.TrimPrefix(name, "mcp__")
+	if i := strings.Index(rest, "__"); i >= 0 {
+		return rest[:i], rest[i+2:]
+	}
+	return rest, ""
+}
+
 func (s Shape) fits(v string) bool {
 	switch s {
 	case UUID:

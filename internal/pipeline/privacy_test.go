@@ -212,3 +212,80 @@ func personalDataCases() []hostileCase {
 			canaries: []string{"alice.kowalczyk", "acme.io"}},
 	}
 }
+
+// TestDerivedPartsAreTyped: with --reveal names, the server and tool halves
+// of an admitted mcp__server__tool name are written on their own; they
+// carry the name's provenance, so a session whose tool input, result or
+// text also holds one of them (a tool named after the repository it
+// searches) converts, with no record naming the halves on their own
+// (Claude Code writes progress records only for some calls). A name the
+// shape refuses gives its halves nothing: they are digests, and a canary
+// in one never reaches an output.
+func TestDerivedPartsAreTyped(t *testing.T) {
+	use := func(name, input string) string {
+		return ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","id":"msg_01A","content":[{"type":"tool_use","id":"toolu_01A","name":"` + name + `","input":` + input + `}]}`)
+	}
+	result := func(text string) string {
+		return `{"type":"user","uuid":"` + uuidN(2) + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01A","content":"` + text + `"}]}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		lines  []string
+		honest bool
+		canary string
+	}{
+		{"halves repeated in the tool input", []string{use("mcp__github__search_code", `{"owner":"github","tool":"search_code"}`), result("ok")}, true, ""},
+		{"half repeated as a result", []string{use("mcp__linear__list_issues", `{}`), result("linear")}, true, ""},
+		{"canary half of a refused name", []string{use("mcp__CANARYalice.kowalczyk@acme.io__list", `{"q":"CANARYalice.kowalczyk@acme.io"}`), result("list")}, true, "kowalczyk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := writeFile(t, dir, sid+".jsonl", strings.Join(tc.lines, "\n")+"\n")
+			res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Reveal: true})
+			if (res.Err == nil) != tc.honest {
+				t.Fatalf("err = %v, want converted %v", res.Err, tc.honest)
+			}
+			everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n")
+			if res.Err != nil {
+				everything += res.Err.Error()
+			}
+			for _, bad := range []string{"CANARY", "canary", tc.canary} {
+				if bad != "" && strings.Contains(everything, bad) {
+					t.Fatalf("%q reached an output or message", bad)
+				}
+			}
+		})
+	}
+}
+
+// TestCodeSearchExtensionIsOurs: code search writes a result path's
+// extension, a part of a raw path: in clear only as one of its own words
+// ("go", "md"), else "other", so a path whose extension is a name or a
+// code ("notes.canaryzq") never lends it to the receipt.
+func TestCodeSearchExtensionIsOurs(t *testing.T) {
+	sample, err := os.ReadFile(repoPath("samples/code_search_retrieval/basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.ReplaceAll(string(sample), "customs.markdown", "customs.canaryzq")
+	if body == string(sample) {
+		t.Fatal("the sample no longer has the path this test changes")
+	}
+	p := writeFile(t, t.TempDir(), "basic.jsonl", body)
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+	if res.Err != nil {
+		t.Fatalf("refused: %v", res.Err)
+	}
+	everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n")
+	for _, bad := range []string{"CANARY", "canary"} {
+		if strings.Contains(everything, bad) {
+			t.Fatalf("%q reached an output or message", bad)
+		}
+	}
+	if !strings.Contains(string(res.Receipt), `"code_search.result.path_extension":"other"`) {
+		t.Error("the unknown extension is not written as other")
+	}
+	if res.Stats.Untyped != 0 {
+		t.Errorf("%d output strings without provenance", res.Stats.Untyped)
+	}
+}
