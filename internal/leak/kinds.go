@@ -24,6 +24,10 @@ type kind struct {
 // digestAlt is the pattern of a digest, written in place of a refused value.
 const digestAlt = `(sha256|hmac-sha256):[0-9a-f]{64}`
 
+// tokenPattern is the pattern of a value written as a token: the ids,
+// labels and versions the shapes admit, and a digest, fit it.
+const tokenPattern = `^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$`
+
 var kinds = map[Shape]kind{
 	UUID: {
 		pattern: `^(` + digestAlt + `|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$`,
@@ -31,7 +35,7 @@ var kinds = map[Shape]kind{
 		refuses: []string{"6f1c1d2e8b1a4c1e9d550a1b2c3d4e5f", "not-a-uuid", "alice@example.com"},
 	},
 	ID: {
-		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127})$`,
+		pattern: tokenPattern,
 		admits: []string{"msg_01XoK4fG1oV1gbK9eQof7eGk", "toolu_01VopHPceYcznbLHs9g1kvjP", "call_abc123", "a1b2c3d",
 			"a3f9b2c1d4e5f6789", "tc-0001", "agent-5f2e77", "line:0:2:1", "req_011CVz2"},
 		refuses: []string{
@@ -43,7 +47,7 @@ var kinds = map[Shape]kind{
 		},
 	},
 	IDOrUUID: {
-		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127})$`,
+		pattern: tokenPattern,
 		admits:  []string{"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "msg_01XoK4fG1oV1gbK9eQof7eGk", "tc-0001"},
 		refuses: []string{"0123456789abcdef0123456789abcdef", "4111111111111111", "+15551234567", "alice@example.com"},
 	},
@@ -52,7 +56,7 @@ var kinds = map[Shape]kind{
 		refuses: []string{"yesterday", "4111111111111111"},
 	},
 	Version: {
-		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127})$`,
+		pattern: tokenPattern,
 		admits:  []string{"2.1.39", "0.142.4", "v1.2.3-beta.1", "2026.1.15", "1.0.0+20251101", "0.0.354"},
 		refuses: []string{"4111-1111-1111-1111", "4111111111111111", "192.168.1.20", "1.2.3.4", "078-05-1120",
 			"555.123.4567", "CANARY.1.2", "2", "12345.1.1", "1.2.3-CANARYhunter2hunter2"},
@@ -65,7 +69,7 @@ var kinds = map[Shape]kind{
 			"x_sk-ant-api03-CANARYQx7Lm2Np9Rt4Vw8Yz1Bc5Df"},
 	},
 	Label: {
-		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127})$`,
+		pattern: tokenPattern,
 		admits:  []string{"end_turn", "tool_use", "acceptEdits", "SessionStart:startup", "assistant", "cli", "v2"},
 		refuses: []string{"555-123-4567", "+15551234567", "078-05-1120", "4111-1111-1111-1111", "192.168.1.20",
 			"fe80::1", "2001:db8::8a2e:370:7334", "0123456789abcdef0123456789abcdef", "free text here",

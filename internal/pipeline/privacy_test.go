@@ -289,3 +289,27 @@ func TestCodeSearchExtensionIsOurs(t *testing.T) {
 		t.Errorf("%d output strings without provenance", res.Stats.Untyped)
 	}
 }
+
+// TestRevealedNamesAreValid: a name the name shape admits is valid where
+// the schemas expect a name, so --reveal names never turns an honest
+// session into a schema failure: skills and subagent types written with a
+// plugin's "/" or a version's "@" ("acme/pdf-tools", "reviewer@2"), MCP
+// servers and tools likewise.
+func TestRevealedNamesAreValid(t *testing.T) {
+	lines := []string{
+		ccRec(`,"message":{"role":"assistant","model":"claude-opus-4-6","id":"msg_01A","content":[` +
+			`{"type":"tool_use","id":"toolu_01A","name":"Skill","input":{"skill":"acme/pdf-tools"}},` +
+			`{"type":"tool_use","id":"toolu_01B","name":"Task","input":{"subagent_type":"reviewer@2","prompt":"look"}},` +
+			`{"type":"tool_use","id":"toolu_01C","name":"mcp__acme/docs__search@v2","input":{}}]}`),
+	}
+	p := writeFile(t, t.TempDir(), sid+".jsonl", strings.Join(lines, "\n")+"\n")
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Reveal: true})
+	if res.Err != nil {
+		t.Fatalf("refused: %v", res.Err)
+	}
+	for _, name := range []string{`"acme/pdf-tools"`, `"acme/docs"`, `"search@v2"`} {
+		if !strings.Contains(string(res.Receipt)+string(res.Trace), name) {
+			t.Errorf("%s is not written in clear", name)
+		}
+	}
+}
