@@ -104,3 +104,16 @@ func TestKindPatternsAdmitWhatTheShapeAdmits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPersonal: the screen runs on every value a reader copies; on
+// the values real sessions hold it must stay well under a microsecond
+// (the expressions run only on values with grouped digits, a "+" or "@").
+func BenchmarkPersonal(b *testing.B) {
+	vals := []string{"claude-opus-4-5-20251101", "msg_01XoK4fG1oV1gbK9eQof7eGk", "2.1.39", "end_turn",
+		"toolu_01VopHPceYcznbLHs9g1kvjP", "6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f"}
+	for i := 0; i < b.N; i++ {
+		for _, v := range vals {
+			personal(v)
+		}
+	}
+}

@@ -46,23 +46,27 @@ func personal(v string) string {
 	if nColons >= 2 && hasIPv6(v) {
 		return "ip_address"
 	}
+	if len(v) >= 32 {
+		if k := hexOrUUIDRun(v); k != "" {
+			return k
+		}
+	}
 	if nDigits >= 9 {
 		if allDigits(strings.TrimPrefix(v, "+")) {
 			return "digits"
 		}
-		if personalRE().ssn.MatchString(v) {
+		// An SSN and a phone number hold a group of 2+ digits and a
+		// separator before more digits, or a "+": most ids and model
+		// names hold neither, and skip the expressions.
+		grouped := groupedDigits(v)
+		if grouped && personalRE().ssn.MatchString(v) {
 			return "ssn"
 		}
 		if hasCard(v) {
 			return "card_number"
 		}
-		if personalRE().phone.MatchString(v) {
+		if (grouped || strings.IndexByte(v, '+') >= 0) && personalRE().phone.MatchString(v) {
 			return "phone"
-		}
-	}
-	if len(v) >= 32 {
-		if k := hexOrUUIDRun(v); k != "" {
-			return k
 		}
 	}
 	return ""
@@ -83,6 +87,28 @@ var personalRE = sync.OnceValue(func() struct{ email, ssn, phone *regexp.Regexp 
 })
 
 func allDigits(v string) bool { return digits(v) }
+
+// groupedDigits reports a run of 2 or more digits followed by one of
+// " .-)" and, within two bytes, another digit: "555-123", "(555) 123".
+func groupedDigits(v string) bool {
+	run := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if '0' <= c && c <= '9' {
+			run++
+			continue
+		}
+		if run >= 2 && (c == ' ' || c == '.' || c == '-' || c == ')') {
+			for j := i + 1; j < len(v) && j <= i+2; j++ {
+				if '0' <= v[j] && v[j] <= '9' {
+					return true
+				}
+			}
+		}
+		run = 0
+	}
+	return false
+}
 
 // hasIPv4 reports four dot-separated numbers of 0 to 255 standing alone
 // (not inside a longer dotted number).
