@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/otlp"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/testshared"
 )
 
@@ -90,27 +91,38 @@ func TestHonestSessionsConvert(t *testing.T) {
 }
 
 // TestSeedTranscriptsConvert: every real transcript of ../shared/corpus-seed
-// converts, with no finding and no untyped output string. Without
-// ../shared it skips, in CI it fails.
+// converts, plain and keyed, with and without --reveal names, with no
+// finding; unkeyed, with no untyped output string either. Without ../shared
+// it skips, in CI it fails.
 func TestSeedTranscriptsConvert(t *testing.T) {
 	seeds := testshared.Dir(t, "corpus-seed") // skips on a clone without ../shared, fails in CI
 	files, _ := filepath.Glob(filepath.Join(seeds, "*", "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatal("no seed transcripts (*/*.jsonl) in " + seeds)
 	}
-	refused := 0
-	for _, f := range files {
-		res := Convert(Input{Path: f, Rel: filepath.Base(f)}, Options{})
-		if res.Err != nil {
-			refused++
-			t.Errorf("%s: refused: %v", filepath.Base(f), res.Err)
-			continue
-		}
-		if res.Stats.Untyped != 0 {
-			t.Errorf("%s: %d output strings without provenance", filepath.Base(f), res.Stats.Untyped)
-		}
+	keyed, err := receipt.NewKeyed([]byte("ca8b22d0db83a22db163b560b3e4e51527e533d31d067b614a0c33c4d2df8432"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("%d seed transcripts, %d refused", len(files), refused)
+	for _, mode := range []struct {
+		name string
+		opt  Options
+	}{{"plain", Options{}}, {"reveal", Options{Reveal: true}}, {"keyed", Options{Hash: keyed}}, {"keyed-reveal", Options{Hash: keyed, Reveal: true}}} {
+		refused := 0
+		for _, f := range files {
+			res := Convert(Input{Path: f, Rel: filepath.Base(f)}, mode.opt)
+			if res.Err != nil {
+				refused++
+				t.Errorf("%s, %s: refused: %v", mode.name, filepath.Base(f), res.Err)
+				continue
+			}
+			// Keyed, the summary's key id is a keyed hex of its own, no digest.
+			if !strings.HasPrefix(mode.name, "keyed") && res.Stats.Untyped != 0 {
+				t.Errorf("%s, %s: %d output strings without provenance", mode.name, filepath.Base(f), res.Stats.Untyped)
+			}
+		}
+		t.Logf("%s: %d seed transcripts, %d refused", mode.name, len(files), refused)
+	}
 }
 
 // hostileCase plants canaries in one class of place.
