@@ -117,3 +117,24 @@ func BenchmarkPersonal(b *testing.B) {
 		}
 	}
 }
+
+// TestParts: the halves of a server__tool name are parts of it, each only
+// when it is a name itself; labels and other kinds have none.
+func TestParts(t *testing.T) {
+	for _, tc := range []struct {
+		sh   Shape
+		v    string
+		want string
+	}{
+		{Name, "mcp__playwright__browser_navigate", "playwright browser_navigate"},
+		{Name, "github__search_code", "github search_code"},
+		{Label, "mcp__linear", "linear"},
+		{Name, "mcp__srv__alice@example.com", "srv"},
+		{Name, "Bash", ""},
+		{ID, "mcp__a__b", ""},
+	} {
+		if got := strings.Join(tc.sh.Parts(tc.v), " "); got != tc.want {
+			t.Errorf("%s.Parts(%q) = %q, want %q", tc.sh, tc.v, got, tc.want)
+		}
+	}
+}
