@@ -104,14 +104,14 @@ var claudePass = leak.Paths{
 	"message.usage.iterations.#.model": leak.Model, "*.web_fetch_requests": leak.Count,
 	"*.thinking_tokens": leak.Count, "*.preTokens": leak.Count, "*.postTokens": leak.Count, "*.totalTokens": leak.Count,
 	"*.totalDurationMs": leak.Count, "*.totalToolUseCount": leak.Count, "*.durationMs": leak.Count, "*.hookCount": leak.Count,
-	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.ID, "session_id": leak.ID,
+	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.IDOrUUID, "session_id": leak.IDOrUUID,
 	"agentId": leak.ID, "timestamp": leak.Time, "version": leak.Version, "userType": leak.Label, "entrypoint": leak.Label, "requestId": leak.ID,
-	"subtype": leak.Label, "level": leak.Label, "toolUseID": leak.ID, "sourceToolUseID": leak.ID, "sourceToolAssistantUUID": leak.UUID,
-	"permissionMode": leak.Label, "mode": leak.Label, "operation": leak.Label, "promptId": leak.ID, "leafUuid": leak.UUID, "messageId": leak.ID,
+	"subtype": leak.Label, "level": leak.Label, "toolUseID": leak.IDOrUUID, "sourceToolUseID": leak.IDOrUUID, "sourceToolAssistantUUID": leak.UUID,
+	"permissionMode": leak.Label, "mode": leak.Label, "operation": leak.Label, "promptId": leak.IDOrUUID, "leafUuid": leak.UUID, "messageId": leak.IDOrUUID,
 	"message.id": leak.ID, "message.model": leak.Model, "message.role": leak.Label, "message.type": leak.Label, "message.stop_reason": leak.Label,
 	"message.content.#.type": leak.Label, "message.content.#.id": leak.ID, "message.content.#.name": leak.Name,
 	"message.content.#.tool_use_id": leak.ID, "message.content.#.content.#.type": leak.Label,
-	"attachment.type": leak.Label, "attachment.hookEvent": leak.Label, "attachment.hookName": leak.Label, "attachment.toolUseID": leak.ID,
+	"attachment.type": leak.Label, "attachment.hookEvent": leak.Label, "attachment.hookName": leak.Label, "attachment.toolUseID": leak.IDOrUUID,
 	"compactMetadata.trigger": leak.Label, "microcompactMetadata.trigger": leak.Label, "data.type": leak.Label, "data.hookEvent": leak.Label,
 	"toolUseResult.agentId": leak.ID, "toolUseResult.status": leak.Label, "toolUseResult.type": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
@@ -273,7 +273,7 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 	}
 	if c.Session == "" && r.File == 0 {
 		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
-			c.Session = c.Pass(leak.ID, sid.Str())
+			c.Session = c.Pass(leak.IDOrUUID, sid.Str())
 		}
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {

@@ -274,10 +274,9 @@ func (c *codexState) openTool(r converters.Record, id, nameText, namespace view.
 	case namespace.HasPrefix("mcp__"):
 		t.mcpServer, t.mcpTool = namespace.TrimPrefix("mcp__").Own(), name
 	case strings.HasPrefix(name, "mcp__"):
-		t.mcpServer, t.mcpTool = native.SplitMCP(name)
+		t.mcpServer, t.mcpTool = c.SplitMCP(name)
 	case !codexBuiltinTools[name] && strings.Contains(name, "__"):
-		i := strings.Index(name, "__")
-		t.mcpServer, t.mcpTool = name[:i], name[i+2:]
+		t.mcpServer, t.mcpTool = c.SplitMCP(name) // server__tool
 	}
 	attrs := receipt.Attrs{events.Operation("execute_tool")}
 	if !id.Empty() {
@@ -596,7 +595,7 @@ func (c *codexState) spawnChildFrom(r converters.Record, callID, thread view.Tex
 	if thread.Empty() {
 		return
 	}
-	id, traceKey := c.Pass(leak.ID, thread), c.Pass(leak.ID, thread)
+	id, traceKey := c.Pass(leak.IDOrUUID, thread), c.Pass(leak.IDOrUUID, thread)
 	if !listed {
 		id = thread.Digest(c.Hasher)
 	}

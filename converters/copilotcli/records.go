@@ -172,7 +172,7 @@ func (c *copilotState) start(r converters.Record, typ string, d view.Value) {
 		c.counts["resumes"]++
 	}
 	if sid := d.Get("sessionId").Str(); c.Session == "" && !sid.Empty() {
-		c.Session = c.Pass(leak.ID, sid)
+		c.Session = c.Pass(leak.IDOrUUID, sid)
 	}
 	if m := d.Get("selectedModel").Str(); !m.Empty() {
 		c.model = m.Own()

@@ -339,7 +339,7 @@ var _ = DeclareEvent("subagent.result.returned", EventDecl{
 		ReqAttr(SetsProp("subagent.result.status", Enum("success", "error"))),
 		Sets("subagent.tool_call_count", DefCount),
 		Sets("subagent.total_token_bucket", LadderDef(receipt.TokenLadder)),
-		Sets("subagent.type", DefLabel),
+		Sets("subagent.type", DefName),
 	},
 })
 var _ = DeclareEvent("subagent.spawned", EventDecl{
@@ -353,7 +353,7 @@ var _ = DeclareEvent("subagent.spawned", EventDecl{
 		Sets("subagent.parent_thread_id", DefID).Doc("the parent thread of a subagent that writes its own log (Codex): the parent's log is converted on its own"),
 		Sets("subagent.prompt_hash", DefDigest),
 		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call", "separate_session"))),
-		Sets("subagent.type", DefLabel),
+		Sets("subagent.type", DefName),
 	},
 })
 var _ = DeclareEvent("context.input.loaded", EventDecl{
@@ -376,7 +376,7 @@ var _ = DeclareEvent("context.input.loaded", EventDecl{
 		SetsProp("context.input.delivered.via", Enum("session_header_instructions", "session_meta_instructions", "session_meta_base_instructions", "turn_context_user_instructions", "turn_context_developer_instructions", "collaboration_mode_developer_instructions", "user_instructions_message", "agents_md_message", "environment_context_message", "developer_message", "system_message_event", "world_state_agents_md").Doc("where the log carried the text (Codex moved instructions between header, messages, turn context and world state across versions)")),
 		SetsConst("context.input.audit_gap", receipt.S("delivered_text_not_logged")),
 		SetsProp("context.input.command.name", Prop{"pattern": "^/[a-z][a-z0-9-]{0,39}$", "type": "string"}.Doc("a built-in slash command of the agent (public names, e.g. /init, /review), whose prompt entered the context; custom commands are skills, named only by digest")),
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest).Doc("digest of the MCP server whose instructions were loaded"),
 		Sets("privacy.raw_context_recorded", DefNever),
 		Sets("gen_ai.conversation.id", DefID),
@@ -392,7 +392,7 @@ var _ = DeclareEvent("context.skill.invoked", EventDecl{
 		Sets("context.input.loaded_by", DefLabel),
 		ReqAttr(Sets("context.skill.id", DefDigest).Doc("digest of the skill id (skill, plugin and path names are private and guessable: never written in clear)")),
 		ReqAttr(SetsProp("context.input.duplicate.role", Enum("selected", "duplicate"))),
-		Sets("context.skill.name", DefLabel).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
+		Sets("context.skill.name", DefName).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
 		Sets("context.input.delivered.hash", DefDigest),
 		Sets("context.input.source.path_hash", DefDigest),
 		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
@@ -403,9 +403,9 @@ var _ = DeclareEvent("context.skill.invoked", EventDecl{
 
 var _ = DeclareEvent("mcp.tool_call.completed", EventDecl{
 	Keys: []Attr{
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
-		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name", DefName).Doc(revealedName),
 		Sets("mcp.tool.name_hash", DefDigest),
 		Sets("mcp.tool_call.status", DefLabel),
 		Sets("mcp.tool_call.arguments_hash", DefDigest),
@@ -422,9 +422,9 @@ var _ = DeclareEvent("mcp.tool_call.completed", EventDecl{
 
 var _ = DeclareEvent("mcp.tool_definition.loaded", EventDecl{
 	Keys: []Attr{
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
-		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name", DefName).Doc(revealedName),
 		Sets("mcp.tool.name_hash", DefDigest),
 		SetsProp("gen_ai.tool.name", Prop{"pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$", "type": "string"}.Doc("a built-in tool name (public)")),
 		Sets("mcp.tool.definition_load_reason", DefLabel),

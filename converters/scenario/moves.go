@@ -87,7 +87,8 @@ func Hash(path, key string) Move {
 }
 
 // Int copies a whole number: a count, declared as such (leak.Count), so a
-// number above leak.MaxCount (a card or phone number in a count field) is
+// number above leak.MaxCount (a card or phone number in a count field:
+// every phone number with its area code has 10 digits or more) is
 // refused rather than copied.
 //
 // A latency (a key ending in latency_ms) is bounded tighter, by
@@ -188,7 +189,7 @@ func AgentName() Move {
 // copies a count it read another way checks it with countRange.
 //
 //	12345            12345
-//	-1, 12345678901234 "field ... must be a count from 0 to 2^40"
+//	-1, 5558675309   "field ... must be a count from 0 to 999999999"
 //	1.5, "7"         "field ... must be a whole number"
 func WholeCount(path string, v view.Value) (int64, error) {
 	n, err := WholeNumber(path, v)
@@ -200,7 +201,7 @@ func WholeCount(path string, v view.Value) (int64, error) {
 
 func CountRange(path string, n int64) error {
 	if n < 0 || n > leak.MaxCount {
-		return fmt.Errorf("field %q must be a count from 0 to 2^40", path)
+		return fmt.Errorf("field %q must be a count from 0 to 999999999", path)
 	}
 	return nil
 }
