@@ -333,7 +333,7 @@ var _ = DeclareEvent("subagent.result.returned", EventDecl{
 	Keys: []Attr{
 		Sets("privacy.raw_summary_recorded", DefNever),
 		Sets("session.id", DefID),
-		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message")),
+		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message", "workflow_script")),
 		ReqAttr(Sets("subagent.result.hash", DefDigest)),
 		ReqAttr(Sets("subagent.result.size_bucket", LadderDef(receipt.ByteLadder))),
 		ReqAttr(SetsProp("subagent.result.status", Enum("success", "error"))),
@@ -349,10 +349,10 @@ var _ = DeclareEvent("subagent.spawned", EventDecl{
 		Sets("subagent.agent_id", DefID),
 		ReqAttr(SetsProp("subagent.depth", Prop{"minimum": 1, "type": "integer"})),
 		Sets("subagent.description_hash", DefDigest),
-		ReqAttr(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
+		ReqAttr(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "workflow_journal", "forked_from_parent", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
 		Sets("subagent.parent_thread_id", DefID).Doc("the parent thread of a subagent that writes its own log (Codex): the parent's log is converted on its own"),
 		Sets("subagent.prompt_hash", DefDigest),
-		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call"))),
+		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call", "workflow_run_dir"))),
 		Sets("subagent.type", DefLabel),
 	},
 })
