@@ -43,7 +43,10 @@ func outline(t *testing.T, res pipeline.Result) []string {
 		"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.dedupe", "context.input.kind",
 		"context.input.duplicate.role", "gemini_cli.tool_call.status", "gemini_cli.rewound", "copilot_cli.tool_call.status",
 		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type", "gemini_cli.tool_call.exit_nonzero",
-		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count"}
+		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count",
+		"copilot_cli.usage.all_shutdowns.input_tokens", "copilot_cli.usage.all_shutdowns.output_tokens", "copilot_cli.usage.all_shutdowns.count",
+		"copilot_cli.usage.call_records.input_tokens", "copilot_cli.usage.call_records.output_tokens",
+		"copilot_cli.billing.nano_aiu", "copilot_cli.billing.premium_count"}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(res.Receipt))
 	sc.Buffer(nil, 1<<20)

@@ -240,7 +240,7 @@ type claudeState struct {
 	workflow      bool
 	journalAgents map[string]bool // agent ids the journal names (copies, never written)
 	parentSession string          // the session that ran the workflow, as written
-	postTokens  int64           // postTokens of the last compact boundary, -1 when unknown
+	postTokens    int64           // postTokens of the last compact boundary, -1 when unknown
 }
 
 func newClaude(env converters.Env) *claudeState {
