@@ -35,7 +35,7 @@ func TestReportCLI(t *testing.T) {
 		{"logs as markdown, by agent", []string{"report", "--format", "markdown", "--by", "agent", cc}, 0, []string{"## By agent", "| claude\\_code |"}, []string{"skipped line: malformed_json"}, nil},
 		{"json with prices", []string{"report", "-f", "json", "--prices", prices, golden}, 0, []string{`"cost_usd"`, `"unpriced_models"`}, nil, nil},
 		{"html to a file, receipts kept", []string{"report", "-f", "html", "-o", filepath.Join(tmp, "r.html"), "--out-receipts", filepath.Join(tmp, "rec"), cc}, 0,
-			nil, []string{"report of 8 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
+			nil, []string{"report of 10 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
 		{"a leaking log is left out, exit 3", []string{"report", leakyLog(t), filepath.Join(repo, "samples", "session", "basic.jsonl")}, 3, []string{"Overview"}, []string{"logs left out"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
