@@ -207,7 +207,7 @@ FUZZMINIMIZETIME ?= 100x
 FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
 	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
 	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers ./internal/otlp:FuzzFastValid \
-	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters/view:FuzzGet ./internal/leak:FuzzTails ./internal/schema:FuzzDecodeDoc
+	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters/view:FuzzGet ./internal/leak:FuzzTails ./internal/leak:FuzzVisitorIsLine ./internal/schema:FuzzDecodeDoc
 .PHONY: fuzz fuzz-long fuzz-ci
 # FUZZ_PIPELINE are the targets that convert a whole input per execution.
 # They need more than CI's 10 s: replaying their corpus for baseline

@@ -64,7 +64,11 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			t.Errorf("%s: no input %s", s.Sample, s.Input)
 			continue
 		}
-		got := ccusageTerms(receipt, !strings.Contains(s.Sample, "/claude_code/"))
+		cachedIn := false
+		for _, agent := range []string{"/codex/", "/gemini_cli/", "/copilot_cli/"} {
+			cachedIn = cachedIn || strings.Contains(s.Sample, agent)
+		}
+		got := ccusageTerms(receipt, cachedIn)
 		want := s.Ccusage
 		if s.Ours != nil {
 			want = *s.Ours
@@ -84,8 +88,8 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 
 // ccusageTerms sums a receipt's token usage as ccusage counts it: the
 // input of Codex, Gemini CLI and Copilot CLI (which counts cached tokens
-// in) less its cache reads and writes; Claude Code's input leaves them out
-// already.
+// in) less its cache reads and writes; Claude Code's, pi's and OpenClaw's
+// input leaves them out already.
 func ccusageTerms(receipt []byte, cachedIn bool) figures {
 	var f figures
 	for _, l := range bytes.Split(receipt, []byte{'\n'}) {

@@ -51,13 +51,14 @@ func TestWrongReaderMatrix(t *testing.T) {
 	t.Logf("%d conversions by another agent's reader, each refused", refused)
 }
 
-// unknownAgentLogs are logs of agents no reader reads yet, in their real
-// shapes (pi coding agent session v3, OpenClaw's agents/<agent>/sessions,
-// Factory Droid's sessions store), every raw value carrying the canary.
-// Each shares record type names with a reader ("message", "compaction",
-// "session") and must match no known kind all the same.
-var unknownAgentLogs = []struct{ name, rel, log string }{
-	{"pi-agent session v3", "pi/2026-11-20T10-00-00-000Z_0001.jsonl", `{"type":"session","version":3,"id":"CANARY-pi-0001","timestamp":"2026-11-20T10:00:00.000Z","cwd":"/CANARY/proj"}
+// unknownAgentLogs are logs of other agents in their real shapes (pi
+// coding agent session v3, OpenClaw's agents/<agent>/sessions, Factory
+// Droid's sessions store), every raw value carrying the canary. Each shares
+// record type names with other readers ("message", "compaction",
+// "session"): it goes to its own reader (want), or, for an agent no reader
+// reads (want ""), matches no known kind.
+var unknownAgentLogs = []struct{ name, want, rel, log string }{
+	{"pi-agent session v3", "pi_agent", "pi/2026-11-20T10-00-00-000Z_0001.jsonl", `{"type":"session","version":3,"id":"CANARY-pi-0001","timestamp":"2026-11-20T10:00:00.000Z","cwd":"/CANARY/proj"}
 {"type":"model_change","id":"a1000001","parentId":null,"timestamp":"2026-11-20T10:00:00.100Z","provider":"anthropic","modelId":"CANARY-model"}
 {"type":"thinking_level_change","id":"a1000002","parentId":"a1000001","timestamp":"2026-11-20T10:00:00.200Z","thinkingLevel":"high"}
 {"type":"message","id":"a1000003","parentId":"a1000002","timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}],"timestamp":1795168801000}}
@@ -65,22 +66,22 @@ var unknownAgentLogs = []struct{ name, rel, log string }{
 {"type":"message","id":"a1000005","parentId":"a1000004","timestamp":"2026-11-20T10:00:04.000Z","message":{"role":"toolResult","toolCallId":"CANARY-call","toolName":"bash","content":[{"type":"text","text":"CANARY-output"}],"isError":false,"timestamp":1795168804000}}
 {"type":"compaction","id":"a1000006","parentId":"a1000005","timestamp":"2026-11-20T10:00:05.000Z","summary":"CANARY-summary","firstKeptEntryId":"a1000004","tokensBefore":50000}
 {"type":"message","id":"a1000007","parentId":"a1000006","timestamp":"2026-11-20T10:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-answer"}],"provider":"anthropic","model":"CANARY-model","usage":{"input":10,"output":5,"cacheRead":300,"cacheWrite":0,"totalTokens":315},"stopReason":"stop","timestamp":1795168806000}}`},
-	{"pi-agent session, messages only", "pi/messages.jsonl", `{"type":"message","id":"a2000001","parentId":null,"timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":"CANARY-prompt","timestamp":1795168801000}}
+	{"pi-agent session, messages only", "pi_agent", "pi/messages.jsonl", `{"type":"message","id":"a2000001","parentId":null,"timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":"CANARY-prompt","timestamp":1795168801000}}
 {"type":"message","id":"a2000002","parentId":"a2000001","timestamp":"2026-11-20T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-answer"}],"provider":"openai","model":"CANARY-model","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3},"stopReason":"stop","timestamp":1795168802000}}
 {"type":"compaction","id":"a2000003","parentId":"a2000002","timestamp":"2026-11-20T10:00:03.000Z","summary":"CANARY-summary","firstKeptEntryId":"a2000001","tokensBefore":900}`},
-	{"OpenClaw agent session", "agents/main/sessions/claw.jsonl", `{"type":"session","version":3,"id":"CANARY-claw-0001","timestamp":"2026-11-20T10:00:00.000Z","cwd":"/CANARY/workspace"}
+	{"OpenClaw agent session", "pi_agent", "agents/main/sessions/claw.jsonl", `{"type":"session","version":3,"id":"CANARY-claw-0001","timestamp":"2026-11-20T10:00:00.000Z","cwd":"/CANARY/workspace"}
 {"type":"model_change","id":"b1000001","parentId":null,"timestamp":"2026-11-20T10:00:00.100Z","provider":"openai-codex","modelId":"CANARY-model"}
 {"type":"custom","customType":"model-snapshot","data":{"timestamp":1795168800300,"provider":"openai-codex","modelId":"CANARY-model"},"id":"b1000003","parentId":"b1000001","timestamp":"2026-11-20T10:00:00.300Z"}
 {"type":"message","id":"b1000004","parentId":"b1000003","timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}],"timestamp":1795168801000}}
 {"type":"message","id":"b1000005","parentId":"b1000004","timestamp":"2026-11-20T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"CANARY-call","name":"exec","arguments":{"command":"CANARY-cmd"}}],"provider":"openai-codex","model":"CANARY-model","usage":{"input":200,"output":20,"cacheRead":100,"cacheWrite":0,"totalTokens":320},"stopReason":"toolUse","timestamp":1795168802000}}
 {"type":"message","id":"b1000006","parentId":"b1000005","timestamp":"2026-11-20T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"CANARY-call","toolName":"exec","content":[{"type":"text","text":"CANARY-out"}],"isError":false,"timestamp":1795168803000}}
 {"type":"message","id":"b1000007","parentId":"b1000006","timestamp":"2026-11-20T10:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-answer"}],"provider":"openai-codex","model":"CANARY-model","usage":{"input":20,"output":2,"cacheRead":300,"cacheWrite":0,"totalTokens":322},"stopReason":"stop","timestamp":1795168804000}}`},
-	{"Factory Droid session", "sessions/-proj/droid.jsonl", `{"type":"session_start","id":"CANARY-droid-0001","title":"CANARY-title","sessionTitle":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
+	{"Factory Droid session", "", "sessions/-proj/droid.jsonl", `{"type":"session_start","id":"CANARY-droid-0001","title":"CANARY-title","sessionTitle":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
 {"type":"message","id":"c1000001","timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}]}}
 {"type":"message","id":"c1000002","timestamp":"2026-11-20T10:00:02.000Z","parentId":"c1000001","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-reply"},{"type":"tool_use","id":"CANARY-tool","name":"Execute","input":{"command":"CANARY-cmd"}}]}}
 {"type":"message","id":"c1000003","timestamp":"2026-11-20T10:00:03.000Z","parentId":"c1000002","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"CANARY-tool","content":"CANARY-result"}]}}
 {"type":"todo_state","id":"c1000004","timestamp":"2026-11-20T10:00:04.000Z","todos":"CANARY-todo"}`},
-	{"Factory Droid stream-json", "droid-exec.jsonl", `{"type":"system","subtype":"init","cwd":"/CANARY/proj","session_id":"CANARY-s1","tools":["Read"],"model":"CANARY-model"}
+	{"Factory Droid stream-json", "", "droid-exec.jsonl", `{"type":"system","subtype":"init","cwd":"/CANARY/proj","session_id":"CANARY-s1","tools":["Read"],"model":"CANARY-model"}
 {"type":"message","role":"user","id":"d1","text":"CANARY-prompt","timestamp":1795168801000,"session_id":"CANARY-s1"}
 {"type":"tool_call","id":"d2","messageId":"d1","toolId":"Read","toolName":"Read","parameters":{"file_path":"CANARY-file"},"timestamp":1795168802000,"session_id":"CANARY-s1"}
 {"type":"tool_result","id":"d3","messageId":"d1","toolId":"Read","isError":false,"value":"CANARY-out","timestamp":1795168803000,"session_id":"CANARY-s1"}
@@ -89,9 +90,9 @@ var unknownAgentLogs = []struct{ name, rel, log string }{
 }
 
 // TestUnknownAgentsMatchNoKind: the logs of agents no reader reads are
-// "input matches no known kind" when detected, and refused by every
-// agent's reader asked for by name, with nothing written and no raw value
-// in a message.
+// "input matches no known kind" when detected; the others are detected as
+// their own reader's. Every other agent's reader asked for by name refuses
+// them, with nothing written and no raw value in a message.
 func TestUnknownAgentsMatchNoKind(t *testing.T) {
 	for _, tc := range unknownAgentLogs {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,13 +105,22 @@ func TestUnknownAgentsMatchNoKind(t *testing.T) {
 			}
 			in := pipeline.Input{Path: p, Rel: filepath.Base(p)}
 			res := pipeline.Convert(in, pipeline.Options{Converter: "auto"})
-			if res.Err == nil || res.Receipt != nil {
+			switch {
+			case tc.want != "":
+				if res.Err != nil || res.Converter != tc.want || res.Receipt == nil {
+					t.Fatalf("detected as %q (error %v), want %s", res.Converter, res.Err, tc.want)
+				}
+			case res.Err == nil || res.Receipt != nil:
 				t.Fatalf("claimed by %s", res.Converter)
-			}
-			if msg := res.Err.Error(); !strings.Contains(msg, converters.ErrNoKind.Error()) || strings.Contains(msg, canary) {
-				t.Errorf("detected: message %q", msg)
+			default:
+				if msg := res.Err.Error(); !strings.Contains(msg, converters.ErrNoKind.Error()) || strings.Contains(msg, canary) {
+					t.Errorf("detected: message %q", msg)
+				}
 			}
 			for _, c := range converters.Natives() {
+				if c.Name == tc.want {
+					continue
+				}
 				res := pipeline.Convert(in, pipeline.Options{Converter: c.Name})
 				if res.Err != nil && strings.Contains(res.Err.Error(), "CANARY") && strings.Contains(in.Path, "CANARY") {
 					t.Fatal("the test's folder names the canary")

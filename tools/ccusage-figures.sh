@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints ccusage's per-session token figures for the bundled native samples
-# (Claude Code, Codex, Gemini CLI, Copilot CLI),
+# (Claude Code, Codex, Gemini CLI, Copilot CLI, pi and OpenClaw),
 # as recorded in converters/testdata/ccusage.json (compared by
 # TestTokenTotalsAgainstCcusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
@@ -52,5 +52,29 @@ for s in "$root"/samples/copilot_cli/*; do
 	fi
 	echo "copilot samples/copilot_cli/$name (sessions ccusage reads; one without a shutdown is not listed)"
 	HOME="$tmp/cp-$name/home" "$ccusage" copilot session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
+# pi coding agent and OpenClaw (one reader, pi_agent): a sample folder with
+# sessions/ is pi's agent folder, one with agents/ OpenClaw's state folder.
+for s in "$root"/samples/pi_agent/*/; do
+	name=$(basename "$s")
+	mkdir -p "$tmp/pi-$name/home"
+	if [ -d "$s/sessions" ]; then
+		echo "pi samples/pi_agent/$name"
+		HOME="$tmp/pi-$name/home" PI_AGENT_DIR="$s/sessions" "$ccusage" pi session --json --offline |
+			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+	fi
+	if [ -d "$s/agents" ]; then
+		echo "openclaw samples/pi_agent/$name"
+		HOME="$tmp/pi-$name/home" OPENCLAW_DIR="$s" "$ccusage" openclaw session --json --offline |
+			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+	fi
+done
+for s in "$root"/samples/pi_agent/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mkdir -p "$tmp/pif-$name/home" "$tmp/pif-$name/sessions/--sample--"
+	cp "$s" "$tmp/pif-$name/sessions/--sample--/"
+	echo "pi samples/pi_agent/$name.jsonl"
+	HOME="$tmp/pif-$name/home" PI_AGENT_DIR="$tmp/pif-$name/sessions" "$ccusage" pi session --json --offline |
 		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done

@@ -251,7 +251,7 @@ func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pi
 			OTelFormat: c.String("otel-format")},
 		Out: c.String("out"), Jobs: c.Int("jobs"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
-		Progress: cons.Progress, Converting: setMemoryLimit(),
+		Progress: cons.progressLine(), Converting: setMemoryLimit(),
 		Messages: func(m pipeline.Message) {
 			if m.Kind == pipeline.Failure {
 				cons.Error("%s", m.Text)

@@ -169,6 +169,16 @@ func (c *console) Progress(status string) {
 	c.progress = status != ""
 }
 
+// progressLine is Progress when the status line is shown, else nil: the
+// run then skips what only the line needs (the total size of the inputs,
+// a stat of every file, which an unchanged rerun would pay for nothing).
+func (c *console) progressLine() func(string) {
+	if !c.tty || c.quiet {
+		return nil
+	}
+	return c.Progress
+}
+
 // Stdout and Stderr are io.Writers into the console, for code that wants
 // one (urfave/cli's help, subcommands that print documents).
 func (c *console) Stdout() io.Writer { return streamWriter{c, "stdout"} }

@@ -121,6 +121,10 @@ var claudePass = leak.Paths{
 	// An MCP call's progress records repeat its server and tool, the two
 	// halves of the mcp__server__tool name --reveal names writes.
 	"data.serverName": leak.Name, "data.toolName": leak.Name,
+	// A subagent's response as its parent's agent_progress record repeats
+	// it (progress.go): counted when no transcript holds it.
+	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model,
+	"data.message.message.usage.iterations.#.model": leak.Model,
 }
 
 // claudeBuiltinTools are Claude Code's own tool names: public, so they pass
@@ -235,12 +239,18 @@ type claudeState struct {
 	counts      map[string]int64
 	gapDone     bool
 	skills      map[string]bool // skills invoked so far (raw names, never written)
+	postTokens  int64           // postTokens of the last compact boundary, -1 when unknown
+
+	// progress are the subagent responses the parent's agent_progress
+	// records carry, by message id, in order of first appearance; End
+	// counts those no transcript row holds (progress.go).
+	progress      map[string]*claudeProgress
+	progressOrder []string
 
 	// A workflow run's session (its main file the run's journal).
 	workflow      bool
 	journalAgents map[string]bool // agent ids the journal names (copies, never written)
 	parentSession string          // the session that ran the workflow, as written
-	postTokens    int64           // postTokens of the last compact boundary, -1 when unknown
 }
 
 func newClaude(env converters.Env) *claudeState {
@@ -302,8 +312,11 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 	case "attachment":
 		c.attachment(r, agent)
 	case "progress":
-		if r.Get("data.type").Str().Is("hook_progress") {
+		switch dt := r.Get("data.type").Str(); {
+		case dt.Is("hook_progress"):
 			c.counts["hooks"]++
+		case dt.Is("agent_progress"):
+			c.agentProgress(r)
 		}
 	}
 	return nil
@@ -486,6 +499,7 @@ func (c *claudeState) touch(index int, ns int64) {
 
 func (c *claudeState) End(out *converters.Output) error {
 	c.Out = out
+	c.progressResponses()
 	totals := map[string]*claudeUsage{}
 	var models []string
 	add := func(u claudeUsage) {
@@ -539,7 +553,7 @@ func (c *claudeState) End(out *converters.Output) error {
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}
-	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages"} {
+	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages", "agent_progress_responses"} {
 		if n := c.counts[k]; n > 0 {
 			out.Span.Set("claude_code."+k+".count", receipt.I(n))
 		}

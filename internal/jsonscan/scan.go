@@ -63,7 +63,27 @@ func ValidString(doc string) bool { return Valid(unsafe.Slice(unsafe.StringData(
 // ErrSyntax or ErrDepth when doc is not valid; then *top holds what was
 // read before the fault and must be discarded.
 func Scan(doc []byte, top *[]Member) (object bool, err error) {
-	s := scanner{doc: doc}
+	return ScanVisit(doc, top, nil)
+}
+
+// Visitor is told of each token of a document in order as ScanVisit
+// validates it, so that a second reader of every value (the leak check's
+// first pass) rides on the one scan instead of walking the line again.
+// The byte slices are views of the document; a string's and a key's are
+// its body between the quotes, escapes not decoded. Calls made before a
+// fault are not taken back: a caller that gets an error discards what it
+// was told.
+type Visitor interface {
+	Open(array bool)
+	Close(array bool)
+	Key(body []byte, escaped bool) // an object member's key, before its value
+	String(body []byte, escaped bool)
+	Number(lit []byte) // true, false and null are not told
+}
+
+// ScanVisit is Scan telling v of every token (v may be nil).
+func ScanVisit(doc []byte, top *[]Member, v Visitor) (object bool, err error) {
+	s := scanner{doc: doc, v: v}
 	i := s.ws(0)
 	if i >= len(doc) {
 		return false, ErrSyntax
@@ -72,7 +92,13 @@ func Scan(doc []byte, top *[]Member) (object bool, err error) {
 	var ok bool
 	if object {
 		s.depth = 1
+		if v != nil {
+			v.Open(false)
+		}
 		i, ok = s.object(i+1, top)
+		if v != nil && ok {
+			v.Close(false)
+		}
 	} else {
 		i, ok = s.value(i)
 	}
@@ -93,6 +119,7 @@ type scanner struct {
 	// each, when set, is given each member of the outermost object as it
 	// is read (Children); false stops the scan.
 	each func(Member) bool
+	v    Visitor // ScanVisit's, or nil
 }
 
 // enter counts one more level of nesting, refusing past MaxDepth.
@@ -139,18 +166,33 @@ func (s *scanner) value(i int) (int, bool) {
 		if !s.enter() {
 			return i, false
 		}
+		if s.v != nil {
+			s.v.Open(false)
+		}
 		j, ok := s.object(i+1, nil)
 		s.depth--
+		if s.v != nil && ok {
+			s.v.Close(false)
+		}
 		return j, ok
 	case '[':
 		if !s.enter() {
 			return i, false
 		}
+		if s.v != nil {
+			s.v.Open(true)
+		}
 		j, ok := s.array(i + 1)
 		s.depth--
+		if s.v != nil && ok {
+			s.v.Close(true)
+		}
 		return j, ok
 	case '"':
-		j, _, ok := s.str(i + 1)
+		j, esc, ok := s.str(i + 1)
+		if s.v != nil && ok {
+			s.v.String(s.doc[i+1:j-1], esc)
+		}
 		return j, ok
 	case 't':
 		return s.lit(i+1, "rue")
@@ -160,7 +202,11 @@ func (s *scanner) value(i int) (int, bool) {
 		return s.lit(i+1, "ull")
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
-			return s.number(i)
+			j, ok := s.number(i)
+			if s.v != nil && ok {
+				s.v.Number(s.doc[i:j])
+			}
+			return j, ok
 		}
 		return i, false
 	}
@@ -193,6 +239,9 @@ func (s *scanner) object(i int, top *[]Member) (int, bool) {
 		if i >= len(s.doc) || s.doc[i] != ':' {
 			return i, false
 		}
+		if s.v != nil {
+			s.v.Key(s.doc[ks:ke-1], esc)
+		}
 		vs := s.ws(i + 1)
 		ve, vesc, ok := s.member(vs)
 		if !ok {
@@ -221,7 +270,11 @@ func (s *scanner) object(i int, top *[]Member) (int, bool) {
 // member validates a member's value, telling a string with escapes.
 func (s *scanner) member(i int) (int, bool, bool) {
 	if i < len(s.doc) && s.doc[i] == '"' {
-		return s.str(i + 1)
+		j, esc, ok := s.str(i + 1)
+		if s.v != nil && ok {
+			s.v.String(s.doc[i+1:j-1], esc)
+		}
+		return j, esc, ok
 	}
 	j, ok := s.value(i)
 	return j, false, ok

@@ -139,6 +139,12 @@ type Input struct {
 	// session, and must not be judged again (Shape.Admit's secret patterns)
 	// nor added again on each line (TestAdmitRemembersShapeAndValue).
 	admitted [512]uint64
+	// pending is set while a Visitor reads a line not yet committed: its
+	// values are not compacted in, and the admitted slots it sets are
+	// remembered in undos so that Discard can take them back.
+	pending bool
+	undos   []undo
+	visitor *Visitor
 }
 
 // NewInput returns an empty Input.
@@ -154,7 +160,9 @@ func (in *Input) addPass(v string) { in.addHash(in.hash(v)) }
 
 func (in *Input) addHash(h uint64) {
 	in.pass = append(in.pass, h)
-	in.compact()
+	if !in.pending {
+		in.compact()
+	}
 }
 
 // admit is sh.Admit(v), adding v to the pass-through values when it is
@@ -170,6 +178,9 @@ func (in *Input) admit(sh Shape, v string) bool {
 	}
 	if !sh.Admit(v) {
 		return false
+	}
+	if in.pending {
+		in.undos = append(in.undos, undo{slot: int(k % uint64(len(in.admitted))), old: *slot})
 	}
 	*slot = k
 	in.addHash(h)

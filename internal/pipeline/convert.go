@@ -536,13 +536,29 @@ func (f *file) line(i int, l jsonl.Line) error {
 	case !utf8.Valid(l.Bytes):
 		return f.skip(l.N, "invalid_utf8", "")
 	}
-	// One scan validates the line and indexes its top-level fields (or
-	// detection's did, on the main file's first lines).
+	// One scan validates the line, indexes its top-level fields and does
+	// the leak check's first pass over it (or detection's scan did the
+	// first two, on the main file's first lines, and the walker does the
+	// third below). What the first pass learns counts only once the line
+	// is known to be converted: walk settles it on every return.
 	f.members = f.members[:0]
 	object, err, scanned := f.scans.lookup(i, l, &f.members)
+	var first *leak.Visitor
 	if !scanned {
-		object, err = jsonscan.Scan(l.Bytes, &f.members)
+		first = f.input.Visitor(f.conv.PassThrough)
+		object, err = jsonscan.ScanVisit(l.Bytes, &f.members, first)
 	}
+	kept := false
+	defer func() {
+		switch {
+		case first == nil && kept:
+			f.input.Line(l.Bytes, f.conv.PassThrough)
+		case first != nil && kept:
+			first.Commit()
+		case first != nil:
+			first.Discard()
+		}
+	}()
 	switch {
 	case errors.Is(err, jsonscan.ErrDepth):
 		return f.skip(l.N, "nested_too_deeply", "")
@@ -569,7 +585,7 @@ func (f *file) line(i int, l jsonl.Line) error {
 		return f.skip(l.N, "unknown_record_type", " "+d)
 	}
 	rec.Type, rec.TypeText = known, typ.Str()
-	f.input.Line(l.Bytes, f.conv.PassThrough)
+	kept = true
 	if isKnown {
 		f.stats.Known++
 	}

@@ -173,30 +173,6 @@ func TestSchema(t *testing.T) {
 	}
 }
 
-func TestPrices(t *testing.T) {
-	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
-	r := l.Report(Options{Prices: Prices{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}})
-	for _, m := range r.Total.Tokens {
-		switch m.Model {
-		case "claude-opus-4-7":
-			want := (49*5 + 3011*25 + 174100*0.5 + 29560*6.25) / 1e6
-			if m.CostUSD == nil || *m.CostUSD < want-1e-6 || *m.CostUSD > want+1e-6 {
-				t.Errorf("opus cost %v, want %v", m.CostUSD, want)
-			}
-		default:
-			if m.CostUSD != nil {
-				t.Errorf("%s has a cost without a price", m.Model)
-			}
-		}
-	}
-	if r.Prices == nil || len(r.Prices.Unpriced) != 1 || r.Prices.Unpriced[0] != "claude-haiku-4-5" {
-		t.Errorf("unpriced models: %+v", r.Prices)
-	}
-	if l.Report(Options{}).Total.Tokens[0].CostUSD != nil {
-		t.Error("a cost without --prices")
-	}
-}
-
 func TestGroupsAndRange(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
 	day := func(s string) time.Time { d, _ := ParseDate(s, false, nil); return d }
@@ -226,13 +202,18 @@ func TestGroupsAndRange(t *testing.T) {
 }
 
 // TestGolden renders the committed Claude Code and Codex golden receipts
-// (read as receipts, not converted) as json and markdown.
+// (read as receipts, not converted) as json and markdown, costed with the
+// bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
 	if stderr != "" || l.Sources.Receipts != 24 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
-	r := l.Report(Options{By: "agent"})
+	prices, date, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Report(Options{By: "agent", Prices: prices, PriceDate: date})
 	for _, f := range []struct{ format, file string }{{"json", "report.json"}, {"markdown", "report.md"}} {
 		got := render(t, r, f.format)
 		path := filepath.Join("testdata", f.file)
