@@ -67,13 +67,40 @@ func sampleFiles(c converters.Converter) []string {
 	return files
 }
 
-// seedSamples adds every sample file of the converters as a seed.
+// sampleDocuments returns a converter's one-document sample files
+// (Format.Document, Format.DocumentAt), sorted.
+func sampleDocuments(c converters.Converter) []string {
+	var files []string
+	for _, dir := range c.Samples() {
+		filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".jsonl") && converters.IsDocumentPath(p) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	sort.Strings(files)
+	return files
+}
+
+// seedSamples adds every sample file of the converters as a seed; a
+// one-document file (Format.Document, Format.DocumentAt) as the one line
+// the pipeline reads it as.
 func seedSamples(f *testing.F, convs []converters.Converter) {
 	for i, c := range convs {
-		for _, p := range sampleFiles(c) {
-			if data, err := os.ReadFile(p); err == nil && len(data) < 1<<20 {
-				f.Add(data, uint8(i))
+		for _, p := range append(sampleFiles(c), sampleDocuments(c)...) {
+			data, err := os.ReadFile(p)
+			if err != nil || len(data) >= 1<<20 {
+				continue
 			}
+			if !strings.HasSuffix(p, ".jsonl") {
+				var line bytes.Buffer
+				if json.Compact(&line, data) != nil {
+					continue
+				}
+				data = append(line.Bytes(), '\n')
+			}
+			f.Add(data, uint8(i))
 		}
 	}
 }

@@ -396,7 +396,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)
 	msgs.Flush()
-	logHookOutcome(lg, prefix, ins, oc, exported, time.Since(start).Round(time.Millisecond))
+	logHookOutcome(lg, prefix, job.Agent, ins, oc, exported, time.Since(start).Round(time.Millisecond))
 }
 
 // hookHasher is the hasher of a hash key file: keyed when the file holds a
@@ -463,7 +463,7 @@ func hookJobOptions(job hookJob) (opt pipeline.RunOptions, closeExport func(), e
 }
 
 // hookJobInputs are the session's inputs (and for Codex its subagent
-// threads'), each named by the agent's session id, or by a digest when
+// threads', for Claude Code its workflow runs'), each named by the agent's session id, or by a digest when
 // its name may be raw. It converts from the session's own directory, so
 // every path the pipeline keeps (the manifest's) or prints is relative to
 // it: the directory names the user's project. restore returns to the
@@ -474,6 +474,9 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 	paths := []string{job.Input}
 	if job.Agent == "codex" { // each subagent thread has a rollout of its own
 		paths = append(paths, hook.CodexSubagents(job.Input)...)
+	}
+	if job.Agent == "claude-code" { // each workflow run is a session of its own
+		paths = append(paths, hook.ClaudeWorkflows(job.Input)...)
 	}
 	rels := make([]string, len(paths))
 	h := hookHasher(job.HashKeyFile)
@@ -508,10 +511,14 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 
 // logHookOutcome logs the job's one line: what was converted, unchanged
 // or failed, and how long it took.
-func logHookOutcome(lg *hook.Log, prefix string, ins []pipeline.Input, oc pipeline.Outcome, exported string, took time.Duration) {
+func logHookOutcome(lg *hook.Log, prefix, agent string, ins []pipeline.Input, oc pipeline.Outcome, exported string, took time.Duration) {
+	others := "the thread and %d subagent threads"
+	if agent == "claude-code" {
+		others = "the session and %d workflow runs"
+	}
 	switch {
 	case len(ins) > 1:
-		lg.Printf("%sthe thread and %d subagent threads: %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",
+		lg.Printf("%s"+others+": %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",
 			prefix, len(ins)-1, oc.Converted, oc.Unchanged, oc.Failed+oc.Leaks+oc.SchemaErrors+oc.Interrupted, oc.Events, exported, took)
 	case oc.Unchanged > 0:
 		lg.Printf("%sunchanged since the last run (%s)", prefix, took)

@@ -43,13 +43,13 @@ func TestReportCLI(t *testing.T) {
 		{"cost from the bundled table", []string{"report", golden}, 0, []string{"cost (USD)", "bundled price table of 20"}, nil, nil},
 		{"no cost", []string{"report", "--no-cost", golden}, 0, []string{"cost hidden (--no-cost)"}, nil, nil},
 		{"one session by its id's start", []string{"report", "--by", "session", "--session", "7f3c2a10", golden}, 0,
-			[]string{"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "7 sessions not selected by --session", "last activity"}, nil, nil},
-		{"no session starts so", []string{"report", "--session", "ffffffff", golden}, 2, nil, []string{"--session: no session id of the 8 sessions read starts with that prefix"}, nil},
+			[]string{"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "9 sessions not selected by --session", "last activity"}, nil, nil},
+		{"no session starts so", []string{"report", "--session", "ffffffff", golden}, 2, nil, []string{"--session: no session id of the 10 sessions read starts with that prefix"}, nil},
 		{"no cost and prices", []string{"report", "--no-cost", "--prices", prices, golden}, 2, nil, []string{"not both"}, nil},
 		{"a partial price is refused", []string{"report", "--prices", partial, golden}, 2, nil,
 			[]string{"--prices: claude-opus-4-7 has no cache_write price, and the report has 29,560 cache write tokens of it"}, nil},
 		{"html to a file, receipts kept", []string{"report", "-f", "html", "-o", filepath.Join(tmp, "r.html"), "--out-receipts", filepath.Join(tmp, "rec"), cc}, 0,
-			nil, []string{"report of 8 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
+			nil, []string{"report of 10 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
 		{"a leaking log is left out, exit 3", []string{"report", leakyLog(t), filepath.Join(repo, "samples", "session", "basic.jsonl")}, 3, []string{"Overview"}, []string{"logs left out"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

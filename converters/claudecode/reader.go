@@ -246,6 +246,11 @@ type claudeState struct {
 	// counts those no transcript row holds (progress.go).
 	progress      map[string]*claudeProgress
 	progressOrder []string
+
+	// A workflow run's session (its main file the run's journal).
+	workflow      bool
+	journalAgents map[string]bool // agent ids the journal names (copies, never written)
+	parentSession string          // the session that ran the workflow, as written
 }
 
 func newClaude(env converters.Env) *claudeState {
@@ -255,7 +260,7 @@ func newClaude(env converters.Env) *claudeState {
 		tools:     map[string]*claudeTool{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
-		skills: map[string]bool{}, postTokens: -1,
+		skills: map[string]bool{}, postTokens: -1, journalAgents: map[string]bool{},
 		command: -1, messages: map[string]claudeMessage{},
 	}
 }
@@ -274,6 +279,15 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 	if c.Session == "" && r.File == 0 {
 		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
 			c.Session = c.Pass(leak.IDOrUUID, sid.Str())
+		}
+	}
+	if r.File == 0 && (r.Type == "started" || r.Type == "result") && !r.Get("sessionId").Exists() {
+		c.journal(r)
+		return nil
+	}
+	if c.workflow && r.File > 0 && c.parentSession == "" {
+		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
+			c.parentSession = c.Pass(leak.ID, sid.Str())
 		}
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
@@ -425,6 +439,15 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 	if t, ok := view.Lookup(c.agentTool, id); ok && !id.Empty() {
 		return t, "result_agent_id"
 	}
+	if c.workflow && !id.Empty() && id.Check(func(s string) bool { return c.journalAgents[s] }) {
+		return "", "workflow_journal"
+	}
+	// A forked subagent (/fork, 2.1.2xx: isFork, agentType fork, a name,
+	// no toolUseId; its agent id a slug of the prompt, written as a
+	// digest) copies the parent's context and is spawned by no tool call.
+	if native.Get(meta, "isFork").Bool() || native.Get(meta, "agentType").Str().Is("fork") {
+		return "", "forked_from_parent"
+	}
 	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
 		return t, "prompt_digest"
 	}
@@ -439,6 +462,8 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 // layoutOf says where the subagent of a record keeps its records.
 func (c *claudeState) layoutOf(r converters.Record) string {
 	switch {
+	case r.File > 0 && c.workflow:
+		return "workflow_run_dir"
 	case r.File > 0 && claudeSubagentsDir(c.fileRel):
 		return "session_subagents_dir"
 	case r.File > 0:
@@ -533,6 +558,13 @@ func (c *claudeState) End(out *converters.Output) error {
 			out.Span.Set("claude_code."+k+".count", receipt.I(n))
 		}
 	}
+	if c.workflow {
+		out.Span.Set("claude_code.workflow.agents_started.count", receipt.I(c.counts["workflow_started"]))
+		out.Span.Set("claude_code.workflow.agent_results.count", receipt.I(c.counts["workflow_results"]))
+		if c.parentSession != "" {
+			out.Span.Set("claude_code.workflow.parent_session.id", receipt.S(c.parentSession))
+		}
+	}
 	if open := c.openTools(); open > 0 {
 		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))
 	}
@@ -550,4 +582,29 @@ func (c *claudeState) openTools() int64 {
 		}
 	}
 	return n
+}
+
+// journal reads a workflow run's journal record: started (an agent of the
+// run began) or result (its structured result, which the run's script
+// receives; the run's return value reaches the parent session as a task
+// notification). A result's digest and size are written, never its
+// content.
+func (c *claudeState) journal(r converters.Record) {
+	c.workflow = true
+	if id := r.Get("agentId").Str(); !id.Empty() {
+		c.journalAgents[id.Own()] = true
+	}
+	if r.Type == "started" {
+		c.counts["workflow_started"]++
+		return
+	}
+	c.counts["workflow_results"]++
+	res := r.Get("result")
+	status := "success"
+	if !res.Exists() || res.Type() == view.Null {
+		status = "error"
+	}
+	a := events.SubagentReturned(res.Digest(c.Hasher), res.RawLen(), status, "workflow_script")
+	a = append(a, events.RawSummaryNotRecorded)
+	c.Emit(r, "", "subagent.result.returned", a)
 }

@@ -195,6 +195,8 @@ var codexBuiltinTools = map[string]bool{
 	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
 	"tool_search": true, "request_user_input": true, "image_generation": true,
 	"wait_agent": true, "list_agents": true, "send_message": true,
+	// The Codex app's own tools (namespace codex_app).
+	"codex_app.create_thread": true, "codex_app.send_message_to_thread": true, "codex_app.automation_update": true,
 }
 
 // codexCollabTools are the tools of the collaboration namespace (and their
@@ -592,6 +594,9 @@ func (c *codexState) End(out *converters.Output) error {
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
+	}
+	if n := c.counts["app_messages"]; n > 0 {
+		out.Span.Set("codex.app_messages.count", receipt.I(n))
 	}
 	if n := c.counts["copied_history_records"]; n > 0 {
 		out.Span.Set("codex.copied_history_records.count", receipt.I(n))

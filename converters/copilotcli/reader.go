@@ -67,6 +67,7 @@ var copilotTypes = []string{
 	"tool.execution_partial_result", "tool.execution_progress", "tool.execution_complete",
 	"subagent.started", "subagent.completed", "subagent.failed", "subagent.selected", "subagent.deselected",
 	"hook.start", "hook.end", "system.message", "system.notification", "permission.requested", "permission.completed",
+	"session.usage_checkpoint",
 }
 
 // copilotUnlisted are event types the reader maps but does not list in
@@ -81,7 +82,7 @@ var copilotPass = leak.Paths{
 	"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
 	"*.cacheWriteTokens": leak.Count, "*.reasoningTokens": leak.Count, "*.count": leak.Count,
 	"*.preCompactionTokens": leak.Count, "*.postCompactionTokens": leak.Count, "*.totalApiDurationMs": leak.Count,
-	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count,
+	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count, "*.totalNanoAiu": leak.Count,
 	"type": leak.Label, "id": leak.IDOrUUID, "parentId": leak.IDOrUUID, "timestamp": leak.Time, "agentId": leak.ID,
 	"data.sessionId": leak.IDOrUUID, "data.copilotVersion": leak.Version, "data.producer": leak.Label,
 	"data.selectedModel": leak.Model, "data.newModel": leak.Model, "data.previousModel": leak.Model,

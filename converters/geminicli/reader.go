@@ -49,12 +49,13 @@ func init() {
 		},
 		New: func(env converters.Env) converters.State { return newGemini(env) },
 		Native: &converters.Format{
-			Type:      geminiRecordType,
-			Time:      geminiTime,
-			Layout:    geminiLayout,
-			Document:  geminiDocument,
-			Locations: geminiLocations,
-			Seeds:     []string{"samples/gemini_cli"},
+			Type:       geminiRecordType,
+			Time:       geminiTime,
+			Layout:     geminiLayout,
+			Document:   geminiDocument,
+			DocumentAt: geminiSubagentDocument,
+			Locations:  geminiLocations,
+			Seeds:      []string{"samples/gemini_cli"},
 		},
 	})
 }

@@ -446,3 +446,30 @@ func TestLock(t *testing.T) {
 	}
 	u()
 }
+
+// TestClaudeWorkflows: a session's workflow runs, by journal, or by first
+// agent transcript where a run has none; nothing for a session without.
+func TestClaudeWorkflows(t *testing.T) {
+	dir := t.TempDir()
+	const sid = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
+	main := filepath.Join(dir, sid+".jsonl")
+	wf := filepath.Join(dir, sid, "subagents", "workflows")
+	for _, p := range []string{main, filepath.Join(dir, sid, "subagents", "agent-a1.jsonl"),
+		filepath.Join(wf, "wf_1", "agent-b.jsonl"), filepath.Join(wf, "wf_1", "journal.jsonl"),
+		filepath.Join(wf, "wf_2", "agent-d.jsonl"), filepath.Join(wf, "wf_2", "agent-c.jsonl")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ClaudeWorkflows(main)
+	want := []string{filepath.Join(wf, "wf_1", "journal.jsonl"), filepath.Join(wf, "wf_2", "agent-c.jsonl")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := ClaudeWorkflows(filepath.Join(dir, "9e8d7c6b-2222-4333-8444-555566667777.jsonl")); len(got) != 0 {
+		t.Errorf("a session without workflows: %v", got)
+	}
+}

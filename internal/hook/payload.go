@@ -201,6 +201,35 @@ var rolloutIDRe = sync.OnceValue(func() *regexp.Regexp {
 // MaxSubagents bounds how many subagent rollouts one hook run converts.
 const MaxSubagents = 256
 
+// ClaudeWorkflows finds the workflow runs of a Claude Code session: each
+// run (<session>/subagents/workflows/<wf>/) is a session of its own, whose
+// main file is its journal.jsonl, or in a run without one its first agent
+// transcript (the claude_code layout's rule), so the session's hook
+// converts them beside it. At most MaxSubagents, in name order.
+func ClaudeWorkflows(transcript string) []string {
+	sid, ok := strings.CutSuffix(filepath.Base(transcript), ".jsonl")
+	if !ok {
+		return nil
+	}
+	runs, _ := filepath.Glob(filepath.Join(filepath.Dir(transcript), sid, "subagents", "workflows", "*"))
+	sort.Strings(runs)
+	var out []string
+	for _, run := range runs {
+		if len(out) >= MaxSubagents {
+			break
+		}
+		if st, err := os.Stat(filepath.Join(run, "journal.jsonl")); err == nil && st.Mode().IsRegular() {
+			out = append(out, filepath.Join(run, "journal.jsonl"))
+			continue
+		}
+		if agents, _ := filepath.Glob(filepath.Join(run, "agent-*.jsonl")); len(agents) > 0 {
+			sort.Strings(agents)
+			out = append(out, agents[0])
+		}
+	}
+	return out
+}
+
 // CodexSubagents finds the rollouts of the threads a Codex thread spawned
 // (and those they spawned): Codex writes each subagent its own rollout,
 // whose session_meta names its parent_thread_id. It looks in the thread's

@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/contextreceipts/convert/converters"
@@ -107,7 +106,7 @@ func reading(fh fs.File, path string, digest bool) (*input, error) {
 			return nil, err
 		}
 		in.Reader, in.Compression, in.closeDec = zr, "zstd", zr.Close
-	case converters.IsDocument(filepath.Base(path)) || opensDocument(raw):
+	case converters.IsDocumentPath(path) || opensDocument(raw):
 		in.Reader = documentRecord(raw, path)
 	default:
 		in.Reader = raw

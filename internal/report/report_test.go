@@ -62,7 +62,7 @@ func TestTokenTotalsMatchCcusage(t *testing.T) {
 	}
 	for model, want := range map[string][4]int64{
 		"claude-opus-4-7":            {49, 3011, 174100, 29560},
-		"claude-haiku-4-5":           {2700, 400, 0, 0},
+		"claude-haiku-4-5":           {2740, 490, 3000, 1000},
 		"claude-sonnet-4-20250514":   {6200, 155, 300, 300},
 		"claude-sonnet-4-5-20250929": {6500, 130, 0, 0},
 		"claude-haiku-4-5-20251001":  {800, 70, 0, 0},
@@ -183,9 +183,9 @@ func TestGroupsAndRange(t *testing.T) {
 		sessions int
 		groups   []string
 	}{
-		{"by agent", Options{By: "agent"}, 21, []string{"claude_code", "codex"}},
+		{"by agent", Options{By: "agent"}, 24, []string{"claude_code", "codex"}},
 		{"by model in March", Options{By: "model", Since: day("2026-03-14"), Until: end("2026-03-14")}, 3, []string{"gpt-5.3-codex", "gpt-5.3-codex-mini"}},
-		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 9, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-20"}},
+		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 12, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-02", "2026-11-20", "2026-11-24"}},
 		{"until a day is inclusive", Options{By: "agent", Until: end("2025-07-10")}, 1, []string{"codex"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestGroupsAndRange(t *testing.T) {
 // bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
-	if stderr != "" || l.Sources.Receipts != 21 {
+	if stderr != "" || l.Sources.Receipts != 24 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
 	prices, date, err := Bundled()
