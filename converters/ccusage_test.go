@@ -53,9 +53,11 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 				// An input is named by its base name, or by its path in
 				// the sample where base names repeat (Copilot's
 				// session-state/<id>/events.jsonl).
+				// A JSONL input's name is recorded without its extension, a
+				// document's (OpenCode's ses_<id>.json) with it.
 				for _, name := range []string{filepath.Base(r.Path), filepath.ToSlash(r.Rel)} {
-					name = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
 					converted[s.Sample][name] = r.Receipt
+					converted[s.Sample][strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")] = r.Receipt
 				}
 			}
 		}
