@@ -3,11 +3,37 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
+
+// copiesSidecar is a reader that copies its main file's sidecar title to
+// its outputs: what a reader must never do, for the leak check to catch.
+type copiesSidecar struct{ title string }
+
+func (c *copiesSidecar) StartFile(f converters.SourceFile, _ *converters.Output) error {
+	c.title = f.Meta.Get("sessionTitle").Str().Own()
+	return nil
+}
+func (c *copiesSidecar) Record(converters.Record, *converters.Output) error { return nil }
+func (c *copiesSidecar) End(out *converters.Output) error {
+	out.Span.Set("gen_ai.request.model", receipt.S(c.title))
+	return nil
+}
+
+func init() {
+	converters.Register(converters.Converter{
+		Name: "test_copies_sidecar", Doc: "test only: copies its sidecar's title", SpanName: "invoke_agent",
+		TypeField: "type", Types: []string{"sc.record"},
+		New: func(converters.Env) converters.State { return &copiesSidecar{} },
+	})
+}
 
 // TestMainSidecar: a session file whose format declares a sidecar of its
 // own (Factory Droid's <id>.settings.json) is read with it, whether the
@@ -61,6 +87,17 @@ func TestMainSidecar(t *testing.T) {
 	alone := Convert(Input{Path: main, Rel: filepath.Base(main)}, Options{Converter: "droid"})
 	if alone.Err != nil || groupSHA(t, alone.Receipt) == groupSHA(t, res.Receipt) {
 		t.Errorf("the group digest does not bind the sidecar (%v)", alone.Err)
+	}
+	// The sidecar's strings are input the leak check holds the outputs
+	// against: a reader that copies one fails closed, nothing written.
+	kv := filepath.Join(t.TempDir(), "kv.jsonl")
+	if err := os.WriteFile(kv, []byte(`{"type":"sc.record","n":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	leaked := Convert(Input{Path: kv, Rel: "kv.jsonl", Meta: side}, Options{Converter: "test_copies_sidecar"})
+	var le *LeakError
+	if !errors.As(leaked.Err, &le) || leaked.Receipt != nil || leaked.Trace != nil || strings.Contains(leaked.Err.Error(), "CANARY") {
+		t.Errorf("a sidecar string copied to the outputs: %v", leaked.Err)
 	}
 
 	// A sidecar whose raw strings would reach an output fails closed.
