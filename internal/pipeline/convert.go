@@ -369,7 +369,7 @@ func (f *file) read() error {
 	// main file is named by its base name: the group digest must not depend
 	// on whether a folder or the session file was given.
 	main := source{path: f.in.Path, name: f.in.Shown(), rel: path.Base(f.in.Rel)}
-	if f.in.Meta != "" {
+	if f.in.Meta != "" && (f.conv.Native == nil || f.conv.Native.Layout.MainSidecar != nil) { // a format that declares none never sees one
 		m, sum, err := readMetaSum(f.opt.FS, f.in.Meta)
 		if err != nil {
 			return &InputError{Path: orPath(f.in.MetaName, f.in.Meta), Converter: f.conv.Name, Msg: err.Error()}
