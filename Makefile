@@ -150,7 +150,7 @@ bench-report: build
 	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
 
 # ccusage-figures prints ccusage's per-session token figures for the bundled
-# Claude Code and Codex samples, to compare with converters/testdata/
+# Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
 # ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
 CCUSAGE ?= bench/.tools/node_modules/.bin/ccusage

@@ -50,7 +50,13 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 		if converted[s.Sample] == nil {
 			converted[s.Sample] = map[string][]byte{}
 			for _, r := range convertDir(t, s.Sample, pipeline.Options{}) {
-				converted[s.Sample][strings.TrimSuffix(filepath.Base(r.Path), ".jsonl")] = r.Receipt
+				// An input is named by its base name, or by its path in
+				// the sample where base names repeat (Copilot's
+				// session-state/<id>/events.jsonl).
+				for _, name := range []string{filepath.Base(r.Path), filepath.ToSlash(r.Rel)} {
+					name = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+					converted[s.Sample][name] = r.Receipt
+				}
 			}
 		}
 		receipt, ok := converted[s.Sample][s.Input]
@@ -58,7 +64,11 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			t.Errorf("%s: no input %s", s.Sample, s.Input)
 			continue
 		}
-		got := ccusageTerms(receipt, strings.Contains(s.Sample, "/codex/"))
+		cachedIn := false
+		for _, agent := range []string{"/codex/", "/gemini_cli/", "/copilot_cli/"} {
+			cachedIn = cachedIn || strings.Contains(s.Sample, agent)
+		}
+		got := ccusageTerms(receipt, cachedIn)
 		want := s.Ccusage
 		if s.Ours != nil {
 			want = *s.Ours
@@ -76,9 +86,11 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 	t.Logf("%d sessions equal to ccusage, %d differ as recorded", equal, differ)
 }
 
-// ccusageTerms sums a receipt's token usage as ccusage counts it: Codex
-// input less its cached and cache-write tokens.
-func ccusageTerms(receipt []byte, codex bool) figures {
+// ccusageTerms sums a receipt's token usage as ccusage counts it: the
+// input of Codex, Gemini CLI and Copilot CLI (which counts cached tokens
+// in) less its cache reads and writes; Claude Code's, pi's and OpenClaw's
+// input leaves them out already.
+func ccusageTerms(receipt []byte, cachedIn bool) figures {
 	var f figures
 	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
 		e := gjson.ParseBytes(l)
@@ -91,7 +103,7 @@ func ccusageTerms(receipt []byte, codex bool) figures {
 		f.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
 		f.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
 	}
-	if codex {
+	if cachedIn {
 		f.Input -= f.CacheRead + f.CacheWrite
 	}
 	return f

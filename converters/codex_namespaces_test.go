@@ -113,3 +113,53 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 		t.Errorf("parent: %d lines skipped", n)
 	}
 }
+
+// TestCodexAppNamespace reads samples/codex/v0150_codex_app, a Codex app
+// rollout: calls in the codex_app namespace (create_thread,
+// send_message_to_thread, and one this reader does not know), and outputs
+// the app writes with no call before them (an automation's run, a task
+// delegated from another thread), which entered the context.
+func TestCodexAppNamespace(t *testing.T) {
+	testshared.InRepo(t)
+	res := convertDir(t, "samples/codex/v0150_codex_app", pipeline.Options{})
+	if len(res) != 1 {
+		t.Fatalf("%d rollouts", len(res))
+	}
+	r := res[0]
+	for _, out := range [][]byte{r.Receipt, r.Trace} {
+		if strings.Contains(string(out), canary) {
+			t.Fatal("canary in an output")
+		}
+	}
+	kinds := map[string]int{}
+	for _, e := range eventsNamed(r.Receipt, "context.input.loaded") {
+		if e.Get(`attributes.context\.input\.delivered\.via`).Str == "codex_app_output" {
+			kinds[e.Get(`attributes.context\.input\.kind`).Str]++
+		}
+	}
+	if kinds["automation_run"] != 1 || kinds["delegated_task"] != 1 || len(kinds) != 2 {
+		t.Errorf("app outputs loaded as %v, want one automation_run and one delegated_task", kinds)
+	}
+	tools := map[string]int{}
+	for _, s := range gjson.GetBytes(r.Trace, "resourceSpans.#.scopeSpans.#.spans|@flatten|@flatten").Array() {
+		for _, a := range s.Get("attributes").Array() {
+			if a.Get("key").Str == "gen_ai.tool.name" {
+				name := a.Get("value.stringValue").Str
+				if strings.HasPrefix(name, "sha256:") {
+					name = "digest"
+				}
+				tools[name]++
+			}
+		}
+	}
+	want := map[string]int{"codex_app.create_thread": 1, "codex_app.send_message_to_thread": 1, "digest": 1}
+	for k, n := range want {
+		if tools[k] != n {
+			t.Errorf("tool names %v, want %v", tools, want)
+			break
+		}
+	}
+	if got := usageTotals(r.Receipt); !strings.HasPrefix(got, "in=9000 out=420 cache_read=5000") {
+		t.Errorf("usage %s", got)
+	}
+}

@@ -37,6 +37,11 @@ type Format struct {
 	// one record per line: the pipeline reads such a file as one record.
 	// nil: none.
 	Document func(base string) bool
+	// DocumentAt reports, like Document, the one-document files a format
+	// knows by where they are rather than by name (Gemini CLI's subagent
+	// chats, chats/<session id>/<id>.json): p is an OS path as given.
+	// nil: none.
+	DocumentAt func(p string) bool
 	// Seeds are the sample folders (slash paths from the repository root)
 	// whose .jsonl files seed the native fuzz target.
 	Seeds []string
@@ -221,6 +226,21 @@ func Sidecars(companion string) []string {
 func IsDocument(base string) bool {
 	for _, c := range Natives() {
 		if d := c.Native.Document; d != nil && d(base) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsDocumentPath reports whether a native format reads the file at p as
+// one JSON document, by its name (Format.Document) or by where it is
+// (Format.DocumentAt).
+func IsDocumentPath(p string) bool {
+	if IsDocument(filepath.Base(p)) {
+		return true
+	}
+	for _, c := range Natives() {
+		if d := c.Native.DocumentAt; d != nil && d(p) {
 			return true
 		}
 	}

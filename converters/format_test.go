@@ -33,6 +33,8 @@ func TestLocations(t *testing.T) {
 		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "/Users/alice/profiles/work"}, "/Users/alice/profiles/work/.gemini/tmp"},
 		{"copilot_cli", nil, "/Users/alice/.copilot/session-state"},
 		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
+		{"opencode", nil, "/Users/alice/.local/share/opencode/storage"},
+		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/storage"},
 	}
 	for _, tc := range cases {
 		c, _ := converters.Lookup(tc.conv)
@@ -77,6 +79,11 @@ func TestLayouts(t *testing.T) {
 		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "", nil},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "../../../etc", nil},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.json", sid, nil},
+		// OpenCode's storage tree: a session file owns its message folder
+		// (and the part folders its messages name, none here).
+		{"/Users/a/.local/share/opencode/storage/session/9f86/ses_4f1eA.json", "", []string{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA"}},
+		{"/Users/a/exports/ses_4f1eA.json", "", nil},
+		{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA/msg_01.json", "", nil},
 	}
 	for _, tc := range dirs {
 		var want []string
@@ -93,6 +100,8 @@ func TestLayouts(t *testing.T) {
 		"rollout-2026-07-01T10-00-00-" + sid + ".jsonl.zst": sid,
 		"agent-a52886dc.jsonl":                              "",
 		sid + ".json":                                       "",
+		"ses_4f1eA.json":                                    "ses_4f1ea",
+		"msg_01.json":                                       "",
 	}
 	for base, want := range ids {
 		if got := converters.SessionID(base); got != want {
@@ -103,6 +112,9 @@ func TestLayouts(t *testing.T) {
 		{"/Users/a/p/agent-a1.jsonl", sid, "/Users/a/p/" + sid},
 		{"/Users/a/p/agent-a1.jsonl", "", ""},
 		{"/Users/a/p/notes.jsonl", sid, ""},
+		{"/Users/a/storage/todo/ses_4f1eA.json", "", "/Users/a/storage/message/ses_4f1eA"},
+		{"/Users/a/storage/session_diff/ses_4f1eA.json", "", "/Users/a/storage/message/ses_4f1eA"},
+		{"/Users/a/exports/ses_4f1eA.json", "", ""},
 	}
 	for _, tc := range siblings {
 		want := tc.want

@@ -20,7 +20,7 @@ func TestFuzzFindings(t *testing.T) {
 		{
 			name: "count_above_max_copied_to_receipt", conv: "claude_code",
 			why: "FuzzNativeLogs: a token count above leak.MaxCount (12345678901234) was copied into the receipt, where the " +
-				"leak check rightly saw a raw input number (a Count field admits 0 to 2^40 only) and refused the whole session",
+				"leak check rightly saw a raw input number (a Count field admits only counts under 10^9) and refused the whole session",
 			lines: []string{
 				`{"type":"user","uuid":"7f3c0002-0002-4002-8002-00005b6e0002","sessionId":"7f3c0001-0001-4001-8001-00005b6e0001","timestamp":"2026-03-14T09:00:00.000Z","message":{"role":"user","content":"CANARY please fix the rounding"}}`,
 				`{"type":"assistant","uuid":"7f3c0003-0003-4003-8003-00005b6e0003","parentUuid":"7f3c0002-0002-4002-8002-00005b6e0002","sessionId":"7f3c0001-0001-4001-8001-00005b6e0001","timestamp":"2026-03-14T09:00:05.000Z","requestId":"req_454021de755d453b",` +

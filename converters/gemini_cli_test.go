@@ -43,7 +43,10 @@ func outline(t *testing.T, res pipeline.Result) []string {
 		"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.dedupe", "context.input.kind",
 		"context.input.duplicate.role", "gemini_cli.tool_call.status", "gemini_cli.rewound", "copilot_cli.tool_call.status",
 		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type", "gemini_cli.tool_call.exit_nonzero",
-		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count"}
+		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count",
+		"copilot_cli.usage.all_shutdowns.input_tokens", "copilot_cli.usage.all_shutdowns.output_tokens", "copilot_cli.usage.all_shutdowns.count",
+		"copilot_cli.usage.call_records.input_tokens", "copilot_cli.usage.call_records.output_tokens",
+		"copilot_cli.billing.nano_aiu", "copilot_cli.billing.premium_count"}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(res.Receipt))
 	sc.Buffer(nil, 1<<20)
@@ -399,4 +402,65 @@ func peek(t *testing.T, p string, convs []converters.Converter) (map[string]map[
 		t.Fatal(err)
 	}
 	return types, keys
+}
+
+// TestGeminiSubagentDocuments: a subagent chat kept as one document
+// (chats/<session id>/<id>.json, the older format) is a session of its
+// own, as ccusage reports it, whether a walk finds it or it is given
+// alone; a .json file anywhere else (a project's other files) is not read
+// by a walk.
+func TestGeminiSubagentDocuments(t *testing.T) {
+	testshared.InRepo(t)
+	chats := filepath.Join("samples", "gemini_cli", "legacy_pretty", "tmp", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "chats")
+	sub := filepath.Join(chats, "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b", "4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c.json")
+	const subTotals = "in=6500 out=125 cache_read=3072 cache_write=0 responses=2"
+	for _, tc := range []struct {
+		name, path string
+		want       map[string]string // input base name -> totals
+	}{
+		{"walk", filepath.Join("samples", "gemini_cli", "legacy_pretty"), map[string]string{
+			"session-2025-09-02T14-04-3e4f5a6b.json":    "in=16600 out=240 cache_read=6000 cache_write=0 responses=2",
+			"4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c.json": subTotals}},
+		{"alone", sub, map[string]string{"4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c.json": subTotals}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, r := range convertDir(t, tc.path, pipeline.Options{}) {
+				if r.Converter != "gemini_cli" {
+					t.Errorf("%s read by %q", r.Path, r.Converter)
+				}
+				if strings.Contains(string(r.Receipt)+string(r.Trace), canary) {
+					t.Errorf("%s: canary in an output", r.Path)
+				}
+				got[filepath.Base(r.Path)] = usageTotals(r.Receipt)
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("inputs %v, want %v", got, tc.want)
+			}
+			for in, w := range tc.want {
+				if got[in] != w {
+					t.Errorf("%s: %s, want %s", in, got[in], w)
+				}
+			}
+		})
+	}
+	// A .json file that is not a chat's is no input of a walk.
+	dir := t.TempDir()
+	other := filepath.Join(dir, "tmp", "p", "chats", "s", "x.json")
+	stray := filepath.Join(dir, "tmp", "p", "notes", "s", "x.json")
+	for _, p := range []string{other, stray} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"CANARY":1}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins, err := pipeline.Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 1 || filepath.Base(filepath.Dir(filepath.Dir(ins[0].Path))) != "chats" {
+		t.Errorf("walk inputs %v, want only the chat's document", ins)
+	}
 }

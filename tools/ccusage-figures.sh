@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints ccusage's per-session token figures for the bundled native samples
-# (Claude Code, Codex, pi, OpenClaw and Factory Droid),
+# (Claude Code, Codex, Gemini CLI, Copilot CLI, pi, OpenClaw, OpenCode and Factory Droid),
 # as recorded in converters/testdata/ccusage.json (compared by
 # TestTokenTotalsAgainstCcusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
@@ -27,6 +27,33 @@ for s in "$root"/samples/codex/*/; do
 	HOME="$tmp/cx-$name/home" CODEX_HOME="$tmp/cx-$name/codex" "$ccusage" codex session --json --offline |
 		jq -c '.sessions[] | {session: .sessionFile, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done
+for s in "$root"/samples/gemini_cli/*/; do
+	name=$(basename "$s")
+	[ -d "$s/tmp" ] || continue
+	mkdir -p "$tmp/gm-$name/home/.gemini"
+	cp -R "$s/tmp" "$tmp/gm-$name/home/.gemini/tmp"
+	echo "gemini samples/gemini_cli/$name"
+	HOME="$tmp/gm-$name/home" "$ccusage" gemini session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
+# Copilot CLI: each sample folder's session-state, and each single-file
+# sample as a session folder of its own (session-state/<name>/events.jsonl).
+for s in "$root"/samples/copilot_cli/*; do
+	name=$(basename "$s" .jsonl)
+	case $name in bad_*) continue ;; esac
+	mkdir -p "$tmp/cp-$name/home/.copilot/session-state"
+	if [ -d "$s/session-state" ]; then
+		cp -R "$s/session-state/." "$tmp/cp-$name/home/.copilot/session-state/"
+	elif [ -f "$s" ]; then
+		mkdir -p "$tmp/cp-$name/home/.copilot/session-state/$name"
+		cp "$s" "$tmp/cp-$name/home/.copilot/session-state/$name/events.jsonl"
+	else
+		continue
+	fi
+	echo "copilot samples/copilot_cli/$name (sessions ccusage reads; one without a shutdown is not listed)"
+	HOME="$tmp/cp-$name/home" "$ccusage" copilot session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
 # pi coding agent and OpenClaw (one reader, pi_agent): a sample folder with
 # sessions/ is pi's agent folder, one with agents/ OpenClaw's state folder.
 for s in "$root"/samples/pi_agent/*/; do
@@ -49,6 +76,29 @@ for s in "$root"/samples/pi_agent/*.jsonl; do
 	cp "$s" "$tmp/pif-$name/sessions/--sample--/"
 	echo "pi samples/pi_agent/$name.jsonl"
 	HOME="$tmp/pif-$name/home" PI_AGENT_DIR="$tmp/pif-$name/sessions" "$ccusage" pi session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
+# OpenCode: ccusage reads the storage/ tree's message files (and
+# opencode.db). A storage sample is copied as it is; an export sample's
+# documents are laid out as storage/message/<session id>/<message id>.json,
+# as OpenCode wrote them before it exported them.
+for s in "$root"/samples/opencode/*/; do
+	name=$(basename "$s")
+	mkdir -p "$tmp/oc-$name/home" "$tmp/oc-$name/data/storage"
+	if [ -d "$s/session" ]; then
+		cp -R "$s/." "$tmp/oc-$name/data/storage/"
+	else
+		for doc in "$s"*.json; do
+			jq -c '.messages[].info' "$doc" | while IFS= read -r m; do
+				sid=$(printf '%s' "$m" | jq -r .sessionID)
+				id=$(printf '%s' "$m" | jq -r .id)
+				mkdir -p "$tmp/oc-$name/data/storage/message/$sid"
+				printf '%s\n' "$m" >"$tmp/oc-$name/data/storage/message/$sid/$id.json"
+			done
+		done
+	fi
+	echo "opencode samples/opencode/$name"
+	HOME="$tmp/oc-$name/home" OPENCODE_DATA_DIR="$tmp/oc-$name/data" "$ccusage" opencode session --json --offline |
 		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done
 # Factory Droid: ccusage reads only the .settings.json beside each session

@@ -43,9 +43,9 @@ func TestCLI(t *testing.T) {
 		{name: "mistyped command", args: []string{"reprot"}, exit: 2, stderr: []string{`unknown command "reprot"; did you mean report?`}},
 		{name: "run missing file", args: []string{"run", "no/such/file.jsonl"}, exit: 2, stderr: []string{"no/such/file.jsonl"}},
 		{name: "run detects the kind", args: []string{"run", sample("mcp_tool_search", "basic")}, exit: 0,
-			stderr: []string{"1 of 1 inputs converted"}, wantFiles: []string{"basic.receipt.ndjson", "basic.otel.jsonl"}},
+			stderr: []string{"1 of 1 inputs converted"}, wantFiles: []string{outName("basic", ".receipt.ndjson"), outName("basic", ".otel.jsonl")}},
 		{name: "run with skipped lines still succeeds", args: []string{"run", "--converter", "session", sample("session", "bad_junk_lines")}, exit: 0,
-			stderr: []string{"bad_junk_lines.jsonl:2: session: skipped line: malformed_json"}, wantFiles: []string{"bad_junk_lines.receipt.ndjson"}},
+			stderr: []string{"bad_junk_lines.jsonl:2: session: skipped line: malformed_json"}, wantFiles: []string{outName("bad_junk_lines", ".receipt.ndjson")}},
 		{name: "strict fails on a skipped line", args: []string{"run", "--strict", "--converter", "session", sample("session", "bad_junk_lines")}, exit: 1,
 			stderr: []string{"bad_junk_lines.jsonl:2: session: malformed_json (--strict)"}, emptyOut: true},
 		{name: "invariant failure writes nothing", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index")}, exit: 1,
@@ -53,7 +53,7 @@ func TestCLI(t *testing.T) {
 		{name: "leak writes nothing", args: []string{"run", "--converter", "test_leaky", leakyLog(t)}, exit: 3,
 			stderr: []string{"leak check failed, nothing written", ".otel.jsonl"}, emptyOut: true},
 		{name: "one bad input does not stop the others", args: []string{"run", sample("mcp_tool_search", "bad_definition_outside_index"), sample("session", "basic")}, exit: 1,
-			wantFiles: []string{"basic.receipt.ndjson"}},
+			wantFiles: []string{outName("basic", ".receipt.ndjson")}},
 		{name: "unknown kind names the known ones", args: []string{"run", filepath.Join(repo, "go.mod")}, exit: 1, stderr: []string{"matches no known kind (convert list names every kind)"}},
 		{name: "validate needs files", args: []string{"validate"}, exit: 2},
 		{name: "leakcheck needs --input", args: []string{"leakcheck", "x"}, exit: 2},
@@ -109,7 +109,7 @@ func TestRunValidateLeakcheck(t *testing.T) {
 	if code := run([]string{"convert", "run", "--out", out, in}, &so, &se); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, se.String())
 	}
-	rec, trace := filepath.Join(out, "basic.receipt.ndjson"), filepath.Join(out, "basic.otel.jsonl")
+	rec, trace := filepath.Join(out, outName("basic", ".receipt.ndjson")), filepath.Join(out, outName("basic", ".otel.jsonl"))
 	so.Reset()
 	se.Reset()
 	if code := run([]string{"convert", "validate", rec, trace}, &so, &se); code != 0 || !strings.Contains(so.String(), "2 files valid") {

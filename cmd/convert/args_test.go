@@ -62,7 +62,7 @@ func TestFlagsAnywhere(t *testing.T) {
 	if code, _, se := runCLI(t, "", "run", in, "--out", out); code != 0 {
 		t.Fatalf("run: %d %s", code, se)
 	}
-	rec, trace := filepath.Join(out, "basic.receipt.ndjson"), filepath.Join(out, "basic.otel.jsonl")
+	rec, trace := filepath.Join(out, outName("basic", ".receipt.ndjson")), filepath.Join(out, outName("basic", ".otel.jsonl"))
 	if code, _, se := runCLI(t, "", "keygen", "--out", filepath.Join(dir, "k")); code != 0 {
 		t.Fatalf("keygen: %d %s", code, se)
 	}

@@ -19,7 +19,7 @@ func TestDiffDrift(t *testing.T) {
 		if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, out), src); code != 0 {
 			t.Fatalf("run: %s", errs)
 		}
-		return filepath.Join(dir, out, "basic.receipt.ndjson")
+		return filepath.Join(dir, out, outName("basic", ".receipt.ndjson"))
 	}
 	a := convertTo("a")
 	again := convertTo("again")
@@ -105,7 +105,7 @@ func TestDiffHostileReceipts(t *testing.T) {
 	if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, "a"), src); code != 0 {
 		t.Fatalf("run: %s", errs)
 	}
-	a := filepath.Join(dir, "a", "basic.receipt.ndjson")
+	a := filepath.Join(dir, "a", outName("basic", ".receipt.ndjson"))
 	rec, err := os.ReadFile(a)
 	if err != nil {
 		t.Fatal(err)

@@ -154,7 +154,7 @@ func hookFront(c *cli.Context, agent string, lg *hook.Log) {
 			return
 		}
 	}
-	ref := hook.SessionRef(p.Transcript)
+	ref := hook.SessionRef(hookHasher(c.String("hash-key-file")), p.Transcript)
 	if st, err := os.Stat(p.Transcript); err != nil || !st.Mode().IsRegular() {
 		lg.Printf("hook %s %s %s: the session file is not there (or not a file)", agent, p.Event, ref)
 		return
@@ -396,7 +396,25 @@ func runHookJob(ctx context.Context, job hookJob) {
 	msgs := lg.Writer(prefix)
 	oc := pipeline.Run(ctx, ins, opt, msgs)
 	msgs.Flush()
-	logHookOutcome(lg, prefix, ins, oc, exported, time.Since(start).Round(time.Millisecond))
+	logHookOutcome(lg, prefix, job.Agent, ins, oc, exported, time.Since(start).Round(time.Millisecond))
+}
+
+// hookHasher is the hasher of a hash key file: keyed when the file holds a
+// usable key, else plain (hookJobOptions refuses the job then, before
+// anything is named by it).
+func hookHasher(keyFile string) receipt.Hasher {
+	if keyFile == "" {
+		return receipt.Hasher{}
+	}
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return receipt.Hasher{}
+	}
+	h, err := receipt.NewKeyed([]byte(strings.TrimSpace(string(key))))
+	if err != nil {
+		return receipt.Hasher{}
+	}
+	return h
 }
 
 // hookJobLog opens the job's log, with the session's folder, the receipts
@@ -410,7 +428,7 @@ func hookJobLog(job hookJob) (*hook.Log, string) {
 	lg.Replace(dir+string(filepath.Separator), "")
 	lg.Replace(job.Out, "<receipts>")
 	lg.Withhold(dir)
-	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, hook.SessionRef(job.Input))
+	prefix := fmt.Sprintf("hook %s %s %s: ", job.Agent, job.Event, hook.SessionRef(hookHasher(job.HashKeyFile), job.Input))
 	return lg, strings.Replace(prefix, "  ", " ", 1)
 }
 
@@ -445,7 +463,7 @@ func hookJobOptions(job hookJob) (opt pipeline.RunOptions, closeExport func(), e
 }
 
 // hookJobInputs are the session's inputs (and for Codex its subagent
-// threads'), each named by the agent's session id, or by a digest when
+// threads', for Claude Code its workflow runs'), each named by the agent's session id, or by a digest when
 // its name may be raw. It converts from the session's own directory, so
 // every path the pipeline keeps (the manifest's) or prints is relative to
 // it: the directory names the user's project. restore returns to the
@@ -457,12 +475,17 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 	if job.Agent == "codex" { // each subagent thread has a rollout of its own
 		paths = append(paths, hook.CodexSubagents(job.Input)...)
 	}
+	if job.Agent == "claude-code" { // each workflow run is a session of its own
+		paths = append(paths, hook.ClaudeWorkflows(job.Input)...)
+	}
 	rels := make([]string, len(paths))
+	h := hookHasher(job.HashKeyFile)
 	for i, p := range paths {
-		if r := hook.SessionRef(p); !strings.HasPrefix(r, "sha256:") {
+		if r := hook.SessionRef(h, p); !hook.IsRef(r) {
 			rels[i] = r // the agent's own name: a session id
-		} else { // any other name may be raw: the outputs are named by its digest
-			rels[i] = "session-" + strings.TrimPrefix(r, "sha256:") + ".jsonl"
+		} else { // any other name may be raw: the outputs are named by its digest (keyed when keyed)
+			_, hx, _ := strings.Cut(r, ":")
+			rels[i] = "session-" + hx + ".jsonl"
 		}
 	}
 	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
@@ -488,10 +511,14 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 
 // logHookOutcome logs the job's one line: what was converted, unchanged
 // or failed, and how long it took.
-func logHookOutcome(lg *hook.Log, prefix string, ins []pipeline.Input, oc pipeline.Outcome, exported string, took time.Duration) {
+func logHookOutcome(lg *hook.Log, prefix, agent string, ins []pipeline.Input, oc pipeline.Outcome, exported string, took time.Duration) {
+	others := "the thread and %d subagent threads"
+	if agent == "claude-code" {
+		others = "the session and %d workflow runs"
+	}
 	switch {
 	case len(ins) > 1:
-		lg.Printf("%sthe thread and %d subagent threads: %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",
+		lg.Printf("%s"+others+": %d converted, %d unchanged since the last run, %d failed, %d events%s (%s)",
 			prefix, len(ins)-1, oc.Converted, oc.Unchanged, oc.Failed+oc.Leaks+oc.SchemaErrors+oc.Interrupted, oc.Events, exported, took)
 	case oc.Unchanged > 0:
 		lg.Printf("%sunchanged since the last run (%s)", prefix, took)

@@ -7,18 +7,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/contextreceipts/convert/internal/report"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts or the logs themselves",
-		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|week|month|session|project|agent|model] [--since DATE] [--until DATE] [--timezone ZONE] [--prices FILE] PATH...",
+		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|week|month|session|project|agent|model] [--since DATE] [--until DATE] [--session ID]... [--timezone ZONE] [--prices FILE | --no-cost] PATH...",
 		Description: "PATH: receipt files or folders of them (what convert run wrote), or native logs and their folders,\n" +
 			"converted in the same run through the same pipeline and leak check (no receipt is written unless\n" +
 			"--out-receipts DIR). A folder holding any *.receipt.ndjson is read as receipts. Sessions, agents,\n" +
@@ -38,8 +40,10 @@ func reportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "by", Value: "day", Usage: "group by `KEY`: day, week, month (each response's tokens in the period it was made in), session, project, agent or model"},
 		&cli.StringFlag{Name: "since", Usage: "sessions starting on or after `DATE` (2026-07-01, 20260701 or an RFC 3339 time)"},
 		&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
+		&cli.StringSliceFlag{Name: "session", Usage: "only the sessions whose id starts with `ID` (a prefix; repeat the flag for more)"},
 		&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the IANA time `ZONE` days, weeks and months are counted in, --since/--until days too (default: the system's zone)"},
-		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens); no cost without it"},
+		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries replace the bundled table's, model by model"},
+		&cli.BoolFlag{Name: "no-cost", Usage: "leave cost out (no price table, no cost column)"},
 		&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 		&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "logs converted in parallel (0: one per CPU)"},
@@ -67,6 +71,16 @@ func reportAction(c *cli.Context) error {
 		return usageError("report: %v", err)
 	}
 	r := loaded.Report(opt)
+	if len(opt.Sessions) > 0 && r.Sources.NotSelected == len(loaded.Sessions) {
+		return usageError("--session: no session id of the %d sessions read starts with that prefix (convert report --by session lists them)", len(loaded.Sessions))
+	}
+	if errs := r.PriceErrors(); len(errs) > 0 {
+		// A partial price entry is refused, never priced at 0.
+		for _, e := range errs {
+			fmt.Fprintln(stderr, "convert: report: --prices: "+e)
+		}
+		return exitError{exitUsage}
+	}
 	if format == "html" {
 		if err := report.AddTimelines(r, opt.Timelines); err != nil {
 			fmt.Fprintln(stderr, "convert: report: "+err.Error())
@@ -93,7 +107,12 @@ func reportOptions(c *cli.Context) (format string, opt report.Options, err error
 	if !slices.Contains([]string{"table", "json", "markdown", "html"}, format) {
 		return "", opt, usageError("--format takes table, json, markdown or html")
 	}
-	opt = report.Options{By: c.String("by"), Timelines: c.Int("timelines")}
+	opt = report.Options{By: c.String("by"), Timelines: c.Int("timelines"), Sessions: c.StringSlice("session")}
+	for _, p := range opt.Sessions {
+		if p == "" {
+			return "", opt, usageError("--session takes a session id or the start of one")
+		}
+	}
 	if !slices.Contains(report.Bys, opt.By) {
 		return "", opt, usageError("--by takes %s", strings.Join(report.Bys, ", "))
 	}
@@ -118,12 +137,34 @@ func reportOptions(c *cli.Context) (format string, opt report.Options, err error
 	if c.Int("jobs") < 0 {
 		return "", opt, usageError("--jobs must not be negative")
 	}
-	if p := c.String("prices"); p != "" {
-		if opt.Prices, err = report.LoadPrices(p); err != nil {
-			return "", opt, usageError("--prices: %v", err)
-		}
+	if err := reportPrices(c, &opt); err != nil {
+		return "", opt, err
 	}
 	return format, opt, nil
+}
+
+// reportPrices sets the report's price table: the bundled one, with a
+// --prices file's entries replacing its own; none with --no-cost.
+func reportPrices(c *cli.Context, opt *report.Options) error {
+	if c.Bool("no-cost") {
+		if c.String("prices") != "" {
+			return usageError("--no-cost leaves cost out: give --prices or --no-cost, not both")
+		}
+		return nil
+	}
+	bundled, date, err := report.Bundled()
+	if err != nil {
+		return fmt.Errorf("report: the bundled price table: %w", err)
+	}
+	opt.Prices, opt.PriceDate = bundled, date
+	if p := c.String("prices"); p != "" {
+		file, err := report.LoadPrices(p)
+		if err != nil {
+			return usageError("--prices: %v", err)
+		}
+		opt.Prices, opt.PriceFile = bundled.Merge(file), true
+	}
+	return nil
 }
 
 // leakCheckReport fails closed: a report that would carry a raw input
@@ -163,12 +204,29 @@ func renderReport(c *cli.Context, format string, r *report.Report) ([]byte, erro
 		err = report.WriteHTML(&buf, r)
 	default:
 		color := c.String("out") == "" && isTerminal(con(c).out) && os.Getenv("NO_COLOR") == ""
-		err = report.WriteTable(&buf, r, color)
+		err = report.WriteTableWidth(&buf, r, color, tableColumns(c))
 	}
 	if err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// tableColumns is the width the table fits: $COLUMNS when set, else the
+// terminal's when stdout is one; 0 (no limit) for --out or a pipe.
+func tableColumns(c *cli.Context) int {
+	if c.String("out") != "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := con(c).out.(*os.File); ok && isTerminal(f) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 0
 }
 
 // writeReport writes the rendered report to --out (whole or not at all),

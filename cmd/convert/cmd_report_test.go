@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/internal/report"
 )
@@ -17,6 +19,10 @@ func TestReportCLI(t *testing.T) {
 	tmp := t.TempDir()
 	prices := filepath.Join(tmp, "prices.json")
 	if err := os.WriteFile(prices, []byte(`{"claude-opus-4-7":{"input":5,"output":25,"cache_read":0.5,"cache_write":6.25}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(tmp, "partial.json")
+	if err := os.WriteFile(partial, []byte(`{"claude-opus-4-7":{"input":5,"output":25,"cache_read":0.5}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -33,14 +39,23 @@ func TestReportCLI(t *testing.T) {
 		{"missing path", []string{"report", "no/such/dir"}, 2, nil, []string{"no/such/dir"}, nil},
 		{"receipts as a table", []string{"report", golden}, 0, []string{"Tokens per model", "claude-opus-4-7", "174,100", "root_instruction_files_not_logged"}, nil, nil},
 		{"logs as markdown, by agent", []string{"report", "--format", "markdown", "--by", "agent", cc}, 0, []string{"## By agent", "| claude\\_code |"}, []string{"skipped line: malformed_json"}, nil},
-		{"json with prices", []string{"report", "-f", "json", "--prices", prices, golden}, 0, []string{`"cost_usd"`, `"unpriced_models"`}, nil, nil},
+		{"json with prices", []string{"report", "-f", "json", "--prices", prices, golden}, 0, []string{`"cost_usd"`, `"unpriced_models"`, `"prices_file": true`}, nil, nil},
+		{"cost from the bundled table", []string{"report", golden}, 0, []string{"cost (USD)", "bundled price table of 20"}, nil, nil},
+		{"no cost", []string{"report", "--no-cost", golden}, 0, []string{"cost hidden (--no-cost)"}, nil, nil},
+		{"one session by its id's start", []string{"report", "--by", "session", "--session", "7f3c2a10", golden}, 0,
+			[]string{"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "9 sessions not selected by --session", "last activity"}, nil, nil},
+		{"no session starts so", []string{"report", "--session", "ffffffff", golden}, 2, nil, []string{"--session: no session id of the 10 sessions read starts with that prefix"}, nil},
+		{"no cost and prices", []string{"report", "--no-cost", "--prices", prices, golden}, 2, nil, []string{"not both"}, nil},
+		{"a partial price is refused", []string{"report", "--prices", partial, golden}, 2, nil,
+			[]string{"--prices: claude-opus-4-7 has no cache_write price, and the report has 29,560 cache write tokens of it"}, nil},
 		{"html to a file, receipts kept", []string{"report", "-f", "html", "-o", filepath.Join(tmp, "r.html"), "--out-receipts", filepath.Join(tmp, "rec"), cc}, 0,
-			nil, []string{"report of 8 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
+			nil, []string{"report of 10 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
 		{"a leaking log is left out, exit 3", []string{"report", leakyLog(t), filepath.Join(repo, "samples", "session", "basic.jsonl")}, 3, []string{"Overview"}, []string{"logs left out"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			t.Setenv("NO_COLOR", "")
+			t.Setenv("COLUMNS", "")
 			if code := run(append([]string{"convert"}, tc.args...), &stdout, &stderr); code != tc.exit {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.exit, stdout.String(), stderr.String())
 			}
@@ -107,6 +122,27 @@ func TestReportHostileReceipts(t *testing.T) {
 			if strings.Contains(out+errs, bad) {
 				t.Errorf("%s: report printed %q", format, bad)
 			}
+		}
+	}
+}
+
+// TestReportColumns: the table fits $COLUMNS, and says what it left out.
+func TestReportColumns(t *testing.T) {
+	golden, _ := filepath.Abs("../../golden")
+	for _, cols := range []string{"80", "100"} {
+		t.Setenv("COLUMNS", cols)
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"convert", "report", "--by", "session", golden}, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		n, _ := strconv.Atoi(cols)
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			if utf8.RuneCountInString(line) > n {
+				t.Errorf("COLUMNS=%s: a line of %d: %q", cols, utf8.RuneCountInString(line), line)
+			}
+		}
+		if !strings.Contains(stdout.String(), "left out to fit "+cols+" columns") {
+			t.Errorf("COLUMNS=%s: no note of what was left out", cols)
 		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 
 	"github.com/contextreceipts/convert/internal/sign"
 )
@@ -98,7 +100,7 @@ type signFixture struct {
 func setup(t *testing.T, alg string) signFixture {
 	t.Helper()
 	dir := t.TempDir()
-	f := signFixture{dir: dir, src: filepath.Join(dir, "src", "basic.jsonl"), rec: filepath.Join(dir, "out", "basic.receipt.ndjson")}
+	f := signFixture{dir: dir, src: filepath.Join(dir, "src", "basic.jsonl"), rec: filepath.Join(dir, "out", outName("basic", ".receipt.ndjson"))}
 	f.env = f.rec + sigSuffix
 	copyFile(t, "../../samples/session/basic.jsonl", f.src)
 	if code, _, errs := call(t, nil, "run", "--out", filepath.Join(dir, "out"), f.src); code != 0 {
@@ -321,6 +323,13 @@ func TestVerifyKeyedMode(t *testing.T) {
 	if code, _, errs := call(t, secrets, "run", "--hash-key-file", hk, "--out", filepath.Join(f.dir, "out"), f.src); code != 0 {
 		t.Fatal(errs)
 	}
+	// A keyed run names a file that is not id-shaped by its keyed digest.
+	h, err := receipt.NewKeyed([]byte("a12dd3a7fd3203a452eb34d91a9be20569d5e337a3384347068895c07f3e0c5a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rec = filepath.Join(f.dir, "out", pipeline.OutputNameHashed(h, filepath.Base(f.src), ".receipt.ndjson"))
+	f.env = f.rec + sigSuffix
 	call(t, secrets, "sign", "--key", f.signKey, f.rec)
 	if code, _, errs := call(t, secrets, "verify", "--key", f.verifyKey, "--source", f.src, f.env); code != exitUsage || !strings.Contains(errs, "--hash-key-file") {
 		t.Errorf("without the hash key: %d %s", code, errs)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/jsonschema"
+	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/schemas"
 )
 
@@ -68,11 +69,11 @@ func TestRunInputs(t *testing.T) {
 		{name: "empty standard input is skipped", stdin: "", args: []string{"-"}, exit: 0,
 			stderr: []string{"0 of 1 inputs converted", "empty files    1 (skipped)"}, noFiles: []string{"stdin.receipt.ndjson"}},
 		{name: "empty files are skipped and counted, not failures", args: []string{tree}, exit: 0,
-			stderr: []string{"1 of 3 inputs converted", "empty files    2 (skipped)"}, files: []string{"p/real.receipt.ndjson"}, noFiles: []string{"p/empty.receipt.ndjson"}},
+			stderr: []string{"1 of 3 inputs converted", "empty files    2 (skipped)"}, files: []string{pipeline.OutputName("p/real.jsonl", ".receipt.ndjson")}, noFiles: []string{pipeline.OutputName("p/empty.jsonl", ".receipt.ndjson")}},
 		{name: "several directories keep their own subtrees", args: []string{a, b}, exit: 0,
-			stderr: []string{"2 of 2 inputs converted", "mcp_tool_search 1, session 1"}, files: []string{"claude/s.receipt.ndjson", "codex/s.receipt.ndjson"}},
+			stderr: []string{"2 of 2 inputs converted", "mcp_tool_search 1, session 1"}, files: []string{pipeline.OutputName("claude/s.jsonl", ".receipt.ndjson"), pipeline.OutputName("codex/s.jsonl", ".receipt.ndjson")}},
 		{name: "a forced agent reader refuses a log not in its shape", args: []string{"-c", "codex", sample("session", "basic")}, exit: 1,
-			stderr: []string{"basic.jsonl: codex: not a codex log", "--converter auto detects the kind", "failed         1 (input 1; each shown above)"}, noFiles: []string{"basic.receipt.ndjson"}},
+			stderr: []string{"basic.jsonl: codex: not a codex log", "--converter auto detects the kind", "failed         1 (input 1; each shown above)"}, noFiles: []string{outName("basic", ".receipt.ndjson")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +118,7 @@ func TestSameNameInSeparateRuns(t *testing.T) {
 		t.Fatalf("first run: %d\n%s", code, se)
 	}
 	code, _, se := runCLI(t, "", "run", second, "--out", out)
-	if code != 0 || !strings.Contains(se, "replaces basic.receipt.ndjson in "+out+", made from another input") || !strings.Contains(se, "use another --out") {
+	if code != 0 || !strings.Contains(se, "replaces "+outName("basic", ".receipt.ndjson")+" in "+out+", made from another input") || !strings.Contains(se, "use another --out") {
 		t.Errorf("second run: exit %d, no word of the replaced outputs:\n%s", code, se)
 	}
 	if code, _, se := runCLI(t, "", "run", second, "--out", out); code != 0 || strings.Contains(se, "replaces") {

@@ -1,7 +1,9 @@
 package claudecode
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -13,12 +15,20 @@ import (
 //	<project>/<session-uuid>.jsonl                    main transcript
 //	<project>/agent-<id>.jsonl                        2.0.x subagents, sessionId inside
 //	<project>/<session-uuid>/subagents/agent-<id>.jsonl (+ .meta.json)   2.1.2+ subagents
-//	<project>/<session-uuid>/subagents/workflows/<wf>/agent-*.jsonl
+//	<project>/<session-uuid>/subagents/workflows/<wf>/agent-*.jsonl  (+ journal.jsonl)
 //
 // Every .jsonl under the session's own directory, and every sibling agent
-// file whose sessionId names it, is a companion of the main transcript.
+// file whose sessionId names it, is a companion of the main transcript,
+// except a workflow's folder: a workflow run (2.1.1xx+, the Workflow tool)
+// is a session of its own, as ccusage 20.0.24 reports it (named by its
+// folder). Its journal.jsonl (started and result records, one per agent)
+// is the main file and its agent transcripts the companions; a folder with
+// no journal has its first agent transcript (in name order) as the main.
 var claudeLayout = converters.Layout{
 	Session: func(p string, _ func(string) string) ([]string, bool) {
+		if claudeWorkflowMain(p) {
+			return []string{filepath.Dir(p)}, true
+		}
 		sid, ok := native.SessionFileID(p)
 		if !ok {
 			return nil, false
@@ -42,6 +52,50 @@ var claudeLayout = converters.Layout{
 		return sid
 	},
 }
+
+// claudeWorkflowDir reports whether dir is a workflow run's folder:
+// <session>/subagents/workflows/<wf>.
+func claudeWorkflowDir(dir string) bool {
+	up := filepath.Dir(dir)
+	return filepath.Base(up) == "workflows" && filepath.Base(filepath.Dir(up)) == "subagents" && filepath.Base(dir) != "workflows"
+}
+
+// claudeWorkflowMain reports whether p is the main file of a workflow run:
+// its journal, or, in a folder without one, its first agent transcript.
+func claudeWorkflowMain(p string) bool {
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	if !claudeWorkflowDir(dir) {
+		return false
+	}
+	if base == claudeJournal {
+		return true
+	}
+	if !strings.HasPrefix(base, "agent-") || !strings.HasSuffix(base, ".jsonl") {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries { // sorted by name
+		n := e.Name()
+		if n == claudeJournal {
+			return false
+		}
+		if !e.IsDir() && strings.HasPrefix(n, "agent-") && strings.HasSuffix(n, ".jsonl") {
+			if n != base {
+				// an earlier agent transcript is the main, unless a
+				// journal (sorting after it) is there
+				return false
+			}
+			return !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == claudeJournal })
+		}
+	}
+	return false
+}
+
+// claudeJournal is a workflow run's journal file.
+const claudeJournal = "journal.jsonl"
 
 // claudeLocations: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects.
 var claudeLocations = []converters.Location{{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"}}

@@ -104,14 +104,14 @@ var claudePass = leak.Paths{
 	"message.usage.iterations.#.model": leak.Model, "*.web_fetch_requests": leak.Count,
 	"*.thinking_tokens": leak.Count, "*.preTokens": leak.Count, "*.postTokens": leak.Count, "*.totalTokens": leak.Count,
 	"*.totalDurationMs": leak.Count, "*.totalToolUseCount": leak.Count, "*.durationMs": leak.Count, "*.hookCount": leak.Count,
-	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.ID, "session_id": leak.ID,
+	"type": leak.Label, "uuid": leak.UUID, "parentUuid": leak.UUID, "logicalParentUuid": leak.UUID, "sessionId": leak.IDOrUUID, "session_id": leak.IDOrUUID,
 	"agentId": leak.ID, "timestamp": leak.Time, "version": leak.Version, "userType": leak.Label, "entrypoint": leak.Label, "requestId": leak.ID,
-	"subtype": leak.Label, "level": leak.Label, "toolUseID": leak.ID, "sourceToolUseID": leak.ID, "sourceToolAssistantUUID": leak.UUID,
-	"permissionMode": leak.Label, "mode": leak.Label, "operation": leak.Label, "promptId": leak.ID, "leafUuid": leak.UUID, "messageId": leak.ID,
+	"subtype": leak.Label, "level": leak.Label, "toolUseID": leak.IDOrUUID, "sourceToolUseID": leak.IDOrUUID, "sourceToolAssistantUUID": leak.UUID,
+	"permissionMode": leak.Label, "mode": leak.Label, "operation": leak.Label, "promptId": leak.IDOrUUID, "leafUuid": leak.UUID, "messageId": leak.IDOrUUID,
 	"message.id": leak.ID, "message.model": leak.Model, "message.role": leak.Label, "message.type": leak.Label, "message.stop_reason": leak.Label,
 	"message.content.#.type": leak.Label, "message.content.#.id": leak.ID, "message.content.#.name": leak.Name,
 	"message.content.#.tool_use_id": leak.ID, "message.content.#.content.#.type": leak.Label,
-	"attachment.type": leak.Label, "attachment.hookEvent": leak.Label, "attachment.hookName": leak.Label, "attachment.toolUseID": leak.ID,
+	"attachment.type": leak.Label, "attachment.hookEvent": leak.Label, "attachment.hookName": leak.Label, "attachment.toolUseID": leak.IDOrUUID,
 	"compactMetadata.trigger": leak.Label, "microcompactMetadata.trigger": leak.Label, "data.type": leak.Label, "data.hookEvent": leak.Label,
 	"toolUseResult.agentId": leak.ID, "toolUseResult.status": leak.Label, "toolUseResult.type": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
@@ -121,6 +121,10 @@ var claudePass = leak.Paths{
 	// An MCP call's progress records repeat its server and tool, the two
 	// halves of the mcp__server__tool name --reveal names writes.
 	"data.serverName": leak.Name, "data.toolName": leak.Name,
+	// A subagent's response as its parent's agent_progress record repeats
+	// it (progress.go): counted when no transcript holds it.
+	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model,
+	"data.message.message.usage.iterations.#.model": leak.Model,
 }
 
 // claudeBuiltinTools are Claude Code's own tool names: public, so they pass
@@ -236,6 +240,17 @@ type claudeState struct {
 	gapDone     bool
 	skills      map[string]bool // skills invoked so far (raw names, never written)
 	postTokens  int64           // postTokens of the last compact boundary, -1 when unknown
+
+	// progress are the subagent responses the parent's agent_progress
+	// records carry, by message id, in order of first appearance; End
+	// counts those no transcript row holds (progress.go).
+	progress      map[string]*claudeProgress
+	progressOrder []string
+
+	// A workflow run's session (its main file the run's journal).
+	workflow      bool
+	journalAgents map[string]bool // agent ids the journal names (copies, never written)
+	parentSession string          // the session that ran the workflow, as written
 }
 
 func newClaude(env converters.Env) *claudeState {
@@ -245,7 +260,7 @@ func newClaude(env converters.Env) *claudeState {
 		tools:     map[string]*claudeTool{},
 		agentTool: map[string]string{}, promptTool: map[string]string{},
 		counts: map[string]int64{},
-		skills: map[string]bool{}, postTokens: -1,
+		skills: map[string]bool{}, postTokens: -1, journalAgents: map[string]bool{},
 		command: -1, messages: map[string]claudeMessage{},
 	}
 }
@@ -263,7 +278,16 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 	}
 	if c.Session == "" && r.File == 0 {
 		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
-			c.Session = c.Pass(leak.ID, sid.Str())
+			c.Session = c.Pass(leak.IDOrUUID, sid.Str())
+		}
+	}
+	if r.File == 0 && (r.Type == "started" || r.Type == "result") && !r.Get("sessionId").Exists() {
+		c.journal(r)
+		return nil
+	}
+	if c.workflow && r.File > 0 && c.parentSession == "" {
+		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
+			c.parentSession = c.Pass(leak.ID, sid.Str())
 		}
 	}
 	if !c.gapDone && r.File == 0 && (r.Type == "user" || r.Type == "assistant") {
@@ -288,8 +312,11 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 	case "attachment":
 		c.attachment(r, agent)
 	case "progress":
-		if r.Get("data.type").Str().Is("hook_progress") {
+		switch dt := r.Get("data.type").Str(); {
+		case dt.Is("hook_progress"):
 			c.counts["hooks"]++
+		case dt.Is("agent_progress"):
+			c.agentProgress(r)
 		}
 	}
 	return nil
@@ -412,6 +439,15 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 	if t, ok := view.Lookup(c.agentTool, id); ok && !id.Empty() {
 		return t, "result_agent_id"
 	}
+	if c.workflow && !id.Empty() && id.Check(func(s string) bool { return c.journalAgents[s] }) {
+		return "", "workflow_journal"
+	}
+	// A forked subagent (/fork, 2.1.2xx: isFork, agentType fork, a name,
+	// no toolUseId; its agent id a slug of the prompt, written as a
+	// digest) copies the parent's context and is spawned by no tool call.
+	if native.Get(meta, "isFork").Bool() || native.Get(meta, "agentType").Str().Is("fork") {
+		return "", "forked_from_parent"
+	}
 	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
 		return t, "prompt_digest"
 	}
@@ -426,6 +462,8 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 // layoutOf says where the subagent of a record keeps its records.
 func (c *claudeState) layoutOf(r converters.Record) string {
 	switch {
+	case r.File > 0 && c.workflow:
+		return "workflow_run_dir"
 	case r.File > 0 && claudeSubagentsDir(c.fileRel):
 		return "session_subagents_dir"
 	case r.File > 0:
@@ -461,6 +499,7 @@ func (c *claudeState) touch(index int, ns int64) {
 
 func (c *claudeState) End(out *converters.Output) error {
 	c.Out = out
+	c.progressResponses()
 	totals := map[string]*claudeUsage{}
 	var models []string
 	add := func(u claudeUsage) {
@@ -514,9 +553,16 @@ func (c *claudeState) End(out *converters.Output) error {
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}
-	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages"} {
+	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages", "agent_progress_responses"} {
 		if n := c.counts[k]; n > 0 {
 			out.Span.Set("claude_code."+k+".count", receipt.I(n))
+		}
+	}
+	if c.workflow {
+		out.Span.Set("claude_code.workflow.agents_started.count", receipt.I(c.counts["workflow_started"]))
+		out.Span.Set("claude_code.workflow.agent_results.count", receipt.I(c.counts["workflow_results"]))
+		if c.parentSession != "" {
+			out.Span.Set("claude_code.workflow.parent_session.id", receipt.S(c.parentSession))
 		}
 	}
 	if open := c.openTools(); open > 0 {
@@ -536,4 +582,29 @@ func (c *claudeState) openTools() int64 {
 		}
 	}
 	return n
+}
+
+// journal reads a workflow run's journal record: started (an agent of the
+// run began) or result (its structured result, which the run's script
+// receives; the run's return value reaches the parent session as a task
+// notification). A result's digest and size are written, never its
+// content.
+func (c *claudeState) journal(r converters.Record) {
+	c.workflow = true
+	if id := r.Get("agentId").Str(); !id.Empty() {
+		c.journalAgents[id.Own()] = true
+	}
+	if r.Type == "started" {
+		c.counts["workflow_started"]++
+		return
+	}
+	c.counts["workflow_results"]++
+	res := r.Get("result")
+	status := "success"
+	if !res.Exists() || res.Type() == view.Null {
+		status = "error"
+	}
+	a := events.SubagentReturned(res.Digest(c.Hasher), res.RawLen(), status, "workflow_script")
+	a = append(a, events.RawSummaryNotRecorded)
+	c.Emit(r, "", "subagent.result.returned", a)
 }

@@ -178,7 +178,7 @@ func (c *claudeState) toolUse(r converters.Record, agent *claudeAgent, b view.Va
 		kind = native.ToolBuiltin
 	case strings.HasPrefix(name, "mcp__"):
 		kind = native.ToolMCP
-		t.mcpServer, t.mcpTool = native.SplitMCP(name)
+		t.mcpServer, t.mcpTool = c.SplitMCP(name)
 	}
 	attrs, spanName := c.DescribeTool(attrs, kind, name, t.mcpServer, t.mcpTool)
 	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.inputDigest)})
@@ -405,7 +405,7 @@ func (c *claudeState) toolSearch(r converters.Record, t *claudeTool, res, tur vi
 	for _, name := range refs {
 		d := receipt.Attrs{}
 		if strings.HasPrefix(name, "mcp__") {
-			server, tool := native.SplitMCP(name)
+			server, tool := c.SplitMCP(name)
 			d = append(d, c.NameAttr("mcp.server", view.Borrow(server)), c.NameAttr("mcp.tool", view.Borrow(tool)))
 		} else if claudeBuiltinTools[name] {
 			d = append(d, receipt.Attr{Key: "gen_ai.tool.name", Value: receipt.S(name)})

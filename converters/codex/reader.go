@@ -166,17 +166,17 @@ var codexPass = leak.Paths{
 	"*.input_tokens": leak.Count, "*.cached_input_tokens": leak.Count, "*.output_tokens": leak.Count,
 	"*.reasoning_output_tokens": leak.Count, "*.total_tokens": leak.Count, "*.model_context_window": leak.Count,
 	"*.exit_code": leak.Count, "*.duration_ms": leak.Count,
-	"type": leak.Label, "timestamp": leak.Time, "ordinal": leak.Count, "id": leak.ID, "record_type": leak.Label,
-	"payload.type": leak.Label, "payload.id": leak.ID, "payload.session_id": leak.ID, "payload.timestamp": leak.Time,
+	"type": leak.Label, "timestamp": leak.Time, "ordinal": leak.Count, "id": leak.IDOrUUID, "record_type": leak.Label,
+	"payload.type": leak.Label, "payload.id": leak.IDOrUUID, "payload.session_id": leak.IDOrUUID, "payload.timestamp": leak.Time,
 	"payload.originator": leak.Label, "payload.cli_version": leak.Version, "payload.source": leak.Label, "payload.model_provider": leak.Label,
 	"payload.model": leak.Model, "payload.effort": leak.Label, "payload.summary": leak.Label, "payload.approval_policy": leak.Label,
 	"payload.sandbox_policy.type": leak.Label, "payload.sandbox_policy.mode": leak.Label, "payload.call_id": leak.ID,
 	"payload.namespace": leak.Label, "payload.status": leak.Label, "payload.role": leak.Label, "payload.content.#.type": leak.Label,
-	"payload.phase": leak.Label, "payload.turn_id": leak.ID, "payload.forked_from_id": leak.ID, "payload.parent_thread_id": leak.ID,
-	"payload.source.subagent": leak.Label, "payload.source.subagent.thread_spawn.parent_thread_id": leak.ID,
-	"payload.execution": leak.Label, "payload.reason": leak.Label, "payload.kind": leak.Label, "payload.agent_thread_id": leak.ID,
-	"payload.new_thread_id": leak.ID, "payload.thread_id": leak.ID, "payload.window_id": leak.ID,
-	"payload.previous_window_id": leak.ID, "payload.first_window_id": leak.ID, "payload.info.model": leak.Model,
+	"payload.phase": leak.Label, "payload.turn_id": leak.IDOrUUID, "payload.forked_from_id": leak.IDOrUUID, "payload.parent_thread_id": leak.IDOrUUID,
+	"payload.source.subagent": leak.Label, "payload.source.subagent.thread_spawn.parent_thread_id": leak.IDOrUUID,
+	"payload.execution": leak.Label, "payload.reason": leak.Label, "payload.kind": leak.Label, "payload.agent_thread_id": leak.IDOrUUID,
+	"payload.new_thread_id": leak.IDOrUUID, "payload.thread_id": leak.IDOrUUID, "payload.window_id": leak.IDOrUUID,
+	"payload.previous_window_id": leak.IDOrUUID, "payload.first_window_id": leak.IDOrUUID, "payload.info.model": leak.Model,
 	"name": leak.Name, "call_id": leak.ID, "role": leak.Label, "status": leak.Label, "content.#.type": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"payload.name": leak.Name, "payload.agent_role": leak.Name, "payload.agent_nickname": leak.Name,
@@ -195,6 +195,8 @@ var codexBuiltinTools = map[string]bool{
 	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
 	"tool_search": true, "request_user_input": true, "image_generation": true,
 	"wait_agent": true, "list_agents": true, "send_message": true,
+	// The Codex app's own tools (namespace codex_app).
+	"codex_app.create_thread": true, "codex_app.send_message_to_thread": true, "codex_app.automation_update": true,
 }
 
 // codexCollabTools are the tools of the collaboration namespace (and their
@@ -408,13 +410,13 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 		// again, and its process counts tokens from zero again: the next
 		// cumulative total is a new baseline's, as ccusage reads it.
 		c.counts["extra_session_meta"]++
-		if id := native.Get(p, "id").Str(); !id.Empty() && c.Pass(leak.ID, id) == c.Session {
+		if id := native.Get(p, "id").Str(); !id.Empty() && c.Pass(leak.IDOrUUID, id) == c.Session {
 			c.prevTotal = nil
 		}
 		return
 	}
 	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {
-		c.Session = c.Pass(leak.ID, id.Str())
+		c.Session = c.Pass(leak.IDOrUUID, id.Str())
 	}
 	if n := native.Get(p, "subagent_history_start_ordinal"); n.IsNumber() {
 		c.historyStart = c.Count(n)
@@ -427,7 +429,7 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 	}
 	if f := native.Get(p, "forked_from_id"); f.IsString() && !f.Str().Empty() {
 		// Provenance: the fork copied that thread's history; it is not a child.
-		c.Out.Span.Set("codex.forked_from_id", receipt.S(c.Pass(leak.ID, f.Str())))
+		c.Out.Span.Set("codex.forked_from_id", receipt.S(c.Pass(leak.IDOrUUID, f.Str())))
 		c.forkAt = uuidV7Ms(native.Get(p, "id").Str())
 		if c.forkAt == 0 && r.NS > 0 {
 			c.forkAt = r.NS / 1e6
@@ -470,7 +472,7 @@ func (c *codexState) childThread(r converters.Record, p, spawn, sub view.Value, 
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(kind))})
 	}
 	if !parent.Empty() {
-		c.parent = c.Pass(leak.ID, parent)
+		c.parent = c.Pass(leak.IDOrUUID, parent)
 		a = append(a, receipt.Attr{Key: "subagent.parent_thread_id", Value: receipt.S(c.parent)})
 		c.Out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
 		c.Out.Links = append(c.Out.Links, converters.Link{TraceKey: c.parent, Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("parent_rollout")}}})
@@ -592,6 +594,9 @@ func (c *codexState) End(out *converters.Output) error {
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
+	}
+	if n := c.counts["app_messages"]; n > 0 {
+		out.Span.Set("codex.app_messages.count", receipt.I(n))
 	}
 	if n := c.counts["copied_history_records"]; n > 0 {
 		out.Span.Set("codex.copied_history_records.count", receipt.I(n))

@@ -36,10 +36,14 @@ func (c *codexState) item(r converters.Record, p view.Value) {
 		f := native.Fields(p, "call_id", "name", "namespace", "arguments")
 		c.openTool(r, f[0].Str(), f[1].Str(), f[2].Str(), f[3])
 	case pt.Is("custom_tool_call"):
-		f := native.Fields(p, "call_id", "name", "input")
-		c.openTool(r, f[0].Str(), f[1].Str(), view.Text{}, f[2])
+		f := native.Fields(p, "call_id", "name", "input", "namespace")
+		c.openTool(r, f[0].Str(), f[1].Str(), f[3].Str(), f[2])
 	case pt.Is("function_call_output"), pt.Is("custom_tool_call_output"):
-		f := native.Fields(p, "call_id", "output")
+		f := native.Fields(p, "call_id", "output", "namespace", "name")
+		if f[0].Str().Empty() && f[2].Str().Is("codex_app") {
+			c.appMessage(r, f[3].Str(), f[1])
+			break
+		}
 		c.toolOutput(r, f[0].Str(), f[1])
 	case pt.Is("local_shell_call"), pt.Is("web_search_call"), pt.Is("image_generation_call"):
 		name, _ := view.Lookup(codexItemTools, pt)
@@ -265,6 +269,10 @@ func (c *codexState) openTool(r converters.Record, id, nameText, namespace view.
 		// Collaboration tools are Codex's own; one this reader does not
 		// know is still not an extension's, but its name is hashed.
 		name = "collaboration." + name
+	case namespace.Is("codex_app"):
+		// The desktop app's own tools (threads, automations): public
+		// names in clear; one this reader does not know is hashed.
+		name = "codex_app." + name
 	}
 	t := &codexTool{key: key, name: name, span: len(c.Out.Spans), args: args.Own(), argsDigest: c.Digest(args), argsSize: argsSize}
 	if namespace.Empty() || namespace.Is("collaboration") {
@@ -274,10 +282,9 @@ func (c *codexState) openTool(r converters.Record, id, nameText, namespace view.
 	case namespace.HasPrefix("mcp__"):
 		t.mcpServer, t.mcpTool = namespace.TrimPrefix("mcp__").Own(), name
 	case strings.HasPrefix(name, "mcp__"):
-		t.mcpServer, t.mcpTool = native.SplitMCP(name)
+		t.mcpServer, t.mcpTool = c.SplitMCP(name)
 	case !codexBuiltinTools[name] && strings.Contains(name, "__"):
-		i := strings.Index(name, "__")
-		t.mcpServer, t.mcpTool = name[:i], name[i+2:]
+		t.mcpServer, t.mcpTool = c.SplitMCP(name) // server__tool
 	}
 	attrs := receipt.Attrs{events.Operation("execute_tool")}
 	if !id.Empty() {
@@ -596,7 +603,7 @@ func (c *codexState) spawnChildFrom(r converters.Record, callID, thread view.Tex
 	if thread.Empty() {
 		return
 	}
-	id, traceKey := c.Pass(leak.ID, thread), c.Pass(leak.ID, thread)
+	id, traceKey := c.Pass(leak.IDOrUUID, thread), c.Pass(leak.IDOrUUID, thread)
 	if !listed {
 		id = thread.Digest(c.Hasher)
 	}
@@ -653,4 +660,32 @@ func (c *codexState) stretchAgent(thread view.Text, ns int64) {
 			c.Out.Spans[i].Reach(ns)
 		}
 	}
+}
+
+// appMessage reads an output the Codex app writes with no call of the
+// model's before it (namespace codex_app, no call_id): a task delegated
+// from another thread, or an automation's run, delivered into this
+// thread's context. It is a context input: its digest and size, never its
+// text.
+func (c *codexState) appMessage(r converters.Record, name view.Text, out view.Value) {
+	c.counts["app_messages"]++
+	kind := "codex_app_message"
+	switch {
+	case name.Is("create_thread"), name.Is("send_message_to_thread"):
+		kind = "delegated_task"
+	case name.Is("automation_update"):
+		kind = "automation_run"
+	}
+	text := out.Str()
+	if !out.IsString() {
+		text = out.Raw()
+	}
+	a := append(events.InputLoaded(kind, "codex_app", "injected_message"), receipt.Attr{Key: "context.input.delivered.via", Value: receipt.S("codex_app_output")})
+	digest := events.SourceIdentity(&a, c.Hasher, text, "")
+	events.DeliveredIdentity(&a, c.Hasher, text, digest, "as-recorded-by-codex", true)
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	if c.Session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
+	}
+	c.Emit(r, "", "context.input.loaded", a)
 }

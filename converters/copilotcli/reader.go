@@ -67,6 +67,7 @@ var copilotTypes = []string{
 	"tool.execution_partial_result", "tool.execution_progress", "tool.execution_complete",
 	"subagent.started", "subagent.completed", "subagent.failed", "subagent.selected", "subagent.deselected",
 	"hook.start", "hook.end", "system.message", "system.notification", "permission.requested", "permission.completed",
+	"session.usage_checkpoint",
 }
 
 // copilotUnlisted are event types the reader maps but does not list in
@@ -81,13 +82,13 @@ var copilotPass = leak.Paths{
 	"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
 	"*.cacheWriteTokens": leak.Count, "*.reasoningTokens": leak.Count, "*.count": leak.Count,
 	"*.preCompactionTokens": leak.Count, "*.postCompactionTokens": leak.Count, "*.totalApiDurationMs": leak.Count,
-	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count,
-	"type": leak.Label, "id": leak.ID, "parentId": leak.ID, "timestamp": leak.Time, "agentId": leak.ID,
-	"data.sessionId": leak.ID, "data.copilotVersion": leak.Version, "data.producer": leak.Label,
+	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count, "*.totalNanoAiu": leak.Count,
+	"type": leak.Label, "id": leak.IDOrUUID, "parentId": leak.IDOrUUID, "timestamp": leak.Time, "agentId": leak.ID,
+	"data.sessionId": leak.IDOrUUID, "data.copilotVersion": leak.Version, "data.producer": leak.Label,
 	"data.selectedModel": leak.Model, "data.newModel": leak.Model, "data.previousModel": leak.Model,
 	"data.model": leak.Model, "data.currentModel": leak.Model, "data.toolCallId": leak.ID, "data.toolName": leak.Name,
-	"data.parentToolCallId": leak.ID, "data.turnId": leak.ID, "data.messageId": leak.ID, "data.interactionId": leak.ID,
-	"data.reasoningId": leak.ID, "data.toolRequests.#.toolCallId": leak.ID, "data.toolRequests.#.name": leak.Name,
+	"data.parentToolCallId": leak.ID, "data.turnId": leak.IDOrUUID, "data.messageId": leak.IDOrUUID, "data.interactionId": leak.IDOrUUID,
+	"data.reasoningId": leak.IDOrUUID, "data.toolRequests.#.toolCallId": leak.ID, "data.toolRequests.#.name": leak.Name,
 	"data.toolRequests.#.type": leak.Label, "data.infoType": leak.Label, "data.errorType": leak.Label,
 	"data.shutdownType": leak.Label, "data.trigger": leak.Label, "data.source": leak.Label, "data.role": leak.Label,
 	"data.agentMode": leak.Label, "data.attachments.#.type": leak.Label, "data.error.code": leak.Label,

@@ -19,6 +19,19 @@ type copilotUsage struct {
 	input, output, cacheRead, cacheWrite, reasoning, requests int64
 }
 
+// keepMax keeps, field by field, the larger of u and v, input as input
+// less cache reads and writes (ccusage 20.0.24's rule for a session's
+// shutdowns: it takes each as a running total).
+func (u *copilotUsage) keepMax(v copilotUsage) {
+	net := max(u.input-u.cacheRead-u.cacheWrite, v.input-v.cacheRead-v.cacheWrite)
+	u.output = max(u.output, v.output)
+	u.cacheRead = max(u.cacheRead, v.cacheRead)
+	u.cacheWrite = max(u.cacheWrite, v.cacheWrite)
+	u.reasoning = max(u.reasoning, v.reasoning)
+	u.requests = max(u.requests, v.requests)
+	u.input = net + u.cacheRead + u.cacheWrite
+}
+
 func (u *copilotUsage) add(v copilotUsage) {
 	u.input += v.input
 	u.output += v.output
@@ -66,12 +79,18 @@ type copilotState struct {
 	models map[string]bool // model names seen in declared fields
 	model  string
 
-	shutdown, usage map[string]*copilotUsage // per model: shutdown metrics, per-call usage records
+	shutdown, usage map[string]*copilotUsage // per model: the shutdowns' metrics (ccusage's rule), per-call usage records
+	summed          copilotUsage             // every shutdown's metrics added (a resumed session's)
 	shutdowns       int64
-	sinceShutdown   int64 // model calls after the last shutdown with metrics
-	counts          map[string]int64
-	compaction      int
-	instructions    bool // a system message was recorded
+	withMetrics     int64 // shutdowns with metrics
+	checkpoint      struct {
+		seen             bool
+		nanoAiu, premium int64
+	}
+	sinceShutdown int64 // model calls after the last shutdown with metrics
+	counts        map[string]int64
+	compaction    int
+	instructions  bool // a system message was recorded
 }
 
 func newCopilot(env converters.Env) *copilotState {
@@ -148,6 +167,11 @@ func (c *copilotState) Record(r converters.Record, out *converters.Output) error
 		c.systemMessage(r, d)
 	case "session.shutdown":
 		c.shutdownMetrics(d)
+	case "session.usage_checkpoint":
+		// Running totals of the session's billing (AI credits in nano
+		// units, premium requests), no tokens: the last one is kept.
+		c.checkpoint.seen = true
+		c.checkpoint.nanoAiu, c.checkpoint.premium = c.Count(d.Get("totalNanoAiu")), c.Count(d.Get("totalPremiumRequests"))
 	case "session.error":
 		c.counts["errors"]++
 	case "session.snapshot_rewind":
@@ -172,7 +196,7 @@ func (c *copilotState) start(r converters.Record, typ string, d view.Value) {
 		c.counts["resumes"]++
 	}
 	if sid := d.Get("sessionId").Str(); c.Session == "" && !sid.Empty() {
-		c.Session = c.Pass(leak.ID, sid)
+		c.Session = c.Pass(leak.IDOrUUID, sid)
 	}
 	if m := d.Get("selectedModel").Str(); !m.Empty() {
 		c.model = m.Own()
@@ -303,22 +327,35 @@ func (c *copilotState) addUsage(to map[string]*copilotUsage, model view.Text, u 
 }
 
 // shutdownMetrics reads the per-model totals a session writes when it
-// ends. The CLI resets them each time a session is entered, so a resumed
-// session's shutdowns are added; one without metrics leaves the calls
-// since the last one uncounted.
+// ends. The session's tokens are counted as ccusage 20.0.24 counts them
+// (docs/formats.md, copilot_cli): per model and figure, the largest any
+// shutdown gives. The CLI resets them each time a session is entered, so a
+// resumed session's shutdowns are also added up, and written apart. One
+// without metrics leaves the calls since the last one uncounted.
 func (c *copilotState) shutdownMetrics(d view.Value) {
 	c.shutdowns++
 	if d.Get("modelMetrics").IsObject() {
 		c.sinceShutdown = 0
+		c.withMetrics++
 	}
 	if d.Get("shutdownType").Str().Is("error") {
 		c.counts["error_shutdowns"]++
 	}
 	native.ForEach(d.Get("modelMetrics"), func(k, m view.Value) bool {
 		u := m.Get("usage")
-		c.addUsage(c.shutdown, k.Str(), copilotUsage{input: c.Count(u.Get("inputTokens")), output: c.Count(u.Get("outputTokens")),
+		one := copilotUsage{input: c.Count(u.Get("inputTokens")), output: c.Count(u.Get("outputTokens")),
 			cacheRead: c.Count(u.Get("cacheReadTokens")), cacheWrite: c.Count(u.Get("cacheWriteTokens")),
-			reasoning: c.Count(u.Get("reasoningTokens")), requests: c.Count(m.Get("requests.count"))})
+			reasoning: c.Count(u.Get("reasoningTokens")), requests: c.Count(m.Get("requests.count"))}
+		model := k.Str()
+		if model.Empty() {
+			model = view.Borrow("unknown")
+		}
+		if t, _ := view.Lookup(c.shutdown, model); t != nil {
+			t.keepMax(one)
+		} else {
+			c.shutdown[model.Own()] = &one
+		}
+		c.summed.add(one)
 		return true
 	})
 }
@@ -634,10 +671,10 @@ func (c *copilotState) End(out *converters.Output) error {
 	if !c.instructions {
 		c.gap("instruction_loads_not_logged", "copilot_instructions_and_agents_md_load_without_a_record")
 	}
+	// ccusage's rule: the shutdowns' metrics, nothing for a session
+	// that never shut down (its per-call usage records, when a build
+	// writes them, are kept on the chat spans and written apart).
 	totals, dedupe := c.shutdown, "shutdown_model_metrics"
-	if c.shutdowns == 0 || len(c.shutdown) == 0 {
-		totals, dedupe = c.usage, "assistant_usage_records"
-	}
 	models := make([]string, 0, len(totals))
 	for m := range totals {
 		models = append(models, m)
@@ -675,6 +712,26 @@ func (c *copilotState) End(out *converters.Output) error {
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
 		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
 		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+	}
+	// The figures ccusage's rule leaves out: every shutdown of a resumed
+	// session added up, and the per-call records of one that never shut
+	// down.
+	if c.withMetrics > 1 {
+		out.Span.Set("copilot_cli.usage.all_shutdowns.input_tokens", receipt.I(c.summed.input))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.output_tokens", receipt.I(c.summed.output))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.count", receipt.I(c.withMetrics))
+	}
+	if len(models) == 0 && len(c.usage) > 0 {
+		var rec copilotUsage
+		for _, u := range c.usage {
+			rec.add(*u)
+		}
+		out.Span.Set("copilot_cli.usage.call_records.input_tokens", receipt.I(rec.input))
+		out.Span.Set("copilot_cli.usage.call_records.output_tokens", receipt.I(rec.output))
+	}
+	if c.checkpoint.seen {
+		out.Span.Set("copilot_cli.billing.nano_aiu", receipt.I(c.checkpoint.nanoAiu))
+		out.Span.Set("copilot_cli.billing.premium_count", receipt.I(c.checkpoint.premium))
 	}
 	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "compactions", "rewinds", "resumes", "errors"} {
 		out.Span.Set("copilot_cli."+k+".count", receipt.I(c.counts[k]))

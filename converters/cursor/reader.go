@@ -42,8 +42,8 @@ func init() {
 			"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
 			"*.cacheWriteTokens": leak.Count, "*.input_tokens": leak.Count, "*.output_tokens": leak.Count,
 			"*.cache_read_input_tokens": leak.Count, "*.cache_creation_input_tokens": leak.Count,
-			"type": leak.Label, "subtype": leak.Label, "role": leak.Label, "status": leak.Label, "session_id": leak.ID, "model_call_id": leak.ID,
-			"call_id": leak.ID, "request_id": leak.ID, "model": leak.Model, "permissionMode": leak.Label, "apiKeySource": leak.Label,
+			"type": leak.Label, "subtype": leak.Label, "role": leak.Label, "status": leak.Label, "session_id": leak.IDOrUUID, "model_call_id": leak.IDOrUUID,
+			"call_id": leak.ID, "request_id": leak.IDOrUUID, "model": leak.Model, "permissionMode": leak.Label, "apiKeySource": leak.Label,
 			"timestamp_ms": leak.EpochMs, "message.role": leak.Label, "message.content.#.type": leak.Label, "message.content.#.id": leak.ID,
 			"message.content.#.tool_use_id": leak.ID, "message.content.#.name": leak.Name,
 			"message.content.#.input.subagentType": leak.Name, // written in clear with --reveal names
@@ -284,7 +284,7 @@ func (c *cursorState) see(r converters.Record) {
 		c.subagentFile(r)
 	}
 	if sid := r.Get("session_id"); r.File == 0 && c.Session == "" && sid.IsString() && !sid.Str().Empty() {
-		c.Session = c.Pass(leak.ID, sid.Str())
+		c.Session = c.Pass(leak.IDOrUUID, sid.Str())
 	}
 	if !c.gapDone {
 		c.gapDone = true

@@ -92,8 +92,8 @@ func droidType(r converters.Record) view.Value {
 // output: ids, enums, model names, built-in tool names, and the settings
 // sidecar's model, provider and counts.
 var droidPass = leak.Paths{
-	"type": leak.Label, "id": leak.ID, "parentId": leak.ID, "timestamp": leak.Time, "version": leak.Count,
-	"callingSessionId": leak.ID, "message.role": leak.Label, "message.content.#.type": leak.Label,
+	"type": leak.Label, "id": leak.IDOrUUID, "parentId": leak.IDOrUUID, "timestamp": leak.Time, "version": leak.Count,
+	"callingSessionId": leak.IDOrUUID, "message.role": leak.Label, "message.content.#.type": leak.Label,
 	"message.content.#.id": leak.ID, "message.content.#.tool_use_id": leak.ID,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.content.#.name": leak.Name, "message.content.#.input.subagent_type": leak.Name,

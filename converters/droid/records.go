@@ -81,10 +81,10 @@ func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 	switch r.Type {
 	case "session_start":
 		if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
-			c.Session = c.Pass(leak.ID, id)
+			c.Session = c.Pass(leak.IDOrUUID, id)
 		}
 		if p := r.Get("callingSessionId").Str(); !p.Empty() {
-			c.parent = c.Pass(leak.ID, p)
+			c.parent = c.Pass(leak.IDOrUUID, p)
 		}
 	case "message":
 		m := r.Get("message")
@@ -189,7 +189,7 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 		// names this one): its records and tokens are in its own receipt.
 		t.subagent = true
 		c.counts["subagents"]++
-		a := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session_file"))
+		a := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session"))
 		if p := native.FirstString(args.Get("prompt")); !p.Empty() {
 			a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p.Digest(c.Hasher))})
 		}

@@ -292,7 +292,7 @@ var _ = DeclareEvent("context.audit_gap.recorded", EventDecl{
 	Description: "An explicit gap: the receipt cannot prove what the log does not record. Claude Code loads the root CLAUDE.md, CLAUDE.local.md and auto-memory MEMORY.md at session start and writes no transcript record of it.",
 	Keys: []Attr{
 		ReqAttr(SetsProp("context.audit_gap", Enum("root_instruction_files_not_logged", "instruction_loads_not_logged", "token_usage_not_logged", "timestamps_not_logged", "tool_results_not_logged"))),
-		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted", "pi_agents_md_and_system_prompt_load_without_a_record", "pi_messages_have_no_usage", "droid_agents_md_and_system_prompt_load_without_a_record", "droid_session_has_no_settings_usage")),
+		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted", "pi_agents_md_and_system_prompt_load_without_a_record", "pi_messages_have_no_usage", "opencode_agents_md_and_instructions_load_without_a_record", "opencode_messages_have_no_token_counts", "droid_agents_md_and_system_prompt_load_without_a_record", "droid_session_has_no_settings_usage")),
 		Sets("session.id", DefID),
 	},
 })
@@ -333,13 +333,13 @@ var _ = DeclareEvent("subagent.result.returned", EventDecl{
 	Keys: []Attr{
 		Sets("privacy.raw_summary_recorded", DefNever),
 		Sets("session.id", DefID),
-		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message")),
+		SetsProp("subagent.result.boundary", Enum("final_text_returned_to_parent", "inter_agent_message", "workflow_script")),
 		ReqAttr(Sets("subagent.result.hash", DefDigest)),
 		ReqAttr(Sets("subagent.result.size_bucket", LadderDef(receipt.ByteLadder))),
 		ReqAttr(SetsProp("subagent.result.status", Enum("success", "error"))),
 		Sets("subagent.tool_call_count", DefCount),
 		Sets("subagent.total_token_bucket", LadderDef(receipt.TokenLadder)),
-		Sets("subagent.type", DefLabel),
+		Sets("subagent.type", DefName),
 	},
 })
 var _ = DeclareEvent("subagent.spawned", EventDecl{
@@ -349,11 +349,11 @@ var _ = DeclareEvent("subagent.spawned", EventDecl{
 		Sets("subagent.agent_id", DefID),
 		ReqAttr(SetsProp("subagent.depth", Prop{"minimum": 1, "type": "integer"})),
 		Sets("subagent.description_hash", DefDigest),
-		ReqAttr(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
+		ReqAttr(SetsProp("subagent.link", Enum("sidecar_tool_use_id", "result_agent_id", "prompt_digest", "inline_order", "unlinked", "workflow_journal", "forked_from_parent", "parent_thread_id", "spawn_call_id", "task_tool_call", "tool_call_agent_id").Doc("how the subagent was tied to its spawning call"))),
 		Sets("subagent.parent_thread_id", DefID).Doc("the parent thread of a subagent that writes its own log (Codex): the parent's log is converted on its own"),
 		Sets("subagent.prompt_hash", DefDigest),
-		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call", "separate_session_file"))),
-		Sets("subagent.type", DefLabel),
+		ReqAttr(SetsProp("subagent.transcript_layout", Enum("sidechain_inline", "sibling_agent_file", "session_subagents_dir", "separate_rollout", "inline_tool_call", "separate_session", "workflow_run_dir"))),
+		Sets("subagent.type", DefName),
 	},
 })
 var _ = DeclareEvent("context.input.loaded", EventDecl{
@@ -373,10 +373,10 @@ var _ = DeclareEvent("context.input.loaded", EventDecl{
 		Sets("context.input.delivered.hash", DefDigest).Doc("digest of what the harness delivered to the model (after templates, headers, clipping)"),
 		Sets("context.input.delivered.size_bucket", LadderDef(receipt.ByteLadder)),
 		SetsProp("context.input.delivered.transform", AnyOf(Ref(DefLabel), Enum("as-recorded-by-session-log", "source-as-delivered", "as-returned-by-memory-client")).Doc("how the delivered text was obtained from the source")),
-		SetsProp("context.input.delivered.via", Enum("session_header_instructions", "session_meta_instructions", "session_meta_base_instructions", "turn_context_user_instructions", "turn_context_developer_instructions", "collaboration_mode_developer_instructions", "user_instructions_message", "agents_md_message", "environment_context_message", "developer_message", "system_message_event", "world_state_agents_md").Doc("where the log carried the text (Codex moved instructions between header, messages, turn context and world state across versions)")),
+		SetsProp("context.input.delivered.via", Enum("session_header_instructions", "session_meta_instructions", "session_meta_base_instructions", "turn_context_user_instructions", "turn_context_developer_instructions", "collaboration_mode_developer_instructions", "user_instructions_message", "agents_md_message", "environment_context_message", "developer_message", "system_message_event", "world_state_agents_md", "codex_app_output").Doc("where the log carried the text (Codex moved instructions between header, messages, turn context and world state across versions)")),
 		SetsConst("context.input.audit_gap", receipt.S("delivered_text_not_logged")),
 		SetsProp("context.input.command.name", Prop{"pattern": "^/[a-z][a-z0-9-]{0,39}$", "type": "string"}.Doc("a built-in slash command of the agent (public names, e.g. /init, /review), whose prompt entered the context; custom commands are skills, named only by digest")),
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest).Doc("digest of the MCP server whose instructions were loaded"),
 		Sets("privacy.raw_context_recorded", DefNever),
 		Sets("gen_ai.conversation.id", DefID),
@@ -392,7 +392,7 @@ var _ = DeclareEvent("context.skill.invoked", EventDecl{
 		Sets("context.input.loaded_by", DefLabel),
 		ReqAttr(Sets("context.skill.id", DefDigest).Doc("digest of the skill id (skill, plugin and path names are private and guessable: never written in clear)")),
 		ReqAttr(SetsProp("context.input.duplicate.role", Enum("selected", "duplicate"))),
-		Sets("context.skill.name", DefLabel).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
+		Sets("context.skill.name", DefName).Doc("digest of the skill name; the name itself only with --reveal names (claude_code)"),
 		Sets("context.input.delivered.hash", DefDigest),
 		Sets("context.input.source.path_hash", DefDigest),
 		Sets("context.input.source.size_bucket", LadderDef(receipt.ByteLadder)),
@@ -403,9 +403,9 @@ var _ = DeclareEvent("context.skill.invoked", EventDecl{
 
 var _ = DeclareEvent("mcp.tool_call.completed", EventDecl{
 	Keys: []Attr{
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
-		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name", DefName).Doc(revealedName),
 		Sets("mcp.tool.name_hash", DefDigest),
 		Sets("mcp.tool_call.status", DefLabel),
 		Sets("mcp.tool_call.arguments_hash", DefDigest),
@@ -422,9 +422,9 @@ var _ = DeclareEvent("mcp.tool_call.completed", EventDecl{
 
 var _ = DeclareEvent("mcp.tool_definition.loaded", EventDecl{
 	Keys: []Attr{
-		Sets("mcp.server.name", DefLabel).Doc(revealedName),
+		Sets("mcp.server.name", DefName).Doc(revealedName),
 		Sets("mcp.server.name_hash", DefDigest),
-		Sets("mcp.tool.name", DefLabel).Doc(revealedName),
+		Sets("mcp.tool.name", DefName).Doc(revealedName),
 		Sets("mcp.tool.name_hash", DefDigest),
 		SetsProp("gen_ai.tool.name", Prop{"pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$", "type": "string"}.Doc("a built-in tool name (public)")),
 		Sets("mcp.tool.definition_load_reason", DefLabel),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -38,15 +39,21 @@ type def struct {
 	Enum        []string `json:"enum,omitempty"`
 }
 
-// tokenPattern is the shape of a label or id passed through as a token.
-const tokenPattern = "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$"
-
-// ModelPattern is what the model shape (leak.Model) admits, or the digest
-// written in its place: providers' names carry '/' and '@'
-// (openrouter/anthropic/claude-sonnet-4, openai/gpt-oss-120b,
-// claude-opus-4-5@20251101), which a label's pattern refuses.
-// TestModelDefAdmitsWhatTheShapeAdmits holds the two to each other.
-const ModelPattern = "^(<synthetic>|(sha256|hmac-sha256):[0-9a-f]{64}|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,63})$"
+// The patterns of the definitions that hold pass-through values are those
+// of their value kinds, declared once in internal/leak/kinds.go with the
+// check that admits them (leak.Shape.Pattern): a value a shape admits is
+// valid where the schema expects its kind, and
+// TestKindPatternsAdmitWhatTheShapeAdmits holds the two together.
+var (
+	labelPattern = leak.Label.Pattern()
+	idPattern    = leak.IDOrUUID.Pattern()
+	namePattern  = leak.Name.Pattern()
+	// ModelPattern is what the model shape (leak.Model) admits, or the
+	// digest written in its place: providers' names carry '/' and '@'
+	// (openrouter/anthropic/claude-sonnet-4, openai/gpt-oss-120b,
+	// claude-opus-4-5@20251101), which a label's pattern refuses.
+	ModelPattern = leak.Model.Pattern()
+)
 
 // DefsSchema renders schemas/defs.schema.json: the value types moves write
 // (Def* and every ladder's buckets). `go generate ./converters` writes it;
@@ -55,8 +62,9 @@ func DefsSchema() []byte {
 	zero, never := 0, false
 	defs := map[string]def{
 		DefDigest: {Description: "sha256 (plain) or hmac-sha256 (keyed mode) digest, never truncated", Type: "string", Pattern: "^(sha256|hmac-sha256):[0-9a-f]{64}$"},
-		DefLabel:  {Description: "categorical value passed through as a token, or the digest of a value that was not a token", Type: "string", Pattern: tokenPattern},
-		DefID:     {Description: "identifier passed through as a token (session, conversation ids) or its digest", Type: "string", Pattern: tokenPattern},
+		DefLabel:  {Description: "categorical value passed through as a token, or the digest of a value that was not a token", Type: "string", Pattern: labelPattern},
+		DefID:     {Description: "identifier passed through as a token (session, conversation ids) or its digest", Type: "string", Pattern: idPattern},
+		DefName:   {Description: "public name (MCP server or tool, skill, subagent type) in the form users write it, in clear only with --reveal names, or its digest", Type: "string", Pattern: namePattern},
 		DefCount:  {Type: "integer", Minimum: &zero},
 		DefModel:  {Description: "model name passed through in the form providers write it, or its digest", Type: "string", Pattern: ModelPattern},
 		DefNever:  {Description: "privacy flag that is always false: the raw value was not recorded", Const: &never},
@@ -97,6 +105,7 @@ const (
 	DefID     = "id"
 	DefCount  = "count"
 	DefModel  = "model"   // a model name (leak.Model)
+	DefName   = "name"    // a name written in clear with --reveal names (leak.Name)
 	DefNever  = "never"   // a privacy flag that is always false
 	DefBool   = "boolean" // inline {"type": "boolean"}
 	DefConst  = "const"   // inline const or enum of Move.Value

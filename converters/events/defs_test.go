@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -43,5 +44,30 @@ func TestModelDefAdmitsWhatTheShapeAdmits(t *testing.T) {
 	}
 	if admitted < 100 {
 		t.Fatalf("only %d names admitted: the shape or the corpus changed", admitted)
+	}
+}
+
+// TestDefsFollowKinds: the definitions that hold pass-through values take
+// their patterns from the value kinds (leak.Shape.Pattern), so the schema
+// and the shape check are one declaration; a revealed name with a plugin's
+// "/" or a version's "@", admitted by the name shape, is a valid name.
+func TestDefsFollowKinds(t *testing.T) {
+	var doc struct {
+		Defs map[string]struct{ Pattern string } `json:"$defs"`
+	}
+	if err := json.Unmarshal(events.DefsSchema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for def, sh := range map[string]leak.Shape{events.DefLabel: leak.Label, events.DefID: leak.IDOrUUID, events.DefModel: leak.Model, events.DefName: leak.Name} {
+		got := doc.Defs[def].Pattern
+		if got == "" || got != sh.Pattern() {
+			t.Errorf("definition %s has pattern %q, its kind %s says %q", def, got, sh, sh.Pattern())
+		}
+	}
+	re := regexp.MustCompile(doc.Defs[events.DefName].Pattern)
+	for _, v := range []string{"acme/pdf-tools", "reviewer@2", "mcp__playwright__browser_navigate"} {
+		if !leak.Name.Admit(v) || !re.MatchString(v) {
+			t.Errorf("name %q: admitted %v, valid %v", v, leak.Name.Admit(v), re.MatchString(v))
+		}
 	}
 }

@@ -35,6 +35,18 @@ func geminiDocument(base string) bool {
 	return strings.HasPrefix(base, "session-") && strings.HasSuffix(base, ".json")
 }
 
+// geminiSubagentDocument: a subagent chat of a chat kept as one document,
+// chats/<parent session id>/<id>.json. It is read as a session of its own,
+// as ccusage 20.0.24 reports it (and as a subagent's .jsonl chat given
+// alone is read).
+func geminiSubagentDocument(p string) bool {
+	if !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".otel.json") {
+		return false
+	}
+	up := filepath.Dir(filepath.Dir(p))
+	return filepath.Base(up) == "chats" && filepath.Base(filepath.Dir(p)) != "chats"
+}
+
 // geminiLocations: every project's chats under ~/.gemini/tmp, where the
 // home is GEMINI_CLI_HOME when set (the CLI's own home override).
 var geminiLocations = []converters.Location{{Env: "GEMINI_CLI_HOME", Below: ".gemini/tmp"}}

@@ -49,12 +49,13 @@ func init() {
 		},
 		New: func(env converters.Env) converters.State { return newGemini(env) },
 		Native: &converters.Format{
-			Type:      geminiRecordType,
-			Time:      geminiTime,
-			Layout:    geminiLayout,
-			Document:  geminiDocument,
-			Locations: geminiLocations,
-			Seeds:     []string{"samples/gemini_cli"},
+			Type:       geminiRecordType,
+			Time:       geminiTime,
+			Layout:     geminiLayout,
+			Document:   geminiDocument,
+			DocumentAt: geminiSubagentDocument,
+			Locations:  geminiLocations,
+			Seeds:      []string{"samples/gemini_cli"},
 		},
 	})
 }
@@ -136,17 +137,17 @@ var geminiPass = leak.Paths{
 	// Token counts: numbers the reader sums.
 	"*.input": leak.Count, "*.output": leak.Count, "*.cached": leak.Count, "*.thoughts": leak.Count,
 	"*.tool": leak.Count, "*.total": leak.Count,
-	"id": leak.ID, "type": leak.Label, "timestamp": leak.Time, "model": leak.Model, "sessionId": leak.ID,
-	"kind": leak.Label, "startTime": leak.Time, "lastUpdated": leak.Time, `$rewindTo`: leak.ID,
+	"id": leak.IDOrUUID, "type": leak.Label, "timestamp": leak.Time, "model": leak.Model, "sessionId": leak.IDOrUUID,
+	"kind": leak.Label, "startTime": leak.Time, "lastUpdated": leak.Time, `$rewindTo`: leak.IDOrUUID,
 	"toolCalls.#.id": leak.ID, "toolCalls.#.name": leak.Name, "toolCalls.#.status": leak.Label,
 	"toolCalls.#.agentId": leak.ID, "toolCalls.#.timestamp": leak.Time,
 	// A legacy document holds the same fields under messages[].
-	"messages.#.id": leak.ID, "messages.#.type": leak.Label, "messages.#.timestamp": leak.Time,
+	"messages.#.id": leak.IDOrUUID, "messages.#.type": leak.Label, "messages.#.timestamp": leak.Time,
 	"messages.#.model": leak.Model, "messages.#.toolCalls.#.id": leak.ID, "messages.#.toolCalls.#.name": leak.Name,
 	"messages.#.toolCalls.#.status": leak.Label, "messages.#.toolCalls.#.agentId": leak.ID,
 	"messages.#.toolCalls.#.timestamp": leak.Time,
 	// A $set record rewrites the history: the same fields under $set.messages[].
-	`$set.lastUpdated`: leak.Time, `$set.messages.#.id`: leak.ID, `$set.messages.#.type`: leak.Label,
+	`$set.lastUpdated`: leak.Time, `$set.messages.#.id`: leak.IDOrUUID, `$set.messages.#.type`: leak.Label,
 	`$set.messages.#.timestamp`: leak.Time, `$set.messages.#.model`: leak.Model,
 	`$set.messages.#.toolCalls.#.id`: leak.ID, `$set.messages.#.toolCalls.#.name`: leak.Name,
 	`$set.messages.#.toolCalls.#.status`: leak.Label, `$set.messages.#.toolCalls.#.agentId`: leak.ID,

@@ -158,7 +158,7 @@ func (c *geminiState) metadata(r converters.Record, m view.Value) {
 	}
 	if r.File == 0 {
 		if c.Session == "" && !sid.Empty() {
-			c.Session = c.Pass(leak.ID, sid)
+			c.Session = c.Pass(leak.IDOrUUID, sid)
 		}
 		if m.Get("kind").Str().Is("subagent") {
 			c.counts["subagent_chat_given_alone"]++
@@ -225,7 +225,7 @@ func (c *geminiState) startAgent(r converters.Record, sid view.Text) {
 		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
 	}
 	if !sid.Empty() {
-		id := c.Pass(leak.ID, sid)
+		id := c.Pass(leak.IDOrUUID, sid)
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(id)})
 		ev = append(ev, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(id)})
 	}

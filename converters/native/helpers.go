@@ -20,14 +20,10 @@ func PathBase(p string) string {
 	return p
 }
 
-// SplitMCP splits an mcp__server__tool name into its server and tool.
-func SplitMCP(name string) (server, tool string) {
-	rest := strings.TrimPrefix(name, "mcp__")
-	if i := strings.Index(rest, "__"); i >= 0 {
-		return rest[:i], rest[i+2:]
-	}
-	return rest, ""
-}
+// SplitMCP splits an mcp__server__tool name into its server and tool
+// (leak.SplitMCP: the leak check derives the same parts from an admitted
+// name, see leak.Shape.Parts).
+func SplitMCP(name string) (server, tool string) { return leak.SplitMCP(name) }
 
 // JoinStrings is a string, or the values of an array joined by newlines:
 // the string itself (borrowed) or a text of its own.

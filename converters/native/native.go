@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters"
 
@@ -26,6 +27,7 @@ type Base struct {
 	known      []string         // record types the format defines
 	TypeCounts map[string]int64 // records by type; unknown types by digest
 	versions   map[string]bool  // agent versions seen
+	opaque     map[string]bool  // halves of names the name shape refused (SplitMCP)
 
 	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
 	tools   map[toolIdentity]toolDescription // describeTool's, per tool
@@ -118,7 +120,7 @@ func (c *Base) KeyPart(v view.Text) string {
 // Name writes a private name (MCP server or tool, skill, subagent type): a
 // digest unless names are revealed and it has the shape of a name.
 func (c *Base) Name(v view.Text) string {
-	if c.Env.RevealNames {
+	if c.Env.RevealNames && !c.isOpaque(v) {
 		if s, ok := v.Admit(leak.Name); ok {
 			return s
 		}
@@ -126,10 +128,37 @@ func (c *Base) Name(v view.Text) string {
 	return v.Digest(c.Hasher)
 }
 
+// SplitMCP splits a server__tool name (mcp__server__tool, or as Codex
+// writes some) into its server and tool. The halves carry the name's
+// provenance (leak.Shape.Parts): when the whole name is not one the name
+// shape admits, they have none, and Name and NameAttr write them as
+// digests even with --reveal names (a half of a refused name may be
+// anything: the tool "list" of an e-mail-named server).
+func (c *Base) SplitMCP(name string) (server, tool string) {
+	server, tool = leak.SplitMCP(name)
+	if !leak.Name.Admit(name) {
+		if c.opaque == nil {
+			c.opaque = map[string]bool{}
+		}
+		c.opaque[strings.Clone(server)], c.opaque[strings.Clone(tool)] = true, true
+	}
+	return server, tool
+}
+
+// isOpaque reports a half of a refused name (SplitMCP): few or none.
+func (c *Base) isOpaque(v view.Text) bool {
+	for o := range c.opaque {
+		if v.Is(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // NameAttr writes a private name under key+".name_hash", or under
 // key+".name" in clear when names are revealed and it has a name's shape.
 func (c *Base) NameAttr(key string, v view.Text) receipt.Attr {
-	if c.Env.RevealNames {
+	if c.Env.RevealNames && !c.isOpaque(v) {
 		if s, ok := v.Admit(leak.Name); ok {
 			return receipt.Attr{Key: key + ".name", Value: receipt.S(s)}
 		}

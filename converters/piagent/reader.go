@@ -110,7 +110,7 @@ var piPass = leak.Paths{
 	// Token counts: numbers the reader sums or buckets.
 	"message.usage.input": leak.Count, "message.usage.output": leak.Count, "message.usage.cacheRead": leak.Count,
 	"message.usage.cacheWrite": leak.Count, "message.usage.totalTokens": leak.Count, "tokensBefore": leak.Count,
-	"type": leak.Label, "id": leak.ID, "parentId": leak.ID, "timestamp": leak.Time, "version": leak.Count,
+	"type": leak.Label, "id": leak.IDOrUUID, "parentId": leak.ID, "timestamp": leak.Time, "version": leak.Count,
 	"provider": leak.Label, "modelId": leak.Model, "thinkingLevel": leak.Label, "firstKeptEntryId": leak.ID,
 	"fromId": leak.ID, "targetId": leak.ID,
 	"message.role": leak.Label, "message.model": leak.Model, "message.provider": leak.Label, "message.api": leak.Label,

@@ -145,7 +145,7 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 // session names the file it came from (parentSession), which is a path.
 func (c *piState) header(r converters.Record) {
 	if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
-		c.Session = c.Pass(leak.ID, id)
+		c.Session = c.Pass(leak.IDOrUUID, id)
 	}
 	if m := r.Get("modelId").Str(); !m.Empty() {
 		c.model = m.Own() // version 1 headers name the model

@@ -16,10 +16,11 @@ func TestCountOf(t *testing.T) {
 	}{
 		{`12345`, "", 12345},
 		{`0`, "", 0},
-		{`1099511627776`, "", 1 << 40},
-		{`1099511627777`, "must be a count from 0 to 2^40", 0},
-		{`12345678901234`, "must be a count from 0 to 2^40", 0},
-		{`-1`, "must be a count from 0 to 2^40", 0},
+		{`999999999`, "", 999999999},
+		{`1000000000`, "must be a count from 0 to 999999999", 0},
+		{`5558675309`, "must be a count from 0 to 999999999", 0}, // a phone number
+		{`12345678901234`, "must be a count from 0 to 999999999", 0},
+		{`-1`, "must be a count from 0 to 999999999", 0},
 		{`1.5`, "must be a whole number", 0},
 		{`"7"`, "must be a whole number", 0},
 	} {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters/events"
 
@@ -86,18 +87,33 @@ func Hash(path, key string) Move {
 }
 
 // Int copies a whole number: a count, declared as such (leak.Count), so a
-// number above leak.MaxCount (a card or phone number in a count field) is
+// number above leak.MaxCount (a card or phone number in a count field:
+// every phone number with its area code has 10 digits or more) is
 // refused rather than copied.
+//
+// A latency (a key ending in latency_ms) is bounded tighter, by
+// MaxLatencyMs: a day. A phone number as latency_ms (5551234567) is not a
+// latency, and copied as one it would be a personal number in the receipt.
 func Int(path, key string) Move {
+	max := int64(leak.MaxCount)
+	if strings.HasSuffix(key, "latency_ms") {
+		max = MaxLatencyMs
+	}
 	return Move{Path: path, Pass: true, Shape: leak.Count, Attr: events.Attr{Key: key, Def: events.DefCount}, Apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		n, err := WholeCount(path, v)
 		if err != nil {
 			return err
 		}
+		if n > max {
+			return fmt.Errorf("field %q must be a latency from 0 to 86400000 ms (a day)", path)
+		}
 		a.Set(key, receipt.I(n))
 		return nil
 	}}
 }
+
+// MaxLatencyMs bounds a latency an Int move copies: one day.
+const MaxLatencyMs = 24 * 60 * 60 * 1000
 
 // Bucket writes the ladder bucket of a whole number.
 func Bucket(path, key string, l receipt.Ladder) Move {
@@ -173,7 +189,7 @@ func AgentName() Move {
 // copies a count it read another way checks it with countRange.
 //
 //	12345            12345
-//	-1, 12345678901234 "field ... must be a count from 0 to 2^40"
+//	-1, 5558675309   "field ... must be a count from 0 to 999999999"
 //	1.5, "7"         "field ... must be a whole number"
 func WholeCount(path string, v view.Value) (int64, error) {
 	n, err := WholeNumber(path, v)
@@ -185,7 +201,7 @@ func WholeCount(path string, v view.Value) (int64, error) {
 
 func CountRange(path string, n int64) error {
 	if n < 0 || n > leak.MaxCount {
-		return fmt.Errorf("field %q must be a count from 0 to 2^40", path)
+		return fmt.Errorf("field %q must be a count from 0 to 999999999", path)
 	}
 	return nil
 }

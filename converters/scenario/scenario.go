@@ -80,6 +80,17 @@ func (s *Session) Label(v view.Text) string {
 	return v.Digest(s.Hash)
 }
 
+// identity is a session, conversation or agent id as written: a label in
+// clear, anything else as its digest. A number there (a card or phone
+// number as session_id) is no declared count, so it is never copied: it
+// is digested as a string id that is not a label would be.
+func (s *Session) identity(v view.Value) (string, error) {
+	if v.IsString() {
+		return s.Label(v.Str()), nil
+	}
+	return s.Digest(v)
+}
+
 // Digest hashes a value: text as text, anything else as canonical JSON.
 func (s *Session) Digest(v view.Value) (string, error) {
 	if v.IsString() {
@@ -118,17 +129,17 @@ func (s *Session) identify(r converters.Record) {
 // event, and what the root span says about the run. Workspace and repository
 // names are private, so only their digests are written.
 var SessionStart = Rec{Moves: []Move{
-	{Path: "session_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
-		s.ID = s.Label(v.String())
-		return nil
+	{Path: "session_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
+		s.ID, err = s.identity(v)
+		return err
 	}},
-	{Path: "conversation_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
-		s.Conversation = s.Label(v.String())
-		return nil
+	{Path: "conversation_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
+		s.Conversation, err = s.identity(v)
+		return err
 	}},
-	{Path: "agent", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) error {
-		s.Agent = s.Label(v.String())
-		return nil
+	{Path: "agent", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
+		s.Agent, err = s.identity(v)
+		return err
 	}},
 	SpanMove(Label("model", "gen_ai.request.model")),
 	SpanMove(Hash("workspace", "workspace.name_hash")),

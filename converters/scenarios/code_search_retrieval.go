@@ -319,9 +319,21 @@ func codeSearchEmitResults(s *scenario.Session, fate, reasons map[string]string)
 	return nil
 }
 
-// codeSearchExtension returns a path's extension when it is short lower-case
-// alphanumerics ("ts", "md"), "other" for any other extension and "none"
-// without one.
+// codeSearchExtensions are the extensions code search writes in clear: the
+// common ones of source, config and docs. An extension is part of a path,
+// which is raw input: copied, "alice" of notes.alice would be a raw part
+// nobody admitted. So it is written only as one of these words (our
+// vocabulary), else "other".
+var codeSearchExtensions = []string{
+	"c", "cc", "cjs", "clj", "cpp", "cs", "css", "cts", "dart", "ex", "exs", "go", "gradle", "h", "hpp", "hs",
+	"html", "ini", "ipynb", "java", "js", "json", "jsx", "kt", "kts", "lua", "m", "markdown", "md", "mdx", "mjs",
+	"ml", "mts", "php", "pl", "proto", "py", "r", "rb", "rs", "rst", "sass", "scala", "scss", "sh", "sql",
+	"svelte", "swift", "tf", "toml", "ts", "tsx", "txt", "vue", "xml", "yaml", "yml", "zig",
+}
+
+// codeSearchExtension returns a path's extension when it is one of
+// codeSearchExtensions ("ts", "md"), "other" for any other extension and
+// "none" without one.
 func codeSearchExtension(p view.Text) string {
 	dot := p.LastIndex(".")
 	if dot < 0 || dot < p.LastIndex("/") {
@@ -331,15 +343,10 @@ func codeSearchExtension(p view.Text) string {
 	if ext.Empty() {
 		return "none"
 	}
-	if ext.Len() > 8 {
-		return "other"
+	if w, ok := ext.Word(codeSearchExtensions...); ok {
+		return w // our own word, not a copy of the path's bytes
 	}
-	for i := range ext.Len() {
-		if c := ext.Byte(i); !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
-			return "other"
-		}
-	}
-	return ext.Own() // a copy: the path is a view of its line
+	return "other"
 }
 
 // The schema of code.search.result.returned, which this file writes (see events/eventschema.go).

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -192,8 +193,8 @@ func (c goldenCase) goldenTraces(t *testing.T) map[string][]byte {
 	files := map[string][]byte{}
 	data, err := os.ReadFile(filepath.Join(dir, c.name+".otel.jsonl"))
 	switch {
-	case err == nil:
-		files[c.name+".otel.jsonl"] = data
+	case err == nil: // keyed by the name a run writes (input-<hex> for a name that is no session id)
+		files[path.Base(pipeline.OutputName(filepath.Base(c.sample), ".otel.jsonl"))] = data
 	case !os.IsNotExist(err):
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package hook
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"path/filepath"
 )
 
@@ -27,10 +25,4 @@ func DataDir(getenv func(string) string, goos, home string) string {
 		return filepath.Join(home, "Library", "Application Support", "convert")
 	}
 	return filepath.Join(home, ".local", "share", "convert")
-}
-
-// Digest is the sha256 of s, written as the receipts write digests.
-func Digest(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

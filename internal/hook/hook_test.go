@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 func TestParseClaude(t *testing.T) {
@@ -337,11 +339,29 @@ func TestSessionRef(t *testing.T) {
 	for p, want := range map[string]string{
 		"/x/CANARY/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl":                      "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl",
 		"/x/rollout-2025-11-17T20-00-00-019a93b9-1111-7222-8333-444455556666.jsonl": "rollout-2025-11-17T20-00-00-019a93b9-1111-7222-8333-444455556666.jsonl",
-		"/x/CANARY.jsonl": Digest("/x/CANARY.jsonl"),
+		"/x/CANARY.jsonl": receipt.Hasher{}.Text("/x/CANARY.jsonl"),
 	} {
-		if got := SessionRef(p); got != want {
+		if got := SessionRef(receipt.Hasher{}, p); got != want {
 			t.Errorf("SessionRef(%s) = %s", p, got)
 		}
+	}
+}
+
+// In keyed mode a raw session file name is named by its keyed digest
+// (issue #40): the hook's session-<hex> outputs then confirm no guessed
+// path.
+func TestSessionRefKeyed(t *testing.T) {
+	h, err := receipt.NewKeyed([]byte("45666d976bab316d970ec459afd866d9e9a0681ac510f0911f2ac33e9142e51b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = "/home/alice/CANARY.jsonl"
+	got := SessionRef(h, p)
+	if got != h.Text(p) || !IsRef(got) || strings.Contains(got, receipt.Hasher{}.Text(p)[len("sha256:"):][:12]) {
+		t.Errorf("keyed SessionRef(%s) = %s", p, got)
+	}
+	if id := "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"; SessionRef(h, "/x/"+id) != id {
+		t.Error("an agent's own file name is kept")
 	}
 }
 
@@ -425,4 +445,31 @@ func TestLock(t *testing.T) {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}
 	u()
+}
+
+// TestClaudeWorkflows: a session's workflow runs, by journal, or by first
+// agent transcript where a run has none; nothing for a session without.
+func TestClaudeWorkflows(t *testing.T) {
+	dir := t.TempDir()
+	const sid = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
+	main := filepath.Join(dir, sid+".jsonl")
+	wf := filepath.Join(dir, sid, "subagents", "workflows")
+	for _, p := range []string{main, filepath.Join(dir, sid, "subagents", "agent-a1.jsonl"),
+		filepath.Join(wf, "wf_1", "agent-b.jsonl"), filepath.Join(wf, "wf_1", "journal.jsonl"),
+		filepath.Join(wf, "wf_2", "agent-d.jsonl"), filepath.Join(wf, "wf_2", "agent-c.jsonl")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ClaudeWorkflows(main)
+	want := []string{filepath.Join(wf, "wf_1", "journal.jsonl"), filepath.Join(wf, "wf_2", "agent-c.jsonl")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := ClaudeWorkflows(filepath.Join(dir, "9e8d7c6b-2222-4333-8444-555566667777.jsonl")); len(got) != 0 {
+		t.Errorf("a session without workflows: %v", got)
+	}
 }

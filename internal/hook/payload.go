@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/tidwall/gjson"
 )
 
@@ -172,16 +173,21 @@ func CodexHome(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".codex")
 }
 
-// SessionRef names a session file in logs without raw content: its base
-// name when that is the agent's own shape (a session id, a rollout name),
-// else a digest of the path.
-func SessionRef(path string) string {
+// SessionRef names a session file in logs and output names without raw
+// content: its base name when that is the agent's own shape (a session id,
+// a rollout name), else a digest of the path under h (keyed in keyed mode,
+// so a guessed path cannot be confirmed from a file name).
+func SessionRef(h receipt.Hasher, path string) string {
 	base := filepath.Base(path)
 	if refRe().MatchString(base) {
 		return base
 	}
-	return Digest(path)
+	return h.Text(path)
 }
+
+// IsRef reports whether ref, from SessionRef, is a digest rather than the
+// agent's own file name.
+func IsRef(ref string) bool { return receipt.IsDigest(ref) }
 
 var refRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(rollout-[0-9T:-]+-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl(\.zst)?$`)
@@ -194,6 +200,35 @@ var rolloutIDRe = sync.OnceValue(func() *regexp.Regexp {
 
 // MaxSubagents bounds how many subagent rollouts one hook run converts.
 const MaxSubagents = 256
+
+// ClaudeWorkflows finds the workflow runs of a Claude Code session: each
+// run (<session>/subagents/workflows/<wf>/) is a session of its own, whose
+// main file is its journal.jsonl, or in a run without one its first agent
+// transcript (the claude_code layout's rule), so the session's hook
+// converts them beside it. At most MaxSubagents, in name order.
+func ClaudeWorkflows(transcript string) []string {
+	sid, ok := strings.CutSuffix(filepath.Base(transcript), ".jsonl")
+	if !ok {
+		return nil
+	}
+	runs, _ := filepath.Glob(filepath.Join(filepath.Dir(transcript), sid, "subagents", "workflows", "*"))
+	sort.Strings(runs)
+	var out []string
+	for _, run := range runs {
+		if len(out) >= MaxSubagents {
+			break
+		}
+		if st, err := os.Stat(filepath.Join(run, "journal.jsonl")); err == nil && st.Mode().IsRegular() {
+			out = append(out, filepath.Join(run, "journal.jsonl"))
+			continue
+		}
+		if agents, _ := filepath.Glob(filepath.Join(run, "agent-*.jsonl")); len(agents) > 0 {
+			sort.Strings(agents)
+			out = append(out, agents[0])
+		}
+	}
+	return out
+}
 
 // CodexSubagents finds the rollouts of the threads a Codex thread spawned
 // (and those they spawned): Codex writes each subagent its own rollout,

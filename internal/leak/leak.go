@@ -184,6 +184,9 @@ func (in *Input) admit(sh Shape, v string) bool {
 	}
 	*slot = k
 	in.addHash(h)
+	for _, p := range sh.Parts(v) {
+		in.addPass(p) // a part of an admitted value has its provenance
+	}
 	return true
 }
 

@@ -260,7 +260,10 @@ func TestLeakNumberShapedStrings(t *testing.T) {
 		{"a few counts joined", `{"args":{"x":"3, 4"}}`, nil, "3, 4", false},
 		{"phone number with dots copied", `{"args":{"phone":"555.123.4567"}}`, nil, "555.123.4567", true},
 		{"fraction is a count", `{"args":{"ratio":"0.25"}}`, nil, "0.25", false},
-		{"number in a label field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": Label}, "12345678901234", false},
+		{"number in a label field", `{"conversation_id":12345678}`, Paths{"conversation_id": Label}, "12345678", false},
+		// 9 digits or more alone are a phone, card or account number
+		// whatever the field (Personal): raw, so a copy is a leak.
+		{"long number in a label field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": Label}, "12345678901234", true},
 		{"unrelated digits", `{"args":{"card":"4111111111111111"}}`, nil, "5500000000000004", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

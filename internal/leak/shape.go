@@ -17,8 +17,11 @@ const (
 	// UUID: 8-4-4-4-12 hex digits (Claude Code uuids, Codex thread ids).
 	UUID
 	// ID: an agent's opaque id with a known lower-case prefix
-	// (msg_, toolu_, call_, req_, ...), a UUID, or 6 to 64 lower-case hex
-	// digits.
+	// (msg_, toolu_, call_, req_, ...), 6 to 24 lower-case hex digits (agent
+	// and task ids), or a word and a numbered body (tc-0001). Not a UUID:
+	// a field whose documented form is a UUID says so (UUID, IDOrUUID), and
+	// elsewhere a UUID is a key's shape (Heroku's), as 32 hex digits are
+	// (Datadog's).
 	ID
 	// Time: an ISO 8601 / RFC 3339 timestamp.
 	Time
@@ -36,11 +39,14 @@ const (
 	// string or a number.
 	EpochMs
 	// Count: a bounded whole number (a token count, an ordinal), for number
-	// leaves only.
+	// leaves only: below MaxCount.
 	Count
+	// IDOrUUID: an id whose documented form is a UUID or one of ID's
+	// (session, turn and thread ids, which formats write either way).
+	IDOrUUID
 )
 
-var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count"}
+var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid"}
 
 func (s Shape) String() string {
 	if int(s) < len(shapeNames) {
@@ -55,33 +61,73 @@ func (s Shape) String() string {
 // ("*.input_tokens": Count).
 type Paths map[string]Shape
 
-// MaxCount bounds the numbers a Count field may carry: a token count or an
-// ordinal, never a card or phone number.
-const MaxCount = 1 << 40
+// MaxCount bounds the numbers a Count field may carry: a token count, a
+// duration in milliseconds (11 days) or an ordinal, never a card or phone
+// number. Every phone number written with its area code has 10 digits or
+// more; the largest cumulative token count of the seed sessions has 8.
+const MaxCount = 999_999_999
 
 // idPrefixes are the opaque id families agents write.
 var idPrefixes = []string{"msg_", "toolu_", "srvtoolu_", "call_", "req_", "fc_", "rs_", "resp_", "ws_", "item_",
 	"chatcmpl-", "run_", "thread_", "agent_", "task_", "cmd_", "tool_", "mcp_"}
 
 // Admit reports whether v may be copied from a field of shape s.
-// A value that looks like a secret is never admitted.
+// A value that looks like a secret or personal data (Personal) is never
+// admitted, whatever its field.
 func (s Shape) Admit(v string) bool {
 	if !s.fits(v) {
 		return false
 	}
 	switch s {
-	case UUID, Time, Version, EpochMs, Count:
-		return true // no secret has these shapes
+	case UUID, Time, EpochMs, Count:
+		return true // their whole syntax rules out secrets and personal data
+	case IDOrUUID:
+		if isUUID(v) {
+			return true // the field's documented form
+		}
 	}
-	return SecretKind(v) == ""
+	return personal(v) == "" && (s == Version || SecretKind(v) == "")
+}
+
+// Parts returns the parts of an admitted value v of shape s that a reader
+// may write on their own, each of which it writes in clear only when the
+// whole value was admitted and the part is itself a Name: the server and
+// tool of an mcp__server__tool name or a server__tool one (SplitMCP), the
+// server of an mcp__server namespace. A part derived from an
+// admitted value carries the value's provenance, so the leak check types
+// it, wherever else the input repeats it (a tool named after the
+// repository it searches).
+func (s Shape) Parts(v string) []string {
+	if s != Name && s != Label || !strings.Contains(v, "__") {
+		return nil
+	}
+	server, tool := SplitMCP(v)
+	var out []string
+	for _, p := range [...]string{server, tool} {
+		if p != "" && Name.Admit(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SplitMCP splits an mcp__server__tool name into its server and tool.
+func SplitMCP(name string) (server, tool string) {
+	rest := strings.TrimPrefix(name, "mcp__")
+	if i := strings.Index(rest, "__"); i >= 0 {
+		return rest[:i], rest[i+2:]
+	}
+	return rest, ""
 }
 
 func (s Shape) fits(v string) bool {
 	switch s {
 	case UUID:
 		return isUUID(v)
+	case IDOrUUID:
+		return isUUID(v) || ID.fits(v)
 	case ID:
-		if isUUID(v) || isHexID(v) {
+		if isHexID(v) {
 			return true
 		}
 		for _, p := range idPrefixes {
@@ -129,10 +175,11 @@ func isUUID(v string) bool {
 	return true
 }
 
-// isHexID accepts 6 to 64 lower-case hex digits (Claude Code agent ids,
-// short commit-like ids).
+// isHexID accepts 6 to 24 lower-case hex digits (Claude Code agent and
+// task ids have 7, 8 or 17): 32 are an API key's form (Datadog), 40 a
+// token's (GitHub's classic ones).
 func isHexID(v string) bool {
-	if len(v) < 6 || len(v) > 64 {
+	if len(v) < 6 || len(v) > 24 {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
@@ -229,8 +276,13 @@ func isTime(v string) bool {
 	return false
 }
 
-// isVersion accepts v?N(.N){0,3} with an optional -pre or +build suffix of
-// dotted alphanumerics.
+// isVersion accepts a semver-like version: v?N.N(.N){0,2}, the first number
+// of at most 4 digits (2.1.39, 2026.1.15), the others of at most 8, with an
+// optional -pre or +build suffix of dotted identifiers, each a word of at
+// most 16 characters or a number of at most 8 digits (v1.2.3-beta.1,
+// 0.142.4+20251101). Not a card number's groups (4111-1111-...: one
+// number and a numeric suffix too long), nor an IP address (Personal
+// refuses four dotted numbers of 0 to 255, 1.2.3.4 included).
 func isVersion(v string) bool {
 	if len(v) > 40 {
 		return false
@@ -241,11 +293,11 @@ func isVersion(v string) bool {
 		core, suffix = v[:i], v[i+1:]
 	}
 	parts := strings.Split(core, ".")
-	if len(parts) < 1 || len(parts) > 4 || (len(parts) == 1 && suffix == "") {
+	if len(parts) < 2 || len(parts) > 4 {
 		return false
 	}
-	for _, p := range parts {
-		if !digits(p) || len(p) > 9 {
+	for i, p := range parts {
+		if !digits(p) || len(p) > 8 || i == 0 && len(p) > 4 {
 			return false
 		}
 	}
@@ -253,7 +305,7 @@ func isVersion(v string) bool {
 		return true
 	}
 	for _, p := range strings.FieldsFunc(suffix, func(r rune) bool { return r == '.' || r == '-' || r == '+' }) {
-		if !idBody(p) || len(p) > 16 {
+		if !idBody(p) || len(p) > 16 || digits(p) && len(p) > 8 {
 			return false
 		}
 	}

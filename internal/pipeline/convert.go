@@ -393,6 +393,7 @@ func (f *file) read() error {
 	// Paths are the user's words, not input content: an input named after
 	// something its records also say is not a leak.
 	f.input.Pass(path.Base(f.rel))
+	f.input.Pass(InputFileName(f.opt.Hash, path.Base(f.rel))) // the summary's convert.input.path: ours
 	if f.opt.ServiceName != "" {
 		f.input.Pass(f.opt.ServiceName) // the user's own words
 	}

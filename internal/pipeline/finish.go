@@ -154,7 +154,9 @@ func (f *file) summary() receipt.Event {
 	a.Set("convert.version", receipt.S(Version))
 	// The file name only: directories often encode private paths (Claude
 	// Code's project folders are the encoded working directory).
-	a.Set("convert.input.path", receipt.S(path.Base(f.rel)))
+	// Its name only as an agent's own id-shaped name, else as a digest
+	// (InputFileName): the name a user gave a log may be private too.
+	a.Set("convert.input.path", receipt.S(InputFileName(f.opt.Hash, path.Base(f.rel))))
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
 	if len(f.srcs) > 1 {
 		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))
@@ -593,7 +595,9 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 // outName is how messages name one of the input's outputs: its file name
 // without the folders it mirrors from the input's (an encoded working
 // folder, a user name).
-func (f *file) outName(suffix string) string { return path.Base(OutputName(f.rel, suffix)) }
+func (f *file) outName(suffix string) string {
+	return path.Base(OutputNameHashed(f.opt.Hash, f.rel, suffix))
+}
 
 // noteResponses passes spans on, keeping the usage of each chat span as it
 // goes (Result.Responses).

@@ -287,7 +287,7 @@ func hasInputSuffix(p string) bool {
 	if strings.HasSuffix(p, TraceSuffix("jsonl")) {
 		return false
 	}
-	if converters.IsDocument(filepath.Base(p)) {
+	if converters.IsDocumentPath(p) {
 		return true // a format's one-document files (Format.Document)
 	}
 	for _, s := range inputSuffixes {

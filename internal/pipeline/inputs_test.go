@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 func TestExpandNames(t *testing.T) {
@@ -128,7 +130,8 @@ func TestManifestBackwardCompatible(t *testing.T) {
 		t.Fatalf("rerun: %+v, sent %d", oc, sent)
 	}
 	b, _ = os.ReadFile(p)
-	if !bytes.Contains(b, []byte(`"exports":[{"endpoint":"http://x/v1/traces","trace":"sha256:`)) {
+	// The endpoint's path may hold a token: only its digest is kept.
+	if !bytes.Contains(b, []byte(`"exports":[{"endpoint":"http://x/`+receipt.Hasher{}.Text("/v1/traces")+`","trace":"sha256:`)) || bytes.Contains(b, []byte("v1/traces")) {
 		t.Errorf("manifest: %s", b)
 	}
 }

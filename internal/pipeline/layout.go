@@ -65,15 +65,43 @@ func group(ins []Input) []Input {
 	return out
 }
 
-// dirOwner finds the session (other than self) whose own directory is the
-// nearest to hold p.
+// dirOwner finds the session whose own directory is the nearest to hold p.
+// When that is p's own session (a main file inside its own directory, as
+// a Claude Code workflow run's journal is, nested in its parent session's
+// directory), p belongs to no other.
 func dirOwner(p string, self int, owners map[string]int) (int, bool) {
 	for dir := filepath.Dir(p); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-		if m, ok := owners[filepath.Clean(dir)]; ok && m != self {
-			return m, true
+		if m, ok := owners[filepath.Clean(dir)]; ok {
+			return m, m != self
 		}
 	}
 	return 0, false
+}
+
+// nested returns the directories, below a session's own, that hold a
+// session of their own (a file there owns a directory that holds it):
+// their files are that session's, not the enclosing one's.
+func nested(files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		for _, d := range converters.SessionDirs(f, peeker(f)) {
+			d = filepath.Clean(d)
+			if rel, err := filepath.Rel(d, f); err == nil && !strings.HasPrefix(rel, "..") {
+				out[d] = true
+			}
+		}
+	}
+	return out
+}
+
+// underAny reports whether p lies under one of dirs.
+func underAny(p string, dirs map[string]bool) bool {
+	for dir := filepath.Dir(p); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if dirs[filepath.Clean(dir)] {
+			return true
+		}
+	}
+	return false
 }
 
 // companion describes p as a companion of main, with its sidecar if any.
@@ -127,7 +155,8 @@ func peeker(p string) func(field string) string {
 }
 
 // companionsOf finds the companions of a session file given on its own:
-// the .jsonl files under its session's directories and the sibling files
+// the .jsonl files (and a format's one-document files) under its
+// session's directories and the sibling files
 // beside it that name it.
 func companionsOf(main string) []Companion {
 	dirs := converters.SessionDirs(main, peeker(main))
@@ -146,13 +175,24 @@ func companionsOf(main string) []Companion {
 			out = append(out, companion(main, p))
 		}
 	}
+	var below []string
 	for _, d := range dirs {
 		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
-				add(p)
+			if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".jsonl") || converters.IsDocument(e.Name())) {
+				below = append(below, p)
 			}
 			return nil
 		})
+	}
+	skip := nested(below)
+	delete(skip, filepath.Clean(main)) // never the session's own directory
+	for _, d := range dirs {
+		delete(skip, filepath.Clean(d))
+	}
+	for _, p := range below {
+		if !underAny(p, skip) {
+			add(p)
+		}
 	}
 	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(main), "*.jsonl"))
 	for _, s := range siblings {

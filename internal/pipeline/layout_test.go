@@ -18,6 +18,8 @@ func TestGroupLayouts(t *testing.T) {
 		"claude/p/" + cc + "/subagents/agent-a1.jsonl":                       `{"type":"user","sessionId":"` + cc + `"}`,
 		"claude/p/" + cc + "/subagents/agent-a1.meta.json":                   `{"agentType":"Explore"}`,
 		"claude/p/" + cc + "/subagents/workflows/w/agent-b.jsonl":            `{"type":"user"}`,
+		"claude/p/" + cc + "/subagents/workflows/j/agent-c.jsonl":            `{"type":"user"}`,
+		"claude/p/" + cc + "/subagents/workflows/j/journal.jsonl":            `{"type":"started","agentId":"c"}`,
 		"claude/p/agent-s1.jsonl":                                            `{"type":"user","sessionId":"` + cc + `"}`,
 		"claude/p/agent-s2.jsonl":                                            `{"type":"user","sessionId":"` + other + `"}`,
 		"claude/p/notes.jsonl":                                               `{"type":"user","sessionId":"` + cc + `"}`,
@@ -50,14 +52,18 @@ func TestGroupLayouts(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	claudeMain := cc + ".jsonl: " + cc + "/subagents/agent-a1.jsonl (agent-a1.meta.json) " + cc + "/subagents/workflows/w/agent-b.jsonl agent-s1.jsonl"
+	// A workflow run is a session of its own: its journal the main file, or
+	// in a folder without one its first agent transcript.
+	claudeMain := cc + ".jsonl: " + cc + "/subagents/agent-a1.jsonl (agent-a1.meta.json) agent-s1.jsonl"
+	workflows := []string{cc + "/subagents/workflows/j/journal.jsonl: agent-c.jsonl", cc + "/subagents/workflows/w/agent-b.jsonl:"}
 	cursorMain := cur + ".jsonl: subagents/" + other + ".jsonl"
 	tests := []struct {
 		name string
 		arg  string
 		want []string
 	}{
-		{"a Claude Code project folder", "claude/p", []string{"agent-s2.jsonl:", "notes.jsonl:", claudeMain}},
+		{"a Claude Code project folder", "claude/p", append([]string{"agent-s2.jsonl:", "notes.jsonl:", claudeMain}, workflows...)},
+		{"a workflow journal", "claude/p/" + cc + "/subagents/workflows/j/journal.jsonl", []string{"journal.jsonl: agent-c.jsonl"}},
 		{"a Claude Code session file", "claude/p/" + cc + ".jsonl", []string{claudeMain}},
 		{"a Cursor transcripts folder", "cursor", []string{"agent-transcripts/" + cur + "/" + cursorMain}},
 		{"a Cursor session file", "cursor/agent-transcripts/" + cur + "/" + cur + ".jsonl", []string{cursorMain}},

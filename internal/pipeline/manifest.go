@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // ManifestName is the file in the output directory that makes runs
@@ -27,6 +29,7 @@ const ManifestName = ".convert-manifest.json"
 type manifest struct {
 	mu      sync.Mutex
 	path    string
+	hash    receipt.Hasher           // names paths: keyed in keyed mode
 	Version string                   `json:"version"`
 	Inputs  map[string]manifestEntry `json:"inputs"`
 }
@@ -45,7 +48,7 @@ type manifestEntry struct {
 
 // manifestExport records one trace an endpoint accepted.
 type manifestExport struct {
-	Endpoint string `json:"endpoint"` // scheme, host and path: no credentials, no query
+	Endpoint string `json:"endpoint"` // EndpointID: scheme and host, the path only as a digest
 	Trace    string `json:"trace"`    // sha256:... of the trace document sent
 }
 
@@ -58,8 +61,8 @@ type manifestFile struct {
 
 // loadManifest reads the manifest of dir; a missing or unreadable one is
 // empty (everything is converted).
-func loadManifest(dir string) *manifest {
-	m := &manifest{path: filepath.Join(dir, ManifestName), Version: Version, Inputs: map[string]manifestEntry{}}
+func loadManifest(dir string, h receipt.Hasher) *manifest {
+	m := &manifest{path: filepath.Join(dir, ManifestName), hash: h, Version: Version, Inputs: map[string]manifestEntry{}}
 	b, err := os.ReadFile(m.path)
 	if err != nil {
 		return m
@@ -67,12 +70,18 @@ func loadManifest(dir string) *manifest {
 	var old manifest
 	if json.Unmarshal(b, &old) == nil && old.Version == Version && old.Inputs != nil {
 		for k, e := range old.Inputs {
+			// Entries of the other mode (plain, or keyed) are dropped:
+			// their settings differ, so they would be converted again
+			// anyway, and a keyed run keeps no plain digest of a path.
+			if receipt.IsDigest(k) && !strings.HasPrefix(k, h.Mode()+":") {
+				continue
+			}
 			// A manifest written before paths were digested: digest them
 			// now, so it is read as it was and rewritten without them.
-			if !strings.HasPrefix(k, "sha256:") {
-				k = pathID(k)
+			if !receipt.IsDigest(k) {
+				k = m.pathID(k)
 				for i := range e.Files {
-					e.Files[i].Path = pathID(e.Files[i].Path)
+					e.Files[i].Path = m.pathID(e.Files[i].Path)
 				}
 			}
 			m.Inputs[k] = e
@@ -101,7 +110,7 @@ func settings(opt RunOptions) string {
 // the size and sha256 it had (the mtime spares re-hashing when it is equal).
 func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []string) bool {
 	m.mu.Lock()
-	e, ok := m.Inputs[pathID(in.Rel)]
+	e, ok := m.Inputs[m.pathID(in.Rel)]
 	m.mu.Unlock()
 	paths := inputPaths(in)
 	if !ok || e.Settings != set || len(e.Files) != len(paths) || !equalStrings(e.Outputs, outs) {
@@ -110,7 +119,7 @@ func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []s
 	var newestInput int64
 	for i, p := range paths {
 		st, err := statInput(p)
-		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != pathID(p) {
+		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != m.pathID(p) {
 			return false
 		}
 		newestInput = max(newestInput, st.ModTime().UnixNano())
@@ -131,11 +140,12 @@ func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []s
 // endpoint already accepted.
 func (m *manifest) exported(rel, endpoint string) bool {
 	m.mu.Lock()
-	e, ok := m.Inputs[pathID(rel)]
+	e, ok := m.Inputs[m.pathID(rel)]
 	m.mu.Unlock()
 	if !ok || e.Trace == "" || len(e.Outputs) < 2 {
 		return false
 	}
+	endpoint = EndpointID(m.hash, endpoint)
 	for _, x := range e.Exports {
 		if x.Endpoint == endpoint && x.Trace == e.Trace {
 			return "sha256:"+fileSHA256(context.Background(), filepath.Join(filepath.Dir(m.path), filepath.FromSlash(e.Outputs[1]))) == e.Trace
@@ -149,7 +159,8 @@ func (m *manifest) exported(rel, endpoint string) bool {
 func (m *manifest) took(rel, endpoint, trace string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, x := range m.Inputs[pathID(rel)].Exports {
+	endpoint = EndpointID(m.hash, endpoint)
+	for _, x := range m.Inputs[m.pathID(rel)].Exports {
 		if x.Endpoint == endpoint && x.Trace == trace {
 			return true
 		}
@@ -162,7 +173,7 @@ func (m *manifest) took(rel, endpoint, trace string) bool {
 func (m *manifest) madeFrom(rel string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e, ok := m.Inputs[pathID(rel)]; ok && len(e.Files) > 0 {
+	if e, ok := m.Inputs[m.pathID(rel)]; ok && len(e.Files) > 0 {
 		return e.Files[0].Path
 	}
 	return ""
@@ -179,7 +190,7 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 	}
 	e := manifestEntry{Settings: set, Outputs: outs, Trace: trace}
 	m.mu.Lock()
-	if old, ok := m.Inputs[pathID(in.Rel)]; ok && old.Trace == trace {
+	if old, ok := m.Inputs[m.pathID(in.Rel)]; ok && old.Trace == trace {
 		for _, x := range old.Exports {
 			if x.Trace == trace && !hasExport(exports, x.Endpoint) {
 				exports = append(exports, x)
@@ -202,18 +213,32 @@ func (m *manifest) record(in Input, set string, outs []string, files []FileInfo,
 		} else {
 			sum = fileSHA256(context.Background(), p)
 		}
-		e.Files = append(e.Files, manifestFile{Path: pathID(p), Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
+		e.Files = append(e.Files, manifestFile{Path: m.pathID(p), Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: sum})
 	}
 	m.mu.Lock()
-	m.Inputs[pathID(in.Rel)] = e
+	m.Inputs[m.pathID(in.Rel)] = e
 	m.mu.Unlock()
 }
 
-// pathID names a path in the manifest: its sha256, so the manifest compares
-// paths without holding one.
-func pathID(p string) string {
-	sum := sha256.Sum256([]byte(p))
-	return "sha256:" + hex.EncodeToString(sum[:])
+// pathID names a path in the manifest: its digest under the run's hasher
+// (an HMAC under the key in keyed mode), so the manifest compares paths
+// without holding one, and a keyed run's manifest confirms no guessed path.
+func (m *manifest) pathID(p string) string { return m.hash.Text(p) }
+
+// EndpointID names an OTLP endpoint in the manifest: its scheme and host
+// (and port) as given, and its path, which may hold a token, only as a
+// digest under h (keyed in keyed mode). key is the exporter's Key: scheme,
+// host and path, no credentials, no query.
+func EndpointID(h receipt.Hasher, key string) string {
+	scheme, rest, ok := strings.Cut(key, "://")
+	if !ok {
+		return h.Text(key)
+	}
+	host, p, _ := strings.Cut(rest, "/")
+	if p == "" {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + "/" + h.Text("/"+p)
 }
 
 // save writes the manifest through a temporary file and a rename.

@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/contextreceipts/convert/converters"
@@ -107,7 +106,7 @@ func reading(fh fs.File, path string, digest bool) (*input, error) {
 			return nil, err
 		}
 		in.Reader, in.Compression, in.closeDec = zr, "zstd", zr.Close
-	case converters.IsDocument(filepath.Base(path)):
+	case converters.IsDocumentPath(path) || opensDocument(raw):
 		in.Reader = documentRecord(raw, path)
 	default:
 		in.Reader = raw
@@ -140,6 +139,16 @@ func documentRecord(r io.Reader, path string) io.Reader {
 	}
 	line.WriteByte('\n')
 	return &line
+}
+
+// opensDocument reports an input, whatever its name, whose first line
+// opens a JSON object and holds nothing else: a document pretty-printed
+// over many lines (an export saved under a name of the user's choosing,
+// or piped to standard input), which is never a JSON Lines record.
+func opensDocument(r *bufio.Reader) bool {
+	head, _ := r.Peek(512)
+	line, _, found := bytes.Cut(head, []byte{'\n'})
+	return found && string(bytes.TrimSpace(line)) == "{"
 }
 
 // maxDocument is the largest one-document file read: the longest line

@@ -207,8 +207,15 @@ func TestDetectAndExpand(t *testing.T) {
 	if _, err := Expand([]string{filepath.Join(dir, "a/one.jsonl"), filepath.Join(dir, "a/../a/one.jsonl")}); err == nil {
 		t.Error("two inputs with the same outputs were accepted")
 	}
-	if OutputName("x/y.jsonl", ".otel.json") != "x/y.otel.json" || OutputName("log", ".otel.json") != "log.otel.json" {
+	const id = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
+	if OutputName("x/"+id+".jsonl", ".otel.json") != "x/"+id+".otel.json" || OutputName("stdin", ".otel.json") != "stdin.otel.json" {
 		t.Error("outName")
+	}
+	// A name that is not id-shaped is written as its digest (issue #40).
+	for _, name := range []string{"x/CANARY-alice-notes.jsonl", "x/canary_notes.jsonl.zst", "CANARY", "5551234567.jsonl", "session-4111111111111111.jsonl"} {
+		if o := OutputName(name, ".otel.json"); strings.Contains(strings.ToLower(o), "canary") || strings.Contains(o, "555123") || strings.Contains(o, "411111") || !strings.Contains(o, "input-") {
+			t.Errorf("OutputName(%s) = %s", name, o)
+		}
 	}
 }
 
@@ -251,7 +258,8 @@ func TestCompressedInputs(t *testing.T) {
 			t.Errorf("%s: summary does not describe the file on disk: %s", name, a.Raw)
 		}
 	}
-	if OutputName("a/rollout-1.jsonl.zst", ".otel.json") != "a/rollout-1.otel.json" {
+	const rollout = "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+	if OutputName("a/"+rollout+".jsonl.zst", ".otel.json") != "a/"+rollout+".otel.json" {
 		t.Error("OutputName keeps the compression suffix")
 	}
 }
@@ -284,7 +292,7 @@ func TestIncrementalRuns(t *testing.T) {
 	if oc := run(false); oc.Converted != 1 || oc.Unchanged != 1 {
 		t.Fatalf("after a change: %+v", oc)
 	}
-	os.Remove(filepath.Join(out, "a.receipt.ndjson"))
+	os.Remove(filepath.Join(out, OutputName("a.jsonl", ".receipt.ndjson")))
 	if oc := run(false); oc.Converted != 1 {
 		t.Fatalf("after deleting an output: %+v", oc)
 	}
@@ -314,7 +322,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 // receipt written just before it is taken back, and no temporary remains.
 func TestFailedRenameLeavesNothing(t *testing.T) {
 	out := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(out, "basic.otel.jsonl", "blocker"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(out, OutputName("basic.jsonl", ".otel.jsonl"), "blocker"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ins := []Input{{Path: repoPath("samples/session/basic.jsonl"), Rel: "basic.jsonl"}}
@@ -324,7 +332,7 @@ func TestFailedRenameLeavesNothing(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
-		if e.Name() != "basic.otel.jsonl" {
+		if e.Name() != OutputName("basic.jsonl", ".otel.jsonl") {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
@@ -339,7 +347,7 @@ func TestOutputsAreNeverWrittenInPlace(t *testing.T) {
 		t.Skip("/dev/full is a Linux device") // the machines this project runs on have it
 	}
 	out := t.TempDir()
-	rec := filepath.Join(out, "basic.receipt.ndjson")
+	rec := filepath.Join(out, OutputName("basic.jsonl", ".receipt.ndjson"))
 	if err := os.Symlink("/dev/full", rec); err != nil {
 		t.Fatal(err)
 	}

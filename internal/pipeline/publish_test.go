@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // TestPublisher: every input handed over is written once and reported
@@ -17,7 +19,7 @@ import (
 func TestPublisher(t *testing.T) {
 	out := t.TempDir()
 	opt := RunOptions{Out: out}
-	man := loadManifest(out)
+	man := loadManifest(out, receipt.Hasher{})
 	var mu sync.Mutex
 	var order []int
 	var goroutines []bool // written on the worker's goroutine?

@@ -12,22 +12,32 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 	"golang.org/x/sync/errgroup"
 )
 
-// OutputName maps an input's relative path to an output path: the input's
-// extension (.jsonl, .ndjson, .json, .log, each optionally .gz or .zst)
-// replaced by suffix.
-func OutputName(rel, suffix string) string {
-	rel = privateDirs(strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
+// OutputName maps an input's relative path to an output path in plain
+// mode: see OutputNameHashed.
+func OutputName(rel, suffix string) string { return OutputNameHashed(receipt.Hasher{}, rel, suffix) }
+
+// OutputNameHashed maps an input's relative path to an output path: the
+// input's extension (.jsonl, .ndjson, .json, .log, each optionally .gz or
+// .zst) replaced by suffix, every folder that names a working directory
+// replaced by its ProjectDir and a file name that is not id-shaped by its
+// InputFileName, both under h (keyed in keyed mode).
+func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
+	rel = privateDirs(h, strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
+	dir, base := path.Split(rel)
+	rel = dir + InputFileName(h, base)
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
 		if strings.HasSuffix(rel, ext) && len(rel) > len(ext) {
 			return rel[:len(rel)-len(ext)] + suffix
@@ -36,17 +46,131 @@ func OutputName(rel, suffix string) string {
 	return rel + suffix
 }
 
-// privateDirs replaces the folders of rel that encode a working directory
-// (Claude Code's "-Users-alice-src-ledger", Cursor's "Users-alice-src-ledger")
-// with "project-" and 12 hex digits of their sha256: output folders must not
-// carry a user name or a project layout. The same folder always gets the same
-// name, so sessions of one project stay together.
-func privateDirs(rel string) string {
+// InputFileName is an input's file name as outputs carry it (their own
+// names, the summary's convert.input.path, the manifest's outputs): the
+// name as it is when it is shaped like an agent's own session file name
+// (IDShapedName), else "input-" and 12 hex digits of its stem's digest
+// under h (keyed in keyed mode), with its extensions. A name the user
+// chose (alice-payroll-notes.jsonl) may say who or what the session was
+// about, and outputs are made to be shared.
+func InputFileName(h receipt.Hasher, base string) string {
+	stem, ext := splitExt(base)
+	if IDShapedName(stem) {
+		return base
+	}
+	_, hx, _ := strings.Cut(h.Text(stem), ":")
+	return inputPrefix + hx[:12] + ext
+}
+
+const inputPrefix = "input-"
+
+// splitExt cuts a file name's input extensions (.jsonl, .ndjson, .json,
+// .log, each optionally .gz or .zst, and .meta.json) from its stem.
+func splitExt(base string) (stem, ext string) {
+	stem = base
+	for _, e := range []string{".gz", ".zst"} {
+		if strings.HasSuffix(stem, e) {
+			stem = strings.TrimSuffix(stem, e)
+			break
+		}
+	}
+	for _, e := range []string{".meta.json", ".jsonl", ".ndjson", ".json", ".log"} {
+		if strings.HasSuffix(stem, e) && len(stem) > len(e) {
+			stem = strings.TrimSuffix(stem, e)
+			break
+		}
+	}
+	return stem, base[len(stem):]
+}
+
+// IDShapedName reports a file stem of the shapes agents name their session
+// files with: a UUID (Claude Code, Cursor, Copilot CLI), rollout-<time>-<UUID>
+// (Codex), session-<time>-<hex> or session-<UUID or hex> (Gemini CLI, the
+// hook's digest names), <time>_<UUID> (pi), agent-<hex> (Claude Code
+// subagents), ses_<id> (OpenCode), a hex id,
+// Copilot CLI's events, a Claude Code workflow run's journal, standard input (stdin), or a name this function
+// gave (input-<12 hex>).
+func IDShapedName(stem string) bool {
+	if idNameRe().MatchString(stem) {
+		return true
+	}
+	// A hex id holds a letter: a bare number (a phone or card number) is
+	// no id, whatever its digits.
+	m := hexNameRe().FindStringSubmatch(stem)
+	return m != nil && strings.Trim(m[1], "0123456789") != ""
+}
+
+var idNameRe = sync.OnceValue(func() *regexp.Regexp {
+	const uuid = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
+	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
+	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `)` +
+		`|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}(-[0-9]{3})?Z?_` + uuid +
+		`|agent-` + uuid + `|ses_[0-9A-Za-z]{20,32}|events|journal|stdin|input-[0-9a-f]{12})$`)
+})
+
+var hexNameRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:session-|agent-a?)?([0-9a-f]{6,64})$`)
+})
+
+// ProjectDir names the output folder of a folder that encodes a working
+// directory: "project-" and the first 12 hex digits of its digest under h,
+// a plain sha256 in plain mode and an HMAC under the key in keyed mode, so
+// a guess list of user and project names cannot give it back from a
+// keyed run's folders. `convert report --by project` keys its rows by the
+// same name (ProjectOf), so a row can be found on disk.
+func ProjectDir(h receipt.Hasher, dir string) string {
+	_, hx, _ := strings.Cut(h.Text(dir), ":")
+	return projectPrefix + hx[:12]
+}
+
+const projectPrefix = "project-"
+
+// ProjectOf is the project of a log or an output at rel, relative to the
+// folder it was found under: the ProjectDir name of its working-directory
+// folder as OutputNameHashed writes it, whether rel is the log's path (an
+// encoded working directory, Gemini CLI's digest of one) or its receipt's
+// (already "project-<hex>"); "" when its path names none.
+func ProjectOf(h receipt.Hasher, rel string) string {
+	parts := strings.Split(path.Dir(OutputNameHashed(h, rel, "")), "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if isProjectDir(parts[i]) {
+			return parts[i]
+		}
+	}
+	return ""
+}
+
+func isProjectDir(d string) bool {
+	return len(d) == len(projectPrefix)+12 && strings.HasPrefix(d, projectPrefix) && isLowerHex(d[len(projectPrefix):])
+}
+
+// isDigestDir reports a folder named by a sha256 or sha1 in hex: Gemini
+// CLI names each project's folder by the plain sha256 of its working
+// directory, which the log holds too (projectHash) and a guess list
+// reverses; OpenCode names it by the repository's first commit, which
+// names a public repository as surely as its URL.
+func isDigestDir(d string) bool { return (len(d) == 64 || len(d) == 40) && isLowerHex(d) }
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// privateDirs replaces the folders of rel that name a working directory
+// (Claude Code's "-Users-alice-src-ledger", Cursor's "Users-alice-src-ledger",
+// Gemini CLI's sha256 of it) with their ProjectDir: output folders must not
+// carry a user name, a project layout or a digest a guess list reverses.
+// The same folder always gets the same name, so sessions of one project
+// stay together, and every agent's project folders are named one way.
+func privateDirs(h receipt.Hasher, rel string) string {
 	parts := strings.Split(rel, "/")
 	for i := 0; i < len(parts)-1; i++ {
-		if encodedDir(parts[i]) {
-			sum := sha256.Sum256([]byte(parts[i]))
-			parts[i] = "project-" + hex.EncodeToString(sum[:6])
+		if encodedDir(parts[i]) || isDigestDir(parts[i]) {
+			parts[i] = ProjectDir(h, parts[i])
 		}
 	}
 	return strings.Join(parts, "/")
@@ -177,7 +301,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 		opt.Messages = func(m Message) { fmt.Fprintln(stderr, m.Text) }
 	}
 	oc := Outcome{Inputs: len(ins), SkipReasons: map[string]int64{}, Converters: map[string]int{}}
-	man := loadManifest(opt.Out)
+	man := loadManifest(opt.Out, opt.Hash)
 	set := settings(opt)
 	var prog *progress
 	if opt.Progress != nil {
@@ -258,7 +382,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if err := ctx.Err(); err != nil {
 		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Shown(), Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
-	base := OutputName(in.Rel, "")
+	base := OutputNameHashed(opt.Hash, in.Rel, "")
 	outs := []string{base + ".receipt.ndjson", base + TraceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(ctx, in, set, outs) {
 		switch {
@@ -271,7 +395,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 		// again (same bytes) and send it
 	}
 	d := done{}
-	if prev := man.madeFrom(in.Rel); prev != "" && prev != pathID(in.Path) {
+	if prev := man.madeFrom(in.Rel); prev != "" && prev != man.pathID(in.Path) {
 		d.notes = append(d.notes, fmt.Sprintf("%s: replaces %s in %s, made from another input before (use another --out to keep both)",
 			in.Shown(), path.Base(outs[0]), displayDir(opt.Out)))
 	}
@@ -317,7 +441,7 @@ type published struct {
 func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest, set string) done {
 	d, in := p.d, p.in
 	res := d.res
-	res.Err = write(opt.Out, in.Rel, res.Receipt, res.Trace, TraceSuffix(opt.OTelFormat))
+	res.Err = write(opt.Out, OutputNameHashed(opt.Hash, in.Rel, ""), res.Receipt, res.Trace, TraceSuffix(opt.OTelFormat))
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)
@@ -336,7 +460,7 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 			d.exportErr = opt.AfterWrite(ctx, in, &res)
 			if d.exportErr == nil {
 				d.exported = true
-				exports = append(exports, manifestExport{Endpoint: opt.ExportEndpoint, Trace: traceSum})
+				exports = append(exports, manifestExport{Endpoint: EndpointID(opt.Hash, opt.ExportEndpoint), Trace: traceSum})
 			}
 		}
 		man.record(in, set, p.outs, res.Files, traceSum, exports)
@@ -525,8 +649,8 @@ func sha256Hex(b []byte) string {
 
 // write puts both outputs in place through temporary files and renames, so
 // a reader never sees a partial file and a failure leaves none behind.
-func write(dir, rel string, rec, trace []byte, traceExt string) error {
-	base := filepath.Join(dir, filepath.FromSlash(OutputName(rel, "")))
+func write(dir, name string, rec, trace []byte, traceExt string) error {
+	base := filepath.Join(dir, filepath.FromSlash(name))
 	files := []struct {
 		path string
 		data []byte

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 var famOrder = map[string]int{FamilyMemory: 0, FamilyTopic: 1, FamilyExperience: 2, FamilyProfile: 3, FamilyCode: 4}
@@ -154,6 +156,35 @@ func (p *prep) receipt(b build, pc PreparedContext, om []OmittedGroup) (*Receipt
 		r.Selected = append(r.Selected, s)
 	}
 	return r, nil
+}
+
+// keyIdentities writes, in keyed mode, the identities a receipt copies
+// from the store as digests under the key, like the query and the
+// content: artifact, entry and entry version ids and a code evidence
+// path (a file path names the project layout). The scope ids stay, as
+// the caller named them. Plain mode keeps them in clear, as the seeds
+// define the receipt. It runs after checkReceipt, which compares the
+// identities with the build's own.
+func keyIdentities(h receipt.Hasher, r *Receipt) {
+	if h.KeyID() == "" {
+		return
+	}
+	key := func(s *string) {
+		if *s != "" {
+			*s = h.Text(*s)
+		}
+	}
+	for i := range r.Selected {
+		s := &r.Selected[i]
+		if a := s.ArtifactAddress; a != nil {
+			key(&a.ArtifactID)
+			key(&s.EntryID)
+			key(&s.EntryVersionID)
+		}
+		if c := s.CodeEvidence; c != nil {
+			key(&c.Path)
+		}
+	}
 }
 
 // Receipt failures (content-free).

@@ -188,6 +188,10 @@ var requirements = []requirement{
 	{ID: "i38-01", Text: "max_bytes is 512-32768 on every input path: --max-bytes 0 is refused like a request file's max_bytes: 0, never silently the 8000 default.",
 		Where: []string{cp + "flagRequest", cp + "readRequest", rp + "runtime.go:Request.Validate"}, Tests: []string{"cmd/TestPrepareMaxBytesZero", "cmd/TestPrepareCLI/max_bytes_too_small"}, Status: "met"},
 
+	// Issue #40: keyed mode leaves no input-derived string in clear or as a plain digest.
+	{ID: "i40-01", Text: "In keyed mode a receipt's artifact ids, entry ids, entry version ids and code evidence paths are digests under the key, like the query and content digests; the exact code read matches a keyed path.",
+		Where: []string{rp + "receipt.go:keyIdentities", rp + "store.go:Store.ReadCode"}, Tests: []string{"TestKeyedDigests"}, Status: "met"},
+
 	// Issue #23 beyond the seeds.
 	{ID: "i23-01", Text: "The headline example of docs/usage.md (\"Why did we choose SQLite?\") returns the cited decision without extra flags: query stop words are not lexical evidence.",
 		Where: []string{rp + "text.go:queryTerms", "docs/usage.md"}, Tests: []string{"cmd/TestPrepareHeadlineExample"}, Status: "met"},

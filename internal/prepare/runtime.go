@@ -847,6 +847,7 @@ func (p *prep) receiptOrDiagnostic(b build, pc PreparedContext, om []OmittedGrou
 		err = checkReceipt(rc, b)
 	}
 	if err == nil {
+		keyIdentities(p.h, rc)
 		rb, _ := json.Marshal(rc)
 		if gate.ValidateDocument(rb) != nil {
 			err = errors.New("receipt does not match its schema")

@@ -140,14 +140,30 @@ func TestKeyedDigests(t *testing.T) {
 	if r.QueryDigest != h.Text(NormalizeQuery(q)) || *r.ContentDigest != h.Text(*res.Context.Content) {
 		t.Fatal("query and content digests must be keyed")
 	}
-	code := 0
+	code, hist := 0, 0
 	for _, s := range r.Selected {
 		if c := s.CodeEvidence; c != nil {
 			code++
 			if !strings.HasPrefix(c.SnippetSHA256, "hmac-sha256:") || !strings.HasPrefix(c.FileSHA256, "hmac-sha256:") {
 				t.Fatalf("code digests: %+v", c)
 			}
+			// issue #40: a code path names the project layout
+			if !strings.HasPrefix(c.Path, "hmac-sha256:") {
+				t.Fatalf("code evidence path in clear: %+v", c)
+			}
 		}
+		if a := s.ArtifactAddress; a != nil {
+			hist++
+			// issue #40: artifact and entry ids come from the store
+			for _, id := range []string{a.ArtifactID, s.EntryID, s.EntryVersionID} {
+				if id != "" && !strings.HasPrefix(id, "hmac-sha256:") {
+					t.Fatalf("an id in clear: %+v %s %s", a, s.EntryID, s.EntryVersionID)
+				}
+			}
+		}
+	}
+	if hist == 0 {
+		t.Fatal("fixture: want historical items")
 	}
 	rb, _ := json.Marshal(r)
 	bodies, _ := st.Bodies(context.Background(), req.ScopeIDs)

@@ -476,8 +476,16 @@ func (s *Store) ReadCode(ctx context.Context, acc Access, h receipt.Hasher, ref 
 	if !acc.Can(ref.ScopeID) || ref.StartLine < 1 || ref.EndLine < ref.StartLine {
 		return "", ErrUnavailable
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE scope_id=? AND family='code' AND fingerprint=? AND path=? AND start_line<=? ORDER BY id`,
-		ref.ScopeID, ref.Fingerprint, ref.Path, ref.StartLine)
+	// A keyed receipt names the path by its digest under the key
+	// (keyIdentities): the fingerprint's rows are matched by it.
+	keyedPath := h.KeyID() != "" && receipt.IsDigest(ref.Path)
+	q, args := `SELECT `+rowCols+` FROM artifacts a WHERE scope_id=? AND family='code' AND fingerprint=? AND path=? AND start_line<=? ORDER BY id`,
+		[]any{ref.ScopeID, ref.Fingerprint, ref.Path, ref.StartLine}
+	if keyedPath {
+		q, args = `SELECT `+rowCols+` FROM artifacts a WHERE scope_id=? AND family='code' AND fingerprint=? AND start_line<=? ORDER BY id`,
+			[]any{ref.ScopeID, ref.Fingerprint, ref.StartLine}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return "", err
 	}
@@ -487,6 +495,9 @@ func (s *Store) ReadCode(ctx context.Context, acc Access, h receipt.Hasher, ref 
 	}
 	for _, r := range rs {
 		c := r.cand.Code
+		if keyedPath && h.Text(c.Path) != ref.Path {
+			continue
+		}
 		if c.FileSHA256 != ref.FileSHA256 || ref.EndLine > c.EndLine {
 			continue
 		}

@@ -88,6 +88,7 @@ func (a *agg) addModel(m string, t *ModelTokens) {
 	acc.Output += t.Output
 	acc.CacheRead += t.CacheRead
 	acc.CacheWrite += t.CacheWrite
+	acc.CacheWrite1h += t.CacheWrite1h
 	acc.Reasoning += t.Reasoning
 }
 
@@ -356,7 +357,7 @@ func (a *agg) sections(prices Prices) Sections {
 		t := *a.tokens[m]
 		t.Sessions = a.tokenSessions[m]
 		t.Total = t.Input + t.Output + t.CacheRead + t.CacheWrite
-		t.CostUSD = prices.cost(t)
+		t.CostUSD, _ = prices.cost(t)
 		s.Tokens = append(s.Tokens, t)
 	}
 	for k, in := range a.inputs {

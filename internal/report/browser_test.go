@@ -58,7 +58,11 @@ func headless(t *testing.T, bin string, args ...string) string {
 func TestBrowser(t *testing.T) {
 	bin := chromium(t)
 	l, _ := load(t, LoadOptions{Traces: true}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
-	r := l.Report(Options{})
+	prices, date, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Report(Options{Prices: prices, PriceDate: date})
 	if err := AddTimelines(r, -1); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +86,17 @@ func TestBrowser(t *testing.T) {
 	}
 	for name, dom := range map[string]string{"javascript off": noJS, "javascript on": withJS} {
 		for model, want := range map[string]string{
-			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 0 ",
-			"claude-sonnet-4-20250514": "1 6,200 155 300 300 6,955 0 ",
-			"gpt-5.5":                  "1 2,000 800 25,000 3,000 30,800 500 ", // the last column: reasoning, apart from the total
+			"claude-opus-4-7":          "1 49 3,011 174,100 29,560 206,720 0 0.45 ", // 27,860 of the cache writes at the 1-hour price
+			"claude-sonnet-4-20250514": "1 6,200 155 300 300 6,955 0 0.02 ",
+			"gpt-5.5":                  "1 2,000 800 25,000 3,000 30,800 500 0.06 ", // reasoning, apart from the total, then the cost
 		} {
 			if got := row(dom, model); got != want {
 				t.Errorf("%s: %s row %q, want %q", name, model, got, want)
 			}
+		}
+		// Every figure the page shows is the JSON document's.
+		if bad := htmlMatchesJSON(dom, []byte(render(t, r, "json"))); len(bad) > 0 {
+			t.Errorf("%s: the page's figures differ from the JSON's (%d): %s", name, len(bad), strings.Join(bad[:min(5, len(bad))], "; "))
 		}
 		if n := strings.Count(dom, `<figure id="chart-`); n != 3 {
 			t.Errorf("%s: %d charts", name, n)

@@ -261,7 +261,10 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 		"markerKinds": func() [][2]string {
 			return [][2]string{{"input", "context input"}, {"skill", "skill"}, {"mcp", "MCP"}, {"compaction", "compaction"}, {"sub", "subagent"}, {"memory", "memory"}, {"gap", "audit gap"}, {"event", "other"}}
 		},
-		"numcol": func(t *table, c int) bool { return t.Num[c] },
+		"numcol":  func(t *table, c int) bool { return t.Num[c] },
+		"deref":   func(f *float64) float64 { return *f },
+		"usd":     usd,
+		"decimal": func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
 	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -309,8 +312,8 @@ code{font-size:12px}
 {{end}}
 <h2 id="sessions-title">Sessions</h2>
 <p class="note">Click a column to sort{{if .R.Sessions}}; type to filter{{end}} (with JavaScript on).</p>
-<div id="sessions-wrap"><table id="sessions"><thead><tr><th>session</th><th>agent</th><th>version</th><th>start</th><th class="num">duration</th><th>models</th><th class="num">input</th><th class="num">output</th><th class="num">cache read</th><th class="num">cache write</th><th class="num">context inputs</th><th class="num">skills</th><th class="num">MCP calls</th><th class="num">compactions</th><th class="num">subagents</th><th class="num">skipped lines</th></tr></thead>
-<tbody>{{range .R.Sessions}}<tr><td><code>{{.ID}}</code></td><td>{{.Agent}}</td><td>{{join .Versions}}</td><td>{{.Start}}</td><td class="num" data-v="{{.DurationMS}}">{{dur .DurationMS}}</td><td>{{join .Models}}</td><td class="num" data-v="{{.InputTokens}}">{{num .InputTokens}}</td><td class="num" data-v="{{.OutputTokens}}">{{num .OutputTokens}}</td><td class="num" data-v="{{.CacheRead}}">{{num .CacheRead}}</td><td class="num" data-v="{{.CacheWrite}}">{{num .CacheWrite}}</td><td class="num" data-v="{{.ContextInputs}}">{{num .ContextInputs}}</td><td class="num" data-v="{{.Skills}}">{{num .Skills}}</td><td class="num" data-v="{{.MCPCalls}}">{{num .MCPCalls}}</td><td class="num" data-v="{{.Compactions}}">{{num .Compactions}}</td><td class="num" data-v="{{.Subagents}}">{{num .Subagents}}</td><td class="num" data-v="{{.Skipped}}">{{num .Skipped}}</td></tr>
+<div id="sessions-wrap"><table id="sessions"><thead><tr><th>session</th><th>agent</th><th>version</th><th>start</th><th class="num">duration</th><th>models</th><th class="num">input</th><th class="num">output</th><th class="num">cache read</th><th class="num">cache write</th><th class="num">reasoning</th>{{if .R.Prices}}<th class="num">cost (USD)</th>{{end}}<th class="num">context inputs</th><th class="num">skills</th><th class="num">MCP calls</th><th class="num">compactions</th><th class="num">subagents</th><th class="num">skipped lines</th></tr></thead>
+<tbody>{{range .R.Sessions}}<tr><td><code>{{.ID}}</code></td><td>{{.Agent}}</td><td>{{join .Versions}}</td><td>{{.Start}}</td><td class="num" data-v="{{.DurationMS}}">{{dur .DurationMS}}</td><td>{{join .Models}}</td><td class="num" data-v="{{.InputTokens}}">{{num .InputTokens}}</td><td class="num" data-v="{{.OutputTokens}}">{{num .OutputTokens}}</td><td class="num" data-v="{{.CacheRead}}">{{num .CacheRead}}</td><td class="num" data-v="{{.CacheWrite}}">{{num .CacheWrite}}</td><td class="num" data-v="{{.Reasoning}}">{{num .Reasoning}}</td>{{if .CostUSD}}<td class="num" data-v="{{decimal (deref .CostUSD)}}">{{usd (deref .CostUSD) .Unpriced}}</td>{{end}}<td class="num" data-v="{{.ContextInputs}}">{{num .ContextInputs}}</td><td class="num" data-v="{{.Skills}}">{{num .Skills}}</td><td class="num" data-v="{{.MCPCalls}}">{{num .MCPCalls}}</td><td class="num" data-v="{{.Compactions}}">{{num .Compactions}}</td><td class="num" data-v="{{.Subagents}}">{{num .Subagents}}</td><td class="num" data-v="{{.Skipped}}">{{num .Skipped}}</td></tr>
 {{end}}</tbody></table></div>
 <h2 id="timelines">Session timelines</h2>
 <p class="note">Bars: spans (agent, chat, tool, subagent); diamonds: context events on the span they belong to. Hover a diamond for its attributes, click it for its entry below.{{if .Timelines}} {{len .Timelines}} most recent sessions.{{end}}</p>

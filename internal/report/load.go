@@ -10,21 +10,20 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/contextreceipts/convert/internal/jsonscan"
-	"github.com/contextreceipts/convert/internal/pipeline"
-	"github.com/contextreceipts/convert/internal/untrusted"
-	"github.com/contextreceipts/convert/internal/usage"
 	"io"
 	"os"
-	"path"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/untrusted"
+	"github.com/contextreceipts/convert/internal/usage"
 
 	"github.com/tidwall/gjson"
 )
@@ -184,19 +183,18 @@ func (s *Session) addLine(line []byte, n int) error {
 	return nil
 }
 
-// project names the folder a receipt sits in, relative to its argument, by
-// its digest. Claude Code's project folders are the encoded working
-// directory (raw input, which the leak check refuses), so even with
-// --reveal names they stay digests, as receipts keep every path.
+// project is the project of a receipt or a log at rel, relative to its
+// argument: its working directory's folder as `convert run` names it on
+// disk (pipeline.ProjectOf: "project-<hex>", keyed when the receipts were),
+// so a row can be found on disk; topFolder when its path names none. The
+// report converts logs in plain mode, and receipts already carry their
+// folder's name. Claude Code's project folders are the encoded working
+// directory (raw input), so even with --reveal names they stay digests.
 func project(rel string) string {
-	// The folder as convert run names it: a log's "-Users-alice-src-x"
-	// and its receipt's "project-<hex>" are one project.
-	dir := path.Dir(pipeline.OutputName(strings.TrimPrefix(rel, "./"), ""))
-	if dir == "." || dir == "/" {
-		return topFolder
+	if p := pipeline.ProjectOf(receipt.Hasher{}, strings.TrimPrefix(rel, "./")); p != "" {
+		return p
 	}
-	sum := sha256.Sum256([]byte(dir))
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return topFolder
 }
 
 // topFolder is the project of a receipt at the top of its argument.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -30,8 +31,14 @@ type Report struct {
 	Sessions  []SessRow  `json:"sessions"`
 	Timelines []Timeline `json:"timelines,omitempty"`
 
-	order []*Session // the sessions in range, in the order of Sessions
+	order     []*Session // the sessions in range, in the order of Sessions
+	priceErrs []string   // models priced by an entry that lacks a kind they have tokens of
 }
+
+// PriceErrors are the models whose price entry lacks a price for a kind of
+// token they have (a partial --prices entry): such a report is refused,
+// never priced at 0. Each message names the model and the kind.
+func (r *Report) PriceErrors() []string { return r.priceErrs }
 
 // Sources says what the report was made from.
 type Sources struct {
@@ -40,6 +47,7 @@ type Sources struct {
 	Traces          int `json:"traces"`
 	SessionsInRange int `json:"sessions_in_range"`
 	OutOfRange      int `json:"sessions_out_of_range"`
+	NotSelected     int `json:"sessions_not_selected"` // left out by --session
 	Unreadable      int `json:"unreadable_receipts"`
 	// DuplicateResponses counts the copies of responses seen in more than
 	// one session (resumed and forked sessions), each counted once.
@@ -49,10 +57,15 @@ type Sources struct {
 	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
-// PriceInfo says which models had a price; cost is never guessed.
+// PriceInfo says which price table costed the report and which models had
+// no price; cost is never guessed.
 type PriceInfo struct {
 	CostUSD  float64  `json:"cost_usd"`
 	Unpriced []string `json:"unpriced_models"`
+	// TableDate is the bundled table's date ("" when only a --prices file
+	// priced the report); File is true when a --prices file was given.
+	TableDate string `json:"table_date,omitempty"`
+	File      bool   `json:"prices_file"`
 }
 
 // Sessions64 is the number of sessions, for the page's templates.
@@ -95,15 +108,18 @@ type Sections struct {
 // taken out), and a response repeated by a resumed or forked session counts
 // once, so the figures compare with ccusage's and `convert run`'s.
 type ModelTokens struct {
-	Model      string   `json:"model"`
-	Sessions   int      `json:"sessions"`
-	Input      int64    `json:"input"`
-	Output     int64    `json:"output"`
-	CacheRead  int64    `json:"cache_read"`
-	CacheWrite int64    `json:"cache_write"`
-	Reasoning  int64    `json:"reasoning"`
-	Total      int64    `json:"total"`
-	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	Model      string `json:"model"`
+	Sessions   int    `json:"sessions"`
+	Input      int64  `json:"input"`
+	Output     int64  `json:"output"`
+	CacheRead  int64  `json:"cache_read"`
+	CacheWrite int64  `json:"cache_write"`
+	// CacheWrite1h is the part of CacheWrite written to Anthropic's
+	// 1-hour cache, priced apart (2 x input, not 1.25 x).
+	CacheWrite1h int64    `json:"cache_write_1h"`
+	Reasoning    int64    `json:"reasoning"`
+	Total        int64    `json:"total"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
 }
 
 // InputRow is one instruction file, overlay or other context input: loads
@@ -235,6 +251,8 @@ type SessRow struct {
 	CacheRead     int64    `json:"cache_read_tokens"`
 	CacheWrite    int64    `json:"cache_write_tokens"`
 	Reasoning     int64    `json:"reasoning_tokens"`
+	CostUSD       *float64 `json:"cost_usd,omitempty"`        // with a price table: the priced models' cost
+	Unpriced      bool     `json:"cost_incomplete,omitempty"` // a model of the session has no price: cost is a lower bound
 	ContextInputs int64    `json:"context_inputs"`
 	Skills        int64    `json:"skill_invocations"`
 	MCPCalls      int64    `json:"mcp_calls"`
@@ -251,8 +269,11 @@ type Options struct {
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
 	UntilText string
-	Prices    Prices
-	Timelines int // sessions with a timeline (html); the most recent first
+	Prices    Prices   // nil: no cost (--no-cost)
+	Sessions  []string // --session: only the sessions whose id starts with one of these
+	PriceDate string   // the bundled table's date, when it is part of Prices
+	PriceFile bool     // a --prices file is part of Prices
+	Timelines int      // sessions with a timeline (html); the most recent first
 }
 
 // Bys are the --by values.
@@ -269,31 +290,45 @@ func Build(ss []*Session, opt Options) *Report {
 	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
 	var in []*Session
 	for _, s := range ss {
-		if inRange(s, opt) {
+		switch {
+		case !selected(s, opt.Sessions):
+			r.Sources.NotSelected++
+		case inRange(s, opt):
 			in = append(in, s)
-		} else {
+		default:
 			r.Sources.OutOfRange++
 		}
 	}
+	// A response several sessions hold counts with the one that started
+	// first (on a tie of counts): the session a resume or fork copied it
+	// from.
 	sort.SliceStable(in, func(i, j int) bool {
 		if !in[i].Start.Equal(in[j].Start) {
 			return in[i].Start.Before(in[j].Start)
 		}
 		return in[i].ID < in[j].ID
 	})
-	r.Sources.SessionsInRange = len(in)
-	r.order = in
 	var fold usage.Fold
 	for i, s := range in {
 		fold.Add(i, s.Responses)
 	}
 	folded := fold.Folded()
+	for i, s := range in {
+		s.folded = folded[i] // nil when none: a session is built into more than one report
+	}
 	r.Sources.DuplicateResponses = fold.Duplicates()
+	// Sessions are listed in the order of their last activity, the most
+	// recent last (as ccusage lists them): a resumed old session comes
+	// with today's.
+	sort.SliceStable(in, func(i, j int) bool {
+		return in[i].End.Before(in[j].End)
+	})
+	r.Sources.SessionsInRange = len(in)
+	r.order = in
 	total := newAgg()
 	groups := map[string]*agg{}
 	days := map[string]*dayAgg{}
-	for i, s := range in {
-		s.folded = folded[i]
+	for _, s := range in {
 		u := usageOf(s)
 		total.add(s, "", u)
 		if timeBys[opt.By] {
@@ -354,10 +389,10 @@ func Build(ss []*Session, opt Options) *Report {
 		}
 		da.sessions++
 		da.compactions += countNamed(s, "context.compaction.started")
-		r.Sessions = append(r.Sessions, sessRow(s, u))
+		r.Sessions = append(r.Sessions, sessRow(s, u, opt.Prices))
 	}
 	r.Total = total.sections(opt.Prices)
-	for _, k := range sortedKeys(groups) {
+	for _, k := range groupOrder(groups, in, opt.By) {
 		r.Groups = append(r.Groups, Group{Key: k, Sections: groups[k].sections(opt.Prices)})
 	}
 	for _, d := range sortedKeys(days) {
@@ -365,7 +400,8 @@ func Build(ss []*Session, opt Options) *Report {
 		r.Days = append(r.Days, DayRow{Day: d, Sessions: da.sessions, Tokens: counts(da.tokens), Compactions: da.compactions})
 	}
 	if opt.Prices != nil {
-		pi := &PriceInfo{Unpriced: []string{}}
+		r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
+		pi := &PriceInfo{Unpriced: []string{}, TableDate: opt.PriceDate, File: opt.PriceFile}
 		for _, t := range r.Total.Tokens {
 			if t.CostUSD == nil {
 				pi.Unpriced = append(pi.Unpriced, t.Model)
@@ -376,6 +412,37 @@ func Build(ss []*Session, opt Options) *Report {
 		r.Prices = pi
 	}
 	return r
+}
+
+// groupOrder is the order of the groups: by key, but --by session lists
+// sessions by last activity, as the sessions are (in).
+func groupOrder(groups map[string]*agg, in []*Session, by string) []string {
+	if by != "session" {
+		return sortedKeys(groups)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s.ID] {
+			seen[s.ID] = true
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// selected reports whether a session's id starts with one of the
+// prefixes (--session); no prefix selects every session.
+func selected(s *Session, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(s.ID, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func inRange(s *Session, opt Options) bool {
@@ -421,6 +488,8 @@ func (r *Report) typed(path, v string) bool {
 		}
 	case "timezone":
 		return v == r.Timezone
+	case "prices.table_date":
+		return r.Prices != nil && v == r.Prices.TableDate
 	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
 		// A model name the receipts wrote, in a field that only ever
 		// holds one: typed by the shape `run` admits model names by.
@@ -516,6 +585,30 @@ func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Loca
 			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
 		}
 	}
+	// The trace does not say which cache writes went to the 1-hour cache:
+	// each period gets the session's share of them in proportion to its
+	// cache writes, the rounding left with the last, so they add up.
+	for m, t := range u {
+		if t.CacheWrite1h == 0 || t.CacheWrite == 0 {
+			continue
+		}
+		var periods []string
+		for _, k := range sortedKeys(out) {
+			if x := out[k][m]; x != nil && x.CacheWrite > 0 {
+				periods = append(periods, k)
+			}
+		}
+		given := int64(0)
+		for i, k := range periods {
+			x := out[k][m]
+			share := t.CacheWrite1h - given
+			if i < len(periods)-1 {
+				share = t.CacheWrite1h * x.CacheWrite / t.CacheWrite
+			}
+			x.CacheWrite1h = min(share, x.CacheWrite)
+			given += x.CacheWrite1h
+		}
+	}
 	return out
 }
 
@@ -566,10 +659,17 @@ func usageOf(s *Session) map[string]*ModelTokens {
 			continue
 		}
 		m, n := usage.Summary(func(k string) gjson.Result { return e.Attrs[k] })
-		get(m).add(n, 1)
+		t := get(m)
+		t.add(n, 1)
+		t.CacheWrite1h += e.Attrs["gen_ai.usage.cache_creation.ephemeral_1h_input_tokens"].Int()
 	}
 	for _, r := range s.folded {
 		get(r.Model).add(r.Tokens, -1)
+	}
+	for _, t := range u {
+		// A folded copy's cache writes are not told apart by cache: the
+		// 1-hour part is at most what is left.
+		t.CacheWrite1h = max(0, min(t.CacheWrite1h, t.CacheWrite))
 	}
 	return u
 }
@@ -582,18 +682,33 @@ func (t *ModelTokens) add(n usage.Tokens, sign int64) {
 	t.Reasoning += sign * n.Reasoning
 }
 
-func sessRow(s *Session, u map[string]*ModelTokens) SessRow {
+func sessRow(s *Session, u map[string]*ModelTokens, prices Prices) SessRow {
 	row := SessRow{ID: s.ID, Agent: s.Agent, Versions: nonNil(s.Versions), Project: s.Project, Input: s.Input, Events: len(s.Events), Models: nonNil(s.Models())}
 	if !s.Start.IsZero() {
 		row.Start, row.End = stamp(s.Start), stamp(s.End)
 		row.DurationMS = s.End.Sub(s.Start).Milliseconds()
 	}
-	for _, t := range u {
+	if prices != nil {
+		row.CostUSD = new(float64)
+	}
+	for _, m := range sortedKeys(u) {
+		t := u[m]
 		row.InputTokens += t.Input
 		row.OutputTokens += t.Output
 		row.CacheRead += t.CacheRead
 		row.CacheWrite += t.CacheWrite
 		row.Reasoning += t.Reasoning
+		if row.CostUSD == nil {
+			continue
+		}
+		if c, _ := prices.cost(*t); c != nil {
+			*row.CostUSD += *c
+		} else if t.Input+t.Output+t.CacheRead+t.CacheWrite > 0 {
+			row.Unpriced = true // a model without a price: the cost is a lower bound
+		}
+	}
+	if row.CostUSD != nil {
+		*row.CostUSD = math.Round(*row.CostUSD*1e6) / 1e6
 	}
 	for i := range s.Events {
 		switch s.Events[i].Name {

@@ -1,44 +1,137 @@
 package report
 
 import (
+	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
-// Price is what one model costs, in US dollars per million tokens.
+// Price is what one model costs, in US dollars per million tokens of each
+// kind, in the one token model (input without the cache).
 type Price struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cache_read"`
-	CacheWrite float64 `json:"cache_write"`
+	Input      float64
+	Output     float64
+	CacheRead  float64
+	CacheWrite float64
+	// CacheWrite1h is the price of a write to Anthropic's 1-hour cache;
+	// with Has1h false, such writes cost CacheWrite.
+	CacheWrite1h float64
+	Has1h        bool
+	// Unset are the kinds the table gives no price for (priceKinds bits;
+	// zero: all four given). A model with tokens of such a kind is refused
+	// (Report.PriceErrors), never priced at 0.
+	Unset uint8
 }
 
 // Prices maps a model name to its price. A model not in the table has no
 // cost: the report never guesses one.
 type Prices map[string]Price
 
-// LoadPrices reads a --prices file: a JSON object from model name to
-// {"input", "output", "cache_read", "cache_write"} in USD per million tokens.
+// priceKinds are the token kinds of a price, in the order of Price's bits.
+var priceKinds = []string{"input", "output", "cache_read", "cache_write"}
+
+// bundledPrices is the price table `convert report` uses unless --no-cost:
+// data, dated and sourced in the file itself (docs/usage.md, cost).
+//
+//go:embed prices.json
+var bundledPrices []byte
+
+type bundled struct {
+	prices Prices
+	date   string
+	err    error
+}
+
+var loadBundled = sync.OnceValue(func() bundled {
+	p, date, err := parsePrices(bundledPrices, "prices.json")
+	return bundled{p, date, err}
+})
+
+// Bundled returns a copy of the bundled price table and its date.
+func Bundled() (Prices, string, error) {
+	b := loadBundled()
+	if b.err != nil {
+		return nil, "", b.err
+	}
+	out := make(Prices, len(b.prices))
+	for k, v := range b.prices {
+		out[k] = v
+	}
+	return out, b.date, nil
+}
+
+// LoadPrices reads a --prices file: either a JSON object from model name
+// to {"input", "output", "cache_read", "cache_write"} in USD per million
+// tokens, or a table in the bundled file's form ({"date": ..., "models":
+// {...}}). An entry may leave a kind out: it is refused only when the
+// report has tokens of that kind for that model.
 func LoadPrices(path string) (Prices, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read the price table", path)
 	}
-	var raw map[string]map[string]float64
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s:1: not a price table: want {\"MODEL\": {\"input\": USD_PER_MTOK, \"output\": ..., \"cache_read\": ..., \"cache_write\": ...}}", path)
+	p, _, err := parsePrices(b, path)
+	return p, err
+}
+
+// Merge returns base with over's entries replacing base's, model by model.
+func (p Prices) Merge(over Prices) Prices {
+	out := make(Prices, len(p)+len(over))
+	for k, v := range p {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// priceEntry is one model of a price file. Names of other fields than the
+// kinds (aliases, source, note) are the bundled form's.
+type priceEntry struct {
+	kinds   map[string]float64
+	aliases []string
+}
+
+func parsePrices(b []byte, path string) (Prices, string, error) {
+	bad := fmt.Errorf("%s:1: not a price table: want {\"MODEL\": {\"input\": USD_PER_MTOK, \"output\": ..., \"cache_read\": ..., \"cache_write\": ...}}", path)
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&top); err != nil || top == nil {
+		return nil, "", bad
+	}
+	var date string
+	models := top
+	if raw, ok := top["models"]; ok && len(raw) > 0 && raw[0] == '{' {
+		// The bundled form: date, currency, unit, sources, notes, models.
+		if d, ok := top["date"]; ok {
+			if err := json.Unmarshal(d, &date); err != nil {
+				return nil, "", bad
+			}
+		}
+		models = nil
+		if err := json.Unmarshal(raw, &models); err != nil {
+			return nil, "", bad
+		}
 	}
 	p := Prices{}
-	for _, m := range sortedKeys(raw) {
-		var pr Price
-		for _, k := range sortedKeys(raw[m]) {
-			v := raw[m][k]
-			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s:1: a price must be a number of 0 or more", path)
+	for _, m := range sortedKeys(models) {
+		e, err := parseEntry(models[m], path)
+		if err != nil {
+			return nil, "", err
+		}
+		pr := Price{}
+		for i, k := range priceKinds {
+			v, ok := e.kinds[k]
+			if !ok {
+				pr.Unset |= 1 << i
 			}
 			switch k {
 			case "input":
@@ -49,24 +142,97 @@ func LoadPrices(path string) (Prices, error) {
 				pr.CacheRead = v
 			case "cache_write":
 				pr.CacheWrite = v
-			default:
-				keys := []string{"input", "output", "cache_read", "cache_write"}
-				sort.Strings(keys)
-				return nil, fmt.Errorf("%s:1: a model's price has the keys %s only", path, strings.Join(keys, ", "))
 			}
 		}
+		if v, ok := e.kinds["cache_write_1h"]; ok {
+			pr.CacheWrite1h, pr.Has1h = v, true
+		}
 		p[m] = pr
+		for _, a := range e.aliases {
+			p[a] = pr
+		}
 	}
-	return p, nil
+	return p, date, nil
 }
 
-// cost is nil when the model has no price.
-func (p Prices) cost(t ModelTokens) *float64 {
-	pr, ok := p[t.Model]
-	if !ok {
-		return nil
+func parseEntry(raw json.RawMessage, path string) (priceEntry, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return priceEntry{}, fmt.Errorf("%s:1: a model's price is an object of %s", path, strings.Join(priceKinds, ", "))
 	}
-	c := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead + float64(t.CacheWrite)*pr.CacheWrite) / 1e6
-	c = math.Round(c*1e6) / 1e6
-	return &c
+	e := priceEntry{kinds: map[string]float64{}}
+	for _, k := range sortedKeys(fields) {
+		switch k {
+		case "input", "output", "cache_read", "cache_write", "cache_write_1h":
+			var v float64
+			if err := json.Unmarshal(fields[k], &v); err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return priceEntry{}, fmt.Errorf("%s:1: a price must be a number of 0 or more", path)
+			}
+			e.kinds[k] = v
+		case "aliases":
+			if err := json.Unmarshal(fields[k], &e.aliases); err != nil {
+				return priceEntry{}, fmt.Errorf("%s:1: aliases is a list of model names", path)
+			}
+		case "source", "note":
+		default:
+			return priceEntry{}, fmt.Errorf("%s:1: a model's price has the keys %s only (and cache_write_1h, aliases, source, note)", path, strings.Join(priceKinds, ", "))
+		}
+	}
+	return e, nil
+}
+
+// dateSuffix is a dated snapshot's suffix (claude-haiku-4-5-20251001,
+// gpt-5-2025-08-07): a model without its own entry costs what its
+// undated name does.
+var dateSuffix = regexp.MustCompile(`-(20[0-9]{6}|20[0-9]{2}-[0-9]{2}-[0-9]{2})$`)
+
+// lookup finds a model's price: its own entry, else its undated name's.
+func (p Prices) lookup(model string) (Price, bool) {
+	if pr, ok := p[model]; ok {
+		return pr, true
+	}
+	if base := dateSuffix.ReplaceAllString(model, ""); base != model {
+		pr, ok := p[base]
+		return pr, ok
+	}
+	return Price{}, false
+}
+
+// cost is nil when the model has no price, or no price for a kind it has
+// tokens of (missing names that kind: a partial entry is refused, never
+// priced at 0).
+func (p Prices) cost(t ModelTokens) (c *float64, missing string) {
+	pr, ok := p.lookup(t.Model)
+	if !ok {
+		return nil, ""
+	}
+	for i, n := range []int64{t.Input, t.Output, t.CacheRead, t.CacheWrite} {
+		if n != 0 && pr.Unset&(1<<i) != 0 {
+			return nil, priceKinds[i]
+		}
+	}
+	write1h := pr.CacheWrite
+	if pr.Has1h {
+		write1h = pr.CacheWrite1h
+	}
+	h := min(t.CacheWrite1h, t.CacheWrite)
+	v := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
+		float64(t.CacheWrite-h)*pr.CacheWrite + float64(h)*write1h) / 1e6
+	v = math.Round(v*1e6) / 1e6
+	return &v, ""
+}
+
+// priceErrors are the models whose price entry lacks a kind they have
+// tokens of, as messages naming the model and the kind.
+func priceErrors(p Prices, tokens []ModelTokens) []string {
+	var out []string
+	for _, t := range tokens {
+		if _, missing := p.cost(t); missing != "" {
+			n := map[string]int64{"input": t.Input, "output": t.Output, "cache_read": t.CacheRead, "cache_write": t.CacheWrite}[missing]
+			out = append(out, fmt.Sprintf("%s has no %s price, and the report has %s %s tokens of it: give one (0 if they are free)",
+				t.Model, missing, num(n), strings.ReplaceAll(missing, "_", " ")))
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -49,6 +49,9 @@ func overviewTable(r *Report) *table {
 	if r.Sources.OutOfRange > 0 {
 		src += fmt.Sprintf("; %d sessions outside --since/--until", r.Sources.OutOfRange)
 	}
+	if r.Sources.NotSelected > 0 {
+		src += fmt.Sprintf("; %d sessions not selected by --session", r.Sources.NotSelected)
+	}
 	ov.add("made from", src)
 	if n := r.Sources.DuplicateReceipts; n > 0 {
 		ov.add("repeated receipts", num(int64(n))+" copies of sessions read more than once, counted once")
@@ -64,12 +67,32 @@ func overviewTable(r *Report) *table {
 
 // groupsTable sums each group (--by) over its sessions.
 func groupsTable(r *Report) *table {
-	g := &table{ID: "groups", Title: "By " + r.By, Head: []string{r.By, "sessions", "agents", "input", "output", "cache read", "cache write", "context inputs", "skills", "MCP calls", "compactions", "subagents"},
-		Num: []bool{false, true, false, true, true, true, true, true, true, true, true, true}}
+	priced := r.Prices != nil
+	g := &table{ID: "groups", Title: "By " + r.By, Head: []string{r.By, "sessions", "agents"}, Num: []bool{false, true, false}}
+	if r.By == "session" {
+		// Sessions are listed by last activity: it is shown.
+		g.Head, g.Num = append(g.Head, "last activity"), append(g.Num, false)
+	}
+	g.Head = append(g.Head, "input", "output", "cache read", "cache write", "reasoning")
+	g.Num = append(g.Num, true, true, true, true, true)
+	anyUnpriced := false
+	if priced {
+		g.Head, g.Num = append(g.Head, "cost (USD)"), append(g.Num, true)
+	}
+	g.Head = append(g.Head, "context inputs", "skills", "MCP calls", "compactions", "subagents")
+	g.Num = append(g.Num, true, true, true, true, true)
 	for _, gr := range r.Groups {
 		var tk ModelTokens
+		var cost float64
+		unpriced := false
 		for _, m := range gr.Tokens {
 			tk.Input, tk.Output, tk.CacheRead, tk.CacheWrite = tk.Input+m.Input, tk.Output+m.Output, tk.CacheRead+m.CacheRead, tk.CacheWrite+m.CacheWrite
+			tk.Reasoning += m.Reasoning
+			if m.CostUSD != nil {
+				cost += *m.CostUSD
+			} else if m.Total > 0 {
+				unpriced = true
+			}
 		}
 		var inputs, skills, calls int64
 		for _, in := range gr.ContextInputs {
@@ -81,8 +104,19 @@ func groupsTable(r *Report) *table {
 		for _, c := range gr.MCP.Calls {
 			calls += c.N
 		}
-		g.add(short(gr.Key), num(int64(gr.Sessions)), keys(gr.Agents), num(tk.Input), num(tk.Output), num(tk.CacheRead), num(tk.CacheWrite),
-			num(inputs), num(skills), num(calls), num(gr.Compaction.Compactions), num(gr.Subagents.Spawned))
+		row := []string{short(gr.Key), num(int64(gr.Sessions)), keys(gr.Agents)}
+		if r.By == "session" {
+			row = append(row, or(gr.Last, "-"))
+		}
+		row = append(row, num(tk.Input), num(tk.Output), num(tk.CacheRead), num(tk.CacheWrite), num(tk.Reasoning))
+		if priced {
+			row = append(row, usd(cost, unpriced))
+			anyUnpriced = anyUnpriced || unpriced
+		}
+		g.add(append(row, num(inputs), num(skills), num(calls), num(gr.Compaction.Compactions), num(gr.Subagents.Spawned))...)
+	}
+	if anyUnpriced {
+		g.Notes = append(g.Notes, "cost: \"≥\" marks a group with a model that has no price (see Tokens per model)")
 	}
 	return g
 }
@@ -110,20 +144,18 @@ func tokenTables(r *Report) []*table {
 		row := tokenRow(sum, false)
 		row[0] = "all models"
 		if priced {
-			c := fmt.Sprintf("%.2f", r.Prices.CostUSD)
-			if len(r.Prices.Unpriced) > 0 {
-				c = "at least " + c // the models without a price have no cost
-			}
-			row = append(row, c)
+			// the models without a price have no cost: the sum is a lower bound
+			row = append(row, usd(r.Prices.CostUSD, len(r.Prices.Unpriced) > 0))
 		}
 		tk.add(row...)
 	}
 	if priced {
+		tk.Notes = append(tk.Notes, priceNote(r.Prices))
 		if len(r.Prices.Unpriced) > 0 {
-			tk.Notes = append(tk.Notes, "no price given (no cost shown): "+strings.Join(r.Prices.Unpriced, ", "))
+			tk.Notes = append(tk.Notes, "no price (no cost shown, none guessed; give one with --prices FILE): "+strings.Join(r.Prices.Unpriced, ", "))
 		}
 	} else {
-		tk.Notes = append(tk.Notes, "cost: give a price table with --prices FILE; none is guessed")
+		tk.Notes = append(tk.Notes, "cost hidden (--no-cost)")
 	}
 	out := []*table{tk}
 	if r.By != "model" && len(r.Groups) > 0 {
@@ -231,6 +263,30 @@ func healthTable(t *Sections) *table {
 	return h
 }
 
+// priceNote says which prices a report's cost is at.
+func priceNote(p *PriceInfo) string {
+	var from string
+	switch {
+	case p.TableDate != "" && p.File:
+		from = "the bundled price table of " + p.TableDate + ", with the entries of --prices FILE"
+	case p.TableDate != "":
+		from = "the bundled price table of " + p.TableDate
+	default:
+		from = "the --prices FILE table"
+	}
+	return "cost: US dollars at the standard prices of " + from + " (Anthropic's 1-hour cache writes apart; no long-context surcharge); --no-cost hides it"
+}
+
+// usd writes a cost in dollars; a lower bound (a model without a price)
+// is marked "≥".
+func usd(c float64, lower bool) string {
+	s := fmt.Sprintf("%.2f", c)
+	if lower {
+		return "≥" + s
+	}
+	return s
+}
+
 func tokenRow(m ModelTokens, priced bool) []string {
 	row := []string{m.Model, num(int64(m.Sessions)), num(m.Input), num(m.Output), num(m.CacheRead), num(m.CacheWrite), num(m.Total), num(m.Reasoning)}
 	if priced {
@@ -300,7 +356,12 @@ func WriteJSON(w io.Writer, r *Report) error {
 
 // WriteTable writes aligned columns; color adds bold titles and headers
 // (for a terminal without NO_COLOR).
-func WriteTable(w io.Writer, r *Report, color bool) error {
+func WriteTable(w io.Writer, r *Report, color bool) error { return WriteTableWidth(w, r, color, 0) }
+
+// WriteTableWidth writes the tables to fit cols columns (0: no limit): a
+// table wider than that leaves out columns by dropOrder, least needed
+// first, and says which; key/value rows and notes wrap.
+func WriteTableWidth(w io.Writer, r *Report, color bool, cols int) error {
 	bold := func(s string) string {
 		if color {
 			return "\x1b[1m" + s + "\x1b[0m"
@@ -312,57 +373,212 @@ func WriteTable(w io.Writer, r *Report, color bool) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		t = fit(t, cols)
 		b.WriteString(bold(t.Title) + "\n")
 		if len(t.Rows) == 0 {
 			b.WriteString("  (none)\n")
 		} else {
-			width := make([]int, len(t.Head))
-			for c, h := range t.Head {
-				if !t.KV {
-					width[c] = utf8.RuneCountInString(h)
-				}
-			}
-			for _, row := range t.Rows {
-				for c, cell := range row {
-					width[c] = max(width[c], utf8.RuneCountInString(cell))
-				}
-			}
-			line := func(cells []string, head bool) {
-				var l strings.Builder
-				l.WriteString(" ")
-				for c, cell := range cells {
-					pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell))
-					l.WriteString(" ")
-					if t.Num[c] {
-						l.WriteString(pad + cell)
-					} else if c < len(cells)-1 {
-						l.WriteString(cell + pad)
-					} else {
-						l.WriteString(cell)
-					}
-					if c < len(cells)-1 {
-						l.WriteString(" ")
-					}
-				}
-				s := strings.TrimRight(l.String(), " ")
-				if head {
-					s = bold(s)
-				}
-				b.WriteString(s + "\n")
-			}
-			if !t.KV {
-				line(t.Head, true)
-			}
-			for _, row := range t.Rows {
-				line(row, false)
-			}
+			writeRows(&b, t, cols, bold)
 		}
 		for _, n := range t.Notes {
-			b.WriteString("  " + n + "\n")
+			for _, l := range wrap(n, cols-2) {
+				b.WriteString("  " + l + "\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRows writes a table's header and rows, aligned; a key/value table's
+// values wrap to cols under their first line.
+func writeRows(b *strings.Builder, t *table, cols int, bold func(string) string) {
+	width := colWidths(t)
+	line := func(cells []string, head bool) {
+		var l strings.Builder
+		l.WriteString(" ")
+		for c, cell := range cells {
+			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell))
+			l.WriteString(" ")
+			if t.Num[c] {
+				l.WriteString(pad + cell)
+			} else if c < len(cells)-1 {
+				l.WriteString(cell + pad)
+			} else {
+				l.WriteString(cell)
+			}
+			if c < len(cells)-1 {
+				l.WriteString(" ")
+			}
+		}
+		s := strings.TrimRight(l.String(), " ")
+		if head {
+			s = bold(s)
+		}
+		b.WriteString(s + "\n")
+	}
+	if !t.KV {
+		line(t.Head, true)
+		for _, row := range t.Rows {
+			line(row, false)
+		}
+		return
+	}
+	indent := 2 + width[0] + 2 // "  key  value"
+	for _, row := range t.Rows {
+		vals := wrap(row[1], cols-indent)
+		line([]string{row[0], vals[0]}, false)
+		for _, v := range vals[1:] {
+			b.WriteString(strings.Repeat(" ", indent) + v + "\n")
+		}
+	}
+}
+
+// colWidths are the widths of a table's columns, in runes.
+func colWidths(t *table) []int {
+	width := make([]int, len(t.Head))
+	for c, h := range t.Head {
+		if !t.KV {
+			width[c] = utf8.RuneCountInString(h)
+		}
+	}
+	for _, row := range t.Rows {
+		for c, cell := range row {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
+		}
+	}
+	return width
+}
+
+// dropOrder are the columns a table leaves out to fit a narrow terminal,
+// the first first; the key column, input, output and cost always stay.
+var dropOrder = []string{"agents", "last activity", "subagents", "compactions", "MCP calls", "skills", "context inputs",
+	"versions", "calls by status", "definitions loaded", "tools offered", "sessions", "reasoning", "total", "cache write", "cache read"}
+
+// fit returns t without the columns it must leave out to fit cols (0: no
+// limit), with a note naming them; t itself is left as it is.
+func fit(t *table, cols int) *table {
+	if cols <= 0 || t.KV || len(t.Rows) == 0 {
+		return t
+	}
+	lineWidth := func(ws []int) int {
+		n := 2 * len(ws)
+		for _, w := range ws {
+			n += w
+		}
+		return n
+	}
+	width := colWidths(t)
+	keep := make([]bool, len(t.Head))
+	for c := range keep {
+		keep[c] = true
+	}
+	var dropped []string
+	for _, name := range dropOrder {
+		var ws []int
+		for c, w := range width {
+			if keep[c] {
+				ws = append(ws, w)
+			}
+		}
+		if lineWidth(ws) <= cols {
+			break
+		}
+		for c, h := range t.Head {
+			if c > 0 && keep[c] && h == name {
+				keep[c] = false
+				dropped = append(dropped, h)
+			}
+		}
+	}
+	// Still too wide: the widest text columns (a session id, a withheld
+	// value) are cut to what fits, at least 12 runes each, their start
+	// kept ("…" marks the cut; --session takes the start of an id).
+	cuts := map[int]int{}
+	for {
+		var kept []int
+		for c, w := range width {
+			if keep[c] {
+				kept = append(kept, w)
+			}
+		}
+		over := lineWidth(kept) - cols
+		widest := -1
+		for c, w := range width {
+			if keep[c] && !t.Num[c] && w > 12 && (widest < 0 || w > width[widest]) {
+				widest = c
+			}
+		}
+		if over <= 0 || widest < 0 {
+			break
+		}
+		width[widest] = max(12, width[widest]-over)
+		cuts[widest] = width[widest]
+	}
+	if len(dropped) == 0 && len(cuts) == 0 {
+		return t
+	}
+	out := &table{ID: t.ID, Title: t.Title, KV: t.KV}
+	pick := func(cells []string) []string {
+		var o []string
+		for c, v := range cells {
+			if n, ok := cuts[c]; ok && utf8.RuneCountInString(v) > n {
+				v = string([]rune(v)[:n-1]) + "…"
+			}
+			if keep[c] {
+				o = append(o, v)
+			}
+		}
+		return o
+	}
+	out.Head = pick(t.Head)
+	for c, n := range t.Num {
+		if keep[c] {
+			out.Num = append(out.Num, n)
+		}
+	}
+	for _, row := range t.Rows {
+		out.Rows = append(out.Rows, pick(row))
+	}
+	out.Notes = append([]string{}, t.Notes...)
+	if len(dropped) > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("left out to fit %d columns: %s (a wider terminal, COLUMNS, or --format json shows them)", cols, strings.Join(dropped, ", ")))
+	}
+	for c := range t.Head {
+		if n, ok := cuts[c]; ok {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s cut to %d characters to fit", t.Head[c], n))
+		}
+	}
+	return out
+}
+
+// wrap breaks s into lines of at most n runes at spaces (a word longer
+// than n stays whole); n <= 0 is no limit.
+func wrap(s string, n int) []string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return []string{s}
+	}
+	var out []string
+	var cur strings.Builder
+	curLen := 0
+	for _, word := range strings.Fields(s) {
+		wl := utf8.RuneCountInString(word)
+		if curLen > 0 && curLen+1+wl > n {
+			out = append(out, cur.String())
+			cur.Reset()
+			curLen = 0
+		}
+		if curLen > 0 {
+			cur.WriteByte(' ')
+			curLen++
+		}
+		cur.WriteString(word)
+		curLen += wl
+	}
+	if curLen > 0 || len(out) == 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // WriteMarkdown writes GitHub-flavoured Markdown, for pasting into an issue.

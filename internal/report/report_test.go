@@ -62,7 +62,7 @@ func TestTokenTotalsMatchCcusage(t *testing.T) {
 	}
 	for model, want := range map[string][4]int64{
 		"claude-opus-4-7":            {49, 3011, 174100, 29560},
-		"claude-haiku-4-5":           {2700, 400, 0, 0},
+		"claude-haiku-4-5":           {2740, 490, 3000, 1000},
 		"claude-sonnet-4-20250514":   {6200, 155, 300, 300},
 		"claude-sonnet-4-5-20250929": {6500, 130, 0, 0},
 		"claude-haiku-4-5-20251001":  {800, 70, 0, 0},
@@ -173,30 +173,6 @@ func TestSchema(t *testing.T) {
 	}
 }
 
-func TestPrices(t *testing.T) {
-	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
-	r := l.Report(Options{Prices: Prices{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}})
-	for _, m := range r.Total.Tokens {
-		switch m.Model {
-		case "claude-opus-4-7":
-			want := (49*5 + 3011*25 + 174100*0.5 + 29560*6.25) / 1e6
-			if m.CostUSD == nil || *m.CostUSD < want-1e-6 || *m.CostUSD > want+1e-6 {
-				t.Errorf("opus cost %v, want %v", m.CostUSD, want)
-			}
-		default:
-			if m.CostUSD != nil {
-				t.Errorf("%s has a cost without a price", m.Model)
-			}
-		}
-	}
-	if r.Prices == nil || len(r.Prices.Unpriced) != 1 || r.Prices.Unpriced[0] != "claude-haiku-4-5" {
-		t.Errorf("unpriced models: %+v", r.Prices)
-	}
-	if l.Report(Options{}).Total.Tokens[0].CostUSD != nil {
-		t.Error("a cost without --prices")
-	}
-}
-
 func TestGroupsAndRange(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
 	day := func(s string) time.Time { d, _ := ParseDate(s, false, nil); return d }
@@ -207,9 +183,9 @@ func TestGroupsAndRange(t *testing.T) {
 		sessions int
 		groups   []string
 	}{
-		{"by agent", Options{By: "agent"}, 21, []string{"claude_code", "codex"}},
+		{"by agent", Options{By: "agent"}, 24, []string{"claude_code", "codex"}},
 		{"by model in March", Options{By: "model", Since: day("2026-03-14"), Until: end("2026-03-14")}, 3, []string{"gpt-5.3-codex", "gpt-5.3-codex-mini"}},
-		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 9, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-20"}},
+		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 12, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-02", "2026-11-20", "2026-11-24"}},
 		{"until a day is inclusive", Options{By: "agent", Until: end("2025-07-10")}, 1, []string{"codex"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,13 +202,18 @@ func TestGroupsAndRange(t *testing.T) {
 }
 
 // TestGolden renders the committed Claude Code and Codex golden receipts
-// (read as receipts, not converted) as json and markdown.
+// (read as receipts, not converted) as json and markdown, costed with the
+// bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
-	if stderr != "" || l.Sources.Receipts != 21 {
+	if stderr != "" || l.Sources.Receipts != 24 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
-	r := l.Report(Options{By: "agent"})
+	prices, date, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Report(Options{By: "agent", Prices: prices, PriceDate: date})
 	for _, f := range []struct{ format, file string }{{"json", "report.json"}, {"markdown", "report.md"}} {
 		got := render(t, r, f.format)
 		path := filepath.Join("testdata", f.file)

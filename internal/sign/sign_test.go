@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // secret is 32 random bytes in hex, as convert keygen --alg hmac-sha256
@@ -101,7 +104,7 @@ func TestSignVerify(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Find(RoleSource).Name != "basic.jsonl" || got.Predicate.Converter != "session" || got.Predicate.Lines != 6 {
+				if got.Find(RoleSource).Name != pipeline.InputFileName(receipt.Hasher{}, "basic.jsonl") || got.Predicate.Converter != "session" || got.Predicate.Lines != 6 {
 					t.Errorf("statement = %+v", got)
 				}
 				if a := got.Predicate.Algorithm; alg == HMACSHA256 && a != HMACCanonical || alg == Ed25519 && a != Ed25519 {

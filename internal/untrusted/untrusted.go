@@ -314,6 +314,11 @@ func fileName(v string) bool {
 	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json"} {
 		stem = strings.TrimSuffix(stem, ext)
 	}
+	// the digest name run gives a name that is not id-shaped
+	// (pipeline.InputFileName)
+	if len(stem) == len("input-")+12 && strings.HasPrefix(stem, "input-") && strings.Trim(stem[len("input-"):], "0123456789abcdef") == "" {
+		return true
+	}
 	// a short hex id at the end (cc-v2.1.17-entireio-cli-08940314) is an
 	// id, whatever digits it holds
 	if i := strings.LastIndexAny(stem, "-_"); i > 0 && len(stem)-i-1 == 8 && strings.Trim(stem[i+1:], "0123456789abcdef") == "" {

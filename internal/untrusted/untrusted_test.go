@@ -106,6 +106,7 @@ func TestField(t *testing.T) {
 		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true},
 		{"convert.input.path", "CANARY dir/notes.jsonl", false},
 		{"convert.input.path", "5551234567.jsonl", false},
+		{"convert.input.path", "input-cd6d9626efca.jsonl", true},
 		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", true},
 		{"some.other.key", "CANARY", false},
 	} {

@@ -38,7 +38,7 @@ var exampleTypes = []string{"example.session", "example.prompt", "example.reply"
 
 // examplePass are the fields whose token values may be copied.
 var examplePass = leak.Paths{
-	"type": leak.Label, "time": leak.Time, "id": leak.ID, "version": leak.Version, "model": leak.Model,
+	"type": leak.Label, "time": leak.Time, "id": leak.IDOrUUID, "version": leak.Version, "model": leak.Model,
 	"usage.input": leak.Count, "usage.output": leak.Count, "usage.cache_read": leak.Count,
 }
 
@@ -58,7 +58,7 @@ func (c *example) Record(r converters.Record, out *converters.Output) error {
 	c.CountType(r)
 	switch r.Type {
 	case "example.session":
-		c.Session = c.Pass(leak.ID, r.Get("id").String())
+		c.Session = c.Pass(leak.IDOrUUID, r.Get("id").String())
 		c.SeeVersion(r.Get("version").String())
 	case "example.reply":
 		c.model = c.Pass(leak.Model, r.Get("model").String())
