@@ -65,6 +65,10 @@ type Layout struct {
 	// Sidecar names the file that may hold a companion's metadata
 	// (SourceFile.Meta), "" for none; it is read when it exists.
 	Sidecar func(companion string) string
+	// MainSidecar names the file that may hold a main transcript's own
+	// metadata (its SourceFile.Meta: Factory Droid's <id>.settings.json),
+	// "" for none; it is read when it exists, as a companion's Sidecar is.
+	MainSidecar func(main string) string
 	// SessionID returns the session id a file's base name carries ("" for
 	// none): it keys sharding, so a session's files stay together.
 	SessionID func(base string) string
@@ -188,6 +192,20 @@ func SiblingDir(p string, peek func(field string) string) string {
 		}
 	}
 	return ""
+}
+
+// MainSidecars returns the files that may hold a main transcript's own
+// metadata.
+func MainSidecars(main string) []string {
+	var out []string
+	for _, c := range Natives() {
+		if l := c.Native.Layout; l.MainSidecar != nil {
+			if s := l.MainSidecar(main); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // Sidecars returns the files that may hold a companion's metadata.

@@ -88,7 +88,8 @@ func TestPiAgentSamples(t *testing.T) {
 
 // TestPiAgentClaimsOnlyItsShape: lines that share pi's type names but not
 // its entry tree (no parentId, no message time: Factory Droid's records)
-// are not pi_agent's, even asked for by name.
+// are not pi_agent's, even asked for by name; detection hands them to the
+// reader whose shape they are, Droid's.
 func TestPiAgentClaimsOnlyItsShape(t *testing.T) {
 	log := `{"type":"session","id":"CANARY-s","title":"CANARY-title"}
 {"type":"message","id":"m1","timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}]}}
@@ -107,7 +108,7 @@ func TestPiAgentClaimsOnlyItsShape(t *testing.T) {
 	if msg := res.Err.Error(); !strings.Contains(msg, "not a pi_agent log") || strings.Contains(msg, canary) {
 		t.Errorf("message %q", msg)
 	}
-	if res := pipeline.Convert(in, pipeline.Options{Converter: "auto"}); res.Err == nil {
-		t.Errorf("detected as %s", res.Converter)
+	if res := pipeline.Convert(in, pipeline.Options{Converter: "auto"}); res.Err != nil || res.Converter != "droid" {
+		t.Errorf("detected as %q (error %v), want droid", res.Converter, res.Err)
 	}
 }

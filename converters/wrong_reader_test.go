@@ -53,7 +53,8 @@ func TestWrongReaderMatrix(t *testing.T) {
 
 // unknownAgentLogs are logs of other agents in their real shapes (pi
 // coding agent session v3, OpenClaw's agents/<agent>/sessions, Factory
-// Droid's sessions store), every raw value carrying the canary. Each shares
+// Droid's sessions store and its exec stream-json), every raw value
+// carrying the canary. Each shares
 // record type names with other readers ("message", "compaction",
 // "session"): it goes to its own reader (want), or, for an agent no reader
 // reads (want ""), matches no known kind.
@@ -76,7 +77,7 @@ var unknownAgentLogs = []struct{ name, want, rel, log string }{
 {"type":"message","id":"b1000005","parentId":"b1000004","timestamp":"2026-11-20T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"CANARY-call","name":"exec","arguments":{"command":"CANARY-cmd"}}],"provider":"openai-codex","model":"CANARY-model","usage":{"input":200,"output":20,"cacheRead":100,"cacheWrite":0,"totalTokens":320},"stopReason":"toolUse","timestamp":1795168802000}}
 {"type":"message","id":"b1000006","parentId":"b1000005","timestamp":"2026-11-20T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"CANARY-call","toolName":"exec","content":[{"type":"text","text":"CANARY-out"}],"isError":false,"timestamp":1795168803000}}
 {"type":"message","id":"b1000007","parentId":"b1000006","timestamp":"2026-11-20T10:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-answer"}],"provider":"openai-codex","model":"CANARY-model","usage":{"input":20,"output":2,"cacheRead":300,"cacheWrite":0,"totalTokens":322},"stopReason":"stop","timestamp":1795168804000}}`},
-	{"Factory Droid session", "", "sessions/-proj/droid.jsonl", `{"type":"session_start","id":"CANARY-droid-0001","title":"CANARY-title","sessionTitle":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
+	{"Factory Droid session", "droid", "sessions/-proj/droid.jsonl", `{"type":"session_start","id":"CANARY-droid-0001","title":"CANARY-title","sessionTitle":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
 {"type":"message","id":"c1000001","timestamp":"2026-11-20T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}]}}
 {"type":"message","id":"c1000002","timestamp":"2026-11-20T10:00:02.000Z","parentId":"c1000001","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-reply"},{"type":"tool_use","id":"CANARY-tool","name":"Execute","input":{"command":"CANARY-cmd"}}]}}
 {"type":"message","id":"c1000003","timestamp":"2026-11-20T10:00:03.000Z","parentId":"c1000002","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"CANARY-tool","content":"CANARY-result"}]}}

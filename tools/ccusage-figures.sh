@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints ccusage's per-session token figures for the bundled native samples
-# (Claude Code, Codex, Gemini CLI, Copilot CLI, pi and OpenClaw),
+# (Claude Code, Codex, Gemini CLI, Copilot CLI, pi, OpenClaw, OpenCode and Factory Droid),
 # as recorded in converters/testdata/ccusage.json (compared by
 # TestTokenTotalsAgainstCcusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
@@ -99,5 +99,24 @@ for s in "$root"/samples/opencode/*/; do
 	fi
 	echo "opencode samples/opencode/$name"
 	HOME="$tmp/oc-$name/home" OPENCODE_DATA_DIR="$tmp/oc-$name/data" "$ccusage" opencode session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
+# Factory Droid: ccusage reads only the .settings.json beside each session
+# file; a sample folder with sessions/ is Droid's sessions folder, a loose
+# .jsonl a session without one (ccusage reports none).
+for s in "$root"/samples/droid/*/; do
+	name=$(basename "$s")
+	[ -d "$s/sessions" ] || continue
+	mkdir -p "$tmp/dr-$name/home"
+	echo "droid samples/droid/$name"
+	HOME="$tmp/dr-$name/home" DROID_SESSIONS_DIR="$s/sessions" "$ccusage" droid session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+done
+for s in "$root"/samples/droid/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mkdir -p "$tmp/drf-$name/home" "$tmp/drf-$name/sessions/-sample"
+	cp "$s" "$tmp/drf-$name/sessions/-sample/"
+	echo "droid samples/droid/$name.jsonl"
+	HOME="$tmp/drf-$name/home" DROID_SESSIONS_DIR="$tmp/drf-$name/sessions" "$ccusage" droid session --json --offline |
 		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done

@@ -112,7 +112,7 @@ func leakcheckCommand() *cli.Command {
 		Description: "A PreparedContext is checked by its receipt (its content is the injection, raw by design),\n" +
 			"known by its schema field whatever the file is called.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json sidecars)"},
+			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json and .settings.json sidecars)"},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply (auto: detect from LOG)"},
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
@@ -154,16 +154,17 @@ func leakcheckLogs(c *cli.Context) error {
 		}
 		// A folder is every log and sidecar under it: one session with its
 		// companions, or several whose raw text all counts as raw.
-		logs, err := expandFiles([]string{in}, []string{".jsonl", ".meta.json"})
+		logs, err := expandFiles([]string{in}, []string{".jsonl", ".meta.json", ".settings.json"})
 		if err != nil {
 			return err
 		}
 		inputs = append(inputs, logs...)
 	}
 	// The kind is detected from the first input: a log, not a sidecar.
-	sort.SliceStable(inputs, func(i, j int) bool {
-		return !strings.HasSuffix(inputs[i], ".meta.json") && strings.HasSuffix(inputs[j], ".meta.json")
-	})
+	sidecar := func(p string) bool {
+		return strings.HasSuffix(p, ".meta.json") || strings.HasSuffix(p, ".settings.json")
+	}
+	sort.SliceStable(inputs, func(i, j int) bool { return !sidecar(inputs[i]) && sidecar(inputs[j]) })
 	files, err := expandFiles(c.Args().Slice(), outputSuffixes)
 	if err != nil {
 		return err

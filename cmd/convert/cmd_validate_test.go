@@ -74,6 +74,36 @@ func TestLeakcheckInputFolder(t *testing.T) {
 	}
 }
 
+// TestLeakcheckInputFolderSettings: a Droid sessions folder's
+// .settings.json sidecars are raw input too: a string only a sidecar
+// holds, planted in a receipt, is found.
+func TestLeakcheckInputFolderSettings(t *testing.T) {
+	session, out := convertSample(t, "droid", "basic")
+	code, stdout, stderr := runCLI(t, "", "leakcheck", "--input", session, out)
+	if code != 0 || !strings.Contains(stdout, "no leak: 4 files checked") {
+		t.Fatalf("leakcheck --input DIR: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var receipt string
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".receipt.ndjson") && receipt == "" {
+			receipt = p
+		}
+		return nil
+	})
+	b, err := os.ReadFile(receipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaky := strings.Replace(string(b), `"gen_ai.usage.scope":"session"`, `"gen_ai.usage.scope":"CANARY-mission-7"`, 1)
+	if leaky == string(b) {
+		t.Fatal("nothing planted")
+	}
+	os.WriteFile(receipt, []byte(leaky), 0o644)
+	if code, _, stderr := runCLI(t, "", "leakcheck", "--input", session, receipt); code != exitLeak {
+		t.Fatalf("a planted leak: exit %d\n%s", code, stderr)
+	}
+}
+
 // TestJSONAnswers: list, validate and leakcheck answer with one JSON object
 // on stdout under --json, with the same verdict (and exit) as their text.
 func TestJSONAnswers(t *testing.T) {

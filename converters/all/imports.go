@@ -13,6 +13,7 @@ import (
 	_ "github.com/contextreceipts/convert/converters/codex"
 	_ "github.com/contextreceipts/convert/converters/copilotcli"
 	_ "github.com/contextreceipts/convert/converters/cursor"
+	_ "github.com/contextreceipts/convert/converters/droid"
 	_ "github.com/contextreceipts/convert/converters/geminicli"
 	_ "github.com/contextreceipts/convert/converters/opencode"
 	_ "github.com/contextreceipts/convert/converters/piagent"

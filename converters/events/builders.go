@@ -292,7 +292,7 @@ var _ = DeclareEvent("context.audit_gap.recorded", EventDecl{
 	Description: "An explicit gap: the receipt cannot prove what the log does not record. Claude Code loads the root CLAUDE.md, CLAUDE.local.md and auto-memory MEMORY.md at session start and writes no transcript record of it.",
 	Keys: []Attr{
 		ReqAttr(SetsProp("context.audit_gap", Enum("root_instruction_files_not_logged", "instruction_loads_not_logged", "token_usage_not_logged", "timestamps_not_logged", "tool_results_not_logged"))),
-		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted", "pi_agents_md_and_system_prompt_load_without_a_record", "pi_messages_have_no_usage", "opencode_agents_md_and_instructions_load_without_a_record", "opencode_messages_have_no_token_counts")),
+		SetsProp("context.audit_gap.detail", Enum("claude_md_claude_local_md_and_memory_md_load_at_session_start_without_a_record", "cursor_rules_agents_md_and_user_rules_load_without_a_record", "cursor_stream_json_result_has_no_usage", "cursor_stream_json_has_no_result_record", "cursor_transcripts_have_no_usage", "cursor_records_have_no_timestamps", "cursor_transcripts_have_no_tool_results", "gemini_md_context_files_load_without_a_record", "gemini_messages_have_no_token_counts", "copilot_instructions_and_agents_md_load_without_a_record", "copilot_session_has_no_shutdown_metrics", "copilot_calls_after_last_shutdown_not_counted", "pi_agents_md_and_system_prompt_load_without_a_record", "pi_messages_have_no_usage", "opencode_agents_md_and_instructions_load_without_a_record", "opencode_messages_have_no_token_counts", "droid_agents_md_and_system_prompt_load_without_a_record", "droid_session_has_no_settings_usage")),
 		Sets("session.id", DefID),
 	},
 })
@@ -316,7 +316,7 @@ var _ = DeclareEvent("gen_ai.token_usage.summarized", EventDecl{
 		Sets("gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_creation.input_tokens", DefCount),
 		Sets("gen_ai.usage.cache_read.input_tokens", DefCount),
-		SetsProp("gen_ai.usage.dedupe", Enum("message_id_and_request_id_largest_output", "cumulative_total_deltas", "terminal_result_usage", "message_id_last_record", "shutdown_model_metrics", "assistant_usage_records", "time_model_and_usage")),
+		SetsProp("gen_ai.usage.dedupe", Enum("message_id_and_request_id_largest_output", "cumulative_total_deltas", "terminal_result_usage", "message_id_last_record", "shutdown_model_metrics", "assistant_usage_records", "time_model_and_usage", "settings_sidecar_totals")),
 		ReqAttr(Sets("gen_ai.usage.input_tokens", DefCount)),
 		ReqAttr(Sets("gen_ai.usage.output_tokens", DefCount)),
 		Sets("gen_ai.usage.reasoning.output_tokens", DefCount).Doc("reasoning tokens, already included in gen_ai.usage.output_tokens (OpenAI)"),

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,6 +139,7 @@ type source struct {
 	path, rel   string
 	name        string // how messages name the file (Input.Name)
 	meta        []byte // compacted sidecar JSON, nil when none
+	metaSum     []byte // sha256 of a main file's own sidecar, nil when none
 	converted   bitset // lines handed to the converter
 	sum         []byte // sha256 of the file as it is on disk
 	size        int64
@@ -366,7 +368,17 @@ func (f *file) read() error {
 	// Companion paths are relative to the main file's directory, so the
 	// main file is named by its base name: the group digest must not depend
 	// on whether a folder or the session file was given.
-	f.srcs = append(f.srcs, source{path: f.in.Path, name: f.in.Shown(), rel: path.Base(f.in.Rel)})
+	main := source{path: f.in.Path, name: f.in.Shown(), rel: path.Base(f.in.Rel)}
+	if f.in.Meta != "" && (f.conv.Native == nil || f.conv.Native.Layout.MainSidecar != nil) { // a format that declares none never sees one
+		m, sum, err := readMetaSum(f.opt.FS, f.in.Meta)
+		if err != nil {
+			return &InputError{Path: orPath(f.in.MetaName, f.in.Meta), Converter: f.conv.Name, Msg: err.Error()}
+		}
+		main.meta, main.metaSum = m, sum
+		f.input.Pass(f.in.Meta)
+		f.input.Pass(path.Base(f.in.Meta))
+	}
+	f.srcs = append(f.srcs, main)
 	for _, c := range f.in.Companions {
 		src := source{path: c.Path, name: orPath(c.Name, c.Path), rel: c.Rel}
 		if c.Meta != "" {
@@ -443,11 +455,13 @@ func (f *file) readFile(i int) error {
 		sf := converters.SourceFile{Index: i, Rel: src.rel}
 		if src.meta != nil {
 			sf.Meta = view.Parse(bytesView(src.meta)) // src.meta is the input's own, never written again
-			f.input.Line(src.meta, f.conv.PassThrough)
 		}
 		if err := fs.StartFile(sf, &f.out); err != nil {
 			return &InputError{Path: src.name, Converter: f.conv.Name, Msg: err.Error()}
 		}
+	}
+	if src.meta != nil {
+		f.input.Line(src.meta, f.conv.PassThrough) // input, whether or not the reader looked
 	}
 	fh, err := f.open(i)
 	if err != nil {
@@ -513,20 +527,27 @@ func (f *file) readFile(i int) error {
 // than a line may be: readers query it as they do records) as one compact
 // line.
 func readMeta(fsys fs.FS, path string) ([]byte, error) {
+	doc, _, err := readMetaSum(fsys, path)
+	return doc, err
+}
+
+// readMetaSum is readMeta, with the sha256 of the file as it is on disk.
+func readMetaSum(fsys fs.FS, path string) ([]byte, []byte, error) {
 	fh, err := openFile(fsys, path)
 	if err != nil {
-		return nil, openError(err)
+		return nil, nil, openError(err)
 	}
 	defer fh.Close()
 	raw, err := io.ReadAll(io.LimitReader(fh, 1<<20+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var b bytes.Buffer
 	if len(raw) > 1<<20 || json.Compact(&b, raw) != nil || !jsonscan.Valid(b.Bytes()) || !utf8.Valid(b.Bytes()) {
-		return nil, errors.New("sidecar is not a JSON document of at most 1 MiB")
+		return nil, nil, errors.New("sidecar is not a JSON document of at most 1 MiB")
 	}
-	return b.Bytes(), nil
+	sum := sha256.Sum256(raw)
+	return b.Bytes(), sum[:], nil
 }
 
 // line classifies one line; a non-nil error fails the input.

@@ -160,6 +160,8 @@ func (f *file) summary() receipt.Event {
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
 	if len(f.srcs) > 1 {
 		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))
+	}
+	if len(f.srcs) > 1 || f.srcs[0].metaSum != nil { // a main file's sidecar is of the group
 		a.Set("convert.input.group_sha256", receipt.S(f.groupDigest()))
 	}
 	a.Set("convert.input.bytes", receipt.I(s.Bytes))
@@ -270,6 +272,9 @@ func (f *file) groupDigest() string {
 	var lines []string
 	for _, s := range f.srcs {
 		lines = append(lines, s.rel+" "+receipt.FileDigest(s.sum))
+		if s.metaSum != nil {
+			lines = append(lines, s.rel+" sidecar "+receipt.FileDigest(s.metaSum))
+		}
 	}
 	sort.Strings(lines)
 	var b bytes.Buffer

@@ -19,6 +19,9 @@ type Input struct {
 	Path       string
 	Rel        string
 	Companions []Companion // further files of the same session, read after Path
+	// Meta is the main file's own sidecar (Layout.MainSidecar), "" when
+	// none; MetaName is how messages name it.
+	Meta, MetaName string
 	// Arg is the argument the input was found under (the file itself, or
 	// the directory walked); Name is how messages name it ("": Path). A
 	// command sets Name so that no message carries the input's directories
@@ -55,6 +58,9 @@ func NameInputs(ins []Input, name func(n int, arg, path string) string) {
 			continue
 		}
 		in.Name = name(i+1, in.Arg, in.Path)
+		if in.Meta != "" {
+			in.MetaName = name(i+1, in.Arg, in.Meta)
+		}
 		for j := range in.Companions {
 			c := &in.Companions[j]
 			c.Name = name(i+1, in.Arg, c.Path)
@@ -169,7 +175,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 		// a pipe or device reads once, and an input is read more than once
 		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -) or save it to a file"}
 	}
-	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a), Arg: a}, false, nil
+	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a), Meta: mainSidecar(a), Arg: a}, false, nil
 }
 
 // nameApart puts files of one name from different directories each under

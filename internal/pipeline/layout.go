@@ -28,6 +28,9 @@ func group(ins []Input) []Input {
 			owners[filepath.Clean(d)] = i
 		}
 	}
+	for i := range ins {
+		ins[i].Meta = mainSidecar(ins[i].Path)
+	}
 	if len(owners) == 0 {
 		return ins
 	}
@@ -115,6 +118,16 @@ func companion(main, p string) Companion {
 		}
 	}
 	return c
+}
+
+// mainSidecar is the sidecar of a main transcript, "" when it has none.
+func mainSidecar(p string) string {
+	for _, meta := range converters.MainSidecars(p) {
+		if st, err := os.Stat(meta); err == nil && st.Mode().IsRegular() {
+			return meta
+		}
+	}
+	return ""
 }
 
 // peeker returns a layout's view of p's first lines: the first non-empty

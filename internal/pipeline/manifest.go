@@ -288,6 +288,9 @@ func hasExport(xs []manifestExport, endpoint string) bool {
 
 func inputPaths(in Input) []string {
 	out := []string{in.Path}
+	if in.Meta != "" {
+		out = append(out, in.Meta)
+	}
 	for _, c := range in.Companions {
 		out = append(out, c.Path)
 		if c.Meta != "" {

@@ -1,0 +1,290 @@
+package droid
+
+import (
+	"strconv"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/events"
+	"github.com/contextreceipts/convert/converters/native"
+	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// droidTool is one tool call, opened by an assistant message's tool_use
+// block and finished by the tool_result block that names its id.
+type droidTool struct {
+	key, name          string // owned copies, as every string it keeps
+	span               int
+	mcpServer, mcpTool string // raw names, for hashing only
+	argsHash           string
+	argsSize           int
+	subagent           bool // a Task call: its result is what the subagent returned
+	done               bool
+}
+
+// droidUsage is the settings sidecar's totals, in Droid's terms: input
+// excludes the cache reads and writes, which are counted apart.
+type droidUsage struct {
+	model                                          string
+	input, output, cacheRead, cacheWrite, thinking int64
+	ok                                             bool
+}
+
+type droidState struct {
+	native.Base
+	prompted int64 // time of the last prompt or tool result: the next chat span starts there
+	tools    map[string]*droidTool
+	usage    droidUsage
+	parent   string // the calling session of a subagent's session (an id that passes)
+	subagent bool   // the sidecar tags the session as a subagent's
+	counts   map[string]int64
+}
+
+func newDroid(env converters.Env) *droidState {
+	return &droidState{Base: native.New(env, droidTypes), tools: map[string]*droidTool{}, counts: map[string]int64{}}
+}
+
+// StartFile reads the settings sidecar of the session file: the model and
+// the session's token totals.
+func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) error {
+	c.Out = out
+	m := f.Meta
+	if f.Index != 0 || !m.IsObject() {
+		return nil
+	}
+	if v := m.Get("model").Str(); !v.Empty() {
+		c.usage.model = v.Own()
+	}
+	native.ForEach(m.Get("tags"), func(_, t view.Value) bool {
+		if t.Get("name").Str().Is("subagent") {
+			c.subagent = true
+		}
+		return true
+	})
+	u := m.Get("tokenUsage")
+	if !u.IsObject() {
+		return nil
+	}
+	c.usage.ok = true
+	c.usage.input = c.Count(u.Get("inputTokens"))
+	c.usage.output = c.Count(u.Get("outputTokens"))
+	c.usage.cacheRead = c.Count(u.Get("cacheReadTokens"))
+	c.usage.cacheWrite = c.Count(u.Get("cacheCreationTokens"))
+	c.usage.thinking = c.Count(u.Get("thinkingTokens"))
+	return nil
+}
+
+func (c *droidState) Record(r converters.Record, out *converters.Output) error {
+	c.Out = out
+	c.CountType(r)
+	switch r.Type {
+	case "session_start":
+		if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
+			c.Session = c.Pass(leak.IDOrUUID, id)
+		}
+		if p := r.Get("callingSessionId").Str(); !p.Empty() {
+			c.parent = c.Pass(leak.IDOrUUID, p)
+		}
+	case "message":
+		m := r.Get("message")
+		if m.Get("role").Str().Is("assistant") {
+			c.assistant(r, m)
+		} else {
+			c.user(r, m.Get("content"))
+		}
+	}
+	return nil
+}
+
+// user reads a user message: a prompt, or the results of tool calls.
+func (c *droidState) user(r converters.Record, content view.Value) {
+	prompt := false
+	native.ForEach(content, func(_, b view.Value) bool {
+		switch {
+		case b.Get("type").Str().Is("tool_result"):
+			c.finishTool(r, b)
+		case b.Get("type").Str().Is("text"):
+			prompt = true
+		case b.Get("type").Str().Is("image"):
+			c.counts["images"]++
+		}
+		return true
+	})
+	if prompt {
+		c.counts["user_prompts"]++
+	}
+	if r.NS > 0 {
+		c.prompted = r.NS
+	}
+}
+
+// assistant reads a model response: a chat span, and the tool calls it
+// made. The transcript names no model and no usage: the model is the
+// sidecar's.
+func (c *droidState) assistant(r converters.Record, m view.Value) {
+	c.counts["model_calls"]++
+	start := r.NS
+	if c.prompted > 0 && c.prompted < r.NS {
+		start = c.prompted
+	}
+	attrs := events.ChatSpan("factory")
+	name := "chat"
+	if c.usage.model != "" {
+		model := c.Pass(leak.Model, view.Borrow(c.usage.model)) // owned
+		name += " " + model
+		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(model)})
+	}
+	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
+	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
+	c.prompted = 0
+	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+		switch {
+		case b.Get("type").Str().Is("thinking"):
+			c.counts["thinking_blocks"]++
+		case b.Get("type").Str().Is("tool_use"):
+			c.openTool(r, key, b)
+		}
+		return true
+	})
+}
+
+// openTool opens an execute_tool span under the chat span of the message
+// that made the call; a Task call starts a subagent.
+func (c *droidState) openTool(r converters.Record, parent string, b view.Value) {
+	id, name, args := b.Get("id").Str(), b.Get("name").Str(), b.Get("input")
+	if id.Empty() {
+		c.counts["tool_calls_without_id"]++
+		return
+	}
+	key := "tool:" + c.KeyPart(id)
+	if c.tools[key] != nil {
+		c.counts["repeated_tool_calls"]++
+		return
+	}
+	c.counts["tool_calls"]++
+	t := &droidTool{key: key, name: name.Own(), span: len(c.Out.Spans), argsHash: c.Digest(args), argsSize: args.RawLen()}
+	c.tools[key] = t
+	builtin, _ := view.Lookup(droidBuiltinTools, name)
+	kind := native.ToolUnnamed
+	switch {
+	case builtin:
+		kind = native.ToolBuiltin
+	case name.HasPrefix("mcp__"):
+		kind = native.ToolMCP
+		t.mcpServer, t.mcpTool = native.SplitMCP(t.name)
+	case !name.Empty():
+		kind = native.ToolOther
+	}
+	callID := id.Digest(c.Hasher)
+	if builtin {
+		callID = c.Pass(leak.ID, id)
+	}
+	attrs := receipt.Attrs{events.Operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
+	attrs, spanName := c.DescribeTool(attrs, kind, t.name, t.mcpServer, t.mcpTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsHash)})
+	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	if name.Is("Task") {
+		// The subagent runs as a session of its own (its session_start
+		// names this one): its records and tokens are in its own receipt.
+		t.subagent = true
+		c.counts["subagents"]++
+		a := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session"))
+		if p := native.FirstString(args.Get("prompt")); !p.Empty() {
+			a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p.Digest(c.Hasher))})
+		}
+		if d := native.FirstString(args.Get("description")); !d.Empty() {
+			a = append(a, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(d.Digest(c.Hasher))})
+		}
+		if s := native.FirstString(args.Get("subagent_type")); !s.Empty() {
+			a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(s))})
+		}
+		c.Emit(r, key, "subagent.spawned", a)
+	}
+}
+
+// finishTool closes a call with its tool_result block; an MCP call writes
+// what crossed the boundary, digested, and a Task call what the subagent
+// returned.
+func (c *droidState) finishTool(r converters.Record, b view.Value) {
+	t := c.tools["tool:"+c.KeyPart(b.Get("tool_use_id").Str())]
+	if t == nil {
+		c.counts["results_without_call"]++
+		return
+	}
+	if t.done {
+		return
+	}
+	t.done = true
+	sp := &c.Out.Spans[t.span]
+	sp.Cover(r.NS)
+	status := "success"
+	if b.Get("is_error").Bool() {
+		status = "error"
+		sp.Error = true
+		c.counts["failed_tool_calls"]++
+	}
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "droid.tool_call.status", Value: receipt.S(status)})
+	res := b.Get("content")
+	if t.subagent {
+		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
+		c.Emit(r, t.key, "subagent.result.returned", a)
+	}
+	if t.mcpServer == "" {
+		return
+	}
+	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
+		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
+	if c.Session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
+	}
+	c.Emit(r, t.key, "mcp.tool_call.completed", a)
+	c.counts["mcp_calls"]++
+}
+
+func (c *droidState) End(out *converters.Output) error {
+	c.Out = out
+	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+		events.AuditGap("instruction_loads_not_logged", "droid_agents_md_and_system_prompt_load_without_a_record"))
+	u := c.usage
+	if u.ok {
+		model := "unknown"
+		if u.model != "" {
+			model = u.model
+		}
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
+			c.Pass(leak.Model, view.Borrow(model)), // owned
+			events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite},
+			nil, "settings_sidecar_totals", "session")})
+	} else {
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("token_usage_not_logged", "droid_session_has_no_settings_usage"))
+	}
+	c.RootIdentity(out, "factory-droid")
+	if u.model != "" {
+		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(u.model))))
+	}
+	if u.ok {
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(u.input))
+		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(u.output))
+		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.thinking))
+	}
+	if c.parent != "" {
+		out.Span.Set("droid.calling_session_id", receipt.S(c.parent))
+	}
+	out.Span.Set("droid.subagent_session", receipt.B(c.parent != "" || c.subagent))
+	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents"} {
+		out.Span.Set("droid."+k+".count", receipt.I(c.counts[k]))
+	}
+	var open int64
+	for _, t := range c.tools {
+		if !t.done {
+			open++
+		}
+	}
+	if open > 0 {
+		out.Span.Set("droid.tool_calls.without_result", receipt.I(open))
+	}
+	c.Summarize(out)
+	return nil
+}
