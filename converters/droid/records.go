@@ -172,7 +172,7 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 		kind = native.ToolBuiltin
 	case name.HasPrefix("mcp__"):
 		kind = native.ToolMCP
-		t.mcpServer, t.mcpTool = native.SplitMCP(t.name)
+		t.mcpServer, t.mcpTool = c.SplitMCP(t.name)
 	case !name.Empty():
 		kind = native.ToolOther
 	}
