@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +192,48 @@ func TestValidateHostileReceipt(t *testing.T) {
 				t.Errorf("%v: validate quoted %q:\n%s%s", args, s, out, errs)
 			}
 		}
+	}
+}
+
+// TestLeakcheckPassesEverySample: what run writes for every bundled sample
+// passes the standalone leak check (convert leakcheck --input) too, which
+// knows only the reader's declared fields, not the run's provenance: a
+// field whose declaration stops admitting its values (a shape made
+// stricter) shows here as a leak, as it would in the user's own check
+// before sharing.
+func TestLeakcheckPassesEverySample(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "..", "samples", "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, sample := range cases {
+		conv := filepath.Base(filepath.Dir(sample))
+		name := filepath.Base(sample)
+		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".md") {
+			continue
+		}
+		t.Run(conv+"/"+name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			runCLI(t, "", "run", "-q", "--converter", conv, "--out", out, sample) // bad samples may fail; what is written is checked
+			var outs []string
+			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".receipt.ndjson") || strings.HasSuffix(p, ".otel.jsonl")) {
+					outs = append(outs, p)
+				}
+				return nil
+			})
+			if len(outs) == 0 {
+				return
+			}
+			args := append([]string{"leakcheck", "--converter", conv, "--input", sample}, outs...)
+			if code, stdout, stderr := runCLI(t, "", args...); code != 0 {
+				t.Errorf("leakcheck of what run wrote: exit %d\n%s%s", code, stdout, stderr)
+			}
+			checked++
+		})
+	}
+	if checked < 100 {
+		t.Fatalf("only %d samples checked", checked)
 	}
 }

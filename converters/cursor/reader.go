@@ -51,7 +51,7 @@ func init() {
 			"tool_call.mcpToolCall.args.toolName": leak.Name, "tool_call.mcpToolCall.args.providerIdentifier": leak.Name,
 			"tool_call.taskToolCall.args.agentId": leak.ID, "tool_call.taskToolCall.args.model": leak.Name,
 			"message.content.#.toolCallId": leak.Name, "tool_call.toolCallId": leak.Name,
-			"tool_call.startedAtMs": leak.Name, "tool_call.completedAtMs": leak.Name, // epoch ms as strings
+			"tool_call.startedAtMs": leak.EpochMs, "tool_call.completedAtMs": leak.EpochMs, // epoch ms as strings
 		},
 		Events: []string{
 			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
