@@ -152,9 +152,11 @@ func leakcheckLogs(c *cli.Context) error {
 			inputs = append(inputs, in)
 			continue
 		}
-		// A folder is every log and sidecar under it: one session with its
-		// companions, or several whose raw text all counts as raw.
-		logs, err := expandFiles([]string{in}, []string{".jsonl", ".meta.json", ".settings.json"})
+		// A folder is every log, document and sidecar under it (.json: a
+		// .meta.json or .settings.json sidecar, an OpenCode or Gemini CLI
+		// session document, an OpenCode storage file): one session with
+		// its companions, or several whose raw text all counts as raw.
+		logs, err := expandFiles([]string{in}, []string{".jsonl", ".json"})
 		if err != nil {
 			return err
 		}
