@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/receipt"
+	"github.com/contextreceipts/convert/internal/testshared"
 )
 
 // A hostile case of the keyed-mode class (issue #40, item 2): a home whose
@@ -221,5 +222,26 @@ func TestCanaryFileNameNeverWritten(t *testing.T) {
 				t.Errorf("an id-shaped name keeps its name: %d outputs named by it, want 2", ids)
 			}
 		})
+	}
+}
+
+// TestKeyedNeedsNoSecondPass: the key id a keyed receipt carries is made
+// from the key, not from the input, so it is typed: a keyed conversion has
+// as many untyped outputs as a plain one (none on this sample), and does
+// not read its input a second time to probe the key id against it.
+func TestKeyedNeedsNoSecondPass(t *testing.T) {
+	p := filepath.Join(testshared.Repo(t, "samples", "claude_code", "basic"), "-Users-alice-src-acme-ledger", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl")
+	for _, h := range []receipt.Hasher{{}, testKey(t)} {
+		ins, err := Expand([]string{p})
+		if err != nil || len(ins) != 1 {
+			t.Fatalf("expand: %v %d", err, len(ins))
+		}
+		res := Convert(ins[0], Options{Hash: h})
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if res.Stats.Untyped != 0 {
+			t.Errorf("%s mode: %d untyped output strings, want 0", h.Mode(), res.Stats.Untyped)
+		}
 	}
 }
