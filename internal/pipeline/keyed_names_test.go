@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ import (
 // nothing. The plain run of the same home shows the check can fail (its
 // folders are plain digests of the encoded working directory).
 func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
-	const cwd = "/home/alice/acme-payments"
+	const cwd = "/Users/alice/acme-payments"
 	encoded := strings.ReplaceAll(cwd, "/", "-")
 	cwdSum := sha256.Sum256([]byte(cwd))
 	gemDir := hex.EncodeToString(cwdSum[:]) // Gemini CLI names the project folder so
@@ -35,7 +36,7 @@ func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
 		claude := filepath.Join(home, ".claude", "projects")
 		gemini := filepath.Join(home, ".gemini", "tmp")
 		copyTree(t, repoPath("samples/claude_code/basic/-Users-alice-src-acme-ledger"), filepath.Join(claude, encoded))
-		copyTree(t, repoPath("samples/gemini_cli/basic/tmp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"), filepath.Join(gemini, gemDir))
+		copyTree(t, repoPath(path.Join("samples/gemini_cli/basic", "tmp", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")), filepath.Join(gemini, gemDir))
 		ins, err := Expand([]string{claude, gemini})
 		if err != nil {
 			t.Fatal(err)
@@ -242,6 +243,26 @@ func TestKeyedNeedsNoSecondPass(t *testing.T) {
 		}
 		if res.Stats.Untyped != 0 {
 			t.Errorf("%s mode: %d untyped output strings, want 0", h.Mode(), res.Stats.Untyped)
+		}
+	}
+}
+
+// TestIDShapedName: the file names outputs keep are agents' own session
+// names and words naming a log's role; any name a user chose is digested.
+func TestIDShapedName(t *testing.T) {
+	for stem, want := range map[string]bool{
+		"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b":                             true,
+		"rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b": true,
+		"2026-11-20T10-00-00-000Z_6b1f2c3d-4e5a-4b6c-8d7e-9f0a1b2c3d4e":    true,
+		"ses_4f1e2d3c5ffeA1b2C3d4E5f6G7":                                   true,
+		"agent-a52886dc180afb356":                                          true,
+		"events":                                                           true, "journal": true, "stdin": true, "in": true, "input": true, "log": true, "transcript": true,
+		"input-fbb7b5bf4ca3": true,
+		"basic":              false, "alice-payroll-notes": false, "CANARY-alice": false, "inn": false, "login": false,
+		"5551234567": false, "4111111111111111": false, "": false,
+	} {
+		if got := IDShapedName(stem); got != want {
+			t.Errorf("IDShapedName(%q) = %v, want %v", stem, got, want)
 		}
 	}
 }
