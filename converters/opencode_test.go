@@ -19,7 +19,7 @@ import (
 func ocDoc(t *testing.T, extra string, messages ...string) []byte {
 	t.Helper()
 	doc := `{"info":{"id":"ses_4f1e0000aaffeQw1Er2Ty3Ui9","slug":"CANARY-slug","version":"1.2.27","projectID":"9f86d081884c",` +
-		`"directory":"/home/CANARY-user/p","title":"CANARY-title","time":{"created":1795168800000,"updated":1795168900000}` + extra +
+		`"directory":"/Users/CANARY-user/p","title":"CANARY-title","time":{"created":1795168800000,"updated":1795168900000}` + extra +
 		`},"messages":[` + strings.Join(messages, ",") + `]}`
 	var v any
 	if err := json.Unmarshal([]byte(doc), &v); err != nil {
@@ -36,7 +36,7 @@ const ocUser = `{"info":{"id":"msg_u1","sessionID":"ses_4f1e0000aaffeQw1Er2Ty3Ui
 func ocAssistant(id, model, tokens string, parts ...string) string {
 	return `{"info":{"id":"` + id + `","sessionID":"ses_4f1e0000aaffeQw1Er2Ty3Ui9","role":"assistant","time":{"created":1795168802000,"completed":1795168809000},` +
 		`"parentID":"msg_u1","modelID":"` + model + `","providerID":"anthropic","mode":"build","agent":"build",` +
-		`"path":{"cwd":"/home/CANARY-user/p","root":"/home/CANARY-user/p"},"cost":0.01,"tokens":` + tokens + `},"parts":[` + strings.Join(parts, ",") + `]}`
+		`"path":{"cwd":"/Users/CANARY-user/p","root":"/Users/CANARY-user/p"},"cost":0.01,"tokens":` + tokens + `},"parts":[` + strings.Join(parts, ",") + `]}`
 }
 
 // ocTool is a tool part in a final state.

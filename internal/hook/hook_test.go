@@ -355,7 +355,7 @@ func TestSessionRefKeyed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const p = "/home/alice/CANARY.jsonl"
+	const p = "/Users/alice/CANARY.jsonl"
 	got := SessionRef(h, p)
 	if got != h.Text(p) || !IsRef(got) || strings.Contains(got, receipt.Hasher{}.Text(p)[len("sha256:"):][:12]) {
 		t.Errorf("keyed SessionRef(%s) = %s", p, got)
