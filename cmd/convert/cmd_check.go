@@ -113,7 +113,7 @@ func leakcheckCommand() *cli.Command {
 			"known by its schema field whatever the file is called.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json and .settings.json sidecars)"},
-			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply (auto: detect from LOG)"},
+			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply to every LOG (auto: each log's own kind, detected)"},
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
 			&cli.StringFlag{Name: "query-file", Usage: "with --artifacts: read the query from `FILE`"},

@@ -237,3 +237,60 @@ func TestLeakcheckPassesEverySample(t *testing.T) {
 		t.Fatalf("only %d samples checked", checked)
 	}
 }
+
+// TestLeakcheckMixedAgentsFolder: a folder holding several agents' logs
+// (a home's history, copied aside before sharing) is checked with each
+// log read by its own kind's fields, as run read it: no false leak from
+// one agent's fields applied to another's log, and a raw string planted in
+// an output is still found.
+func TestLeakcheckMixedAgentsFolder(t *testing.T) {
+	logs := t.TempDir()
+	for src, dst := range map[string]string{
+		"../../samples/claude_code/basic/-Users-alice-src-acme-ledger/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl":          "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl",
+		"../../samples/opencode/basic/ses_4f1e2d3c5ffeA1b2C3d4E5f6G7.json":                                                 "ses_4f1e2d3c5ffeA1b2C3d4E5f6G7.json",
+		"../../samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl":         "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl",
+		"../../samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := runCLI(t, "", "run", "-q", "--out", out, logs); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	var outs []string
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".receipt.ndjson") || strings.HasSuffix(p, ".otel.jsonl")) {
+			outs = append(outs, p)
+		}
+		return nil
+	})
+	if len(outs) != 6 {
+		t.Fatalf("%d outputs, want 6 (3 sessions)", len(outs))
+	}
+	if code, stdout, stderr := runCLI(t, "", append([]string{"leakcheck", "--input", logs}, outs...)...); code != 0 {
+		t.Fatalf("leakcheck of a mixed folder: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The same check still finds a prompt's words planted in an output.
+	raw, err := os.ReadFile(filepath.Join(logs, "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(raw), `"CANARY-prompt `)
+	if i < 0 {
+		t.Fatal("no prompt in the Claude Code sample")
+	}
+	words := string(raw[i+1 : i+25])
+	planted := filepath.Join(t.TempDir(), "planted.receipt.ndjson")
+	if err := os.WriteFile(planted, []byte(`{"note":"`+words+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runCLI(t, "", "leakcheck", "--input", logs, planted); code != exitLeak {
+		t.Fatalf("a planted prompt passed the check: exit %d", code)
+	}
+}

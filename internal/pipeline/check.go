@@ -43,11 +43,12 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	if err != nil {
 		return nil, err
 	}
+	fields := inputFields(inputs, converter, conv)
 	in := leak.NewInput()
-	for _, p := range inputs {
+	for i, p := range inputs {
 		in.Pass(path.Base(p))
 		in.Pass(p)
-		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, conv.PassThrough) }); err != nil {
+		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, fields[i]) }); err != nil {
 			return nil, err
 		}
 	}
@@ -59,13 +60,47 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	}
 	chk := outs.Check(in)
 	if chk.NeedsProbe() {
-		for _, p := range inputs {
-			if err := eachInputLine(p, func(doc []byte, n int) { chk.Line(doc, n, conv.PassThrough) }); err != nil {
+		for i, p := range inputs {
+			if err := eachInputLine(p, func(doc []byte, n int) { chk.Line(doc, n, fields[i]) }); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return chk.Findings(), nil
+}
+
+// inputFields is the pass-through fields each input is read with: with no
+// converter named, each log's own kind's (a folder may hold several
+// agents' logs, and one agent's fields would make another's admitted
+// values raw), a sidecar its log's, and first's where a file's kind is not
+// known (a storage part, an unknown log: every string of it is raw).
+func inputFields(inputs []string, converter string, first converters.Converter) []leak.Paths {
+	fields := make([]leak.Paths, len(inputs))
+	byStem := map[string]leak.Paths{}
+	auto := converter == "" || converter == "auto"
+	for i, p := range inputs {
+		fields[i] = first.PassThrough
+		if !auto || isSidecar(p) {
+			continue
+		}
+		if c, err := passThroughOf(p, "", nil); err == nil {
+			fields[i] = c.PassThrough
+			byStem[strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), ".json")] = c.PassThrough
+		}
+	}
+	for i, p := range inputs {
+		if auto && isSidecar(p) {
+			stem := strings.TrimSuffix(strings.TrimSuffix(p, ".meta.json"), ".settings.json")
+			if f, ok := byStem[stem]; ok {
+				fields[i] = f
+			}
+		}
+	}
+	return fields
+}
+
+func isSidecar(p string) bool {
+	return strings.HasSuffix(p, ".meta.json") || strings.HasSuffix(p, ".settings.json")
 }
 
 // eachInputLine calls fn on every parseable line of an input (or on a .json
