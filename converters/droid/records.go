@@ -163,27 +163,10 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 		return
 	}
 	c.counts["tool_calls"]++
-	t := &droidTool{key: key, name: name.Own(), span: len(c.Out.Spans), argsHash: c.Digest(args), argsSize: args.RawLen()}
+	argsHash := c.Digest(args)
+	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, droidBuiltinTools)
+	t := &droidTool{key: key, name: call.Name, span: call.Span, argsHash: argsHash, argsSize: args.RawLen(), mcpServer: call.MCPServer, mcpTool: call.MCPTool}
 	c.tools[key] = t
-	builtin, _ := view.Lookup(droidBuiltinTools, name)
-	kind := native.ToolUnnamed
-	switch {
-	case builtin:
-		kind = native.ToolBuiltin
-	case name.HasPrefix("mcp__"):
-		kind = native.ToolMCP
-		t.mcpServer, t.mcpTool = c.SplitMCP(t.name)
-	case !name.Empty():
-		kind = native.ToolOther
-	}
-	callID := id.Digest(c.Hasher)
-	if builtin {
-		callID = c.Pass(leak.ID, id)
-	}
-	attrs := receipt.Attrs{events.Operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
-	attrs, spanName := c.DescribeTool(attrs, kind, t.name, t.mcpServer, t.mcpTool)
-	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(t.argsHash)})
-	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	if name.Is("Task") {
 		// The subagent runs as a session of its own (its session_start
 		// names this one): its records and tokens are in its own receipt.

@@ -3,7 +3,9 @@ package native
 import (
 	"strings"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -66,4 +68,41 @@ func (c *Base) toolDescription(kind toolKind, name, server, tool string) toolDes
 		return toolDescription{receipt.Attrs{{Key: "gen_ai.tool.name", Value: receipt.S(t)}}, "execute_tool " + t}
 	}
 	return toolDescription{span: "execute_tool"}
+}
+
+// ToolCall is what OpenToolSpan made of one tool call.
+type ToolCall struct {
+	Kind               toolKind
+	Name               string // the tool's name, owned
+	MCPServer, MCPTool string // the halves of an MCP tool's name (SplitMCP)
+	Span               int    // the execute_tool span's index in c.Out.Spans
+}
+
+// OpenToolSpan opens the execute_tool span of a call under parent, keyed
+// key, for a format whose tools are called by name: one of builtins is
+// the agent's own (its name and call id pass through), mcp__server__tool
+// an MCP server's (its halves split by SplitMCP), any other name a tool
+// the agent does not ship, no name an unnamed one. The span carries the
+// call id (a digest unless built in) and the arguments' digest.
+func (c *Base) OpenToolSpan(r converters.Record, key, parent string, id, name view.Text, argsHash string, builtins map[string]bool) ToolCall {
+	t := ToolCall{Kind: ToolUnnamed, Name: name.Own(), Span: len(c.Out.Spans)}
+	builtin, _ := view.Lookup(builtins, name)
+	switch {
+	case builtin:
+		t.Kind = ToolBuiltin
+	case name.HasPrefix("mcp__"):
+		t.Kind = ToolMCP
+		t.MCPServer, t.MCPTool = c.SplitMCP(t.Name)
+	case !name.Empty():
+		t.Kind = ToolOther
+	}
+	callID := id.Digest(c.Hasher)
+	if builtin {
+		callID = c.Pass(leak.ID, id)
+	}
+	attrs := receipt.Attrs{{Key: "gen_ai.operation.name", Value: receipt.S("execute_tool")}, {Key: "gen_ai.tool.call.id", Value: receipt.S(callID)}}
+	attrs, spanName := c.DescribeTool(attrs, t.Kind, t.Name, t.MCPServer, t.MCPTool)
+	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(argsHash)})
+	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
+	return t
 }
