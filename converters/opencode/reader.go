@@ -39,6 +39,7 @@ func init() {
 		Types:       opencodeTypes,
 		OpenTypes:   true,
 		PassThrough: opencodePass,
+		Labels:      opencodeLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.skill.invoked", "mcp.tool_call.completed",
 			"context.compaction.started", "context.compaction.summary_loaded", "subagent.spawned",
@@ -159,6 +160,12 @@ var opencodePass = leak.Paths{
 	"state.input.name": leak.Name, "state.input.subagent_type": leak.Name,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"messages.#.parts.#.state.input.name": leak.Name, "messages.#.parts.#.state.input.subagent_type": leak.Name,
+}
+
+// opencodeLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var opencodeLabels = []string{
+	"general", "tool-calls",
 }
 
 // opencodeBuiltinTools are OpenCode's own tools (packages/opencode/src/

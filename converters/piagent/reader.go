@@ -48,6 +48,7 @@ func init() {
 		Types:       piTypes,
 		OpenTypes:   true,
 		PassThrough: piPass,
+		Labels:      piLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"context.compaction.started", "context.compaction.summary_loaded", "gen_ai.token_usage.summarized",
@@ -119,6 +120,12 @@ var piPass = leak.Paths{
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.content.#.name": leak.Name, "message.toolName": leak.Name, "customType": leak.Name,
 	"message.customType": leak.Name,
+}
+
+// piLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var piLabels = []string{
+	"anthropic-messages", "off", "openai-codex", "openai-codex-responses", "openai-responses",
 }
 
 // piBuiltinTools are the tools pi and OpenClaw ship (pi's read, bash,

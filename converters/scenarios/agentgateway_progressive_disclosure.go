@@ -16,6 +16,10 @@ func init() {
 		Name:     "agentgateway_progressive_disclosure",
 		Doc:      "MCP gateway progressive disclosure: meta-tool index at startup, one upstream schema on demand, tool invoked",
 		SpanName: "agent.session.mcp.gateway.progressive_disclosure",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"Search", "agentgateway",
+		},
 		Records: map[string]scenario.Rec{
 			"mcp.gateway.index.loaded": {
 				Event: "mcp.gateway.index.loaded",

@@ -30,7 +30,10 @@ const (
 	// Model: a model name (claude-opus-4-5-20251101, gpt-5.5, o3).
 	Model
 	// Label: an enum-like word (end_turn, tool_use, acceptEdits,
-	// SessionStart:startup): short, and not random-looking.
+	// SessionStart:startup): short, not random-looking, and one of the
+	// program's own words (Vocabulary): a value of a label's syntax the
+	// program does not know (a new stop reason, or a name like
+	// alice.kowalczyk.payroll) is written as its digest.
 	Label
 	// Name: a public name users choose (an MCP server or tool, a skill, a
 	// subagent type), written in clear only with --reveal names.
@@ -84,6 +87,10 @@ func (s Shape) Admit(v string) bool {
 	case IDOrUUID:
 		if isUUID(v) {
 			return true // the field's documented form
+		}
+	case Label:
+		if !knownWord(v) {
+			return false // a closed vocabulary: only the words the program knows
 		}
 	}
 	return personal(v) == "" && (s == Version || SecretKind(v) == "")
