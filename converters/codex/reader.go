@@ -167,6 +167,10 @@ var codexPass = leak.Paths{
 	"*.input_tokens": leak.Count, "*.cached_input_tokens": leak.Count, "*.output_tokens": leak.Count,
 	"*.reasoning_output_tokens": leak.Count, "*.total_tokens": leak.Count, "*.model_context_window": leak.Count,
 	"*.exit_code": leak.Count, "*.duration_ms": leak.Count,
+	// Running totals (a heavy session passes 10^9): only subtracted.
+	"payload.info.total_token_usage.input_tokens": leak.Cumulative, "payload.info.total_token_usage.cached_input_tokens": leak.Cumulative,
+	"payload.info.total_token_usage.cache_write_input_tokens": leak.Cumulative, "payload.info.total_token_usage.output_tokens": leak.Cumulative,
+	"payload.info.total_token_usage.reasoning_output_tokens": leak.Cumulative, "payload.info.total_token_usage.total_tokens": leak.Cumulative,
 	"type": leak.Label, "timestamp": leak.Time, "ordinal": leak.Count, "id": leak.IDOrUUID, "record_type": leak.Label,
 	"payload.type": leak.Label, "payload.id": leak.IDOrUUID, "payload.session_id": leak.IDOrUUID, "payload.timestamp": leak.Time,
 	"payload.originator": leak.Label, "payload.cli_version": leak.Version, "payload.source": leak.Label, "payload.model_provider": leak.Label,
@@ -255,6 +259,17 @@ func (u *codexUsage) add(v codexUsage) {
 	u.output += v.output
 	u.reasoning += v.reasoning
 	u.total += v.total
+}
+
+// totalOf reads a cumulative total_token_usage (leak.Cumulative): a
+// heavy session's totals pass MaxCount honestly. It is only subtracted
+// (tokenCount), never written.
+func (c *codexState) totalOf(v view.Value) codexUsage {
+	return codexUsage{
+		input: c.Cumulative(native.Get(v, "input_tokens")), cached: c.Cumulative(native.Get(v, "cached_input_tokens")),
+		cacheWrite: c.Cumulative(native.Get(v, "cache_write_input_tokens")), output: c.Cumulative(native.Get(v, "output_tokens")),
+		reasoning: c.Cumulative(native.Get(v, "reasoning_output_tokens")), total: c.Cumulative(native.Get(v, "total_tokens")),
+	}
 }
 
 func (c *codexState) usageOf(v view.Value) codexUsage {
@@ -370,7 +385,7 @@ func (c *codexState) forkCopy(r converters.Record, p view.Value) bool {
 	}
 	if r.Type == "event_msg" && native.Get(p, "type").Str().Is("token_count") {
 		if tot := native.Get(p, "info.total_token_usage"); tot.IsObject() {
-			now := c.usageOf(tot)
+			now := c.totalOf(tot)
 			c.prevTotal = &now
 		}
 	}

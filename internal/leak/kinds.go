@@ -95,6 +95,13 @@ var kinds = map[Shape]kind{
 		admits:  []string{"0", "42", "28249720", "999999999"},
 		refuses: []string{"5551234567", "15551234567", "4111111111111111", "-1", "1.5"},
 	},
+	// A running total: a phone number fits (5551234567), so it is
+	// never written, only subtracted; what is written is the growth,
+	// a Count (CumulativeGrowth).
+	Cumulative: {
+		admits:  []string{"0", "28249720", "1000000001", "38512345678", "9999999999999"},
+		refuses: []string{"10000000000000", "4111111111111111", "-1", "1.5", "1e12"},
+	},
 }
 
 // Pattern returns the JSON Schema pattern of a receipt value of kind s:

@@ -47,9 +47,15 @@ const (
 	// IDOrUUID: an id whose documented form is a UUID or one of ID's
 	// (session, turn and thread ids, which formats write either way).
 	IDOrUUID
+	// Cumulative: a running total (Codex's total_token_usage), for number
+	// leaves only: below MaxCumulative. A heavy session passes MaxCount
+	// honestly, so its totals get a bound of their own; a phone number
+	// fits it, so a reader never writes a cumulative value: it writes
+	// the growth between two totals, each one a Count (CumulativeGrowth).
+	Cumulative
 )
 
-var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid"}
+var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid", "cumulative"}
 
 func (s Shape) String() string {
 	if int(s) < len(shapeNames) {
@@ -70,6 +76,16 @@ type Paths map[string]Shape
 // more; the largest cumulative token count of the seed sessions has 8.
 const MaxCount = 999_999_999
 
+// MaxCumulative bounds a Cumulative total: ten thousand billion tokens,
+// a thousand times a heavy month of one agent.
+const MaxCumulative = 9_999_999_999_999
+
+// CumulativeGrowth reports whether d, the growth of a cumulative total
+// between two readings, may be written: a Count (one request's tokens are
+// far below MaxCount). A larger step (a first total of a phone number's
+// size) is not a count a request made, and is not written.
+func CumulativeGrowth(d int64) bool { return d >= 0 && d <= MaxCount }
+
 // idPrefixes are the opaque id families agents write.
 var idPrefixes = []string{"msg_", "toolu_", "srvtoolu_", "call_", "req_", "fc_", "rs_", "resp_", "ws_", "item_",
 	"chatcmpl-", "run_", "thread_", "agent_", "task_", "cmd_", "tool_", "mcp_"}
@@ -84,6 +100,8 @@ func (s Shape) Admit(v string) bool {
 	switch s {
 	case UUID, Time, EpochMs, Count:
 		return true // their whole syntax rules out secrets and personal data
+	case Cumulative:
+		return true // never written, only subtracted (CumulativeGrowth)
 	case IDOrUUID:
 		if isUUID(v) {
 			return true // the field's documented form
@@ -156,7 +174,9 @@ func (s Shape) fits(v string) bool {
 	case EpochMs:
 		return isEpochMs(v)
 	case Count:
-		return isCount(v)
+		return isCount(v, MaxCount)
+	case Cumulative:
+		return isCount(v, MaxCumulative)
 	}
 	return false
 }
@@ -421,7 +441,7 @@ func isEpochMs(v string) bool {
 	return n >= 946684800000 && n <= 4102444800000
 }
 
-func isCount(v string) bool {
+func isCount(v string, max int64) bool {
 	if v == "0" {
 		return true
 	}
@@ -432,5 +452,5 @@ func isCount(v string) bool {
 	for i := 0; i < len(v); i++ {
 		n = n*10 + int64(v[i]-'0')
 	}
-	return n <= MaxCount
+	return n <= max
 }
