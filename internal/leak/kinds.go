@@ -127,3 +127,11 @@ func knownWord(v string) bool {
 	f := vocabulary.Load()
 	return f != nil && (*f)(v)
 }
+
+// Examples returns the kind's declared examples: honest values it admits
+// and values of its syntax it refuses. Tests of other packages that apply
+// a kind (the read-back side, internal/untrusted) hold themselves to them.
+func (s Shape) Examples() (admits, refuses []string) {
+	k := kinds[s]
+	return append([]string(nil), k.admits...), append([]string(nil), k.refuses...)
+}
