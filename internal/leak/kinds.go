@@ -87,6 +87,11 @@ var kinds = map[Shape]kind{
 		refuses: []string{"alice@example.com", "alice.kowalczyk@acme.io", "192.168.1.20", "555-123-4567",
 			"key-0123456789abcdef0123456789abcdef", "mcp__srv__4111111111111111"},
 	},
+	ServerToolName: {
+		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,95})$`,
+		admits:  []string{"github_search_code", "chrome-devtools_click", "bash"},
+		refuses: []string{"alice@example.com_list", "srv_4111111111111111", "192.168.1.20_ping", "key-0123456789abcdef0123456789abcdef"},
+	},
 	EpochMs: {
 		admits:  []string{"1773479523100"},
 		refuses: []string{"5551234567", "4111111111111111"},

@@ -53,9 +53,13 @@ const (
 	// fits it, so a reader never writes a cumulative value: it writes
 	// the growth between two totals, each one a Count (CumulativeGrowth).
 	Cumulative
+	// ServerToolName: a Name that an agent forms as <server>_<tool> for an
+	// MCP tool (OpenCode): its halves around the first underscore
+	// (SplitServerTool) are its parts, as mcp__server__tool's are a Name's.
+	ServerToolName
 )
 
-var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid", "cumulative"}
+var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid", "cumulative", "server_tool_name"}
 
 func (s Shape) String() string {
 	if int(s) < len(shapeNames) {
@@ -118,15 +122,21 @@ func (s Shape) Admit(v string) bool {
 // may write on their own, each of which it writes in clear only when the
 // whole value was admitted and the part is itself a Name: the server and
 // tool of an mcp__server__tool name or a server__tool one (SplitMCP), the
-// server of an mcp__server namespace. A part derived from an
+// server of an mcp__server namespace, the halves of a ServerToolName
+// (SplitServerTool): the split the reader declares for the field (Split). A part derived from an
 // admitted value carries the value's provenance, so the leak check types
 // it, wherever else the input repeats it (a tool named after the
 // repository it searches).
 func (s Shape) Parts(v string) []string {
-	if s != Name && s != Label || !strings.Contains(v, "__") {
+	var server, tool string
+	switch {
+	case s == ServerToolName:
+		server, tool = SplitServerTool(v)
+	case s == Name && strings.Contains(v, "__"):
+		server, tool = SplitMCP(v)
+	default:
 		return nil
 	}
-	server, tool := SplitMCP(v)
 	var out []string
 	for _, p := range [...]string{server, tool} {
 		if p != "" && Name.Admit(p) {
@@ -134,6 +144,25 @@ func (s Shape) Parts(v string) []string {
 		}
 	}
 	return out
+}
+
+// Split splits a name of shape s into the server and tool its reader
+// writes apart: SplitServerTool for a ServerToolName, SplitMCP otherwise.
+func Split(s Shape, name string) (server, tool string) {
+	if s == ServerToolName {
+		return SplitServerTool(name)
+	}
+	return SplitMCP(name)
+}
+
+// SplitServerTool splits a <server>_<tool> name at its first underscore
+// ("" and "" when it has none, or either half would be empty).
+func SplitServerTool(name string) (server, tool string) {
+	server, tool, ok := strings.Cut(name, "_")
+	if !ok || server == "" || tool == "" {
+		return "", ""
+	}
+	return server, tool
 }
 
 // SplitMCP splits an mcp__server__tool name into its server and tool.
@@ -169,7 +198,7 @@ func (s Shape) fits(v string) bool {
 		return len(v) <= 64 && isModel(v)
 	case Label:
 		return len(v) <= 128 && isWordy(v, false) && !randomLooking(v)
-	case Name:
+	case Name, ServerToolName:
 		return len(v) <= 96 && isWordy(v, true) && !randomLooking(v)
 	case EpochMs:
 		return isEpochMs(v)
