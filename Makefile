@@ -77,12 +77,15 @@ test-fleet: build
 	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
 # generate regenerates every generated file from its source, in order: the
-# event schemas (from the converters' declarations), the gate's vocabulary
-# table (the one committed copy of the program's words), the converter tables of
-# the docs, and prepare's REQUIREMENTS table. check-generated (CI) fails
+# scenario index (the registry reads it, so what follows sees every table
+# as it is now), the event schemas (from the converters' declarations),
+# the gate's vocabulary table (the one committed copy of the program's
+# words), the converter tables of the docs, and prepare's REQUIREMENTS
+# table. check-generated (CI) fails
 # when any of them was stale.
 .PHONY: generate check-generated
 generate:
+	$(GO) generate ./converters/scenarios
 	$(GO) generate ./converters/...
 	$(GO) generate ./internal/gate
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
