@@ -154,7 +154,9 @@ bench-report: build
 
 # ccusage-figures prints ccusage's per-session token figures for the bundled
 # Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
-# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it).
+# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it), and
+# for cmd/convert/testdata/fold_history its cross-session totals
+# (TestFoldKeyLikeCcusage).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
 CCUSAGE ?= bench/.tools/node_modules/.bin/ccusage
 .PHONY: ccusage-figures

@@ -123,7 +123,7 @@ var claudePass = leak.Paths{
 	"data.serverName": leak.Name, "data.toolName": leak.Name,
 	// A subagent's response as its parent's agent_progress record repeats
 	// it (progress.go): counted when no transcript holds it.
-	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model,
+	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model, "data.message.requestId": leak.ID,
 	"data.message.message.usage.iterations.#.model": leak.Model,
 }
 

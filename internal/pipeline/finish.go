@@ -607,7 +607,7 @@ func (f *file) outName(suffix string) string {
 func (f *file) noteResponses(spans iter.Seq[otlp.Span]) iter.Seq[otlp.Span] {
 	return func(yield func(otlp.Span) bool) {
 		for s := range spans {
-			if r, ok := usage.FromSpan(s.Attrs, s.Start); ok {
+			if r, ok := usage.FromSpan(s.Attrs, s.End); ok {
 				f.responses = append(f.responses, r)
 			}
 			if !yield(s) {
