@@ -281,6 +281,9 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 			c.Session = c.Pass(leak.IDOrUUID, sid.Str())
 		}
 	}
+	if r.File == 0 && !c.WorkDirSeen() {
+		c.SeeWorkDir(r.Get("cwd").Str())
+	}
 	if r.File == 0 && (r.Type == "started" || r.Type == "result") && !r.Get("sessionId").Exists() {
 		c.journal(r)
 		return nil

@@ -199,6 +199,9 @@ func (f *file) summary() receipt.Event {
 	for _, x := range f.out.Summary {
 		a.Set(x.Key, x.Value)
 	}
+	if v, ok := f.out.Summary.Get("convert.input.project"); ok && isProjectDir(v.Str) {
+		f.input.Pass(v.Str) // the reader's project key (native.WorkDirProject): a digest, ours
+	}
 	a.Set("convert.hash.mode", receipt.S(f.opt.Hash.Mode()))
 	if id := f.opt.Hash.KeyID(); id != "" {
 		a.Set("convert.hash.key_id", receipt.S(id))
