@@ -127,7 +127,8 @@ func WorkDirProject(h receipt.Hasher, cwd string) string {
 		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9':
 			b.WriteRune(r)
 		case r > 0xFFFF:
-			b.WriteString("--") // a surrogate pair in JavaScript's string
+			b.WriteByte('-') // a surrogate pair in JavaScript's string: two units
+			b.WriteByte('-')
 		default:
 			b.WriteByte('-')
 		}
