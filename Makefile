@@ -152,9 +152,20 @@ REPORT_SESSIONS ?= 3000
 bench-report: build
 	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
 
+# report-png rewrites docs/report.png (the README's picture of the HTML
+# report) from the bundled Claude Code and Codex samples: TestBrowser renders
+# the page in headless Chromium (chromium, chromium-browser or google-chrome
+# on PATH) and -update keeps a 1100x900 screenshot. Check it stays small and
+# shows no canary or user path.
+.PHONY: report-png
+report-png:
+	$(GO) test ./internal/report -run 'TestBrowser$$' -count=1 -update
+
 # ccusage-figures prints ccusage's per-session token figures for the bundled
 # Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
-# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it).
+# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it), and
+# for cmd/convert/testdata/fold_history its cross-session totals
+# (TestFoldKeyLikeCcusage).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
 CCUSAGE ?= bench/.tools/node_modules/.bin/ccusage
 .PHONY: ccusage-figures

@@ -237,6 +237,9 @@ func (c *cursorState) Record(r converters.Record, out *converters.Output) error 
 		if m := r.Get("model"); m.IsString() && !m.Str().Empty() {
 			c.model = m.Str().Own()
 		}
+		if r.File == 0 {
+			c.SeeWorkDir(r.Get("cwd").Str())
+		}
 		c.counts["system_"+cursorSubtype(r)]++
 	case "user":
 		c.user(r)

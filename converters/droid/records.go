@@ -83,6 +83,7 @@ func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 		if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 			c.Session = c.Pass(leak.IDOrUUID, id)
 		}
+		c.SeeWorkDir(r.Get("cwd").Str())
 		if p := r.Get("callingSessionId").Str(); !p.Empty() {
 			c.parent = c.Pass(leak.IDOrUUID, p)
 		}

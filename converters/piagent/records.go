@@ -147,6 +147,7 @@ func (c *piState) header(r converters.Record) {
 	if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 		c.Session = c.Pass(leak.IDOrUUID, id)
 	}
+	c.SeeWorkDir(r.Get("cwd").Str())
 	if m := r.Get("modelId").Str(); !m.Empty() {
 		c.model = m.Own() // version 1 headers name the model
 	}
