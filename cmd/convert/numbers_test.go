@@ -196,7 +196,7 @@ func TestReportFoldsCopies(t *testing.T) {
 			if string(t1) != string(t2) {
 				t.Errorf("totals differ:\n%s\n%s", t1, t2)
 			}
-			if strings.Count(se, "\n") != 1 || !strings.Contains(se, fmt.Sprintf("%d copies of sessions read more than once", tc.copies)) {
+			if strings.Count(se, "\n") != 1 || !strings.Contains(se, map[bool]string{true: "1 session", false: fmt.Sprintf("%d sessions", tc.copies)}[tc.copies == 1]+" read more than once") {
 				t.Errorf("want one line with the count on stderr, got:\n%s", se)
 			}
 		})
