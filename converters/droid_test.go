@@ -124,3 +124,97 @@ func TestDroidClaimsOnlyItsShape(t *testing.T) {
 		}
 	}
 }
+
+// TestDroidOrphanSettings: a session's <uuid>.settings.json whose
+// transcript is gone is an input of its own in a walk (ccusage, which reads
+// only the sidecars, still counts it): a droid receipt with the sidecar's
+// tokens and an audit gap saying the transcript is missing. A sidecar
+// whose transcript is there is read with it and never on its own, and a
+// .settings.json not named by a session id is no input. Nothing raw of any
+// of them reaches an output or a message.
+func TestDroidOrphanSettings(t *testing.T) {
+	testshared.InRepo(t)
+	src, err := os.ReadFile("samples/droid/orphan_settings/sessions/-Users-erin-src-CANARY-api/7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.ReadFile("samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveSide, err := os.ReadFile("samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "sessions")
+	proj := filepath.Join(root, "-CANARY-proj")
+	files := map[string][]byte{
+		"7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json": src,
+		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl":         live,
+		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json": liveSide,
+		"CANARY-notes.settings.json":                         []byte(`{"tokenUsage":{"inputTokens":1,"outputTokens":2},"note":"CANARY-note"}`),
+	}
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(proj, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins, err := pipeline.Expand([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]pipeline.Result{}
+	for _, in := range ins {
+		res := pipeline.Convert(in, pipeline.Options{})
+		if res.Err != nil {
+			t.Fatalf("%s: %v", filepath.Base(in.Path), res.Err)
+		}
+		got[filepath.Base(in.Path)] = res
+	}
+	if len(got) != 2 {
+		t.Fatalf("inputs %v, want the session and the orphan sidecar", keysOf(got))
+	}
+	orphan, ok := got["7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json"]
+	if !ok {
+		t.Fatalf("inputs %v: the orphan sidecar is not one", keysOf(got))
+	}
+	if _, ok := got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"]; !ok {
+		t.Fatalf("inputs %v: the session is not one", keysOf(got))
+	}
+	if orphan.Converter != "droid" {
+		t.Fatalf("orphan sidecar read by %s", orphan.Converter)
+	}
+	if !bytes.Contains(orphan.Receipt, []byte(`"context.audit_gap":"transcript_missing"`)) {
+		t.Errorf("orphan sidecar: no transcript_missing gap:\n%s", orphan.Receipt)
+	}
+	if !bytes.Contains(orphan.Receipt, []byte(`"session.id":"7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f"`)) {
+		t.Errorf("orphan sidecar: not named by its session id:\n%s", orphan.Receipt)
+	}
+	u := gjson.GetBytes(src, "tokenUsage")
+	want := figures{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int(),
+		CacheRead: u.Get("cacheReadTokens").Int(), CacheWrite: u.Get("cacheCreationTokens").Int()}
+	if f := ccusageTerms(orphan.Receipt, false); f != want {
+		t.Errorf("orphan sidecar: tokens %+v, want %+v", f, want)
+	}
+	if bytes.Contains(got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"].Receipt, []byte("transcript_missing")) {
+		t.Error("a session with its transcript says the transcript is missing")
+	}
+	for name, res := range got {
+		for _, out := range [][]byte{res.Receipt, res.Trace} {
+			if bytes.Contains(out, []byte(canary)) {
+				t.Errorf("%s: canary in the outputs", name)
+			}
+		}
+	}
+}
+
+func keysOf(m map[string]pipeline.Result) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -46,19 +46,26 @@ func init() {
 		},
 		New: func(env converters.Env) converters.State { return newDroid(env) },
 		Native: &converters.Format{
-			Type:      droidType,
-			Layout:    droidLayout,
-			Locations: droidLocations,
-			Seeds:     []string{"samples/droid"},
+			Type:       droidType,
+			Layout:     droidLayout,
+			Locations:  droidLocations,
+			DocumentAt: droidOrphanSettings,
+			Seeds:      []string{"samples/droid"},
 		},
 	})
 }
 
-// droidTypes are the record types of a Droid session file.
-var droidTypes = []string{"session_start", "message"}
+// droidTypes are the record types of a Droid session file, and settings:
+// a session's <id>.settings.json read on its own, when its transcript is
+// gone (droidOrphanSettings).
+var droidTypes = []string{"session_start", "message", "settings"}
+
+// droidSettingsType is the type of a settings document read on its own:
+// it has no type field, and is Droid's by its tokenUsage.
+var droidSettingsType = view.Parse(`"settings"`)
 
 // droidType is a record's type when the record is in Droid's shape, else
-// none: the session_start line (its own type name, with an id), a message
+// none: a settings document (droidSettings), the session_start line (its own type name, with an id), a message
 // record whose message has a role of user or assistant and an array of
 // content blocks and, unlike pi's, no time of its own, or another record
 // with an id and a time (todo_state: counted, not read). Other agents'
@@ -68,6 +75,9 @@ var droidTypes = []string{"session_start", "message"}
 // hands their logs to this reader.
 func droidType(r converters.Record) view.Value {
 	t := r.Top("type")
+	if !t.Exists() && droidSettings(r) {
+		return droidSettingsType
+	}
 	if !t.IsString() || !r.Top("id").IsString() {
 		return view.Value{}
 	}
@@ -111,4 +121,12 @@ var droidBuiltinTools = map[string]bool{
 	"Read": true, "LS": true, "Execute": true, "Edit": true, "MultiEdit": true, "Create": true, "Grep": true,
 	"Glob": true, "ApplyPatch": true, "TodoWrite": true, "WebSearch": true, "FetchUrl": true, "Task": true,
 	"ExitSpecMode": true, "GenerateDroid": true, "Skill": true,
+}
+
+// droidSettings reports a session's settings document read as a record of
+// its own: an object with no type whose tokenUsage holds Droid's counts
+// (inputTokens and outputTokens), a shape no other agent's log line has.
+func droidSettings(r converters.Record) bool {
+	u := r.Top("tokenUsage")
+	return u.IsObject() && u.Get("inputTokens").IsNumber() && u.Get("outputTokens").IsNumber()
 }

@@ -2,6 +2,7 @@ package droid
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/events"
@@ -38,6 +39,8 @@ type droidState struct {
 	usage    droidUsage
 	parent   string // the calling session of a subagent's session (an id that passes)
 	subagent bool   // the sidecar tags the session as a subagent's
+	orphan   bool   // the input is a settings document whose transcript is gone
+	fileID   string // the session id a settings document's file name carries
 	counts   map[string]int64
 }
 
@@ -46,12 +49,25 @@ func newDroid(env converters.Env) *droidState {
 }
 
 // StartFile reads the settings sidecar of the session file: the model and
-// the session's token totals.
+// the session's token totals. A settings document read on its own (its
+// transcript gone) names its session by its file name.
 func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) error {
 	c.Out = out
-	m := f.Meta
-	if f.Index != 0 || !m.IsObject() {
+	if f.Index != 0 {
 		return nil
+	}
+	if id, ok := strings.CutSuffix(native.PathBase(f.Rel), ".settings.json"); ok && leak.UUID.Admit(id) {
+		c.fileID = id
+	}
+	c.settings(f.Meta)
+	return nil
+}
+
+// settings reads a settings document: the sidecar, or the input itself
+// when its transcript is gone.
+func (c *droidState) settings(m view.Value) {
+	if !m.IsObject() {
+		return
 	}
 	if v := m.Get("model").Str(); !v.Empty() {
 		c.usage.model = v.Own()
@@ -64,7 +80,7 @@ func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) 
 	})
 	u := m.Get("tokenUsage")
 	if !u.IsObject() {
-		return nil
+		return
 	}
 	c.usage.ok = true
 	c.usage.input = c.Count(u.Get("inputTokens"))
@@ -72,13 +88,19 @@ func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) 
 	c.usage.cacheRead = c.Count(u.Get("cacheReadTokens"))
 	c.usage.cacheWrite = c.Count(u.Get("cacheCreationTokens"))
 	c.usage.thinking = c.Count(u.Get("thinkingTokens"))
-	return nil
 }
 
 func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
 	switch r.Type {
+	case "settings":
+		// The settings document on its own: its transcript is gone.
+		c.orphan = true
+		if c.Session == "" && c.fileID != "" {
+			c.Session = c.fileID
+		}
+		c.settings(r.JSON)
 	case "session_start":
 		if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 			c.Session = c.Pass(leak.IDOrUUID, id)
@@ -229,6 +251,11 @@ func (c *droidState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 		events.AuditGap("instruction_loads_not_logged", "droid_agents_md_and_system_prompt_load_without_a_record"))
+	if c.orphan {
+		// Only the totals are left: what entered the context is not known.
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("transcript_missing", "droid_settings_without_session_transcript"))
+	}
 	u := c.usage
 	if u.ok {
 		model := "unknown"
@@ -256,6 +283,9 @@ func (c *droidState) End(out *converters.Output) error {
 		out.Span.Set("droid.calling_session_id", receipt.S(c.parent))
 	}
 	out.Span.Set("droid.subagent_session", receipt.B(c.parent != "" || c.subagent))
+	if c.orphan {
+		out.Span.Set("droid.transcript_missing", receipt.B(true))
+	}
 	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents"} {
 		out.Span.Set("droid."+k+".count", receipt.I(c.counts[k]))
 	}
