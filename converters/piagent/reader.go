@@ -54,10 +54,11 @@ func init() {
 		},
 		New: func(env converters.Env) converters.State { return newPi(env) },
 		Native: &converters.Format{
-			Type:      piType,
-			Layout:    piLayout,
-			Locations: piLocations,
-			Seeds:     []string{"samples/pi_agent"},
+			Type:       piType,
+			Layout:     piLayout,
+			Locations:  piLocations,
+			DocumentAt: piArchive,
+			Seeds:      []string{"samples/pi_agent"},
 		},
 	})
 }

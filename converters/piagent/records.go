@@ -95,6 +95,19 @@ func newPi(env converters.Env) *piState {
 		pi: newTally(), claw: newTally(), entries: map[string]bool{}, counts: map[string]int64{}}
 }
 
+// StartFile starts a file of the session: its transcript, or one of the
+// archives OpenClaw renamed it to on a reset or a delete (piLayout), whose
+// entries are the session's too. Each file's first chat starts at its own
+// prompt.
+func (c *piState) StartFile(f converters.SourceFile, out *converters.Output) error {
+	c.Out = out
+	c.prompted = 0
+	if _, ok := piArchiveID(native.PathBase(f.Rel)); ok {
+		c.counts["archived_transcripts"]++
+	}
+	return nil
+}
+
 func (c *piState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
@@ -515,6 +528,9 @@ func (c *piState) End(out *converters.Output) error {
 	}
 	if open > 0 {
 		out.Span.Set("pi_agent.tool_calls.without_result", receipt.I(open))
+	}
+	if n := c.counts["archived_transcripts"]; n > 0 {
+		out.Span.Set("pi_agent.archived_transcripts.count", receipt.I(n))
 	}
 	c.Summarize(out)
 	return nil
