@@ -206,3 +206,70 @@ func TestOpenClawArchives(t *testing.T) {
 		t.Errorf("archive given by path: %s, %v", res.Converter, res.Err)
 	}
 }
+
+// TestPiSubagentRuns: a parent's call of the subagent tool writes
+// subagent.spawned and subagent.result.returned; the run, kept by the
+// pi-subagents extension as subagent-artifacts/<run id>_<agent>_transcript.jsonl
+// (records with a recordType, a role and a message, which Cursor's reader
+// claimed before) and as a pi session under the parent's folder, is read by
+// pi_agent as a session of its own that says it is a subagent run, with
+// the usage of its assistant messages. Nothing raw reaches an output.
+func TestPiSubagentRuns(t *testing.T) {
+	testshared.InRepo(t)
+	results := convertDir(t, "samples/pi_agent/subagents", pipeline.Options{})
+	if len(results) != 3 {
+		t.Fatalf("%d sessions, want the parent and the run's two records", len(results))
+	}
+	runs := 0
+	for _, res := range results {
+		if res.Converter != "pi_agent" {
+			t.Fatalf("%s: read by %s", res.Path, res.Converter)
+		}
+		raw, err := os.ReadFile(res.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, output := 0, int64(0)
+		for _, l := range bytes.Split(bytes.TrimSpace(raw), []byte{'\n'}) {
+			m := gjson.GetBytes(l, "message")
+			if m.Get("role").Str != "assistant" {
+				continue
+			}
+			output += m.Get("usage.output").Int()
+			m.Get("content").ForEach(func(_, b gjson.Result) bool {
+				if b.Get("type").Str == "toolCall" && b.Get("name").Str == "subagent" {
+					calls++
+				}
+				return true
+			})
+		}
+		if n := bytes.Count(res.Receipt, []byte(`"name":"subagent.spawned"`)); n != calls {
+			t.Errorf("%s: %d subagent.spawned, want %d", filepath.Base(res.Path), n, calls)
+		}
+		if n := bytes.Count(res.Receipt, []byte(`"name":"subagent.result.returned"`)); n != calls {
+			t.Errorf("%s: %d subagent.result.returned, want %d", filepath.Base(res.Path), n, calls)
+		}
+		var got int64
+		for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
+			if e := gjson.ParseBytes(l); e.Get("name").Str == "gen_ai.token_usage.summarized" {
+				got += e.Get(`attributes.gen_ai\.usage\.output_tokens`).Int()
+			}
+		}
+		if got != output {
+			t.Errorf("%s: %d output tokens, want %d", filepath.Base(res.Path), got, output)
+		}
+		run := bytes.Contains(res.Trace, []byte(`"key":"pi_agent.subagent_run","value":{"boolValue":true}`))
+		if run {
+			runs++
+		}
+		if run == (calls > 0) {
+			t.Errorf("%s: subagent run %v with %d subagent calls", filepath.Base(res.Path), run, calls)
+		}
+		if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+			t.Errorf("%s: canary in the outputs", filepath.Base(res.Path))
+		}
+	}
+	if runs != 2 {
+		t.Errorf("%d subagent runs, want 2 (the transcript and the pi session)", runs)
+	}
+}
