@@ -218,3 +218,53 @@ func keysOf(m map[string]pipeline.Result) []string {
 	}
 	return out
 }
+
+// TestDroidCompactionAndSkills: a compaction_state record (Droid's
+// saveCompactionSummary) writes the compaction and its summary, digested;
+// a successful Skill call writes context.skill.invoked, a duplicate when
+// the skill is already in the context and selected again after a
+// compaction; a failed one writes nothing. Nothing raw reaches an output.
+func TestDroidCompactionAndSkills(t *testing.T) {
+	testshared.InRepo(t)
+	const log = `{"type":"session_start","id":"c0ffee00-1111-4222-8333-444455556666","title":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
+{"type":"message","id":"m1","timestamp":"2026-11-27T16:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}]}}
+{"type":"message","id":"m2","timestamp":"2026-11-27T16:00:02.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"CANARY-skill"}},{"type":"tool_use","id":"t2","name":"Skill","input":{"skill":"CANARY-skill"}},{"type":"tool_use","id":"t3","name":"Skill","input":{"skill":"CANARY-other"}}]}}
+{"type":"message","id":"m3","timestamp":"2026-11-27T16:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"CANARY-body"},{"type":"tool_result","tool_use_id":"t2","content":"CANARY-body"},{"type":"tool_result","tool_use_id":"t3","content":"CANARY-no such skill","is_error":true}]}}
+{"type":"compaction_state","id":"c1","timestamp":"2026-11-27T16:10:00.000Z","summaryText":"CANARY-summary","summaryTokens":12,"summaryKind":"llm_summary","removedCount":3,"anchorMessage":{"id":"m3","index":2},"systemInfo":{"cwd":"/CANARY/proj"}}
+{"type":"message","id":"m4","timestamp":"2026-11-27T16:10:02.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Skill","input":{"skill":"CANARY-skill"}}]}}
+{"type":"message","id":"m5","timestamp":"2026-11-27T16:10:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","content":"CANARY-body"}]}}
+`
+	p := filepath.Join(t.TempDir(), "c0ffee00-1111-4222-8333-444455556666.jsonl")
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := pipeline.Convert(pipeline.Input{Path: p, Rel: filepath.Base(p)}, pipeline.Options{})
+	if res.Err != nil || res.Converter != "droid" {
+		t.Fatalf("%s, %v", res.Converter, res.Err)
+	}
+	var roles []string
+	started, summaries := 0, 0
+	for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
+		e := gjson.ParseBytes(l)
+		switch e.Get("name").Str {
+		case "context.skill.invoked":
+			roles = append(roles, e.Get(`attributes.context\.input\.duplicate\.role`).Str)
+		case "context.compaction.started":
+			started++
+			if r := e.Get(`attributes.context\.compaction\.reason`).Str; r != "llm_summary" {
+				t.Errorf("compaction reason %q", r)
+			}
+		case "context.compaction.summary_loaded":
+			summaries++
+		}
+	}
+	if got := strings.Join(roles, ","); got != "selected,duplicate,selected" {
+		t.Errorf("skill loads %q, want selected,duplicate,selected", got)
+	}
+	if started != 1 || summaries != 1 {
+		t.Errorf("%d compactions and %d summaries, want 1 and 1", started, summaries)
+	}
+	if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+		t.Error("canary in the outputs")
+	}
+}

@@ -42,6 +42,7 @@ func init() {
 		PassThrough: droidPass,
 		Events: []string{
 			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
+			"context.skill.invoked", "context.compaction.started", "context.compaction.summary_loaded",
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env converters.Env) converters.State { return newDroid(env) },
@@ -58,7 +59,7 @@ func init() {
 // droidTypes are the record types of a Droid session file, and settings:
 // a session's <id>.settings.json read on its own, when its transcript is
 // gone (droidOrphanSettings).
-var droidTypes = []string{"session_start", "message", "settings"}
+var droidTypes = []string{"session_start", "message", "settings", "compaction_state"}
 
 // droidSettingsType is the type of a settings document read on its own:
 // it has no type field, and is Droid's by its tokenUsage.
@@ -107,6 +108,9 @@ var droidPass = leak.Paths{
 	"message.content.#.id": leak.ID, "message.content.#.tool_use_id": leak.ID,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.content.#.name": leak.Name, "message.content.#.input.subagent_type": leak.Name,
+	"message.content.#.input.skill": leak.Name,
+	// compaction_state: the kind of summary and its figures.
+	"summaryKind": leak.Label, "summaryTokens": leak.Count, "removedCount": leak.Count,
 	// The settings sidecar.
 	"model": leak.Model, "providerLock": leak.Label, "apiProviderLock": leak.Label, "providerLockTimestamp": leak.Time,
 	"reasoningEffort": leak.Label, "autonomyLevel": leak.Label, "tags.#.name": leak.Label,
