@@ -34,14 +34,17 @@ import (
 // DocumentAt), read after the live transcript of its session when that is
 // there, else after the first archive of its session in name order, which
 // is then the session's input: one session, one receipt, as ccusage
-// reports one. A session is otherwise one file; the layout names the
+// reports one. A live transcript claims its archives in a folder named
+// sessions, as OpenClaw's are (agents/<agent>/sessions): other agents'
+// <uuid>.jsonl files own no archive key. A session is otherwise one file; the layout names the
 // session a file's name carries, which keeps it in one --shard.
 var piLayout = converters.Layout{
 	Session: func(p string, _ func(string) string) ([]string, bool) {
 		base := filepath.Base(p)
-		if id, ok := native.SessionFileID(base); ok && !strings.Contains(base, "_") {
-			// A live OpenClaw transcript: its archives, if any, are read
-			// with it. The folder is only a key (it never exists).
+		if id, ok := native.SessionFileID(base); ok && filepath.Base(filepath.Dir(p)) == "sessions" {
+			// A live transcript in an OpenClaw sessions folder: its
+			// archives, if any, are read with it. The folder is only a
+			// key (it never exists).
 			return []string{piArchives(filepath.Dir(p), id)}, true
 		}
 		if id, ok := piArchiveID(base); ok && piArchiveMain(p, id) {
