@@ -153,6 +153,8 @@ func TestDroidOrphanSettings(t *testing.T) {
 		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl":         live,
 		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json": liveSide,
 		"CANARY-notes.settings.json":                         []byte(`{"tokenUsage":{"inputTokens":1,"outputTokens":2},"note":"CANARY-note"}`),
+		// written before any usage: still Droid's, converted, not refused
+		"0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.settings.json": []byte(`{"model":"claude-sonnet-4-5-20250929","providerLock":"anthropic","autonomyLevel":"auto-low","tags":[{"name":"CANARY-tag"}]}`),
 	}
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
@@ -174,8 +176,12 @@ func TestDroidOrphanSettings(t *testing.T) {
 		}
 		got[filepath.Base(in.Path)] = res
 	}
-	if len(got) != 2 {
-		t.Fatalf("inputs %v, want the session and the orphan sidecar", keysOf(got))
+	if len(got) != 3 {
+		t.Fatalf("inputs %v, want the session and the two orphan sidecars", keysOf(got))
+	}
+	if early := got["0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.settings.json"]; !bytes.Contains(early.Receipt, []byte(`"context.audit_gap":"token_usage_not_logged"`)) ||
+		!bytes.Contains(early.Receipt, []byte(`"context.audit_gap":"transcript_missing"`)) {
+		t.Errorf("a sidecar without usage: gaps missing:\n%s", early.Receipt)
 	}
 	orphan, ok := got["7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json"]
 	if !ok {

@@ -129,8 +129,17 @@ var droidBuiltinTools = map[string]bool{
 
 // droidSettings reports a session's settings document read as a record of
 // its own: an object with no type whose tokenUsage holds Droid's counts
-// (inputTokens and outputTokens), a shape no other agent's log line has.
+// (inputTokens and outputTokens), or, before any usage was written, whose
+// model comes with Droid's own settings (providerLock, reasoningEffort,
+// autonomyLevel, assistantActiveTimeMs): shapes no other agent's log line
+// has.
 func droidSettings(r converters.Record) bool {
-	u := r.Top("tokenUsage")
-	return u.IsObject() && u.Get("inputTokens").IsNumber() && u.Get("outputTokens").IsNumber()
+	if u := r.Top("tokenUsage"); u.IsObject() && u.Get("inputTokens").IsNumber() && u.Get("outputTokens").IsNumber() {
+		return true
+	}
+	if !r.Top("model").IsString() {
+		return false
+	}
+	return r.Top("providerLock").IsString() || r.Top("reasoningEffort").IsString() || r.Top("autonomyLevel").IsString() ||
+		r.Top("assistantActiveTimeMs").IsNumber()
 }
