@@ -12,7 +12,7 @@ import (
 // (context.input.delivered.hash_basis says so). Same invariants as
 // context_selection; without a relevance record the span says the receipt
 // is a load receipt, not a usefulness claim.
-func init() {
+func projectTelosComparisonTable() scenario.Scenario {
 	sc := selectionScenario("project_telos_comparison",
 		"Project Telos gather comparison: selection, delivered inputs and relevance accounting over one boundary decision",
 		"agent.session.project_telos_comparison")
@@ -30,5 +30,7 @@ func init() {
 		"small_hash_first_boundary_fixture", "source_document", "supporting_candidate",
 		"unused_duplicate_candidate",
 	}
-	scenario.RegisterScenario(sc)
+	return sc
 }
+
+func init() { scenario.Define("project_telos_comparison", projectTelosComparisonTable) }
