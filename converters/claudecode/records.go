@@ -699,9 +699,7 @@ func (c *claudeState) contextLoaded(r converters.Record, span, kind, activation 
 	} else {
 		events.DeliveredNotLogged(&a)
 	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, span, "context.input.loaded", a)
 }
 

@@ -594,9 +594,7 @@ func (c *codexState) instructionText(r converters.Record, kind, via string, dir,
 	events.SourceIdentity(&a, c.Hasher, src, srcDigest)
 	events.DeliveredIdentity(&a, c.Hasher, del, digest, "as-recorded-by-codex", true)
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, "", "context.input.loaded", a)
 	c.counts["instruction_loads"]++
 }

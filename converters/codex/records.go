@@ -688,8 +688,6 @@ func (c *codexState) appMessage(r converters.Record, name view.Text, out view.Va
 	digest := events.SourceIdentity(&a, c.Hasher, text, "")
 	events.DeliveredIdentity(&a, c.Hasher, text, digest, "as-recorded-by-codex", true)
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, "", "context.input.loaded", a)
 }

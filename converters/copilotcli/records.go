@@ -471,9 +471,7 @@ func (c *copilotState) finishTool(r converters.Record, d view.Value) {
 			{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
 			{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)},
 		}
-		if c.Session != "" {
-			a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-		}
+		a = c.Conversation(a)
 		c.Emit(r, t.key, "mcp.tool_call.completed", a)
 		c.counts["mcp_calls"]++
 	case t.sub != nil:
@@ -540,24 +538,7 @@ func (c *copilotState) subagent(r converters.Record, d view.Value) {
 // skill writes a skill.invoked event: the skill's body entered the context.
 func (c *copilotState) skill(r converters.Record, a *copilotAgent, d view.Value) {
 	name := d.Get("name").Str()
-	role := "selected"
-	if seen, _ := view.Lookup(c.skills, name); seen {
-		role = "duplicate"
-	} else {
-		c.skills[name.Own()] = true
-	}
-	at := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S("skill")},
-		{Key: "context.input.activation", Value: receipt.S("skill_invoked_event")},
-		{Key: "context.input.loaded_by", Value: receipt.S("copilot_cli")},
-		{Key: "context.skill.id", Value: receipt.S(name.Digest(c.Hasher))},
-		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
-	}
-	if c.Env.RevealNames {
-		if s, ok := name.Admit(leak.Name); ok {
-			at = append(at, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
-		}
-	}
+	at := c.Skill("copilot_cli", "skill_invoked_event", name, c.skills)
 	if p := d.Get("path"); p.IsString() && !p.Str().Empty() {
 		at = append(at, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(p.Str().Digest(c.Hasher))})
 	}
@@ -568,9 +549,7 @@ func (c *copilotState) skill(r converters.Record, a *copilotAgent, d view.Value)
 		at = append(at, receipt.Attr{Key: "context.input.delivered.hash", Value: receipt.S(b.Str().Digest(c.Hasher))},
 			receipt.Attr{Key: "context.input.source.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(b.Str().Len())))})
 	}
-	if c.Session != "" {
-		at = append(at, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	at = c.Conversation(at)
 	span := a.key
 	if a.chat >= 0 {
 		span = c.Out.Spans[a.chat].Key
@@ -643,9 +622,7 @@ func (c *copilotState) systemMessage(r converters.Record, d view.Value) {
 		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
 		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
 	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, "", "context.input.loaded", a)
 	c.counts["instruction_loads"]++
 }

@@ -233,15 +233,11 @@ func (c *droidState) compaction(r converters.Record) {
 	if k, ok := r.Get("summaryKind").Str().Word("llm_summary", "provider_switch_serialization"); ok {
 		reason = k
 	}
-	a := events.CompactionStarted(c.Hasher.Text(c.Session+":compaction:"+strconv.FormatInt(c.counts["compactions"], 10)), reason)
-	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
-	c.Emit(r, "", "context.compaction.started", a)
-	s := r.Get("summaryText")
-	if !s.IsString() {
+	// Droid logs the summary's own size (summaryTokens), not the
+	// context's before it.
+	if !c.Compaction(r, c.counts["compactions"], reason, view.Value{}, r.Get("summaryText")) {
 		c.counts["compactions_without_summary"]++
-		return
 	}
-	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(s.Str().Digest(c.Hasher), s.Str().Len()))
 }
 
 // skill writes a skill the Skill tool loaded (input.skill, the shape of the
@@ -252,19 +248,7 @@ func (c *droidState) skill(r converters.Record, span string, name view.Text) {
 		c.counts["skills_without_name"]++
 		return
 	}
-	seen, _ := view.Lookup(c.skills, name)
-	if !seen {
-		c.skills[name.Own()] = true
-	}
-	a := events.SkillInvocation(c.Hasher, "droid", "model_tool_call", name, seen)
-	if c.Env.RevealNames {
-		if n, ok := name.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(n)})
-		}
-	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a := c.Conversation(c.Skill("droid", "model_tool_call", name, c.skills))
 	c.Emit(r, span, "context.skill.invoked", a)
 	c.counts["skills"]++
 }
@@ -304,9 +288,7 @@ func (c *droidState) finishTool(r converters.Record, b view.Value) {
 	}
 	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
 		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, t.key, "mcp.tool_call.completed", a)
 	c.counts["mcp_calls"]++
 }

@@ -404,27 +404,7 @@ func (c *geminiState) skillCall(r converters.Record, agent *geminiAgent, span st
 	if skill.Empty() {
 		return
 	}
-	role := "selected"
-	if seen, _ := view.Lookup(c.skills, skill); seen {
-		role = "duplicate"
-	} else {
-		c.skills[skill.Own()] = true
-	}
-	a := receipt.Attrs{
-		{Key: "context.input.kind", Value: receipt.S("skill")},
-		{Key: "context.input.activation", Value: receipt.S("model_tool_call")},
-		{Key: "context.input.loaded_by", Value: receipt.S("gemini_cli")},
-		{Key: "context.skill.id", Value: receipt.S(skill.Digest(c.Hasher))},
-		{Key: "context.input.duplicate.role", Value: receipt.S(role)},
-	}
-	if c.Env.RevealNames {
-		if s, ok := skill.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
-		}
-	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a := c.Conversation(c.Skill("gemini_cli", "model_tool_call", skill, c.skills))
 	c.Emit(r, span, "context.skill.invoked", a)
 	c.counts["skills"]++
 }
@@ -464,9 +444,7 @@ func (c *geminiState) finishTool(r converters.Record, t *geminiTool, status stri
 		receipt.Attr{Key: "mcp.tool_call.result_size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(res.RawLen())))},
 		receipt.Attr{Key: "privacy.raw_tool_arguments_recorded", Value: receipt.B(false)},
 		receipt.Attr{Key: "privacy.raw_tool_results_recorded", Value: receipt.B(false)}}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, t.key, "mcp.tool_call.completed", a)
 	c.counts["mcp_calls"]++
 }
@@ -734,9 +712,7 @@ func (c *geminiState) contextLoaded(r converters.Record, agent *geminiAgent, kin
 		{Key: "context.input.delivered.transform", Value: receipt.S("as-recorded-by-session-log")},
 		{Key: "privacy.raw_context_recorded", Value: receipt.B(false)},
 	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, agent.key, "context.input.loaded", a)
 	c.counts["context_loads"]++
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/leak"
 
+	"github.com/contextreceipts/convert/converters/events"
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -255,4 +256,50 @@ func (c *Base) Emit(r converters.Record, span, name string, a receipt.Attrs) {
 		a = append(a, receipt.Attr{Key: "session.id", Value: receipt.S(c.Session)})
 	}
 	c.Out.Emit(receipt.Event{Name: name, Time: r.Time, Line: r.Line, File: r.File, Span: span, Attrs: a})
+}
+
+// Skill is a skill load's event attributes (events.SkillInvocation) and
+// the name in clear under --reveal names when the name shape admits it.
+// skills holds the names loaded so far (raw, never written): a name loaded
+// before is a duplicate, a new one is added.
+func (c *Base) Skill(loadedBy, activation string, name view.Text, skills map[string]bool) receipt.Attrs {
+	seen, _ := view.Lookup(skills, name)
+	if !seen {
+		skills[name.Own()] = true
+	}
+	a := events.SkillInvocation(c.Hasher, loadedBy, activation, name, seen)
+	if c.Env.RevealNames {
+		if s, ok := name.Admit(leak.Name); ok {
+			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
+		}
+	}
+	return a
+}
+
+// Conversation is a with the session as gen_ai.conversation.id, when the
+// session is known.
+func (c *Base) Conversation(a receipt.Attrs) receipt.Attrs {
+	if c.Session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
+	}
+	return a
+}
+
+// Compaction writes the n-th compaction of the session and the summary
+// that replaced the context: context.compaction.started (tokensBefore when
+// the log gives a number), and context.compaction.summary_loaded, the
+// summary's digest and size, when summary is a string. It reports whether
+// there was one.
+func (c *Base) Compaction(r converters.Record, n int64, reason string, tokensBefore, summary view.Value) bool {
+	a := events.CompactionStarted(c.Hasher.Text(c.Session+":compaction:"+strconv.FormatInt(n, 10)), reason)
+	if tokensBefore.IsNumber() {
+		events.TokensBefore(&a, c.Count(tokensBefore))
+	}
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	c.Emit(r, "", "context.compaction.started", a)
+	if !summary.IsString() {
+		return false
+	}
+	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(summary.Str().Digest(c.Hasher), summary.Str().Len()))
+	return true
 }

@@ -341,9 +341,7 @@ func (c *opencodeState) tool(r converters.Record, chat int, p view.Value) {
 	case kind == native.ToolMCP && done:
 		a := events.MCPCall{Server: c.NameAttr("mcp.server", server), Tool: c.NameAttr("mcp.tool", tool), Status: st,
 			ArgsHash: c.Digest(input), ArgsSize: input.RawLen(), ResultHash: c.Digest(result), ResultSize: result.RawLen()}.Attrs()
-		if c.Session != "" {
-			a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-		}
+		a = c.Conversation(a)
 		c.Emit(doneRec, key, "mcp.tool_call.completed", a)
 		c.counts["mcp_calls"]++
 	case name.Is("skill"):
@@ -359,19 +357,7 @@ func (c *opencodeState) skill(r converters.Record, span string, skill view.Text,
 	if skill.Empty() || status != "completed" {
 		return
 	}
-	seen, _ := view.Lookup(c.skills, skill)
-	if !seen {
-		c.skills[skill.Own()] = true
-	}
-	a := events.SkillInvocation(c.Hasher, "opencode", "model_tool_call", skill, seen)
-	if c.Env.RevealNames {
-		if s, ok := skill.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
-		}
-	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a := c.Conversation(c.Skill("opencode", "model_tool_call", skill, c.skills))
 	c.Emit(r, span, "context.skill.invoked", a)
 	c.counts["skills"]++
 }

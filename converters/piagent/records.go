@@ -451,9 +451,7 @@ func (c *piState) finishTool(r converters.Record, m view.Value) {
 	}
 	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
 		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, t.key, "mcp.tool_call.completed", a)
 	c.counts["mcp_calls"]++
 }
@@ -464,22 +462,11 @@ func (c *piState) skill(r converters.Record, span string, name view.Text, activa
 	if name.Empty() {
 		return
 	}
-	seen, _ := view.Lookup(c.skills, name)
-	if !seen {
-		c.skills[name.Own()] = true
-	}
-	a := events.SkillInvocation(c.Hasher, "pi_agent", activation, name, seen)
-	if c.Env.RevealNames {
-		if s, ok := name.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
-		}
-	}
+	a := c.Skill("pi_agent", activation, name, c.skills)
 	if !body.Empty() {
 		events.BodyIdentity(&a, c.Hasher, body)
 	}
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, span, "context.skill.invoked", a)
 	c.counts["skills"]++
 }
@@ -492,18 +479,9 @@ func (c *piState) compaction(r converters.Record) {
 	if r.Get("fromHook").Bool() {
 		reason = "extension_compaction"
 	}
-	a := events.CompactionStarted(c.Hasher.Text(c.Session+":compaction:"+strconv.FormatInt(c.counts["compactions"], 10)), reason)
-	if n := r.Get("tokensBefore"); n.IsNumber() {
-		events.TokensBefore(&a, c.Count(n))
-	}
-	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
-	c.Emit(r, "", "context.compaction.started", a)
-	s := r.Get("summary")
-	if !s.IsString() {
+	if !c.Compaction(r, c.counts["compactions"], reason, r.Get("tokensBefore"), r.Get("summary")) {
 		c.counts["compactions_without_summary"]++
-		return
 	}
-	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(s.Str().Digest(c.Hasher), s.Str().Len()))
 }
 
 // extensionMessage writes text an extension sent to the model (a
@@ -549,9 +527,7 @@ func (c *piState) contextLoaded(r converters.Record, kind, activation string, te
 	digest := events.SourceIdentity(&a, c.Hasher, text, "")
 	events.DeliveredIdentity(&a, c.Hasher, text, digest, "as-recorded-by-session-log", false)
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
-	if c.Session != "" {
-		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
-	}
+	a = c.Conversation(a)
 	c.Emit(r, "", "context.input.loaded", a)
 	c.counts["context_loads"]++
 }
