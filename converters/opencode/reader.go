@@ -52,6 +52,7 @@ func init() {
 			Layout:    opencodeLayout,
 			Locations: opencodeLocations,
 			Seeds:     []string{"samples/opencode"},
+			Store:     opencodeStore,
 		},
 	})
 }

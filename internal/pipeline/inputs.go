@@ -122,6 +122,7 @@ var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 func Expand(args []string) ([]Input, error) {
 	var dirArgs []string
 	var ins []Input
+	var stores []Input
 	for _, a := range args {
 		in, dir, err := argInput(a)
 		switch {
@@ -129,11 +130,19 @@ func Expand(args []string) ([]Input, error) {
 			return nil, err
 		case dir:
 			dirArgs = append(dirArgs, a)
+		case a != StdinArg && in.Path != StdinName:
+			// A database of sessions (opencode.db) is its sessions.
+			if found, ok := storeExpand(a, filepath.Base(a), a, true); ok {
+				stores = append(stores, found...)
+				continue
+			}
+			ins = append(ins, in)
 		default:
 			ins = append(ins, in)
 		}
 	}
 	nameApart(ins)
+	ins = append(ins, stores...)
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {
 		found, err := walkInputs(a, prefixes[a])
@@ -199,7 +208,7 @@ func nameApart(ins []Input) {
 // walkInputs finds the inputs under dir and groups sessions; their Rel is
 // prefix/relative path (prefix "" for one directory argument).
 func walkInputs(dir, prefix string) ([]Input, error) {
-	var found []Input
+	var found, stores []Input
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &ArgError{Arg: p, Msg: openError(err).Error()}
@@ -210,12 +219,20 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 			}
 			return nil
 		}
-		if !hasInputSuffix(p) {
-			return nil
-		}
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
+		}
+		if !hasInputSuffix(p) {
+			// A database of sessions: by name (opencode.db), or any
+			// *.db whose tables are a store's; another program's
+			// database is not a log, and is passed over in silence.
+			if strings.HasSuffix(p, ".db") {
+				if ins, ok := storeExpand(p, filepath.ToSlash(rel), dir, true); ok {
+					stores = append(stores, ins...)
+				}
+			}
+			return nil
 		}
 		found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel), Arg: dir})
 		return nil
@@ -223,7 +240,7 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	found = group(found)
+	found = append(group(found), stores...)
 	if prefix != "" {
 		for i := range found {
 			found[i].Rel = prefix + "/" + found[i].Rel
@@ -370,7 +387,8 @@ func resolve(p string) string {
 }
 
 // statInput is os.Stat of an input path (see resolve).
-func statInput(p string) (os.FileInfo, error) { return os.Stat(resolve(p)) }
+// A session of a database (store.go) has the stat its rows give.
+func statInput(p string) (os.FileInfo, error) { return statVirtual(p) }
 
 // blank reports whether the file holds nothing but whitespace (an empty
 // or blank-only log: real ~/.claude trees have them). It reads until the

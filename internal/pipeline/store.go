@@ -1,0 +1,266 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/contextreceipts/convert/converters"
+	"modernc.org/sqlite" // pure Go SQLite, as internal/prepare uses
+)
+
+// A store is a database file that holds many sessions (OpenCode's
+// opencode.db: converters.Store). Each of its sessions is converted as an
+// input of its own, a virtual file: its path is the database's path and
+// the session's name below it (opencode.db/ses_x), which no real file can
+// have, since the database is a file. Reading the virtual file streams the
+// session's records from the database, one JSON line each, as the format's
+// Store.Lines writes them, so a line number in an error is the row's place
+// in that stream (1 the session, then its messages, then its parts). The
+// input's digest is the sha256 of those lines (each followed by "\n"), its
+// size the bytes of them; the manifest, to tell an unchanged session, keeps
+// its row count as its size and its latest row update as its mtime.
+//
+// The database is opened read-only (mode=ro) and query-only, never
+// created, and closed after each reading.
+
+// storeEntry is a virtual input: a session of a store, or a database that
+// cannot be read (err: every reading of it fails with that).
+type storeEntry struct {
+	db      string // the database file's path
+	store   *converters.Store
+	session converters.StoreSession
+	err     error
+}
+
+// storeInputs are the virtual inputs Expand made, by path.
+var storeInputs sync.Map // string -> *storeEntry
+
+// virtualEntry is the store entry a path names, nil for a real file.
+func virtualEntry(p string) *storeEntry {
+	if e, ok := storeInputs.Load(p); ok {
+		return e.(*storeEntry)
+	}
+	return nil
+}
+
+// sqliteMagic opens every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// storeOf reports the store a file is: its name is a store's, or (when
+// byContent) its first bytes are SQLite's and a store claims its tables.
+// A file named as a store but unreadable is that store, with the error.
+func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, error) {
+	named := converters.StoreFor(filepath.Base(p))
+	if named == nil && (!byContent || len(converters.Stores()) == 0 || !hasMagic(p)) {
+		return nil, nil
+	}
+	db, err := openStore(p)
+	if err != nil {
+		return named, err
+	}
+	defer db.Close()
+	if named != nil {
+		if err := db.PingContext(ctx); err != nil {
+			return named, storeError(err)
+		}
+		if !named.Claim(ctx, db) {
+			if !hasMagic(p) {
+				return named, errors.New("not an SQLite database")
+			}
+			return named, errors.New("an SQLite database without the tables this agent keeps sessions in")
+		}
+		return named, nil
+	}
+	for _, s := range converters.Stores() {
+		if s.Claim(ctx, db) {
+			return s, nil
+		}
+	}
+	return nil, nil // another program's database: not a log
+}
+
+// hasMagic reports a file whose first 16 bytes are SQLite's header.
+func hasMagic(p string) bool {
+	fh, err := openFile(nil, p)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, _ := io.ReadFull(fh, head)
+	return n == len(head) && bytes.Equal(head, sqliteMagic)
+}
+
+// openStore opens a database file read-only and query-only: it never
+// creates one, and never writes to it.
+func openStore(p string) (*sql.DB, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, err
+	}
+	q := "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(2000)"
+	if _, err := os.Lstat(abs + "-wal"); err != nil {
+		// No write-ahead log beside it: no program has it open for
+		// writing (OpenCode removes the log when it closes the
+		// database). Opened as immutable, SQLite takes no locks and makes
+		// no -wal and -shm files of its own beside the user's database,
+		// which a read-only open of a WAL database otherwise leaves
+		// behind. With a log there, the database is read through it.
+		q += "&immutable=1"
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// storeError says why a database cannot be read, in words of its own: a
+// driver's message is not copied (it may quote the file).
+func storeError(err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, ErrInterrupted):
+		return ErrInterrupted
+	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "locked"):
+		return errors.New("the database is locked by another program (is a migration running?); run again later")
+	case strings.Contains(msg, "not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
+		return errors.New("not an SQLite database")
+	case strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_CORRUPT"):
+		return errors.New("the database is corrupt (malformed)")
+	case strings.Contains(msg, "unable to open") || strings.Contains(msg, "SQLITE_CANTOPEN"):
+		return errors.New("the database cannot be opened")
+	}
+	return errors.New("the database cannot be read")
+}
+
+// storeName is the name a session's virtual file has below its database:
+// its id when that is a plain name, else a name the id's place gives.
+var storeNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+func storeName(id string, i int) string {
+	if storeNameRe.MatchString(id) {
+		return id
+	}
+	return "session-" + strconv.Itoa(i+1)
+}
+
+// storeExpand turns a store file into its sessions' inputs, Rel each
+// rel/<name>; a database that cannot be read is one input that fails with
+// why. ok is false when p is no store.
+func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
+	ctx := context.Background()
+	st, err := storeOf(ctx, p, byContent)
+	if st == nil {
+		return nil, false
+	}
+	if err == nil {
+		var db *sql.DB
+		if db, err = openStore(p); err == nil {
+			var sessions []converters.StoreSession
+			sessions, err = st.Sessions(ctx, db)
+			db.Close()
+			if err == nil {
+				for i, s := range sessions {
+					name := storeName(s.ID, i)
+					vp := filepath.Join(p, name)
+					storeInputs.Store(vp, &storeEntry{db: p, store: st, session: s})
+					ins = append(ins, Input{Path: vp, Rel: rel + "/" + name, Arg: arg})
+				}
+				return ins, true
+			}
+		}
+		err = storeError(err)
+	}
+	storeInputs.Store(p, &storeEntry{db: p, store: st, err: err})
+	return []Input{{Path: p, Rel: rel, Arg: arg}}, true
+}
+
+// openVirtual opens a virtual input: the session's lines, streamed from
+// the database as they are read (rows are not loaded first).
+func openVirtual(e *storeEntry) (fs.File, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	db, err := openStore(e.db)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := e.store.Lines(ctx, db, e.session.ID, func(line []byte) error {
+			if _, err := pw.Write(line); err != nil {
+				return err
+			}
+			_, err := pw.Write([]byte{'\n'})
+			return err
+		})
+		var se *sqlite.Error
+		if errors.As(err, &se) || errors.Is(err, context.Canceled) {
+			err = storeError(err) // the driver's words are not copied
+		}
+		pw.CloseWithError(err)
+	}()
+	return &virtualFile{r: pr, entry: e, close: func() {
+		cancel()
+		pr.Close()
+		<-done
+		db.Close()
+	}}, nil
+}
+
+// virtualFile is an open virtual input.
+type virtualFile struct {
+	r     io.Reader
+	entry *storeEntry
+	close func()
+	once  sync.Once
+}
+
+func (f *virtualFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *virtualFile) Stat() (fs.FileInfo, error) { return f.entry.info(), nil }
+func (f *virtualFile) Close() error {
+	f.once.Do(f.close)
+	return nil
+}
+
+// info is the virtual file's stat: its row count as its size and its
+// latest row update as its mtime, what the manifest compares.
+func (e *storeEntry) info() fs.FileInfo { return virtualInfo{e} }
+
+type virtualInfo struct{ e *storeEntry }
+
+func (v virtualInfo) Name() string       { return filepath.Base(v.e.session.ID) }
+func (v virtualInfo) Size() int64        { return v.e.session.Rows }
+func (v virtualInfo) Mode() fs.FileMode  { return 0o444 }
+func (v virtualInfo) ModTime() time.Time { return time.UnixMilli(v.e.session.Updated) }
+func (v virtualInfo) IsDir() bool        { return false }
+func (v virtualInfo) Sys() any           { return nil }
+
+// statVirtual is os.Stat for an input path that may be virtual.
+func statVirtual(p string) (os.FileInfo, error) {
+	if e := virtualEntry(p); e != nil {
+		if e.err != nil {
+			return os.Stat(e.db)
+		}
+		return e.info(), nil
+	}
+	return os.Stat(resolve(p))
+}
