@@ -3,7 +3,6 @@ package converters_test
 import (
 	"bytes"
 	"database/sql"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,131 +11,10 @@ import (
 
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
+	"github.com/contextreceipts/convert/internal/testshared/ocdb"
 	"github.com/tidwall/gjson"
 	_ "modernc.org/sqlite"
 )
-
-// ocSchema is OpenCode's schema for the tables convert reads, as its
-// drizzle migrations create them (packages/opencode/src/session/
-// session.sql.ts; project/project.sql.ts), with the indexes it makes.
-const ocSchema = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree` text NOT NULL, `vcs` text, `name` text, " +
-	"`icon_url` text, `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `time_initialized` integer, `sandboxes` text NOT NULL);\n" +
-	"CREATE TABLE `session` (`id` text PRIMARY KEY, `project_id` text NOT NULL, `parent_id` text, `slug` text NOT NULL, " +
-	"`directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL, `share_url` text, `summary_additions` integer, " +
-	"`summary_deletions` integer, `summary_files` integer, `summary_diffs` text, `revert` text, `permission` text, " +
-	"`time_created` integer NOT NULL, `time_updated` integer NOT NULL, `time_compacting` integer, `time_archived` integer, " +
-	"`workspace_id` text, `path` text, `agent` text, `model` text, " +
-	"CONSTRAINT `fk_session_project_id_project_id_fk` FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE CASCADE);\n" +
-	"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, " +
-	"`time_updated` integer NOT NULL, `data` text NOT NULL, " +
-	"CONSTRAINT `fk_message_session_id_session_id_fk` FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE CASCADE);\n" +
-	"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, " +
-	"`time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL, " +
-	"CONSTRAINT `fk_part_message_id_message_id_fk` FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE CASCADE);\n" +
-	"CREATE TABLE `todo` (`session_id` text NOT NULL, `content` text NOT NULL, `status` text NOT NULL, `priority` text NOT NULL, " +
-	"`position` integer NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, " +
-	"CONSTRAINT `todo_pk` PRIMARY KEY(`session_id`, `position`));\n" +
-	"CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`,`time_created`,`id`);\n" +
-	"CREATE INDEX `part_message_id_id_idx` ON `part` (`message_id`,`id`);\n" +
-	"CREATE INDEX `part_session_idx` ON `part` (`session_id`);\n" +
-	"CREATE INDEX `session_project_idx` ON `session` (`project_id`);\n" +
-	"CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);\n"
-
-// ocStorage is the sample storage/ tree whose sessions the generated
-// databases hold.
-const ocStorage = "samples/opencode/storage"
-
-// ocBuildDB writes, at path, an OpenCode database holding the sessions of
-// the sample storage/ tree as OpenCode's migration moves them into it
-// (session columns from Session.Info; message and part data without the
-// ids the tables keep apart), in WAL mode as OpenCode keeps it; edit, when
-// not nil, runs on the database before it is closed.
-func ocBuildDB(t *testing.T, path string, edit func(db *sql.DB)) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("PRAGMA journal_mode=WAL;\n" + ocSchema); err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	read := func(p string) map[string]any {
-		t.Helper()
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		return m
-	}
-	ms := func(v any) any {
-		if f, ok := v.(float64); ok {
-			return int64(f)
-		}
-		return nil
-	}
-	data := func(m map[string]any, drop ...string) string {
-		for _, k := range drop {
-			delete(m, k)
-		}
-		b, _ := json.Marshal(m)
-		return string(b)
-	}
-	root := testshared.Repo(t, ocStorage)
-	sessions, _ := filepath.Glob(filepath.Join(root, "session", "*", "ses_*.json"))
-	projects := map[string]bool{}
-	msgTime := map[string]int64{}
-	for _, p := range sessions {
-		s := read(p)
-		proj := s["projectID"].(string)
-		if !projects[proj] {
-			projects[proj] = true
-			exec("INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', 1, 1, '[]')", proj, "/Users/CANARY-user/projects/CANARY-ledger")
-		}
-		tm := s["time"].(map[string]any)
-		sum, _ := s["summary"].(map[string]any)
-		exec(`INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, summary_additions, summary_deletions, summary_files,
-			time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s["id"], proj, s["parentID"], s["slug"], s["directory"], s["title"], s["version"],
-			ms(sum["additions"]), ms(sum["deletions"]), ms(sum["files"]), ms(tm["created"]), ms(tm["updated"]))
-		msgs, _ := filepath.Glob(filepath.Join(root, "message", s["id"].(string), "msg_*.json"))
-		for _, mp := range msgs {
-			m := read(mp)
-			id, mt := m["id"].(string), m["time"].(map[string]any)
-			created, updated := ms(mt["created"]), ms(mt["completed"])
-			if updated == nil {
-				updated = created
-			}
-			msgTime[id] = created.(int64)
-			exec("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)",
-				id, s["id"], created, updated, data(m, "id", "sessionID"))
-			parts, _ := filepath.Glob(filepath.Join(root, "part", id, "prt_*.json"))
-			for _, pp := range parts {
-				pt := read(pp)
-				pid := pt["id"] // before data drops it
-				exec("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
-					pid, id, s["id"], msgTime[id], msgTime[id], data(pt, "id", "sessionID", "messageID"))
-			}
-		}
-	}
-	if len(sessions) < 2 || len(msgTime) < 5 {
-		t.Fatalf("the sample storage tree gave %d sessions, %d messages", len(sessions), len(msgTime))
-	}
-	if edit != nil {
-		edit(db)
-	}
-}
 
 // ocEvents is a receipt's events but its summary, each as its name, time
 // and attributes: what a session says, whatever file it was read from.
@@ -176,10 +54,10 @@ func TestOpencodeDatabase(t *testing.T) {
 	testshared.InRepo(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "opencode.db")
-	ocBuildDB(t, db, nil)
+	ocdb.Build(t, db, nil)
 	before := listing(t, dir)
 	storage := map[string][]string{}
-	for _, r := range convertDir(t, ocStorage, pipeline.Options{}) {
+	for _, r := range convertDir(t, ocdb.Storage, pipeline.Options{}) {
 		storage[strings.TrimSuffix(filepath.Base(r.Path), ".json")] = ocEvents(r.Receipt)
 	}
 	for _, arg := range []string{db, dir} {
@@ -239,7 +117,7 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 	}
 	torn := filepath.Join(dir, "torn", "opencode.db")
 	os.MkdirAll(filepath.Dir(torn), 0o755)
-	ocBuildDB(t, torn, func(db *sql.DB) {
+	ocdb.Build(t, torn, func(db *sql.DB) {
 		if _, err := db.Exec("UPDATE message SET data = 'CANARY-torn {' WHERE id = 'msg_a10000000003ffeQw1Er2Ty3Ui'"); err != nil {
 			t.Fatal(err)
 		}
