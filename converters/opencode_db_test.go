@@ -3,6 +3,7 @@ package converters_test
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,6 +156,40 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 		}
 		if strings.Contains(all, canary) {
 			t.Errorf("%s: a canary reached a message: %s", c.arg, all)
+		}
+	}
+}
+
+// TestOpencodeDatabaseAgainstCcusage: each session of the generated
+// opencode.db has the token figures ccusage 20.0.24 prints for it. make
+// ccusage-figures prints them for the database (made from the storage
+// sample as here) and for the storage sample alike, so the storage
+// sample's recorded figures (testdata/ccusage.json) are the database's.
+func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]figures{}
+	gjson.GetBytes(raw, "sessions").ForEach(func(_, s gjson.Result) bool {
+		if s.Get("sample").Str == ocdb.Storage {
+			var f figures
+			json.Unmarshal([]byte(s.Get("ccusage").Raw), &f)
+			want[strings.TrimSuffix(s.Get("input").Str, ".json")] = f
+		}
+		return true
+	})
+	testshared.InRepo(t)
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	ocdb.Build(t, db, nil)
+	rs := convertDir(t, db, pipeline.Options{})
+	if len(rs) != len(want) || len(want) < 2 {
+		t.Fatalf("%d sessions in the database, %d recorded for ccusage", len(rs), len(want))
+	}
+	for _, r := range rs {
+		sid := filepath.Base(r.Path)
+		if got := ccusageTerms(r.Receipt, false); got != want[sid] {
+			t.Errorf("%s: ours %+v, ccusage %+v", sid, got, want[sid])
 		}
 	}
 }

@@ -7,6 +7,7 @@ package ocdb
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,37 +46,54 @@ const Schema = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree` text N
 // databases hold.
 const Storage = "samples/opencode/storage"
 
-// Build writes, at path, an OpenCode database holding the sessions of
-// the sample storage/ tree as OpenCode's migration moves them into it
-// (session columns from Session.Info; message and part data without the
-// ids the tables keep apart), in WAL mode as OpenCode keeps it; edit, when
-// not nil, runs on the database before it is closed.
+// Build writes, at path, the database Write writes (the storage tree
+// found from the test's module root), failing the test on any error.
 func Build(t testing.TB, path string, edit func(db *sql.DB)) {
 	t.Helper()
+	if err := Write(path, testshared.Repo(t, Storage), edit); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Write writes, at path, an OpenCode database holding the sessions of the
+// storage/ tree at root as OpenCode's migration moves them into it
+// (session columns from Session.Info; message and part data without the
+// ids the tables keep apart; a part's times its message's), in WAL mode as
+// OpenCode keeps it; edit, when not nil, runs on the database before it
+// is closed.
+func Write(path, root string, edit func(db *sql.DB)) (err error) {
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	defer db.Close()
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec("PRAGMA journal_mode=WAL;\n" + Schema); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
+		if err != nil {
+			return
+		}
+		if _, e := db.Exec(q, args...); e != nil {
+			err = fmt.Errorf("%s: %w", q, e)
 		}
 	}
 	read := func(p string) map[string]any {
-		t.Helper()
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s: %v", p, err)
+		b, e := os.ReadFile(p)
+		if e == nil {
+			e = json.Unmarshal(b, &m)
+		}
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s: %w", p, e)
+		}
+		if m == nil {
+			m = map[string]any{}
 		}
 		return m
 	}
@@ -85,6 +103,7 @@ func Build(t testing.TB, path string, edit func(db *sql.DB)) {
 		}
 		return nil
 	}
+	str := func(v any) string { s, _ := v.(string); return s }
 	data := func(m map[string]any, drop ...string) string {
 		for _, k := range drop {
 			delete(m, k)
@@ -92,32 +111,31 @@ func Build(t testing.TB, path string, edit func(db *sql.DB)) {
 		b, _ := json.Marshal(m)
 		return string(b)
 	}
-	root := testshared.Repo(t, Storage)
 	sessions, _ := filepath.Glob(filepath.Join(root, "session", "*", "ses_*.json"))
 	projects := map[string]bool{}
 	msgTime := map[string]int64{}
 	for _, p := range sessions {
 		s := read(p)
-		proj := s["projectID"].(string)
+		proj := str(s["projectID"])
 		if !projects[proj] {
 			projects[proj] = true
 			exec("INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', 1, 1, '[]')", proj, "/Users/CANARY-user/projects/CANARY-ledger")
 		}
-		tm := s["time"].(map[string]any)
+		tm, _ := s["time"].(map[string]any)
 		sum, _ := s["summary"].(map[string]any)
 		exec(`INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, summary_additions, summary_deletions, summary_files,
 			time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s["id"], proj, s["parentID"], s["slug"], s["directory"], s["title"], s["version"],
 			ms(sum["additions"]), ms(sum["deletions"]), ms(sum["files"]), ms(tm["created"]), ms(tm["updated"]))
-		msgs, _ := filepath.Glob(filepath.Join(root, "message", s["id"].(string), "msg_*.json"))
+		msgs, _ := filepath.Glob(filepath.Join(root, "message", str(s["id"]), "msg_*.json"))
 		for _, mp := range msgs {
 			m := read(mp)
-			id, mt := m["id"].(string), m["time"].(map[string]any)
+			id, mt := str(m["id"]), m["time"].(map[string]any)
 			created, updated := ms(mt["created"]), ms(mt["completed"])
 			if updated == nil {
 				updated = created
 			}
-			msgTime[id] = created.(int64)
+			msgTime[id], _ = created.(int64)
 			exec("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)",
 				id, s["id"], created, updated, data(m, "id", "sessionID"))
 			parts, _ := filepath.Glob(filepath.Join(root, "part", id, "prt_*.json"))
@@ -129,10 +147,11 @@ func Build(t testing.TB, path string, edit func(db *sql.DB)) {
 			}
 		}
 	}
-	if len(sessions) < 2 || len(msgTime) < 5 {
-		t.Fatalf("the sample storage tree gave %d sessions, %d messages", len(sessions), len(msgTime))
+	if err == nil && (len(sessions) < 2 || len(msgTime) < 5) {
+		return fmt.Errorf("the storage tree at %s gave %d sessions, %d messages", root, len(sessions), len(msgTime))
 	}
-	if edit != nil {
+	if err == nil && edit != nil {
 		edit(db)
 	}
+	return err
 }
