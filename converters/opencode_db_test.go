@@ -2,13 +2,18 @@ package converters_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
@@ -90,6 +95,29 @@ func TestOpencodeDatabase(t *testing.T) {
 	if after := listing(t, dir); after != before {
 		t.Errorf("the database's folder changed: %q, was %q", after, before)
 	}
+
+	// While OpenCode has it open: its write-ahead log and shared memory
+	// are beside it, and the sessions are read through them, the folder
+	// still as it was.
+	w, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec("UPDATE session SET time_updated = time_updated + 1"); err != nil {
+		t.Fatal(err)
+	}
+	before = listing(t, dir)
+	if !strings.Contains(before, "opencode.db-wal") {
+		t.Fatalf("no write-ahead log while the database is open: %q", before)
+	}
+	if rs := convertDir(t, db, pipeline.Options{}); len(rs) != len(storage) {
+		t.Errorf("while open for writing: %d inputs, want %d", len(rs), len(storage))
+	}
+	if after := listing(t, dir); after != before {
+		t.Errorf("the database's folder changed while it was open: %q, was %q", after, before)
+	}
 }
 
 // TestOpencodeDatabaseRefusals: a database that cannot be read is an error
@@ -123,6 +151,23 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// A rollback-journal database a writer holds an exclusive lock on.
+	locked := filepath.Join(dir, "locked", "opencode.db")
+	os.MkdirAll(filepath.Dir(locked), 0o755)
+	ocdb.Build(t, locked, func(db *sql.DB) {
+		if _, err := db.Exec("PRAGMA journal_mode=DELETE"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	lw, err := sql.Open("sqlite", locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lw.Close()
+	lw.SetMaxOpenConns(1)
+	if _, err := lw.Exec("BEGIN EXCLUSIVE; UPDATE session SET title = 'CANARY-locked'"); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		arg, want string
 		inputs    int
@@ -131,6 +176,7 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 		{other, "opencode.db: an SQLite database without the tables", 1},
 		{torn, "opencode.db/ses_4f1e2d3c5ffeA1b2C3d4E5f6G7: message row msg_a10000000003ffeQw1Er2Ty3Ui: data is not a JSON object", 2},
 		{filepath.Dir(foreign), "", 0},
+		{locked, "opencode.db: the database is locked by another program", 1},
 	}
 	for _, c := range cases {
 		ins, err := pipeline.Expand([]string{c.arg})
@@ -191,5 +237,59 @@ func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
 		if got := ccusageTerms(r.Receipt, false); got != want[sid] {
 			t.Errorf("%s: ours %+v, ccusage %+v", sid, got, want[sid])
 		}
+	}
+}
+
+// TestOpencodeDatabaseCancel: a session of many rows is streamed from the
+// database, so cancelling the run (Ctrl-C) stops its reading within a
+// second, as an interruption, not a failure.
+func TestOpencodeDatabaseCancel(t *testing.T) {
+	testshared.InRepo(t)
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	const parts = 150000
+	ocdb.Build(t, db, func(d *sql.DB) {
+		tx, err := d.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := tx.Prepare(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, 'msg_a10000000002ffeQw1Er2Ty3Ui', 'ses_4f1e2d3c5ffeA1b2C3d4E5f6G7', 1795168802000, 1795168802000, ?)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range parts {
+			if _, err := st.Exec(fmt.Sprintf("prt_zz%08d", i), `{"type":"text","text":"CANARY-many `+strconv.Itoa(i)+`"}`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ins, err := pipeline.Expand([]string{db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big pipeline.Input
+	for _, in := range ins {
+		if filepath.Base(in.Path) == "ses_4f1e2d3c5ffeA1b2C3d4E5f6G7" {
+			big = in
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan pipeline.Result, 1)
+	go func() { done <- pipeline.ConvertContext(ctx, big, pipeline.Options{}) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	start := time.Now()
+	select {
+	case res := <-done:
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("cancelled, yet it read on for %v", took)
+		}
+		if !errors.Is(res.Err, pipeline.ErrInterrupted) {
+			t.Errorf("cancelled: %v, want an interruption (it read %d lines of %d)", res.Err, res.Stats.Lines, parts)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled, and still reading after 5s")
 	}
 }

@@ -72,8 +72,9 @@ func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, 
 	}
 	defer db.Close()
 	if named != nil {
-		if err := db.PingContext(ctx); err != nil {
-			return named, storeError(err)
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+			return named, storeError(err) // locked, corrupt, not a database
 		}
 		if !named.Claim(ctx, db) {
 			if !hasMagic(p) {
@@ -111,13 +112,15 @@ func openStore(p string) (*sql.DB, error) {
 		return nil, err
 	}
 	q := "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(2000)"
-	if _, err := os.Lstat(abs + "-wal"); err != nil {
-		// No write-ahead log beside it: no program has it open for
-		// writing (OpenCode removes the log when it closes the
+	if !exists(abs+"-wal") && !exists(abs+"-journal") {
+		// No write-ahead log or rollback journal beside it: no program
+		// is writing it (OpenCode removes the log when it closes the
 		// database). Opened as immutable, SQLite takes no locks and makes
 		// no -wal and -shm files of its own beside the user's database,
 		// which a read-only open of a WAL database otherwise leaves
-		// behind. With a log there, the database is read through it.
+		// behind. With a log or journal there, the database is read
+		// through it, under SQLite's locks (a writer's lock held past
+		// the busy timeout is an error of the input).
 		q += "&immutable=1"
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q}
@@ -263,4 +266,9 @@ func statVirtual(p string) (os.FileInfo, error) {
 		return e.info(), nil
 	}
 	return os.Stat(resolve(p))
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
