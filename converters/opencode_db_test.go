@@ -293,3 +293,34 @@ func TestOpencodeDatabaseCancel(t *testing.T) {
 		t.Fatal("cancelled, and still reading after 5s")
 	}
 }
+
+// TestOpencodeDatabaseGolden compares the receipts of the generated
+// database's sessions with testdata/opencode_db/<session id>.receipt.ndjson
+// (-update rewrites them): what the storage tree's goldens say, and a
+// summary whose input is the session's rows as read.
+func TestOpencodeDatabaseGolden(t *testing.T) {
+	testshared.InRepo(t)
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	ocdb.Build(t, db, nil)
+	rs := convertDir(t, db, pipeline.Options{})
+	if len(rs) < 2 {
+		t.Fatalf("%d sessions", len(rs))
+	}
+	for _, r := range rs {
+		golden := filepath.Join("converters", "testdata", "opencode_db", filepath.Base(r.Path)+".receipt.ndjson")
+		if bytes.Contains(r.Receipt, []byte(canary)) {
+			t.Fatalf("a canary reached %s", golden)
+		}
+		if *update {
+			writeGolden(t, golden, r.Receipt)
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (go test ./converters -run TestOpencodeDatabaseGolden -update writes it)", err)
+		}
+		if !bytes.Equal(r.Receipt, want) {
+			t.Errorf("%s differs (-update rewrites it; review the diff):\n%s", golden, firstDiff(want, r.Receipt))
+		}
+	}
+}
