@@ -324,3 +324,60 @@ func TestOpencodeDatabaseGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestOpencodeDatabaseNames: in a data directory holding both the
+// storage/ tree OpenCode migrated and the opencode.db it migrated into, a
+// session is read once, from the database, as ccusage reads it; two
+// databases of one name are named apart; a session whose id is not of
+// OpenCode's shape is named by a digest of it, so no odd id (a path, a
+// canary) reaches a file name or a message.
+func TestOpencodeDatabaseNames(t *testing.T) {
+	testshared.InRepo(t)
+	data := t.TempDir()
+	if err := os.CopyFS(filepath.Join(data, "storage"), os.DirFS(ocdb.Storage)); err != nil {
+		t.Fatal(err)
+	}
+	ocdb.Build(t, filepath.Join(data, "opencode.db"), nil)
+	rs := convertDir(t, data, pipeline.Options{})
+	var names []string
+	for _, r := range rs {
+		names = append(names, filepath.ToSlash(r.Rel))
+	}
+	sort.Strings(names)
+	if want := "opencode.db/ses_4f1e2c8a1ffeH8i9J0k1L2m3N4 opencode.db/ses_4f1e2d3c5ffeA1b2C3d4E5f6G7"; strings.Join(names, " ") != want {
+		t.Errorf("the data directory gave %q, want each session once, from the database: %q", names, want)
+	}
+
+	other := filepath.Join(t.TempDir(), "opencode.db")
+	ocdb.Build(t, other, func(db *sql.DB) {
+		if _, err := db.Exec(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+			VALUES ('CANARY-odd/../id', '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b', 's', '/CANARY', 'CANARY', '1.2.27', 1795168800000, 1795168800000)`); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ins, err := pipeline.Expand([]string{filepath.Join(data, "opencode.db"), other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels := map[string]bool{}
+	odd := 0
+	for _, in := range ins {
+		if rels[in.Rel] {
+			t.Errorf("two inputs named %s", in.Rel)
+		}
+		rels[in.Rel] = true
+		if strings.Contains(in.Path+in.Rel, canary) {
+			t.Errorf("an odd session id reached an input's name: %s", in.Rel)
+		}
+		if strings.HasPrefix(filepath.Base(in.Path), "session-") {
+			odd++
+			res := pipeline.Convert(in, pipeline.Options{})
+			if res.Err != nil || strings.Contains(string(res.Receipt)+string(res.Trace), canary) {
+				t.Errorf("the odd session: %v, or a canary in its outputs", res.Err)
+			}
+		}
+	}
+	if len(ins) != 5 || odd != 1 {
+		t.Errorf("two databases gave %d inputs (%d of an odd id), want 5 (1)", len(ins), odd)
+	}
+}

@@ -76,14 +76,19 @@ func TestRunOpencodeDatabase(t *testing.T) {
 		t.Errorf("after one session changed: exit %d, want it alone converted:\n%s", code, se)
 	}
 
-	// No PATH: OpenCode's data directory.
+	// No PATH: OpenCode's data directory, holding both the storage/ tree
+	// OpenCode migrated and the database: each session read once, from
+	// the database.
+	if err := os.CopyFS(filepath.Join(data, "storage"), os.DirFS(filepath.Join("..", "..", filepath.FromSlash(ocdb.Storage)))); err != nil {
+		t.Fatal(err)
+	}
 	old := stdinPiped
 	stdinPiped = func() bool { return false }
 	defer func() { stdinPiped = old }()
 	auto := t.TempDir()
 	code, _, se = runCLI(t, "", "run", "--out", auto)
 	want = []string{"opencode/opencode.db/" + child + ".receipt.ndjson", "opencode/opencode.db/" + parent + ".receipt.ndjson"}
-	if got := dbReceipts(t, auto); code != 0 || strings.Join(got, " ") != strings.Join(want, " ") || !strings.Contains(se, "opencode ~/.local/share/opencode/opencode*.db") {
+	if got := dbReceipts(t, auto); code != 0 || strings.Join(got, " ") != strings.Join(want, " ") || !strings.Contains(se, "opencode ~/.local/share/opencode/storage; opencode ~/.local/share/opencode/opencode*.db") {
 		t.Errorf("no PATH: exit %d, receipts %q, want %q\n%s", code, got, want, se)
 	}
 

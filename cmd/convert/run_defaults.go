@@ -114,7 +114,9 @@ func defaultInputs(found []agentLogs) ([]pipeline.Input, error) {
 		}
 		ins = append(ins, got...)
 	}
-	return ins, nil
+	// A session OpenCode migrated into opencode.db is read from there
+	// only, not also from the storage/ tree it left.
+	return pipeline.PreferStores(ins), nil
 }
 
 // oldLayout is what earlier runs with no PATH wrote, by agent: with one

@@ -122,7 +122,6 @@ var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 func Expand(args []string) ([]Input, error) {
 	var dirArgs []string
 	var ins []Input
-	var stores []Input
 	for _, a := range args {
 		in, dir, err := argInput(a)
 		switch {
@@ -130,19 +129,24 @@ func Expand(args []string) ([]Input, error) {
 			return nil, err
 		case dir:
 			dirArgs = append(dirArgs, a)
-		case a != StdinArg && in.Path != StdinName:
-			// A database of sessions (opencode.db) is its sessions.
-			if found, ok := storeExpand(a, filepath.Base(a), a, true); ok {
-				stores = append(stores, found...)
-				continue
-			}
-			ins = append(ins, in)
 		default:
 			ins = append(ins, in)
 		}
 	}
 	nameApart(ins)
-	ins = append(ins, stores...)
+	// A database of sessions (opencode.db) given as a file is its
+	// sessions, each named below the database's name.
+	var files []Input
+	for _, in := range ins {
+		if in.Path != StdinName {
+			if found, ok := storeExpand(in.Path, in.Rel, in.Arg, true); ok {
+				files = append(files, found...)
+				continue
+			}
+		}
+		files = append(files, in)
+	}
+	ins = files
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {
 		found, err := walkInputs(a, prefixes[a])
@@ -151,6 +155,7 @@ func Expand(args []string) ([]Input, error) {
 		}
 		ins = append(ins, found...)
 	}
+	ins = PreferStores(ins)
 	seen := map[string]string{}
 	for _, in := range ins {
 		o := OutputName(in.Rel, "")

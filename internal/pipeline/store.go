@@ -3,7 +3,9 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -152,14 +153,44 @@ func storeError(err error) error {
 }
 
 // storeName is the name a session's virtual file has below its database:
-// its id when that is a plain name, else a name the id's place gives.
-var storeNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// its id when it has the shape of an agent's session id (ses_<base62>),
+// else session- and 12 hex digits of the id's sha256, so that no name a
+// message or an output carries is an id of some other shape.
+var storeNameRe = regexp.MustCompile(`^ses_[A-Za-z0-9]{8,64}$`)
 
-func storeName(id string, i int) string {
+func storeName(id string) string {
 	if storeNameRe.MatchString(id) {
 		return id
 	}
-	return "session-" + strconv.Itoa(i+1)
+	sum := sha256.Sum256([]byte(id))
+	return "session-" + hex.EncodeToString(sum[:6])
+}
+
+// PreferStores drops the inputs that hold a session a database among ins
+// holds too: OpenCode's migration copies its storage/ tree into
+// opencode.db and leaves the tree, so a run over its data directory finds
+// each older session twice. The database's copy is read (it is the one
+// OpenCode keeps writing), as ccusage prefers it.
+func PreferStores(ins []Input) []Input {
+	inStore := map[string]bool{}
+	for _, in := range ins {
+		if e := virtualEntry(in.Path); e != nil && e.err == nil {
+			inStore[strings.ToLower(e.session.ID)] = true // as converters.SessionID gives ids
+		}
+	}
+	if len(inStore) == 0 {
+		return ins
+	}
+	out := ins[:0:0]
+	for _, in := range ins {
+		if virtualEntry(in.Path) == nil && in.Path != StdinName {
+			if id := converters.SessionID(filepath.Base(in.Path)); id != "" && inStore[id] {
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // storeExpand turns a store file into its sessions' inputs, Rel each
@@ -178,8 +209,8 @@ func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 			sessions, err = st.Sessions(ctx, db)
 			db.Close()
 			if err == nil {
-				for i, s := range sessions {
-					name := storeName(s.ID, i)
+				for _, s := range sessions {
+					name := storeName(s.ID)
 					vp := filepath.Join(p, name)
 					storeInputs.Store(vp, &storeEntry{db: p, store: st, session: s})
 					ins = append(ins, Input{Path: vp, Rel: rel + "/" + name, Arg: arg})
