@@ -56,6 +56,23 @@ func TestRunOpencodeDatabase(t *testing.T) {
 		t.Errorf("by path: stderr lacks the count:\n%s", se)
 	}
 
+	// leakcheck --input opencode.db checks against every session's rows:
+	// a string only the database holds (a session's directory), planted
+	// in a receipt, is found.
+	if code, so, se := runCLI(t, "", "leakcheck", "--input", db, out); code != 0 || !strings.Contains(so, "no leak") {
+		t.Fatalf("leakcheck --input opencode.db: exit %d\n%s%s", code, so, se)
+	}
+	planted := filepath.Join(out, "opencode.db", parent+".receipt.ndjson")
+	b, err := os.ReadFile(planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaky := filepath.Join(t.TempDir(), "leaky.receipt.ndjson")
+	os.WriteFile(leaky, []byte(strings.Replace(string(b), `"name":"`, `"name":"/Users/CANARY-user/projects/CANARY-ledger `, 1)), 0o644)
+	if code, _, se := runCLI(t, "", "leakcheck", "--input", db, leaky); code != exitLeak {
+		t.Errorf("a planted leak from the database: exit %d, want %d\n%s", code, exitLeak, se)
+	}
+
 	// Unchanged: both skipped. A row of one session changes (OpenCode sets
 	// its time_updated to the time of the change): that session alone again.
 	code, _, se = runCLI(t, "", "run", "--out", out, db)

@@ -303,3 +303,25 @@ func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+// storeSessions replaces each database among paths by its sessions'
+// virtual inputs (a leak check's --input opencode.db is every session's
+// rows): a database that cannot be read is an error, never a file whose
+// bytes are checked as lines, which would find no raw string in it.
+func storeSessions(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		ins, ok := storeExpand(p, filepath.Base(p), p, true)
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		for _, in := range ins {
+			if e := virtualEntry(in.Path); e != nil && e.err != nil {
+				return nil, &InputError{Path: p, Msg: e.err.Error()}
+			}
+			out = append(out, in.Path)
+		}
+	}
+	return out, nil
+}
