@@ -73,6 +73,23 @@ func TestRunOpencodeDatabase(t *testing.T) {
 		t.Errorf("a planted leak from the database: exit %d, want %d\n%s", code, exitLeak, se)
 	}
 
+	// One session by its path below the database: a signed receipt of it
+	// verifies against it (re-converted byte-identical), and a change to
+	// its rows is "source changed".
+	one := t.TempDir()
+	if code, _, se := runCLI(t, "", "run", "--out", one, filepath.Join(db, child)); code != 0 || len(dbReceipts(t, one)) != 1 {
+		t.Fatalf("one session by path: exit %d, receipts %q\n%s", code, dbReceipts(t, one), se)
+	}
+	key := filepath.Join(t.TempDir(), "team.secret")
+	os.WriteFile(key, []byte(testSecret+"\n"), 0o600)
+	rec := filepath.Join(one, "opencode.db", child+".receipt.ndjson")
+	if code, _, se := runCLI(t, "", "sign", "--key", key, rec); code != 0 {
+		t.Fatalf("sign: exit %d\n%s", code, se)
+	}
+	if code, so, se := runCLI(t, "", "verify", "--key", key, "--source", filepath.Join(db, child), rec+sigSuffix); code != 0 || !strings.Contains(so, "re-converted byte-identical") {
+		t.Errorf("verify a database session: exit %d\n%s%s", code, so, se)
+	}
+
 	// Unchanged: both skipped. A row of one session changes (OpenCode sets
 	// its time_updated to the time of the change): that session alone again.
 	code, _, se = runCLI(t, "", "run", "--out", out, db)
@@ -91,6 +108,9 @@ func TestRunOpencodeDatabase(t *testing.T) {
 	code, _, se = runCLI(t, "", "run", "--out", out, db)
 	if code != 0 || !strings.Contains(se, "1 of 2 inputs converted") {
 		t.Errorf("after one session changed: exit %d, want it alone converted:\n%s", code, se)
+	}
+	if code, so, se := runCLI(t, "", "verify", "--key", key, "--source", filepath.Join(db, child), rec+sigSuffix); code != exitSourceChanged {
+		t.Errorf("verify a changed database session: exit %d, want %d\n%s%s", code, exitSourceChanged, so, se)
 	}
 
 	// No PATH: OpenCode's data directory, holding both the storage/ tree

@@ -138,7 +138,7 @@ func Expand(args []string) ([]Input, error) {
 	// sessions, each named below the database's name.
 	var files []Input
 	for _, in := range ins {
-		if in.Path != StdinName {
+		if in.Path != StdinName && virtualEntry(in.Path) == nil {
 			if found, ok := storeExpand(in.Path, in.Rel, in.Arg, true); ok {
 				files = append(files, found...)
 				continue
@@ -182,6 +182,11 @@ func argInput(a string) (in Input, dir bool, err error) {
 	st, err := os.Stat(a)
 	switch {
 	case err != nil:
+		if s, ok := storeSession(a); ok {
+			// One session of a database: opencode.db/ses_x.
+			s.Rel = filepath.Base(filepath.Dir(a)) + "/" + filepath.Base(a)
+			return s, false, nil
+		}
 		return in, false, &ArgError{Arg: a, Msg: openError(err).Error()}
 	case st.IsDir():
 		return in, true, nil

@@ -325,3 +325,43 @@ func storeSessions(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// storeSession is the input a path names when it is a session below a
+// database file (opencode.db/ses_x, as outputs and messages name it): the
+// database expanded, that session kept. ok is false for any other path.
+func storeSession(p string) (in Input, ok bool) {
+	db := filepath.Dir(p)
+	if st, err := os.Stat(db); err != nil || !st.Mode().IsRegular() {
+		return in, false
+	}
+	ins, found := storeExpand(db, filepath.Base(db), p, true)
+	if !found {
+		return in, false
+	}
+	for _, s := range ins {
+		if s.Path == filepath.Clean(p) {
+			return s, true
+		}
+	}
+	return in, false
+}
+
+// SessionSHA256 is the hex sha256 of a database session's records as a
+// conversion reads them (its receipt's convert.input.sha256), for a path
+// that names one (opencode.db/ses_x); ok is false for any other path.
+func SessionSHA256(p string) (sum string, ok bool, err error) {
+	in, ok := storeSession(p)
+	if !ok {
+		return "", false, nil
+	}
+	fh, err := openFile(nil, in.Path)
+	if err != nil {
+		return "", true, err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return "", true, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), true, nil
+}
