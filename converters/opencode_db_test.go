@@ -348,13 +348,21 @@ func TestOpencodeDatabaseNames(t *testing.T) {
 		t.Errorf("the data directory gave %q, want each session once, from the database: %q", names, want)
 	}
 
-	other := filepath.Join(t.TempDir(), "opencode.db")
-	ocdb.Build(t, other, func(db *sql.DB) {
+	// A folder whose name a URI would misread (space, #, ?, %).
+	other := filepath.Join(t.TempDir(), "odd #1? 100% name", "opencode.db")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	built := filepath.Join(t.TempDir(), "opencode.db") // the driver's DSN would misread it too
+	ocdb.Build(t, built, func(db *sql.DB) {
 		if _, err := db.Exec(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
 			VALUES ('CANARY-odd/../id', '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b', 's', '/CANARY', 'CANARY', '1.2.27', 1795168800000, 1795168800000)`); err != nil {
 			t.Fatal(err)
 		}
 	})
+	if err := os.Rename(built, other); err != nil {
+		t.Fatal(err)
+	}
 	ins, err := pipeline.Expand([]string{filepath.Join(data, "opencode.db"), other})
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,9 @@ func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, 
 	if named == nil && (!byContent || len(converters.Stores()) == 0 || !hasMagic(p)) {
 		return nil, nil
 	}
-	db, err := openStore(p)
+	// Another name's file is only probed for its tables: immutable, so
+	// another program's database, locked or being written, costs no wait.
+	db, err := openStore(p, named == nil)
 	if err != nil {
 		return named, err
 	}
@@ -106,14 +108,19 @@ func hasMagic(p string) bool {
 }
 
 // openStore opens a database file read-only and query-only: it never
-// creates one, and never writes to it.
-func openStore(p string) (*sql.DB, error) {
+// creates one, and never writes to it. probe opens it immutable whatever
+// is beside it, for a look at its tables only.
+func openStore(p string, probe bool) (*sql.DB, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, err
 	}
+	slash := filepath.ToSlash(abs)
+	if !strings.HasPrefix(slash, "/") {
+		slash = "/" + slash // file:///C:/..., as SQLite reads a Windows path
+	}
 	q := "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(2000)"
-	if !exists(abs+"-wal") && !exists(abs+"-journal") {
+	if probe || !exists(abs+"-wal") && !exists(abs+"-journal") {
 		// No write-ahead log or rollback journal beside it: no program
 		// is writing it (OpenCode removes the log when it closes the
 		// database). Opened as immutable, SQLite takes no locks and makes
@@ -124,7 +131,7 @@ func openStore(p string) (*sql.DB, error) {
 		// the busy timeout is an error of the input).
 		q += "&immutable=1"
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q}
+	u := url.URL{Scheme: "file", Path: slash, RawQuery: q}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		return nil, err
@@ -204,7 +211,7 @@ func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 	}
 	if err == nil {
 		var db *sql.DB
-		if db, err = openStore(p); err == nil {
+		if db, err = openStore(p, false); err == nil {
 			var sessions []converters.StoreSession
 			sessions, err = st.Sessions(ctx, db)
 			db.Close()
@@ -230,7 +237,7 @@ func openVirtual(e *storeEntry) (fs.File, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	db, err := openStore(e.db)
+	db, err := openStore(e.db, false)
 	if err != nil {
 		return nil, storeError(err)
 	}
