@@ -40,6 +40,7 @@ import (
 // cannot be read (err: every reading of it fails with that).
 type storeEntry struct {
 	db      string // the database file's path
+	name    string // the session's name below it (storeName)
 	store   *converters.Store
 	session converters.StoreSession
 	err     error
@@ -216,10 +217,11 @@ func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 			sessions, err = st.Sessions(ctx, db)
 			db.Close()
 			if err == nil {
+				storeInputs.Delete(p) // readable now, whatever an earlier look found
 				for _, s := range sessions {
 					name := storeName(s.ID)
 					vp := filepath.Join(p, name)
-					storeInputs.Store(vp, &storeEntry{db: p, store: st, session: s})
+					storeInputs.Store(vp, &storeEntry{db: p, name: name, store: st, session: s})
 					ins = append(ins, Input{Path: vp, Rel: rel + "/" + name, Arg: arg})
 				}
 				return ins, true
@@ -288,7 +290,7 @@ func (e *storeEntry) info() fs.FileInfo { return virtualInfo{e} }
 
 type virtualInfo struct{ e *storeEntry }
 
-func (v virtualInfo) Name() string       { return filepath.Base(v.e.session.ID) }
+func (v virtualInfo) Name() string       { return v.e.name }
 func (v virtualInfo) Size() int64        { return v.e.session.Rows }
 func (v virtualInfo) Mode() fs.FileMode  { return 0o444 }
 func (v virtualInfo) ModTime() time.Time { return time.UnixMilli(v.e.session.Updated) }
