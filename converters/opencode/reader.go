@@ -36,7 +36,7 @@ import (
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "opencode",
-		Doc:         "OpenCode sessions (opencode export documents, storage/ trees, opencode.db): tools, MCP, skills, subagents, compaction, tokens",
+		Doc:         "OpenCode sessions (export documents, storage/ trees, opencode.db): tools, MCP, skills, subagents, compaction, tokens",
 		SpanName:    "invoke_agent",
 		Types:       opencodeTypes,
 		OpenTypes:   true,
