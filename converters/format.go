@@ -73,8 +73,9 @@ type Store struct {
 	Lines func(ctx context.Context, db *sql.DB, session string, emit func(line []byte) error) error
 }
 
-// StoreSession is one session of a Store: its id, the latest time any of
-// its rows was updated (Unix milliseconds) and how many rows it has.
+// StoreSession is one session of a Store: its id, the latest time it was
+// updated (Unix milliseconds, as the store can tell it cheaply) and how
+// many rows it has: an unchanged rerun compares both.
 type StoreSession struct {
 	ID      string
 	Updated int64

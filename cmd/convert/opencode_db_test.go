@@ -91,7 +91,8 @@ func TestRunOpencodeDatabase(t *testing.T) {
 	}
 
 	// Unchanged: both skipped. A row of one session changes (OpenCode sets
-	// its time_updated to the time of the change): that session alone again.
+	// its time_updated, and its message's when the turn ends, to the time of
+	// the change): that session alone again.
 	code, _, se = runCLI(t, "", "run", "--out", out, db)
 	if code != 0 || !strings.Contains(se, "0 of 2 inputs converted") || !regexp.MustCompile(`unchanged +2 `).MatchString(se) {
 		t.Errorf("rerun: exit %d, want both unchanged:\n%s", code, se)
@@ -100,8 +101,10 @@ func TestRunOpencodeDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As OpenCode writes a turn: a part changes, then its message ends.
 	if _, err := w.Exec(`UPDATE part SET time_updated = 1795169999000, data = json_set(data, '$.note', 'CANARY-edited')
-		WHERE id = (SELECT id FROM part WHERE session_id = ? LIMIT 1)`, child); err != nil {
+		WHERE id = (SELECT id FROM part WHERE session_id = ?1 LIMIT 1);
+		UPDATE message SET time_updated = 1795169999001 WHERE id = (SELECT message_id FROM part WHERE session_id = ?1 LIMIT 1)`, child); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

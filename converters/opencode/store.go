@@ -87,13 +87,15 @@ func opencodeClaim(ctx context.Context, db *sql.DB) bool {
 }
 
 // opencodeSessions lists the sessions by creation, each with the latest
-// time_updated of its rows and how many rows it has: what an unchanged
-// rerun compares.
+// time_updated of the session and its messages and how many rows it has:
+// what an unchanged rerun compares. The counts come from the indexes on
+// session_id; the times from the session and message rows only, not the
+// parts (the bulk of a database): OpenCode updates a message when its
+// turn ends, after its parts, so a part that changed moves its message's
+// time too.
 func opencodeSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, error) {
 	rows, err := db.QueryContext(ctx, `SELECT s.id,
-		max(s.time_updated,
-			coalesce((SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id), 0),
-			coalesce((SELECT max(p.time_updated) FROM part p WHERE p.session_id = s.id), 0)),
+		max(s.time_updated, coalesce((SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id), 0)),
 		1 + (SELECT count(*) FROM message m WHERE m.session_id = s.id)
 		  + (SELECT count(*) FROM part p WHERE p.session_id = s.id)
 		FROM session s ORDER BY s.time_created, s.id`)
@@ -116,7 +118,12 @@ func opencodeSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSessio
 }
 
 // opencodeLines writes a session's records: its Session.Info, each
-// message's info and each part, one compact JSON object a line.
+// message's info, then each message's parts, one compact JSON object a
+// line. Every query walks an index in its order (message_session_time_
+// created_id_idx, part_message_id_id_idx), so rows stream from the first
+// one, with no sort of a session's parts before it; only the message ids
+// are kept, to read their parts in that order. Parts whose message is
+// gone come last, by message id and id.
 func opencodeLines(ctx context.Context, db *sql.DB, session string, emit func([]byte) error) error {
 	info, err := opencodeSessionInfo(ctx, db, session)
 	if err != nil {
@@ -125,22 +132,32 @@ func opencodeLines(ctx context.Context, db *sql.DB, session string, emit func([]
 	if err := emit(info); err != nil {
 		return err
 	}
-	if err := opencodeRows(ctx, db, "message", `SELECT id, '', data FROM message WHERE session_id = ? ORDER BY time_created, id`,
-		session, emit); err != nil {
+	var ids []string
+	if err := opencodeRows(ctx, db, "message", `SELECT id, '', data FROM message WHERE session_id = ? ORDER BY session_id, time_created, id`,
+		session, func(id string, line []byte) error {
+			ids = append(ids, id)
+			return emit(line)
+		}); err != nil {
 		return err
 	}
+	keep := func(_ string, line []byte) error { return emit(line) }
+	for _, id := range ids {
+		if err := opencodeRows(ctx, db, "part", `SELECT id, message_id, data FROM part WHERE message_id = ? AND session_id = ? ORDER BY message_id, id`,
+			session, keep, id); err != nil {
+			return err
+		}
+	}
 	return opencodeRows(ctx, db, "part", `SELECT p.id, p.message_id, p.data FROM part p
-		LEFT JOIN message m ON m.id = p.message_id
-		WHERE p.session_id = ?
-		ORDER BY m.time_created IS NULL, m.time_created, p.message_id, p.id`, session, emit)
+		WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id)
+		ORDER BY p.message_id, p.id`, session, keep)
 }
 
 // opencodeRows writes each row of a message or part query as its data
 // object with the ids the table keeps apart put back at its front: id,
 // sessionID (and messageID for a part), as the storage tree's files hold
 // them. A data column that is not a JSON object fails, naming the row.
-func opencodeRows(ctx context.Context, db *sql.DB, table, query, session string, emit func([]byte) error) error {
-	rows, err := db.QueryContext(ctx, query, session)
+func opencodeRows(ctx context.Context, db *sql.DB, table, query, session string, emit func(id string, line []byte) error, first ...any) error {
+	rows, err := db.QueryContext(ctx, query, append(first, session)...)
 	if err != nil {
 		return err
 	}
@@ -174,7 +191,7 @@ func opencodeRows(ctx context.Context, db *sql.DB, table, query, session string,
 		} else {
 			line.WriteByte('}')
 		}
-		if err := emit(line.Bytes()); err != nil {
+		if err := emit(id, line.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -31,7 +31,8 @@ import (
 // in that stream (1 the session, then its messages, then its parts). The
 // input's digest is the sha256 of those lines (each followed by "\n"), its
 // size the bytes of them; the manifest, to tell an unchanged session, keeps
-// its row count as its size and its latest row update as its mtime.
+// its row count as its size and the latest update its store reports
+// (StoreSession.Updated) as its mtime.
 //
 // The database is opened read-only (mode=ro) and query-only, never
 // created, and closed after each reading.
@@ -285,7 +286,7 @@ func (f *virtualFile) Close() error {
 }
 
 // info is the virtual file's stat: its row count as its size and its
-// latest row update as its mtime, what the manifest compares.
+// latest update its store reports as its mtime, what the manifest compares.
 func (e *storeEntry) info() fs.FileInfo { return virtualInfo{e} }
 
 type virtualInfo struct{ e *storeEntry }
