@@ -77,12 +77,15 @@ test-fleet: build
 	cd tools/fleet && OTELCOL_FLEET_BIN=$(abspath $(FLEET_BIN)) CONVERT_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v .
 
 # generate regenerates every generated file from its source, in order: the
-# event schemas (from the converters' declarations), the gate's vocabulary
-# table (the one committed copy of the program's words), the converter tables of
-# the docs, and prepare's REQUIREMENTS table. check-generated (CI) fails
+# scenario index (the registry reads it, so what follows sees every table
+# as it is now), the event schemas (from the converters' declarations),
+# the gate's vocabulary table (the one committed copy of the program's
+# words), the converter tables of the docs, and prepare's REQUIREMENTS
+# table. check-generated (CI) fails
 # when any of them was stale.
 .PHONY: generate check-generated
 generate:
+	$(GO) generate ./converters/scenarios
 	$(GO) generate ./converters/...
 	$(GO) generate ./internal/gate
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
@@ -149,9 +152,20 @@ REPORT_SESSIONS ?= 3000
 bench-report: build
 	$(GO) run ./internal/report/cmd/reportbench -convert $(BIN) -sessions $(REPORT_SESSIONS)
 
+# report-png rewrites docs/report.png (the README's picture of the HTML
+# report) from the bundled Claude Code and Codex samples: TestBrowser renders
+# the page in headless Chromium (chromium, chromium-browser or google-chrome
+# on PATH) and -update keeps a 1100x900 screenshot. Check it stays small and
+# shows no canary or user path.
+.PHONY: report-png
+report-png:
+	$(GO) test ./internal/report -run 'TestBrowser$$' -count=1 -update
+
 # ccusage-figures prints ccusage's per-session token figures for the bundled
 # Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
-# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it).
+# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it), and
+# for cmd/convert/testdata/fold_history its cross-session totals
+# (TestFoldKeyLikeCcusage).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
 CCUSAGE ?= bench/.tools/node_modules/.bin/ccusage
 .PHONY: ccusage-figures

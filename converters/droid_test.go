@@ -124,3 +124,153 @@ func TestDroidClaimsOnlyItsShape(t *testing.T) {
 		}
 	}
 }
+
+// TestDroidOrphanSettings: a session's <uuid>.settings.json whose
+// transcript is gone is an input of its own in a walk (ccusage, which reads
+// only the sidecars, still counts it): a droid receipt with the sidecar's
+// tokens and an audit gap saying the transcript is missing. A sidecar
+// whose transcript is there is read with it and never on its own, and a
+// .settings.json not named by a session id is no input. Nothing raw of any
+// of them reaches an output or a message.
+func TestDroidOrphanSettings(t *testing.T) {
+	testshared.InRepo(t)
+	src, err := os.ReadFile("samples/droid/orphan_settings/sessions/-Users-erin-src-CANARY-api/7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.ReadFile("samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveSide, err := os.ReadFile("samples/droid/basic/sessions/-Users-dana-src-CANARY-app/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "sessions")
+	proj := filepath.Join(root, "-CANARY-proj")
+	files := map[string][]byte{
+		"7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json": src,
+		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl":         live,
+		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.settings.json": liveSide,
+		"CANARY-notes.settings.json":                         []byte(`{"tokenUsage":{"inputTokens":1,"outputTokens":2},"note":"CANARY-note"}`),
+		// written before any usage: still Droid's, converted, not refused
+		"0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.settings.json": []byte(`{"model":"claude-sonnet-4-5-20250929","providerLock":"anthropic","autonomyLevel":"auto-low","tags":[{"name":"CANARY-tag"}]}`),
+	}
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(proj, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins, err := pipeline.Expand([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]pipeline.Result{}
+	for _, in := range ins {
+		res := pipeline.Convert(in, pipeline.Options{})
+		if res.Err != nil {
+			t.Fatalf("%s: %v", filepath.Base(in.Path), res.Err)
+		}
+		got[filepath.Base(in.Path)] = res
+	}
+	if len(got) != 3 {
+		t.Fatalf("inputs %v, want the session and the two orphan sidecars", keysOf(got))
+	}
+	if early := got["0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.settings.json"]; !bytes.Contains(early.Receipt, []byte(`"context.audit_gap":"token_usage_not_logged"`)) ||
+		!bytes.Contains(early.Receipt, []byte(`"context.audit_gap":"transcript_missing"`)) {
+		t.Errorf("a sidecar without usage: gaps missing:\n%s", early.Receipt)
+	}
+	orphan, ok := got["7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f.settings.json"]
+	if !ok {
+		t.Fatalf("inputs %v: the orphan sidecar is not one", keysOf(got))
+	}
+	if _, ok := got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"]; !ok {
+		t.Fatalf("inputs %v: the session is not one", keysOf(got))
+	}
+	if orphan.Converter != "droid" {
+		t.Fatalf("orphan sidecar read by %s", orphan.Converter)
+	}
+	if !bytes.Contains(orphan.Receipt, []byte(`"context.audit_gap":"transcript_missing"`)) {
+		t.Errorf("orphan sidecar: no transcript_missing gap:\n%s", orphan.Receipt)
+	}
+	if !bytes.Contains(orphan.Receipt, []byte(`"session.id":"7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f"`)) {
+		t.Errorf("orphan sidecar: not named by its session id:\n%s", orphan.Receipt)
+	}
+	u := gjson.GetBytes(src, "tokenUsage")
+	want := figures{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int(),
+		CacheRead: u.Get("cacheReadTokens").Int(), CacheWrite: u.Get("cacheCreationTokens").Int()}
+	if f := ccusageTerms(orphan.Receipt, false); f != want {
+		t.Errorf("orphan sidecar: tokens %+v, want %+v", f, want)
+	}
+	if bytes.Contains(got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"].Receipt, []byte("transcript_missing")) {
+		t.Error("a session with its transcript says the transcript is missing")
+	}
+	for name, res := range got {
+		for _, out := range [][]byte{res.Receipt, res.Trace} {
+			if bytes.Contains(out, []byte(canary)) {
+				t.Errorf("%s: canary in the outputs", name)
+			}
+		}
+	}
+}
+
+func keysOf(m map[string]pipeline.Result) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestDroidCompactionAndSkills: a compaction_state record (Droid's
+// saveCompactionSummary) writes the compaction and its summary, digested;
+// a successful Skill call writes context.skill.invoked, a duplicate when
+// the skill is already in the context and selected again after a
+// compaction; a failed one writes nothing. Nothing raw reaches an output.
+func TestDroidCompactionAndSkills(t *testing.T) {
+	testshared.InRepo(t)
+	const log = `{"type":"session_start","id":"c0ffee00-1111-4222-8333-444455556666","title":"CANARY-title","owner":"CANARY-owner","version":2,"cwd":"/CANARY/proj"}
+{"type":"message","id":"m1","timestamp":"2026-11-27T16:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"CANARY-prompt"}]}}
+{"type":"message","id":"m2","timestamp":"2026-11-27T16:00:02.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"CANARY-skill"}},{"type":"tool_use","id":"t2","name":"Skill","input":{"skill":"CANARY-skill"}},{"type":"tool_use","id":"t3","name":"Skill","input":{"skill":"CANARY-other"}}]}}
+{"type":"message","id":"m3","timestamp":"2026-11-27T16:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"CANARY-body"},{"type":"tool_result","tool_use_id":"t2","content":"CANARY-body"},{"type":"tool_result","tool_use_id":"t3","content":"CANARY-no such skill","is_error":true}]}}
+{"type":"compaction_state","id":"c1","timestamp":"2026-11-27T16:10:00.000Z","summaryText":"CANARY-summary","summaryTokens":12,"summaryKind":"llm_summary","removedCount":3,"anchorMessage":{"id":"m3","index":2},"systemInfo":{"cwd":"/CANARY/proj"}}
+{"type":"message","id":"m4","timestamp":"2026-11-27T16:10:02.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Skill","input":{"skill":"CANARY-skill"}}]}}
+{"type":"message","id":"m5","timestamp":"2026-11-27T16:10:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","content":"CANARY-body"}]}}
+`
+	p := filepath.Join(t.TempDir(), "c0ffee00-1111-4222-8333-444455556666.jsonl")
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := pipeline.Convert(pipeline.Input{Path: p, Rel: filepath.Base(p)}, pipeline.Options{})
+	if res.Err != nil || res.Converter != "droid" {
+		t.Fatalf("%s, %v", res.Converter, res.Err)
+	}
+	var roles []string
+	started, summaries := 0, 0
+	for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
+		e := gjson.ParseBytes(l)
+		switch e.Get("name").Str {
+		case "context.skill.invoked":
+			roles = append(roles, e.Get(`attributes.context\.input\.duplicate\.role`).Str)
+		case "context.compaction.started":
+			started++
+			if r := e.Get(`attributes.context\.compaction\.reason`).Str; r != "llm_summary" {
+				t.Errorf("compaction reason %q", r)
+			}
+		case "context.compaction.summary_loaded":
+			summaries++
+		}
+	}
+	if got := strings.Join(roles, ","); got != "selected,duplicate,selected" {
+		t.Errorf("skill loads %q, want selected,duplicate,selected", got)
+	}
+	if started != 1 || summaries != 1 {
+		t.Errorf("%d compactions and %d summaries, want 1 and 1", started, summaries)
+	}
+	if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+		t.Error("canary in the outputs")
+	}
+}

@@ -95,6 +95,15 @@ func TestLayouts(t *testing.T) {
 		{"/Users/a/.local/share/opencode/storage/session/9f86/ses_4f1eA.json", "", []string{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA"}},
 		{"/Users/a/exports/ses_4f1eA.json", "", nil},
 		{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA/msg_01.json", "", nil},
+		// OpenClaw: a live transcript in a sessions folder keys its
+		// archives; an archive with no live transcript (none exists
+		// here) is its session's input.
+		{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl", "", []string{
+			"/Users/a/.openclaw/agents/main/sessions/" + sid, // the Claude Code shape matches too
+			"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives",
+		}},
+		{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.reset.2026-11-21T07-59-00.000Z", "", []string{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives"}},
+		{"/Users/a/.openclaw/agents/main/sessions/notes.jsonl.reset.2026-11-21T07-59-00.000Z", "", nil},
 	}
 	for _, tc := range dirs {
 		var want []string
@@ -113,6 +122,7 @@ func TestLayouts(t *testing.T) {
 		sid + ".json":                                       "",
 		"ses_4f1eA.json":                                    "ses_4f1ea",
 		"msg_01.json":                                       "",
+		sid + ".jsonl.deleted.2026-11-22T10-00-00.000Z":     sid,
 	}
 	for base, want := range ids {
 		if got := converters.SessionID(base); got != want {

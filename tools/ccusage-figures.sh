@@ -18,6 +18,14 @@ for s in "$root"/samples/claude_code/*/; do
 	HOME="$tmp/$name/home" CLAUDE_CONFIG_DIR="$tmp/$name/cfg" "$ccusage" session --json --offline |
 		jq -c '.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done
+# The cross-session history of TestFoldKeyLikeCcusage (cmd/convert): two
+# Claude Code sessions that repeat responses with and without request ids.
+# ccusage folds across files on (message id, request id); the totals line
+# is what run --json and report --format json must print.
+mkdir -p "$tmp/fold/home"
+echo "claude cmd/convert/testdata/fold_history"
+HOME="$tmp/fold/home" CLAUDE_CONFIG_DIR="$root/cmd/convert/testdata/fold_history" "$ccusage" session --json --offline |
+	jq -c '(.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}), {totals: {input: .totals.inputTokens, output: .totals.outputTokens, cache_read: .totals.cacheReadTokens, cache_write: .totals.cacheCreationTokens}}'
 for s in "$root"/samples/codex/*/; do
 	name=$(basename "$s")
 	[ -d "$s/sessions" ] || continue

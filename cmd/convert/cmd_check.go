@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/prepare"
@@ -139,6 +142,20 @@ func leakcheckCommand() *cli.Command {
 	}
 }
 
+// otherNamedLogs are the files under dir that a format reads as logs
+// whatever their ending (converters.IsDocumentPath) and that end neither
+// in .jsonl nor in .json.
+func otherNamedLogs(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !hasSuffix(p, []string{".jsonl", ".json"}) && converters.IsDocumentPath(p) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
 // leakcheckLogs checks outputs against the session logs they were made from.
 func leakcheckLogs(c *cli.Context) error {
 	cons := con(c)
@@ -161,6 +178,10 @@ func leakcheckLogs(c *cli.Context) error {
 			return err
 		}
 		inputs = append(inputs, logs...)
+		// and the logs a format knows by another name (OpenClaw's
+		// archived transcripts, <id>.jsonl.reset.<time>), which run reads
+		// in a walk too.
+		inputs = append(inputs, otherNamedLogs(in)...)
 	}
 	// The kind is detected from the first input: a log, not a sidecar.
 	sidecar := func(p string) bool {

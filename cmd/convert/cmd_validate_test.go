@@ -105,6 +105,41 @@ func TestLeakcheckInputFolderSettings(t *testing.T) {
 	}
 }
 
+// TestLeakcheckInputFolderArchives: an OpenClaw sessions folder's archived
+// transcripts (<id>.jsonl.deleted.<time>), which run reads in a walk, are
+// raw input too: a string only an archive holds, planted in a receipt, is
+// found.
+func TestLeakcheckInputFolderArchives(t *testing.T) {
+	session, out := convertSample(t, "pi_agent", "openclaw_archives")
+	code, stdout, stderr := runCLI(t, "", "leakcheck", "--input", session, out)
+	if code != 0 || !strings.Contains(stdout, "no leak: 6 files checked") {
+		t.Fatalf("leakcheck --input DIR: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var receipts []string
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".receipt.ndjson") {
+			receipts = append(receipts, p)
+		}
+		return nil
+	})
+	if len(receipts) == 0 {
+		t.Fatal("no receipt")
+	}
+	b, err := os.ReadFile(receipts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the deleted session's archive holds this query.
+	leaky := strings.Replace(string(b), `"gen_ai.usage.scope":"session"`, `"gen_ai.usage.scope":"CANARY-query match score"`, 1)
+	if leaky == string(b) {
+		t.Fatal("nothing planted")
+	}
+	os.WriteFile(receipts[0], []byte(leaky), 0o644)
+	if code, _, stderr := runCLI(t, "", "leakcheck", "--input", session, receipts[0]); code != exitLeak {
+		t.Fatalf("a planted leak: exit %d\n%s", code, stderr)
+	}
+}
+
 // TestJSONAnswers: list, validate and leakcheck answer with one JSON object
 // on stdout under --json, with the same verdict (and exit) as their text.
 func TestJSONAnswers(t *testing.T) {

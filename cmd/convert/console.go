@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/contextreceipts/convert/internal/leak"
 	"io"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/contextreceipts/convert/internal/leak"
+	"golang.org/x/term"
 
 	"github.com/urfave/cli/v2"
 )
@@ -44,15 +46,12 @@ func newConsole(stdout, stderr io.Writer) *console {
 	return c
 }
 
-// isTerminal reports whether w is a character device (a terminal); pipes,
-// files and test buffers are not.
+// isTerminal reports whether w is a terminal; pipes, files, test buffers
+// and /dev/null (a character device, but no terminal: a cron job's
+// 2>/dev/null) are not.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // write is the single place bytes leave the process.

@@ -196,7 +196,7 @@ func TestReportFoldsCopies(t *testing.T) {
 			if string(t1) != string(t2) {
 				t.Errorf("totals differ:\n%s\n%s", t1, t2)
 			}
-			if strings.Count(se, "\n") != 1 || !strings.Contains(se, fmt.Sprintf("%d copies of sessions read more than once", tc.copies)) {
+			if strings.Count(se, "\n") != 1 || !strings.Contains(se, map[bool]string{true: "1 session", false: fmt.Sprintf("%d sessions", tc.copies)}[tc.copies == 1]+" read more than once") {
 				t.Errorf("want one line with the count on stderr, got:\n%s", se)
 			}
 		})
@@ -240,4 +240,75 @@ func TestReportDatesAndZones(t *testing.T) {
 	if code, _, se := runCLI(t, "", "report", "--since", "2026081", golden); code != 2 || !strings.Contains(se, "20260701") {
 		t.Errorf("bad day: exit %d\n%s", code, se)
 	}
+}
+
+// TestFoldKeyLikeCcusage: across sessions a response counts once by the
+// pair (message id, request id), and only when it has both, as ccusage
+// 20.0.24 folds Claude Code rows across files. testdata/fold_history holds
+// two sessions: the second repeats msg_01/req_01 (folded), msg_02 under
+// another request id and msg_03 without one (both counted again), and adds
+// msg_04; the first holds a streamed response (msg_07, the larger row
+// kept) and msg_06 logged twice without a request id (once). The figures
+// are the rule's, and `ccusage session --json` printed them for this
+// folder (tools/ccusage-figures.sh): A input 5, output 77, cache read 500,
+// cache write 50; B 3, 90, 300, 30. --since chooses B's day's messages.
+func TestFoldKeyLikeCcusage(t *testing.T) {
+	history := filepath.Join("testdata", "fold_history", "projects")
+	const a, b = "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
+	perSession := map[string]tokenCounts{
+		a: {Input: 5, Output: 77, CacheRead: 500, CacheWrite: 50},
+		b: {Input: 3, Output: 90, CacheRead: 300, CacheWrite: 30},
+	}
+	want := tokenCounts{Input: 8, Output: 167, CacheRead: 800, CacheWrite: 80, DuplicateResponses: 1}
+	out := t.TempDir()
+	code, so, se := runCLI(t, "", "run", history, "--out", out, "--json", "-q")
+	if code != 0 || strings.Contains(strings.ToUpper(so+se), "CANARY") {
+		t.Fatalf("run: exit %d\n%s\n%s", code, so, se)
+	}
+	var sum summary
+	if err := json.Unmarshal([]byte(so), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Tokens != want {
+		t.Errorf("run --json: %+v, want %+v", sum.Tokens, want)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		total tokenCounts
+		rows  []string
+	}{
+		{"every day", nil, want, []string{a, b}},
+		{"since the second day", []string{"--since", "20260702", "--timezone", "UTC"}, tokenCounts{Input: 3, Output: 90, CacheRead: 300, CacheWrite: 30}, []string{b}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, rj, se := runCLI(t, "", append(append([]string{"report", "--format", "json"}, tc.args...), out)...)
+			if code != 0 || strings.Contains(strings.ToUpper(rj+se), "CANARY") {
+				t.Fatalf("report: exit %d\n%s", code, se)
+			}
+			var r report.Report
+			if err := json.Unmarshal([]byte(rj), &r); err != nil {
+				t.Fatal(err)
+			}
+			var got tokenCounts
+			for _, m := range r.Total.Tokens {
+				got.Input, got.Output, got.CacheRead, got.CacheWrite = got.Input+m.Input, got.Output+m.Output, got.CacheRead+m.CacheRead, got.CacheWrite+m.CacheWrite
+			}
+			got.DuplicateResponses = r.Sources.DuplicateResponses
+			if tc.args == nil && got != tc.total || tc.args != nil && (tokenCounts{Input: got.Input, Output: got.Output, CacheRead: got.CacheRead, CacheWrite: got.CacheWrite}) != tc.total {
+				t.Errorf("report total %+v, want %+v", got, tc.total)
+			}
+			var ids []string
+			for _, s := range r.Sessions {
+				ids = append(ids, s.ID)
+				if row := (tokenCounts{Input: s.InputTokens, Output: s.OutputTokens, CacheRead: s.CacheRead, CacheWrite: s.CacheWrite}); row != perSession[s.ID] {
+					t.Errorf("session %s: %+v, want %+v", s.ID, row, perSession[s.ID])
+				}
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tc.rows) {
+				t.Errorf("sessions %v, want %v", ids, tc.rows)
+			}
+		})
+	}
+	assertNoCanaryUnder(t, out)
 }

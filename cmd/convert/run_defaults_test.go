@@ -263,7 +263,7 @@ func TestRunDefaultLayoutIsStable(t *testing.T) {
 				t.Errorf("copies left behind are not reported:\n%s", se)
 			}
 			code, so, se := runCLI(t, "", "report", "--format", "json", out)
-			if code != 0 || !strings.Contains(se, "copies of") || !strings.Contains(so, `"sessions_in_range": 4`) {
+			if code != 0 || !strings.Contains(se, "read more than once") || !strings.Contains(so, `"sessions_in_range": 4`) {
 				t.Errorf("report over the copies: exit %d, want 4 sessions and a warning\n%s", code, se)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 // data.message the subagent's assistant row, usage included).
 type claudeProgress struct {
 	id, request string // the message id as written, the request id as a key part
+	requestID   string // the request id as written ("" when the record has none)
 	model       claudeModel
 	tool        string // the spawning tool call's span key
 	start, end  int64
@@ -47,7 +48,7 @@ func (c *claudeState) agentProgress(r converters.Record) {
 		key := mid.Own()
 		p = &claudeProgress{id: c.Pass(leak.ID, mid), start: r.NS, end: r.NS}
 		if rq := native.Get(msg, "requestId").Str(); !rq.Empty() {
-			p.request = c.KeyPart(rq)
+			p.request, p.requestID = c.KeyPart(rq), c.Pass(leak.ID, rq)
 		}
 		if t := r.Get("parentToolUseID").Str(); !t.Empty() {
 			p.tool = "tool:" + c.KeyPart(t)
@@ -94,6 +95,9 @@ func (c *claudeState) progressResponses() {
 			Start: p.start, End: p.end, Attrs: append(append(make(receipt.Attrs, 0, claudeChatAttrs), events.ChatSpan("anthropic")...),
 				receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(p.model.out)},
 				receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(p.id)})})
+		if p.requestID != "" {
+			c.Out.Spans[span].Attrs.Set(requestAttr, receipt.S(p.requestID))
+		}
 		u := p.usage
 		u.span = span
 		for i := range u.advisors {

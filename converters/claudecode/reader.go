@@ -123,7 +123,7 @@ var claudePass = leak.Paths{
 	"data.serverName": leak.Name, "data.toolName": leak.Name,
 	// A subagent's response as its parent's agent_progress record repeats
 	// it (progress.go): counted when no transcript holds it.
-	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model,
+	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model, "data.message.requestId": leak.ID,
 	"data.message.message.usage.iterations.#.model": leak.Model,
 }
 
@@ -280,6 +280,9 @@ func (c *claudeState) Record(r converters.Record, out *converters.Output) error 
 		if sid := r.Get("sessionId"); sid.IsString() && !sid.Str().Empty() {
 			c.Session = c.Pass(leak.IDOrUUID, sid.Str())
 		}
+	}
+	if r.File == 0 && !c.WorkDirSeen() {
+		c.SeeWorkDir(r.Get("cwd").Str())
 	}
 	if r.File == 0 && (r.Type == "started" || r.Type == "result") && !r.Get("sessionId").Exists() {
 		c.journal(r)

@@ -56,6 +56,14 @@ func (c *claudeState) assistant(r converters.Record, agent *claudeAgent) {
 					receipt.Attr{Key: "gen_ai.response.id", Value: receipt.S(c.Pass(leak.ID, mid))})})
 		}
 		c.touch(int(m.span), r.NS)
+		if _, named := c.Out.Spans[m.span].Attrs.Get(requestAttr); !named {
+			// The request id of the response's first row that names one:
+			// with the message id it is the key ccusage counts a response
+			// once by across sessions (usage.Fold).
+			if rq := r.Get("requestId").Str(); !rq.Empty() {
+				c.Out.Spans[m.span].Attrs.Set(requestAttr, receipt.S(c.Pass(leak.ID, rq)))
+			}
+		}
 		if sr := f[2]; sr.IsString() {
 			if reason, ok := sr.Str().Admit(leak.Label); ok {
 				c.Out.Spans[m.span].Attrs.Set("gen_ai.response.finish_reasons", receipt.L([]string{reason}))
@@ -141,11 +149,12 @@ func (c *claudeState) modelOf(raw view.Text) claudeModel {
 }
 
 // claudeChatAttrs is how many attributes a chat span ends with: operation,
-// provider, model and response id when it opens, finish reasons, the four
+// provider, model and response id when it opens, the request id, finish
+// reasons, the four
 // usage counts at End, and the compaction flag and conversation id
 // (genAISpans). Made with that room, its list is never copied to grow: a
 // long session has tens of thousands of them.
-const claudeChatAttrs = 11
+const claudeChatAttrs = 12
 
 // toolUse opens an execute_tool span for a tool_use block and writes what
 // the call itself evidences (skills, memory writes, subagent prompts).
@@ -768,3 +777,7 @@ var _ = events.DeclareEvent("context.skill.listing.loaded", events.EventDecl{
 		events.Sets("session.id", events.DefID),
 	},
 })
+
+// requestAttr is the chat span's attribute for the API request id of a
+// response (Claude Code's requestId), read by usage.Responses.
+const requestAttr = "anthropic.request.id"

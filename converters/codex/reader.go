@@ -418,6 +418,7 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {
 		c.Session = c.Pass(leak.IDOrUUID, id.Str())
 	}
+	c.SeeWorkDir(native.Get(p, "cwd").Str())
 	if n := native.Get(p, "subagent_history_start_ordinal"); n.IsNumber() {
 		c.historyStart = c.Count(n)
 	}

@@ -195,6 +195,7 @@ func (c *copilotState) start(r converters.Record, typ string, d view.Value) {
 	if typ == "session.resume" {
 		c.counts["resumes"]++
 	}
+	c.SeeWorkDir(d.Get("context.cwd").Str())
 	if sid := d.Get("sessionId").Str(); c.Session == "" && !sid.Empty() {
 		c.Session = c.Pass(leak.IDOrUUID, sid)
 	}

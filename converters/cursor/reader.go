@@ -75,9 +75,11 @@ func init() {
 // share the type names (Claude Code's carry uuid and sessionId, which
 // Cursor never writes; chat logs have a role and a bare content; Gemini
 // CLI's have type "user" and no session_id): those are not Cursor records,
-// and detection must not claim them.
+// and detection must not claim them; nor a pi subagent run's transcript
+// (pi-subagents), whose records name their recordType, which Cursor never
+// writes, beside a role and a message.
 func cursorType(r converters.Record) view.Value {
-	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() {
+	if r.Get("uuid").Exists() || r.Get("sessionId").Exists() || r.Get("parentUuid").Exists() || r.Get("recordType").Exists() {
 		return view.Value{}
 	}
 	if t := r.Get("type"); t.IsString() {
@@ -236,6 +238,9 @@ func (c *cursorState) Record(r converters.Record, out *converters.Output) error 
 	case "system":
 		if m := r.Get("model"); m.IsString() && !m.Str().Empty() {
 			c.model = m.Str().Own()
+		}
+		if r.File == 0 {
+			c.SeeWorkDir(r.Get("cwd").Str())
 		}
 		c.counts["system_"+cursorSubtype(r)]++
 	case "user":

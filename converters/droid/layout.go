@@ -1,6 +1,8 @@
 package droid
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -33,4 +35,24 @@ var droidLayout = converters.Layout{
 // DROID_SESSIONS_DIR names (as ccusage reads it).
 var droidLocations = []converters.Location{
 	{Env: "DROID_SESSIONS_DIR", Default: ".factory/sessions", Below: ""},
+}
+
+// droidOrphanSettings reports a session's <session uuid>.settings.json
+// whose transcript (<session uuid>.jsonl beside it) is gone: a walk picks
+// it up and reads it as a session of its own, its tokens and an audit gap
+// saying the transcript is missing, as ccusage, which reads only the
+// sidecars, still counts it. A sidecar whose transcript is there is read
+// with it (MainSidecar), never on its own; any other .settings.json (a
+// name that is no session id) is not Droid's.
+func droidOrphanSettings(p string) bool {
+	base := filepath.Base(p)
+	id, ok := strings.CutSuffix(base, ".settings.json")
+	if !ok {
+		return false
+	}
+	if _, ok := native.SessionFileID(id + ".jsonl"); !ok {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(filepath.Dir(p), id+".jsonl"))
+	return os.IsNotExist(err)
 }

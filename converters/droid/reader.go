@@ -42,23 +42,31 @@ func init() {
 		PassThrough: droidPass,
 		Events: []string{
 			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
+			"context.skill.invoked", "context.compaction.started", "context.compaction.summary_loaded",
 			"gen_ai.token_usage.summarized",
 		},
 		New: func(env converters.Env) converters.State { return newDroid(env) },
 		Native: &converters.Format{
-			Type:      droidType,
-			Layout:    droidLayout,
-			Locations: droidLocations,
-			Seeds:     []string{"samples/droid"},
+			Type:       droidType,
+			Layout:     droidLayout,
+			Locations:  droidLocations,
+			DocumentAt: droidOrphanSettings,
+			Seeds:      []string{"samples/droid"},
 		},
 	})
 }
 
-// droidTypes are the record types of a Droid session file.
-var droidTypes = []string{"session_start", "message"}
+// droidTypes are the record types of a Droid session file, and settings:
+// a session's <id>.settings.json read on its own, when its transcript is
+// gone (droidOrphanSettings).
+var droidTypes = []string{"session_start", "message", "settings", "compaction_state"}
+
+// droidSettingsType is the type of a settings document read on its own:
+// it has no type field, and is Droid's by its tokenUsage.
+var droidSettingsType = view.Parse(`"settings"`)
 
 // droidType is a record's type when the record is in Droid's shape, else
-// none: the session_start line (its own type name, with an id), a message
+// none: a settings document (droidSettings), the session_start line (its own type name, with an id), a message
 // record whose message has a role of user or assistant and an array of
 // content blocks and, unlike pi's, no time of its own, or another record
 // with an id and a time (todo_state: counted, not read). Other agents'
@@ -68,6 +76,9 @@ var droidTypes = []string{"session_start", "message"}
 // hands their logs to this reader.
 func droidType(r converters.Record) view.Value {
 	t := r.Top("type")
+	if !t.Exists() && droidSettings(r) {
+		return droidSettingsType
+	}
 	if !t.IsString() || !r.Top("id").IsString() {
 		return view.Value{}
 	}
@@ -97,6 +108,9 @@ var droidPass = leak.Paths{
 	"message.content.#.id": leak.ID, "message.content.#.tool_use_id": leak.ID,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.content.#.name": leak.Name, "message.content.#.input.subagent_type": leak.Name,
+	"message.content.#.input.skill": leak.Name,
+	// compaction_state: the kind of summary and its figures.
+	"summaryKind": leak.Label, "summaryTokens": leak.Count, "removedCount": leak.Count,
 	// The settings sidecar.
 	"model": leak.Model, "providerLock": leak.Label, "apiProviderLock": leak.Label, "providerLockTimestamp": leak.Time,
 	"reasoningEffort": leak.Label, "autonomyLevel": leak.Label, "tags.#.name": leak.Label,
@@ -111,4 +125,21 @@ var droidBuiltinTools = map[string]bool{
 	"Read": true, "LS": true, "Execute": true, "Edit": true, "MultiEdit": true, "Create": true, "Grep": true,
 	"Glob": true, "ApplyPatch": true, "TodoWrite": true, "WebSearch": true, "FetchUrl": true, "Task": true,
 	"ExitSpecMode": true, "GenerateDroid": true, "Skill": true,
+}
+
+// droidSettings reports a session's settings document read as a record of
+// its own: an object with no type whose tokenUsage holds Droid's counts
+// (inputTokens and outputTokens), or, before any usage was written, whose
+// model comes with Droid's own settings (providerLock, reasoningEffort,
+// autonomyLevel, assistantActiveTimeMs): shapes no other agent's log line
+// has.
+func droidSettings(r converters.Record) bool {
+	if u := r.Top("tokenUsage"); u.IsObject() && u.Get("inputTokens").IsNumber() && u.Get("outputTokens").IsNumber() {
+		return true
+	}
+	if !r.Top("model").IsString() {
+		return false
+	}
+	return r.Top("providerLock").IsString() || r.Top("reasoningEffort").IsString() || r.Top("autonomyLevel").IsString() ||
+		r.Top("assistantActiveTimeMs").IsNumber()
 }

@@ -2,6 +2,7 @@ package droid
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/events"
@@ -19,7 +20,8 @@ type droidTool struct {
 	mcpServer, mcpTool string // raw names, for hashing only
 	argsHash           string
 	argsSize           int
-	subagent           bool // a Task call: its result is what the subagent returned
+	subagent           bool   // a Task call: its result is what the subagent returned
+	skill              string // a Skill call: the skill it loads (owned), written when it succeeds
 	done               bool
 }
 
@@ -35,23 +37,39 @@ type droidState struct {
 	native.Base
 	prompted int64 // time of the last prompt or tool result: the next chat span starts there
 	tools    map[string]*droidTool
+	skills   map[string]bool // skills loaded so far (raw names, for duplicates)
 	usage    droidUsage
 	parent   string // the calling session of a subagent's session (an id that passes)
 	subagent bool   // the sidecar tags the session as a subagent's
+	orphan   bool   // the input is a settings document whose transcript is gone
+	fileID   string // the session id a settings document's file name carries
 	counts   map[string]int64
 }
 
 func newDroid(env converters.Env) *droidState {
-	return &droidState{Base: native.New(env, droidTypes), tools: map[string]*droidTool{}, counts: map[string]int64{}}
+	return &droidState{Base: native.New(env, droidTypes), tools: map[string]*droidTool{}, skills: map[string]bool{}, counts: map[string]int64{}}
 }
 
 // StartFile reads the settings sidecar of the session file: the model and
-// the session's token totals.
+// the session's token totals. A settings document read on its own (its
+// transcript gone) names its session by its file name.
 func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) error {
 	c.Out = out
-	m := f.Meta
-	if f.Index != 0 || !m.IsObject() {
+	if f.Index != 0 {
 		return nil
+	}
+	if id, ok := strings.CutSuffix(native.PathBase(f.Rel), ".settings.json"); ok && leak.UUID.Admit(id) {
+		c.fileID = id
+	}
+	c.settings(f.Meta)
+	return nil
+}
+
+// settings reads a settings document: the sidecar, or the input itself
+// when its transcript is gone.
+func (c *droidState) settings(m view.Value) {
+	if !m.IsObject() {
+		return
 	}
 	if v := m.Get("model").Str(); !v.Empty() {
 		c.usage.model = v.Own()
@@ -64,7 +82,7 @@ func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) 
 	})
 	u := m.Get("tokenUsage")
 	if !u.IsObject() {
-		return nil
+		return
 	}
 	c.usage.ok = true
 	c.usage.input = c.Count(u.Get("inputTokens"))
@@ -72,20 +90,29 @@ func (c *droidState) StartFile(f converters.SourceFile, out *converters.Output) 
 	c.usage.cacheRead = c.Count(u.Get("cacheReadTokens"))
 	c.usage.cacheWrite = c.Count(u.Get("cacheCreationTokens"))
 	c.usage.thinking = c.Count(u.Get("thinkingTokens"))
-	return nil
 }
 
 func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
 	switch r.Type {
+	case "settings":
+		// The settings document on its own: its transcript is gone.
+		c.orphan = true
+		if c.Session == "" && c.fileID != "" {
+			c.Session = c.fileID
+		}
+		c.settings(r.JSON)
 	case "session_start":
 		if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 			c.Session = c.Pass(leak.IDOrUUID, id)
 		}
+		c.SeeWorkDir(r.Get("cwd").Str())
 		if p := r.Get("callingSessionId").Str(); !p.Empty() {
 			c.parent = c.Pass(leak.IDOrUUID, p)
 		}
+	case "compaction_state":
+		c.compaction(r)
 	case "message":
 		m := r.Get("message")
 		if m.Get("role").Str().Is("assistant") {
@@ -167,6 +194,12 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, droidBuiltinTools)
 	t := &droidTool{key: key, name: call.Name, span: call.Span, argsHash: argsHash, argsSize: args.RawLen(), mcpServer: call.MCPServer, mcpTool: call.MCPTool}
 	c.tools[key] = t
+	if name.Is("Skill") {
+		t.skill = native.FirstString(args.Get("skill"), args.Get("name")).Own()
+		if t.skill == "" {
+			c.counts["skills_without_name"]++
+		}
+	}
 	if name.Is("Task") {
 		// The subagent runs as a session of its own (its session_start
 		// names this one): its records and tokens are in its own receipt.
@@ -184,6 +217,56 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 		}
 		c.Emit(r, key, "subagent.spawned", a)
 	}
+}
+
+// compaction reads a compaction_state record: Droid's summary of the
+// messages it removed from the context (saveCompactionSummary: id,
+// timestamp, summaryText, summaryTokens, summaryKind llm_summary or
+// provider_switch_serialization, removedCount, anchorMessage, systemInfo),
+// which replaces them in the next request.
+func (c *droidState) compaction(r converters.Record) {
+	c.counts["compactions"]++
+	// The skills loaded before are in the summary at most: one loaded
+	// again enters the context again.
+	clear(c.skills)
+	reason := "droid_compaction"
+	if k, ok := r.Get("summaryKind").Str().Word("llm_summary", "provider_switch_serialization"); ok {
+		reason = k
+	}
+	a := events.CompactionStarted(c.Hasher.Text(c.Session+":compaction:"+strconv.FormatInt(c.counts["compactions"], 10)), reason)
+	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+	c.Emit(r, "", "context.compaction.started", a)
+	s := r.Get("summaryText")
+	if !s.IsString() {
+		c.counts["compactions_without_summary"]++
+		return
+	}
+	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(s.Str().Digest(c.Hasher), s.Str().Len()))
+}
+
+// skill writes a skill the Skill tool loaded (input.skill, the shape of the
+// Claude Code tool Droid's mirrors; no public Droid log shows another):
+// its body enters the context when the call succeeds.
+func (c *droidState) skill(r converters.Record, span string, name view.Text) {
+	if name.Empty() {
+		c.counts["skills_without_name"]++
+		return
+	}
+	seen, _ := view.Lookup(c.skills, name)
+	if !seen {
+		c.skills[name.Own()] = true
+	}
+	a := events.SkillInvocation(c.Hasher, "droid", "model_tool_call", name, seen)
+	if c.Env.RevealNames {
+		if n, ok := name.Admit(leak.Name); ok {
+			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(n)})
+		}
+	}
+	if c.Session != "" {
+		a = append(a, receipt.Attr{Key: "gen_ai.conversation.id", Value: receipt.S(c.Session)})
+	}
+	c.Emit(r, span, "context.skill.invoked", a)
+	c.counts["skills"]++
 }
 
 // finishTool closes a call with its tool_result block; an MCP call writes
@@ -209,6 +292,9 @@ func (c *droidState) finishTool(r converters.Record, b view.Value) {
 	}
 	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "droid.tool_call.status", Value: receipt.S(status)})
 	res := b.Get("content")
+	if t.skill != "" && status == "success" {
+		c.skill(r, t.key, view.Borrow(t.skill)) // owned
+	}
 	if t.subagent {
 		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
 		c.Emit(r, t.key, "subagent.result.returned", a)
@@ -229,6 +315,11 @@ func (c *droidState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 		events.AuditGap("instruction_loads_not_logged", "droid_agents_md_and_system_prompt_load_without_a_record"))
+	if c.orphan {
+		// Only the totals are left: what entered the context is not known.
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("transcript_missing", "droid_settings_without_session_transcript"))
+	}
 	u := c.usage
 	if u.ok {
 		model := "unknown"
@@ -256,7 +347,10 @@ func (c *droidState) End(out *converters.Output) error {
 		out.Span.Set("droid.calling_session_id", receipt.S(c.parent))
 	}
 	out.Span.Set("droid.subagent_session", receipt.B(c.parent != "" || c.subagent))
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents"} {
+	if c.orphan {
+		out.Span.Set("droid.transcript_missing", receipt.B(true))
+	}
+	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents", "skills", "compactions"} {
 		out.Span.Set("droid."+k+".count", receipt.I(c.counts[k]))
 	}
 	var open int64

@@ -33,6 +33,8 @@ type Base struct {
 	tools   map[toolIdentity]toolDescription // describeTool's, per tool
 
 	invalidCounts int64 // counts read as 0, out of range (count)
+
+	project string // the working directory's project key (SeeWorkDir)
 }
 
 // New starts the shared state of a native reader of the known types.
@@ -91,7 +93,52 @@ func (c *Base) Summarize(out *converters.Output) {
 		out.Summary.Set("convert.input.agent_versions", receipt.L(versions))
 	}
 	out.Summary.Set("convert.input.record_types", receipt.L(types))
+	if c.project != "" {
+		out.Summary.Set("convert.input.project", receipt.S(c.project))
+	}
 }
+
+// SeeWorkDir records the session's working directory, the first one its
+// log names, as its project key (WorkDirProject): `convert report --by
+// project` puts every agent's sessions of one folder in one row, the row
+// Claude Code's output folder of that folder is named by. The directory
+// itself is never written.
+func (c *Base) SeeWorkDir(cwd view.Text) {
+	if c.project == "" && !cwd.Empty() {
+		c.project = WorkDirProject(c.Hasher, cwd.Own())
+	}
+}
+
+// WorkDirSeen reports whether the session's working directory is known.
+func (c *Base) WorkDirSeen() bool { return c.project != "" }
+
+// WorkDirProject is the project key of a working directory: "project-" and
+// 12 hex digits of the digest under h (keyed in keyed mode) of the folder
+// name Claude Code keeps that directory's sessions in (each character but
+// an ASCII letter or digit turned into '-', one per UTF-16 unit, as
+// Claude Code's replace(/[^a-zA-Z0-9]/g, "-") does). It is the name `convert
+// run` gives that folder's output folder (pipeline.ProjectDir), so a row
+// of the report is found on disk.
+func WorkDirProject(h receipt.Hasher, cwd string) string {
+	var b strings.Builder
+	b.Grow(len(cwd))
+	for _, r := range cwd {
+		switch {
+		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteByte('-') // a surrogate pair in JavaScript's string: two units
+			b.WriteByte('-')
+		default:
+			b.WriteByte('-')
+		}
+	}
+	_, hx, _ := strings.Cut(h.Text(b.String()), ":")
+	return projectPrefix + hx[:12]
+}
+
+// projectPrefix begins every project key.
+const projectPrefix = "project-"
 
 // Pass copies a value read from a pass-through field of that shape when the
 // shape admits it (leak.Shape.Admit: never free text, a path or a

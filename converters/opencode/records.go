@@ -92,6 +92,7 @@ func (c *opencodeState) session(r converters.Record, info view.Value) {
 		}
 	}
 	c.SeeVersion(info.Get("version").Str())
+	c.SeeWorkDir(info.Get("directory").Str())
 	ns, at := opencodeAt(info.Get("time.created"))
 	c.cover(ns)
 	if p := info.Get("parentID").Str(); !p.Empty() {

@@ -25,6 +25,11 @@ import (
 // A session of either agent that carries none is the same bytes: there is
 // nothing to tell them apart by.
 //
+// A subagent extension's call of the subagent tool starts runs that are
+// sessions of their own: a pi session, or the transcript pi-subagents
+// writes (piRunType), read here as one; OpenClaw's reset and deleted
+// transcript archives are read in their session (layout.go).
+//
 // It writes a trace in the GenAI shape (an invoke_agent root, a chat span
 // per assistant message, an execute_tool span per tool call), MCP calls
 // (mcp__server__tool names), skills expanded by /skill:name, compaction and
@@ -50,14 +55,16 @@ func init() {
 		PassThrough: piPass,
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
+			"subagent.spawned", "subagent.result.returned",
 			"context.compaction.started", "context.compaction.summary_loaded", "gen_ai.token_usage.summarized",
 		},
 		New: func(env converters.Env) converters.State { return newPi(env) },
 		Native: &converters.Format{
-			Type:      piType,
-			Layout:    piLayout,
-			Locations: piLocations,
-			Seeds:     []string{"samples/pi_agent"},
+			Type:       piType,
+			Layout:     piLayout,
+			Locations:  piLocations,
+			DocumentAt: piArchive,
+			Seeds:      []string{"samples/pi_agent"},
 		},
 	})
 }
@@ -66,7 +73,7 @@ func init() {
 // inputs by them.
 var piTypes = []string{
 	"session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "custom",
-	"custom_message", "label", "session_info",
+	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout",
 }
 
 // piType is a record's type when the record is in pi's shape, else none:
@@ -77,6 +84,9 @@ var piTypes = []string{
 // message records have no parentId on their first and no message time)
 // get none, so detection never hands their logs to this reader.
 func piType(r converters.Record) view.Value {
+	if rt := r.Top("recordType"); rt.IsString() && !r.Top("type").Exists() {
+		return piRunType(r, rt)
+	}
 	t := r.Top("type")
 	if !t.IsString() || !r.Top("timestamp").IsString() {
 		return view.Value{}
@@ -104,6 +114,23 @@ func piType(r converters.Record) view.Value {
 	return t
 }
 
+// piRunType is the type of a record of a subagent run's transcript, as
+// the pi-subagents extension writes it
+// (<session folder>/subagent-artifacts/<runId>_<agent>[_<index>]_transcript.jsonl):
+// {version, recordType, source, runId, agent, childIndex, cwd, ts,
+// timestamp, ...}, a message record carrying the child's AgentMessage
+// (message) as pi's sessions do. A record without its run id, agent and
+// ISO time is no such record.
+func piRunType(r converters.Record, rt view.Value) view.Value {
+	if !r.Top("runId").IsString() || !r.Top("agent").IsString() || !r.Top("timestamp").IsString() {
+		return view.Value{}
+	}
+	if rt.Str().Is("message") && !r.Top("message").Get("role").IsString() {
+		return view.Value{}
+	}
+	return rt
+}
+
 // piPass are the structural fields whose token values may appear in
 // output: ids, enums, model names, built-in tool names, token counts.
 var piPass = leak.Paths{
@@ -118,7 +145,14 @@ var piPass = leak.Paths{
 	"message.toolCallId": leak.ID, "data.modelId": leak.Model, "data.provider": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.content.#.name": leak.Name, "message.toolName": leak.Name, "customType": leak.Name,
-	"message.customType": leak.Name,
+	"message.content.#.arguments.agent": leak.Name, "message.content.#.arguments.tasks.#.agent": leak.Name,
+	"message.content.#.arguments.chain.#.agent": leak.Name,
+	"message.customType":                        leak.Name,
+	// A subagent run's transcript (piRunType).
+	"recordType": leak.Label, "runId": leak.IDOrUUID, "childIndex": leak.Count, "source": leak.Label,
+	"sourceEventType": leak.Label, "ts": leak.Count, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
+	"stopReason": leak.Label, "usage.input": leak.Count, "usage.output": leak.Count, "usage.cacheRead": leak.Count,
+	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
 }
 
 // piBuiltinTools are the tools pi and OpenClaw ship (pi's read, bash,

@@ -71,6 +71,7 @@ type piTool struct {
 	key, name          string // owned copies, as every string it keeps
 	span               int
 	mcpServer, mcpTool string // raw names, for hashing only
+	subagent           bool   // a call of the subagent tool: its result is what the subagents returned
 	argsHash           string
 	argsSize           int
 	done               bool
@@ -86,8 +87,12 @@ type piState struct {
 	entries  map[string]bool // ids of the message entries read
 	counts   map[string]int64
 	format   int64 // the header's version; 1 when it names none
-	openclaw bool  // an entry only OpenClaw writes was read
-	instr    bool
+	// subagentRun: the input is a subagent run's transcript (piRunType),
+	// whose agent runAgent names (hashed unless names are revealed).
+	subagentRun bool
+	runAgent    string
+	openclaw    bool // an entry only OpenClaw writes was read
+	instr       bool
 }
 
 func newPi(env converters.Env) *piState {
@@ -95,9 +100,26 @@ func newPi(env converters.Env) *piState {
 		pi: newTally(), claw: newTally(), entries: map[string]bool{}, counts: map[string]int64{}}
 }
 
+// StartFile starts a file of the session: its transcript, or one of the
+// archives OpenClaw renamed it to on a reset or a delete (piLayout), whose
+// entries are the session's too. Each file's first chat starts at its own
+// prompt.
+func (c *piState) StartFile(f converters.SourceFile, out *converters.Output) error {
+	c.Out = out
+	c.prompted = 0
+	if _, ok := piArchiveID(native.PathBase(f.Rel)); ok {
+		c.counts["archived_transcripts"]++
+	}
+	return nil
+}
+
 func (c *piState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
+	if rt := r.Get("recordType"); rt.IsString() && !r.Get("type").Exists() {
+		c.run(r)
+		return nil
+	}
 	switch r.Type {
 	case "session":
 		c.header(r)
@@ -137,8 +159,43 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 		c.counts["labels"]++
 	case "session_info":
 		c.counts["session_infos"]++
+		// A subagent extension names the pi session a run gets
+		// subagent-<agent>-<run id>[-<index>].
+		if r.Get("name").Str().HasPrefix("subagent-") {
+			c.subagentRun = true
+		}
 	}
 	return nil
+}
+
+// run reads a record of a subagent run's transcript (piRunType): its
+// messages as a session's, its tool_start, tool_end and stdout records
+// counted. The run is a session of its own, named by its run id, and says
+// it is a subagent's.
+func (c *piState) run(r converters.Record) {
+	c.subagentRun = true
+	if c.Session == "" {
+		if id := r.Get("runId").Str(); !id.Empty() {
+			if sid, ok := id.Admit(leak.IDOrUUID); ok {
+				c.Session = sid
+			}
+		}
+	}
+	if c.runAgent == "" {
+		if a := r.Get("agent").Str(); !a.Empty() {
+			c.runAgent = c.Name(a)
+		}
+	}
+	switch r.Type {
+	case "message":
+		c.message(r, r.Get("message"))
+	case "tool_start":
+		c.counts["run_tool_starts"]++
+	case "tool_end":
+		c.counts["run_tool_ends"]++
+	case "stdout":
+		c.counts["run_stdout_lines"]++
+	}
 }
 
 // header reads the session line: its id names the session; a forked
@@ -147,6 +204,7 @@ func (c *piState) header(r converters.Record) {
 	if id := r.Get("id").Str(); c.Session == "" && !id.Empty() {
 		c.Session = c.Pass(leak.IDOrUUID, id)
 	}
+	c.SeeWorkDir(r.Get("cwd").Str())
 	if m := r.Get("modelId").Str(); !m.Empty() {
 		c.model = m.Own() // version 1 headers name the model
 	}
@@ -313,6 +371,9 @@ func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, piBuiltinTools)
 	t := &piTool{key: key, name: call.Name, span: call.Span, argsHash: argsHash, argsSize: args.RawLen(), mcpServer: call.MCPServer, mcpTool: call.MCPTool}
 	c.tools[key] = t
+	if name.Is("subagent") {
+		c.subagent(r, t, args)
+	}
 	// pi's skills are files the model reads when their description in the
 	// system prompt fits the task: a read of a SKILL.md loads one.
 	if name.Is("read") {
@@ -320,6 +381,39 @@ func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 			dir := p.TrimSuffix("/SKILL.md")
 			c.skill(r, key, dir.From(dir.LastIndex("/")+1), "model_read_skill_file", view.Text{})
 		}
+	}
+}
+
+// subagent starts the subagents of a call of the subagent tool (pi's
+// subagent extension and pi-subagents register it: {agent, task}, or
+// {tasks: [{agent, task}]} and {chain: [...]} for several). Each runs as a
+// pi process of its own, whose transcript is a session of its own
+// (subagent-artifacts/<run id>_<agent>_transcript.jsonl, or a pi session
+// under the parent's folder): its records and tokens are in its own
+// receipt, as ccusage counts them apart.
+func (c *piState) subagent(r converters.Record, t *piTool, args view.Value) {
+	t.subagent = true
+	one := func(a view.Value) {
+		c.counts["subagents"]++
+		attrs := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session"))
+		if p := native.FirstString(a.Get("task"), a.Get("prompt")); !p.Empty() {
+			attrs = append(attrs, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p.Digest(c.Hasher))})
+		}
+		if s := native.FirstString(a.Get("agent")); !s.Empty() {
+			attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(s))})
+		}
+		c.Emit(r, t.key, "subagent.spawned", attrs)
+	}
+	several := false
+	for _, list := range []string{"tasks", "chain"} {
+		native.ForEach(args.Get(list), func(_, a view.Value) bool {
+			several = true
+			one(a)
+			return true
+		})
+	}
+	if !several {
+		one(args)
 	}
 }
 
@@ -347,10 +441,14 @@ func (c *piState) finishTool(r converters.Record, m view.Value) {
 		c.counts["failed_tool_calls"]++
 	}
 	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "pi_agent.tool_call.status", Value: receipt.S(status)})
+	res := m.Get("content")
+	if t.subagent {
+		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
+		c.Emit(r, t.key, "subagent.result.returned", a)
+	}
 	if t.mcpServer == "" {
 		return
 	}
-	res := m.Get("content")
 	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
 		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
 	if c.Session != "" {
@@ -502,7 +600,7 @@ func (c *piState) End(out *converters.Output) error {
 	if c.format > 0 {
 		out.Span.Set("pi_agent.session_format", receipt.I(c.format))
 	}
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills",
+	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents",
 		"compactions", "branch_summaries", "extension_messages", "user_shell_commands", "model_changes", "repeated_usage",
 		"usage_without_time"} {
 		out.Span.Set("pi_agent."+k+".count", receipt.I(c.counts[k]))
@@ -515,6 +613,15 @@ func (c *piState) End(out *converters.Output) error {
 	}
 	if open > 0 {
 		out.Span.Set("pi_agent.tool_calls.without_result", receipt.I(open))
+	}
+	if c.subagentRun {
+		out.Span.Set("pi_agent.subagent_run", receipt.B(true))
+		if c.runAgent != "" {
+			out.Span.Set("subagent.type", receipt.S(c.runAgent))
+		}
+	}
+	if n := c.counts["archived_transcripts"]; n > 0 {
+		out.Span.Set("pi_agent.archived_transcripts.count", receipt.I(n))
 	}
 	c.Summarize(out)
 	return nil

@@ -156,15 +156,44 @@ func SpanMove(m Move) Move {
 	return m
 }
 
-// scenarios lists the registered scenario converters, in registration order;
-// compiled holds each one's compiled table, compiled on first use (a run
-// converts with one converter of about thirty, and compiling them all was a
-// twentieth of a one-line run).
+// A scenario table is built, and compiled, the first time a run needs it:
+// a run converts with one converter of about thirty, and building every
+// table at start was a tenth of a one-line run. Each table's file defines
+// it (Define: a name and the function that builds it); what the registry
+// must know of every converter from the start (its record types and hints,
+// for detection; its pass-through fields; its events) is the index
+// generated from the tables (Register, in converters/scenarios'
+// index_gen.go: make generate; TestScenarioIndex holds it to the tables).
 var (
-	scenarios    []string
-	compiled     = map[string]func() map[string]*RecPlan{}
-	ScenarioDefs = map[string]Scenario{}
+	builders = map[string]func() Scenario{}
+	built    = map[string]func() Scenario{}
+	compiled = map[string]func() map[string]*RecPlan{}
 )
+
+// Define names the function that builds scenario table name.
+func Define(name string, build func() Scenario) {
+	if builders[name] != nil {
+		panic("converters: scenario " + name + " defined twice")
+	}
+	builders[name] = build
+	built[name] = sync.OnceValue(func() Scenario {
+		sc := build()
+		if sc.Name != name {
+			panic(fmt.Sprintf("converters: scenario %q builds a table named %q", name, sc.Name))
+		}
+		return sc
+	})
+	compiled[name] = sync.OnceValue(func() map[string]*RecPlan { return Compile(name, records(built[name]())) })
+}
+
+// Def is scenario table name, built on first use; false when no table of
+// that name is defined.
+func Def(name string) (Scenario, bool) {
+	if f := built[name]; f != nil {
+		return f(), true
+	}
+	return Scenario{}, false
+}
 
 // ScenarioPlan is the compiled table of scenario converter name (nil when
 // there is none).
@@ -193,12 +222,8 @@ type RecordInfo struct {
 	Invariants  []string
 }
 
-// Scenarios returns the names of the registered scenario converters, sorted.
-func Scenarios() []string {
-	out := append([]string(nil), scenarios...)
-	sort.Strings(out)
-	return out
-}
+// Scenarios returns the names of the defined scenario tables, sorted.
+func Scenarios() []string { return slices.Sorted(maps.Keys(builders)) }
 
 // Table returns a scenario converter's record types, sorted, with their
 // events and invariants (what `convert list -v` says of it); false for
@@ -283,16 +308,27 @@ func describe(plans map[string]*RecPlan) []RecordInfo {
 	return out
 }
 
-// RegisterScenario turns a scenario table into a registered Converter.
-func RegisterScenario(sc Scenario) {
-	scenarios = append(scenarios, sc.Name)
+// Meta is what the registry knows of a scenario converter from the start:
+// its index entry (index_gen.go), derived from its table by MetaOf.
+type Meta struct {
+	Name, Doc, SpanName string
+	Types, Hints        []string // sorted record types; hint fields
+	Pass                leak.Paths
+	Events              []string // sorted
+}
+
+// records are a table's record types with the two every scenario maps.
+func records(sc Scenario) map[string]Rec {
 	recs := map[string]Rec{"session.start": SessionStart, "session.end": sessionEnd}
 	for t, r := range sc.Records {
 		recs[t] = r
 	}
-	plans := sync.OnceValue(func() map[string]*RecPlan { return Compile(sc.Name, recs) })
-	compiled[sc.Name] = plans
-	ScenarioDefs[sc.Name] = sc
+	return recs
+}
+
+// MetaOf derives a table's index entry.
+func MetaOf(sc Scenario) Meta {
+	recs := records(sc)
 	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string
@@ -317,11 +353,25 @@ func RegisterScenario(sc Scenario) {
 		events[e] = true
 	}
 	sort.Strings(types)
+	return Meta{Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName, Types: types, Hints: sc.Hints,
+		Pass: pass, Events: slices.Sorted(maps.Keys(events))}
+}
+
+// Register registers the scenario converter m describes; its table, which
+// Define names, is built when the converter first converts.
+func Register(m Meta) {
+	name := m.Name
 	converters.RegisterBuiltin(converters.Converter{
-		Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName,
-		TypeField: "type", TimeField: "time", Types: types, Hints: sc.Hints,
-		PassThrough: pass, Events: slices.Sorted(maps.Keys(events)),
-		New: func(env converters.Env) converters.State { return NewScenarioState(sc, plans(), env.Hash) },
+		Name: name, Doc: m.Doc, SpanName: m.SpanName,
+		TypeField: "type", TimeField: "time", Types: m.Types, Hints: m.Hints,
+		PassThrough: m.Pass, Events: m.Events,
+		New: func(env converters.Env) converters.State {
+			sc, ok := Def(name)
+			if !ok {
+				panic("converters: scenario " + name + " is in the index but defines no table (make generate)")
+			}
+			return NewScenarioState(sc, ScenarioPlan(name), env.Hash)
+		},
 	})
 }
 

@@ -17,8 +17,8 @@ import (
 // overlays were suppressed. A record with load_order 0 is a discovered
 // candidate that was not loaded. Instruction text, free-text reasons and
 // workspace names are raw: only hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func agentOverlayTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "agent_overlay",
 		Doc:      "AGENTS.md base + agent overlay composition: load order, target agent, suppressed non-target overlays",
 		SpanName: "agent.session.agent_overlay",
@@ -74,8 +74,10 @@ func init() {
 			}
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("agent_overlay", agentOverlayTable) }
 
 // A loaded overlay has a position in the load order; a suppressed
 // candidate delivered nothing and says why (overlayRecord).

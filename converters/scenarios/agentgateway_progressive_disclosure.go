@@ -11,8 +11,8 @@ import (
 // tool schema is hydrated when needed, then that tool is invoked. Gateway
 // name and mode pass through; upstream server and tool names, schemas,
 // selection reasons, arguments and results are private and only hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func agentgatewayProgressiveDisclosureTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "agentgateway_progressive_disclosure",
 		Doc:      "MCP gateway progressive disclosure: meta-tool index at startup, one upstream schema on demand, tool invoked",
 		SpanName: "agent.session.mcp.gateway.progressive_disclosure",
@@ -117,8 +117,10 @@ func init() {
 			s.Span.Set("mcp.gateway.invoked_tool_count", receipt.I(int64(len(st.invoked))))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("agentgateway_progressive_disclosure", agentgatewayProgressiveDisclosureTable) }
 
 // gatewayStrategy names the disclosure pattern; the index event carries it
 // too, so the schema declares it as our own vocabulary.

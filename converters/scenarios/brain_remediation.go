@@ -14,9 +14,9 @@ import (
 // refused, the cost boundary and the post-check. Instance, run, plan, job and
 // snapshot ids are hashed; brain excerpts, plan summaries, change details and
 // operator notes are raw and never written.
-func init() {
+func brainRemediationTable() scenario.Scenario {
 	ids := scenario.FromSpan("brain.instance.id_hash", "brain.doctor.run.id_hash")
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "brain_remediation",
 		Doc:      "Brain (memory graph) doctor remediation: precheck, plan, jobs, cost cap, postcheck",
 		SpanName: "agent.session.brain.remediation",
@@ -132,8 +132,10 @@ func init() {
 			s.Span.Set("brain.remediation.job.count", receipt.I(st.jobs["submitted"]+st.jobs["skipped"]+st.jobs["refused"]))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("brain_remediation", brainRemediationTable) }
 
 // The pass runs in order: precheck, plan, jobs, postcheck, completed (the
 // start record, when there is one, comes first).

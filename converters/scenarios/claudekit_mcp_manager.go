@@ -20,8 +20,8 @@ import (
 // converter refuses a log that says or implies otherwise: an explicit
 // full_schemas_loaded_in_parent, or a parent context as large as the hidden
 // catalog before or after the summary came back.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func claudekitMcpManagerTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "claudekit_mcp_manager",
 		Doc:      "MCP manager subagent boundary: schema catalog isolated in a subagent, bounded summary back to the parent",
 		SpanName: "agent.session.mcp.manager.subagent_boundary",
@@ -126,8 +126,10 @@ func init() {
 			s.Span.Set("mcp.manager.tool_invoked.count", receipt.I(st.invoked))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("claudekit_mcp_manager", claudekitMcpManagerTable) }
 
 // managerScope names what the receipt compares; the parent-context event
 // carries it too, so the schema declares it as our own vocabulary.

@@ -12,8 +12,8 @@ import (
 // the command run. The CLI's own name and categorical fields pass through;
 // commands, help text, selection reasons, arguments and results are private
 // and only ever hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func cliProgressiveDisclosureTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "cli_progressive_disclosure",
 		Doc:      "CLI progressive disclosure: tiny agent prompt, one command's help on demand, command executed",
 		SpanName: "agent.session.cli.progressive_disclosure",
@@ -121,8 +121,10 @@ func init() {
 			s.Span.Set("cli.unselected_help.loaded_count", receipt.I(st.unselectedHelp))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("cli_progressive_disclosure", cliProgressiveDisclosureTable) }
 
 // cliStrategy names the disclosure pattern; the prompt event carries it too,
 // so the schema declares it as our own vocabulary.

@@ -21,8 +21,8 @@ import (
 // A result's fate is known only at the load record, so the results record is
 // kept (as its own JSON text) and its events are written there, or at the end
 // of input with loaded_into_agent_context false when no load was logged.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func codeSearchRetrievalTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "code_search_retrieval",
 		Doc:      "Code-search retrieval: index snapshot, search, ranked chunks returned, chunks loaded vs suppressed before the agent",
 		SpanName: "agent.session.code_search",
@@ -117,8 +117,10 @@ func init() {
 			s.Span.Set("code_search.result.loaded.count", receipt.I(st.loaded))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("code_search_retrieval", codeSearchRetrievalTable) }
 
 // codeSearchSuppressionReasons are the suppression reasons written in clear;
 // any other reason (a free-text field keyed by chunk id) is written as its

@@ -16,8 +16,8 @@ import (
 // are hashed (a conventional instruction-file name such as CLAUDE.md is
 // also written in clear); objectives, item texts and summaries are raw and
 // only ever hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func compactionTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "compaction",
 		Doc:      "Context compaction: per-item decisions (preserved, summarized, dropped, hash only) and item counts that add up",
 		SpanName: "agent.session.context.compaction",
@@ -103,8 +103,10 @@ func init() {
 			s.Span.Set("context.compaction.open_at_end", receipt.B(st.open))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("compaction", compactionTable) }
 
 // compactionActions are the decisions a compaction may take for an item.
 var compactionActions = []string{"preserved", "summarized", "dropped", "preserved_hash_only"}

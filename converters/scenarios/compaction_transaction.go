@@ -16,8 +16,8 @@ import (
 // as they were. Transaction and backup ids are hashed; active tasks, tool
 // outputs, tool registries, errors, candidate summaries, rollback notes and
 // operator summaries are raw and only ever hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func compactionTransactionTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "compaction_transaction",
 		Doc:      "Compaction as a transaction: summary attempt, commit or rollback, restored registries and queues",
 		SpanName: "agent.session.context.compaction_transaction",
@@ -118,8 +118,10 @@ func init() {
 			s.Span.Set("context.compaction.transaction.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("compaction_transaction", compactionTransactionTable) }
 
 // txnFigures are the counts a rollback must leave as they were.
 var txnFigures = [][2]string{

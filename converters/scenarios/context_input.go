@@ -21,8 +21,8 @@ import (
 // form, delivered bytes, full render (or why it is unknown), template,
 // nondeterminism, truncation and the duplicate-suppression identity, so each
 // of the seed's five failure modes is decidable from the receipt alone.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func contextInputTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "context_input",
 		Doc:      "Harness renders of one instruction file: source, canonical, delivered, full-render, template identities, dedupe",
 		SpanName: "agent.session",
@@ -38,8 +38,10 @@ func init() {
 			s.Span.Set("context.input.full_render.unknown_count", receipt.I(st.renderUnknown))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("context_input", contextInputTable) }
 
 // inputState is what the identity split keeps across the records of a
 // file: the dedupe keys and template keys loaded so far, and the counts the

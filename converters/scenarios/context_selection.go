@@ -19,13 +19,15 @@ import (
 // declared counts; relevance ranks join back to delivered inputs, never
 // twice; selected = decisive + supporting + unused + unknown. Source ids,
 // context text, decision ids and free-text notes are raw: only hashed.
-func init() {
+func contextSelectionTable() scenario.Scenario {
 	sc := selectionScenario("context_selection",
 		"Context selection: candidate/selected/suppressed counts, delivered inputs, optional post-hoc relevance accounting",
 		"agent.session.context_selection")
 	sc.Hints = []string{"raw_context_text", "task_id"}
-	scenario.RegisterScenario(sc)
+	return sc
 }
+
+func init() { scenario.Define("context_selection", contextSelectionTable) }
 
 // relevanceInvariant is the accounting rule every relevance event states.
 const relevanceInvariant = "selected_count == decisive_count + supporting_count + unused_count + unknown_count; decisive_count + supporting_count <= selected_count"

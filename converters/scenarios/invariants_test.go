@@ -320,7 +320,7 @@ func TestEveryTableInvariantHasAFailingExample(t *testing.T) {
 	}
 }
 
-func scenarioByName(name string) scenario.Scenario { return scenario.ScenarioDefs[name] }
+func scenarioByName(name string) scenario.Scenario { sc, _ := scenario.Def(name); return sc }
 
 // setField returns the JSON object line with a top-level field set to v.
 func setField(line, field string, v any) (string, error) {

@@ -11,8 +11,8 @@ import (
 // full definition is loaded before it is called. Server and tool names are
 // hashed (they are private and guessable in clear); queries, descriptions,
 // definitions, arguments and results are raw and only ever hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func mcpToolSearchTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "mcp_tool_search",
 		Doc:      "MCP tool search with deferred tool loading: indexes at startup, definitions on demand, calls",
 		SpanName: "agent.session.mcp.tool_search",
@@ -109,8 +109,10 @@ func init() {
 			s.Span.Set("mcp.tool_call.count", receipt.I(st.calls))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("mcp_tool_search", mcpToolSearchTable) }
 
 // mcpSearchState counts what the root span reports: servers by digest.
 type mcpSearchState struct {

@@ -17,8 +17,8 @@ import (
 // that returned that memory earlier in the log; its source identity is the
 // text the search returned, its delivered identity what the client inserted.
 // Queries, project names, ids, URIs and memory bodies are raw: only hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func memoryTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "memory",
 		Doc:      "Shared-memory recall: what the memory layer returned vs what the client inserted into context",
 		SpanName: "agent.session.memory",
@@ -74,8 +74,10 @@ func init() {
 			s.Span.Set("memory.result.returned_not_loaded_count", receipt.I(int64(len(st.returned)-len(st.loaded))))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("memory", memoryTable) }
 
 // memoryState keeps the searches by retrieval id digest and the returned
 // memories by memoryKey, with the text each search returned: raw input that

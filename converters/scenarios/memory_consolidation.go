@@ -15,8 +15,8 @@ import (
 // Memory, cluster and cursor ids are hashed; candidate excerpts, topics,
 // cluster notes, consolidated bodies, entity names and operator notes are raw
 // and only ever hashed (or not written at all).
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func memoryConsolidationTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "memory_consolidation",
 		Doc:      "Incremental memory consolidation: precheck, clusters of recent candidates, outputs with lineage, bounded completion",
 		SpanName: "agent.session.memory.consolidation",
@@ -147,8 +147,10 @@ func init() {
 			s.Span.Set("memory.consolidation.completed", receipt.B(st.completed))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("memory_consolidation", memoryConsolidationTable) }
 
 // consolidationState is what lineage and the completion's figures are
 // checked against, by digest: the precheck's candidates, each cluster's

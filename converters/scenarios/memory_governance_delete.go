@@ -24,7 +24,7 @@ const (
 // audit replay no longer returns them. Request, confirmation, memory, audit
 // and snapshot ids are hashed; delete queries, reasons, previews, operator
 // notes and project paths are raw and only ever hashed.
-func init() {
+func memoryGovernanceDeleteTable() scenario.Scenario {
 	ctx := scenario.FromSpan("memory.provider", "memory.client", "memory.project.hash")
 	requested := scenario.After("request_id", govRequested, "request_id")
 	start := scenario.Rec{Moves: append(append([]scenario.Move{}, scenario.SessionStart.Moves...),
@@ -33,7 +33,7 @@ func init() {
 		scenario.ToSpan(scenario.Hash("project", "memory.project.hash")),
 		scenario.ToSpan(scenario.Hash("operator", "memory.governance.operator_hash")),
 	)}
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "memory_governance_delete",
 		Doc:      "Memory governance delete: request, presented candidates, confirmation, deletion with tombstones, audit replay",
 		SpanName: "agent.session.memory.governance",
@@ -197,8 +197,10 @@ func init() {
 			s.Span.Set("memory.governance.deleted.count", receipt.I(st.deleted))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("memory_governance_delete", memoryGovernanceDeleteTable) }
 
 // govState is what a delete's rules keep beyond the invariants, by request
 // id digest.

@@ -14,7 +14,7 @@ import (
 // selected bundle is fully accounted for by author and relevance buckets.
 // Entry, agent, human, session and ticket ids are hashed; memory bodies,
 // reasons, queries and bundles are raw and only ever hashed.
-func init() {
+func memoryProvenanceTable() scenario.Scenario {
 	entry := func(op, title string) scenario.Rec {
 		return scenario.Rec{
 			Event: "team_memory.entry." + op,
@@ -47,7 +47,7 @@ func init() {
 			},
 		}
 	}
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "memory_provenance",
 		Doc:      "Team memory provenance: promotions and corrections with authors and order, hydrated bundles, author/relevance accounting",
 		SpanName: "agent.session.team_memory",
@@ -135,8 +135,10 @@ func init() {
 			s.Span.Set("team_memory.provenance_evaluation.count", receipt.I(st.evaluations))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("memory_provenance", memoryProvenanceTable) }
 
 // teamMemoryEntry keeps the write order and which entries have a known
 // author. Sequences are monotonic across promotions and corrections, and a

@@ -12,11 +12,13 @@ import (
 // (context.input.delivered.hash_basis says so). Same invariants as
 // context_selection; without a relevance record the span says the receipt
 // is a load receipt, not a usefulness claim.
-func init() {
+func projectTelosComparisonTable() scenario.Scenario {
 	sc := selectionScenario("project_telos_comparison",
 		"Project Telos gather comparison: selection, delivered inputs and relevance accounting over one boundary decision",
 		"agent.session.project_telos_comparison")
 	// Telos logs name why a candidate was suppressed and carry no context text.
 	sc.Hints = []string{"suppression_reason", "suppressed_candidate_role"}
-	scenario.RegisterScenario(sc)
+	return sc
 }
+
+func init() { scenario.Define("project_telos_comparison", projectTelosComparisonTable) }

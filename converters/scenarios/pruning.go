@@ -16,8 +16,8 @@ import (
 // are the before-figures minus what was removed. Run and backup ids and
 // commands are hashed; plan notes, reasons, samples and summaries are raw
 // and only ever hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func pruningTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "pruning",
 		Doc:      "Post-hoc context pruning: strategies (trimmed, minified, deduped, stubbed, protected), totals that add up, backup",
 		SpanName: "agent.session.context.prune",
@@ -108,8 +108,10 @@ func init() {
 			s.Span.Set("context.prune.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("pruning", pruningTable) }
 
 // pruneActions are the actions a strategy may take.
 var pruneActions = map[string]bool{"trimmed": true, "minified": true, "deduped": true, "stubbed": true, "protected": true}

@@ -18,7 +18,7 @@ import (
 // The leak check fails the run if a secret-shaped value reaches any output,
 // even through a categorical field. A plain digest of a short or guessable
 // secret can be brute-forced: share receipts made with --hash-key-file.
-func init() {
+func secretScanningTable() scenario.Scenario {
 	// The log's "repo" is the local checkout path and "repository" its name:
 	// both are written as digests under their own keys, in place of the
 	// shared session.start's reading of "repo" as the repository name.
@@ -34,7 +34,7 @@ func init() {
 		scenario.SpanMove(scenario.Hash("repository", "repository.hash")),
 		scenario.SpanMove(scenario.Hash("repo", "repository.path_hash")),
 	)
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "secret_scanning",
 		Doc:      "MCP secret scanning before commit: scan, redacted findings, bypass policy, clean rescan",
 		SpanName: "agent.session.security.secret_scanning",
@@ -140,8 +140,10 @@ func init() {
 		},
 		NewState: newSecretState,
 		End:      secretScanEnd,
-	})
+	}
 }
+
+func init() { scenario.Define("secret_scanning", secretScanningTable) }
 
 // secretScanContext lists the session attributes every event repeats, so
 // each event can be joined and read on its own.

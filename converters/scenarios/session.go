@@ -5,8 +5,8 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func sessionTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "session",
 		Doc:      "Post-hoc session log: instruction files and retrieved context that entered the prompt, tool calls counted",
 		SpanName: "agent.session",
@@ -27,8 +27,10 @@ func init() {
 			s.Span.Set("session.context_input.unique_count", receipt.I(int64(len(inputsOf(s).dedupe))))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("session", sessionTable) }
 
 // sessionState counts the tool calls for the root span; the inputs are
 // context_input's.

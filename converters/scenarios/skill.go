@@ -21,8 +21,8 @@ import (
 // candidate is provably the same skill prompt as the load it defers to.
 // candidate_count is streaming: the candidates with the event's key seen so
 // far, this one included (the last event of a key carries the total).
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func skillTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "skill",
 		Doc:      "Skill invocations as context: manual, hook-driven and suppressed duplicate skill loads",
 		SpanName: "agent.session.skill",
@@ -71,8 +71,10 @@ func init() {
 		},
 		NewState: func() any { return &skillState{selected: map[string]bool{}, candidates: map[string]int64{}} },
 		End:      skillEnd,
-	})
+	}
 }
+
+func init() { scenario.Define("skill", skillTable) }
 
 // skillRoles are the duplicate roles of a skill load.
 var skillRoles = events.Enum("selected", "suppressed", "duplicate")

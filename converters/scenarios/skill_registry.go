@@ -15,7 +15,7 @@ import (
 // injected only after it was read, and a later decision accounts for the
 // skill's reuse. Skill ids, index text, bodies and decision notes are raw:
 // only hashed.
-func init() {
+func skillRegistryTable() scenario.Scenario {
 	common := []scenario.Move{
 		scenario.SessionIDs(),
 		scenario.FromSpan("context.skill.registry.scope"),
@@ -25,7 +25,7 @@ func init() {
 	with := func(ms ...scenario.Move) []scenario.Move {
 		return append(append([]scenario.Move(nil), common...), ms...)
 	}
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "skill_registry",
 		Doc:      "Self-distilled skill registry: index loaded, skill stored, read after index match, injected, reuse accounted",
 		SpanName: "agent.session.skill_registry",
@@ -120,8 +120,10 @@ func init() {
 			s.Span.Set("context.skill.reuse_evaluated_count", receipt.I(st.reuses))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("skill_registry", skillRegistryTable) }
 
 // registryIndex: an index-only policy means full bodies stayed out, so its
 // body bucket must say not_loaded; the index cannot list more skills than

@@ -20,8 +20,8 @@ import (
 // routing selected them; records_total, usable and format-failure counts
 // and the top-1/top-2 rates agree with the cases seen. Prompts, reasons,
 // skill and catalog names, descriptions, bodies and notes are raw: hashed.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func skillRoutingTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "skill_routing",
 		Doc:      "Skill routing benchmark: description index, routed activation cases, lazy body loads, summary",
 		SpanName: "agent.session.skill_routing",
@@ -134,8 +134,10 @@ func init() {
 			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(st.eager))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("skill_routing", skillRoutingTable) }
 
 // rateLadder buckets a rate or confidence in [0, 1], in thousandths; the
 // labels name the lower bound a value reaches.

@@ -16,7 +16,7 @@ import (
 // window was left. Subagent ids and roles, reasons, samples of each component,
 // the first task and the mitigation are private and only hashed; component
 // kinds, policies and statuses are categorical and pass through.
-func init() {
+func subagentContextBudgetTable() scenario.Scenario {
 	component := func(event, title string) scenario.Rec {
 		return scenario.Rec{
 			Event: event,
@@ -41,7 +41,7 @@ func init() {
 			Hook: budgetComponent,
 		}
 	}
-	scenario.RegisterScenario(scenario.Scenario{
+	return scenario.Scenario{
 		Name:     "subagent_context_budget",
 		Doc:      "Subagent boot context budget: components loaded or suppressed before the first task, budget left",
 		SpanName: "agent.subagent.boot.context_budget",
@@ -106,8 +106,10 @@ func init() {
 			s.Span.Set("subagent.context.component.suppressed_count", receipt.I(st.suppressed))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("subagent_context_budget", subagentContextBudgetTable) }
 
 // budgetScope names what the receipt covers; the evaluation event carries
 // it too, so the schema declares it as our own vocabulary.

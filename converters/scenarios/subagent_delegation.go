@@ -24,8 +24,8 @@ import (
 // parent budget does not add up. Each capture sits on its own child span, an
 // invoke_agent span under the session's root from the delegation request to
 // the summary, so a trace shows where the raw output lived.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func subagentDelegationTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "subagent_delegation",
 		Doc:      "Subagent delegation: bulky tool output kept in a child context, bounded summary returned to the parent",
 		SpanName: "agent.session.parent_with_delegation",
@@ -117,8 +117,10 @@ func init() {
 			s.Span.Set("subagent.summary.count", receipt.I(st.summaries))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("subagent_delegation", subagentDelegationTable) }
 
 // delegationPolicy names the pattern on the root span; the request event
 // carries it too, so the schema declares it as our own vocabulary.

@@ -18,8 +18,8 @@ import (
 // A probe passes when ToolSearch is exposed to the subagent. The matrix
 // totals must match the probes seen, and a probe cannot report deferred tool
 // definitions without the ToolSearch channel that serves them.
-func init() {
-	scenario.RegisterScenario(scenario.Scenario{
+func subagentToolsearchPropagationTable() scenario.Scenario {
+	return scenario.Scenario{
 		Name:     "subagent_toolsearch_propagation",
 		Doc:      "Subagent ToolSearch propagation probes: which tools declarations expose deferred MCP tools to subagents",
 		SpanName: "agent.subagent.toolsearch.propagation",
@@ -82,8 +82,10 @@ func init() {
 			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.I(st.passing))
 			return nil
 		},
-	})
+	}
 }
+
+func init() { scenario.Define("subagent_toolsearch_propagation", subagentToolsearchPropagationTable) }
 
 // toolsearchState counts the probes for the root span.
 type toolsearchState struct{ probes, passing int64 }

@@ -199,6 +199,9 @@ func (f *file) summary() receipt.Event {
 	for _, x := range f.out.Summary {
 		a.Set(x.Key, x.Value)
 	}
+	if v, ok := f.out.Summary.Get("convert.input.project"); ok && isProjectDir(v.Str) {
+		f.input.Pass(v.Str) // the reader's project key (native.WorkDirProject): a digest, ours
+	}
 	a.Set("convert.hash.mode", receipt.S(f.opt.Hash.Mode()))
 	if id := f.opt.Hash.KeyID(); id != "" {
 		a.Set("convert.hash.key_id", receipt.S(id))
@@ -607,7 +610,7 @@ func (f *file) outName(suffix string) string {
 func (f *file) noteResponses(spans iter.Seq[otlp.Span]) iter.Seq[otlp.Span] {
 	return func(yield func(otlp.Span) bool) {
 		for s := range spans {
-			if r, ok := usage.FromSpan(s.Attrs, s.Start); ok {
+			if r, ok := usage.FromSpan(s.Attrs, s.End); ok {
 				f.responses = append(f.responses, r)
 			}
 			if !yield(s) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -194,7 +195,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 		// a pipe or device reads once, and an input is read more than once
 		return in, false, &ArgError{Arg: a, Msg: "not a regular file (a pipe or a device, as <(...) gives): an input is read more than once, so pipe it to standard input instead (COMMAND | convert run -) or save it to a file"}
 	}
-	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a), Meta: mainSidecar(a), Arg: a}, false, nil
+	return Input{Path: a, Rel: filepath.Base(a), Companions: companionsOf(a), Meta: mainSidecar(a, isRegularFile), Arg: a}, false, nil
 }
 
 // nameApart puts files of one name from different directories each under
@@ -217,46 +218,96 @@ func nameApart(ins []Input) {
 
 // walkInputs finds the inputs under dir and groups sessions; their Rel is
 // prefix/relative path (prefix "" for one directory argument).
+//
+// Each folder is listed once, in name order (as filepath.WalkDir does),
+// and what the listings hold answers the questions grouping asks of files
+// beside an input (is there a sidecar?) without a stat per question: on a
+// history of thousands of sessions those stats, most of them of files
+// that do not exist, were most of an unchanged rerun's time.
 func walkInputs(dir, prefix string) ([]Input, error) {
 	var found, stores []Input
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	l := listing{dirs: map[string]bool{}, regular: map[string]bool{}, links: map[string]bool{}}
+	var walk func(d string) error
+	walk = func(d string) error {
+		f, err := os.Open(d)
 		if err != nil {
-			return &ArgError{Arg: p, Msg: openError(err).Error()}
+			return &ArgError{Arg: d, Msg: openError(err).Error()}
 		}
-		if d.IsDir() {
-			if p != dir && isOutputTree(p) {
-				return filepath.SkipDir // convert's own outputs, never its inputs
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
+		entries, err := f.ReadDir(-1)
+		f.Close()
 		if err != nil {
-			return err
+			return &ArgError{Arg: d, Msg: openError(err).Error()}
 		}
-		if !hasInputSuffix(p) {
-			// A database of sessions: by name (opencode.db), or any
-			// *.db whose tables are a store's; another program's
-			// database is not a log, and is passed over in silence.
-			if strings.HasSuffix(p, ".db") {
-				if ins, ok := storeExpand(p, filepath.ToSlash(rel), dir, true); ok {
-					stores = append(stores, ins...)
+		if d != dir && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ManifestName }) {
+			return nil // convert's own outputs, never its inputs
+		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		l.dirs[filepath.Clean(d)] = true
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			switch {
+			case e.IsDir():
+				if err := walk(p); err != nil {
+					return err
 				}
+				continue
+			case e.Type().IsRegular():
+				l.regular[p] = true
+			case e.Type()&fs.ModeSymlink != 0:
+				l.links[p] = true
 			}
-			return nil
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			if !hasInputSuffix(p) {
+				// A database of sessions: by name (opencode.db), or
+				// any *.db whose tables are a store's; another
+				// program's database is not a log, and is passed over
+				// in silence.
+				if strings.HasSuffix(p, ".db") {
+					if ins, ok := storeExpand(p, filepath.ToSlash(rel), dir, true); ok {
+						stores = append(stores, ins...)
+					}
+				}
+				continue
+			}
+			found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel), Arg: dir})
 		}
-		found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel), Arg: dir})
 		return nil
-	})
-	if err != nil {
+	}
+	if err := walk(dir); err != nil {
 		return nil, err
 	}
-	found = append(group(found), stores...)
+	found = append(group(found, l.isRegular), stores...)
 	if prefix != "" {
 		for i := range found {
 			found[i].Rel = prefix + "/" + found[i].Rel
 		}
 	}
 	return found, nil
+}
+
+// listing is what a walk saw: the folders it listed, and the regular
+// files and the links in them.
+type listing struct{ dirs, regular, links map[string]bool }
+
+// isRegular answers isRegularFile from the listings for a file in a listed
+// folder (a link there is followed), and by a stat elsewhere.
+func (l listing) isRegular(p string) bool {
+	switch {
+	case l.regular[p]:
+		return true
+	case l.links[p] || !l.dirs[filepath.Dir(p)]:
+		return isRegularFile(p)
+	}
+	return false
+}
+
+// isRegularFile reports whether p is (or links to) a regular file.
+func isRegularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // subtreeNames names each directory argument's subtree when there are
@@ -298,14 +349,6 @@ func subtreeNames(dirs []string) map[string]string {
 			return names
 		}
 	}
-}
-
-// isOutputTree reports a folder convert wrote into (it holds the run's
-// manifest): a walk of a parent folder, say the project a run's --out sits
-// in, skips it rather than read receipts and traces as logs.
-func isOutputTree(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ManifestName))
-	return err == nil
 }
 
 // hasInputSuffix reports a file a walk reads: a log's ending, and not a

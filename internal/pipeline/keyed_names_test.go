@@ -23,7 +23,10 @@ import (
 // an input-derived string may remain in any output, output name, message or
 // the manifest: a guess list of user and project names must confirm
 // nothing. The plain run of the same home shows the check can fail (its
-// folders are plain digests of the encoded working directory).
+// folders are plain digests of the encoded working directory). A Codex
+// rollout in the same working directory carries that directory's project
+// key (convert.input.project): plain it is the plain digest Claude Code's
+// folder name is, keyed it is keyed too.
 func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
 	const cwd = "/Users/alice/acme-payments"
 	encoded := strings.ReplaceAll(cwd, "/", "-")
@@ -37,7 +40,19 @@ func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
 		gemini := filepath.Join(home, ".gemini", "tmp")
 		copyTree(t, repoPath("samples/claude_code/basic/-Users-alice-src-acme-ledger"), filepath.Join(claude, encoded))
 		copyTree(t, repoPath(path.Join("samples/gemini_cli/basic", "tmp", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")), filepath.Join(gemini, gemDir))
-		ins, err := Expand([]string{claude, gemini})
+		codex := filepath.Join(home, ".codex", "sessions")
+		const rollout = "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+		b, err := os.ReadFile(repoPath("samples/codex/basic/sessions/2026/03/14/" + rollout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(codex, "2026", "03", "14"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(codex, "2026", "03", "14", rollout), bytes.ReplaceAll(b, []byte("/Users/dana/CANARY-ledger"), []byte(cwd)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := Expand([]string{claude, gemini, codex})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +89,8 @@ func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
 		}
 		// Every form a guesser would try: the working directory raw and
 		// encoded, the project folders, and every path of every input.
-		guesses = []string{cwd, encoded, gemDir, cwd + "/", "projects/" + encoded, "tmp/" + gemDir}
+		guesses = []string{cwd, encoded, gemDir, cwd + "/", "projects/" + encoded, "tmp/" + gemDir,
+			"/Users/CANARY-alice/src/acme-ledger", "-Users-CANARY-alice-src-acme-ledger"} // the Claude Code sample's records' cwd
 		for _, in := range ins {
 			guesses = append(guesses, in.Rel, filepath.ToSlash(in.Rel))
 			for _, p := range inputPaths(in) {
@@ -112,6 +128,10 @@ func TestKeyedRunHoldsNoPlainDigest(t *testing.T) {
 		everything, guesses := run(t, receipt.Hasher{})
 		if hits := found(everything, guesses); len(hits) == 0 {
 			t.Error("the plain run's project folders are plain digests, yet the check found none")
+		}
+		sum := sha256.Sum256([]byte(encoded))
+		if key := `"convert.input.project":"project-` + hex.EncodeToString(sum[:])[:12] + `"`; strings.Count(everything, key) < 1 {
+			t.Errorf("no receipt carries the working directory's plain project key %s", key)
 		}
 	})
 }

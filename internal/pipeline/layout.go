@@ -21,7 +21,7 @@ import (
 
 // group attaches companions to their sessions. ins hold slash-relative Rel
 // paths; the result keeps the input order of the remaining inputs.
-func group(ins []Input) []Input {
+func group(ins []Input, isRegular func(string) bool) []Input {
 	owners := map[string]int{} // a session's own directory -> index in ins
 	for i, in := range ins {
 		for _, d := range converters.SessionDirs(in.Path, peeker(in.Path)) {
@@ -29,7 +29,7 @@ func group(ins []Input) []Input {
 		}
 	}
 	for i := range ins {
-		ins[i].Meta = mainSidecar(ins[i].Path)
+		ins[i].Meta = mainSidecar(ins[i].Path, isRegular)
 	}
 	if len(owners) == 0 {
 		return ins
@@ -56,7 +56,7 @@ func group(ins []Input) []Input {
 	for i, in := range ins {
 		if m := owner[i]; m >= 0 {
 			main := &out[index[m]]
-			main.Companions = append(main.Companions, companion(main.Path, in.Path))
+			main.Companions = append(main.Companions, companion(main.Path, in.Path, isRegular))
 		}
 	}
 	for i := range out {
@@ -104,15 +104,16 @@ func underAny(p string, dirs map[string]bool) bool {
 	return false
 }
 
-// companion describes p as a companion of main, with its sidecar if any.
-func companion(main, p string) Companion {
+// companion describes p as a companion of main, with its sidecar if any
+// (a regular file, as isRegular says).
+func companion(main, p string, isRegular func(string) bool) Companion {
 	rel, err := filepath.Rel(filepath.Dir(main), p)
 	if err != nil {
 		rel = filepath.Base(p)
 	}
 	c := Companion{Path: p, Rel: filepath.ToSlash(rel)}
 	for _, meta := range converters.Sidecars(p) {
-		if st, err := os.Stat(meta); err == nil && st.Mode().IsRegular() {
+		if isRegular(meta) {
 			c.Meta = meta
 			break
 		}
@@ -121,9 +122,9 @@ func companion(main, p string) Companion {
 }
 
 // mainSidecar is the sidecar of a main transcript, "" when it has none.
-func mainSidecar(p string) string {
+func mainSidecar(p string, isRegular func(string) bool) string {
 	for _, meta := range converters.MainSidecars(p) {
-		if st, err := os.Stat(meta); err == nil && st.Mode().IsRegular() {
+		if isRegular(meta) {
 			return meta
 		}
 	}
@@ -172,7 +173,7 @@ func companionsOf(main string) []Companion {
 	add := func(p string) {
 		if !seen[p] {
 			seen[p] = true
-			out = append(out, companion(main, p))
+			out = append(out, companion(main, p, isRegularFile))
 		}
 	}
 	var below []string

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,11 +28,17 @@ import (
 const ManifestName = ".convert-manifest.json"
 
 type manifest struct {
-	mu      sync.Mutex
-	path    string
-	hash    receipt.Hasher           // names paths: keyed in keyed mode
-	Version string                   `json:"version"`
-	Inputs  map[string]manifestEntry `json:"inputs"`
+	mu   sync.Mutex
+	path string
+	hash receipt.Hasher // names paths: keyed in keyed mode
+	// listed holds the names in each output folder unchanged has looked
+	// at, read once per folder (see present).
+	listed map[string]map[string]bool
+	// refreshed: an unchanged input's entry was updated (a new mtime over
+	// the same bytes), so the manifest is saved though nothing converted.
+	refreshed bool
+	Version   string                   `json:"version"`
+	Inputs    map[string]manifestEntry `json:"inputs"`
 }
 
 type manifestEntry struct {
@@ -106,8 +113,8 @@ func settings(opt RunOptions) string {
 }
 
 // unchanged reports whether in was converted before with the same settings,
-// its outputs are still there and newer than its files, and every file has
-// the size and sha256 it had (the mtime spares re-hashing when it is equal).
+// its outputs are still there, and every file has the size and sha256 it
+// had (the mtime spares re-hashing when it is equal).
 func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []string) bool {
 	m.mu.Lock()
 	e, ok := m.Inputs[m.pathID(in.Rel)]
@@ -116,24 +123,69 @@ func (m *manifest) unchanged(ctx context.Context, in Input, set string, outs []s
 	if !ok || e.Settings != set || len(e.Files) != len(paths) || !equalStrings(e.Outputs, outs) {
 		return false
 	}
-	var newestInput int64
+	var touched []manifestFile // the files whose mtime moved while their bytes did not
 	for i, p := range paths {
 		st, err := statInput(p)
 		if err != nil || st.Size() != e.Files[i].Size || e.Files[i].Path != m.pathID(p) {
 			return false
 		}
-		newestInput = max(newestInput, st.ModTime().UnixNano())
-		if st.ModTime().UnixNano() != e.Files[i].MtimeNS && fileSHA256(ctx, p) != e.Files[i].SHA256 {
-			return false
+		if mt := st.ModTime().UnixNano(); mt != e.Files[i].MtimeNS {
+			if fileSHA256(ctx, p) != e.Files[i].SHA256 {
+				return false
+			}
+			if touched == nil {
+				touched = slices.Clone(e.Files)
+			}
+			touched[i].MtimeNS = mt
 		}
 	}
 	for _, o := range outs {
-		st, err := os.Stat(filepath.Join(filepath.Dir(m.path), filepath.FromSlash(o)))
-		if err != nil || st.ModTime().UnixNano() < newestInput {
+		if !m.present(filepath.Join(filepath.Dir(m.path), filepath.FromSlash(o))) {
 			return false
 		}
 	}
+	if touched != nil {
+		// The same bytes under a new mtime: remember the mtime, so that
+		// the next run does not read the file again to know it.
+		e.Files = touched
+		m.mu.Lock()
+		m.Inputs[m.pathID(in.Rel)] = e
+		m.refreshed = true
+		m.mu.Unlock()
+	}
 	return true
+}
+
+// present reports whether the output file p is in its folder, from one
+// listing of the folder per run rather than a stat per output: an
+// unchanged rerun of a history asks of thousands of outputs in a few
+// folders. Existence is what the rerun needs: the input's size and mtime
+// (or its bytes) are the manifest's, so the outputs on disk were made from
+// it; one deleted is made again. The listing is the folder's at the first
+// ask; outputs this run writes later are not in it, which at worst
+// converts an input again.
+func (m *manifest) present(p string) bool {
+	dir, name := filepath.Split(p)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names, ok := m.listed[dir]
+	if !ok {
+		names = map[string]bool{}
+		if f, err := os.Open(dir); err == nil {
+			entries, _ := f.ReadDir(-1)
+			f.Close()
+			for _, e := range entries {
+				if e.Type().IsRegular() {
+					names[e.Name()] = true
+				}
+			}
+		}
+		if m.listed == nil {
+			m.listed = map[string]map[string]bool{}
+		}
+		m.listed[dir] = names
+	}
+	return names[name]
 }
 
 // exported reports whether the trace on disk for rel is the one the

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/klauspost/compress/zstd"
@@ -292,9 +293,27 @@ func TestIncrementalRuns(t *testing.T) {
 	if oc := run(false); oc.Converted != 1 || oc.Unchanged != 1 {
 		t.Fatalf("after a change: %+v", oc)
 	}
+	// The same bytes under a new mtime (a copy, a checkout): not converted
+	// again, and the manifest learns the mtime, so no later run reads the
+	// file to know it.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(src, "a.jsonl"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if oc := run(false); oc.Converted != 0 || oc.Unchanged != 2 {
+		t.Fatalf("after a touch: %+v", oc)
+	}
+	man := loadManifest(out, receipt.Hasher{})
+	if e := man.Inputs[man.pathID("a.jsonl")]; len(e.Files) != 1 || e.Files[0].MtimeNS != later.UnixNano() {
+		t.Errorf("the manifest kept the old mtime: %+v", e.Files)
+	}
 	os.Remove(filepath.Join(out, OutputName("a.jsonl", ".receipt.ndjson")))
 	if oc := run(false); oc.Converted != 1 {
 		t.Fatalf("after deleting an output: %+v", oc)
+	}
+	os.Remove(filepath.Join(out, OutputName("b.jsonl", ".otel.jsonl")))
+	if oc := run(false); oc.Converted != 1 || oc.Unchanged != 1 {
+		t.Fatalf("after deleting a trace: %+v", oc)
 	}
 	if oc := run(true); oc.Converted != 2 {
 		t.Fatalf("--force: %+v", oc)

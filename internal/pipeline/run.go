@@ -362,7 +362,7 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 	if prog != nil {
 		prog.end()
 	}
-	if opt.Out != "" && (oc.Converted > 0 || oc.Exported > 0) {
+	if opt.Out != "" && (oc.Converted > 0 || oc.Exported > 0 || man.refreshed) {
 		if err := man.save(); err != nil {
 			opt.Messages(Message{Failure, fmt.Sprintf("convert: manifest not saved (next run converts everything again): %v", openError(err))})
 		}

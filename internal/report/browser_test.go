@@ -54,7 +54,7 @@ func headless(t *testing.T, bin string, args ...string) string {
 // samples from disk in headless Chromium, with JavaScript off and on, and
 // checks the DOM for the numbers; it keeps a screenshot (in
 // $CONVERT_TEST_ARTIFACTS, else a temporary folder; -update writes the
-// README's docs/report.png).
+// README's docs/report.png: make report-png).
 func TestBrowser(t *testing.T) {
 	bin := chromium(t)
 	l, _ := load(t, LoadOptions{Traces: true}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
@@ -140,7 +140,12 @@ func TestBrowser(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(small), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		headless(t, bin, "--hide-scrollbars", "--window-size=1100,900", "--screenshot="+small, url)
+		// Tall enough for the charts, the overview and the first rows of
+		// the groups table with its cost column; small enough for a README.
+		headless(t, bin, "--hide-scrollbars", "--window-size=1100,1750", "--screenshot="+small, url)
+		if st, err := os.Stat(small); err != nil || st.Size() > 200<<10 {
+			t.Errorf("%s: %v; want a picture under 200 KiB", small, err)
+		}
 	}
 }
 

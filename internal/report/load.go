@@ -124,7 +124,7 @@ func ParseReceipt(name, rel string, r io.Reader) (*Session, error) {
 	if s.Summary == nil {
 		return nil, fmt.Errorf("%s:%d: not a complete receipt: no convert.summary line", name, s.Events[len(s.Events)-1].Line)
 	}
-	s.Project = project(rel)
+	s.Project = project(rel, s.Agent, s.Summary.Str("convert.input.project"))
 	s.screen()
 	return s, nil
 }
@@ -184,17 +184,48 @@ func (s *Session) addLine(line []byte, n int) error {
 }
 
 // project is the project of a receipt or a log at rel, relative to its
-// argument: its working directory's folder as `convert run` names it on
-// disk (pipeline.ProjectOf: "project-<hex>", keyed when the receipts were),
-// so a row can be found on disk; topFolder when its path names none. The
-// report converts logs in plain mode, and receipts already carry their
-// folder's name. Claude Code's project folders are the encoded working
-// directory (raw input), so even with --reveal names they stay digests.
-func project(rel string) string {
-	if p := pipeline.ProjectOf(receipt.Hasher{}, strings.TrimPrefix(rel, "./")); p != "" {
-		return p
+// argument, written by agent, whose summary names the project of its
+// working directory as key ("" when the log names none). Both are
+// "project-<hex>", the digest of the working directory's folder as Claude
+// Code names it (keyed when the receipts were), so the sessions of every
+// agent in one folder are one row, and the row is Claude Code's output
+// folder on disk:
+//   - a Claude Code session's is its folder as `convert run` names it
+//     (pipeline.ProjectOf), where its path names one: the folder on disk;
+//   - any other session's is the key its receipt carries (Codex, Copilot
+//     CLI, Cursor, Droid, OpenCode and pi name their working directory);
+//     without one, its folder's (Gemini CLI's digest folders, Cursor's
+//     encoded ones), else topFolder.
+//
+// The report converts logs in plain mode, and receipts already carry
+// their project's name. A project is never shown in clear, even with
+// --reveal names: the folder names a user and a layout.
+func project(rel, agent, key string) string {
+	folder := pipeline.ProjectOf(receipt.Hasher{}, strings.TrimPrefix(rel, "./"))
+	switch {
+	case folder != "" && agent == "claude_code":
+		return folder
+	case isProjectKey(key):
+		return key
+	case folder != "":
+		return folder
 	}
 	return topFolder
+}
+
+// isProjectKey reports a convert.input.project value: "project-" and 12
+// lowercase hex digits.
+func isProjectKey(s string) bool {
+	hx, ok := strings.CutPrefix(s, "project-")
+	if !ok || len(hx) != 12 {
+		return false
+	}
+	for i := 0; i < len(hx); i++ {
+		if c := hx[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // topFolder is the project of a receipt at the top of its argument.

@@ -288,35 +288,40 @@ func Build(ss []*Session, opt Options) *Report {
 		opt.Location = time.UTC
 	}
 	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
-	var in []*Session
+	var sel []*Session
 	for _, s := range ss {
-		switch {
-		case !selected(s, opt.Sessions):
+		if selected(s, opt.Sessions) {
+			sel = append(sel, s)
+		} else {
 			r.Sources.NotSelected++
-		case inRange(s, opt):
-			in = append(in, s)
-		default:
-			r.Sources.OutOfRange++
 		}
 	}
 	// A response several sessions hold counts with the one that started
 	// first (on a tie of counts): the session a resume or fork copied it
-	// from.
-	sort.SliceStable(in, func(i, j int) bool {
-		if !in[i].Start.Equal(in[j].Start) {
-			return in[i].Start.Before(in[j].Start)
+	// from. Responses are folded before --since and --until choose
+	// messages, as ccusage folds its rows before it filters them by date:
+	// a copy is not counted again because its original is out of range.
+	sort.SliceStable(sel, func(i, j int) bool {
+		if !sel[i].Start.Equal(sel[j].Start) {
+			return sel[i].Start.Before(sel[j].Start)
 		}
-		return in[i].ID < in[j].ID
+		return sel[i].ID < sel[j].ID
 	})
 	var fold usage.Fold
-	for i, s := range in {
+	for i, s := range sel {
 		fold.Add(i, s.Responses)
 	}
 	folded := fold.Folded()
-	for i, s := range in {
+	var in []*Session
+	for i, s := range sel {
 		s.folded = folded[i] // nil when none: a session is built into more than one report
+		if !inRange(s, opt) {
+			r.Sources.OutOfRange++
+			continue
+		}
+		in = append(in, s)
+		r.Sources.DuplicateResponses += len(folded[i])
 	}
-	r.Sources.DuplicateResponses = fold.Duplicates()
 	// Sessions are listed in the order of their last activity, the most
 	// recent last (as ccusage lists them): a resumed old session comes
 	// with today's.
@@ -329,14 +334,18 @@ func Build(ss []*Session, opt Options) *Report {
 	groups := map[string]*agg{}
 	days := map[string]*dayAgg{}
 	for _, s := range in {
-		u := usageOf(s)
+		// With --since or --until, a session counts only the responses it
+		// made inside the range, and its day is that of its first activity
+		// there.
+		home := homeTime(s, opt)
+		u := clipUsage(s, usageOf(s), opt, home)
 		total.add(s, "", u)
 		if timeBys[opt.By] {
 			// Each response's tokens go to the period it was made in; the
 			// rest of the session (sessions, inputs, events) to the period
 			// it started in.
-			start := periodOf(s.Start, opt.By, opt.Location)
-			split := splitUsage(s, u, opt.By, opt.Location)
+			start := periodOf(home, opt.By, opt.Location)
+			split := splitUsage(s, u, periodKey(opt.By, opt.Location), opt.holds, home)
 			for _, k := range sortedKeys(split) {
 				g := groups[k]
 				if g == nil {
@@ -371,8 +380,8 @@ func Build(ss []*Session, opt Options) *Report {
 				g.add(s, model, u)
 			}
 		}
-		start := periodOf(s.Start, "day", opt.Location)
-		for d, du := range splitUsage(s, u, "day", opt.Location) {
+		start := periodOf(home, "day", opt.Location)
+		for d, du := range splitUsage(s, u, periodKey("day", opt.Location), opt.holds, home) {
 			da := days[d]
 			if da == nil {
 				da = &dayAgg{tokens: map[string]int64{}}
@@ -445,14 +454,68 @@ func selected(s *Session, prefixes []string) bool {
 	return false
 }
 
-func inRange(s *Session, opt Options) bool {
-	if opt.Since.IsZero() && opt.Until.IsZero() {
+// bounded reports whether --since or --until was given.
+func (opt Options) bounded() bool { return !opt.Since.IsZero() || !opt.Until.IsZero() }
+
+// holds reports whether t is inside the --since/--until range (every time
+// is, without one; a zero time is not, with one).
+func (opt Options) holds(t time.Time) bool {
+	if !opt.bounded() {
 		return true
 	}
-	if s.Start.IsZero() {
-		return false
+	return !t.IsZero() && (opt.Since.IsZero() || !t.Before(opt.Since)) && (opt.Until.IsZero() || t.Before(opt.Until))
+}
+
+// inRange reports whether a session has activity inside the range: a
+// response made there, as ccusage filters each message by its time, or,
+// for a session whose trace times no response, its start.
+func inRange(s *Session, opt Options) bool {
+	return !homeTime(s, opt).IsZero() || !opt.bounded()
+}
+
+// homeTime is the time a session counts at: its start, or with a range
+// that does not hold its start, its first response inside the range (zero
+// when none is).
+func homeTime(s *Session, opt Options) time.Time {
+	if opt.holds(s.Start) {
+		return s.Start
 	}
-	return (opt.Since.IsZero() || !s.Start.Before(opt.Since)) && (opt.Until.IsZero() || s.Start.Before(opt.Until))
+	var first time.Time
+	for _, x := range s.Responses {
+		if opt.holds(x.At) && (first.IsZero() || x.At.Before(first)) {
+			first = x.At
+		}
+	}
+	return first
+}
+
+// clipUsage keeps, with a range, the part of a session's usage u its
+// responses made inside it; what the trace does not time counts only when
+// the session started inside it.
+func clipUsage(s *Session, u map[string]*ModelTokens, opt Options, home time.Time) map[string]*ModelTokens {
+	if !opt.bounded() {
+		return u
+	}
+	const inside, outside = "in", "out"
+	key := func(t time.Time) string {
+		if opt.holds(t) {
+			return inside
+		}
+		return outside
+	}
+	parts := splitUsage(s, u, key, nil, s.Start)
+	kept := map[string]*ModelTokens{}
+	for m, t := range parts[inside] {
+		if t.Input != 0 || t.Output != 0 || t.CacheRead != 0 || t.CacheWrite != 0 || t.Reasoning != 0 || home.Equal(s.Start) && u[m].Input+u[m].Output+u[m].CacheRead+u[m].CacheWrite == 0 {
+			kept[m] = t
+		}
+	}
+	return kept
+}
+
+// periodKey is periodOf for one --by and zone.
+func periodKey(by string, loc *time.Location) func(time.Time) string {
+	return func(t time.Time) string { return periodOf(t, by, loc) }
 }
 
 const noTime, noModel = "(no time)", "(no model)"
@@ -537,11 +600,13 @@ func periodOf(t time.Time, by string, loc *time.Location) string {
 }
 
 // splitUsage puts a session's usage (u, folded) in the periods its
-// responses were made in, as the trace's chat spans time them; what the
-// spans do not account for (a receipt without its trace, an agent whose
-// spans carry no usage) stays in the period the session started in, so
-// the periods always add up to u.
-func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Location) map[string]map[string]*ModelTokens {
+// responses were made in (key names a time's period), as the trace's chat
+// spans time them; what the spans do not account for (a receipt without
+// its trace, an agent whose spans carry no usage) stays in the period of
+// home (the session's start, or its first activity in range), so the
+// periods always add up to u. Responses made at a time keep rejects (out
+// of the range; nil keeps all) are left out: u holds none of them.
+func splitUsage(s *Session, u map[string]*ModelTokens, key func(time.Time) string, keep func(time.Time) bool, home time.Time) map[string]map[string]*ModelTokens {
 	out := map[string]map[string]*ModelTokens{}
 	at := func(k, m string) *ModelTokens {
 		if out[k] == nil {
@@ -557,7 +622,7 @@ func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Loca
 	dropped := map[int]bool{}
 	for _, r := range s.folded {
 		for i, x := range s.Responses {
-			if !dropped[i] && x.ID == r.ID && x.ID != "" {
+			if !dropped[i] && x.ID == r.ID && x.Request == r.Request && x.ID != "" {
 				dropped[i] = true
 				break
 			}
@@ -570,16 +635,16 @@ func splitUsage(s *Session, u map[string]*ModelTokens, by string, loc *time.Loca
 	}
 	for i, x := range s.Responses {
 		l := left[x.Model]
-		if dropped[i] || x.Start.IsZero() || l == nil {
+		if dropped[i] || x.At.IsZero() || l == nil || keep != nil && !keep(x.At) {
 			continue
 		}
 		if x.Tokens.Input > l.Input || x.Tokens.Output > l.Output || x.Tokens.CacheRead > l.CacheRead || x.Tokens.CacheWrite > l.CacheWrite {
 			continue // more than the receipt counts: the receipt's figure stands
 		}
-		at(periodOf(x.Start, by, loc), x.Model).add(x.Tokens, 1)
+		at(key(x.At), x.Model).add(x.Tokens, 1)
 		l.add(x.Tokens, -1)
 	}
-	start := periodOf(s.Start, by, loc)
+	start := key(home)
 	for m, l := range left {
 		if l.Input != 0 || l.Output != 0 || l.CacheRead != 0 || l.CacheWrite != 0 || l.Reasoning != 0 || out[start] == nil || out[start][m] == nil {
 			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)

@@ -143,3 +143,94 @@ func TestTokensByLocalPeriod(t *testing.T) {
 		})
 	}
 }
+
+// TestRangeChoosesMessages: --since and --until choose each response by
+// the time it was made, not the session by its start, as ccusage filters
+// each usage row: a session across midnight cut by the range counts only
+// its responses inside it, under the day (in the zone asked for) of its
+// first activity there; a session with none is out of range.
+func TestRangeChoosesMessages(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no zone database: " + err.Error())
+	}
+	l, stderr := load(t, LoadOptions{}, midnightSession(t))
+	if len(l.Sessions) != 1 || strings.Contains(strings.ToUpper(stderr), "CANARY") {
+		t.Fatalf("%d sessions; stderr %q", len(l.Sessions), stderr)
+	}
+	first := [4]int64{10, 100, 1000, 50} // 23:30 UTC on 1 March
+	second := [4]int64{20, 200, 2000, 0} // 00:30 UTC on 2 March
+	add := func(a, b [4]int64) [4]int64 { return [4]int64{a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]} }
+	day := func(v string, until bool, loc *time.Location) time.Time {
+		d, err := ParseDate(v, until, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name  string
+		opt   Options
+		in    int                 // sessions in range
+		total [4]int64            // input, output, cache read, cache write
+		days  map[string][2]int64 // day -> sessions, tokens
+	}{
+		{"until the first day (UTC)", Options{Until: day("2026-03-01", true, nil)}, 1, first,
+			map[string][2]int64{"2026-03-01": {1, 1160}}},
+		{"since the second day (UTC)", Options{Since: day("20260302", false, nil)}, 1, second,
+			map[string][2]int64{"2026-03-02": {1, 2220}}},
+		{"since the second day in Tokyo holds both", Options{Since: day("2026-03-02", false, tokyo), Location: tokyo}, 1, add(first, second),
+			map[string][2]int64{"2026-03-02": {1, 3380}}},
+		{"until the first day in Tokyo holds none", Options{Until: day("2026-03-01", true, tokyo), Location: tokyo}, 0, [4]int64{},
+			map[string][2]int64{}},
+		{"a range inside the session between its responses", Options{Since: day("2026-03-01T23:45:00Z", false, nil), Until: day("2026-03-02T00:15:00Z", false, nil)}, 0, [4]int64{},
+			map[string][2]int64{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opt.By = "day"
+			r := l.Report(tc.opt)
+			if r.Sources.SessionsInRange != tc.in || r.Sources.OutOfRange != 1-tc.in {
+				t.Errorf("sessions in range %d, out %d; want %d, %d", r.Sources.SessionsInRange, r.Sources.OutOfRange, tc.in, 1-tc.in)
+			}
+			var got [4]int64
+			for _, m := range r.Total.Tokens {
+				got = add(got, [4]int64{m.Input, m.Output, m.CacheRead, m.CacheWrite})
+			}
+			if got != tc.total {
+				t.Errorf("total %v, want %v", got, tc.total)
+			}
+			for _, s := range r.Sessions {
+				if row := [4]int64{s.InputTokens, s.OutputTokens, s.CacheRead, s.CacheWrite}; row != tc.total {
+					t.Errorf("session row %v, want %v", row, tc.total)
+				}
+			}
+			days := map[string][2]int64{}
+			for _, d := range r.Days {
+				var n int64
+				for _, c := range d.Tokens {
+					n += c.N
+				}
+				days[d.Day] = [2]int64{int64(d.Sessions), n}
+			}
+			if fmt.Sprint(days) != fmt.Sprint(tc.days) {
+				t.Errorf("days %v, want %v", days, tc.days)
+			}
+			groups := map[string][2]int64{}
+			for _, g := range r.Groups {
+				var n int64
+				for _, m := range g.Tokens {
+					n += m.Total
+				}
+				groups[g.Key] = [2]int64{int64(g.Sessions), n}
+			}
+			if fmt.Sprint(groups) != fmt.Sprint(tc.days) {
+				t.Errorf("day groups %v, want %v", groups, tc.days)
+			}
+			for _, f := range []string{"json", "table", "html"} {
+				if out := render(t, r, f); strings.Contains(strings.ToUpper(out), "CANARY") {
+					t.Errorf("%s output carries a canary", f)
+				}
+			}
+		})
+	}
+}

@@ -54,10 +54,10 @@ func overviewTable(r *Report) *table {
 	}
 	ov.add("made from", src)
 	if n := r.Sources.DuplicateReceipts; n > 0 {
-		ov.add("repeated receipts", num(int64(n))+" copies of sessions read more than once, counted once")
+		ov.add("repeated receipts", count(n, "session", "sessions")+" read more than once, counted once")
 	}
 	if n := r.Sources.DuplicateResponses; n > 0 {
-		ov.add("repeated responses", num(int64(n))+" copies of responses in more than one session (resumed or forked), counted once")
+		ov.add("repeated responses", count(n, "response", "responses")+" also in another session (resumed or forked), counted once")
 	}
 	if r.Since != "" || r.Until != "" {
 		ov.add("range", or(r.Since, "…")+" to "+or(r.Until, "…"))
@@ -625,4 +625,12 @@ func mdCells(cells []string) []string {
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "*", "\\*", "_", "\\_", "`", "\\`").Replace(s)
+}
+
+// count is "1 session", "2 sessions", "1,024 sessions"...
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return num(int64(n)) + " " + many
 }

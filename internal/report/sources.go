@@ -150,7 +150,7 @@ func (l *Loaded) fold(stderr io.Writer) {
 	}
 	l.Sessions = kept
 	if n := l.Sources.DuplicateReceipts; n > 0 && stderr != nil {
-		fmt.Fprintf(stderr, "convert: report: %d copies of sessions read more than once (same session id and input digest) were counted once\n", n)
+		fmt.Fprintf(stderr, "convert: report: %s read more than once (same session id and input digest) counted once\n", count(n, "session", "sessions"))
 	}
 }
 

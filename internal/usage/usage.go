@@ -77,10 +77,15 @@ func Summary(get func(key string) gjson.Result) (model string, t Tokens) {
 
 // Response is one model response as a trace's chat span records it.
 type Response struct {
-	ID     string // gen_ai.response.id (the message id)
-	Model  string
-	Tokens Tokens
-	Start  time.Time
+	ID      string // gen_ai.response.id (the message id)
+	Request string // anthropic.request.id (the API request id), where the agent logs one
+	Model   string
+	Tokens  Tokens
+	// At is when the response was made: its chat span's end, the time of
+	// the last row the agent logged it with, as ccusage dates a usage row
+	// (a response prompted before midnight and answered after it is the
+	// next day's).
+	At time.Time
 }
 
 // Responses returns the chat spans of a trace (OTLP/JSON, one document or
@@ -129,24 +134,24 @@ func response(sp gjson.Result) (Response, bool) {
 			return true
 		})
 	}
-	return spanResponse(attrs, sp.Get("startTimeUnixNano").Int())
+	return spanResponse(attrs, sp.Get("endTimeUnixNano").Int())
 }
 
 // FromSpan is the response a chat span carries, read from the attributes
 // the pipeline writes (before it encodes them): Responses of the trace
 // written, without reading the trace back.
-func FromSpan(a receipt.Attrs, startNs int64) (Response, bool) {
+func FromSpan(a receipt.Attrs, endNs int64) (Response, bool) {
 	attrs := func(yield func(key, str string, n int64)) {
 		for _, at := range a {
 			yield(at.Key, at.Value.Str, at.Value.Int)
 		}
 	}
-	return spanResponse(attrs, startNs)
+	return spanResponse(attrs, endNs)
 }
 
 // spanResponse reads a chat span's usage from its attributes (each key
 // with its string or integer value); ok is false for any other span.
-func spanResponse(attrs func(yield func(key, str string, n int64)), startNs int64) (r Response, ok bool) {
+func spanResponse(attrs func(yield func(key, str string, n int64)), endNs int64) (r Response, ok bool) {
 	var in int64
 	cw := int64(-1)
 	chat, counted := false, false
@@ -159,6 +164,8 @@ func spanResponse(attrs func(yield func(key, str string, n int64)), startNs int6
 			chat = str == "chat"
 		case "gen_ai.response.id":
 			r.ID = strings.Clone(str)
+		case "anthropic.request.id":
+			r.Request = strings.Clone(str)
 		case "gen_ai.request.model":
 			r.Model = strings.Clone(str)
 		case "gen_ai.usage.input_tokens":
@@ -184,14 +191,18 @@ func spanResponse(attrs func(yield func(key, str string, n int64)), startNs int6
 		r.Tokens.CacheWrite = cw
 	}
 	r.Tokens.Input = max(0, in-r.Tokens.CacheRead-r.Tokens.CacheWrite)
-	if startNs > 0 {
-		r.Start = time.Unix(0, startNs).UTC()
+	if endNs > 0 {
+		r.At = time.Unix(0, endNs).UTC()
 	}
 	return r, true
 }
 
-// Fold counts each response once across sessions. Sessions are added with
-// an owner number; the copy kept of a response seen more than once is the
+// Fold counts each response once across sessions, as ccusage 20 counts a
+// Claude Code usage row once across files: keyed on the pair of message id
+// and request id, and only when the response has both (one without a
+// request id is never folded with another session's, whatever its message
+// id; two with the same message id and different request ids are two).
+// Sessions are added with an owner number; the copy kept of a response seen more than once is the
 // one with the largest counts (a streamed response is logged growing), the
 // lowest owner on a tie, so the totals do not depend on the order sessions
 // are added in. It holds a digest and the counts of each response, so a
@@ -213,17 +224,17 @@ type held struct {
 	r     Response
 }
 
-// Add records the responses of one session; one without a response id
-// cannot be told from another and is left alone.
+// Add records the responses of one session; one without a message id or a
+// request id is left alone, as ccusage leaves it.
 func (f *Fold) Add(owner int, rs []Response) {
 	if f.best == nil {
 		f.best, f.models = map[[16]byte]kept{}, map[string]string{}
 	}
 	for _, r := range rs {
-		if r.ID == "" {
+		if r.ID == "" || r.Request == "" {
 			continue
 		}
-		sum := sha256.Sum256([]byte(r.ID))
+		sum := sha256.Sum256([]byte(r.ID + "\x00" + r.Request))
 		k := [16]byte(sum[:16])
 		m, ok := f.models[r.Model]
 		if !ok {
@@ -240,7 +251,7 @@ func (f *Fold) Add(owner int, rs []Response) {
 		if better(now, was) {
 			f.best[k], loser = now, was
 		}
-		f.extra = append(f.extra, held{loser.owner, Response{ID: r.ID, Model: loser.model, Tokens: loser.t}})
+		f.extra = append(f.extra, held{loser.owner, Response{ID: r.ID, Request: r.Request, Model: loser.model, Tokens: loser.t}})
 	}
 }
 

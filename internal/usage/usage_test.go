@@ -46,8 +46,8 @@ func chat(id, model string, in, out, cr, cw int64) map[string]any {
 		}
 		return map[string]any{"key": k, "value": map[string]any{"intValue": fmt.Sprint(v)}}
 	}
-	return map[string]any{"name": "chat " + model, "startTimeUnixNano": "1780000000000000000", "attributes": []any{
-		attr("gen_ai.operation.name", "chat"), attr("gen_ai.request.model", model), attr("gen_ai.response.id", id),
+	return map[string]any{"name": "chat " + model, "startTimeUnixNano": "1780000000000000000", "endTimeUnixNano": "1780000001000000000", "attributes": []any{
+		attr("gen_ai.operation.name", "chat"), attr("gen_ai.request.model", model), attr("gen_ai.response.id", id), attr("anthropic.request.id", "req_"+id),
 		attr("gen_ai.usage.input_tokens", in+cr+cw), attr("gen_ai.usage.output_tokens", out),
 		attr("gen_ai.usage.cache_read.input_tokens", cr), attr("gen_ai.usage.cache_write.input_tokens", cw),
 	}}
@@ -71,7 +71,7 @@ func TestResponsesReadBothTraceFormats(t *testing.T) {
 	doc := trace(root, chat("msg_A", "m", 3, 4, 100, 10), map[string]any{"name": "execute_tool x", "attributes": []any{}}, noID)
 	one := Responses(doc)
 	lines := Responses([]byte(string(doc) + "\n" + string(trace(chat("msg_B", "m", 1, 1, 0, 0))) + "\n"))
-	if len(one) != 2 || one[0].ID != "msg_A" || one[1].ID != "" || one[1].Tokens.Output != 2 || one[0].Tokens != (Tokens{Input: 3, Output: 4, CacheRead: 100, CacheWrite: 10}) || one[0].Start.IsZero() {
+	if len(one) != 2 || one[0].ID != "msg_A" || one[0].Request != "req_msg_A" || one[1].ID != "" || one[1].Tokens.Output != 2 || one[0].Tokens != (Tokens{Input: 3, Output: 4, CacheRead: 100, CacheWrite: 10}) || one[0].At.IsZero() {
 		t.Errorf("one document: %+v", one)
 	}
 	if len(lines) != 3 || lines[2].ID != "msg_B" {
@@ -83,8 +83,8 @@ func TestResponsesReadBothTraceFormats(t *testing.T) {
 // original's, the larger copy of a streamed response is kept, and the
 // totals do not depend on the order sessions come in.
 func TestFoldCountsEachResponseOnce(t *testing.T) {
-	orig := []Response{{ID: "msg_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Model: "m", Tokens: Tokens{Output: 20, CacheRead: 5}}}
-	resumed := []Response{{ID: "msg_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Model: "m", Tokens: Tokens{Output: 25, CacheRead: 5}}, {ID: "msg_3", Model: "m", Tokens: Tokens{Output: 7}}}
+	orig := []Response{{ID: "msg_1", Request: "req_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Request: "req_2", Model: "m", Tokens: Tokens{Output: 20, CacheRead: 5}}}
+	resumed := []Response{{ID: "msg_1", Request: "req_1", Model: "m", Tokens: Tokens{Input: 1, Output: 10}}, {ID: "msg_2", Request: "req_2", Model: "m", Tokens: Tokens{Output: 25, CacheRead: 5}}, {ID: "msg_3", Request: "req_3", Model: "m", Tokens: Tokens{Output: 7}}}
 	resumed = append(resumed, Response{Model: "m", Tokens: Tokens{Output: 1}}, Response{Model: "m", Tokens: Tokens{Output: 1}}) // no id: never folded
 	sessions := [][]Response{orig, resumed}
 	var sum Tokens
@@ -112,5 +112,38 @@ func TestFoldCountsEachResponseOnce(t *testing.T) {
 		if len(folded[0]) != 1 || folded[0][0].ID != "msg_2" || len(folded[1]) != 1 || folded[1][0].ID != "msg_1" {
 			t.Errorf("order %v: the smaller copy of msg_2 and the later copy of msg_1 must go: %+v", order, folded)
 		}
+	}
+}
+
+// TestFoldKeyIsMessageAndRequest: responses fold across sessions only on
+// the pair (message id, request id), as ccusage 20.0.24 folds Claude Code
+// rows across files: the same message id under another request id is
+// another response, and one without a request id (or without a message id)
+// is never folded. The figures are written from that rule.
+func TestFoldKeyIsMessageAndRequest(t *testing.T) {
+	r := func(id, req string, out int64) Response {
+		return Response{ID: id, Request: req, Model: "m", Tokens: Tokens{Input: 1, Output: out, CacheRead: 100, CacheWrite: 10}}
+	}
+	a := []Response{r("msg_1", "req_1", 10), r("msg_2", "req_2", 20), r("msg_3", "", 30)}
+	b := []Response{r("msg_1", "req_1", 10), r("msg_2", "req_9", 20), r("msg_3", "", 30), r("msg_4", "req_4", 40), r("", "req_5", 50)}
+	var f Fold
+	f.Add(0, a)
+	f.Add(1, b)
+	folded := f.Folded()
+	if f.Duplicates() != 1 || len(folded[0]) != 0 || len(folded[1]) != 1 || folded[1][0].ID != "msg_1" || folded[1][0].Request != "req_1" {
+		t.Fatalf("only msg_1/req_1 of the later session folds: %d folded, %+v", f.Duplicates(), folded)
+	}
+	var total Tokens
+	for _, s := range [][]Response{a, b} {
+		for _, x := range s {
+			total.Add(x.Tokens)
+		}
+	}
+	for _, x := range folded[1] {
+		total.Sub(x.Tokens)
+	}
+	// 8 responses less msg_1's copy: 7 responses, output 10+20+30+20+30+40+50.
+	if want := (Tokens{Input: 7, Output: 200, CacheRead: 700, CacheWrite: 70}); total != want {
+		t.Errorf("totals %+v, want %+v", total, want)
 	}
 }

@@ -61,6 +61,11 @@ type Fixed struct {
 	P90Ms        float64 `json:"p90_ms"`
 	CPUMs        float64 `json:"mean_cpu_ms"`
 	TrueMedianMs float64 `json:"process_spawn_median_ms"` // /bin/true, the floor
+	// The fixed cost in parts: a Go program that does nothing (built as
+	// convert is), and convert --version (its start: every package's init,
+	// no input, no output).
+	GoFloorMedianMs float64 `json:"go_floor_median_ms"`
+	VersionMedianMs float64 `json:"version_median_ms"`
 }
 
 // Point is one corpus size of the linearity series.
@@ -191,7 +196,8 @@ func run(o opts) error {
 	if m.fixed, err = fixedCost(o, h.c.OneLine, func() string { return b.fresh(b.outDir("oneline")) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "bench: fixed cost: one-line file %.1f ms median over %d runs (process spawn %.1f ms)\n", m.fixed.MedianMs, m.fixed.Runs, m.fixed.TrueMedianMs)
+	fmt.Fprintf(os.Stderr, "bench: fixed cost: one-line file %.1f ms median over %d runs (process spawn %.1f ms, a Go program that does nothing %.1f ms, convert --version %.1f ms)\n",
+		m.fixed.MedianMs, m.fixed.Runs, m.fixed.TrueMedianMs, m.fixed.GoFloorMedianMs, m.fixed.VersionMedianMs)
 	if err := b.historyRuns(h, m); err != nil {
 		return err
 	}
@@ -637,16 +643,46 @@ func fixedCost(o opts, file string, out func() string) (Fixed, error) {
 		sum += w
 	}
 	f.MedianMs, f.MeanMs, f.MinMs, f.P90Ms, f.CPUMs = walls[len(walls)/2], sum/float64(len(walls)), walls[0], walls[len(walls)*9/10], cpu/float64(len(walls))
-	if tr, err := exec.LookPath("true"); err == nil {
+	median := func(name string, args ...string) float64 {
 		var t []float64
 		for range 20 {
-			r, _ := bench.Command("true", 0, nil, false, tr)
+			r, err := bench.Command(name, 0, nil, false, args...)
+			if err != nil {
+				return 0
+			}
 			t = append(t, r.WallSeconds*1000)
 		}
 		sort.Float64s(t)
-		f.TrueMedianMs = t[len(t)/2]
+		return t[len(t)/2]
 	}
+	if tr, err := exec.LookPath("true"); err == nil {
+		f.TrueMedianMs = median("true", tr)
+	}
+	if floor, err := buildGoFloor(); err == nil {
+		f.GoFloorMedianMs = median("go floor", floor)
+		os.Remove(floor)
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: the Go floor was not built:", err)
+	}
+	f.VersionMedianMs = median("convert --version", o.convert, "--version")
 	return f, nil
+}
+
+// buildGoFloor builds cmd/gofloor as convert is built (static, no cgo)
+// into a temporary file and returns its path.
+func buildGoFloor() (string, error) {
+	fh, err := os.CreateTemp("", "gofloor-*")
+	if err != nil {
+		return "", err
+	}
+	fh.Close()
+	cmd := exec.Command("go", "build", "-o", fh.Name(), "./internal/bench/cmd/gofloor")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(fh.Name())
+		return "", fmt.Errorf("%v: %s", err, out)
+	}
+	return fh.Name(), nil
 }
 
 func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, results []bench.Result, points []Point, targets []Target) {
@@ -660,8 +696,10 @@ func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, r
 	if c.BigFile != "" {
 		fmt.Printf("  big session: %.0f MB\n", float64(c.BigBytes)/1e6)
 	}
-	fmt.Printf("\nfixed cost: one-line file, start to exit: median %.1f ms, min %.1f ms, p90 %.1f ms, %.1f ms CPU (%d runs; spawning /bin/true: %.1f ms)\n\n",
+	fmt.Printf("\nfixed cost: one-line file, start to exit: median %.1f ms, min %.1f ms, p90 %.1f ms, %.1f ms CPU (%d runs; spawning /bin/true: %.1f ms)\n",
 		fixed.MedianMs, fixed.MinMs, fixed.P90Ms, fixed.CPUMs, fixed.Runs, fixed.TrueMedianMs)
+	fmt.Printf("  in parts (medians): a Go program that does nothing %.1f ms; convert --version (start, every init) %.1f ms; the one-line conversion %.1f ms more\n\n",
+		fixed.GoFloorMedianMs, fixed.VersionMedianMs, fixed.MedianMs-fixed.VersionMedianMs)
 	fmt.Printf("%-66s %8s %8s %9s %9s %7s %7s %7s %7s\n", "run", "wall s", "cpu s", "MB/s wall", "MB/s cpu", "x base", "x b.cpu", "x cc", "RSS MB")
 	for _, r := range results {
 		if r.WallSeconds == 0 {
