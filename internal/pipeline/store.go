@@ -273,28 +273,45 @@ func openVirtual(e *storeEntry) (fs.File, error) {
 // virtualFile is an open virtual input.
 type virtualFile struct {
 	r     io.Reader
+	n     int64 // bytes read so far
 	entry *storeEntry
 	close func()
 	once  sync.Once
 }
 
-func (f *virtualFile) Read(p []byte) (int, error) { return f.r.Read(p) }
-func (f *virtualFile) Stat() (fs.FileInfo, error) { return f.entry.info(), nil }
+func (f *virtualFile) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	f.n += int64(n)
+	return n, err
+}
+
+// Stat of an open session is the bytes of its records read so far (all of
+// them once it is read to the end, what the leak check's second pass
+// compares with the first's) and its latest update.
+func (f *virtualFile) Stat() (fs.FileInfo, error) {
+	return virtualInfo{name: f.entry.name, size: f.n, mod: f.entry.session.Updated}, nil
+}
+
 func (f *virtualFile) Close() error {
 	f.once.Do(f.close)
 	return nil
 }
 
-// info is the virtual file's stat: its row count as its size and its
-// latest update its store reports as its mtime, what the manifest compares.
-func (e *storeEntry) info() fs.FileInfo { return virtualInfo{e} }
+// info is a session's stat as the manifest compares it: its row count as
+// its size and the latest update its store reports as its mtime.
+func (e *storeEntry) info() fs.FileInfo {
+	return virtualInfo{name: e.name, size: e.session.Rows, mod: e.session.Updated}
+}
 
-type virtualInfo struct{ e *storeEntry }
+type virtualInfo struct {
+	name      string
+	size, mod int64 // mod in Unix milliseconds
+}
 
-func (v virtualInfo) Name() string       { return v.e.name }
-func (v virtualInfo) Size() int64        { return v.e.session.Rows }
+func (v virtualInfo) Name() string       { return v.name }
+func (v virtualInfo) Size() int64        { return v.size }
 func (v virtualInfo) Mode() fs.FileMode  { return 0o444 }
-func (v virtualInfo) ModTime() time.Time { return time.UnixMilli(v.e.session.Updated) }
+func (v virtualInfo) ModTime() time.Time { return time.UnixMilli(v.mod) }
 func (v virtualInfo) IsDir() bool        { return false }
 func (v virtualInfo) Sys() any           { return nil }
 
