@@ -61,7 +61,7 @@ func ShardOf(key string, n int) int {
 // archive is mounted.
 func SessionKey(in Input) string {
 	if e := virtualEntry(in.Path); e != nil && e.err == nil {
-		return "session:" + e.session.ID // a session of a database
+		return "session:" + strings.ToLower(e.session.ID) // a session of a database, keyed as its storage/ file is
 	}
 	base := path.Base(strings.ReplaceAll(in.Rel, "\\", "/"))
 	if id := converters.SessionID(base); id != "" {
