@@ -49,6 +49,11 @@ type Converter struct {
 	// PassThrough lists the fields whose token values may appear verbatim in
 	// output (ids, enums). Every other input string is raw for the leak check.
 	PassThrough leak.Paths
+	// Labels lists the values of its label fields (leak.Label) that the
+	// converter knows beyond the words its code names: a label is written
+	// in clear only when it is one of the program's words, and these are
+	// (Words). Any other label value is written as its digest.
+	Labels []string
 	// Events lists every event name it may emit; each needs a schema.
 	Events []string
 	New    func(Env) State
@@ -213,10 +218,12 @@ func Register(c Converter) {
 }
 
 // Words are the words a converter gives the program's vocabulary: its
-// name, span name and instrumentation scope, record types and event names.
+// name, span name and instrumentation scope, record types, event names
+// and known labels.
 func (c Converter) Words() []string {
 	out := []string{c.Name, c.SpanName, gate.ScopePrefix + c.Name}
 	out = append(out, c.Types...)
+	out = append(out, c.Labels...)
 	return append(out, c.Events...)
 }
 

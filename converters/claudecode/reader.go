@@ -39,6 +39,7 @@ func init() {
 		Hints:       []string{"uuid", "parentUuid", "sessionId"}, // readers branch: what detection needs to tell a log of another format with Claude's type names apart
 		OpenTypes:   true,
 		PassThrough: claudePass,
+		Labels:      claudeLabels,
 		Events: []string{
 			"context.input.loaded", "context.audit_gap.recorded", "context.skill.invoked", "context.skill.listing.loaded",
 			"context.memory_file.accessed", "mcp.tool_index.loaded", "mcp.tool_search.performed",
@@ -125,6 +126,22 @@ var claudePass = leak.Paths{
 	// it (progress.go): counted when no transcript holds it.
 	"data.message.message.id": leak.ID, "data.message.message.model": leak.Model, "data.message.requestId": leak.ID,
 	"data.message.message.usage.iterations.#.model": leak.Model,
+}
+
+// claudeLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var claudeLabels = []string{
+	"function",
+	"Notification", "PermissionRequest", "PostToolUse", "PostToolUse:Edit", "PostToolUseFailure", "PreCompact",
+	"PreToolUse", "SessionEnd", "SessionStart", "SessionStart:clear", "SessionStart:compact",
+	"SessionStart:resume", "SessionStart:startup", "Stop", "SubagentStart", "SubagentStop", "UserPromptSubmit",
+	"acceptEdits", "advisor_tool_result", "agent_progress", "api_error", "async_launched", "bash_progress",
+	"block", "bypassPermissions", "claude-desktop", "claude-vscode", "cli", "compact_boundary", "default",
+	"dequeue", "dontAsk", "end_turn", "enqueue", "error", "external", "hook_progress", "info", "informational",
+	"internal", "local_command", "max_tokens", "mcp_progress", "microcompact_boundary",
+	"model_context_window_exceeded", "normal", "pause_turn", "plan", "popAll", "query_update", "refusal",
+	"remove", "sdk-cli", "sdk-py", "sdk-ts", "search_results_received", "standard", "stop_hook_summary",
+	"stop_sequence", "suggestion", "tool_use", "turn_duration", "update", "waiting_for_task", "warning",
 }
 
 // claudeBuiltinTools are Claude Code's own tool names: public, so they pass

@@ -40,6 +40,7 @@ func init() {
 		Types:       codexTypes,
 		OpenTypes:   true,
 		PassThrough: codexPass,
+		Labels:      codexLabels,
 		Events: []string{
 			"context.input.loaded", "context.skill.invoked", "mcp.tool_index.loaded", "mcp.tool_call.completed", "mcp.tool_search.performed",
 			"context.compaction.started", "context.compaction.summary_loaded", "subagent.spawned",
@@ -166,12 +167,16 @@ var codexPass = leak.Paths{
 	"*.input_tokens": leak.Count, "*.cached_input_tokens": leak.Count, "*.output_tokens": leak.Count,
 	"*.reasoning_output_tokens": leak.Count, "*.total_tokens": leak.Count, "*.model_context_window": leak.Count,
 	"*.exit_code": leak.Count, "*.duration_ms": leak.Count,
+	// Running totals (a heavy session passes 10^9): only subtracted.
+	"payload.info.total_token_usage.input_tokens": leak.Cumulative, "payload.info.total_token_usage.cached_input_tokens": leak.Cumulative,
+	"payload.info.total_token_usage.cache_write_input_tokens": leak.Cumulative, "payload.info.total_token_usage.output_tokens": leak.Cumulative,
+	"payload.info.total_token_usage.reasoning_output_tokens": leak.Cumulative, "payload.info.total_token_usage.total_tokens": leak.Cumulative,
 	"type": leak.Label, "timestamp": leak.Time, "ordinal": leak.Count, "id": leak.IDOrUUID, "record_type": leak.Label,
 	"payload.type": leak.Label, "payload.id": leak.IDOrUUID, "payload.session_id": leak.IDOrUUID, "payload.timestamp": leak.Time,
 	"payload.originator": leak.Label, "payload.cli_version": leak.Version, "payload.source": leak.Label, "payload.model_provider": leak.Label,
 	"payload.model": leak.Model, "payload.effort": leak.Label, "payload.summary": leak.Label, "payload.approval_policy": leak.Label,
 	"payload.sandbox_policy.type": leak.Label, "payload.sandbox_policy.mode": leak.Label, "payload.call_id": leak.ID,
-	"payload.namespace": leak.Label, "payload.status": leak.Label, "payload.role": leak.Label, "payload.content.#.type": leak.Label,
+	"payload.namespace": leak.Name, "payload.status": leak.Label, "payload.role": leak.Label, "payload.content.#.type": leak.Label,
 	"payload.phase": leak.Label, "payload.turn_id": leak.IDOrUUID, "payload.forked_from_id": leak.IDOrUUID, "payload.parent_thread_id": leak.IDOrUUID,
 	"payload.source.subagent": leak.Label, "payload.source.subagent.thread_spawn.parent_thread_id": leak.IDOrUUID,
 	"payload.execution": leak.Label, "payload.reason": leak.Label, "payload.kind": leak.Label, "payload.agent_thread_id": leak.IDOrUUID,
@@ -183,6 +188,19 @@ var codexPass = leak.Paths{
 	"payload.invocation.server": leak.Name, "payload.invocation.tool": leak.Name,
 	"payload.item.server": leak.Name, "payload.item.tool": leak.Name, // 0.149 item_completed McpToolCall
 	"payload.source.subagent.thread_spawn.agent_role": leak.Name,
+}
+
+// codexLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var codexLabels = []string{
+	"function",
+	"assistant", "auto", "azure", "cli", "codex-tui", "codex_cli_rs", "codex_exec", "codex_sdk_ts",
+	"codex_vscode", "commentary", "completed", "concise", "danger-full-access", "default", "detailed",
+	"developer", "exec", "failed", "final_answer", "high", "in_progress", "incomplete", "input_image",
+	"input_text", "low", "mcp", "medium", "minimal", "model_rerouted", "never", "none", "off", "ollama",
+	"on-failure", "on-request", "openai", "openrouter", "output_text", "read-only", "reasoning_text",
+	"summary_text", "system", "thread_checkpoint", "untrusted", "update", "user", "vscode", "workspace-write",
+	"xhigh",
 }
 
 // codexBuiltinTools are Codex's own tool names: public, so they pass
@@ -241,6 +259,17 @@ func (u *codexUsage) add(v codexUsage) {
 	u.output += v.output
 	u.reasoning += v.reasoning
 	u.total += v.total
+}
+
+// totalOf reads a cumulative total_token_usage (leak.Cumulative): a
+// heavy session's totals pass MaxCount honestly. It is only subtracted
+// (tokenCount), never written.
+func (c *codexState) totalOf(v view.Value) codexUsage {
+	return codexUsage{
+		input: c.Cumulative(native.Get(v, "input_tokens")), cached: c.Cumulative(native.Get(v, "cached_input_tokens")),
+		cacheWrite: c.Cumulative(native.Get(v, "cache_write_input_tokens")), output: c.Cumulative(native.Get(v, "output_tokens")),
+		reasoning: c.Cumulative(native.Get(v, "reasoning_output_tokens")), total: c.Cumulative(native.Get(v, "total_tokens")),
+	}
 }
 
 func (c *codexState) usageOf(v view.Value) codexUsage {
@@ -356,7 +385,7 @@ func (c *codexState) forkCopy(r converters.Record, p view.Value) bool {
 	}
 	if r.Type == "event_msg" && native.Get(p, "type").Str().Is("token_count") {
 		if tot := native.Get(p, "info.total_token_usage"); tot.IsObject() {
-			now := c.usageOf(tot)
+			now := c.totalOf(tot)
 			c.prevTotal = &now
 		}
 	}

@@ -504,7 +504,7 @@ func (c *codexState) tokenCount(info view.Value) {
 		}
 		return
 	}
-	now := c.usageOf(tot)
+	now := c.totalOf(tot)
 	d := now
 	if p := c.prevTotal; p != nil && now.total >= p.total {
 		d = codexUsage{
@@ -513,6 +513,10 @@ func (c *codexState) tokenCount(info view.Value) {
 		}
 	}
 	c.prevTotal = &now
+	// What is written is the growth, each part a count a request may add
+	// (a first total above MaxCount is not one, and is not written).
+	d = codexUsage{input: c.Growth(d.input), cached: c.Growth(d.cached), cacheWrite: c.Growth(d.cacheWrite),
+		output: c.Growth(d.output), reasoning: c.Growth(d.reasoning), total: c.Growth(d.total)}
 	if d == (codexUsage{}) {
 		return
 	}

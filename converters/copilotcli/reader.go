@@ -37,6 +37,7 @@ func init() {
 		Hints:       []string{"parentId", "data"},
 		OpenTypes:   true,
 		PassThrough: copilotPass,
+		Labels:      copilotLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"context.compaction.started", "context.compaction.summary_loaded", "subagent.spawned",
@@ -94,6 +95,13 @@ var copilotPass = leak.Paths{
 	"data.agentMode": leak.Label, "data.attachments.#.type": leak.Label, "data.error.code": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"data.mcpServerName": leak.Name, "data.mcpToolName": leak.Name, "data.agentName": leak.Name, "data.name": leak.Name,
+}
+
+// copilotLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var copilotLabels = []string{
+	"function",
+	"copilot-agent", "folder_trust", "interactive", "routine",
 }
 
 // copilotBuiltinTools are Copilot CLI's own tool names: public, so they

@@ -37,6 +37,7 @@ func init() {
 		Types:     cursorTypes,
 		Hints:     []string{"session_id", "model_call_id", "call_id", "timestamp_ms", "apiKeySource", "request_id", "role"},
 		OpenTypes: true,
+		Labels:    cursorLabels,
 		PassThrough: leak.Paths{
 			// Token counts: numbers the reader sums.
 			"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
@@ -315,4 +316,10 @@ func cursorSubtype(r converters.Record) string {
 		return s
 	}
 	return "other"
+}
+
+// cursorLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var cursorLabels = []string{
+	"custom_block", "default", "delta", "login", "reconnected", "reconnecting", "starting",
 }

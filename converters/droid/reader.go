@@ -40,6 +40,7 @@ func init() {
 		Types:       droidTypes,
 		OpenTypes:   true,
 		PassThrough: droidPass,
+		Labels:      droidLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "mcp.tool_call.completed", "subagent.spawned", "subagent.result.returned",
 			"context.skill.invoked", "context.compaction.started", "context.compaction.summary_loaded",
@@ -116,6 +117,13 @@ var droidPass = leak.Paths{
 	"reasoningEffort": leak.Label, "autonomyLevel": leak.Label, "tags.#.name": leak.Label,
 	"tokenUsage.inputTokens": leak.Count, "tokenUsage.outputTokens": leak.Count, "tokenUsage.cacheCreationTokens": leak.Count,
 	"tokenUsage.cacheReadTokens": leak.Count, "tokenUsage.thinkingTokens": leak.Count,
+}
+
+// droidLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var droidLabels = []string{
+	"auto-medium", "auto-high",
+	"auto-low", "fireworks", "generic-chat-completion-api", "mission-session", "todo_state",
 }
 
 // droidBuiltinTools are the tools Droid ships: public, so their names pass

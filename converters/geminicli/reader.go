@@ -43,6 +43,7 @@ func init() {
 		Types:       geminiTypes,
 		OpenTypes:   true,
 		PassThrough: geminiPass,
+		Labels:      geminiLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"subagent.spawned", "subagent.result.returned", "gen_ai.token_usage.summarized",
@@ -155,6 +156,13 @@ var geminiPass = leak.Paths{
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"toolCalls.#.args.name": leak.Name, "messages.#.toolCalls.#.args.name": leak.Name,
 	`$set.messages.#.toolCalls.#.args.name`: leak.Name,
+}
+
+// geminiLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var geminiLabels = []string{
+	"main",
+	"awaiting_approval", "compression_notice",
 }
 
 // geminiBuiltinTools are Gemini CLI's own tool names (packages/core/src/

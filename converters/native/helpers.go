@@ -73,6 +73,29 @@ func (c *Base) Count(v view.Value) int64 {
 	return 0
 }
 
+// Cumulative reads a running total (leak.Cumulative: below
+// leak.MaxCumulative), 0 when it is out of range (counted as Count
+// counts). A total is for subtraction only: write its growth (Growth).
+func (c *Base) Cumulative(v view.Value) int64 {
+	if n := v.Int(); n >= 0 && n <= leak.MaxCumulative {
+		return n
+	}
+	c.invalidCounts++
+	return 0
+}
+
+// Growth is d, the growth of a running total since its last reading,
+// when it is a count a request may add (leak.CumulativeGrowth), and 0
+// otherwise (counted as an invalid count): a total is never written
+// itself, and a first total of a phone number's size is no growth.
+func (c *Base) Growth(d int64) int64 {
+	if leak.CumulativeGrowth(d) {
+		return d
+	}
+	c.invalidCounts++
+	return 0
+}
+
 // InvalidCounts is how many counts count has read as 0 because they were
 // out of range, in the whole input so far.
 func (c *Base) InvalidCounts() int64 { return c.invalidCounts }

@@ -181,9 +181,15 @@ func (c *Base) Name(v view.Text) string {
 // shape admits, they have none, and Name and NameAttr write them as
 // digests even with --reveal names (a half of a refused name may be
 // anything: the tool "list" of an e-mail-named server).
-func (c *Base) SplitMCP(name string) (server, tool string) {
-	server, tool = leak.SplitMCP(name)
-	if !leak.Name.Admit(name) {
+func (c *Base) SplitMCP(name string) (server, tool string) { return c.SplitName(leak.Name, name) }
+
+// SplitName splits a name read from a field of shape (leak.Name, or
+// leak.ServerToolName for <server>_<tool> names) the way the leak check
+// derives its parts (leak.Split), so a revealed half is typed in the
+// check as it is in the reader; halves of a refused name are opaque.
+func (c *Base) SplitName(shape leak.Shape, name string) (server, tool string) {
+	server, tool = leak.Split(shape, name)
+	if !shape.Admit(name) {
 		if c.opaque == nil {
 			c.opaque = map[string]bool{}
 		}

@@ -41,6 +41,7 @@ func init() {
 		Types:       opencodeTypes,
 		OpenTypes:   true,
 		PassThrough: opencodePass,
+		Labels:      opencodeLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.skill.invoked", "mcp.tool_call.completed",
 			"context.compaction.started", "context.compaction.summary_loaded", "subagent.spawned",
@@ -150,7 +151,7 @@ var opencodePass = leak.Paths{
 	"messages.#.info.tokens.input": leak.Count, "messages.#.info.tokens.output": leak.Count,
 	"messages.#.info.tokens.reasoning": leak.Count, "messages.#.info.tokens.total": leak.Count,
 	"messages.#.info.tokens.cache.read": leak.Count, "messages.#.info.tokens.cache.write": leak.Count,
-	"messages.#.parts.#.type": leak.Label, "messages.#.parts.#.tool": leak.Name,
+	"messages.#.parts.#.type": leak.Label, "messages.#.parts.#.tool": leak.ServerToolName,
 	"messages.#.parts.#.callID": leak.ID, "messages.#.parts.#.state.status": leak.Label,
 	"messages.#.parts.#.state.metadata.sessionId": leak.ID,
 	// The storage tree's files hold the same fields at their top.
@@ -158,10 +159,16 @@ var opencodePass = leak.Paths{
 	"providerID": leak.Label, "finish": leak.Label, "mode": leak.Label,
 	"tokens.input": leak.Count, "tokens.output": leak.Count, "tokens.reasoning": leak.Count, "tokens.total": leak.Count,
 	"tokens.cache.read": leak.Count, "tokens.cache.write": leak.Count,
-	"type": leak.Label, "tool": leak.Name, "callID": leak.ID, "state.status": leak.Label, "state.metadata.sessionId": leak.ID,
+	"type": leak.Label, "tool": leak.ServerToolName, "callID": leak.ID, "state.status": leak.Label, "state.metadata.sessionId": leak.ID,
 	"state.input.name": leak.Name, "state.input.subagent_type": leak.Name,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"messages.#.parts.#.state.input.name": leak.Name, "messages.#.parts.#.state.input.subagent_type": leak.Name,
+}
+
+// opencodeLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var opencodeLabels = []string{
+	"general", "tool-calls",
 }
 
 // opencodeBuiltinTools are OpenCode's own tools (packages/opencode/src/

@@ -300,8 +300,10 @@ func (c *opencodeState) tool(r converters.Record, chat int, p view.Value) {
 		kind = native.ToolBuiltin
 	case !name.Empty():
 		kind = native.ToolOther
-		if s, t, ok := name.Cut("_"); ok && !s.Empty() && !t.Empty() {
-			kind, server, tool = native.ToolMCP, s, t
+		// An MCP tool is <server>_<tool>: the split the field declares
+		// (leak.ServerToolName), which the leak check types too.
+		if s, t := c.SplitName(leak.ServerToolName, name.Own()); s != "" {
+			kind, server, tool = native.ToolMCP, view.Borrow(s), view.Borrow(t)
 		}
 	}
 	attrs := receipt.Attrs{events.Operation("execute_tool"), {Key: "gen_ai.tool.call.id", Value: receipt.S(c.Pass(leak.ID, callID))}}

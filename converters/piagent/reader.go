@@ -53,6 +53,7 @@ func init() {
 		Types:       piTypes,
 		OpenTypes:   true,
 		PassThrough: piPass,
+		Labels:      piLabels,
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"subagent.spawned", "subagent.result.returned",
@@ -153,6 +154,14 @@ var piPass = leak.Paths{
 	"sourceEventType": leak.Label, "ts": leak.Count, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
 	"stopReason": leak.Label, "usage.input": leak.Count, "usage.output": leak.Count, "usage.cacheRead": leak.Count,
 	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
+}
+
+// piLabels are the values of its label fields the reader knows, written
+// in clear; any other value of a label field is written as its digest.
+var piLabels = []string{
+	"foreground", "background", "initial_prompt", "message_start", "message_end", "tool_execution_start", "tool_execution_end",
+	"tool_result_end",
+	"anthropic-messages", "off", "openai-codex", "openai-codex-responses", "openai-responses",
 }
 
 // piBuiltinTools are the tools pi and OpenClaw ship (pi's read, bash,

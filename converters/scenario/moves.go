@@ -63,12 +63,22 @@ func Req(m Move) Move { m.Required = true; return m }
 // Label passes a categorical field through when it is a token
 // (receipt.IsToken) and writes its digest otherwise, so free text that lands
 // in an enum field never reaches the receipt.
-func Label(path, key string) Move {
-	return Move{Path: path, Pass: true, Attr: events.Attr{Key: key, Def: events.DefLabel}, Apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
+// A label is written in clear only when it is one of the program's words
+// (leak.Label: the scenario's Labels among them); any other value, a new
+// one included, is written as its digest.
+func Label(path, key string) Move { return passMove(path, key, leak.Label, events.DefLabel) }
+
+// Model passes a model name through in the forms providers write it
+// (leak.Model: openai/gpt-oss-120b, claude-opus-4-5@20251101) and writes
+// its digest otherwise.
+func Model(path, key string) Move { return passMove(path, key, leak.Model, events.DefModel) }
+
+func passMove(path, key string, shape leak.Shape, def string) Move {
+	return Move{Path: path, Pass: true, Shape: shape, Attr: events.Attr{Key: key, Def: def}, Apply: func(s *Session, v view.Value, a *receipt.Attrs) error {
 		if v.Type() != view.String {
 			return fmt.Errorf("field %q must be a string", path)
 		}
-		a.Set(key, receipt.S(s.Label(v.Str())))
+		a.Set(key, receipt.S(s.Pass(shape, v.Str())))
 		return nil
 	}}
 }

@@ -33,6 +33,9 @@ type Scenario struct {
 	End func(s *Session) error
 	// Hints: see Converter.Hints.
 	Hints []string
+	// Labels: the values of its label fields the scenario knows (see
+	// Converter.Labels); any other is written as its digest.
+	Labels []string
 }
 
 // Rec maps one record type.
@@ -70,23 +73,27 @@ type Session struct {
 	tallies                 tallies // what the invariants keep
 }
 
-// Label returns v when it has the shape of a label (leak.Label: an enum-like
-// word, not free text, a path or a random-looking token) and its digest
-// otherwise (see Label).
-func (s *Session) Label(v view.Text) string {
-	if l, ok := v.Admit(leak.Label); ok {
+// Label returns v when it is a label the program knows (leak.Label: an
+// enum-like word of its vocabulary, never free text, a path or a
+// random-looking token) and its digest otherwise (see Label).
+func (s *Session) Label(v view.Text) string { return s.Pass(leak.Label, v) }
+
+// Pass returns v when the shape admits it and its digest otherwise.
+func (s *Session) Pass(shape leak.Shape, v view.Text) string {
+	if l, ok := v.Admit(shape); ok {
 		return l
 	}
 	return v.Digest(s.Hash)
 }
 
-// identity is a session, conversation or agent id as written: a label in
-// clear, anything else as its digest. A number there (a card or phone
-// number as session_id) is no declared count, so it is never copied: it
-// is digested as a string id that is not a label would be.
-func (s *Session) identity(v view.Value) (string, error) {
+// identity is a session or conversation id (leak.IDOrUUID), or an agent (a
+// label), as written: in clear when its kind admits it, anything else as
+// its digest. A number there (a card or phone number as session_id) is no
+// declared count, so it is never copied: it is digested as a string id
+// that is not admitted would be.
+func (s *Session) identity(shape leak.Shape, v view.Value) (string, error) {
 	if v.IsString() {
-		return s.Label(v.Str()), nil
+		return s.Pass(shape, v.Str()), nil
 	}
 	return s.Digest(v)
 }
@@ -115,10 +122,10 @@ func (s *Session) Emit(ev receipt.Event) { s.Out.Emit(ev) }
 // it, for logs without a session.start record.
 func (s *Session) identify(r converters.Record) {
 	if v := r.Get("session_id"); s.ID == "" && v.Type() == view.String {
-		s.ID = s.Label(v.Str())
+		s.ID = s.Pass(leak.IDOrUUID, v.Str())
 	}
 	if v := r.Get("conversation_id"); s.Conversation == "" && v.Type() == view.String {
-		s.Conversation = s.Label(v.Str())
+		s.Conversation = s.Pass(leak.IDOrUUID, v.Str())
 	}
 	if v := r.Get("agent"); s.Agent == "" && v.Type() == view.String {
 		s.Agent = s.Label(v.Str())
@@ -129,19 +136,19 @@ func (s *Session) identify(r converters.Record) {
 // event, and what the root span says about the run. Workspace and repository
 // names are private, so only their digests are written.
 var SessionStart = Rec{Moves: []Move{
-	{Path: "session_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
-		s.ID, err = s.identity(v)
+	{Path: "session_id", Pass: true, Shape: leak.IDOrUUID, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
+		s.ID, err = s.identity(leak.IDOrUUID, v)
 		return err
 	}},
-	{Path: "conversation_id", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
-		s.Conversation, err = s.identity(v)
+	{Path: "conversation_id", Pass: true, Shape: leak.IDOrUUID, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
+		s.Conversation, err = s.identity(leak.IDOrUUID, v)
 		return err
 	}},
 	{Path: "agent", Pass: true, Apply: func(s *Session, v view.Value, _ *receipt.Attrs) (err error) {
-		s.Agent, err = s.identity(v)
+		s.Agent, err = s.identity(leak.Label, v)
 		return err
 	}},
-	SpanMove(Label("model", "gen_ai.request.model")),
+	SpanMove(Model("model", "gen_ai.request.model")),
 	SpanMove(Hash("workspace", "workspace.name_hash")),
 	SpanMove(Hash("repo", "code.repository.name_hash")),
 }}
@@ -315,6 +322,7 @@ type Meta struct {
 	Types, Hints        []string // sorted record types; hint fields
 	Pass                leak.Paths
 	Events              []string // sorted
+	Labels              []string // the label values the table knows (Scenario.Labels)
 }
 
 // records are a table's record types with the two every scenario maps.
@@ -329,7 +337,7 @@ func records(sc Scenario) map[string]Rec {
 // MetaOf derives a table's index entry.
 func MetaOf(sc Scenario) Meta {
 	recs := records(sc)
-	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.Label, "conversation_id": leak.Label, "agent": leak.Label}
+	pass := leak.Paths{"type": leak.Label, "time": leak.Time, "session_id": leak.IDOrUUID, "conversation_id": leak.IDOrUUID, "agent": leak.Label}
 	events := map[string]bool{}
 	var types []string
 	for t, r := range recs {
@@ -353,7 +361,7 @@ func MetaOf(sc Scenario) Meta {
 		events[e] = true
 	}
 	sort.Strings(types)
-	return Meta{Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName, Types: types, Hints: sc.Hints,
+	return Meta{Name: sc.Name, Doc: sc.Doc, SpanName: sc.SpanName, Types: types, Hints: sc.Hints, Labels: sc.Labels,
 		Pass: pass, Events: slices.Sorted(maps.Keys(events))}
 }
 
@@ -364,7 +372,7 @@ func Register(m Meta) {
 	converters.RegisterBuiltin(converters.Converter{
 		Name: name, Doc: m.Doc, SpanName: m.SpanName,
 		TypeField: "type", TimeField: "time", Types: m.Types, Hints: m.Hints,
-		PassThrough: m.Pass, Events: m.Events,
+		PassThrough: m.Pass, Events: m.Events, Labels: m.Labels,
 		New: func(env converters.Env) converters.State {
 			sc, ok := Def(name)
 			if !ok {

@@ -22,6 +22,12 @@ func agentOverlayTable() scenario.Scenario {
 		Name:     "agent_overlay",
 		Doc:      "AGENTS.md base + agent overlay composition: load order, target agent, suppressed non-target overlays",
 		SpanName: "agent.session.agent_overlay",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"AGENTS.claude.md", "AGENTS.codex.md", "AGENTS.cursor.md", "agent_overlay_candidate",
+			"base_only_when_overlay_missing", "base_then_agent_overlay", "directory_rules", "file_access",
+			"native-file-discovery", "overlay_replaces_base",
+		},
 		Records: map[string]scenario.Rec{
 			"session.start": overlaySessionStart,
 			"agent_context.loaded": {

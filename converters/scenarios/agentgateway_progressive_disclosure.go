@@ -16,6 +16,10 @@ func agentgatewayProgressiveDisclosureTable() scenario.Scenario {
 		Name:     "agentgateway_progressive_disclosure",
 		Doc:      "MCP gateway progressive disclosure: meta-tool index at startup, one upstream schema on demand, tool invoked",
 		SpanName: "agent.session.mcp.gateway.progressive_disclosure",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"Search", "agentgateway",
+		},
 		Records: map[string]scenario.Rec{
 			"mcp.gateway.index.loaded": {
 				Event: "mcp.gateway.index.loaded",
@@ -120,7 +124,9 @@ func agentgatewayProgressiveDisclosureTable() scenario.Scenario {
 	}
 }
 
-func init() { scenario.Define("agentgateway_progressive_disclosure", agentgatewayProgressiveDisclosureTable) }
+func init() {
+	scenario.Define("agentgateway_progressive_disclosure", agentgatewayProgressiveDisclosureTable)
+}
 
 // gatewayStrategy names the disclosure pattern; the index event carries it
 // too, so the schema declares it as our own vocabulary.

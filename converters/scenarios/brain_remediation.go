@@ -20,6 +20,12 @@ func brainRemediationTable() scenario.Scenario {
 		Name:     "brain_remediation",
 		Doc:      "Brain (memory graph) doctor remediation: precheck, plan, jobs, cost cap, postcheck",
 		SpanName: "agent.session.brain.remediation",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"brain-autopilot", "dedupe_facts", "delete_low_confidence", "delete_stale_nodes", "doctor.remediate",
+			"hashes-and-counts", "link_project_clusters", "protected_phase_requires_human_or_explicit_flag",
+			"refresh_edges", "relink_orphans", "target_score_reached_by_prior_jobs",
+		},
 		Records: map[string]scenario.Rec{
 			"brain.doctor.start": {
 				Moves: []scenario.Move{

@@ -25,6 +25,10 @@ func claudekitMcpManagerTable() scenario.Scenario {
 		Name:     "claudekit_mcp_manager",
 		Doc:      "MCP manager subagent boundary: schema catalog isolated in a subagent, bounded summary back to the parent",
 		SpanName: "agent.session.mcp.manager.subagent_boundary",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"mcp-manager-subagent", "mcp_isolated_allowlist", "subagent_tool_search_then_execute", "summary_returned",
+		},
 		Records: map[string]scenario.Rec{
 			"mcp.manager.parent_context.evaluated": {
 				Event: "mcp.manager.parent_context.evaluated",

@@ -17,6 +17,10 @@ func cliProgressiveDisclosureTable() scenario.Scenario {
 		Name:     "cli_progressive_disclosure",
 		Doc:      "CLI progressive disclosure: tiny agent prompt, one command's help on demand, command executed",
 		SpanName: "agent.session.cli.progressive_disclosure",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"agent_prompt_only", "apideck", "claude_skill", "codex-cli", "codex_agents_md", "ghx",
+		},
 		Records: map[string]scenario.Rec{
 			"cli.agent_prompt.loaded": {
 				Event: "cli.agent_prompt.loaded",

@@ -26,7 +26,11 @@ func codeSearchRetrievalTable() scenario.Scenario {
 		Name:     "code_search_retrieval",
 		Doc:      "Code-search retrieval: index snapshot, search, ranked chunks returned, chunks loaded vs suppressed before the agent",
 		SpanName: "agent.session.code_search",
-		Extra:    []string{"code.search.result.returned", "context.input.loaded"},
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"auth_session_debug", "fresh", "integration_timeout_debug", "top_k_then_dedupe_then_stale_filter",
+		},
+		Extra: []string{"code.search.result.returned", "context.input.loaded"},
 		Records: map[string]scenario.Rec{
 			"code.index.snapshot.used": {
 				Event: "code.index.snapshot.used",

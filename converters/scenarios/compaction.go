@@ -21,6 +21,12 @@ func compactionTable() scenario.Scenario {
 		Name:     "compaction",
 		Doc:      "Context compaction: per-item decisions (preserved, summarized, dropped, hash only) and item counts that add up",
 		SpanName: "agent.session.context.compaction",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"archived", "auto_compact_threshold", "bulk_log_output", "context_window_pressure", "debugging_method",
+			"mcp_memory", "near_limit", "prior_decision", "project_invariants",
+			"reconstructable_from_command_and_artifact_hash", "system_instructions",
+		},
 		Records: map[string]scenario.Rec{
 			"context.compaction.start": {
 				Event: "context.compaction.started",

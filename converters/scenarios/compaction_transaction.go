@@ -21,6 +21,12 @@ func compactionTransactionTable() scenario.Scenario {
 		Name:     "compaction_transaction",
 		Doc:      "Compaction as a transaction: summary attempt, commit or rollback, restored registries and queues",
 		SpanName: "agent.session.context.compaction_transaction",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"auto_compact_threshold", "compacted_context", "context_window_pressure", "failed_rate_limited",
+			"failed_timeout", "manual_slash_compact", "pre_compaction_context", "succeeded",
+			"summary_call_failed_before_validation",
+		},
 		Records: map[string]scenario.Rec{
 			"context.compaction.transaction.started": {
 				Event: "context.compaction.transaction.started",

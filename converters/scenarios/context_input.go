@@ -11,6 +11,7 @@ import (
 	"github.com/contextreceipts/convert/converters/scenario"
 
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -26,6 +27,14 @@ func contextInputTable() scenario.Scenario {
 		Name:     "context_input",
 		Doc:      "Harness renders of one instruction file: source, canonical, delivered, full-render, template identities, dedupe",
 		SpanName: "agent.session",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"after_compaction", "clipped-at-ingest-full-render-not-materialized", "context-eval-harness",
+			"copilot-windows-nfd", "file_changed", "frontmatter-stripped-with-generated-header",
+			"generated-generic-fallback", "generated_header_timestamp", "ingest-clipping-harness", "native-agents-md",
+			"native-file-discovery", "post-template-expansion", "post-template-expansion-clipped-for-window",
+			"same-logical-load-different-generated-header", "small-window-harness",
+		},
 		Records: map[string]scenario.Rec{
 			"context.input.rendered": contextInputLoaded("source-as-delivered"),
 		},
@@ -283,7 +292,7 @@ func readIdentity(s *scenario.Session, in *scenario.Values, a *receipt.Attrs, tr
 	id.policy = events.AttrStr(a, "context.input.duplicate.suppression_policy")
 	id.scope = s.Conversation
 	if v := in.Get("conversation_id"); v.Type() == view.String {
-		id.scope = s.Label(v.Str())
+		id.scope = s.Pass(leak.IDOrUUID, v.Str())
 		a.Set("gen_ai.conversation.id", receipt.S(id.scope))
 	}
 	if id.scope == "" {

@@ -24,6 +24,14 @@ func contextSelectionTable() scenario.Scenario {
 		"Context selection: candidate/selected/suppressed counts, delivered inputs, optional post-hoc relevance accounting",
 		"agent.session.context_selection")
 	sc.Hints = []string{"raw_context_text", "task_id"}
+	// the values of its label fields it knows, written in clear (others as digests)
+	sc.Labels = []string{
+		"16k-32k", "1k-2k", "2k-4k", "8k-16k", "bm25_top_k_plus_rules", "code_search_candidate",
+		"code_search_result", "coding-agent", "did_we_load_too_much_or_the_wrong_context",
+		"embedding_top_k_plus_rules", "historical_debugging_pattern", "human_review", "not_available_yet",
+		"over_selected", "over_selected_one_decisive_one_supporting", "over_selected_one_supporting_four_unused",
+		"repo_guidance", "select_top_k_then_suppress_duplicates", "user_report",
+	}
 	return sc
 }
 

@@ -27,7 +27,7 @@ func TestScenarioIndex(t *testing.T) {
 			t.Errorf("%s: defined but not in the index (make generate)", name)
 			continue
 		}
-		got := scenario.Meta{Name: c.Name, Doc: c.Doc, SpanName: c.SpanName, Types: c.Types, Hints: c.Hints, Pass: c.PassThrough, Events: c.Events}
+		got := scenario.Meta{Name: c.Name, Doc: c.Doc, SpanName: c.SpanName, Types: c.Types, Hints: c.Hints, Pass: c.PassThrough, Events: c.Events, Labels: c.Labels}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the index differs from the table (make generate):\nindex %+v\ntable %+v", name, got, want)
 		}

@@ -16,6 +16,10 @@ func mcpToolSearchTable() scenario.Scenario {
 		Name:     "mcp_tool_search",
 		Doc:      "MCP tool search with deferred tool loading: indexes at startup, definitions on demand, calls",
 		SpanName: "agent.session.mcp.tool_search",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"eager_full_definitions", "least_privilege_relevant_tool", "stdio",
+		},
 		Records: map[string]scenario.Rec{
 			"mcp.tool_index.loaded": {
 				Event: "mcp.tool_index.loaded",

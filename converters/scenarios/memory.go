@@ -22,6 +22,11 @@ func memoryTable() scenario.Scenario {
 		Name:     "memory",
 		Doc:      "Shared-memory recall: what the memory layer returned vs what the client inserted into context",
 		SpanName: "agent.session.memory",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"cursor-memory-client", "mcp-memory-client", "mcp_memory", "prefixed-with-memory-tag", "recall_before_edit",
+			"supermemory-mcp", "team-memory-mcp",
+		},
 		// Memory loads name the retrieval and memory they came from.
 		Hints: []string{"retrieval_id", "memory_id"},
 		Records: map[string]scenario.Rec{

@@ -20,6 +20,11 @@ func memoryConsolidationTable() scenario.Scenario {
 		Name:     "memory_consolidation",
 		Doc:      "Incremental memory consolidation: precheck, clusters of recent candidates, outputs with lineage, bounded completion",
 		SpanName: "agent.session.memory.consolidation",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"CONSOLIDATED_FROM", "claude-code-stop-hook", "cursor-stop-hook", "incremental", "mcp-memory-service",
+			"openmemory", "runbook", "semantic_similarity_recent_only", "session_end_hook", "since_last_run",
+		},
 		Records: map[string]scenario.Rec{
 			"memory.consolidation.precheck": {
 				Event: "memory.consolidation.precheck",

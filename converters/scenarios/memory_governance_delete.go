@@ -37,6 +37,11 @@ func memoryGovernanceDeleteTable() scenario.Scenario {
 		Name:     "memory_governance_delete",
 		Doc:      "Memory governance delete: request, presented candidates, confirmation, deletion with tombstones, audit replay",
 		SpanName: "agent.session.memory.governance",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"agentmemory", "agentmemory-plugin", "manual_forget_skill", "mcp_elicitation", "mem0", "mem0-mcp",
+			"redacted_snippets_only", "skill_ui", "tombstone_hash_only", "two_step_confirmed_delete",
+		},
 		Records: map[string]scenario.Rec{
 			"session.start": start,
 			govRequested: {

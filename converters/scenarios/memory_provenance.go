@@ -51,6 +51,11 @@ func memoryProvenanceTable() scenario.Scenario {
 		Name:     "memory_provenance",
 		Doc:      "Team memory provenance: promotions and corrections with authors and order, hydrated bundles, author/relevance accounting",
 		SpanName: "agent.session.team_memory",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"claude-code-agent-team", "domain_expert", "engineering_manager", "implementation", "incident_commander",
+			"incident_response", "planning", "product_manager", "ticket_scope", "ticket_scope_and_recent_corrections",
+		},
 		Records: map[string]scenario.Rec{
 			"memory.entry.promoted":  entry("promoted", "a memory entry was promoted to team scope, with its author and order"),
 			"memory.entry.corrected": entry("corrected", "a later correction superseded a team memory entry"),

@@ -18,6 +18,18 @@ func projectTelosComparisonTable() scenario.Scenario {
 		"agent.session.project_telos_comparison")
 	// Telos logs name why a candidate was suppressed and carry no context text.
 	sc.Hints = []string{"suppression_reason", "suppressed_candidate_role"}
+	// the values of its label fields it knows, written in clear (others as digests)
+	sc.Labels = []string{
+		"0-1k", "1k-2k", "2k-4k", "coding-agent", "configuration_context", "decisive_candidate",
+		"deliver_decisive_supporting_and_duplicate_suppress_sensitive_candidate",
+		"did_we_load_too_much_or_the_wrong_context", "duplicate_context", "human_or_harness_review", "human_review",
+		"one_decisive_one_supporting", "one_decisive_one_supporting_one_unused_duplicate",
+		"one_decisive_one_supporting_one_unused_duplicate_one_sensitive_suppressed",
+		"post_hoc_human_or_harness_review", "privacy_policy_sensitive_source_not_delivered",
+		"private_sensitive_candidate", "project-telos-gather-comparison", "small_hash_first_boundary",
+		"small_hash_first_boundary_fixture", "source_document", "supporting_candidate",
+		"unused_duplicate_candidate",
+	}
 	return sc
 }
 

@@ -21,6 +21,13 @@ func pruningTable() scenario.Scenario {
 		Name:     "pruning",
 		Doc:      "Post-hoc context pruning: strategies (trimmed, minified, deduped, stubbed, protected), totals that add up, backup",
 		SpanName: "agent.session.context.prune",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"aggressive", "behavioral-digest", "compact-summary-collapse", "completed_with_backup",
+			"cozempic-like-cleaner", "document-dedup", "escalation-summary", "execute", "guard_hard_threshold",
+			"guard_soft_threshold", "screenshot-stub", "session-cleaner", "shredded", "standard", "tool-output-trim",
+			"tool-result-age",
+		},
 		Records: map[string]scenario.Rec{
 			"context.prune.start": {
 				Event: "context.prune.started",

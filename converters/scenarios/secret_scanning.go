@@ -38,6 +38,14 @@ func secretScanningTable() scenario.Scenario {
 		Name:     "secret_scanning",
 		Doc:      "MCP secret scanning before commit: scan, redacted findings, bypass policy, clean rescan",
 		SpanName: "agent.session.security.secret_scanning",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"allow_with_reason", "block", "block_until_removed", "critical", "current_changes", "findings_presented",
+			"fixture_claim_rejected", "github-copilot-cli", "github-mcp-server", "github_personal_access_token",
+			"json_web_token", "not_applicable", "openai_api_key", "org-default-block-with-documented-bypass",
+			"pre_commit_agent_prompt", "rsa_private_key", "run_secret_scanning", "secret_protection",
+			"stripe_webhook_secret",
+		},
 		Records: map[string]scenario.Rec{
 			"session.start": start,
 			"security.secret_scanning.requested": {

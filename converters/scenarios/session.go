@@ -10,6 +10,11 @@ func sessionTable() scenario.Scenario {
 		Name:     "session",
 		Doc:      "Post-hoc session log: instruction files and retrieved context that entered the prompt, tool calls counted",
 		SpanName: "agent.session",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"after_compaction", "correct_money_types", "file_access", "mcp-memory-retrieval", "native-file-discovery",
+			"nested_rules", "post-compaction-reload", "retrieval_result", "retrieved_context",
+		},
 		// Session logs carry the instruction text itself.
 		Hints: []string{"source_text", "source_path"},
 		Records: map[string]scenario.Rec{

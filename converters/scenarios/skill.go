@@ -26,6 +26,11 @@ func skillTable() scenario.Scenario {
 		Name:     "skill",
 		Doc:      "Skill invocations as context: manual, hook-driven and suppressed duplicate skill loads",
 		SpanName: "agent.session.skill",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"cowork", "git:post-commit", "git:pre-push", "hook_post_commit", "hook_pre_push", "manual_slash_command", "post_commit",
+			"pre_push",
+		},
 		Records: map[string]scenario.Rec{
 			"skill.invoked": {
 				Emits: []string{"context.skill.invoked"},

@@ -29,6 +29,12 @@ func skillRegistryTable() scenario.Scenario {
 		Name:     "skill_registry",
 		Doc:      "Self-distilled skill registry: index loaded, skill stored, read after index match, injected, reuse accounted",
 		SpanName: "agent.session.skill_registry",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"1k-2k", "2k-4k", "8k-16k", "autogpt-copilot", "decisive", "hit", "outermost_available_skills_index",
+			"selected_after_index_match", "self_distilled", "supporting", "task_matches_skill_index",
+			"user_approved_reusable_workflow",
+		},
 		Records: map[string]scenario.Rec{
 			"skill.index": {
 				Event: "context.skill.registry.index.loaded",

@@ -25,6 +25,10 @@ func skillRoutingTable() scenario.Scenario {
 		Name:     "skill_routing",
 		Doc:      "Skill routing benchmark: description index, routed activation cases, lazy body loads, summary",
 		SpanName: "agent.session.skill_routing",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"skill-router-fixture-v0", "skill-router-v2", "top1_selected",
+		},
 		Records: map[string]scenario.Rec{
 			"benchmark.start": {
 				Moves: append(append([]scenario.Move(nil), scenario.SessionStart.Moves...),

@@ -45,6 +45,11 @@ func subagentContextBudgetTable() scenario.Scenario {
 		Name:     "subagent_context_budget",
 		Doc:      "Subagent boot context budget: components loaded or suppressed before the first task, budget left",
 		SpanName: "agent.subagent.boot.context_budget",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"budget_exhausted_before_first_task", "default_permissive", "mcp_tool_schemas", "memory_index",
+			"project_rules",
+		},
 		Records: map[string]scenario.Rec{
 			"subagent.boot.context_budget.evaluated": {
 				Event: "subagent.boot.context_budget.evaluated",

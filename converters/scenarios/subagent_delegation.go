@@ -29,6 +29,10 @@ func subagentDelegationTable() scenario.Scenario {
 		Name:     "subagent_delegation",
 		Doc:      "Subagent delegation: bulky tool output kept in a child context, bounded summary returned to the parent",
 		SpanName: "agent.session.parent_with_delegation",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"delegate_outputs_over_50_lines", "test-runner", "validation-runner",
+		},
 		Records: map[string]scenario.Rec{
 			"subagent.delegation.requested": {
 				Event: "subagent.delegation.requested",

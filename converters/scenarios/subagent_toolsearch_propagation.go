@@ -23,6 +23,12 @@ func subagentToolsearchPropagationTable() scenario.Scenario {
 		Name:     "subagent_toolsearch_propagation",
 		Doc:      "Subagent ToolSearch propagation probes: which tools declarations expose deferred MCP tools to subagents",
 		SpanName: "agent.subagent.toolsearch.propagation",
+		// the values of its label fields it knows, written in clear (others as digests)
+		Labels: []string{
+			"enumerated_include", "exclusion_style", "exclusion_style_did_not_preserve_deferred_tool_channel",
+			"explicit_toolsearch_in_tools_list", "frontmatter_tools_policy_or_runtime_filter",
+			"tools_frontmatter_shape", "wildcard", "wildcard_allows_deferred_tool_channel",
+		},
 		Records: map[string]scenario.Rec{
 			"subagent.spawn.probe": {
 				Event: "subagent.toolsearch.propagation.evaluated",

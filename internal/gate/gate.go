@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/contextreceipts/convert/internal/leak"
 )
 
 // ScopePrefix names the instrumentation scope of each converter's spans.
@@ -96,6 +98,12 @@ func registered() map[string]bool {
 		return *p
 	}
 	return nil
+}
+
+// The label shape (leak.Label) admits only the program's own words: the
+// table's, and those of converters registered at run time.
+func init() {
+	leak.SetVocabulary(func(s string) bool { return IsWord(s) || registered()[s] })
 }
 
 // isWord is the vocabulary lookup of a gate: the table's, and the words of

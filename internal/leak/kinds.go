@@ -1,5 +1,7 @@
 package leak
 
+import "sync/atomic"
+
 // The value kinds, declared once: what a shape admits (Shape.Admit, which
 // both the readers' copies and the leak check's typed/raw split call), the
 // JSON Schema pattern a receipt value of the kind must match
@@ -73,7 +75,10 @@ var kinds = map[Shape]kind{
 		admits:  []string{"end_turn", "tool_use", "acceptEdits", "SessionStart:startup", "assistant", "cli", "v2"},
 		refuses: []string{"555-123-4567", "+15551234567", "078-05-1120", "4111-1111-1111-1111", "192.168.1.20",
 			"fe80::1", "2001:db8::8a2e:370:7334", "0123456789abcdef0123456789abcdef", "free text here",
-			"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "key_ghp_CANARY0123456789abcdefABCDEF0123"},
+			"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "key_ghp_CANARY0123456789abcdefABCDEF0123",
+			// a label's syntax, not a word the program knows: a passphrase
+			// and a person's name (the closed vocabulary refuses them)
+			"correct-horse-battery-staple-xxxxxx", "alice.kowalczyk.payroll"},
 	},
 	Name: {
 		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,95})$`,
@@ -81,6 +86,11 @@ var kinds = map[Shape]kind{
 			"plugin/skill-name", "ms-playwright@1", "general-purpose"},
 		refuses: []string{"alice@example.com", "alice.kowalczyk@acme.io", "192.168.1.20", "555-123-4567",
 			"key-0123456789abcdef0123456789abcdef", "mcp__srv__4111111111111111"},
+	},
+	ServerToolName: {
+		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,95})$`,
+		admits:  []string{"github_search_code", "chrome-devtools_click", "bash"},
+		refuses: []string{"alice@example.com_list", "srv_4111111111111111", "192.168.1.20_ping", "key-0123456789abcdef0123456789abcdef"},
 	},
 	EpochMs: {
 		admits:  []string{"1773479523100"},
@@ -90,9 +100,43 @@ var kinds = map[Shape]kind{
 		admits:  []string{"0", "42", "28249720", "999999999"},
 		refuses: []string{"5551234567", "15551234567", "4111111111111111", "-1", "1.5"},
 	},
+	// A running total: a phone number fits (5551234567), so it is
+	// never written, only subtracted; what is written is the growth,
+	// a Count (CumulativeGrowth).
+	Cumulative: {
+		admits:  []string{"0", "28249720", "1000000001", "38512345678", "9999999999999"},
+		refuses: []string{"10000000000000", "4111111111111111", "-1", "1.5", "1e12"},
+	},
 }
 
 // Pattern returns the JSON Schema pattern of a receipt value of kind s:
 // what s admits, or the digest written in its place ("" for a kind not
 // written as a string).
 func (s Shape) Pattern() string { return kinds[s].pattern }
+
+// vocabulary is the lookup of the program's own words (the generated
+// vocabulary of internal/gate, and the words of converters registered at
+// run time), which the gate installs (SetVocabulary) when it is loaded.
+// Until then no word is known: a label is written as its digest, never in
+// clear (fail closed).
+var vocabulary atomic.Pointer[func(string) bool]
+
+// SetVocabulary installs the lookup of the program's own words: a Label
+// value is admitted only when isWord knows it. The gate calls it once, at
+// load; tests may install a vocabulary of their own (the lookup is read
+// per value, so a later call takes effect at once).
+func SetVocabulary(isWord func(string) bool) { vocabulary.Store(&isWord) }
+
+// knownWord reports whether v is one of the program's own words.
+func knownWord(v string) bool {
+	f := vocabulary.Load()
+	return f != nil && (*f)(v)
+}
+
+// Examples returns the kind's declared examples: honest values it admits
+// and values of its syntax it refuses. Tests of other packages that apply
+// a kind (the read-back side, internal/untrusted) hold themselves to them.
+func (s Shape) Examples() (admits, refuses []string) {
+	k := kinds[s]
+	return append([]string(nil), k.admits...), append([]string(nil), k.refuses...)
+}

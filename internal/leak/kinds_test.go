@@ -118,8 +118,9 @@ func BenchmarkPersonal(b *testing.B) {
 	}
 }
 
-// TestParts: the halves of a server__tool name are parts of it, each only
-// when it is a name itself; labels and other kinds have none.
+// TestParts: the halves of a server__tool name, and of a <server>_<tool>
+// name where the reader declares that split (ServerToolName), are parts of
+// it, each only when it is a name itself; labels and other kinds have none.
 func TestParts(t *testing.T) {
 	for _, tc := range []struct {
 		sh   Shape
@@ -128,9 +129,16 @@ func TestParts(t *testing.T) {
 	}{
 		{Name, "mcp__playwright__browser_navigate", "playwright browser_navigate"},
 		{Name, "github__search_code", "github search_code"},
-		{Label, "mcp__linear", "linear"},
+		{Name, "mcp__linear", "linear"},
+		{Label, "mcp__linear", ""}, // a namespace is declared a name (Codex)
 		{Name, "mcp__srv__alice@example.com", "srv"},
 		{Name, "Bash", ""},
+		{ServerToolName, "github_search_code", "github search_code"},
+		{ServerToolName, "chrome-devtools_take_snapshot", "chrome-devtools take_snapshot"},
+		{ServerToolName, "bash", ""},
+		{ServerToolName, "_x", ""},
+		{ServerToolName, "alice@example.com_list", "list"},
+		{Name, "github_search_code", ""},
 		{ID, "mcp__a__b", ""},
 	} {
 		if got := strings.Join(tc.sh.Parts(tc.v), " "); got != tc.want {

@@ -50,14 +50,14 @@ func TestLeakRule(t *testing.T) {
 		{name: "short object key copied whole", input: `{"result":{"acme":1}}`, outputs: []string{"acme"}, leak: true},
 		{name: "object keys are not the program's vocabulary", input: `{"definition_token_count":5}`, vocab: map[string]bool{"mcp.tool.definition_token_count_bucket": true}, outputs: []string{"mcp.tool.definition_token_count_bucket"}},
 		{name: "digest outputs carry no content", input: `{"q":"sha256:` + strings.Repeat("ab", 32) + `"}`, outputs: []string{"sha256:" + strings.Repeat("ab", 32)}},
-		{name: "pass-through id is not a leak", input: `{"session_id":"sess-2026-payments"}`, pass: Paths{"session_id": Label}, outputs: []string{"sess-2026-payments"}},
-		{name: "pass-through id inside raw text is not a leak", input: `{"session_id":"sess-2026-payments","note":"see sess-2026-payments for details"}`, pass: Paths{"session_id": Label}, outputs: []string{"sess-2026-payments:sha256:" + strings.Repeat("0", 64)}},
+		{name: "pass-through id is not a leak", input: `{"session_id":"sess-2026-payments"}`, pass: Paths{"session_id": IDOrUUID}, outputs: []string{"sess-2026-payments"}},
+		{name: "pass-through id inside raw text is not a leak", input: `{"session_id":"sess-2026-payments","note":"see sess-2026-payments for details"}`, pass: Paths{"session_id": IDOrUUID}, outputs: []string{"sess-2026-payments:sha256:" + strings.Repeat("0", 64)}},
 		{name: "pass-through path with free text is raw", input: `{"status":"customer Acme-Co refused"}`, pass: Paths{"status": Label}, outputs: []string{"customer Acme-Co refused"}, leak: true},
 		{name: "pass-through value outside its shape is raw", input: `{"sessionId":"Tr0ub4dor-and-3-horses"}`, pass: Paths{"sessionId": UUID}, outputs: []string{"Tr0ub4dor-and-3-horses"}, leak: true},
 		{name: "password in a model field is raw", input: `{"model":"hunter2hunter2hunter2hunter22x"}`, pass: Paths{"model": Model}, outputs: []string{"hunter2hunter2hunter2hunter22x"}, leak: true},
 		{name: "short label on an undeclared path", input: `{"model_provider":"acme"}`, pass: Paths{"model": Model}, outputs: []string{"acme"}, leak: true},
 		{name: "pass-through is by field, not by value elsewhere", input: `{"model":"gpt-5.5","note":"claude-opus-4-6"}`, pass: Paths{"model": Model}, outputs: []string{"claude-opus-4-6"}, leak: true},
-		{name: "pass-through covers only its own bytes", input: `{"id":"sess-2026-payments","note":"sess-2026-payments and then the private tail text"}`, pass: Paths{"id": Label}, outputs: []string{"sess-2026-payments and then the private tail text"}, leak: true},
+		{name: "pass-through covers only its own bytes", input: `{"id":"sess-2026-payments","note":"sess-2026-payments and then the private tail text"}`, pass: Paths{"id": IDOrUUID}, outputs: []string{"sess-2026-payments and then the private tail text"}, leak: true},
 		{name: "vocabulary string is the program's own", input: `{"q":"mcp.tool_search.performed"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"mcp.tool_search.performed"}},
 		{name: "vocabulary exemption is for whole parts only", input: `{"q":"mcp.tool_search.performed by Acme"}`, vocab: map[string]bool{"mcp.tool_search.performed": true}, outputs: []string{"x mcp.tool_search.performed by Acme"}, leak: true},
 		{name: "composite of vocabulary and pass-through", input: `{"name":"Bash","q":"execute_tool Bash"}`, pass: Paths{"name": Name}, vocab: map[string]bool{"execute_tool": true}, outputs: []string{"execute_tool Bash"}},
@@ -260,10 +260,10 @@ func TestLeakNumberShapedStrings(t *testing.T) {
 		{"a few counts joined", `{"args":{"x":"3, 4"}}`, nil, "3, 4", false},
 		{"phone number with dots copied", `{"args":{"phone":"555.123.4567"}}`, nil, "555.123.4567", true},
 		{"fraction is a count", `{"args":{"ratio":"0.25"}}`, nil, "0.25", false},
-		{"number in a label field", `{"conversation_id":12345678}`, Paths{"conversation_id": Label}, "12345678", false},
+		{"number in an id field", `{"conversation_id":12345678}`, Paths{"conversation_id": IDOrUUID}, "12345678", false},
 		// 9 digits or more alone are a phone, card or account number
 		// whatever the field (Personal): raw, so a copy is a leak.
-		{"long number in a label field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": Label}, "12345678901234", true},
+		{"long number in an id field", `{"conversation_id":12345678901234}`, Paths{"conversation_id": IDOrUUID}, "12345678901234", true},
 		{"unrelated digits", `{"args":{"card":"4111111111111111"}}`, nil, "5500000000000004", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,7 +30,10 @@ const (
 	// Model: a model name (claude-opus-4-5-20251101, gpt-5.5, o3).
 	Model
 	// Label: an enum-like word (end_turn, tool_use, acceptEdits,
-	// SessionStart:startup): short, and not random-looking.
+	// SessionStart:startup): short, not random-looking, and one of the
+	// program's own words (Vocabulary): a value of a label's syntax the
+	// program does not know (a new stop reason, or a name like
+	// alice.kowalczyk.payroll) is written as its digest.
 	Label
 	// Name: a public name users choose (an MCP server or tool, a skill, a
 	// subagent type), written in clear only with --reveal names.
@@ -44,9 +47,19 @@ const (
 	// IDOrUUID: an id whose documented form is a UUID or one of ID's
 	// (session, turn and thread ids, which formats write either way).
 	IDOrUUID
+	// Cumulative: a running total (Codex's total_token_usage), for number
+	// leaves only: below MaxCumulative. A heavy session passes MaxCount
+	// honestly, so its totals get a bound of their own; a phone number
+	// fits it, so a reader never writes a cumulative value: it writes
+	// the growth between two totals, each one a Count (CumulativeGrowth).
+	Cumulative
+	// ServerToolName: a Name that an agent forms as <server>_<tool> for an
+	// MCP tool (OpenCode): its halves around the first underscore
+	// (SplitServerTool) are its parts, as mcp__server__tool's are a Name's.
+	ServerToolName
 )
 
-var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid"}
+var shapeNames = [...]string{"none", "uuid", "id", "time", "version", "model", "label", "name", "epoch_ms", "count", "id_or_uuid", "cumulative", "server_tool_name"}
 
 func (s Shape) String() string {
 	if int(s) < len(shapeNames) {
@@ -67,6 +80,16 @@ type Paths map[string]Shape
 // more; the largest cumulative token count of the seed sessions has 8.
 const MaxCount = 999_999_999
 
+// MaxCumulative bounds a Cumulative total: ten thousand billion tokens,
+// a thousand times a heavy month of one agent.
+const MaxCumulative = 9_999_999_999_999
+
+// CumulativeGrowth reports whether d, the growth of a cumulative total
+// between two readings, may be written: a Count (one request's tokens are
+// far below MaxCount). A larger step (a first total of a phone number's
+// size) is not a count a request made, and is not written.
+func CumulativeGrowth(d int64) bool { return d >= 0 && d <= MaxCount }
+
 // idPrefixes are the opaque id families agents write.
 var idPrefixes = []string{"msg_", "toolu_", "srvtoolu_", "call_", "req_", "fc_", "rs_", "resp_", "ws_", "item_",
 	"chatcmpl-", "run_", "thread_", "agent_", "task_", "cmd_", "tool_", "mcp_"}
@@ -81,9 +104,15 @@ func (s Shape) Admit(v string) bool {
 	switch s {
 	case UUID, Time, EpochMs, Count:
 		return true // their whole syntax rules out secrets and personal data
+	case Cumulative:
+		return true // never written, only subtracted (CumulativeGrowth)
 	case IDOrUUID:
 		if isUUID(v) {
 			return true // the field's documented form
+		}
+	case Label:
+		if !knownWord(v) {
+			return false // a closed vocabulary: only the words the program knows
 		}
 	}
 	return personal(v) == "" && (s == Version || SecretKind(v) == "")
@@ -93,15 +122,21 @@ func (s Shape) Admit(v string) bool {
 // may write on their own, each of which it writes in clear only when the
 // whole value was admitted and the part is itself a Name: the server and
 // tool of an mcp__server__tool name or a server__tool one (SplitMCP), the
-// server of an mcp__server namespace. A part derived from an
+// server of an mcp__server namespace, the halves of a ServerToolName
+// (SplitServerTool): the split the reader declares for the field (Split). A part derived from an
 // admitted value carries the value's provenance, so the leak check types
 // it, wherever else the input repeats it (a tool named after the
 // repository it searches).
 func (s Shape) Parts(v string) []string {
-	if s != Name && s != Label || !strings.Contains(v, "__") {
+	var server, tool string
+	switch {
+	case s == ServerToolName:
+		server, tool = SplitServerTool(v)
+	case s == Name && strings.Contains(v, "__"):
+		server, tool = SplitMCP(v)
+	default:
 		return nil
 	}
-	server, tool := SplitMCP(v)
 	var out []string
 	for _, p := range [...]string{server, tool} {
 		if p != "" && Name.Admit(p) {
@@ -109,6 +144,25 @@ func (s Shape) Parts(v string) []string {
 		}
 	}
 	return out
+}
+
+// Split splits a name of shape s into the server and tool its reader
+// writes apart: SplitServerTool for a ServerToolName, SplitMCP otherwise.
+func Split(s Shape, name string) (server, tool string) {
+	if s == ServerToolName {
+		return SplitServerTool(name)
+	}
+	return SplitMCP(name)
+}
+
+// SplitServerTool splits a <server>_<tool> name at its first underscore
+// ("" and "" when it has none, or either half would be empty).
+func SplitServerTool(name string) (server, tool string) {
+	server, tool, ok := strings.Cut(name, "_")
+	if !ok || server == "" || tool == "" {
+		return "", ""
+	}
+	return server, tool
 }
 
 // SplitMCP splits an mcp__server__tool name into its server and tool.
@@ -144,12 +198,14 @@ func (s Shape) fits(v string) bool {
 		return len(v) <= 64 && isModel(v)
 	case Label:
 		return len(v) <= 128 && isWordy(v, false) && !randomLooking(v)
-	case Name:
+	case Name, ServerToolName:
 		return len(v) <= 96 && isWordy(v, true) && !randomLooking(v)
 	case EpochMs:
 		return isEpochMs(v)
 	case Count:
-		return isCount(v)
+		return isCount(v, MaxCount)
+	case Cumulative:
+		return isCount(v, MaxCumulative)
 	}
 	return false
 }
@@ -414,7 +470,7 @@ func isEpochMs(v string) bool {
 	return n >= 946684800000 && n <= 4102444800000
 }
 
-func isCount(v string) bool {
+func isCount(v string, max int64) bool {
 	if v == "0" {
 		return true
 	}
@@ -425,5 +481,5 @@ func isCount(v string) bool {
 	for i := 0; i < len(v); i++ {
 		n = n*10 + int64(v[i]-'0')
 	}
-	return n <= MaxCount
+	return n <= max
 }

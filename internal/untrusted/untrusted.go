@@ -13,6 +13,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/schemas"
 )
@@ -26,6 +27,9 @@ import (
 // a command print a prompt, a path, a user name or a key.
 
 // Printable reports whether v, read from a receipt, may be printed as it is.
+// The kinds are internal/leak's (Shape.Admit), the rules a written
+// receipt's values pass: a time, a version, a model of a known family, and
+// the program's own words and composites of them.
 func Printable(v string) bool {
 	if v == "" {
 		return true
@@ -33,11 +37,11 @@ func Printable(v string) bool {
 	if len(v) > 512 {
 		return false
 	}
-	if leak.Time.Admit(v) || shortVersion(v) || bucketLabel[v] || knownModel(v) {
+	if leak.Time.Admit(v) || leak.Version.Admit(v) || bucketLabel[v] || knownModel(v) {
 		return true
 	}
-	if hasIPv4(v) {
-		return false // counts joined by dots are an address, not our words
+	if leak.Personal(v) != "" || dottedNumbers(v) {
+		return false // an address or a number in our words' syntax is not ours
 	}
 	o := gate.NewOutputs()
 	o.Add(v, gate.Where{Kind: gate.Document, File: "receipt"})
@@ -118,38 +122,20 @@ var bucketLabel = func() map[string]bool {
 // receipt is printed only in one of them.
 var modelFamilies = []string{"claude-", "gpt-", "gemini-", "o1", "o3", "o4", "codex-"}
 
-// knownModel is a model name of a known family: lower-case letters,
-// digits, '-' and '.', no run of digits longer than 4 but a date (20251101).
+// knownModel is a model name the model kind admits (leak.Model), of a
+// known family and in lower case, as providers write their own models.
 func knownModel(v string) bool {
-	if len(v) > 48 {
-		return false
-	}
 	family := false
 	for _, f := range modelFamilies {
 		family = family || strings.HasPrefix(v, f)
 	}
-	if !family {
-		return false
-	}
-	run := 0
-	for i := 0; i <= len(v); i++ {
-		if i < len(v) && '0' <= v[i] && v[i] <= '9' {
-			run++
-			continue
-		}
-		if run > 4 && !(run == 8 && strings.HasPrefix(v[i-8:], "20")) {
-			return false
-		}
-		run = 0
-		if i < len(v) && !('a' <= v[i] && v[i] <= 'z' || v[i] == '-' || v[i] == '.') {
-			return false
-		}
-	}
-	return leak.SecretKind(v) == ""
+	return family && v == strings.ToLower(v) && leak.Model.Admit(v)
 }
 
-// hasIPv4 reports four or more dot-joined numbers of at most 3 digits in v.
-func hasIPv4(v string) bool {
+// dottedNumbers reports four or more dot-joined numbers of at most 3
+// digits in v (1.2.3.4.5): the gate types a composite of counts, but no
+// value of ours joins four, and an address hides in them.
+func dottedNumbers(v string) bool {
 	digits, dots := 0, 0
 	for i := 0; i <= len(v); i++ {
 		c := byte(0)
@@ -174,28 +160,6 @@ func hasIPv4(v string) bool {
 		digits = 0
 	}
 	return false
-}
-
-// shortVersion is a version of two or three numbers (2.1.42, 0.142.4) with
-// at most 6 digits in all: never a card, phone or IP address.
-func shortVersion(v string) bool {
-	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return false
-	}
-	digits := 0
-	for _, p := range parts {
-		if p == "" || len(p) > 4 {
-			return false
-		}
-		for i := 0; i < len(p); i++ {
-			if p[i] < '0' || p[i] > '9' {
-				return false
-			}
-		}
-		digits += len(p)
-	}
-	return digits <= 6
 }
 
 // validatorWords are the words of the schema validator's and the receipt
@@ -280,23 +244,19 @@ func unescapePointer(s string) string {
 
 // Field is v, the value of the attribute key in a receipt from anywhere,
 // as it may be printed: Printable values as they are; in the fields that
-// carry a declared kind of value, a value of that kind's shape (a revealed
-// name, a model, a file name, a UUID id), as a written receipt's leak
-// check admits it; anything else Withheld.
+// carry a declared kind of value, a value that kind admits (FieldKind:
+// leak.Shape.Admit, the rule the written side applies), and an input's
+// file name as the run writes it (pipeline.InputFileName); anything else
+// Withheld.
 func Field(key, v string) string {
 	if Printable(v) {
 		return v
 	}
 	ok := false
-	switch {
-	case key == "session.id" || key == "gen_ai.conversation.id" || strings.HasSuffix(key, ".id"):
-		ok = leak.UUID.Admit(v) || leak.ID.Admit(v) && !longDigits(v, 5)
-	case strings.HasSuffix(key, ".model"):
-		ok = leak.Model.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
-	case strings.HasSuffix(key, ".name") || key == "subagent.type":
-		ok = leak.Name.Admit(v) && !longDigits(v, 5) && !hasIPv4(v)
-	case key == "convert.input.path":
+	if key == "convert.input.path" {
 		ok = fileName(v)
+	} else if sh := FieldKind(key); sh != leak.None {
+		ok = sh.Admit(v)
 	}
 	if ok {
 		return v
@@ -304,44 +264,25 @@ func Field(key, v string) string {
 	return Withheld(v)
 }
 
-// fileName is an input's file name as a receipt records it: one path
-// element, its stem a label (bad_junk_lines) or ending in an id.
-func fileName(v string) bool {
-	if strings.ContainsAny(v, "/\\ ") || hasIPv4(v) {
-		return false
+// FieldKind is the kind of value the attribute key carries when readers
+// pass a value of the input through to it: an id (session, conversation
+// and other ids), a model, a name (written in clear with --reveal names),
+// and leak.None for every other key.
+func FieldKind(key string) leak.Shape {
+	switch {
+	case key == "session.id" || key == "gen_ai.conversation.id" || strings.HasSuffix(key, ".id"):
+		return leak.IDOrUUID
+	case strings.HasSuffix(key, ".model"):
+		return leak.Model
+	case strings.HasSuffix(key, ".name") || key == "subagent.type":
+		return leak.Name
 	}
-	stem := v
-	for _, ext := range []string{".gz", ".zst", ".jsonl", ".json"} {
-		stem = strings.TrimSuffix(stem, ext)
-	}
-	// the digest name run gives a name that is not id-shaped
-	// (pipeline.InputFileName)
-	if len(stem) == len("input-")+12 && strings.HasPrefix(stem, "input-") && strings.Trim(stem[len("input-"):], "0123456789abcdef") == "" {
-		return true
-	}
-	// a short hex id at the end (cc-v2.1.17-entireio-cli-08940314) is an
-	// id, whatever digits it holds
-	if i := strings.LastIndexAny(stem, "-_"); i > 0 && len(stem)-i-1 == 8 && strings.Trim(stem[i+1:], "0123456789abcdef") == "" {
-		stem = stem[:i]
-	}
-	if n := len(stem); n >= 36 && leak.UUID.Admit(stem[n-36:]) {
-		return !longDigits(stem[:n-36], 5) || strings.HasPrefix(stem, "rollout-")
-	}
-	return leak.Label.Admit(stem) && !longDigits(stem, 5)
+	return leak.None
 }
 
-// longDigits reports a run of more than n digits (a card, a phone number).
-func longDigits(v string, n int) bool {
-	run := 0
-	for i := 0; i < len(v); i++ {
-		if '0' <= v[i] && v[i] <= '9' {
-			run++
-			if run > n {
-				return true
-			}
-		} else {
-			run = 0
-		}
-	}
-	return false
+// fileName is an input's file name as a run records it: the run writes a
+// name as it is only when its stem is id-shaped (pipeline.InputFileName),
+// and the digest name otherwise; one path element.
+func fileName(v string) bool {
+	return !strings.ContainsAny(v, "/\\ ") && pipeline.InputFileName(receipt.Hasher{}, v) == v
 }

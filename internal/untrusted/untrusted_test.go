@@ -102,12 +102,17 @@ func TestField(t *testing.T) {
 		{"gen_ai.request.model", "CANARY/4111111111111111", false},
 		{"mcp.server.name", "github", true},
 		{"mcp.server.name", "CANARY 10.1.2.3", false},
-		{"convert.input.path", "bad_junk_lines.jsonl", true},
+		// the run writes a stem that is not id-shaped as its digest name
+		// (pipeline.InputFileName), so a receipt holding it in clear was
+		// not written by convert
+		{"convert.input.path", "bad_junk_lines.jsonl", false},
 		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true},
 		{"convert.input.path", "CANARY dir/notes.jsonl", false},
 		{"convert.input.path", "5551234567.jsonl", false},
 		{"convert.input.path", "input-cd6d9626efca.jsonl", true},
-		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", true},
+		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", false},
+		{"convert.input.path", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl", true},
+		{"convert.input.path", "agent-a52886dc180afb356.jsonl", true},
 		{"some.other.key", "CANARY", false},
 	} {
 		got := Field(tt.key, tt.v)

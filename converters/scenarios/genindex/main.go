@@ -24,7 +24,7 @@ import (
 var shapeIdents = map[leak.Shape]string{
 	leak.None: "None", leak.UUID: "UUID", leak.ID: "ID", leak.Time: "Time", leak.Version: "Version",
 	leak.Model: "Model", leak.Label: "Label", leak.Name: "Name", leak.EpochMs: "EpochMs", leak.Count: "Count",
-	leak.IDOrUUID: "IDOrUUID",
+	leak.IDOrUUID: "IDOrUUID", leak.Cumulative: "Cumulative", leak.ServerToolName: "ServerToolName",
 }
 
 func main() {
@@ -85,6 +85,9 @@ func init() {
 			m.Name, m.Doc, m.SpanName, strs(m.Types))
 		if len(m.Hints) > 0 {
 			fmt.Fprintf(&b, "\t\tHints: %s,\n", strs(m.Hints))
+		}
+		if len(m.Labels) > 0 {
+			fmt.Fprintf(&b, "\t\tLabels: %s,\n", strs(m.Labels))
 		}
 		fmt.Fprintf(&b, "\t\tPass: leak.Paths{%s},\n\t\tEvents: %s,\n\t})\n", strings.Join(pass, ", "), strs(m.Events))
 	}
