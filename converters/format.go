@@ -1,6 +1,8 @@
 package converters
 
 import (
+	"context"
+	"database/sql"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -45,6 +47,60 @@ type Format struct {
 	// Seeds are the sample folders (slash paths from the repository root)
 	// whose .jsonl files seed the native fuzz target.
 	Seeds []string
+	// Store describes the SQLite database the agent keeps many sessions
+	// in (OpenCode's opencode.db); nil: none. The pipeline opens the file
+	// read-only and converts each of its sessions as an input of its own.
+	Store *Store
+}
+
+// Store is a database file that holds many sessions. The pipeline opens it
+// (read-only, query-only) and hands the open database to these functions,
+// which only read: each session becomes one input, whose records are the
+// lines Lines writes, in the shapes the format's reader reads from files.
+type Store struct {
+	// Name reports the file names (base names) that are this store: a
+	// walk reads them, and a file of another name only when its first
+	// bytes are SQLite's and Claim holds.
+	Name func(base string) bool
+	// Claim reports whether an open database has the tables and columns
+	// the store reads.
+	Claim func(ctx context.Context, db *sql.DB) bool
+	// Sessions lists the sessions, in the order they are converted, with
+	// what says whether one changed since a run.
+	Sessions func(ctx context.Context, db *sql.DB) ([]StoreSession, error)
+	// Lines writes one session's records to emit, one JSON object each,
+	// in the order the reader reads them; it stops at emit's error.
+	Lines func(ctx context.Context, db *sql.DB, session string, emit func(line []byte) error) error
+}
+
+// StoreSession is one session of a Store: its id, the latest time it was
+// updated (Unix milliseconds, as the store can tell it cheaply) and how
+// many rows it has: an unchanged rerun compares both.
+type StoreSession struct {
+	ID      string
+	Updated int64
+	Rows    int64
+}
+
+// StoreFor returns the store whose file name base is, nil for none.
+func StoreFor(base string) *Store {
+	for _, c := range Natives() {
+		if s := c.Native.Store; s != nil && s.Name != nil && s.Name(base) {
+			return s
+		}
+	}
+	return nil
+}
+
+// Stores returns every registered format's store.
+func Stores() []*Store {
+	var out []*Store
+	for _, c := range Natives() {
+		if c.Native.Store != nil {
+			out = append(out, c.Native.Store)
+		}
+	}
+	return out
 }
 
 // Layout describes a session kept in several files: a main transcript and

@@ -35,13 +35,24 @@ func TestLocations(t *testing.T) {
 		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
 		{"opencode", nil, "/Users/alice/.local/share/opencode/storage"},
 		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/storage"},
+		// OpenCode's database: beside storage/, or in OPENCODE_DATA_DIR.
+		{"opencode", nil, "/Users/alice/.local/share/opencode/opencode*.db"},
+		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/opencode*.db"},
+		{"opencode", nil, "/Users/alice/.local/share/opencode/opencode*.db"},
+		{"opencode", map[string]string{"OPENCODE_DATA_DIR": "/srv/oc"}, "/srv/oc/opencode*.db"},
 	}
+	at := map[string]int{} // a converter's locations, in order, after its first
 	for _, tc := range cases {
 		c, _ := converters.Lookup(tc.conv)
-		if c.Native == nil || len(c.Native.Locations) != 1 {
-			t.Fatalf("%s: want one location, have %+v", tc.conv, c.Native)
+		i := 0
+		if tc.conv == "opencode" {
+			i = at[tc.conv] / 2 // two cases each: storage/, the database by XDG_DATA_HOME, by OPENCODE_DATA_DIR
+			at[tc.conv]++
 		}
-		got := c.Native.Locations[0].Path(func(k string) string { return tc.env[k] }, home)
+		if c.Native == nil || len(c.Native.Locations) <= i || tc.conv != "opencode" && len(c.Native.Locations) != 1 {
+			t.Fatalf("%s: want location %d, have %+v", tc.conv, i, c.Native)
+		}
+		got := c.Native.Locations[i].Path(func(k string) string { return tc.env[k] }, home)
 		if got != filepath.FromSlash(tc.want) {
 			t.Errorf("%s with %v: %s, want %s", tc.conv, tc.env, got, tc.want)
 		}

@@ -109,6 +109,15 @@ for s in "$root"/samples/opencode/*/; do
 	HOME="$tmp/oc-$name/home" OPENCODE_DATA_DIR="$tmp/oc-$name/data" "$ccusage" opencode session --json --offline |
 		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 done
+# OpenCode 1.2+: opencode.db in the data directory. The repository commits
+# no binary input, so the database is made from the storage sample with
+# OpenCode's schema (internal/testshared/ocdb, as the tests make it); its
+# sessions' figures must be the storage sample's.
+mkdir -p "$tmp/ocdb/home" "$tmp/ocdb/data"
+(cd "$root" && "${GO:-go}" run ./internal/testshared/ocdb/gen "$tmp/ocdb/data/opencode.db")
+echo "opencode opencode.db made from samples/opencode/storage"
+HOME="$tmp/ocdb/home" OPENCODE_DATA_DIR="$tmp/ocdb/data" "$ccusage" opencode session --json --offline |
+	jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
 # Factory Droid: ccusage reads only the .settings.json beside each session
 # file; a sample folder with sessions/ is Droid's sessions folder, a loose
 # .jsonl a session without one (ccusage reports none).

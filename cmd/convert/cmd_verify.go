@@ -183,6 +183,12 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (string, int) {
 	got, err := sha256File(src)
 	if err != nil {
+		// A session of a database (opencode.db/ses_x): its records' digest.
+		if sum, ok, serr := pipeline.SessionSHA256(src); ok {
+			got, err = sum, serr
+		}
+	}
+	if err != nil {
 		return fmt.Sprintf("%s: %v", displayPath(src), errors.Unwrap(err)), exitFailed
 	}
 	subj := st.Find(sign.RoleSource)

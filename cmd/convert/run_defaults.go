@@ -30,13 +30,20 @@ type agentLogs struct {
 // with the directories that exist there (none: the agent is not here).
 func defaultLogs(getenv func(string) string, home string) []agentLogs {
 	var out []agentLogs
+	seen := map[string]bool{}
 	for _, c := range converters.Natives() {
 		for _, l := range c.Native.Locations {
 			p := l.Path(getenv, home)
 			found := agentLogs{converter: c.Name, shown: tildePath(p, home)}
+			if seen[p] {
+				continue // two variables' defaults that are one place
+			}
+			seen[p] = true
 			matches, _ := filepath.Glob(p) // a pattern's only error is a bad pattern: ours are not
 			for _, m := range matches {
-				if st, err := os.Stat(m); err == nil && st.IsDir() {
+				// A folder of logs, or a database of sessions
+				// (OpenCode's opencode.db: converters.Store).
+				if st, err := os.Stat(m); err == nil && (st.IsDir() || st.Mode().IsRegular() && converters.StoreFor(filepath.Base(m)) != nil) {
 					found.paths = append(found.paths, m)
 				}
 			}
@@ -107,7 +114,9 @@ func defaultInputs(found []agentLogs) ([]pipeline.Input, error) {
 		}
 		ins = append(ins, got...)
 	}
-	return ins, nil
+	// A session OpenCode migrated into opencode.db is read from there
+	// only, not also from the storage/ tree it left.
+	return pipeline.PreferStores(ins), nil
 }
 
 // oldLayout is what earlier runs with no PATH wrote, by agent: with one

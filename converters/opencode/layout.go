@@ -74,8 +74,15 @@ func opencodeDocument(base string) bool {
 }
 
 // opencodeLocations: the storage tree under the XDG data directory
-// (~/.local/share/opencode/storage, or $XDG_DATA_HOME/opencode/storage).
-var opencodeLocations = []converters.Location{{Env: "XDG_DATA_HOME", Default: ".local/share", Below: "opencode/storage"}}
+// (~/.local/share/opencode/storage, or $XDG_DATA_HOME/opencode/storage),
+// and the databases newer versions keep beside it (opencode.db, and
+// opencode-<channel>.db), there or in $OPENCODE_DATA_DIR, the data
+// directory ccusage also reads.
+var opencodeLocations = []converters.Location{
+	{Env: "XDG_DATA_HOME", Default: ".local/share", Below: "opencode/storage"},
+	{Env: "XDG_DATA_HOME", Default: ".local/share", Below: "opencode/opencode*.db"},
+	{Env: "OPENCODE_DATA_DIR", Default: ".local/share/opencode", Below: "opencode*.db"},
+}
 
 // opencodeSessionKinds are the storage folders whose files are named by a
 // session id and are not the session itself.

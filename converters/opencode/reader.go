@@ -12,7 +12,9 @@ import (
 // document, pretty-printed, {info: Session.Info, messages: [{info:
 // Message, parts: [Part]}]}), and the storage/ tree older versions keep
 // (a session file, then its message files and their part files, one
-// document each: layout.go). The pipeline reads each such file as one
+// document each: layout.go), and the SQLite database newer versions keep
+// them all in (opencode.db, read session by session: store.go). The
+// pipeline reads each such file as one
 // record (Format.Document, and any file given by path whose first line
 // opens a document and nothing else).
 //
@@ -34,7 +36,7 @@ import (
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "opencode",
-		Doc:         "OpenCode sessions (opencode export documents, storage/ trees): tools, MCP, skills, subagents, compaction, tokens",
+		Doc:         "OpenCode sessions (export documents, storage/ trees, opencode.db): tools, MCP, skills, subagents, compaction, tokens",
 		SpanName:    "invoke_agent",
 		Types:       opencodeTypes,
 		OpenTypes:   true,
@@ -53,6 +55,7 @@ func init() {
 			Layout:    opencodeLayout,
 			Locations: opencodeLocations,
 			Seeds:     []string{"samples/opencode"},
+			Store:     opencodeStore,
 		},
 	})
 }

@@ -39,6 +39,13 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 // any other file, a saved stderr say, as text lines). An input ending in
 // .json (a sidecar) is read as one JSON document.
 func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
+	inputs, err := storeSessions(inputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) == 0 {
+		return nil, &InputError{Path: "--input", Msg: "no session to check against (a database without sessions)"}
+	}
 	conv, err := passThroughOf(inputs[0], converter, nil)
 	if err != nil {
 		return nil, err

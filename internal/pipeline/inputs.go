@@ -135,6 +135,19 @@ func Expand(args []string) ([]Input, error) {
 		}
 	}
 	nameApart(ins)
+	// A database of sessions (opencode.db) given as a file is its
+	// sessions, each named below the database's name.
+	var files []Input
+	for _, in := range ins {
+		if in.Path != StdinName && virtualEntry(in.Path) == nil {
+			if found, ok := storeExpand(in.Path, in.Rel, in.Arg, true); ok {
+				files = append(files, found...)
+				continue
+			}
+		}
+		files = append(files, in)
+	}
+	ins = files
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {
 		found, err := walkInputs(a, prefixes[a])
@@ -143,6 +156,7 @@ func Expand(args []string) ([]Input, error) {
 		}
 		ins = append(ins, found...)
 	}
+	ins = PreferStores(ins)
 	seen := map[string]string{}
 	for _, in := range ins {
 		o := OutputName(in.Rel, "")
@@ -169,6 +183,11 @@ func argInput(a string) (in Input, dir bool, err error) {
 	st, err := os.Stat(a)
 	switch {
 	case err != nil:
+		if s, ok := storeSession(a); ok {
+			// One session of a database: opencode.db/ses_x.
+			s.Rel = filepath.Base(filepath.Dir(a)) + "/" + filepath.Base(a)
+			return s, false, nil
+		}
 		return in, false, &ArgError{Arg: a, Msg: openError(err).Error()}
 	case st.IsDir():
 		return in, true, nil
@@ -206,7 +225,7 @@ func nameApart(ins []Input) {
 // history of thousands of sessions those stats, most of them of files
 // that do not exist, were most of an unchanged rerun's time.
 func walkInputs(dir, prefix string) ([]Input, error) {
-	var found []Input
+	var found, stores []Input
 	l := listing{dirs: map[string]bool{}, regular: map[string]bool{}, links: map[string]bool{}}
 	var walk func(d string) error
 	walk = func(d string) error {
@@ -237,12 +256,21 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 			case e.Type()&fs.ModeSymlink != 0:
 				l.links[p] = true
 			}
-			if !hasInputSuffix(p) {
-				continue
-			}
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err
+			}
+			if !hasInputSuffix(p) {
+				// A database of sessions: by name (opencode.db), or
+				// any *.db whose tables are a store's; another
+				// program's database is not a log, and is passed over
+				// in silence.
+				if strings.HasSuffix(p, ".db") {
+					if ins, ok := storeExpand(p, filepath.ToSlash(rel), dir, true); ok {
+						stores = append(stores, ins...)
+					}
+				}
+				continue
 			}
 			found = append(found, Input{Path: p, Rel: filepath.ToSlash(rel), Arg: dir})
 		}
@@ -251,7 +279,7 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 	if err := walk(dir); err != nil {
 		return nil, err
 	}
-	found = group(found, l.isRegular)
+	found = append(group(found, l.isRegular), stores...)
 	if prefix != "" {
 		for i := range found {
 			found[i].Rel = prefix + "/" + found[i].Rel
@@ -412,7 +440,8 @@ func resolve(p string) string {
 }
 
 // statInput is os.Stat of an input path (see resolve).
-func statInput(p string) (os.FileInfo, error) { return os.Stat(resolve(p)) }
+// A session of a database (store.go) has the stat its rows give.
+func statInput(p string) (os.FileInfo, error) { return statVirtual(p) }
 
 // blank reports whether the file holds nothing but whitespace (an empty
 // or blank-only log: real ~/.claude trees have them). It reads until the

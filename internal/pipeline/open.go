@@ -207,6 +207,9 @@ func openFile(fsys fs.FS, path string) (fs.File, error) {
 	if fsys != nil {
 		return fsys.Open(path)
 	}
+	if e := virtualEntry(path); e != nil {
+		return openVirtual(e)
+	}
 	p := resolve(path)
 	st, err := os.Stat(p)
 	if err != nil {

@@ -60,6 +60,9 @@ func ShardOf(key string, n int) int {
 // relative to its argument. The same session keeps its key wherever the
 // archive is mounted.
 func SessionKey(in Input) string {
+	if e := virtualEntry(in.Path); e != nil && e.err == nil {
+		return "session:" + strings.ToLower(e.session.ID) // a session of a database, keyed as its storage/ file is
+	}
 	base := path.Base(strings.ReplaceAll(in.Rel, "\\", "/"))
 	if id := converters.SessionID(base); id != "" {
 		return "session:" + id

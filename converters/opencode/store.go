@@ -1,0 +1,341 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/contextreceipts/convert/converters"
+)
+
+// OpenCode 1.2 and later keep every session in one SQLite database,
+// opencode.db in its data directory (~/.local/share/opencode, or
+// $XDG_DATA_HOME/opencode), with the storage/ tree migrated into it. The
+// tables read, from packages/opencode/src/session/session.sql.ts (drizzle;
+// Timestamps are time_created and time_updated, Unix milliseconds):
+//
+//	session  id, project_id, parent_id, slug, directory, title, version,
+//	         share_url, summary_additions, summary_deletions, summary_files,
+//	         summary_diffs, revert, permission, time_created, time_updated,
+//	         time_compacting, time_archived (and, in newer versions,
+//	         workspace_id, path, agent, model, cost, tokens_*)
+//	message  id, session_id, time_created, time_updated,
+//	         data (JSON: MessageV2.Info without id and sessionID)
+//	part     id, message_id, session_id, time_created, time_updated,
+//	         data (JSON: MessageV2.Part without id, sessionID and messageID)
+//
+// Only the columns needed are named in queries; a session row is read
+// whole and its known columns rebuilt into the Session.Info document the
+// storage tree's session file holds. The database is a store
+// (converters.Store): each session is converted as an input of its own,
+// its records the storage tree's, in its order: the session, its messages
+// (by time_created, then id), then their parts (by their message's order,
+// then part id). The reader maps them as it maps the files.
+var opencodeStore = &converters.Store{
+	Name:     opencodeStoreName,
+	Claim:    opencodeClaim,
+	Sessions: opencodeSessions,
+	Lines:    opencodeLines,
+}
+
+// opencodeStoreName: opencode.db, and the channel databases other builds
+// write beside it (opencode-<channel>.db, as ccusage reads them).
+func opencodeStoreName(base string) bool {
+	return base == "opencode.db" || opencodeChannelDB.MatchString(base)
+}
+
+var opencodeChannelDB = regexp.MustCompile(`^opencode-[A-Za-z0-9_-]+\.db$`)
+
+// opencodeColumns are the columns the store reads, by table.
+var opencodeColumns = map[string][]string{
+	"session": {"id", "time_created", "time_updated"},
+	"message": {"id", "session_id", "time_created", "time_updated", "data"},
+	"part":    {"id", "message_id", "session_id", "time_updated", "data"},
+}
+
+// opencodeClaim reports a database with OpenCode's session, message and
+// part tables and the columns read.
+func opencodeClaim(ctx context.Context, db *sql.DB) bool {
+	for table, cols := range opencodeColumns {
+		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+		if err != nil {
+			return false
+		}
+		have := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if rows.Scan(&name) == nil {
+				have[name] = true
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return false
+		}
+		for _, c := range cols {
+			if !have[c] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// opencodeSessions lists the sessions by creation, each with the latest
+// time_updated of the session and its messages and how many rows it has:
+// what an unchanged rerun compares. The counts come from the indexes on
+// session_id; the times from the session and message rows only, not the
+// parts (the bulk of a database): OpenCode updates a message when its
+// turn ends, after its parts, so a part that changed moves its message's
+// time too.
+func opencodeSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, error) {
+	rows, err := db.QueryContext(ctx, `SELECT s.id,
+		max(s.time_updated, coalesce((SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id), 0)),
+		1 + (SELECT count(*) FROM message m WHERE m.session_id = s.id)
+		  + (SELECT count(*) FROM part p WHERE p.session_id = s.id)
+		FROM session s ORDER BY s.time_created, s.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []converters.StoreSession
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var s converters.StoreSession
+		if err := rows.Scan(&s.ID, &s.Updated, &s.Rows); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// opencodeLines writes a session's records: its Session.Info, each
+// message's info, then each message's parts, one compact JSON object a
+// line. Every query walks an index in its order (message_session_time_
+// created_id_idx, part_message_id_id_idx), so rows stream from the first
+// one, with no sort of a session's parts before it; only the message ids
+// are kept, to read their parts in that order. Parts whose message is
+// gone come last, by message id and id.
+func opencodeLines(ctx context.Context, db *sql.DB, session string, emit func([]byte) error) error {
+	info, err := opencodeSessionInfo(ctx, db, session)
+	if err != nil {
+		return err
+	}
+	if err := emit(info); err != nil {
+		return err
+	}
+	var ids []string
+	if err := opencodeRows(ctx, db, "message", `SELECT id, '', data FROM message WHERE session_id = ? ORDER BY session_id, time_created, id`,
+		session, func(id string, line []byte) error {
+			ids = append(ids, id)
+			return emit(line)
+		}); err != nil {
+		return err
+	}
+	keep := func(_ string, line []byte) error { return emit(line) }
+	for _, id := range ids {
+		if err := opencodeRows(ctx, db, "part", `SELECT id, message_id, data FROM part WHERE message_id = ? AND session_id = ? ORDER BY message_id, id`,
+			session, keep, id); err != nil {
+			return err
+		}
+	}
+	return opencodeRows(ctx, db, "part", `SELECT p.id, p.message_id, p.data FROM part p
+		WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id)
+		ORDER BY p.message_id, p.id`, session, keep)
+}
+
+// opencodeRows writes each row of a message or part query as its data
+// object with the ids the table keeps apart put back at its front: id,
+// sessionID (and messageID for a part), as the storage tree's files hold
+// them. A data column that is not a JSON object fails, naming the row.
+func opencodeRows(ctx context.Context, db *sql.DB, table, query, session string, emit func(id string, line []byte) error, first ...any) error {
+	rows, err := db.QueryContext(ctx, query, append(first, session)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var line, data bytes.Buffer
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var id, msg string
+		var raw sql.RawBytes
+		if err := rows.Scan(&id, &msg, &raw); err != nil {
+			return err
+		}
+		data.Reset()
+		if json.Compact(&data, raw) != nil || data.Len() < 2 || data.Bytes()[0] != '{' {
+			return fmt.Errorf("%s row %s: data is not a JSON object", table, opencodeRowID(id))
+		}
+		line.Reset()
+		line.WriteString(`{"id":`)
+		line.Write(jsonString(id))
+		line.WriteString(`,"sessionID":`)
+		line.Write(jsonString(session))
+		if table == "part" {
+			line.WriteString(`,"messageID":`)
+			line.Write(jsonString(msg))
+		}
+		if body := data.Bytes()[1:]; !bytes.Equal(body, []byte("}")) {
+			line.WriteByte(',')
+			line.Write(body)
+		} else {
+			line.WriteByte('}')
+		}
+		if err := emit(id, line.Bytes()); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// opencodeRowID is a row id as an error may name it: an id of OpenCode's
+// shape, else its position in words.
+func opencodeRowID(id string) string {
+	if opencodeID.MatchString(id) {
+		return id
+	}
+	return "(an id not of OpenCode's shape)"
+}
+
+var opencodeID = regexp.MustCompile(`^(ses|msg|prt)_[A-Za-z0-9]{1,64}$`)
+
+// opencodeSessionInfo rebuilds a session row as the Session.Info
+// document (packages/opencode/src/session/index.ts, fromRow) the storage
+// tree's session file holds: known columns under their document names,
+// JSON columns as JSON, times under "time". Columns of no known name are
+// not read.
+func opencodeSessionInfo(ctx context.Context, db *sql.DB, session string) ([]byte, error) {
+	rows, err := db.QueryContext(ctx, "SELECT * FROM session WHERE id = ?", session)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("session row %s: gone since the database was listed", opencodeRowID(session))
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	byName := map[string]any{}
+	for i, c := range cols {
+		byName[c] = vals[i]
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	field := func(key string, v []byte) {
+		if v == nil {
+			return
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(jsonString(key))
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	str := func(col string) []byte {
+		switch v := byName[col].(type) {
+		case string:
+			return jsonString(v)
+		case []byte:
+			return jsonString(string(v))
+		}
+		return nil
+	}
+	num := func(col string) []byte {
+		switch v := byName[col].(type) {
+		case int64:
+			return []byte(strconv.FormatInt(v, 10))
+		case float64:
+			return []byte(strconv.FormatFloat(v, 'f', -1, 64))
+		}
+		return nil
+	}
+	raw := func(col string) []byte {
+		var s []byte
+		switch v := byName[col].(type) {
+		case string:
+			s = []byte(v)
+		case []byte:
+			s = v
+		default:
+			return nil
+		}
+		var c bytes.Buffer
+		if json.Compact(&c, s) != nil {
+			return jsonString(string(s))
+		}
+		return c.Bytes()
+	}
+	object := func(parts ...[2]any) []byte {
+		var o bytes.Buffer
+		k := 0
+		for _, p := range parts {
+			v := p[1].([]byte)
+			if v == nil {
+				continue
+			}
+			if k > 0 {
+				o.WriteByte(',')
+			}
+			k++
+			o.Write(jsonString(p[0].(string)))
+			o.WriteByte(':')
+			o.Write(v)
+		}
+		if k == 0 {
+			return nil
+		}
+		return append(append([]byte{'{'}, o.Bytes()...), '}')
+	}
+	field("id", str("id"))
+	field("slug", str("slug"))
+	field("version", str("version"))
+	field("projectID", str("project_id"))
+	field("workspaceID", str("workspace_id"))
+	field("directory", str("directory"))
+	field("path", str("path"))
+	field("parentID", str("parent_id"))
+	field("title", str("title"))
+	field("agent", str("agent"))
+	field("model", raw("model"))
+	field("share", object([2]any{"url", str("share_url")}))
+	field("summary", object([2]any{"additions", num("summary_additions")}, [2]any{"deletions", num("summary_deletions")},
+		[2]any{"files", num("summary_files")}, [2]any{"diffs", raw("summary_diffs")}))
+	field("revert", raw("revert"))
+	field("permission", raw("permission"))
+	field("time", object([2]any{"created", num("time_created")}, [2]any{"updated", num("time_updated")},
+		[2]any{"compacting", num("time_compacting")}, [2]any{"archived", num("time_archived")}))
+	b.WriteByte('}')
+	return b.Bytes(), rows.Err()
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) []byte {
+	out, _ := json.Marshal(s)
+	return out
+}
