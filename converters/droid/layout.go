@@ -26,6 +26,11 @@ var droidLayout = converters.Layout{
 		return strings.TrimSuffix(main, ".jsonl") + ".settings.json"
 	},
 	SessionID: func(base string) string {
+		// A settings sidecar read as a session's input (its transcript is
+		// gone) carries the session's id too.
+		if stem, ok := strings.CutSuffix(base, ".settings.json"); ok {
+			base = stem + ".jsonl"
+		}
 		sid, _ := native.SessionFileID(base)
 		return sid
 	},

@@ -286,3 +286,24 @@ func TestIDShapedName(t *testing.T) {
 		}
 	}
 }
+
+// TestInputFileName: an agent's file read as a session's input keeps the
+// session's id (an OpenClaw archive whose live transcript is gone, a
+// Droid sidecar without its transcript); a name that only looks like one,
+// or a user's, is digested.
+func TestInputFileName(t *testing.T) {
+	const id = "8a9b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d"
+	for base, want := range map[string]string{
+		id + ".jsonl": id + ".jsonl",
+		id + ".jsonl.deleted.2026-11-22T10-00-00.000Z": id,
+		id + ".settings.json":                          id + ".json",
+		id + ".jsonl.deleted.CANARY-alice":             "input-",
+		"CANARY-alice-" + id + ".jsonl":                "input-",
+		"alice-payroll-notes.settings.json":            "input-",
+	} {
+		got := InputFileName(receipt.Hasher{}, base)
+		if got != want && !(want == "input-" && strings.HasPrefix(got, want) && !strings.Contains(got, "CANARY")) {
+			t.Errorf("InputFileName(%q) = %q, want %q", base, got, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
@@ -49,7 +50,9 @@ func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
 // InputFileName is an input's file name as outputs carry it (their own
 // names, the summary's convert.input.path, the manifest's outputs): the
 // name as it is when it is shaped like an agent's own session file name
-// (IDShapedName), else "input-" and 12 hex digits of its stem's digest
+// (IDShapedName), the session id when a format's layout reads one from the
+// name (converters.SessionID: an archive or a sidecar read as a session's
+// input), else "input-" and 12 hex digits of its stem's digest
 // under h (keyed in keyed mode), with its extensions. A name the user
 // chose (alice-payroll-notes.jsonl) may say who or what the session was
 // about, and outputs are made to be shared.
@@ -57,6 +60,12 @@ func InputFileName(h receipt.Hasher, base string) string {
 	stem, ext := splitExt(base)
 	if IDShapedName(stem) {
 		return base
+	}
+	// A name an agent gives a session's other files (an OpenClaw archive,
+	// <id>.jsonl.reset.<time>; a Droid sidecar, <id>.settings.json) when
+	// such a file is the session's input: named by the id it carries.
+	if id := converters.SessionID(base); id != "" && IDShapedName(id) {
+		return id + ext
 	}
 	_, hx, _ := strings.Cut(h.Text(stem), ":")
 	return inputPrefix + hx[:12] + ext
