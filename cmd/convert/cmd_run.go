@@ -68,6 +68,10 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	opt := runOptions(c, cons, name, h)
+	if p.defaults == nil { // a default run may migrate an older layout's manifest first
+		opt.Manifest = pipeline.PrefetchManifest(opt.Out, opt.Hash)
+	}
 	ins, cleanup, err := runInputs(c, p)
 	if err != nil {
 		return err
@@ -77,7 +81,6 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := runOptions(c, cons, name, h)
 	var clock *busyClock // the time spent exporting, told apart
 	if exp != nil {
 		defer exp.Close()

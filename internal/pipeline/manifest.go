@@ -97,6 +97,38 @@ func loadManifest(dir string, h receipt.Hasher) *manifest {
 	return m
 }
 
+// ManifestLoad is a manifest being read ahead of a run.
+type ManifestLoad struct {
+	dir  string
+	done chan struct{}
+	m    *manifest
+}
+
+// PrefetchManifest starts reading dir's manifest under h while the caller
+// finds the inputs: on an unchanged rerun of a history the walk and the
+// manifest's decoding take about as long each, and need nothing of each
+// other. RunOptions.Manifest hands it to Run, which must hash with h. A
+// caller that may change dir's manifest before Run (migrating a layout)
+// does not prefetch it.
+func PrefetchManifest(dir string, h receipt.Hasher) *ManifestLoad {
+	l := &ManifestLoad{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.m = loadManifest(dir, h)
+	}()
+	return l
+}
+
+// take is the prefetched manifest of dir; nil when none was prefetched
+// for dir.
+func (l *ManifestLoad) take(dir string) *manifest {
+	if l == nil || l.dir != dir {
+		return nil
+	}
+	<-l.done
+	return l.m
+}
+
 // settings fingerprints everything that changes the outputs of an input.
 func settings(opt RunOptions) string {
 	h := sha256.New()

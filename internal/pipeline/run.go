@@ -209,6 +209,9 @@ type RunOptions struct {
 	Options
 	Out  string // output directory
 	Jobs int    // parallel inputs; number of CPUs if <= 0
+	// Manifest is Out's manifest read ahead (PrefetchManifest, under
+	// Options.Hash); nil: Run reads it.
+	Manifest *ManifestLoad
 	// AfterWrite, when set, runs for each input whose outputs were written
 	// (an OTLP export, say); an error is an export failure of that input
 	// (its files stay, it counts as converted, not exported). It may run on
@@ -312,7 +315,10 @@ func Run(ctx context.Context, ins []Input, opt RunOptions, stderr io.Writer) Out
 		opt.Messages = func(m Message) { fmt.Fprintln(stderr, m.Text) }
 	}
 	oc := Outcome{Inputs: len(ins), SkipReasons: map[string]int64{}, Converters: map[string]int{}}
-	man := loadManifest(opt.Out, opt.Hash)
+	man := opt.Manifest.take(opt.Out)
+	if man == nil {
+		man = loadManifest(opt.Out, opt.Hash)
+	}
 	set := settings(opt)
 	var prog *progress
 	if opt.Progress != nil {
