@@ -72,7 +72,7 @@ func runAction(c *cli.Context) error {
 	if p.defaults == nil { // a default run may migrate an older layout's manifest first
 		opt.Manifest = pipeline.PrefetchManifest(opt.Out, opt.Hash)
 	}
-	ins, cleanup, err := runInputs(c, p)
+	ins, cleanup, err := runInputs(c, p, inputNamer(cons.tty, h))
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func runFlags(c *cli.Context) (name string, h receipt.Hasher, _ error) {
 // --shard), standard input spooled to a temporary file when it is one of
 // them; a run given no PATH takes the default locations' inputs. cleanup removes the spool; it is not nil when err is nil, and an
 // error leaves nothing to clean up.
-func runInputs(c *cli.Context, p runPaths) (ins []pipeline.Input, cleanup func(), err error) {
+func runInputs(c *cli.Context, p runPaths, name func(n int, arg, path string) string) (ins []pipeline.Input, cleanup func(), err error) {
 	args := p.args
 	stdins := 0
 	for _, a := range args {
@@ -233,7 +233,7 @@ func runInputs(c *cli.Context, p runPaths) (ins []pipeline.Input, cleanup func()
 	case len(ins) == 0:
 		return nil, nil, usageError("no *.jsonl input found under %s", strings.Join(args, " "))
 	}
-	pipeline.NameInputs(ins, displayInput) // names.go: no message carries an input's folders
+	pipeline.NameInputs(ins, name) // names.go: no message carries an input's folders, nor a shared one a user's file name
 	if s := c.String("shard"); s != "" {
 		k, n, err := pipeline.ParseShard(s)
 		if err != nil {

@@ -221,7 +221,7 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	if err != nil || len(ins) != 1 {
 		return fmt.Sprintf("%s: cannot read the source", displayPath(src)), exitFailed
 	}
-	pipeline.NameInputs(ins, displayInput)
+	pipeline.NameInputs(ins, inputNamer(con(c).tty, h))
 	res := pipeline.Convert(ins[0], pipeline.Options{Converter: st.Predicate.Converter, Hash: h, Reveal: c.String("reveal") == "names"})
 	if res.Err != nil {
 		return fmt.Sprintf("not reproducible: re-converting %s failed: %v", displayPath(src), res.Err), exitNotReproducible

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // How messages name files. This is the one place: every path a message
@@ -35,7 +36,28 @@ func displayPath(p string) string {
 // only when they are session ids (or date folders), and the file's own
 // name unless it holds the user's name or encodes a path. n numbers an
 // input whose name is withheld, so that two such inputs are told apart.
-func displayInput(n int, arg, p string) string {
+func displayInput(n int, arg, p string) string { return displayInputAs(n, arg, p, nil) }
+
+// inputNamer is how a run's messages name its inputs: displayInput on a
+// terminal, where the user reading needs the file's own name; written to
+// a file or a pipe (a log that may be shared, CI), a file name that is
+// not an agent's own session name is shown as the name its outputs carry
+// (pipeline.InputFileName under h: input-<12 hex>.jsonl, keyed in keyed
+// mode) when a walk found it, since the name is the user's choice and may
+// say who or what the session was about. A file the user named is shown
+// as displayInput shows it.
+func inputNamer(tty bool, h receipt.Hasher) func(n int, arg, p string) string {
+	if tty {
+		return displayInput
+	}
+	return func(n int, arg, p string) string {
+		return displayInputAs(n, arg, p, func(name string) string { return pipeline.InputFileName(h, name) })
+	}
+}
+
+// displayInputAs is displayInput with the file's own name passed through
+// rename (nil: kept).
+func displayInputAs(n int, arg, p string, rename func(string) string) string {
 	if p == pipeline.StdinName {
 		return p
 	}
@@ -61,6 +83,8 @@ func displayInput(n int, arg, p string) string {
 	last := len(parts) - 1
 	for i, c := range parts {
 		switch {
+		case i == last && rename != nil && p != arg: // a file the walk found, not one the user named
+			parts[i] = rename(c)
 		case i == last && elide(c, home) != c:
 			parts[i] = fmt.Sprintf("[input %d, name withheld]", n) // it names the user, or encodes a path
 		case i < last && !idName(c) && !sessionFolders[c] && !(len(c) <= 4 && digitsOrTime(c)): // a date folder (2026/01) stays

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // TestDisplayInput: a message names an input by the argument as typed
@@ -83,8 +88,10 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 		if want := map[bool]int{false: exitOK, true: exitFailed}[strict]; code != want {
 			t.Fatalf("strict=%v: exit %d, want %d\n%s", strict, code, want, se)
 		}
+		// Off a terminal a file named by the user (here with the user's
+		// name) is shown as its outputs are named.
 		if !strings.Contains(se, "~/.claude/projects/…/1234abcd-3333-4444-8555-666677778888.jsonl:") ||
-			!strings.Contains(se, "[input 2, name withheld]") {
+			!strings.Contains(se, "~/.claude/projects/…/"+pipeline.InputFileName(receipt.Hasher{}, "CANARYUSER-notes.jsonl")+":") {
 			t.Errorf("strict=%v: stderr does not name the inputs as expected:\n%s", strict, se)
 		}
 		for _, bad := range []string{home, "-Users-", "CANARY", "-proj"} {
@@ -104,5 +111,47 @@ func TestStderrPassesLeakcheck(t *testing.T) {
 	code, _, se := runCLI(t, "", "report", projects) // runCLI fails on any CANARY
 	if code != exitOK || !strings.Contains(se, "~/.claude/projects/…/1234abcd-3333-4444-8555-666677778888.jsonl:") || strings.Contains(se, "-Users-") {
 		t.Errorf("report: exit %d, stderr:\n%s", code, se)
+	}
+}
+
+// TestInputNamer: on a terminal a walked file is named as displayInput
+// names it; off one (a log, a pipe) a walked file whose name the user
+// chose is named as its outputs are, keyed in keyed mode, and a file the
+// user named, or an agent's own session name, stays.
+func TestInputNamer(t *testing.T) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	keyed, err := receipt.NewKeyed([]byte(hex.EncodeToString(key)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a"
+	dir := filepath.Join("logs", "CANARY-client")
+	for _, tc := range []struct {
+		name      string
+		tty       bool
+		h         receipt.Hasher
+		arg, path string
+		want      string
+	}{
+		{"terminal, walked", true, receipt.Hasher{}, "logs", filepath.Join(dir, "CANARY-notes.jsonl"), "logs/…/CANARY-notes.jsonl"},
+		{"log, walked", false, receipt.Hasher{}, "logs", filepath.Join(dir, "CANARY-notes.jsonl"), "logs/…/" + pipeline.InputFileName(receipt.Hasher{}, "CANARY-notes.jsonl")},
+		{"log, walked, keyed", false, keyed, "logs", filepath.Join(dir, "CANARY-notes.jsonl"), "logs/…/" + pipeline.InputFileName(keyed, "CANARY-notes.jsonl")},
+		{"log, walked session", false, receipt.Hasher{}, "logs", filepath.Join(dir, uuid+".jsonl"), "logs/…/" + uuid + ".jsonl"},
+		{"log, named by the user", false, receipt.Hasher{}, "CANARY-notes.jsonl", "CANARY-notes.jsonl", "CANARY-notes.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := inputNamer(tc.tty, tc.h)(1, tc.arg, tc.path)
+			if got != tc.want {
+				t.Errorf("%q, want %q", got, tc.want)
+			}
+			if !tc.tty && tc.path != tc.arg && strings.Contains(got, "CANARY") {
+				t.Errorf("%q names the canary off a terminal", got)
+			}
+		})
+	}
+	if a, b := inputNamer(false, receipt.Hasher{})(1, "logs", filepath.Join(dir, "CANARY-notes.jsonl")),
+		inputNamer(false, keyed)(1, "logs", filepath.Join(dir, "CANARY-notes.jsonl")); a == b {
+		t.Errorf("keyed and plain names agree: %q", a)
 	}
 }

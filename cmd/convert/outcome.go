@@ -186,7 +186,7 @@ func printOutcome(cons *console, s summary) {
 			line += fmt.Sprintf(", reasoning %s", thousands(t.Reasoning))
 		}
 		if t.DuplicateResponses > 0 {
-			line += fmt.Sprintf(" (%s responses repeated by resumed or forked sessions counted once)", thousands(int64(t.DuplicateResponses)))
+			line += fmt.Sprintf(" (%s repeated by resumed or forked sessions counted once)", map[bool]string{true: "1 response", false: thousands(int64(t.DuplicateResponses)) + " responses"}[t.DuplicateResponses == 1])
 		}
 		row("tokens", line)
 	}
