@@ -15,14 +15,8 @@ import (
 // droidTool is one tool call, opened by an assistant message's tool_use
 // block and finished by the tool_result block that names its id.
 type droidTool struct {
-	key, name          string // owned copies, as every string it keeps
-	span               int
-	mcpServer, mcpTool string // raw names, for hashing only
-	argsHash           string
-	argsSize           int
-	subagent           bool   // a Task call: its result is what the subagent returned
-	skill              string // a Skill call: the skill it loads (owned), written when it succeeds
-	done               bool
+	native.Call        // Subagent: a Task call
+	skill       string // a Skill call: the skill it loads (owned), written when it succeeds
 }
 
 // droidUsage is the settings sidecar's totals, in Droid's terms: input
@@ -192,7 +186,7 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 	c.counts["tool_calls"]++
 	argsHash := c.Digest(args)
 	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, droidBuiltinTools)
-	t := &droidTool{key: key, name: call.Name, span: call.Span, argsHash: argsHash, argsSize: args.RawLen(), mcpServer: call.MCPServer, mcpTool: call.MCPTool}
+	t := &droidTool{Call: native.Call{Key: key, Name: call.Name, Span: call.Span, ArgsHash: argsHash, ArgsSize: args.RawLen(), MCPServer: call.MCPServer, MCPTool: call.MCPTool}}
 	c.tools[key] = t
 	if name.Is("Skill") {
 		t.skill = native.FirstString(args.Get("skill"), args.Get("name")).Own()
@@ -203,7 +197,7 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 	if name.Is("Task") {
 		// The subagent runs as a session of its own (its session_start
 		// names this one): its records and tokens are in its own receipt.
-		t.subagent = true
+		t.Subagent = true
 		c.counts["subagents"]++
 		a := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session"))
 		if p := native.FirstString(args.Get("prompt")); !p.Empty() {
@@ -262,35 +256,17 @@ func (c *droidState) finishTool(r converters.Record, b view.Value) {
 		c.counts["results_without_call"]++
 		return
 	}
-	if t.done {
-		return
-	}
-	t.done = true
-	sp := &c.Out.Spans[t.span]
-	sp.Cover(r.NS)
-	status := "success"
-	if b.Get("is_error").Bool() {
-		status = "error"
-		sp.Error = true
+	status := c.FinishCall(r, &t.Call, b.Get("is_error").Bool(), b.Get("content"), "droid.tool_call.status", func(status string) {
+		if t.skill != "" && status == "success" {
+			c.skill(r, t.Key, view.Borrow(t.skill)) // owned
+		}
+	})
+	if status == "error" {
 		c.counts["failed_tool_calls"]++
 	}
-	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "droid.tool_call.status", Value: receipt.S(status)})
-	res := b.Get("content")
-	if t.skill != "" && status == "success" {
-		c.skill(r, t.key, view.Borrow(t.skill)) // owned
+	if status != "" && t.MCPServer != "" {
+		c.counts["mcp_calls"]++
 	}
-	if t.subagent {
-		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
-		c.Emit(r, t.key, "subagent.result.returned", a)
-	}
-	if t.mcpServer == "" {
-		return
-	}
-	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
-		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
-	a = c.Conversation(a)
-	c.Emit(r, t.key, "mcp.tool_call.completed", a)
-	c.counts["mcp_calls"]++
 }
 
 func (c *droidState) End(out *converters.Output) error {
@@ -337,7 +313,7 @@ func (c *droidState) End(out *converters.Output) error {
 	}
 	var open int64
 	for _, t := range c.tools {
-		if !t.done {
+		if !t.Done {
 			open++
 		}
 	}

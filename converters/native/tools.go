@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/events"
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -105,4 +106,49 @@ func (c *Base) OpenToolSpan(r converters.Record, key, parent string, id, name vi
 	attrs = append(attrs, receipt.Attr{Key: "convert.tool.call.arguments_hash", Value: receipt.S(argsHash)})
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	return t
+}
+
+// Call is a tool call a reader keeps until its result comes: the span
+// OpenToolSpan opened and what the call's events will say.
+type Call struct {
+	Key, Name          string // owned copies, as every string it keeps
+	Span               int
+	MCPServer, MCPTool string // raw names, for hashing only
+	ArgsHash           string
+	ArgsSize           int
+	Subagent           bool // its result is what a subagent returned to its parent
+	Done               bool
+}
+
+// FinishCall closes t with its result res: its span is stretched to r,
+// marked failed when isError, and given the status under statusKey; then
+// runs (when not nil) with the status; a subagent call writes
+// subagent.result.returned and an MCP call mcp.tool_call.completed. It
+// returns the status, "" when t was finished before.
+func (c *Base) FinishCall(r converters.Record, t *Call, isError bool, res view.Value, statusKey string, then func(status string)) string {
+	if t.Done {
+		return ""
+	}
+	t.Done = true
+	sp := &c.Out.Spans[t.Span]
+	sp.Cover(r.NS)
+	status := "success"
+	if isError {
+		status = "error"
+		sp.Error = true
+	}
+	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: statusKey, Value: receipt.S(status)})
+	if then != nil {
+		then(status)
+	}
+	if t.Subagent {
+		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
+		c.Emit(r, t.Key, "subagent.result.returned", a)
+	}
+	if t.MCPServer != "" {
+		a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.MCPServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.MCPTool)),
+			Status: status, ArgsHash: t.ArgsHash, ResultHash: c.Digest(res), ArgsSize: t.ArgsSize, ResultSize: res.RawLen()}.Attrs()
+		c.Emit(r, t.Key, "mcp.tool_call.completed", c.Conversation(a))
+	}
+	return status
 }

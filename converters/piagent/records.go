@@ -67,15 +67,9 @@ func newTally() piTally {
 
 // piTool is one tool call, opened by an assistant message's toolCall block
 // and finished by the toolResult message that names its id.
-type piTool struct {
-	key, name          string // owned copies, as every string it keeps
-	span               int
-	mcpServer, mcpTool string // raw names, for hashing only
-	subagent           bool   // a call of the subagent tool: its result is what the subagents returned
-	argsHash           string
-	argsSize           int
-	done               bool
-}
+// piTool is a call of a tool; Subagent: of the subagent tool, whose
+// result is what the subagents returned.
+type piTool = native.Call
 
 type piState struct {
 	native.Base
@@ -369,7 +363,7 @@ func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 	c.counts["tool_calls"]++
 	argsHash := c.Digest(args)
 	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, piBuiltinTools)
-	t := &piTool{key: key, name: call.Name, span: call.Span, argsHash: argsHash, argsSize: args.RawLen(), mcpServer: call.MCPServer, mcpTool: call.MCPTool}
+	t := &piTool{Key: key, Name: call.Name, Span: call.Span, ArgsHash: argsHash, ArgsSize: args.RawLen(), MCPServer: call.MCPServer, MCPTool: call.MCPTool}
 	c.tools[key] = t
 	if name.Is("subagent") {
 		c.subagent(r, t, args)
@@ -392,7 +386,7 @@ func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 // under the parent's folder): its records and tokens are in its own
 // receipt, as ccusage counts them apart.
 func (c *piState) subagent(r converters.Record, t *piTool, args view.Value) {
-	t.subagent = true
+	t.Subagent = true
 	one := func(a view.Value) {
 		c.counts["subagents"]++
 		attrs := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("separate_session"))
@@ -402,7 +396,7 @@ func (c *piState) subagent(r converters.Record, t *piTool, args view.Value) {
 		if s := native.FirstString(a.Get("agent")); !s.Empty() {
 			attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(s))})
 		}
-		c.Emit(r, t.key, "subagent.spawned", attrs)
+		c.Emit(r, t.Key, "subagent.spawned", attrs)
 	}
 	several := false
 	for _, list := range []string{"tasks", "chain"} {
@@ -428,32 +422,13 @@ func (c *piState) finishTool(r converters.Record, m view.Value) {
 		c.counts["results_without_call"]++
 		return
 	}
-	if t.done {
-		return
-	}
-	t.done = true
-	sp := &c.Out.Spans[t.span]
-	sp.Cover(r.NS)
-	status := "success"
-	if m.Get("isError").Bool() {
-		status = "error"
-		sp.Error = true
+	status := c.FinishCall(r, t, m.Get("isError").Bool(), m.Get("content"), "pi_agent.tool_call.status", nil)
+	if status == "error" {
 		c.counts["failed_tool_calls"]++
 	}
-	sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "pi_agent.tool_call.status", Value: receipt.S(status)})
-	res := m.Get("content")
-	if t.subagent {
-		a := append(events.SubagentReturned(c.Digest(res), res.RawLen(), status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded)
-		c.Emit(r, t.key, "subagent.result.returned", a)
+	if status != "" && t.MCPServer != "" {
+		c.counts["mcp_calls"]++
 	}
-	if t.mcpServer == "" {
-		return
-	}
-	a := events.MCPCall{Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)),
-		Status: status, ArgsHash: t.argsHash, ResultHash: c.Digest(res), ArgsSize: t.argsSize, ResultSize: res.RawLen()}.Attrs()
-	a = c.Conversation(a)
-	c.Emit(r, t.key, "mcp.tool_call.completed", a)
-	c.counts["mcp_calls"]++
 }
 
 // skill writes a context.skill.invoked event on span ("" for the root): a
@@ -583,7 +558,7 @@ func (c *piState) End(out *converters.Output) error {
 	}
 	var open int64
 	for _, t := range c.tools {
-		if !t.done {
+		if !t.Done {
 			open++
 		}
 	}
