@@ -711,18 +711,7 @@ func (c *copilotState) End(out *converters.Output) error {
 		out.Span.Set("copilot_cli.billing.nano_aiu", receipt.I(c.checkpoint.nanoAiu))
 		out.Span.Set("copilot_cli.billing.premium_count", receipt.I(c.checkpoint.premium))
 	}
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "compactions", "rewinds", "resumes", "errors"} {
-		out.Span.Set("copilot_cli."+k+".count", receipt.I(c.counts[k]))
-	}
-	var open int64
-	for _, t := range c.tools {
-		if !t.done {
-			open++
-		}
-	}
-	if open > 0 {
-		out.Span.Set("copilot_cli.tool_calls.without_result", receipt.I(open))
-	}
+	native.Tally(out, "copilot_cli", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "compactions", "rewinds", "resumes", "errors"}, native.Unfinished(c.tools, func(t *copilotTool) bool { return t.done }))
 	c.Summarize(out)
 	return nil
 }

@@ -375,12 +375,7 @@ func (c *cursorState) End(out *converters.Output) error {
 		format = "mixed"
 	}
 	out.Span.Set("cursor.log_format", receipt.S(format))
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "subagents", "turns"} {
-		out.Span.Set("cursor."+k+".count", receipt.I(c.counts[k]))
-	}
-	if open > 0 {
-		out.Span.Set("cursor.tool_calls.without_result", receipt.I(open))
-	}
+	native.Tally(out, "cursor", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "subagents", "turns"}, open)
 	for _, k := range []string{"wrapped_queries", "redacted_blocks", "command_outputs"} {
 		if n := c.counts[k]; n > 0 {
 			out.Span.Set("cursor."+k+".count", receipt.I(n))

@@ -308,18 +308,7 @@ func (c *droidState) End(out *converters.Output) error {
 	if c.orphan {
 		out.Span.Set("droid.transcript_missing", receipt.B(true))
 	}
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents", "skills", "compactions"} {
-		out.Span.Set("droid."+k+".count", receipt.I(c.counts[k]))
-	}
-	var open int64
-	for _, t := range c.tools {
-		if !t.Done {
-			open++
-		}
-	}
-	if open > 0 {
-		out.Span.Set("droid.tool_calls.without_result", receipt.I(open))
-	}
+	native.Tally(out, "droid", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "subagents", "skills", "compactions"}, native.Unfinished(c.tools, func(t *droidTool) bool { return t.Done }))
 	c.Summarize(out)
 	return nil
 }

@@ -619,18 +619,7 @@ func (c *geminiState) End(out *converters.Output) error {
 		format = "legacy_session_document"
 	}
 	out.Span.Set("gemini_cli.log_format", receipt.S(format))
-	for _, k := range []string{"user_prompts", "tool_responses", "slash_commands", "context_loads", "model_messages", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "rewinds", "rewound_messages", "history_rewrites", "thoughts", "errors"} {
-		out.Span.Set("gemini_cli."+k+".count", receipt.I(c.counts[k]))
-	}
-	var open int64
-	for _, t := range c.tools {
-		if !t.done {
-			open++
-		}
-	}
-	if open > 0 {
-		out.Span.Set("gemini_cli.tool_calls.without_result", receipt.I(open))
-	}
+	native.Tally(out, "gemini_cli", c.counts, []string{"user_prompts", "tool_responses", "slash_commands", "context_loads", "model_messages", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "rewinds", "rewound_messages", "history_rewrites", "thoughts", "errors"}, native.Unfinished(c.tools, func(t *geminiTool) bool { return t.done }))
 	c.Summarize(out)
 	return nil
 }

@@ -303,3 +303,26 @@ func (c *Base) Compaction(r converters.Record, n int64, reason string, tokensBef
 	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(summary.Str().Digest(c.Hasher), summary.Str().Len()))
 	return true
 }
+
+// Tally writes a reader's counts on the root span: prefix.<name>.count for
+// each of names, and prefix.tool_calls.without_result when open calls never
+// got their result.
+func Tally(out *converters.Output, prefix string, counts map[string]int64, names []string, open int64) {
+	for _, k := range names {
+		out.Span.Set(prefix+"."+k+".count", receipt.I(counts[k]))
+	}
+	if open > 0 {
+		out.Span.Set(prefix+".tool_calls.without_result", receipt.I(open))
+	}
+}
+
+// Unfinished counts the calls that done says got no result.
+func Unfinished[T any](calls map[string]T, done func(T) bool) int64 {
+	var n int64
+	for _, t := range calls {
+		if !done(t) {
+			n++
+		}
+	}
+	return n
+}

@@ -551,20 +551,9 @@ func (c *piState) End(out *converters.Output) error {
 	if c.format > 0 {
 		out.Span.Set("pi_agent.session_format", receipt.I(c.format))
 	}
-	for _, k := range []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents",
+	native.Tally(out, "pi_agent", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents",
 		"compactions", "branch_summaries", "extension_messages", "user_shell_commands", "model_changes", "repeated_usage",
-		"usage_without_time"} {
-		out.Span.Set("pi_agent."+k+".count", receipt.I(c.counts[k]))
-	}
-	var open int64
-	for _, t := range c.tools {
-		if !t.Done {
-			open++
-		}
-	}
-	if open > 0 {
-		out.Span.Set("pi_agent.tool_calls.without_result", receipt.I(open))
-	}
+		"usage_without_time"}, native.Unfinished(c.tools, func(t *piTool) bool { return t.Done }))
 	if c.subagentRun {
 		out.Span.Set("pi_agent.subagent_run", receipt.B(true))
 		if c.runAgent != "" {
