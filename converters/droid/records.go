@@ -184,9 +184,7 @@ func (c *droidState) openTool(r converters.Record, parent string, b view.Value) 
 		return
 	}
 	c.counts["tool_calls"]++
-	argsHash := c.Digest(args)
-	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, droidBuiltinTools)
-	t := &droidTool{Call: native.Call{Key: key, Name: call.Name, Span: call.Span, ArgsHash: argsHash, ArgsSize: args.RawLen(), MCPServer: call.MCPServer, MCPTool: call.MCPTool}}
+	t := &droidTool{Call: c.OpenCall(r, key, parent, id, name, args, droidBuiltinTools)}
 	c.tools[key] = t
 	if name.Is("Skill") {
 		t.skill = native.FirstString(args.Get("skill"), args.Get("name")).Own()

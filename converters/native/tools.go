@@ -152,3 +152,11 @@ func (c *Base) FinishCall(r converters.Record, t *Call, isError bool, res view.V
 	}
 	return status
 }
+
+// OpenCall opens a named call's execute_tool span (OpenToolSpan, with the
+// arguments' digest) and returns the call to keep until its result.
+func (c *Base) OpenCall(r converters.Record, key, parent string, id, name view.Text, args view.Value, builtins map[string]bool) Call {
+	argsHash := c.Digest(args)
+	t := c.OpenToolSpan(r, key, parent, id, name, argsHash, builtins)
+	return Call{Key: key, Name: t.Name, Span: t.Span, ArgsHash: argsHash, ArgsSize: args.RawLen(), MCPServer: t.MCPServer, MCPTool: t.MCPTool}
+}

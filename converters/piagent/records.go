@@ -361,9 +361,8 @@ func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 		return
 	}
 	c.counts["tool_calls"]++
-	argsHash := c.Digest(args)
-	call := c.OpenToolSpan(r, key, parent, id, name, argsHash, piBuiltinTools)
-	t := &piTool{Key: key, Name: call.Name, Span: call.Span, ArgsHash: argsHash, ArgsSize: args.RawLen(), MCPServer: call.MCPServer, MCPTool: call.MCPTool}
+	call := c.OpenCall(r, key, parent, id, name, args, piBuiltinTools)
+	t := &call
 	c.tools[key] = t
 	if name.Is("subagent") {
 		c.subagent(r, t, args)
