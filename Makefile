@@ -144,6 +144,13 @@ BENCH_FLAGS  ?=
 bench: build
 	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -seeds $(BENCH_SEEDS) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB) -runs $(BENCH_RUNS) $(BENCH_FLAGS)
 
+# bench-quick is make bench for a loop during development: 100 MB, no big
+# session, 10 runs of the fixed cost, no jq. Its corpus is built once into
+# bench/corpus-quick, beside the full one.
+.PHONY: bench-quick
+bench-quick: build
+	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -seeds $(BENCH_SEEDS) -dir bench/corpus-quick -total-mb 100 -big-mb 0 -runs $(BENCH_RUNS) -fixed-runs 10 -jq=false $(BENCH_FLAGS)
+
 # bench-report writes a history of REPORT_SESSIONS sessions' receipts and
 # traces (copies of the bundled Claude Code and Codex samples, each with its
 # own ids and day) and times convert report over it in every format.
