@@ -143,8 +143,8 @@ func reportOptions(c *cli.Context) (format string, opt report.Options, err error
 	return format, opt, nil
 }
 
-// reportPrices sets the report's price table: the bundled one, with a
-// --prices file's entries replacing its own; none with --no-cost.
+// reportPrices sets the report's prices: the model catalog's, after a
+// --prices file's entries; none with --no-cost.
 func reportPrices(c *cli.Context, opt *report.Options) error {
 	if c.Bool("no-cost") {
 		if c.String("prices") != "" {
@@ -152,17 +152,13 @@ func reportPrices(c *cli.Context, opt *report.Options) error {
 		}
 		return nil
 	}
-	bundled, date, err := report.Bundled()
-	if err != nil {
-		return fmt.Errorf("report: the bundled price table: %w", err)
-	}
-	opt.Prices, opt.PriceDate = bundled, date
+	opt.Prices, opt.Catalog = report.Bundled()
 	if p := c.String("prices"); p != "" {
 		file, err := report.LoadPrices(p)
 		if err != nil {
 			return usageError("--prices: %v", err)
 		}
-		opt.Prices, opt.PriceFile = bundled.Merge(file), true
+		opt.Prices, opt.PriceFile = opt.Prices.Merge(file), true
 	}
 	return nil
 }

@@ -350,7 +350,7 @@ func or(vs ...string) string {
 	return ""
 }
 
-func (a *agg) sections(prices Prices) Sections {
+func (a *agg) sections(prices *Prices) Sections {
 	s := Sections{Sessions: a.sessions, Agents: counts(a.agents), AgentVersions: counts(a.versions), First: a.first, Last: a.last, Events: a.events,
 		Tokens: []ModelTokens{}, ContextInputs: []InputRow{}, AuditGaps: []GapRow{}}
 	for _, m := range sortedKeys(a.tokens) {

@@ -57,15 +57,19 @@ type Sources struct {
 	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
-// PriceInfo says which price table costed the report and which models had
-// no price; cost is never guessed.
+// PriceInfo says which prices costed the report and which models had no
+// price; cost is never guessed.
 type PriceInfo struct {
 	CostUSD  float64  `json:"cost_usd"`
 	Unpriced []string `json:"unpriced_models"`
-	// TableDate is the bundled table's date ("" when only a --prices file
-	// priced the report); File is true when a --prices file was given.
-	TableDate string `json:"table_date,omitempty"`
-	File      bool   `json:"prices_file"`
+	// UnpricedTokens are the tokens (input, output, cache read and write)
+	// of the unpriced models: the part of the total the cost leaves out.
+	UnpricedTokens int64 `json:"unpriced_tokens"`
+	// Catalog is the price data's package and version when the model
+	// catalog priced the report ("" when only a --prices file did); File
+	// is true when a --prices file was given.
+	Catalog string `json:"catalog,omitempty"`
+	File    bool   `json:"prices_file"`
 }
 
 // Sessions64 is the number of sessions, for the page's templates.
@@ -269,9 +273,9 @@ type Options struct {
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
 	UntilText string
-	Prices    Prices   // nil: no cost (--no-cost)
+	Prices    *Prices  // nil: no cost (--no-cost)
 	Sessions  []string // --session: only the sessions whose id starts with one of these
-	PriceDate string   // the bundled table's date, when it is part of Prices
+	Catalog   string   // the catalog's source, when it is part of Prices
 	PriceFile bool     // a --prices file is part of Prices
 	Timelines int      // sessions with a timeline (html); the most recent first
 }
@@ -410,10 +414,11 @@ func Build(ss []*Session, opt Options) *Report {
 	}
 	if opt.Prices != nil {
 		r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
-		pi := &PriceInfo{Unpriced: []string{}, TableDate: opt.PriceDate, File: opt.PriceFile}
+		pi := &PriceInfo{Unpriced: []string{}, Catalog: opt.Catalog, File: opt.PriceFile}
 		for _, t := range r.Total.Tokens {
 			if t.CostUSD == nil {
 				pi.Unpriced = append(pi.Unpriced, t.Model)
+				pi.UnpricedTokens += t.Total
 			} else {
 				pi.CostUSD += *t.CostUSD
 			}
@@ -551,8 +556,8 @@ func (r *Report) typed(path, v string) bool {
 		}
 	case "timezone":
 		return v == r.Timezone
-	case "prices.table_date":
-		return r.Prices != nil && v == r.Prices.TableDate
+	case "prices.catalog":
+		return r.Prices != nil && v == r.Prices.Catalog
 	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
 		// A model name the receipts wrote, in a field that only ever
 		// holds one: typed by the shape `run` admits model names by.
@@ -747,7 +752,7 @@ func (t *ModelTokens) add(n usage.Tokens, sign int64) {
 	t.Reasoning += sign * n.Reasoning
 }
 
-func sessRow(s *Session, u map[string]*ModelTokens, prices Prices) SessRow {
+func sessRow(s *Session, u map[string]*ModelTokens, prices *Prices) SessRow {
 	row := SessRow{ID: s.ID, Agent: s.Agent, Versions: nonNil(s.Versions), Project: s.Project, Input: s.Input, Events: len(s.Events), Models: nonNil(s.Models())}
 	if !s.Start.IsZero() {
 		row.Start, row.End = stamp(s.Start), stamp(s.End)

@@ -3,53 +3,84 @@ package report
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
 
-// TestBundledPrices: the bundled table is dated, names its sources, and
-// every entry prices all four kinds (a partial entry would be refused on
-// the first report with tokens of the missing kind).
-func TestBundledPrices(t *testing.T) {
-	p, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
+// TestCatalogPrices: the report prices from the model catalog (the
+// genai-prices data, named with its version): every family the agents
+// use, dated snapshots and provider prefixes included, at the data's
+// price; a cache kind the data leaves out at its parent's; a name the
+// catalog does not know has no price.
+func TestCatalogPrices(t *testing.T) {
+	p, source := Bundled()
+	if !p.Catalog || len(p.Table) != 0 || !strings.HasPrefix(source, "@pydantic/genai-prices@") {
+		t.Fatalf("Bundled() = %+v, %q", p, source)
 	}
-	if !regexp.MustCompile(`^20[0-9]{2}-[0-9]{2}-[0-9]{2}$`).MatchString(date) {
-		t.Errorf("table date %q", date)
-	}
-	if !strings.Contains(string(bundledPrices), `"sources"`) {
-		t.Error("the table names no sources")
-	}
-	if len(p) < 20 {
-		t.Fatalf("%d models", len(p))
-	}
-	for m, pr := range p {
-		if pr.Unset != 0 || pr.Input <= 0 || pr.Output <= pr.Input || pr.CacheRead <= 0 || pr.CacheRead >= pr.Input || pr.CacheWrite < pr.Input {
-			t.Errorf("%s: %+v: want all four kinds, output above input, cache reads below it, cache writes at least it", m, pr)
+	for _, c := range []struct {
+		model string
+		want  Price
+	}{
+		{"claude-opus-4-7", Price{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10, Has1h: true}},
+		{"claude-sonnet-4-5-20250929", Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6, Has1h: true}},
+		{"anthropic/claude-haiku-4-5-20251001", Price{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25, CacheWrite1h: 2, Has1h: true}},
+		{"claude-opus-5", Price{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10, Has1h: true}},
+		// OpenAI and Google charge a cache write as input.
+		{"gpt-5-codex", Price{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25, CacheWrite1h: 1.25, Has1h: true}},
+		{"gpt-5-2025-08-07", Price{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25, CacheWrite1h: 1.25, Has1h: true}},
+		{"gemini-2.5-pro", Price{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25, CacheWrite1h: 1.25, Has1h: true}},
+	} {
+		if got, ok := p.lookup(c.model); !ok || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.model, got, ok, c.want)
 		}
 	}
-	// Each family the agents use has a price, dated snapshots included.
-	for _, m := range []string{"claude-opus-4-7", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-sonnet-4.5",
-		"gpt-5.5", "gpt-5-codex", "gpt-5-2025-08-07", "gemini-2.5-pro", "gemini-3-pro-preview"} {
-		if _, ok := p.lookup(m); !ok {
-			t.Errorf("%s has no price", m)
+	for _, m := range []string{"CANARY-model", "<synthetic>", ""} {
+		if pr, ok := p.lookup(m); ok {
+			t.Errorf("%q priced %+v: the catalog does not know it", m, pr)
 		}
 	}
-	for m, pr := range p {
-		if strings.HasPrefix(m, "claude-") != pr.Has1h || pr.Has1h && pr.CacheWrite1h != 2*pr.Input {
-			t.Errorf("%s: 1-hour cache write %v (given: %v): Anthropic's models have one, at 2 x input; no other has", m, pr.CacheWrite1h, pr.Has1h)
+}
+
+// TestUnpricedShare: a model the catalog does not know is never priced
+// at 0; the report lists it and says how much of the total it holds.
+func TestUnpricedShare(t *testing.T) {
+	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
+	p, source := Bundled()
+	// The table renames no model; without the catalog the haiku model
+	// has no price, as a model the data does not know would.
+	r := l.Report(Options{Prices: &Prices{Table: map[string]Price{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}}})
+	if r.Prices.UnpricedTokens == 0 || len(r.Prices.Unpriced) != 1 {
+		t.Fatalf("unpriced: %+v", r.Prices)
+	}
+	var total int64
+	for _, m := range r.Total.Tokens {
+		total += m.Total
+		if m.Model == "claude-haiku-4-5" && (m.CostUSD != nil || m.Total != r.Prices.UnpricedTokens) {
+			t.Errorf("haiku: cost %v, %d tokens; unpriced tokens %d", m.CostUSD, m.Total, r.Prices.UnpricedTokens)
 		}
 	}
-	if _, ok := p.lookup("claude-opus-4-7-CANARY"); ok {
-		t.Error("a price for a model the table does not name")
+	md := render(t, r, "markdown")
+	want := "no price for 1 model, " + share(r.Prices.UnpricedTokens, total) + " of the tokens (" + num(r.Prices.UnpricedTokens) + " of " + num(total) + "): claude-haiku-4-5;"
+	if !strings.Contains(md, want) || !strings.Contains(md, "≥") {
+		t.Errorf("the markdown does not say %q (or shows no lower bound)", want)
+	}
+	r = l.Report(Options{Prices: p, Catalog: source})
+	if len(r.Prices.Unpriced) != 0 || r.Prices.UnpricedTokens != 0 || strings.Contains(render(t, r, "markdown"), "no price for") {
+		t.Errorf("with the catalog: unpriced %+v", r.Prices)
+	}
+	for _, c := range []struct {
+		part, total int64
+		want        string
+	}{{0, 10, "0%"}, {1, 3, "33.3%"}, {1, 100000, "under 0.1%"}, {99999, 100000, "over 99.9%"}, {5, 5, "100%"}, {1, 0, "0%"}} {
+		if got := share(c.part, c.total); got != c.want {
+			t.Errorf("share(%d, %d) = %q, want %q", c.part, c.total, got, c.want)
+		}
 	}
 }
 
 func TestPrices(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
-	r := l.Report(Options{Prices: Prices{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}})
+	r := l.Report(Options{Prices: &Prices{Table: map[string]Price{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}}})
 	for _, m := range r.Total.Tokens {
 		switch m.Model {
 		case "claude-opus-4-7":
@@ -113,7 +144,7 @@ func TestPartialPricesRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := l.Report(Options{Prices: p})
+			r := l.Report(Options{Prices: &Prices{Table: p}})
 			if got := r.PriceErrors(); strings.Join(got, "\n") != strings.Join(tc.errs, "\n") && !prefixes(got, tc.errs) {
 				t.Errorf("errors %q, want %q", got, tc.errs)
 			}
@@ -150,31 +181,28 @@ func prefixes(got, want []string) bool {
 	return true
 }
 
-// TestMergePrices: a --prices file's entry replaces the bundled one for
-// its model only.
+// TestMergePrices: a --prices file's entry replaces the catalog's price
+// for its model only, and its dated snapshots.
 func TestMergePrices(t *testing.T) {
-	b, _, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := b.Merge(Prices{"gpt-5.5": {Input: 1, Output: 2, CacheRead: 0.1, CacheWrite: 1}})
-	if m["gpt-5.5"].Input != 1 || m["claude-opus-4-7"] != b["claude-opus-4-7"] || b["gpt-5.5"].Input == 1 {
-		t.Errorf("merge: %+v %+v", m["gpt-5.5"], b["gpt-5.5"])
+	b, _ := Bundled()
+	m := b.Merge(map[string]Price{"gpt-5.5": {Input: 1, Output: 2, CacheRead: 0.1, CacheWrite: 1}})
+	got, _ := m.lookup("gpt-5.5-2026-04-23")
+	opus, _ := m.lookup("claude-opus-4-7")
+	want, _ := b.lookup("claude-opus-4-7")
+	if got.Input != 1 || opus != want || !m.Catalog || len(b.Table) != 0 {
+		t.Errorf("merge: gpt-5.5 %+v, opus %+v (catalog %+v)", got, opus, want)
 	}
 }
 
-// TestCostEqualsCcusage: with the bundled table, the cost of the bundled
+// TestCostEqualsCcusage: with the catalog's prices, the cost of the bundled
 // Claude Code sample is ccusage's to the millionth of a dollar (ccusage
 // 20.0.24, session --json --offline: claude-opus-4-7 0.451795, whose
 // 27,860 of 29,560 cache write tokens went to the 1-hour cache, priced at
 // 2 x input; claude-haiku-4-5 0.0047).
 func TestCostEqualsCcusage(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code", "basic"))
-	p, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := l.Report(Options{Prices: p, PriceDate: date})
+	p, source := Bundled()
+	r := l.Report(Options{Prices: p, Catalog: source})
 	want := map[string]float64{"claude-opus-4-7": 0.451795, "claude-haiku-4-5": 0.0047}
 	for _, m := range r.Total.Tokens {
 		if m.CostUSD == nil || *m.CostUSD < want[m.Model]-1e-6 || *m.CostUSD > want[m.Model]+1e-6 {
@@ -191,10 +219,7 @@ func TestCostEqualsCcusage(t *testing.T) {
 // writes, so the periods' costs add up to the total cost.
 func TestOneHourWritesAddUp(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"))
-	p, _, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := Bundled()
 	for _, by := range []string{"day", "week", "month"} {
 		r := l.Report(Options{By: by, Prices: p})
 		total, sum := map[string]int64{}, map[string]int64{}
