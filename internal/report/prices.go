@@ -210,7 +210,11 @@ func (p *Prices) cost(t ModelTokens) (c *float64, missing string) {
 	if !ok {
 		return nil, ""
 	}
-	for i, n := range []int64{t.Input, t.Output, t.CacheRead, t.CacheWrite} {
+	out := t.Output
+	if reasoningApart(t.Model) {
+		out += t.Reasoning
+	}
+	for i, n := range []int64{t.Input, out, t.CacheRead, t.CacheWrite} {
 		if n != 0 && pr.Unset&(1<<i) != 0 {
 			return nil, priceKinds[i]
 		}
@@ -220,10 +224,20 @@ func (p *Prices) cost(t ModelTokens) (c *float64, missing string) {
 		write1h = pr.CacheWrite1h
 	}
 	h := min(t.CacheWrite1h, t.CacheWrite)
-	v := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
+	v := (float64(t.Input)*pr.Input + float64(out)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
 		float64(t.CacheWrite-h)*pr.CacheWrite + float64(h)*write1h) / 1e6
 	v = math.Round(v*1e6) / 1e6
 	return &v, ""
+}
+
+// reasoningApart reports whether a model's reasoning tokens are billed
+// on top of its output tokens: Google's models, whose API counts thoughts
+// apart from the output (thoughtsTokenCount beside candidatesTokenCount)
+// and bills them as output, as ccusage prices Gemini CLI's. OpenAI's and
+// Anthropic's output counts already hold their reasoning.
+func reasoningApart(model string) bool {
+	p, ok := models.PriceOf(model)
+	return ok && p.Provider == "google"
 }
 
 // priceErrors are the models whose price entry lacks a kind they have
