@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/testshared"
 )
 
 // TestCatalogPrices: the report prices from the model catalog (the
@@ -276,6 +278,45 @@ func TestOneHourWritesAddUp(t *testing.T) {
 		}
 		if d := cost - r.Prices.CostUSD; d > 1e-5 || d < -1e-5 {
 			t.Errorf("by %s: periods cost %v, total %v", by, cost, r.Prices.CostUSD)
+		}
+	}
+}
+
+// TestCostOverSeedsEqualsCcusage: on the real transcripts of the shared
+// corpus, each model's cost is ccusage's (20.0.24, daily --json
+// --offline over the Claude Code seeds, codex daily over the Codex
+// ones, recorded here: ccusage does not run in CI), well within 1%.
+func TestCostOverSeedsEqualsCcusage(t *testing.T) {
+	p, source := Bundled()
+	for _, c := range []struct {
+		dir  string
+		cost map[string]float64
+	}{
+		{"claude-code", map[string]float64{
+			"claude-haiku-4-5-20251001":  0.2049799,
+			"claude-opus-4-5-20251101":   18.085779,
+			"claude-opus-4-6":            58.6788255,
+			"claude-sonnet-4-5-20250929": 12.78121995,
+			"claude-sonnet-4-6":          1.9843446,
+		}},
+		{"codex", map[string]float64{"gpt-5.5": 58.612693}},
+	} {
+		dir := testshared.Dir(t, "corpus-seed", c.dir)
+		l, _ := load(t, LoadOptions{}, dir)
+		r := l.Report(Options{By: "model", Prices: p, Catalog: source})
+		seen := 0
+		for _, m := range r.Total.Tokens {
+			want, ok := c.cost[m.Model]
+			if !ok {
+				continue
+			}
+			seen++
+			if m.CostUSD == nil || *m.CostUSD < want-1e-5 || *m.CostUSD > want+1e-5 {
+				t.Errorf("%s, %s: cost %v, ccusage says %v", c.dir, m.Model, m.CostUSD, want)
+			}
+		}
+		if seen != len(c.cost) || len(r.Prices.Unpriced) != 0 {
+			t.Errorf("%s: %d of the %d models ccusage prices; unpriced %v", c.dir, seen, len(c.cost), r.Prices.Unpriced)
 		}
 	}
 }
