@@ -42,7 +42,7 @@ func reportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
 		&cli.StringSliceFlag{Name: "session", Usage: "only the sessions whose id starts with `ID` (a prefix; repeat the flag for more)"},
 		&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the IANA time `ZONE` days, weeks and months are counted in, --since/--until days too (default: the system's zone)"},
-		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries replace the bundled table's, model by model"},
+		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries come before the model catalog's prices, model by model"},
 		&cli.BoolFlag{Name: "no-cost", Usage: "leave cost out (no price table, no cost column)"},
 		&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 		&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
