@@ -1,6 +1,10 @@
 package models
 
-import "testing"
+import (
+	"os"
+	"regexp"
+	"testing"
+)
 
 // The names agents write, as Known and PriceOf take them: the catalog's
 // ids, behind provider prefixes, with release dates and versions.
@@ -26,6 +30,9 @@ func TestKnownAndPrice(t *testing.T) {
 		// genai-prices matches it, but not known: its rest may be anything.
 		{"claude-opus-4-5-CANARY", false, true, "claude-opus-4-5", 5, 25},
 		{"CANARY/claude-opus-4-5", false, true, "claude-opus-4-5", 5, 25},
+		{"claude-opus-4-5@CANARY", false, true, "claude-opus-4-5", 5, 25},
+		{"claude-opus-4-5-20251101CANARY", false, true, "claude-opus-4-5", 5, 25},
+		{"anthropic/CANARY", false, false, "", 0, 0},
 		{"<synthetic>", false, false, "", 0, 0},
 		{"CANARY-model", false, false, "", 0, 0},
 		{"", false, false, "", 0, 0},
@@ -68,8 +75,20 @@ func TestPriceOn(t *testing.T) {
 	}
 }
 
+// TestSource: catalog.json is what generate.sh writes from the package
+// and version it pins (an edit by hand of either shows here; make
+// check-generated regenerates it), and stays small.
 func TestSource(t *testing.T) {
-	if Source() != "@pydantic/genai-prices@0.1.8" {
-		t.Errorf("Source() = %q", Source())
+	b, err := os.ReadFile("generate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := regexp.MustCompile(`(?m)^PKG=(\S+)$`).FindSubmatch(b)
+	ver := regexp.MustCompile(`(?m)^VERSION=(\S+)$`).FindSubmatch(b)
+	if pkg == nil || ver == nil || Source() != string(pkg[1])+"@"+string(ver[1]) {
+		t.Errorf("Source() = %q; generate.sh pins %q %q", Source(), pkg, ver)
+	}
+	if n := len(catalogJSON); n > 1<<20 || len(load().models) < 100 {
+		t.Errorf("catalog.json: %d bytes, %d models", n, len(load().models))
 	}
 }
