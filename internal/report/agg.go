@@ -90,6 +90,7 @@ func (a *agg) addModel(m string, t *ModelTokens) {
 	acc.CacheWrite += t.CacheWrite
 	acc.CacheWrite1h += t.CacheWrite1h
 	acc.Reasoning += t.Reasoning
+	addTokens(&acc.long, t.long, 1)
 }
 
 // indexServer names the server of an index over every server.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/models"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
@@ -124,6 +125,11 @@ type ModelTokens struct {
 	Reasoning    int64    `json:"reasoning"`
 	Total        int64    `json:"total"`
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
+
+	// long is the part of these tokens made by requests above the
+	// model's long-context threshold (longFrom), as the trace's chat
+	// spans tell them: priced at the data's long-context tier.
+	long usage.Tokens
 }
 
 // InputRow is one instruction file, overlay or other context input: loads
@@ -624,15 +630,7 @@ func splitUsage(s *Session, u map[string]*ModelTokens, key func(time.Time) strin
 		}
 		return t
 	}
-	dropped := map[int]bool{}
-	for _, r := range s.folded {
-		for i, x := range s.Responses {
-			if !dropped[i] && x.ID == r.ID && x.Request == r.Request && x.ID != "" {
-				dropped[i] = true
-				break
-			}
-		}
-	}
+	dropped := droppedResponses(s)
 	left := map[string]*ModelTokens{}
 	for m, t := range u {
 		c := *t
@@ -646,13 +644,25 @@ func splitUsage(s *Session, u map[string]*ModelTokens, key func(time.Time) strin
 		if x.Tokens.Input > l.Input || x.Tokens.Output > l.Output || x.Tokens.CacheRead > l.CacheRead || x.Tokens.CacheWrite > l.CacheWrite {
 			continue // more than the receipt counts: the receipt's figure stands
 		}
-		at(key(x.At), x.Model).add(x.Tokens, 1)
+		p := at(key(x.At), x.Model)
+		p.add(x.Tokens, 1)
 		l.add(x.Tokens, -1)
+		if isLong(s, x) {
+			addTokens(&p.long, x.Tokens, 1)
+			addTokens(&l.long, x.Tokens, -1)
+		}
 	}
 	start := key(home)
 	for m, l := range left {
 		if l.Input != 0 || l.Output != 0 || l.CacheRead != 0 || l.CacheWrite != 0 || l.Reasoning != 0 || out[start] == nil || out[start][m] == nil {
-			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+			p := at(start, m)
+			p.add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+			addTokens(&p.long, l.long, 1)
+		}
+	}
+	for _, ms := range out {
+		for _, t := range ms {
+			t.capLong()
 		}
 	}
 	// The trace does not say which cache writes went to the 1-hour cache:
@@ -736,12 +746,78 @@ func usageOf(s *Session) map[string]*ModelTokens {
 	for _, r := range s.folded {
 		get(r.Model).add(r.Tokens, -1)
 	}
+	dropped := droppedResponses(s)
+	for i, x := range s.Responses {
+		if t := u[x.Model]; t != nil && !dropped[i] && isLong(s, x) {
+			addTokens(&t.long, x.Tokens, 1)
+		}
+	}
 	for _, t := range u {
 		// A folded copy's cache writes are not told apart by cache: the
 		// 1-hour part is at most what is left.
 		t.CacheWrite1h = max(0, min(t.CacheWrite1h, t.CacheWrite))
+		t.capLong()
 	}
 	return u
+}
+
+// droppedResponses are the indexes in s.Responses of the copies s.folded
+// names: each folded copy drops one response of the same ids.
+func droppedResponses(s *Session) map[int]bool {
+	dropped := map[int]bool{}
+	for _, r := range s.folded {
+		for i, x := range s.Responses {
+			if !dropped[i] && x.ID == r.ID && x.Request == r.Request && x.ID != "" {
+				dropped[i] = true
+				break
+			}
+		}
+	}
+	return dropped
+}
+
+// isLong reports whether a response's request passed its model's
+// long-context threshold: its input, the cache included, above the first
+// tier's start of the catalog's price (as genai-prices prices a request).
+// Only where a chat span is one request (requestSpans): a Codex span is a
+// turn, the sum of its requests, whose size says nothing of each.
+func isLong(s *Session, x usage.Response) bool {
+	if !requestSpans[s.Agent] {
+		return false
+	}
+	from := longFrom(x.Model)
+	return from > 0 && x.Tokens.Input+x.Tokens.CacheRead+x.Tokens.CacheWrite > from
+}
+
+// requestSpans are the agents whose chat spans are one API request each:
+// Claude Code's, one per response (message id and request id).
+var requestSpans = map[string]bool{"claude_code": true}
+
+// longFrom is the model's long-context threshold in the catalog, 0 for a
+// model priced alike at every size.
+func longFrom(model string) int64 {
+	if p, ok := models.PriceOf(model); ok && len(p.Tiers) > 0 {
+		return p.Tiers[0].From
+	}
+	return 0
+}
+
+// capLong keeps the long-context part within the totals (a trace that
+// counts more than the receipt: the receipt's figures stand).
+func (t *ModelTokens) capLong() {
+	t.long.Input = max(0, min(t.long.Input, t.Input))
+	t.long.Output = max(0, min(t.long.Output, t.Output))
+	t.long.CacheRead = max(0, min(t.long.CacheRead, t.CacheRead))
+	t.long.CacheWrite = max(0, min(t.long.CacheWrite, t.CacheWrite))
+	t.long.Reasoning = max(0, min(t.long.Reasoning, t.Reasoning))
+}
+
+func addTokens(t *usage.Tokens, n usage.Tokens, sign int64) {
+	t.Input += sign * n.Input
+	t.Output += sign * n.Output
+	t.CacheRead += sign * n.CacheRead
+	t.CacheWrite += sign * n.CacheWrite
+	t.Reasoning += sign * n.Reasoning
 }
 
 func (t *ModelTokens) add(n usage.Tokens, sign int64) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/models"
+	"github.com/contextreceipts/convert/internal/usage"
 )
 
 // Price is what one model costs, in US dollars per million tokens of each
@@ -28,6 +29,17 @@ type Price struct {
 	// zero: all four given). A model with tokens of such a kind is refused
 	// (Report.PriceErrors), never priced at 0.
 	Unset uint8
+	// Long is the price of a request above the long-context threshold
+	// (Long.From input tokens, the cache included; 0: none), the
+	// catalog's first tier. A --prices entry has none.
+	Long LongPrice
+}
+
+// LongPrice is a model's long-context price, in US dollars per million
+// tokens of each kind.
+type LongPrice struct {
+	From                                               int64
+	Input, Output, CacheRead, CacheWrite, CacheWrite1h float64
 }
 
 // Prices is how a report prices its models: the models of Table (a
@@ -193,6 +205,10 @@ func (p *Prices) lookup(model string) (Price, bool) {
 	// write is input where the provider charges no more for it); an
 	// unset input or output price stays unset, refused if it has tokens.
 	pr := Price{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite, CacheWrite1h: c.CacheWrite1h, Has1h: true}
+	if len(c.Tiers) > 0 {
+		r := c.Tiers[0]
+		pr.Long = LongPrice{From: r.From, Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, CacheWrite1h: r.CacheWrite1h}
+	}
 	if c.Unset&models.Input != 0 {
 		pr.Unset |= 1
 	}
@@ -224,8 +240,25 @@ func (p *Prices) cost(t ModelTokens) (c *float64, missing string) {
 		write1h = pr.CacheWrite1h
 	}
 	h := min(t.CacheWrite1h, t.CacheWrite)
-	v := (float64(t.Input)*pr.Input + float64(out)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
-		float64(t.CacheWrite-h)*pr.CacheWrite + float64(h)*write1h) / 1e6
+	// The requests above the long-context threshold cost the long
+	// price, every token of them; their share of the 1-hour writes is
+	// their share of the cache writes.
+	long := t.long
+	if pr.Long.From == 0 || long.Input+long.Output+long.CacheRead+long.CacheWrite+long.Reasoning == 0 {
+		long = usage.Tokens{}
+	}
+	longOut := long.Output
+	if reasoningApart(t.Model) {
+		longOut += long.Reasoning
+	}
+	var h1 int64
+	if t.CacheWrite > 0 {
+		h1 = h * long.CacheWrite / t.CacheWrite
+	}
+	v := (float64(t.Input-long.Input)*pr.Input + float64(out-longOut)*pr.Output + float64(t.CacheRead-long.CacheRead)*pr.CacheRead +
+		float64(t.CacheWrite-long.CacheWrite-(h-h1))*pr.CacheWrite + float64(h-h1)*write1h +
+		float64(long.Input)*pr.Long.Input + float64(longOut)*pr.Long.Output + float64(long.CacheRead)*pr.Long.CacheRead +
+		float64(long.CacheWrite-h1)*pr.Long.CacheWrite + float64(h1)*pr.Long.CacheWrite1h) / 1e6
 	v = math.Round(v*1e6) / 1e6
 	return &v, ""
 }

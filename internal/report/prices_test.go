@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,9 @@ func TestCatalogPrices(t *testing.T) {
 		{"gpt-5-2025-08-07", Price{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25, CacheWrite1h: 1.25, Has1h: true}},
 		{"gemini-2.5-pro", Price{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25, CacheWrite1h: 1.25, Has1h: true}},
 	} {
-		if got, ok := p.lookup(c.model); !ok || got != c.want {
+		got, ok := p.lookup(c.model)
+		got.Long = LongPrice{} // TestLongContext
+		if !ok || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v", c.model, got, ok, c.want)
 		}
 	}
@@ -312,11 +315,73 @@ func TestCostOverSeedsEqualsCcusage(t *testing.T) {
 			}
 			seen++
 			if m.CostUSD == nil || *m.CostUSD < want-1e-5 || *m.CostUSD > want+1e-5 {
-				t.Errorf("%s, %s: cost %v, ccusage says %v", c.dir, m.Model, m.CostUSD, want)
+				t.Errorf("%s, %s: cost %v, ccusage says %v", c.dir, m.Model, deref(m.CostUSD), want)
 			}
 		}
 		if seen != len(c.cost) || len(r.Prices.Unpriced) != 0 {
 			t.Errorf("%s: %d of the %d models ccusage prices; unpriced %v", c.dir, seen, len(c.cost), r.Prices.Unpriced)
+		}
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestLongContext: a Claude Code request above the catalog's long-context
+// threshold costs the long price, every token of it (claude-sonnet-4-5:
+// above 200K input tokens, the cache included, 2 x input, 1.5 x output);
+// a smaller request of the same session the base price; a model whose
+// newest price has no tier (claude-opus-4-6) the base price at any size.
+// Split by day, the periods keep the long part of their requests.
+func TestLongContext(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "-home-alice-app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const sid = "5b9d0c1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e"
+	line := func(typ, uuid, parent, at, body string) string {
+		return `{"parentUuid":` + parent + `,"isSidechain":false,"type":"` + typ + `","uuid":"` + uuid + `","timestamp":"` + at + `","sessionId":"` + sid + `","version":"2.0.76","cwd":"/home/alice/app","userType":"external",` + body + "}\n"
+	}
+	reply := func(n, model string, in, read, write, out int) string {
+		return `"requestId":"req_` + n + `","message":{"id":"msg_` + n + `","type":"message","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"CANARY-reply"}],"stop_reason":"end_turn","usage":{"input_tokens":` +
+			strconv.Itoa(in) + `,"cache_creation_input_tokens":` + strconv.Itoa(write) + `,"cache_read_input_tokens":` + strconv.Itoa(read) + `,"output_tokens":` + strconv.Itoa(out) + `}}`
+	}
+	prompt := `"message":{"role":"user","content":"CANARY-prompt go on"}`
+	log := line("user", "u1", "null", "2026-07-01T10:00:00.000Z", prompt) +
+		line("assistant", "a1", `"u1"`, "2026-07-01T10:00:05.000Z", reply("1", "claude-sonnet-4-5-20250929", 10, 250000, 1000, 100)) +
+		line("user", "u2", `"a1"`, "2026-07-01T10:01:00.000Z", prompt) +
+		line("assistant", "a2", `"u2"`, "2026-07-01T10:01:05.000Z", reply("2", "claude-sonnet-4-5-20250929", 10, 5000, 0, 50)) +
+		line("user", "u3", `"a2"`, "2026-07-01T10:02:00.000Z", prompt) +
+		line("assistant", "a3", `"u3"`, "2026-07-01T10:02:05.000Z", reply("3", "claude-opus-4-6", 10, 300000, 0, 10))
+	if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, stderr := load(t, LoadOptions{}, filepath.Dir(dir))
+	p, source := Bundled()
+	want := map[string]float64{
+		"claude-sonnet-4-5-20250929": (10*6 + 100*22.5 + 250000*0.6 + 1000*7.5 + 10*3 + 50*15 + 5000*0.3) / 1e6,
+		"claude-opus-4-6":            (10*5 + 10*25 + 300000*0.5) / 1e6,
+	}
+	for _, by := range []string{"session", "day"} {
+		r := l.Report(Options{By: by, Prices: p, Catalog: source})
+		if len(r.Total.Tokens) != 2 {
+			t.Fatalf("by %s: %d models; stderr %q", by, len(r.Total.Tokens), stderr)
+		}
+		for _, m := range r.Total.Tokens {
+			if m.CostUSD == nil || *m.CostUSD < want[m.Model]-1e-9 || *m.CostUSD > want[m.Model]+1e-9 {
+				t.Errorf("by %s, %s: cost %v, want %v", by, m.Model, deref(m.CostUSD), want[m.Model])
+			}
+		}
+		for _, g := range r.Groups {
+			for _, m := range g.Tokens {
+				if m.CostUSD == nil || *m.CostUSD < want[m.Model]-1e-9 || *m.CostUSD > want[m.Model]+1e-9 {
+					t.Errorf("by %s, group %s, %s: cost %v, want %v", by, g.Key, m.Model, deref(m.CostUSD), want[m.Model])
+				}
+			}
 		}
 	}
 }

@@ -274,7 +274,7 @@ func priceNote(p *PriceInfo) string {
 	default:
 		from = "the --prices FILE table"
 	}
-	return "cost: US dollars at the standard prices of " + from + ", each model at its newest price, 1-hour cache writes at theirs; long-context prices (requests above 200K input tokens) are not applied; --no-cost hides it"
+	return "cost: US dollars at the standard prices of " + from + ", each model at its newest price, 1-hour cache writes at theirs; long-context prices only for Claude Code's requests, whose size the traces give one by one; --no-cost hides it"
 }
 
 // unpricedNote says plainly how much of the total has no cost: the
