@@ -11,6 +11,7 @@ import (
 	"github.com/contextreceipts/convert/internal/testshared"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
 
@@ -66,11 +67,7 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			t.Errorf("%s: no input %s", s.Sample, s.Input)
 			continue
 		}
-		cachedIn := false
-		for _, agent := range []string{"/codex/", "/gemini_cli/", "/copilot_cli/"} {
-			cachedIn = cachedIn || strings.Contains(s.Sample, agent)
-		}
-		got := ccusageTerms(receipt, cachedIn)
+		got := ccusageTerms(receipt)
 		want := s.Ccusage
 		if s.Ours != nil {
 			want = *s.Ours
@@ -88,11 +85,10 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 	t.Logf("%d sessions equal to ccusage, %d differ as recorded", equal, differ)
 }
 
-// ccusageTerms sums a receipt's token usage as ccusage counts it: the
-// input of Codex, Gemini CLI and Copilot CLI (which counts cached tokens
-// in) less its cache reads and writes; Claude Code's, pi's and OpenClaw's
-// input leaves them out already.
-func ccusageTerms(receipt []byte, cachedIn bool) figures {
+// ccusageTerms sums a receipt's token usage in the one token model that
+// convert run and convert report count with (usage.Summary: input without
+// cache reads and writes, for every agent), which is ccusage's.
+func ccusageTerms(receipt []byte) figures {
 	var f figures
 	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
 		e := gjson.ParseBytes(l)
@@ -100,13 +96,11 @@ func ccusageTerms(receipt []byte, cachedIn bool) figures {
 			continue
 		}
 		a := e.Get("attributes")
-		f.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-		f.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-		f.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-		f.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
-	}
-	if cachedIn {
-		f.Input -= f.CacheRead + f.CacheWrite
+		_, u := usage.Summary(func(k string) gjson.Result { return a.Get(gjson.Escape(k)) })
+		f.Input += u.Input
+		f.Output += u.Output
+		f.CacheRead += u.CacheRead
+		f.CacheWrite += u.CacheWrite
 	}
 	return f
 }

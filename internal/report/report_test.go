@@ -206,7 +206,7 @@ func TestGroupsAndRange(t *testing.T) {
 // bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
-	if stderr != "" || l.Sources.Receipts != 24 {
+	if stderr != "" || l.Sources.Receipts != 25 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
 	prices, date, err := Bundled()
