@@ -37,14 +37,37 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 	var rec struct {
 		Sessions []struct {
 			Sample, Input, Why string
-			Ccusage            figures
-			Ours               *figures
+			Ccusage            struct {
+				figures
+				Cost *float64 // ccusage --offline, checked by cmd/convert's TestCostAgainstCcusage
+			}
+			Ours *figures
 		}
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatal(err)
 	}
 	testshared.InRepo(t)
+	// Every sample of every reader ccusage reads has its sessions recorded
+	// (Cursor has no ccusage command).
+	recorded := map[string]bool{}
+	for _, s := range rec.Sessions {
+		recorded[s.Sample] = true
+		if s.Ccusage.Cost == nil {
+			t.Errorf("%s %s: no cost recorded", s.Sample, s.Input)
+		}
+	}
+	for _, reader := range []string{"claude_code", "codex", "gemini_cli", "copilot_cli", "pi_agent", "opencode", "droid"} {
+		samples, err := filepath.Glob(filepath.Join("samples", reader, "*"))
+		if err != nil || len(samples) == 0 {
+			t.Fatalf("samples of %s: %v", reader, err)
+		}
+		for _, p := range samples {
+			if name := "samples/" + reader + "/" + filepath.Base(p); !recorded[name] && filepath.Ext(p) != ".md" {
+				t.Errorf("%s: no ccusage figures recorded (make ccusage-figures)", name)
+			}
+		}
+	}
 	converted := map[string]map[string][]byte{} // sample -> input base name -> receipt
 	equal, differ := 0, 0
 	for _, s := range rec.Sessions {
@@ -68,10 +91,10 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			continue
 		}
 		got := ccusageTerms(receipt)
-		want := s.Ccusage
+		want := s.Ccusage.figures
 		if s.Ours != nil {
 			want = *s.Ours
-			if s.Why == "" || *s.Ours == s.Ccusage {
+			if s.Why == "" || *s.Ours == s.Ccusage.figures {
 				t.Errorf("%s %s: a difference with ccusage needs figures that differ and a why", s.Sample, s.Input)
 			}
 			differ++
@@ -79,7 +102,7 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			equal++
 		}
 		if got != want {
-			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage)
+			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage.figures)
 		}
 	}
 	t.Logf("%d sessions equal to ccusage, %d differ as recorded", equal, differ)
