@@ -11,6 +11,7 @@ import (
 	"github.com/contextreceipts/convert/internal/testshared"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
 
@@ -36,14 +37,37 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 	var rec struct {
 		Sessions []struct {
 			Sample, Input, Why string
-			Ccusage            figures
-			Ours               *figures
+			Ccusage            struct {
+				figures
+				Cost *float64 // ccusage --offline, checked by cmd/convert's TestCostAgainstCcusage
+			}
+			Ours *figures
 		}
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatal(err)
 	}
 	testshared.InRepo(t)
+	// Every sample of every reader ccusage reads has its sessions recorded
+	// (Cursor has no ccusage command).
+	recorded := map[string]bool{}
+	for _, s := range rec.Sessions {
+		recorded[s.Sample] = true
+		if s.Ccusage.Cost == nil {
+			t.Errorf("%s %s: no cost recorded", s.Sample, s.Input)
+		}
+	}
+	for _, reader := range []string{"claude_code", "codex", "gemini_cli", "copilot_cli", "pi_agent", "opencode", "droid"} {
+		samples, err := filepath.Glob(filepath.Join("samples", reader, "*"))
+		if err != nil || len(samples) == 0 {
+			t.Fatalf("samples of %s: %v", reader, err)
+		}
+		for _, p := range samples {
+			if name := "samples/" + reader + "/" + filepath.Base(p); !recorded[name] && filepath.Ext(p) != ".md" {
+				t.Errorf("%s: no ccusage figures recorded (make ccusage-figures)", name)
+			}
+		}
+	}
 	converted := map[string]map[string][]byte{} // sample -> input base name -> receipt
 	equal, differ := 0, 0
 	for _, s := range rec.Sessions {
@@ -66,15 +90,11 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			t.Errorf("%s: no input %s", s.Sample, s.Input)
 			continue
 		}
-		cachedIn := false
-		for _, agent := range []string{"/codex/", "/gemini_cli/", "/copilot_cli/"} {
-			cachedIn = cachedIn || strings.Contains(s.Sample, agent)
-		}
-		got := ccusageTerms(receipt, cachedIn)
-		want := s.Ccusage
+		got := ccusageTerms(receipt)
+		want := s.Ccusage.figures
 		if s.Ours != nil {
 			want = *s.Ours
-			if s.Why == "" || *s.Ours == s.Ccusage {
+			if s.Why == "" || *s.Ours == s.Ccusage.figures {
 				t.Errorf("%s %s: a difference with ccusage needs figures that differ and a why", s.Sample, s.Input)
 			}
 			differ++
@@ -82,17 +102,16 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			equal++
 		}
 		if got != want {
-			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage)
+			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage.figures)
 		}
 	}
 	t.Logf("%d sessions equal to ccusage, %d differ as recorded", equal, differ)
 }
 
-// ccusageTerms sums a receipt's token usage as ccusage counts it: the
-// input of Codex, Gemini CLI and Copilot CLI (which counts cached tokens
-// in) less its cache reads and writes; Claude Code's, pi's and OpenClaw's
-// input leaves them out already.
-func ccusageTerms(receipt []byte, cachedIn bool) figures {
+// ccusageTerms sums a receipt's token usage in the one token model that
+// convert run and convert report count with (usage.Summary: input without
+// cache reads and writes, for every agent), which is ccusage's.
+func ccusageTerms(receipt []byte) figures {
 	var f figures
 	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
 		e := gjson.ParseBytes(l)
@@ -100,13 +119,11 @@ func ccusageTerms(receipt []byte, cachedIn bool) figures {
 			continue
 		}
 		a := e.Get("attributes")
-		f.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-		f.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-		f.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-		f.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
-	}
-	if cachedIn {
-		f.Input -= f.CacheRead + f.CacheWrite
+		_, u := usage.Summary(func(k string) gjson.Result { return a.Get(gjson.Escape(k)) })
+		f.Input += u.Input
+		f.Output += u.Output
+		f.CacheRead += u.CacheRead
+		f.CacheWrite += u.CacheWrite
 	}
 	return f
 }

@@ -232,7 +232,7 @@ func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
 	}
 	for _, r := range rs {
 		sid := filepath.Base(r.Path)
-		if got := ccusageTerms(r.Receipt, false); got != want[sid] {
+		if got := ccusageTerms(r.Receipt); got != want[sid] {
 			t.Errorf("%s: ours %+v, ccusage %+v", sid, got, want[sid])
 		}
 	}

@@ -109,9 +109,10 @@ type Sections struct {
 
 // ModelTokens is the token usage of one model, in the one token model
 // (internal/usage): input excludes cache read and cache write for every
-// agent (Codex and Gemini CLI count cached tokens inside input; they are
-// taken out), and a response repeated by a resumed or forked session counts
-// once, so the figures compare with ccusage's and `convert run`'s.
+// agent (Codex, Gemini CLI and Copilot CLI count cached tokens inside input;
+// they are taken out), and a response repeated by a resumed or forked
+// session counts once, so the figures compare with ccusage's and `convert
+// run`'s.
 type ModelTokens struct {
 	Model      string `json:"model"`
 	Sessions   int    `json:"sessions"`

@@ -132,7 +132,7 @@ func tokenTables(r *Report) []*table {
 		tokHead, tokNum = append(tokHead, "cost (USD)"), append(tokNum, true)
 	}
 	tk := &table{ID: "tokens", Title: "Tokens per model", Head: tokHead, Num: tokNum,
-		Notes: []string{"input excludes cache reads and writes for every agent (Codex and Gemini CLI count them inside input; they are taken out), so the four columns add up to the total; reasoning is what the agent reports apart (OpenAI counts it inside output too) and is not added; a response repeated by a resumed or forked session counts once"}}
+		Notes: []string{"input excludes cache reads and writes for every agent (Codex, Gemini CLI and Copilot CLI count them inside input; they are taken out), so the four columns add up to the total; reasoning is what the agent reports apart (OpenAI counts it inside output too) and is not added; a response repeated by a resumed or forked session counts once"}}
 	var sum ModelTokens
 	for _, m := range t.Tokens {
 		tk.Rows = append(tk.Rows, tokenRow(m, priced))

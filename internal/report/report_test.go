@@ -183,9 +183,9 @@ func TestGroupsAndRange(t *testing.T) {
 		sessions int
 		groups   []string
 	}{
-		{"by agent", Options{By: "agent"}, 24, []string{"claude_code", "codex"}},
+		{"by agent", Options{By: "agent"}, 25, []string{"claude_code", "codex"}},
 		{"by model in March", Options{By: "model", Since: day("2026-03-14"), Until: end("2026-03-14")}, 3, []string{"gpt-5.3-codex", "gpt-5.3-codex-mini"}},
-		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 12, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-02", "2026-11-20", "2026-11-24"}},
+		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 13, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-10-05", "2026-11-02", "2026-11-20", "2026-11-24"}},
 		{"until a day is inclusive", Options{By: "agent", Until: end("2025-07-10")}, 1, []string{"codex"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestGroupsAndRange(t *testing.T) {
 // bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
-	if stderr != "" || l.Sources.Receipts != 24 {
+	if stderr != "" || l.Sources.Receipts != 25 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
 	prices, catalog := Bundled()
