@@ -125,7 +125,7 @@ func TestCostAgainstCcusage(t *testing.T) {
 			case len(sm.costWhy) == 0 && !close:
 				t.Errorf("cost %.6f, ccusage %.6f (%d unpriced models)", cost, sm.ccusageCost, unpriced)
 			case len(sm.costWhy) > 0 && close:
-				t.Logf("cost %.6f equals ccusage's %.6f now: the recorded cost_why is stale", cost, sm.ccusageCost)
+				t.Errorf("cost %.6f equals ccusage's %.6f now: the recorded cost_why is stale; delete it", cost, sm.ccusageCost)
 			case len(sm.costWhy) > 0:
 				t.Logf("cost %.6f, ccusage %.6f: %s", cost, sm.ccusageCost, strings.Join(sm.costWhy, "; "))
 			}
