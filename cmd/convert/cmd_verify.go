@@ -222,7 +222,7 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 			return fmt.Sprintf("--hash-key-file: not the hash key the receipt was made with (%s)", keyIDShown(sum.HashKeyID)), exitUsage
 		}
 	}
-	ins, err := pipeline.Expand([]string{src})
+	ins, err := pipeline.ExpandContext(c.Context, []string{src})
 	if err != nil || len(ins) != 1 {
 		return fmt.Sprintf("%s: cannot read the source", displayPath(src)), exitFailed
 	}
