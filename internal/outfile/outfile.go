@@ -1,6 +1,9 @@
 // Package outfile writes the file a user named with --out FILE (and the
 // like: prepare --otel, --recall-effort).
 //
+// /dev/stdout and /dev/stderr (and /dev/fd/1, /proc/self/fd/1, ...) are
+// the process's own descriptors, written as they are.
+//
 // A regular file, or one that does not exist yet, is written whole or not
 // at all: a temporary file beside it, renamed into place. Anything else is
 // never renamed over: a character device (/dev/null, a terminal,
@@ -32,7 +35,32 @@ func Write(path string, data []byte) error {
 	return err
 }
 
+// std are the process's standard output and error, by descriptor (a
+// variable so that tests can stand a pipe in).
+var std = map[int]*os.File{1: os.Stdout, 2: os.Stderr}
+
+// stdName is the descriptor a path names when it is the process's standard
+// output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1 and the same
+// for 2); 0 for any other path.
+func stdName(path string) int {
+	switch filepath.ToSlash(filepath.Clean(path)) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return 1
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return 2
+	}
+	return 0
+}
+
 func write(path string, data []byte) error {
+	if fd := stdName(path); fd != 0 {
+		// The descriptor itself, as a shell's > /dev/stdout writes: at its
+		// offset, appending when it was opened so (>>). Opening the path
+		// anew would start at 0 (or truncate) a file stdout is
+		// redirected to, and renaming over it would unlink that file.
+		_, err := std[fd].Write(data)
+		return err
+	}
 	st, err := os.Stat(path) // through symbolic links: /dev/stdout is one
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -125,6 +125,32 @@ func TestWriteKeepsWhatIsNotARegularFile(t *testing.T) {
 	}
 }
 
+// TestWriteStdout: /dev/stdout is the process's standard output, written
+// at its offset, never opened anew nor replaced: a report appended to a
+// file stdout appends to (>>) keeps what the file held.
+func TestWriteStdout(t *testing.T) {
+	for _, name := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/stderr"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "log")
+			os.WriteFile(p, []byte("kept\n"), 0o644)
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			old := std
+			std = map[int]*os.File{1: f, 2: f}
+			defer func() { std = old }()
+			if err := Write(name, []byte("report\n")); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != "kept\nreport\n" {
+				t.Errorf("the file stdout appends to holds %q", b)
+			}
+		})
+	}
+}
+
 func readBack(want []byte) func(t *testing.T, target string) {
 	return func(t *testing.T, target string) {
 		got, err := os.ReadFile(target)
