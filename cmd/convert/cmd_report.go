@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/outfile"
 	"github.com/contextreceipts/convert/internal/report"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -225,16 +226,16 @@ func tableColumns(c *cli.Context) int {
 	return 0
 }
 
-// writeReport writes the rendered report to --out (whole or not at all),
-// or to stdout.
+// writeReport writes the rendered report to --out (a file whole or not at
+// all; a device or FIFO in place, see outfile), or to stdout.
 func writeReport(c *cli.Context, r *report.Report, data []byte) error {
 	out := c.String("out")
 	if out == "" {
 		_, err := c.App.Writer.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(out, data); err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "convert: report: %s: cannot write the report\n", out)
+	if err := outfile.Write(out, data); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "convert: report: %s: cannot write the report: %v\n", out, err)
 		return exitError{exitFailed}
 	}
 	fmt.Fprintf(c.App.ErrWriter, "convert: report of %d sessions written to %s\n", r.Sources.SessionsInRange, out)
@@ -277,27 +278,4 @@ func reportZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("%q is not an IANA time zone (Europe/Berlin, UTC)", name)
 	}
 	return loc, nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a
-// reader never sees a partial report.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	fh, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(fh.Name())
-	if err := fh.Chmod(0o644); err != nil {
-		fh.Close()
-		return err
-	}
-	if _, err := fh.Write(data); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
-		return err
-	}
-	return os.Rename(fh.Name(), path)
 }
