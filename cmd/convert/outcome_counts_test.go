@@ -1,0 +1,38 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestInterruptedCounts: Ctrl-C's message accounts for every input, so
+// its parts add up to the inputs (issue: "166 of 352 converted, 183 not
+// converted" left 3 unexplained).
+func TestInterruptedCounts(t *testing.T) {
+	for _, tt := range []struct {
+		s    summary
+		want string
+	}{
+		{summary{Inputs: 352, Converted: 166, Unchanged: 2, Empty: 1, Failed: failedCounts{Total: 5, Input: 1, Interrupted: 4}},
+			"166 of 352 inputs converted, 2 unchanged, 1 empty, 1 failed, 182 not converted"},
+		{summary{Inputs: 10, Converted: 3, Failed: failedCounts{Total: 1, Interrupted: 1}}, "3 of 10 inputs converted, 7 not converted"},
+		{summary{Inputs: 4, Converted: 4}, "4 of 4 inputs converted, 0 not converted"},
+	} {
+		got := interruptedCounts(tt.s)
+		if got != tt.want {
+			t.Errorf("interruptedCounts = %q, want %q", got, tt.want)
+		}
+		sum := 0
+		for i, m := range regexp.MustCompile(`\d+`).FindAllString(got, -1) {
+			if i == 1 {
+				continue // "of M"
+			}
+			n, _ := strconv.Atoi(m)
+			sum += n
+		}
+		if sum != tt.s.Inputs {
+			t.Errorf("%q adds up to %d, not %d inputs", got, sum, tt.s.Inputs)
+		}
+	}
+}
