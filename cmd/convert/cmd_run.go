@@ -251,7 +251,7 @@ func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pi
 	return pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names"),
-			OTelFormat: c.String("otel-format")},
+			OTelFormat: c.String("otel-format"), MaxDiags: maxLineWarnings},
 		Out: c.String("out"), Jobs: c.Int("jobs"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
 		Progress: cons.progressLine(), Converting: setMemoryLimit(),
@@ -264,6 +264,12 @@ func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pi
 		},
 	}
 }
+
+// maxLineWarnings is how many per-line warnings of one input run prints
+// on stderr; the rest of that input's skipped lines are summed in one line
+// ("N more skipped lines not shown"), and all are in the closing table. A
+// first real run's stderr was mostly per-line warnings with 20.
+const maxLineWarnings = 3
 
 // setMemoryLimit makes the soft memory limit follow the inputs being
 // converted (memlimit.go), unless the user set GOMEMLIMIT. It returns what

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"strconv"
 	"testing"
 )
@@ -33,6 +36,30 @@ func TestInterruptedCounts(t *testing.T) {
 		}
 		if sum != tt.s.Inputs {
 			t.Errorf("%q adds up to %d, not %d inputs", got, sum, tt.s.Inputs)
+		}
+	}
+}
+
+// TestLineWarningsSummed: per-line warnings of one input are shown up to
+// maxLineWarnings, then summed in one line; the table counts them all.
+func TestLineWarningsSummed(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "basic.jsonl")
+	b, err := os.ReadFile("../../samples/session/basic.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(src, append(b, []byte(strings.Repeat("{not json\n", 10))...), 0o644)
+	code, _, se := runCLI(t, "", "run", "--out", filepath.Join(dir, "out"), src)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, se)
+	}
+	if n := strings.Count(se, "skipped line: malformed_json"); n != maxLineWarnings {
+		t.Errorf("%d per-line warnings shown, want %d:\n%s", n, maxLineWarnings, se)
+	}
+	for _, s := range []string{"7 more skipped lines not shown", "lines skipped  10 (malformed_json 10)"} {
+		if !strings.Contains(se, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, se)
 		}
 	}
 }
