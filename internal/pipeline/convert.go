@@ -744,6 +744,11 @@ func shapeHint(fsys fs.FS, path string) string {
 	case head[0] == '[':
 		return "; it is a JSON array, not JSON Lines (one object per line): jq -c '.[]' FILE > FILE.jsonl"
 	case head[0] == '{' && !jsonscan.Valid(bytes.TrimSpace(first)):
+		// One line that is no whole object is a record cut short (a
+		// session killed mid-write), not a document over many lines.
+		if _, rest, _ := bytes.Cut(head, []byte("\n")); len(bytes.TrimSpace(rest)) == 0 {
+			return "; its one line is not a whole JSON object (cut short?)"
+		}
 		return "; it looks like JSON written over many lines, not JSON Lines (one object per line): jq -c . FILE > FILE.jsonl"
 	}
 	return ""
