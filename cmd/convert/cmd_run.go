@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -90,6 +91,7 @@ func runAction(c *cli.Context) error {
 	if p.defaults != nil {
 		migrateLayout(cons, opt.Out, p.defaults)
 	}
+	warnOutInWorkTree(cons, opt.Out)
 	oc := pipeline.Run(c.Context, ins, opt, nil)
 	interrupted := c.Context.Err() != nil
 	sum := newSummary(oc, opt, interrupted)
@@ -104,6 +106,38 @@ func runAction(c *cli.Context) error {
 		printOutcome(cons, sum)
 	}
 	return exitError{sum.ExitCode}
+}
+
+// warnOutInWorkTree warns, when a run is about to make its --out folder,
+// that the folder is inside a git work tree: a bare `convert run` in a
+// checkout writes ./receipts there, one git add away from a commit (a
+// golden run kept in a repository on purpose is made once, then warned
+// of no more).
+func warnOutInWorkTree(cons *console, out string) {
+	if _, err := os.Stat(out); err == nil {
+		return
+	}
+	if root := gitWorkTree(out); root != "" {
+		cons.Warn("convert: warning: --out %s is inside the git work tree at %s: its receipts are one git add away from a commit (add it to .gitignore, or give --out a folder elsewhere)",
+			displayPath(out), displayPath(root))
+	}
+}
+
+// gitWorkTree is the git work tree holding p (the nearest folder above it
+// with a .git), "" when there is none.
+func gitWorkTree(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // runPaths is what a run reads.

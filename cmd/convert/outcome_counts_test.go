@@ -63,3 +63,26 @@ func TestLineWarningsSummed(t *testing.T) {
 		}
 	}
 }
+
+// TestOutInWorkTree: a run that makes its --out inside a git work tree
+// says so; once the folder is there (a golden run kept on purpose), no
+// more; outside a work tree, never.
+func TestOutInWorkTree(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(repo, "basic.jsonl")
+	copyFile(t, "../../samples/session/basic.jsonl", src)
+	const warn = "is inside the git work tree at"
+	out := filepath.Join(repo, "receipts")
+	if code, _, se := runCLI(t, "", "run", "--out", out, src); code != 0 || !strings.Contains(se, warn) {
+		t.Errorf("first run in a work tree: exit %d\n%s", code, se)
+	}
+	if code, _, se := runCLI(t, "", "run", "--out", out, src); code != 0 || strings.Contains(se, warn) {
+		t.Errorf("second run: exit %d\n%s", code, se)
+	}
+	if code, _, se := runCLI(t, "", "run", "--out", filepath.Join(t.TempDir(), "r"), src); code != 0 || strings.Contains(se, warn) {
+		t.Errorf("outside a work tree: exit %d\n%s", code, se)
+	}
+}
