@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,16 @@ func TestSignDefaultKey(t *testing.T) {
 	if code, _, errs := call(t, nil, "verify", "--key", filepath.Join(cfg, "convert", "convert-signing.pub"), rec+sigSuffix); code != 0 {
 		t.Errorf("verify: exit %d: %s", code, errs)
 	}
+	// A tampered receipt: the message tells the two digests apart by
+	// what they are of, and gives the envelope's name for it last (how
+	// that name is screened is verify's printing of envelope fields).
+	b, _ := os.ReadFile(rec)
+	os.WriteFile(rec, append(b, '\n'), 0o644)
+	code, _, errs = call(t, nil, "verify", "--key", filepath.Join(cfg, "convert", "convert-signing.pub"), rec+sigSuffix)
+	if code != exitReceiptChanged || !regexp.MustCompile(`receipt changed: \S+ is sha256:[0-9a-f]{64} now; the envelope signed sha256:[0-9a-f]{64} \(a receipt it names .+\)`).MatchString(errs) {
+		t.Errorf("tampered: exit %d: %s", code, errs)
+	}
+	os.WriteFile(rec, b, 0o644)
 	if code, _, errs := call(t, nil, "keygen", "--alg", "hmac-sha256"); code != 0 {
 		t.Fatalf("keygen hmac: %s", errs)
 	}
