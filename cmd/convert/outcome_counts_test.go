@@ -86,3 +86,15 @@ func TestOutInWorkTree(t *testing.T) {
 		t.Errorf("outside a work tree: exit %d\n%s", code, se)
 	}
 }
+
+// TestBytesReadOfRefusedInput: an input detection read and refused was
+// read: the table's bytes read counts it, never 0 B.
+func TestBytesReadOfRefusedInput(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(src, []byte(`{"foo":1}`+"\n"+`{"bar":2}`+"\n"), 0o644)
+	code, _, se := runCLI(t, "", "run", "--out", filepath.Join(dir, "out"), src)
+	if code != exitFailed || !strings.Contains(se, "bytes read     20 B") {
+		t.Errorf("exit %d, want %d and 20 bytes read:\n%s", code, exitFailed, se)
+	}
+}
