@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -197,6 +198,14 @@ func leakcheckLogs(c *cli.Context) error {
 		// archived transcripts, <id>.jsonl.reset.<time>), which run reads
 		// in a walk too.
 		inputs = append(inputs, otherNamedLogs(in)...)
+	}
+	// An empty file is no log (run skips it): it would fail detection.
+	inputs = slices.DeleteFunc(inputs, func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular() && st.Size() == 0
+	})
+	if len(inputs) == 0 {
+		return usageError("--input: every file given is empty: nothing to check against")
 	}
 	// The kind is detected from the first input: a log, not a sidecar.
 	sidecar := func(p string) bool {

@@ -35,6 +35,10 @@ func TestLeakcheckRun(t *testing.T) {
 		t.Fatalf("the legacy session is %d bytes", len(big))
 	}
 	os.WriteFile(legacy[0], []byte(big), 0o644)
+	// An empty session file, as real trees have: run skips it, and so do
+	// both ways of leakcheck.
+	projects, _ := filepath.Glob(filepath.Join(home, ".claude/projects/*"))
+	os.WriteFile(filepath.Join(projects[0], "0a1b2c3d-0000-4000-8000-000000000000.jsonl"), nil, 0o644)
 	old := stdinPiped
 	stdinPiped = func() bool { return false }
 	defer func() { stdinPiped = old }()
@@ -56,6 +60,9 @@ func TestLeakcheckRun(t *testing.T) {
 	if strings.Contains(so+se, home) {
 		t.Errorf("the home folder is printed:\n%s%s", so, se)
 	}
+	if code, so, se := runCLI(t, "", "leakcheck", "--input", filepath.Join(home, ".claude/projects"), filepath.Join(out, "claude-code")); code != 0 {
+		t.Errorf("leakcheck --input a folder with an empty file: exit %d\n%s%s", code, so, se)
+	}
 
 	// A raw value of the Claude session planted in its receipt.
 	var claude string
@@ -65,7 +72,7 @@ func TestLeakcheckRun(t *testing.T) {
 		}
 		return nil
 	})
-	log, _ := filepath.Glob(filepath.Join(home, ".claude/projects/*/*.jsonl"))
+	log, _ := filepath.Glob(filepath.Join(home, ".claude/projects/*/7f3c2a10-*.jsonl"))
 	raw := "CANARY-answer Let me look at the ledger."
 	if len(log) != 1 || claude == "" {
 		t.Fatalf("claude log %v, receipt %q", log, claude)
