@@ -76,6 +76,18 @@ func leakcheckRun(c *cli.Context) error {
 		cs, miss := matchManifest(out, manifests[i], found, hashers)
 		checks, missing = append(checks, cs...), missing+miss
 	}
+	type finding struct {
+		What  string `json:"what"`
+		Where string `json:"where"`
+		Line  int    `json:"input_line,omitempty"`
+	}
+	report := struct {
+		Files    int       `json:"files"`
+		Inputs   int       `json:"inputs"`
+		NotFound int       `json:"inputs_not_found"`
+		Leak     bool      `json:"leak"`
+		Findings []finding `json:"findings"`
+	}{Inputs: len(checks), NotFound: missing, Findings: []finding{}}
 	leaks := 0
 	for _, ch := range checks {
 		findings, err := pipeline.LeakCheckFiles(ch.inputs, "auto", ch.outputs)
@@ -90,7 +102,14 @@ func leakcheckRun(c *cli.Context) error {
 				msg += fmt.Sprintf(" (from input line %d)", f.Line)
 			}
 			cons.Error("%s", msg)
+			report.Findings = append(report.Findings, finding{f.What, displayPath(fmt.Sprint(f.Where)), f.Line})
 			leaks++
+		}
+	}
+	report.Files, report.Leak = files, leaks > 0
+	if c.Bool("json") {
+		if err := printJSON(c, report); err != nil {
+			return err
 		}
 	}
 	if leaks > 0 {
@@ -100,6 +119,9 @@ func leakcheckRun(c *cli.Context) error {
 		cons.Error("convert: leakcheck: %d of %d inputs the manifest records were not found under %s (moved, changed or deleted since the run): their outputs are not checked; give the folders the run read with --logs PATH",
 			missing, missing+len(checks), where)
 		return exitError{exitFailed}
+	}
+	if c.Bool("json") {
+		return nil
 	}
 	cons.Result("no leak: %d files checked, each against its own input (%d inputs found under %s)", files, len(checks), where)
 	return nil

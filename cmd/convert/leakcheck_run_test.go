@@ -51,6 +51,9 @@ func TestLeakcheckRun(t *testing.T) {
 	if code != 0 || !strings.Contains(so+se, "no leak: ") || !strings.Contains(so+se, "each against its own input (6 inputs found under the agents' default locations") {
 		t.Fatalf("leakcheck OUT: exit %d\n%s%s", code, so, se)
 	}
+	if code, so, se := runCLI(t, "", "leakcheck", "--json", out); code != 0 || !strings.Contains(so, `"inputs":6`) || !strings.Contains(so, `"leak":false`) {
+		t.Errorf("leakcheck --json OUT: exit %d\n%s%s", code, so, se)
+	}
 	// The same with the folders named, as a run given PATHs is checked.
 	code, so, se = runCLI(t, "", "leakcheck", "--logs", filepath.Join(home, ".claude/projects"), "--logs", filepath.Join(home, ".codex/sessions"),
 		"--logs", filepath.Join(home, ".gemini/tmp"), out)
