@@ -128,6 +128,7 @@ func commands() []*cli.Command {
 		verifyCommand(),
 		auditCommand(),
 		diffCommand(),
+		whichCommand(),
 		reportCommand(),
 		hookCommand(),
 		prepareCommand(),

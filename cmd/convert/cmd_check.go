@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,12 +111,20 @@ func leakcheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "leakcheck",
 		Usage: "check that no output (receipt, trace, PreparedContext, recall effort, saved stderr) carries raw content of its inputs",
-		UsageText: "convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)\n" +
+		UsageText: "convert leakcheck [--logs PATH]... [--hash-key-file FILE] OUT...   (a run's --out folder: each output against the input its manifest records)\n" +
+			"convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)\n" +
 			"convert leakcheck --artifacts FILE.jsonl [--artifacts ...] (--query Q | --query-file F) FILE...   (convert prepare's outputs)",
-		Description: "A PreparedContext is checked by its receipt (its content is the injection, raw by design),\n" +
+		Description: "With no --input, each OUT is a folder convert run wrote: every output is checked against the\n" +
+			"input its .convert-manifest.json records for it (each agent's outputs against its own logs),\n" +
+			"found again where the run read it: under --logs PATH (the PATHs given to run), or the agents'\n" +
+			"default locations as a run with no PATH reads them. An input not found (moved, changed since)\n" +
+			"leaves its outputs unchecked, and the check fails (exit 1) saying so.\n" +
+			"A PreparedContext is checked by its receipt (its content is the injection, raw by design),\n" +
 			"known by its schema field whatever the file is called.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "a source `LOG` the outputs were made from; repeat it for a session's companion files (subagent transcripts, .meta.json and .settings.json sidecars)"},
+			&cli.StringSliceFlag{Name: "logs", Usage: "with no --input: a `PATH` the run read (repeatable; default: the agents' default locations)"},
+			&cli.StringFlag{Name: "hash-key-file", Usage: "with no --input: the key `FILE` of a keyed run, to find its inputs by their keyed path digests", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply to every LOG (auto: each log's own kind, detected)"},
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
@@ -124,8 +133,6 @@ func leakcheckCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			switch {
-			case !c.IsSet("input") && !c.IsSet("artifacts"):
-				return usageError("leakcheck needs --input (see convert leakcheck --help)")
 			case c.IsSet("input") && c.IsSet("artifacts"):
 				return usageError("leakcheck takes --input (session logs) or --artifacts (prepare), not both")
 			case c.NArg() == 0:
@@ -133,6 +140,15 @@ func leakcheckCommand() *cli.Command {
 			}
 			if c.IsSet("artifacts") {
 				return leakcheckPrepared(c)
+			}
+			if !c.IsSet("input") {
+				if c.IsSet("converter") {
+					return usageError("with no --input each input is read as its own kind: --converter goes with --input")
+				}
+				return leakcheckRun(c) // leakcheck_run.go
+			}
+			if c.IsSet("logs") {
+				return usageError("--logs goes without --input (it is where a run's inputs are found again)")
 			}
 			if c.IsSet("query") || c.IsSet("query-file") {
 				return usageError("--query and --query-file go with --artifacts")
@@ -182,6 +198,14 @@ func leakcheckLogs(c *cli.Context) error {
 		// archived transcripts, <id>.jsonl.reset.<time>), which run reads
 		// in a walk too.
 		inputs = append(inputs, otherNamedLogs(in)...)
+	}
+	// An empty file is no log (run skips it): it would fail detection.
+	inputs = slices.DeleteFunc(inputs, func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular() && st.Size() == 0
+	})
+	if len(inputs) == 0 {
+		return usageError("--input: every file given is empty: nothing to check against")
 	}
 	// The kind is detected from the first input: a log, not a sidecar.
 	sidecar := func(p string) bool {

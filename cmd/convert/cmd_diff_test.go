@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,75 @@ func TestDiffHostileReceipts(t *testing.T) {
 				t.Errorf("%s: diff printed %q:\n%s", format, s, out)
 			}
 		}
+	}
+}
+
+// TestDiffFolders: a run's --out against its golden run. Receipts are
+// paired by name; one missing, one added and one changed are each said,
+// and a changed token count is printed as the count it is.
+func TestDiffFolders(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "logs")
+	copyTree(t, "../../samples/claude_code/basic", filepath.Join(in, "claude"))
+	copyFile(t, "../../samples/session/basic.jsonl", filepath.Join(in, "basic.jsonl"))
+	golden, again := filepath.Join(dir, "golden"), filepath.Join(dir, "again")
+	for _, out := range []string{golden, again} {
+		if code, _, errs := call(t, nil, "run", "--out", out, in); code != 0 {
+			t.Fatalf("run: %s", errs)
+		}
+	}
+	drift := filepath.Join(dir, "drift")
+	copyTree(t, golden, drift)
+	var claude, session string
+	filepath.WalkDir(drift, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case strings.HasSuffix(p, "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"):
+			claude = p
+		case strings.HasSuffix(p, ".receipt.ndjson") && !strings.Contains(p, "claude"):
+			session = p
+		}
+		return nil
+	})
+	if claude == "" || session == "" {
+		t.Fatalf("outputs not found: %q %q", claude, session)
+	}
+	b, _ := os.ReadFile(claude)
+	if !strings.Contains(string(b), `"gen_ai.usage.input_tokens":2700`) {
+		t.Fatal("the claude receipt lacks its token count")
+	}
+	os.WriteFile(claude, []byte(strings.Replace(string(b), `"gen_ai.usage.input_tokens":2700`, `"gen_ai.usage.input_tokens":28249720`, 1)), 0o644)
+	os.Rename(session, filepath.Join(filepath.Dir(session), "input-0123456789ab.receipt.ndjson"))
+
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+	}{
+		{"a run against its golden run", []string{"diff", golden, again}, 0, []string{"2 receipts: 2 equivalent, 0 changed, 0 missing, 0 added"}},
+		{"drift", []string{"diff", golden, drift}, exitDiffer, []string{
+			"changed claude/", "gen_ai.usage.input_tokens: 2700 -> 28249720",
+			"missing " + filepath.Base(session), "added input-0123456789ab.receipt.ndjson",
+			"3 receipts: 0 equivalent, 1 changed, 1 missing, 1 added",
+		}},
+		{"json", []string{"diff", "--format", "json", golden, drift}, exitDiffer, []string{`"status": "changed"`, `"to": "28249720"`, `"status": "missing"`}},
+		{"ignore the count", []string{"diff", "--ignore", "gen_ai.usage.input_tokens", golden, drift}, exitDiffer, []string{"3 receipts: 1 equivalent, 0 changed"}},
+		{"a folder and a file", []string{"diff", golden, claude}, exitUsage, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := call(t, nil, tt.args...)
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.exit, out, errs)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if strings.Contains(out, "withheld") {
+				t.Errorf("a value of our own receipts withheld:\n%s", out)
+			}
+		})
 	}
 }

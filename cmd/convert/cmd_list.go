@@ -9,7 +9,7 @@ import (
 func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",
-		Usage:     "list the converters: name, then what it reads",
+		Usage:     "list the converters: the agents first, then the scenario converters; name, then what it reads",
 		UsageText: "convert list [-v] [--json]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print each scenario converter's record types, the events they become and the invariants its table declares"},
@@ -35,14 +35,37 @@ func listCommand() *cli.Command {
 				}
 				return printJSON(c, out)
 			}
+			// The agents a newcomer looks for first, then the reference
+			// suite's scenario converters, apart.
+			var agents, scenarios []converters.Converter
 			width := 0
 			for _, cv := range converters.All() {
 				width = max(width, len(cv.Name))
+				if cv.Native != nil {
+					agents = append(agents, cv)
+				} else {
+					scenarios = append(scenarios, cv)
+				}
 			}
-			for _, cv := range converters.All() {
-				con(c).Data("%-*s  %s", width, cv.Name, cv.Doc)
-				if c.Bool("verbose") {
-					listTable(c, cv.Name)
+			for i, g := range []struct {
+				head string
+				cvs  []converters.Converter
+			}{
+				{"Agents (their logs are found and detected: convert run reads them with no --converter):", agents},
+				{"Scenario converters (the reference suite's JSONL formats; detected too, or give --converter NAME):", scenarios},
+			} {
+				if len(g.cvs) == 0 {
+					continue
+				}
+				if i > 0 {
+					con(c).Data("")
+				}
+				con(c).Data("%s", g.head)
+				for _, cv := range g.cvs {
+					con(c).Data("  %-*s  %s", width, cv.Name, cv.Doc)
+					if c.Bool("verbose") {
+						listTable(c, cv.Name)
+					}
 				}
 			}
 			return nil

@@ -21,10 +21,12 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "what entered the agents' runs across a history: tables, JSON, Markdown or one HTML page, from receipts or the logs themselves",
-		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|week|month|session|project|agent|model] [--since DATE] [--until DATE] [--session ID]... [--timezone ZONE] [--prices FILE | --no-cost] PATH...",
+		UsageText: "convert report [--format table|json|markdown|html] [--out FILE] [--by day|week|month|session|project|agent|model] [--since DATE] [--until DATE] [--session ID]... [--timezone ZONE] [--prices FILE | --no-cost] [PATH...]   (no PATH: every agent's default log folders, as convert run reads them)",
 		Description: "PATH: receipt files or folders of them (what convert run wrote), or native logs and their folders,\n" +
 			"converted in the same run through the same pipeline and leak check (no receipt is written unless\n" +
-			"--out-receipts DIR). A folder holding any *.receipt.ndjson is read as receipts. Sessions, agents,\n" +
+			"--out-receipts DIR). A folder holding any *.receipt.ndjson is read as receipts. No PATH: the agents'\n" +
+			"default log folders that exist here, as convert run with no PATH reads them. Empty logs are skipped\n" +
+			"and counted, as run skips them. Sessions, agents,\n" +
 			"tokens per model, instruction files and other context inputs, audit gaps, skills, MCP, memory,\n" +
 			"compaction, subagents and conversion health, grouped by --by. Exit 0; 1 when a receipt could not be\n" +
 			"read or a log did not convert (the report covers the rest); 2 usage; 3 a leak: nothing written.",
@@ -56,15 +58,18 @@ func reportFlags() []cli.Flag {
 // report, leak-checks it and writes it. Nothing is written when the check
 // finds raw input in it.
 func reportAction(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return usageError("report needs at least one PATH (receipts, logs, or folders of them)")
-	}
 	format, opt, err := reportOptions(c)
 	if err != nil {
 		return err
 	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		if args, err = reportDefaults(con(c)); err != nil {
+			return err
+		}
+	}
 	stderr := c.App.ErrWriter
-	loaded, err := report.Load(c.Context, c.Args().Slice(), report.LoadOptions{
+	loaded, err := report.Load(c.Context, args, report.LoadOptions{
 		Reveal: c.String("reveal") == "names", OutReceipts: c.String("out-receipts"), Jobs: c.Int("jobs"),
 		Traces: format == "html", Stderr: stderr, Name: displayInput, // names.go: no message carries a folder
 	})
@@ -99,6 +104,26 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	return reportExit(stderr, loaded)
+}
+
+// reportDefaults is what a report given no PATH reads: the agents'
+// default locations that exist here, as convert run with no PATH reads
+// them (run_defaults.go), said on stderr.
+func reportDefaults(cons *console) ([]string, error) {
+	home, _ := homeDir()
+	var paths, read, looked []string
+	for _, a := range defaultLogs(os.Getenv, home) {
+		looked = append(looked, a.shown)
+		if len(a.paths) > 0 {
+			paths = append(paths, a.paths...)
+			read = append(read, a.converter+" "+a.shown)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, usageError("report needs a PATH (receipts, logs, or folders of them); no agent's logs are in their default locations (%s)", strings.Join(looked, ", "))
+	}
+	cons.Info("convert: report: no PATH given: reading the agents' default locations: %s", strings.Join(read, "; "))
+	return paths, nil
 }
 
 // reportOptions checks report's flags (a bad one is a usage error) and

@@ -17,6 +17,10 @@ func TestReportCLI(t *testing.T) {
 	cc := filepath.Join(repo, "samples", "claude_code")
 	golden := filepath.Join(repo, "golden", "claude_code")
 	tmp := t.TempDir()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	clearLocationEnv(t)
 	prices := filepath.Join(tmp, "prices.json")
 	if err := os.WriteFile(prices, []byte(`{"claude-opus-4-7":{"input":5,"output":25,"cache_read":0.5,"cache_write":6.25}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -32,7 +36,7 @@ func TestReportCLI(t *testing.T) {
 		stdout, stderr []string
 		files          []string // relative to tmp
 	}{
-		{"no path", []string{"report"}, 2, nil, []string{"at least one PATH"}, nil},
+		{"no path, no agent's logs here", []string{"report"}, 2, nil, []string{"report needs a PATH", "no agent's logs are in their default locations", "~/.claude/projects"}, nil},
 		{"bad format", []string{"report", "--format", "pdf", cc}, 2, nil, []string{"--format takes table, json, markdown or html"}, nil},
 		{"bad by", []string{"report", "--by", "year", cc}, 2, nil, []string{"--by takes day, week, month, session, project, agent, model"}, nil},
 		{"bad date", []string{"report", "--since", "yesterday", cc}, 2, nil, []string{"--since:"}, nil},
@@ -144,5 +148,61 @@ func TestReportColumns(t *testing.T) {
 		if !strings.Contains(stdout.String(), "left out to fit "+cols+" columns") {
 			t.Errorf("COLUMNS=%s: no note of what was left out", cols)
 		}
+	}
+}
+
+// TestReportReadsTreesAsRun: report and run read the same tree alike. An
+// empty session file (real ~/.claude trees have them) is skipped and
+// counted by both, not a failure of report; report with no PATH reads the
+// agents' default locations as run does; an option that cannot act on
+// receipts says so.
+func TestReportReadsTreesAsRun(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	clearLocationEnv(t)
+	projects := filepath.Join(home, ".claude", "projects")
+	copyTree(t, filepath.Join(repo, "samples", "claude_code", "basic"), projects)
+	dirs, _ := filepath.Glob(filepath.Join(projects, "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("project folders: %v", dirs)
+	}
+	if err := os.WriteFile(filepath.Join(dirs[0], "0a1b2c3d-0000-4000-8000-000000000000.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := stdinPiped
+	stdinPiped = func() bool { return false }
+	defer func() { stdinPiped = old }()
+	golden := filepath.Join(repo, "golden", "claude_code")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		exit   int
+		stderr []string
+	}{
+		{"run skips the empty file", []string{"run", "--out", filepath.Join(t.TempDir(), "r"), projects}, 0, []string{"1 of 1 inputs converted"}},
+		{"report skips it too", []string{"report", projects}, 0, []string{"convert: report: 1 empty log skipped, as convert run skips them"}},
+		{"report with no PATH reads the default locations", []string{"report"}, 0, []string{
+			"convert: report: no PATH given: reading the agents' default locations: claude_code ~/.claude/projects", "1 empty log skipped"}},
+		{"--reveal names over receipts says it cannot act", []string{"report", "--reveal", "names", golden}, 0, []string{
+			"--reveal names acts on logs converted here"}},
+		{"--out-receipts over receipts says it cannot act", []string{"report", "--out-receipts", t.TempDir(), golden}, 0, []string{
+			"--out-receipts writes the receipts of logs converted here"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, se := runCLI(t, "", tc.args...)
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.exit, se)
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(se, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, se)
+				}
+			}
+			if strings.Contains(se, home) {
+				t.Errorf("the home folder is printed:\n%s", se)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/converters"
@@ -90,6 +91,7 @@ func runAction(c *cli.Context) error {
 	if p.defaults != nil {
 		migrateLayout(cons, opt.Out, p.defaults)
 	}
+	warnOutInWorkTree(cons, opt.Out)
 	oc := pipeline.Run(c.Context, ins, opt, nil)
 	interrupted := c.Context.Err() != nil
 	sum := newSummary(oc, opt, interrupted)
@@ -104,6 +106,38 @@ func runAction(c *cli.Context) error {
 		printOutcome(cons, sum)
 	}
 	return exitError{sum.ExitCode}
+}
+
+// warnOutInWorkTree warns, when a run is about to make its --out folder,
+// that the folder is inside a git work tree: a bare `convert run` in a
+// checkout writes ./receipts there, one git add away from a commit (a
+// golden run kept in a repository on purpose is made once, then warned
+// of no more).
+func warnOutInWorkTree(cons *console, out string) {
+	if _, err := os.Stat(out); err == nil {
+		return
+	}
+	if root := gitWorkTree(out); root != "" {
+		cons.Warn("convert: warning: --out %s is inside the git work tree at %s: its receipts are one git add away from a commit (add it to .gitignore, or give --out a folder elsewhere)",
+			displayPath(out), displayPath(root))
+	}
+}
+
+// gitWorkTree is the git work tree holding p (the nearest folder above it
+// with a .git), "" when there is none.
+func gitWorkTree(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // runPaths is what a run reads.
@@ -251,7 +285,7 @@ func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pi
 	return pipeline.RunOptions{
 		Options: pipeline.Options{Converter: name, Strict: c.Bool("strict"), MaxLine: c.Int("max-line-bytes"), Hash: h,
 			Reveal: c.String("reveal") == "names", ServiceName: c.String("service-name"), LegacyGenAINames: c.Bool("legacy-genai-names"),
-			OTelFormat: c.String("otel-format")},
+			OTelFormat: c.String("otel-format"), MaxDiags: maxLineWarnings},
 		Out: c.String("out"), Jobs: c.Int("jobs"),
 		Force: c.Bool("force"), Reexport: c.Bool("reexport"),
 		Progress: cons.progressLine(), Converting: setMemoryLimit(),
@@ -264,6 +298,12 @@ func runOptions(c *cli.Context, cons *console, name string, h receipt.Hasher) pi
 		},
 	}
 }
+
+// maxLineWarnings is how many per-line warnings of one input run prints
+// on stderr; the rest of that input's skipped lines are summed in one line
+// ("N more skipped lines not shown"), and all are in the closing table. A
+// first real run's stderr was mostly per-line warnings with 20.
+const maxLineWarnings = 3
 
 // setMemoryLimit makes the soft memory limit follow the inputs being
 // converted (memlimit.go), unless the user set GOMEMLIMIT. It returns what

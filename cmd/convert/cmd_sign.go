@@ -30,11 +30,12 @@ func signCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sign",
 		Usage:     "sign receipts: write RECEIPT.sig.json, a DSSE envelope holding an in-toto statement",
-		UsageText: "convert sign --key FILE [--alg ed25519|hmac-sha256] RECEIPT|DIR...   (a DIR is walked for *.receipt.ndjson)",
+		UsageText: "convert sign [--key FILE] [--alg ed25519|hmac-sha256] RECEIPT|DIR...   (a DIR is walked for *.receipt.ndjson; no key given: the one convert keygen wrote)",
 		Description: "The statement names the receipt file and the source log (name and sha256) and carries the run\n" +
 			"summary. ed25519 (key from convert keygen) is for receipts shared with anyone; hmac-sha256\n" +
 			"(hmac-sha256-canonical-v1, a shared secret of 32+ bytes) is for teams. The key comes from --key,\n" +
-			envSignKeyFile + " or " + envSignKey + " and is never printed; its key id is.",
+			envSignKeyFile + " or " + envSignKey + ", else the key convert keygen wrote with no --out\n" +
+			"(convert-signing.key or .secret in convert's configuration folder), and is never printed; its key id is.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, EnvVars: []string{envSignKeyFile}, Usage: "key `FILE`: an ed25519 private key (PEM) or an hmac secret"},
 			&cli.StringFlag{Name: "alg", Usage: "ed25519 or hmac-sha256 (default: what the key is)"},
@@ -48,7 +49,16 @@ func signCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			key, err := loadKey(c.String("key"), envSignKey)
+			keyFile := c.String("key")
+			if keyFile == "" && os.Getenv(envSignKey) == "" {
+				if keyFile, err = defaultSigningKey(); err != nil {
+					return err
+				}
+				if keyFile != "" {
+					cons.Info("convert: sign: with the key keygen wrote, %s", displayPath(keyFile))
+				}
+			}
+			key, err := loadKey(keyFile, envSignKey)
 			if err != nil {
 				return err
 			}
@@ -102,6 +112,32 @@ func signFile(path string, key *sign.Key) (string, error) {
 	return out, nil
 }
 
+// defaultSigningKey is the signing key keygen writes with no --out, when
+// there is one: convert-signing.key (ed25519) or convert-signing.secret
+// (hmac-sha256) in convert's configuration folder (keyPrefix); "" when
+// there is none. Both there is a usage error: which one is meant is the
+// user's to say.
+func defaultSigningKey() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", nil
+	}
+	prefix := filepath.Join(dir, "convert", "convert-signing")
+	var found []string
+	for _, ext := range []string{".key", ".secret"} {
+		if st, err := os.Stat(prefix + ext); err == nil && st.Mode().IsRegular() {
+			found = append(found, prefix+ext)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", usageError("sign: keygen wrote two signing keys in %s (an ed25519 one and an hmac-sha256 one): pass --key FILE to say which", displayPath(filepath.Dir(prefix)))
+}
+
 // loadKey reads the key from file, or else from the environment variable
 // env holding the material. Messages name the source, never the material.
 func loadKey(file, env string) (*sign.Key, error) {
@@ -116,7 +152,7 @@ func loadKey(file, env string) (*sign.Key, error) {
 	case os.Getenv(env) != "":
 		data = []byte(os.Getenv(env))
 	default:
-		return nil, usageError("no key: pass --key FILE (anywhere on the line) or set %s", env)
+		return nil, usageError("no key: pass --key FILE (anywhere on the line) or set %s (convert keygen makes one)", env)
 	}
 	k, err := sign.ParseKey(data)
 	if err != nil {

@@ -168,8 +168,10 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 	}
 	want := st.Find(sign.RoleReceipt).Digest["sha256"]
 	if got := sha256Hex(rec); got != want {
-		return fmt.Sprintf("receipt changed: %s has sha256:%s, the signed receipt %s has %s", displayPath(recPath), got,
-			untrusted.Show(st.Find(sign.RoleReceipt).Name), untrusted.Show("sha256:"+want)), exitReceiptChanged
+		// The digests first, told apart by what they are of; the name the
+		// envelope gives its receipt last, as a name.
+		return fmt.Sprintf("receipt changed: %s is sha256:%s now; the envelope signed sha256:%s (a receipt it names %s)", displayPath(recPath), got,
+			want, untrusted.Show(st.Find(sign.RoleReceipt).Name)), exitReceiptChanged
 	}
 	verdict := fmt.Sprintf("valid: %s signed by %s; receipt sha256 matches", displayPath(recPath), key.ID())
 	src := c.String("source")
@@ -198,8 +200,8 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 	}
 	subj := st.Find(sign.RoleSource)
 	if got != subj.Digest["sha256"] {
-		return fmt.Sprintf("source changed: %s has sha256:%s, the signed source %s has %s", displayPath(src), got,
-			untrusted.Show(subj.Name), untrusted.Show("sha256:"+subj.Digest["sha256"])), exitSourceChanged
+		return fmt.Sprintf("source changed: %s is sha256:%s now; the envelope signed sha256:%s (a source it names %s)", displayPath(src), got,
+			subj.Digest["sha256"], untrusted.Show(subj.Name)), exitSourceChanged
 	}
 	if v := st.Predicate.Version; v != pipeline.Version {
 		return fmt.Sprintf("not reproducible: the receipt was made by convert %s, this is %s", untrusted.Show(v), pipeline.Version), exitNotReproducible

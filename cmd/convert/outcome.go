@@ -148,13 +148,17 @@ func printOutcome(cons *console, s summary) {
 		el = fmtElapsed(s.elapsed.Milliseconds())
 	}
 	if s.interrupted {
-		left := s.Inputs - s.Converted - s.Unchanged - s.Empty - s.Failed.Total + s.Failed.Interrupted
-		cons.Error("convert: interrupted after %s: %d of %d inputs converted, %d not converted; nothing partial was written. "+
-			"Run the same command again to continue (the inputs converted are skipped as unchanged).", el, s.Converted, s.Inputs, left)
+		cons.Error("convert: interrupted after %s: %s; nothing partial was written. "+
+			"Run the same command again to continue (the inputs converted are skipped as unchanged).", el, interruptedCounts(s))
 		return
 	}
 	var b strings.Builder
-	b.WriteString(cons.Bold(fmt.Sprintf("convert: %d of %d inputs converted in %s", s.Converted, s.Inputs, el)))
+	// An empty file is no input to convert: it is counted apart, so "N of
+	// M" is all converted when nothing failed.
+	b.WriteString(cons.Bold(fmt.Sprintf("convert: %d of %d inputs converted in %s", s.Converted, s.Inputs-s.Empty, el)))
+	if s.Empty > 0 {
+		fmt.Fprintf(&b, " (%s skipped)", plural(s.Empty, "empty file"))
+	}
 	if s.Export != nil {
 		fmt.Fprintf(&b, " (and %s exporting)", fmtElapsed(s.Export.ElapsedMS))
 	}
@@ -224,6 +228,26 @@ func printOutcome(cons *console, s summary) {
 			cons.Error("convert: %d of %s not exported to %s: the first failure is above, and after it no other was tried; their files were written, and the next run sends them", e.Failed, plural(e.Failed+e.Exported, "trace"), e.Endpoint)
 		}
 	}
+}
+
+// interruptedCounts says where every input of an interrupted run went,
+// so the parts add up to the inputs: converted, unchanged, empty, failed
+// (before the interruption) and not converted.
+//
+//	166 of 352 inputs converted, 2 unchanged, 1 empty, 183 not converted
+func interruptedCounts(s summary) string {
+	failed := s.Failed.Total - s.Failed.Interrupted
+	left := s.Inputs - s.Converted - s.Unchanged - s.Empty - failed
+	parts := []string{fmt.Sprintf("%d of %d inputs converted", s.Converted, s.Inputs)}
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{s.Unchanged, "unchanged"}, {s.Empty, "empty"}, {failed, "failed"}, {left, "not converted"}} {
+		if p.n > 0 || p.what == "not converted" {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // wrap breaks a ", "-separated list into lines of at most width bytes.

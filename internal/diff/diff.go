@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/untrusted"
 )
@@ -379,45 +380,130 @@ func orAbsent(s string) string {
 }
 
 // Screened is r as it may be printed: a receipt comes from anywhere, so
-// every name, identity, attribute key and value read from one is shown
-// only when it passes the rules a receipt convert writes must pass, else
-// as its digest with a note (untrusted.Show). Equivalent is r's.
+// every name, identity, attribute key and value read from one is shown as
+// it is only when a receipt convert writes could hold it in clear, else as
+// its digest with a note (untrusted.Show). A value is judged by the field
+// that holds it (Value): a count, a bucket, an id, a model name is shown
+// as itself, since that is where a regression shows. Equivalent is r's.
 func (r *Result) Screened() *Result {
 	s := *r
 	refs := func(rs []Ref) []Ref {
 		out := make([]Ref, len(rs))
 		for i, e := range rs {
-			out[i] = Ref{Name: untrusted.Show(e.Name), Identity: untrusted.Show(e.Identity), Line: e.Line}
+			out[i] = Ref{Name: untrusted.Show(e.Name), Identity: screenIdentity(e.Identity), Line: e.Line}
 		}
 		return out
 	}
 	attrs := func(cs []AttrChange) []AttrChange {
 		out := make([]AttrChange, len(cs))
 		for i, c := range cs {
-			out[i] = AttrChange{Attr: untrusted.Show(c.Attr), From: untrusted.ShowJSON(c.From), To: untrusted.ShowJSON(c.To), Bucket: c.Bucket}
+			out[i] = AttrChange{Attr: untrusted.Show(c.Attr), From: Value(c.Attr, c.From), To: Value(c.Attr, c.To), Bucket: c.Bucket}
 		}
 		return out
 	}
 	set := func(sc SetChange) SetChange {
 		out := SetChange{Entered: make([]string, len(sc.Entered)), Left: make([]string, len(sc.Left))}
 		for i, e := range sc.Entered {
-			out.Entered[i] = untrusted.Show(e)
+			out.Entered[i] = screenLabel(e)
 		}
 		for i, e := range sc.Left {
-			out.Left[i] = untrusted.Show(e)
+			out.Left[i] = screenLabel(e)
 		}
 		return out
 	}
 	s.Added, s.Removed = refs(r.Added), refs(r.Removed)
 	s.Changed = make([]Change, len(r.Changed))
 	for i, c := range r.Changed {
-		s.Changed[i] = Change{Name: untrusted.Show(c.Name), Identity: untrusted.Show(c.Identity), LineA: c.LineA, LineB: c.LineB, Attrs: attrs(c.Attrs)}
+		s.Changed[i] = Change{Name: untrusted.Show(c.Name), Identity: screenIdentity(c.Identity), LineA: c.LineA, LineB: c.LineB, Attrs: attrs(c.Attrs)}
 	}
 	s.BucketsMoved = make([]Move, len(r.BucketsMoved))
 	for i, m := range r.BucketsMoved {
-		s.BucketsMoved[i] = Move{Name: untrusted.Show(m.Name), Identity: untrusted.Show(m.Identity), Attr: untrusted.Show(m.Attr), From: untrusted.ShowJSON(m.From), To: untrusted.ShowJSON(m.To)}
+		s.BucketsMoved[i] = Move{Name: untrusted.Show(m.Name), Identity: screenIdentity(m.Identity), Attr: untrusted.Show(m.Attr),
+			From: untrusted.Field(m.Attr, m.From), To: untrusted.Field(m.Attr, m.To)}
 	}
 	s.Selected, s.Omitted = set(r.Selected), set(r.Omitted)
 	s.Summary = attrs(r.Summary)
 	return &s
+}
+
+// Value is v, the compact JSON value of the attribute key in a receipt
+// from anywhere, as diff prints it: a whole number a count's kind admits
+// (leak.Count: token counts, bytes, events; not a card or phone number) as
+// it is; a string as untrusted.Field judges it in that field (an id, a
+// file name as the run writes it, a bucket, a digest; a model of a known
+// family); an array
+// element by element; anything else as untrusted.ShowJSON.
+//
+//	gen_ai.usage.input_tokens 28249720          28249720
+//	gen_ai.usage.input_tokens 4111111111111111  withheld (a card number)
+//	gen_ai.response.model "claude-opus-4-5"     "claude-opus-4-5"
+//	gen_ai.response.model "claude-CANARYUSER"   withheld (no known family)
+//	session.id "sess-9c1e-payments-refactor"    "sess-9c1e-payments-refactor"
+func Value(key, v string) string {
+	switch {
+	case v == "":
+		return ""
+	case leak.Count.Admit(v):
+		return v
+	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+		var s string
+		if json.Unmarshal([]byte(v), &s) != nil {
+			break
+		}
+		if untrusted.FieldKind(key) == leak.Model {
+			// A model of a known family is Printable; a model field's
+			// syntax admits a user name, and this receipt may be hostile.
+			if untrusted.Printable(s) {
+				return v
+			}
+		} else if untrusted.Field(key, s) == s {
+			return v
+		}
+	case len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']':
+		var elems []json.RawMessage
+		if json.Unmarshal([]byte(v), &elems) != nil {
+			break
+		}
+		out := make([]string, len(elems))
+		for i, e := range elems {
+			out[i] = Value(key, string(e))
+		}
+		return "[" + strings.Join(out, ",") + "]"
+	}
+	return untrusted.ShowJSON(v)
+}
+
+// screenIdentity is an identity ("k=v, k=v", maybe " #n") with each key
+// and value screened on its own, a value by its field (untrusted.Field).
+func screenIdentity(id string) string {
+	if id == "" {
+		return ""
+	}
+	rest, nth := id, ""
+	if i := strings.LastIndex(id, " #"); i >= 0 && strings.Trim(id[i+2:], "0123456789") == "" && i+2 < len(id) {
+		rest, nth = id[:i], id[i:]
+	} else if strings.HasPrefix(id, "#") && strings.Trim(id[1:], "0123456789") == "" && len(id) > 1 {
+		return id
+	}
+	if rest == "" {
+		return nth
+	}
+	parts := strings.Split(rest, ", ")
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			parts[i] = untrusted.Show(p)
+			continue
+		}
+		parts[i] = untrusted.Show(k) + "=" + untrusted.Field(k, v)
+	}
+	return strings.Join(parts, ", ") + nth
+}
+
+// screenLabel is a set's entry, "name [identity]", screened.
+func screenLabel(l string) string {
+	if name, id, ok := strings.Cut(l, " ["); ok && strings.HasSuffix(id, "]") {
+		return label(untrusted.Show(name), screenIdentity(strings.TrimSuffix(id, "]")))
+	}
+	return untrusted.Show(l)
 }

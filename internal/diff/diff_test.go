@@ -102,3 +102,45 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestValue: a value a receipt holds in clear is printed as itself (the
+// counts, buckets, ids and models where a regression shows), a value no
+// receipt could hold in its field as a digest.
+func TestValue(t *testing.T) {
+	for _, tt := range []struct {
+		key, v string
+		clear  bool
+	}{
+		{"gen_ai.usage.input_tokens", "15", true},
+		{"gen_ai.usage.input_tokens", "28249720", true},
+		{"convert.input.bytes", "123456789", true},
+		{"gen_ai.usage.input_tokens", "4111111111111111", false}, // a card number
+		{"gen_ai.usage.input_tokens", "5551234567", false},       // a phone number
+		{"context.input.source.size_bucket", `"under_16kib"`, true},
+		{"session.id", `"sess-9c1e-payments-refactor"`, true},
+		{"session.id", `"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f"`, true},
+		{"gen_ai.response.model", `"claude-opus-4-5-20251101"`, true},
+		{"gen_ai.request.model", `"/Users/CANARYUSER/acme"`, false},
+		{"gen_ai.response.model", `"claude-CANARYUSER"`, false},
+		{"context.input.source.path", `"CANARY-prompt total the invoices"`, false},
+		{"convert.input.agent_versions", `["2.1.39","AKIAIOSFODNN7CANARY1"]`, false},
+		{"convert.input.agent_versions", `["2.1.39","0.142.4"]`, true},
+	} {
+		got := Value(tt.key, tt.v)
+		if (got == tt.v) != tt.clear {
+			t.Errorf("Value(%s, %s) = %s; want in clear: %v", tt.key, tt.v, got, tt.clear)
+		}
+		if !tt.clear && strings.Contains(got, "CANARY") {
+			t.Errorf("Value(%s, %s) = %s", tt.key, tt.v, got)
+		}
+	}
+	for _, id := range []string{"", "#2", "context.input.source.path=CLAUDE.md", "context.input.source.path=CLAUDE.md #3",
+		"gen_ai.tool.call.id=toolu_01VopHPceYcznbLHs9g1kvjP, context.input.source.path_hash=sha256:a54ff182c7e8acf56acfd6e4b9c3ff41e2c41a31c9b211b2deb9df75d9a478f9"} {
+		if got := screenIdentity(id); got != id {
+			t.Errorf("screenIdentity(%q) = %q", id, got)
+		}
+	}
+	if got := screenIdentity("context.input.source.path=CANARY secret, x=/Users/CANARY #2"); strings.Contains(got, "CANARY") || !strings.HasSuffix(got, " #2") {
+		t.Errorf("screenIdentity kept %q", got)
+	}
+}

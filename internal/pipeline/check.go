@@ -110,10 +110,12 @@ func isSidecar(p string) bool {
 	return strings.HasSuffix(p, ".meta.json") || strings.HasSuffix(p, ".settings.json")
 }
 
-// eachInputLine calls fn on every parseable line of an input (or on a .json
-// sidecar as one document).
+// eachInputLine calls fn on every parseable line of an input (or on a
+// sidecar as one document). A sidecar is known by its name (isSidecar),
+// not by being .json: a session document (Gemini CLI's legacy session, an
+// OpenCode storage file) is read as a run reads it, whatever its size.
 func eachInputLine(input string, fn func(doc []byte, line int)) error {
-	if strings.HasSuffix(input, ".json") {
+	if isSidecar(input) {
 		doc, err := readMeta(nil, input)
 		if err != nil {
 			return fmt.Errorf("%s: %w", input, err)

@@ -176,6 +176,9 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		if errors.As(err, &ie) {
 			ie.Path = in.Shown()
 		}
+		if scans != nil { // detection read it, then refused it
+			res.Stats.Bytes = scans.read
+		}
 		res.Err = err
 		return res
 	}
@@ -230,7 +233,7 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 			// format's. With none in what detection reads (a first line
 			// longer than DetectBytes, one that never ends), the name
 			// given is taken as asked: it is how such an input converts.
-			return c, fh, nil, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
+			return c, fh, scans, &InputError{Path: path, Converter: c.Name, Msg: fmt.Sprintf(
 				"not a %s log: its first lines are not in that format's shape, nothing written (--converter auto detects the kind)", c.Name)}
 		}
 		return c, fh, scans, nil
@@ -243,9 +246,9 @@ func pickScanned(path string, opt Options) (converters.Converter, fs.File, *scan
 	c, err := converters.Detect(types, keys)
 	if err != nil {
 		if errors.Is(err, converters.ErrNoKind) {
-			return c, fh, nil, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path) + longHint(opt.FS, path)}
+			return c, fh, scans, &InputError{Path: path, Msg: err.Error() + shapeHint(opt.FS, path) + longHint(opt.FS, path)}
 		}
-		return c, fh, nil, &InputError{Path: path, Msg: err.Error()}
+		return c, fh, scans, &InputError{Path: path, Msg: err.Error()}
 	}
 	return c, fh, scans, nil
 }
@@ -289,7 +292,12 @@ func peekOpen(fsys fs.FS, path string, fields []converters.Typer, scans *scanCac
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer func() { file = fh.Rewind() }()
+	defer func() {
+		if scans != nil {
+			scans.read = fh.n
+		}
+		file = fh.Rewind()
+	}()
 	// A line is judged whole up to the bound: a session whose first
 	// records are each megabytes (a pasted file) is still recognised.
 	r := jsonl.NewReader(io.LimitReader(fh.Reader, DetectBytes), DetectBytes)
@@ -744,6 +752,11 @@ func shapeHint(fsys fs.FS, path string) string {
 	case head[0] == '[':
 		return "; it is a JSON array, not JSON Lines (one object per line): jq -c '.[]' FILE > FILE.jsonl"
 	case head[0] == '{' && !jsonscan.Valid(bytes.TrimSpace(first)):
+		// One line that is no whole object is a record cut short (a
+		// session killed mid-write), not a document over many lines.
+		if _, rest, _ := bytes.Cut(head, []byte("\n")); len(bytes.TrimSpace(rest)) == 0 {
+			return "; its one line is not a whole JSON object (cut short?)"
+		}
 		return "; it looks like JSON written over many lines, not JSON Lines (one object per line): jq -c . FILE > FILE.jsonl"
 	}
 	return ""

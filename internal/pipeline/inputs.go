@@ -451,6 +451,13 @@ func resolve(p string) string {
 // A session of a database (store.go) has the stat its rows give.
 func statInput(p string) (os.FileInfo, error) { return statVirtual(p) }
 
+// Empty reports whether res, the conversion of in, found a blank file (an
+// empty or whitespace-only log with no companion): a run skips and counts
+// it instead of failing it, and so does every command that converts logs.
+func Empty(in Input, res Result) bool {
+	return len(in.Companions) == 0 && res.Stats.Records == 0 && !errors.Is(res.Err, ErrInterrupted) && blank(in.Path)
+}
+
 // blank reports whether the file holds nothing but whitespace (an empty
 // or blank-only log: real ~/.claude trees have them). It reads until the
 // first other byte; the run asks only of an input that yielded no record.

@@ -157,7 +157,8 @@ func TestFileIDs(t *testing.T) {
 }
 
 // TestShapeHint: an input no converter claims is told when it is JSON but
-// not JSON Lines (an array; an object over many lines), and nothing else,
+// not JSON Lines (an array; an object over many lines) or one object cut
+// short (not the hint for many lines), and nothing else,
 // its content never quoted.
 func TestShapeHint(t *testing.T) {
 	dir := t.TempDir()
@@ -165,6 +166,8 @@ func TestShapeHint(t *testing.T) {
 		{"array.jsonl", `[{"CANARY":1},{"b":2}]`, "it is a JSON array, not JSON Lines"},
 		{"spaced.jsonl", "\n  [\n {\"CANARY\":1}\n]\n", "it is a JSON array, not JSON Lines"},
 		{"pretty.jsonl", "{\n  \"CANARY\": 1\n}\n", "it looks like JSON written over many lines, not JSON Lines"},
+		{"truncated.jsonl", `{"type":"user","message":{"content":"CANARY`, "its one line is not a whole JSON object (cut short?)"},
+		{"truncated-nl.jsonl", `{"type":"user","message":{"content":"CANARY` + "\n", "its one line is not a whole JSON object"},
 		{"lines.jsonl", `{"CANARY":1}` + "\n" + `{"b":2}` + "\n", ""},
 		{"text.jsonl", "CANARY plain words\n", ""},
 		{"empty.jsonl", "", ""},

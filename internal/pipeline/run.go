@@ -426,7 +426,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	// no record in it, not by opening every input a third time to look
 	// first: on a filesystem where an open is slow, that costs more than
 	// the check itself.
-	if len(in.Companions) == 0 && res.Stats.Records == 0 && !errors.Is(res.Err, ErrInterrupted) && blank(in.Path) {
+	if Empty(in, res) {
 		return done{res: Result{Path: in.Path, Rel: in.Rel}, empty: true}, nil
 	}
 	if res.Err == nil && opt.Converter != "" && opt.Converter != "auto" && res.Stats.Known == 0 && res.Stats.Lines > res.Stats.Blank {

@@ -20,6 +20,10 @@ type scanCache struct {
 	lines   []scannedLine
 	members []jsonscan.Member
 	next    int // lines are looked up in order: where the next one may be
+	// read is the bytes detection read of the file (from disk): an input
+	// detection refuses was read that far, and the run's "bytes read"
+	// counts it.
+	read int64
 }
 
 type scannedLine struct {

@@ -111,6 +111,16 @@ func TestBrowser(t *testing.T) {
 		if strings.Contains(strings.ToUpper(dom), "CANARY") {
 			t.Errorf("%s: the page carries a canary", name)
 		}
+		// The page explains its own rows, and labels the spans of our own
+		// traces with their names, digests short, never withheld.
+		for _, s := range []string{"sessions are counted in the " + r.By + " they started", "summary lines, which convert run", "chat claude-opus-4-7", "execute_tool sha256:"} {
+			if !strings.Contains(dom, s) {
+				t.Errorf("%s: the page lacks %q", name, s)
+			}
+		}
+		if m := regexp.MustCompile(`class="span[^"]*"><title>[^<]*withheld[^<]*`).FindString(dom); m != "" {
+			t.Errorf("%s: a span of the samples' own traces is labelled withheld: %s", name, m)
+		}
 	}
 	if strings.Contains(noJS, `id="session-filter"`) || !strings.Contains(withJS, `id="session-filter"`) {
 		t.Error("the filter box must come from JavaScript only")

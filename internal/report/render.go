@@ -44,7 +44,13 @@ func overviewTable(r *Report) *table {
 	ov.add("agent versions", joinCounts(t.AgentVersions))
 	ov.add("first event", or(t.First, "-"))
 	ov.add("last event", or(t.Last, "-"))
-	ov.add("receipt events", num(t.Events))
+	events := num(t.Events)
+	if t.Sessions > 0 && t.Events >= int64(t.Sessions) {
+		// Each receipt's last line is its summary: convert run's "events"
+		// leaves it out, so the two counts differ by one a session.
+		events += fmt.Sprintf(" (%s of them the receipts' summary lines, which convert run's event count leaves out)", num(int64(t.Sessions)))
+	}
+	ov.add("receipt events", events)
 	src := fmt.Sprintf("%d receipts read, %d logs converted in this run, %d traces", r.Sources.Receipts, r.Sources.Converted, r.Sources.Traces)
 	if r.Sources.OutOfRange > 0 {
 		src += fmt.Sprintf("; %d sessions outside --since/--until", r.Sources.OutOfRange)
@@ -117,6 +123,10 @@ func groupsTable(r *Report) *table {
 	}
 	if anyUnpriced {
 		g.Notes = append(g.Notes, "cost: \"≥\" marks a group with a model that has no price (see Tokens per model)")
+	}
+	if r.By == "day" || r.By == "week" || r.By == "month" {
+		g.Notes = append(g.Notes, "sessions are counted in the "+r.By+" they started; tokens, cost and the other counts in the "+r.By+
+			" each response or event happened: a session that ran past midnight adds tokens to a row whose sessions may be 0")
 	}
 	return g
 }
@@ -196,7 +206,7 @@ func gapsTable(t *Sections) *table {
 // skillsTable lists skill invocations by trigger.
 func skillsTable(t *Sections) *table {
 	sk := &table{ID: "skills", Title: "Skills", Head: []string{"skill", "trigger", "invocations"}, Num: []bool{false, false, true},
-		Notes: []string{fmt.Sprintf("skill listings loaded: %d (size: %s)", t.Skills.Listings, joinCounts(t.Skills.ListingSizes))}}
+		Notes: []string{fmt.Sprintf("skill listings loaded: %d (size: %s)", t.Skills.Listings, bucketCounts(t.Skills.ListingSizes))}}
 	for _, s := range t.Skills.Invocations {
 		sk.add(short(s.Skill), s.Trigger, num(s.Count))
 	}
@@ -232,8 +242,8 @@ func compactionTable(t *Sections) *table {
 	co.add("sessions that compacted", num(int64(t.Compaction.Sessions)))
 	co.add("most in one session", num(t.Compaction.MaxPerSession))
 	co.add("triggers", joinCounts(t.Compaction.Triggers))
-	co.add("tokens before", joinCounts(t.Compaction.Before))
-	co.add("tokens after", joinCounts(t.Compaction.After))
+	co.add("tokens before", bucketCounts(t.Compaction.Before))
+	co.add("tokens after", bucketCounts(t.Compaction.After))
 	return co
 }
 
@@ -245,8 +255,8 @@ func subagentsTable(t *Sections) *table {
 	sa.add("types", shortCounts(t.Subagents.Types))
 	sa.add("result status", joinCounts(t.Subagents.Status))
 	sa.add("what crossed back", joinCounts(t.Subagents.Boundaries))
-	sa.add("result sizes", joinCounts(t.Subagents.ResultSizes))
-	sa.add("subagent tokens", joinCounts(t.Subagents.TokenBuckets))
+	sa.add("result sizes", bucketCounts(t.Subagents.ResultSizes))
+	sa.add("subagent tokens", bucketCounts(t.Subagents.TokenBuckets))
 	return sa
 }
 
@@ -356,6 +366,22 @@ func short(s string) string {
 		}
 	}
 	return s
+}
+
+// bucketCounts is counts of bucket labels as a table shows them: the
+// bucket of nothing, labelled "0" in the receipts, is "none" (a row read
+// "0 3" as a bucket named 0).
+//
+//	[{0 3} {under_50k 2}]  ->  none 3, under_50k 2
+func bucketCounts(cs []Count) string {
+	out := make([]Count, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		if c.Key == "0" {
+			out[i].Key = "none"
+		}
+	}
+	return joinCounts(out)
 }
 
 func shortCounts(cs []Count) string {

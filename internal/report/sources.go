@@ -44,8 +44,10 @@ type Loaded struct {
 	Sources  Sources
 	// Failed and Leaks count logs that did not convert; Unreadable,
 	// receipts that could not be read. Their messages went to Stderr.
-	Failed, Leaks int
-	converted     map[string][]string // converter -> every file read (for the report's leak check)
+	// Empty counts the blank logs skipped, as convert run skips them
+	// (pipeline.Empty): real trees have them, and they fail nothing.
+	Failed, Leaks, Empty int
+	converted            map[string][]string // converter -> every file read (for the report's leak check)
 	// known holds every string of the receipts and traces converted here:
 	// each passed the leak check of its own input when it was written.
 	known map[string]bool
@@ -97,6 +99,16 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 	}
 	if err := l.readReceipts(recs, opt); err != nil {
 		return nil, err
+	}
+	if len(logs) == 0 && opt.Stderr != nil {
+		// Options that act on logs converted here say so rather than
+		// change nothing in silence.
+		if opt.Reveal {
+			fmt.Fprintln(opt.Stderr, "convert: report: --reveal names acts on logs converted here; receipts hold the names as they were written (convert run --reveal names writes them in clear)")
+		}
+		if opt.OutReceipts != "" {
+			fmt.Fprintln(opt.Stderr, "convert: report: --out-receipts writes the receipts of logs converted here; only receipts were given, nothing written there")
+		}
 	}
 	if len(logs) > 0 {
 		// Without --out-receipts nothing is written, so two arguments may
@@ -251,16 +263,22 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 			}}, opt.Stderr)
 		l.Leaks += oc.Leaks
 		l.Failed += oc.Failed + oc.SchemaErrors + oc.Interrupted
+		l.Empty += oc.Empty
 	} else {
 		jobs := opt.Jobs
 		if jobs <= 0 {
 			jobs = runtime.NumCPU()
 		}
+		empty := make([]bool, len(ins))
 		var g errgroup.Group
 		g.SetLimit(jobs)
 		for i, in := range ins {
 			g.Go(func() error {
 				res := pipeline.ConvertContext(ctx, in, popt)
+				if pipeline.Empty(in, res) {
+					empty[i] = true // results[i] stays nil
+					return nil
+				}
 				if res.Err == nil {
 					responses[i] = res.Responses
 				}
@@ -272,7 +290,11 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 			})
 		}
 		_ = g.Wait()
-		for _, res := range results {
+		for i, res := range results {
+			if empty[i] {
+				l.Empty++
+				continue
+			}
 			for _, d := range res.Diags {
 				fmt.Fprintln(opt.Stderr, d)
 			}
@@ -286,6 +308,9 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 				}
 			}
 		}
+	}
+	if l.Empty > 0 && opt.Stderr != nil {
+		fmt.Fprintf(opt.Stderr, "convert: report: %s skipped, as convert run skips them\n", count(l.Empty, "empty log", "empty logs"))
 	}
 	for i, res := range results {
 		if res == nil || res.Err != nil || res.Receipt == nil {

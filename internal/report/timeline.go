@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/untrusted"
 	"github.com/tidwall/gjson"
 )
@@ -153,7 +154,7 @@ func buildTimeline(s *Session) (Timeline, error) {
 				tl.MoreSpans++
 			} else {
 				// a trace file may come from anywhere: its ids and names are screened
-				tl.Spans = append(tl.Spans, Span{ID: showHex(sp.id, 16), Name: untrusted.Show(sp.name), Depth: depth, StartMS: (sp.start - t0) / 1e6, EndMS: (sp.end - t0) / 1e6, Error: sp.err})
+				tl.Spans = append(tl.Spans, Span{ID: showHex(sp.id, 16), Name: spanName(sp.name), Depth: depth, StartMS: (sp.start - t0) / 1e6, EndMS: (sp.end - t0) / 1e6, Error: sp.err})
 			}
 			walk(sp.id, depth+1)
 		}
@@ -206,3 +207,32 @@ func AddTimelines(r *Report, n int) error {
 }
 
 func unixNano(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// spanName is a span's name as the timeline shows it. A trace file may
+// come from anywhere, so each word of the name is screened on its own, as
+// the attribute its operation names (GenAI span names are "{operation}
+// {model, tool or agent}"), and a digest is shown short, as the tables
+// show digests: never the whole name withheld for one word.
+//
+//	chat claude-opus-4-7                chat claude-opus-4-7
+//	execute_tool sha256:afd8…(64 hex)   execute_tool sha256:afd834a1e653…
+//	execute_tool alice@example.com      execute_tool sha256:…(withheld: no tool name)
+func spanName(n string) string {
+	words := strings.Split(n, " ")
+	key := spanNameKeys[words[0]]
+	for i, w := range words {
+		switch {
+		case receipt.IsDigest(w):
+			words[i] = short(w)
+		case i > 0 && key != "":
+			words[i] = untrusted.Field(key, w)
+		default:
+			words[i] = untrusted.Show(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// spanNameKeys is the attribute the word after a GenAI operation in a
+// span's name stands for.
+var spanNameKeys = map[string]string{"chat": "gen_ai.request.model", "execute_tool": "gen_ai.tool.name", "invoke_agent": "gen_ai.agent.name"}
