@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -54,7 +55,7 @@ func leakcheckRun(c *cli.Context) error {
 		}
 		manifests[i] = m
 	}
-	found, where, err := runInputsToMatch(c.StringSlice("logs"))
+	found, where, err := runInputsToMatch(c.Context, c.StringSlice("logs"))
 	if err != nil {
 		return err
 	}
@@ -139,9 +140,9 @@ func screenedPathError(err error, inputs []string) string {
 // runInputsToMatch is the inputs a run would find under logs, or with
 // none under the agents' default locations; where says where, as the
 // user knows it.
-func runInputsToMatch(logs []string) (ins []pipeline.Input, where string, err error) {
+func runInputsToMatch(ctx context.Context, logs []string) (ins []pipeline.Input, where string, err error) {
 	if len(logs) > 0 {
-		ins, err = pipeline.Expand(logs)
+		ins, err = pipeline.ExpandContext(ctx, logs)
 		if err != nil {
 			return nil, "", usageError("--logs: %v", err)
 		}
@@ -163,7 +164,7 @@ func runInputsToMatch(logs []string) (ins []pipeline.Input, where string, err er
 	if len(agents) == 0 {
 		return nil, "", usageError("leakcheck with no --input finds each output's input where the run read it: no agent's logs are in their default locations; give the folders the run read with --logs PATH")
 	}
-	ins, err = defaultInputs(agents)
+	ins, err = defaultInputs(ctx, agents)
 	if err != nil {
 		return nil, "", usageError("%v", err)
 	}
