@@ -1,6 +1,11 @@
 package pipeline
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +75,134 @@ func TestComputedNumbersConvert(t *testing.T) {
 				for _, bad := range []string{"CANARY", "canary"} {
 					if strings.Contains(all, bad) {
 						t.Errorf("%q reached an output or message", bad)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOneNamingRule (item 1, one naming rule for everything written): a
+// folder, file or manifest name derived from the input is an id the value
+// kinds accept for that agent, or a digest (keyed in keyed mode). Each
+// layout puts a canary where a user's or project's name sits: a Cursor
+// project folder with one dash (a session opened in the home folder), a
+// Claude Code working directory one level deep, a Windows Claude Code
+// folder, an OpenClaw agent id, an opencode.db session id of OpenCode's
+// prefix and anything after it, and files named by 32 and 40 hex digits
+// (an API key's and a token's form). No canary, no such hex and, keyed,
+// no plain sha256 of any input-derived text reaches an output, an output
+// name, a message or the manifest; every session converts.
+func TestOneNamingRule(t *testing.T) {
+	const (
+		hex32 = "0123456789abcdef0123456789abcdef"
+		hex40 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+		sesID = "ses_PLANTEDpayrollQ3alice"
+	)
+	ccSample := repoPath("samples/claude_code/basic/-Users-alice-src-acme-ledger")
+	ccMain := "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"
+	layouts := []struct {
+		name   string
+		make   func(t *testing.T, home string) string // returns the argument given to run
+		extras []string                               // canaries of this layout besides CANARY
+	}{
+		{"cursor project folder with one dash", func(t *testing.T, home string) string {
+			root := filepath.Join(home, ".cursor", "projects")
+			copyTree(t, repoPath("samples/cursor/transcripts/projects/home-ivy-src-app"), filepath.Join(root, "Users-PLANTEDname"))
+			return root
+		}, nil},
+		{"claude code cwd one level deep", func(t *testing.T, home string) string {
+			root := filepath.Join(home, ".claude", "projects")
+			copyTree(t, ccSample, filepath.Join(root, "-PLANTEDproject"))
+			return root
+		}, nil},
+		{"windows claude code folder", func(t *testing.T, home string) string {
+			root := filepath.Join(home, ".claude", "projects")
+			copyTree(t, ccSample, filepath.Join(root, "c--Users-PLANTEDname-Documents-PLANTEDproject"))
+			return root
+		}, nil},
+		{"openclaw agent id", func(t *testing.T, home string) string {
+			root := filepath.Join(home, ".openclaw", "agents")
+			copyTree(t, repoPath("samples/pi_agent/openclaw/agents/main"), filepath.Join(root, "PLANTEDagent"))
+			return root
+		}, nil},
+		{"files named by 32 and 40 hex digits", func(t *testing.T, home string) string {
+			root := filepath.Join(home, "logs")
+			b, err := os.ReadFile(filepath.Join(ccSample, ccMain))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{hex32, hex40} {
+				writeFile(t, root, n+".jsonl", string(b))
+			}
+			return root
+		}, []string{hex32, hex40}},
+	}
+	for _, l := range layouts {
+		for _, m := range modes(t) {
+			t.Run(l.name+" "+m.name, func(t *testing.T) {
+				home := t.TempDir()
+				arg := l.make(t, home)
+				ins, err := Expand([]string{arg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := t.TempDir()
+				var msgs strings.Builder
+				oc := Run(context.Background(), ins, RunOptions{Options: m.opt, Out: out, Jobs: 1}, &msgs)
+				if oc.Converted != len(ins) || oc.Failed+oc.Leaks+oc.SchemaErrors != 0 {
+					t.Fatalf("converted %d of %d: %v", oc.Converted, len(ins), oc.Failures)
+				}
+				all := msgs.String() + strings.Join(oc.Failures, "\n")
+				var names []string
+				filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+					if err != nil {
+						t.Fatal(err)
+					}
+					rel, _ := filepath.Rel(out, p)
+					names = append(names, filepath.ToSlash(rel))
+					if !d.IsDir() {
+						b, err := os.ReadFile(p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						all += string(b)
+					}
+					return nil
+				})
+				all += strings.Join(names, "\n")
+				// The samples' own canaries sit in names, which --reveal
+				// names writes in clear by design; a name of a folder or
+				// file never is.
+				bad := append([]string{"PLANTED", "planted"}, l.extras...)
+				if !m.opt.Reveal {
+					bad = append(bad, "CANARY", "canary")
+				}
+				for _, bad := range bad {
+					if strings.Contains(all, bad) {
+						t.Errorf("%q reached an output, a name, a message or the manifest (names %q)", bad, names)
+					}
+				}
+				if !strings.HasPrefix(m.name, "keyed") {
+					return
+				}
+				// Every input-derived text a guesser would try, each folder
+				// and file name and path of every input.
+				guesses := append([]string(nil), l.extras...)
+				for _, in := range ins {
+					for _, p := range append(inputPaths(in), in.Rel) {
+						rel, _ := filepath.Rel(home, p)
+						guesses = append(guesses, p, filepath.ToSlash(rel), filepath.Base(p))
+						for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+							guesses = append(guesses, part, strings.TrimSuffix(part, ".jsonl"))
+						}
+					}
+				}
+				for _, g := range guesses {
+					sum := sha256.Sum256([]byte(g))
+					if x := hex.EncodeToString(sum[:]); strings.Contains(all, x[:12]) {
+						i := strings.Index(all, x[:12])
+						t.Errorf("keyed: the plain sha256 of %q is in an output, a name or the manifest: …%s…", g, all[max(0, i-200):i+20])
 					}
 				}
 			})
