@@ -88,6 +88,7 @@ generate:
 	$(GO) generate ./converters/scenarios
 	$(GO) generate ./converters/...
 	$(GO) generate ./internal/gate
+	$(GO) generate ./internal/models
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
 	$(GO) test ./internal/prepare -run 'TestRequirements$$' -count=1 -update
 

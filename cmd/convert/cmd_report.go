@@ -42,7 +42,7 @@ func reportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
 		&cli.StringSliceFlag{Name: "session", Usage: "only the sessions whose id starts with `ID` (a prefix; repeat the flag for more)"},
 		&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the IANA time `ZONE` days, weeks and months are counted in, --since/--until days too (default: the system's zone)"},
-		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries replace the bundled table's, model by model"},
+		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries come before the model catalog's prices, model by model"},
 		&cli.BoolFlag{Name: "no-cost", Usage: "leave cost out (no price table, no cost column)"},
 		&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 		&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
@@ -143,8 +143,8 @@ func reportOptions(c *cli.Context) (format string, opt report.Options, err error
 	return format, opt, nil
 }
 
-// reportPrices sets the report's price table: the bundled one, with a
-// --prices file's entries replacing its own; none with --no-cost.
+// reportPrices sets the report's prices: the model catalog's, after a
+// --prices file's entries; none with --no-cost.
 func reportPrices(c *cli.Context, opt *report.Options) error {
 	if c.Bool("no-cost") {
 		if c.String("prices") != "" {
@@ -152,17 +152,13 @@ func reportPrices(c *cli.Context, opt *report.Options) error {
 		}
 		return nil
 	}
-	bundled, date, err := report.Bundled()
-	if err != nil {
-		return fmt.Errorf("report: the bundled price table: %w", err)
-	}
-	opt.Prices, opt.PriceDate = bundled, date
+	opt.Prices, opt.Catalog = report.Bundled()
 	if p := c.String("prices"); p != "" {
 		file, err := report.LoadPrices(p)
 		if err != nil {
 			return usageError("--prices: %v", err)
 		}
-		opt.Prices, opt.PriceFile = bundled.Merge(file), true
+		opt.Prices, opt.PriceFile = opt.Prices.Merge(file), true
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func TestReceiptsAndLogsGiveOneReport(t *testing.T) {
 
 func TestSchema(t *testing.T) {
 	l, _ := load(t, LoadOptions{Traces: true}, samples)
-	prices := Prices{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}
+	prices := &Prices{Table: map[string]Price{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}}
 	for _, by := range Bys {
 		r := l.Report(Options{By: by, Prices: prices})
 		if err := AddTimelines(r, 3); err != nil {
@@ -209,11 +209,8 @@ func TestGolden(t *testing.T) {
 	if stderr != "" || l.Sources.Receipts != 24 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
-	prices, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := l.Report(Options{By: "agent", Prices: prices, PriceDate: date})
+	prices, catalog := Bundled()
+	r := l.Report(Options{By: "agent", Prices: prices, Catalog: catalog})
 	for _, f := range []struct{ format, file string }{{"json", "report.json"}, {"markdown", "report.md"}} {
 		got := render(t, r, f.format)
 		path := filepath.Join("testdata", f.file)
