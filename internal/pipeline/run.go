@@ -227,9 +227,34 @@ func isFolderDir(d string) bool {
 //	7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b           a session's own folder
 //	p0000003, run-0                               a pi subagent run's folders
 //	wf_0a1b2c3d-4e5                               a Claude Code workflow run's (hex only)
+//	claude-code, codex                            an agent's outputs in a default run
+//	claude_code/basic (several folder arguments)  the names the user typed
 //	alice, acme-payroll, ops-bot                  not: a digest (FolderDir)
 func layoutDir(d string) bool {
-	return layoutWords[d] || len(d) <= 4 && digits(d) || layoutRunRe().MatchString(d) || IDShapedName(d) && !isLowerHex(d)
+	if layoutWords[d] || len(d) <= 4 && digits(d) || layoutRunRe().MatchString(d) || IDShapedName(d) && !isLowerHex(d) {
+		return true
+	}
+	if _, ok := converters.Lookup(strings.ReplaceAll(d, "-", "_")); ok {
+		return true // the folder a default run puts an agent's outputs in (claude-code/...)
+	}
+	_, typed := argNames.Load(d)
+	return typed
+}
+
+// argNames are the folder names the user typed: the subtree names of
+// several folder arguments (subtreeNames, "claude_code/basic"), which
+// name each argument's outputs. They are the user's own words, as the
+// paths given on the command line are to the leak check (leak.Input.Pass);
+// a folder found below an argument is not.
+var argNames sync.Map
+
+// keepArgNames records the folder names of subtree names.
+func keepArgNames(names map[string]string) {
+	for _, n := range names {
+		for _, part := range strings.Split(n, "/") {
+			argNames.Store(part, true)
+		}
+	}
 }
 
 var layoutWords = map[string]bool{
