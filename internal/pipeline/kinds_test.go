@@ -3,12 +3,15 @@ package pipeline
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextreceipts/convert/internal/testshared/ocdb"
 )
 
 // Issue #49: values judged by what they are, not by how they look.
@@ -137,6 +140,25 @@ func TestOneNamingRule(t *testing.T) {
 			}
 			return root
 		}, []string{hex32, hex40}},
+		{"opencode.db session id", func(t *testing.T, home string) string {
+			p := filepath.Join(home, "opencode", "opencode.db")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ocdb.Build(t, p, func(db *sql.DB) {
+				var id string
+				if err := db.QueryRow("SELECT id FROM session ORDER BY id LIMIT 1").Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				for _, q := range []string{"UPDATE session SET id = ? WHERE id = ?", "UPDATE message SET session_id = ? WHERE session_id = ?",
+					"UPDATE part SET session_id = ? WHERE session_id = ?", "UPDATE session SET parent_id = ? WHERE parent_id = ?"} {
+					if _, err := db.Exec(q, sesID, id); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+			return p
+		}, []string{sesID}},
 	}
 	for _, l := range layouts {
 		for _, m := range modes(t) {
@@ -203,6 +225,67 @@ func TestOneNamingRule(t *testing.T) {
 					if x := hex.EncodeToString(sum[:]); strings.Contains(all, x[:12]) {
 						i := strings.Index(all, x[:12])
 						t.Errorf("keyed: the plain sha256 of %q is in an output, a name or the manifest: …%s…", g, all[max(0, i-200):i+20])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestKindsFromKnowledge (item 2): a value is written in clear for what it
+// is known to be, not for its shape. A model name the catalog does not
+// know is a digest unless names are revealed, and a path, an intranet
+// e-mail or a phone number as a model is never in clear; a version with
+// words after its numbers, a tool call id that is a password or a
+// Mailgun key, a UUID (a Heroku key's form) where the agent's id is no
+// UUID, and under --reveal names a skill or an MCP server that is a path
+// or an e-mail never reach an output. Each session converts, in every
+// mode.
+func TestKindsFromKnowledge(t *testing.T) {
+	asst := func(model, content string) string {
+		return ccRec(`,"requestId":"req_01K","message":{"role":"assistant","model":` + quoteJSON(model) + `,"id":"msg_01K","content":[` + content + `],"usage":{"input_tokens":10,"output_tokens":2}}`)
+	}
+	tool := func(id, name, input string) string {
+		return `{"type":"tool_use","id":` + quoteJSON(id) + `,"name":` + quoteJSON(name) + `,"input":` + input + `}`
+	}
+	const text = `{"type":"text","text":"CANARY-answer"}`
+	cases := []struct {
+		name  string
+		lines []string
+		never []string // in no mode
+		plain []string // only under --reveal names
+	}{
+		{"a path as the model", []string{asst("home/PLANTEDuser/payroll/q3-salaries.xlsx", text)}, []string{"PLANTED", "q3-salaries"}, nil},
+		{"an intranet e-mail as the model", []string{asst("alice.PLANTED@acme", text)}, []string{"PLANTED"}, nil},
+		{"a national phone number as the model", []string{asst("tel-02079460958", text)}, []string{"02079460958"}, nil},
+		{"a local model nobody publishes", []string{asst("llama-planted-7b", text)}, nil, []string{"llama-planted-7b"}},
+		{"a version with a name after its numbers", []string{strings.Replace(asst("claude-opus-4-6", text), `"version":"2.1.50"`, `"version":"2.1.39-alice.PLANTED.payroll"`, 1)},
+			[]string{"PLANTED"}, nil},
+		{"a password as a tool call id", []string{asst("claude-opus-4-6", tool("mysql:root:PLANTEDpw1", "Bash", `{"command":"CANARY"}`))}, []string{"PLANTED"}, nil},
+		{"a password after words as a tool call id", []string{asst("claude-opus-4-6", tool("mysql-root-planted7", "Bash", `{"command":"CANARY"}`))}, []string{"planted7"}, nil},
+		{"a Mailgun key as a tool call id", []string{asst("claude-opus-4-6", tool("key-0123456789abcdef0123456789abcdef", "Bash", `{}`))}, []string{"0123456789abcdef0123456789abcdef"}, nil},
+		{"a Heroku key as a request id", []string{strings.Replace(asst("claude-opus-4-6", text), `"requestId":"req_01K"`, `"requestId":"9b7c6d5e-1111-4222-8333-444455556666"`, 1)},
+			[]string{"9b7c6d5e-1111-4222-8333-444455556666"}, nil},
+		{"a path as a skill", []string{asst("claude-opus-4-6", tool("toolu_01S", "Skill", `{"skill":"home/PLANTEDuser/skills/payroll"}`))}, []string{"PLANTED"}, nil},
+		{"an e-mail as an MCP server", []string{asst("claude-opus-4-6", tool("toolu_01M", "mcp__alice.PLANTED@acme__list", `{}`))}, []string{"PLANTED"}, nil},
+	}
+	for _, tc := range cases {
+		for _, m := range modes(t) {
+			t.Run(tc.name+" "+m.name, func(t *testing.T) {
+				p := writeFile(t, t.TempDir(), sid+".jsonl", strings.Join(tc.lines, "\n")+"\n")
+				res := Convert(Input{Path: p, Rel: filepath.Base(p)}, m.opt)
+				if res.Err != nil {
+					t.Fatalf("refused: %v", res.Err)
+				}
+				all := everything(&res)
+				for _, bad := range append([]string{"CANARY", "canary"}, tc.never...) {
+					if strings.Contains(all, bad) {
+						t.Errorf("%q reached an output or message", bad)
+					}
+				}
+				for _, v := range tc.plain {
+					if got := strings.Contains(all, `"`+v+`"`); got != m.opt.Reveal {
+						t.Errorf("%q in clear: %v, want %v (only under --reveal names)", v, got, m.opt.Reveal)
 					}
 				}
 			})
