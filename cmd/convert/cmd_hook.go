@@ -481,12 +481,7 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 	rels := make([]string, len(paths))
 	h := hookHasher(job.HashKeyFile)
 	for i, p := range paths {
-		if r := hook.SessionRef(h, p); !hook.IsRef(r) {
-			rels[i] = r // the agent's own name: a session id
-		} else { // any other name may be raw: the outputs are named by its digest (keyed when keyed)
-			_, hx, _ := strings.Cut(r, ":")
-			rels[i] = "session-" + hx + ".jsonl"
-		}
+		rels[i] = hook.InputName(h, p) // a session id, or a digest (keyed when keyed) of a name that may be raw
 	}
 	if wd, err := os.Getwd(); err == nil && os.Chdir(dir) == nil {
 		restore = func() { os.Chdir(wd) }

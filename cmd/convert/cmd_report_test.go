@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/report"
 )
 
@@ -53,7 +55,7 @@ func TestReportCLI(t *testing.T) {
 		{"a partial price is refused", []string{"report", "--prices", partial, golden}, 2, nil,
 			[]string{"--prices: claude-opus-4-7 has no cache_write price, and the report has 29,560 cache write tokens of it"}, nil},
 		{"html to a file, receipts kept", []string{"report", "-f", "html", "-o", filepath.Join(tmp, "r.html"), "--out-receipts", filepath.Join(tmp, "rec"), cc}, 0,
-			nil, []string{"report of 10 sessions written to"}, []string{"r.html", "rec/basic/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}},
+			nil, []string{"report of 10 sessions written to"}, []string{"r.html", "rec/" + pipeline.FolderDir(receipt.Hasher{}, "basic") + "/project-9f0b9ae06a10/7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.receipt.ndjson"}}, // a folder of the user's: a digest (issue #49)
 		{"a leaking log is left out, exit 3", []string{"report", leakyLog(t), filepath.Join(repo, "samples", "session", "basic.jsonl")}, 3, []string{"Overview"}, []string{"logs left out"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

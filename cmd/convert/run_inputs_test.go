@@ -73,7 +73,7 @@ func TestRunInputs(t *testing.T) {
 		{name: "empty files are skipped and counted, not failures", args: []string{tree}, exit: 0,
 			stderr: []string{"1 of 1 inputs converted", "(2 empty files skipped)", "empty files    2 (skipped)"}, files: []string{pipeline.OutputName("p/real.jsonl", ".receipt.ndjson")}, noFiles: []string{pipeline.OutputName("p/empty.jsonl", ".receipt.ndjson")}},
 		{name: "several directories keep their own subtrees", args: []string{a, b}, exit: 0,
-			stderr: []string{"2 of 2 inputs converted", "mcp_tool_search 1, session 1"}, files: []string{pipeline.OutputName("claude/s.jsonl", ".receipt.ndjson"), pipeline.OutputName("codex/s.jsonl", ".receipt.ndjson")}},
+			stderr: []string{"2 of 2 inputs converted", "mcp_tool_search 1, session 1"}, files: []string{"claude/" + pipeline.OutputName("s.jsonl", ".receipt.ndjson"), "codex/" + pipeline.OutputName("s.jsonl", ".receipt.ndjson")}}, // the names typed keep the subtrees' names
 		{name: "a forced agent reader refuses a log not in its shape", args: []string{"-c", "codex", sample("session", "basic")}, exit: 1,
 			stderr: []string{"basic.jsonl: codex: not a codex log", "--converter auto detects the kind", "failed         1 (input 1; each shown above)"}, noFiles: []string{outName("basic", ".receipt.ndjson")}},
 	}

@@ -148,8 +148,11 @@ const projectPrefix = "project-"
 // check only accepts copies of values it finds there. A copy it is: outputs
 // live until the input ends, and a string read from a line would keep the
 // whole line (megabytes of content) alive with it (keyPart, name likewise).
+//
+// A model name is written in clear only when the model catalog or the
+// agent knows it, or names are revealed (leak.Shape.Clear).
 func (c *Base) Pass(shape leak.Shape, v view.Text) string {
-	if s, ok := v.Admit(shape); ok {
+	if s, ok := v.Clear(shape, c.Env.RevealNames); ok {
 		return s
 	}
 	return v.Digest(c.Hasher)

@@ -60,6 +60,16 @@ func (t Text) Admit(shape leak.Shape) (string, bool) {
 	return "", false
 }
 
+// Clear is Admit for a value written in clear: the shape admits it and,
+// for a model name, the program knows it or names are revealed
+// (leak.Shape.Clear).
+func (t Text) Clear(shape leak.Shape, reveal bool) (string, bool) {
+	if shape.Clear(t.s, reveal) {
+		return strings.Clone(t.s), true
+	}
+	return "", false
+}
+
 // Fits reports whether the shape admits t, without keeping it.
 func (t Text) Fits(shape leak.Shape) bool { return shape.Admit(t.s) }
 

@@ -15,8 +15,17 @@ func (r *recorder) Add(s, where string)         { r.calls = append(r.calls, "s:"
 func (r *recorder) AddNumber(lit, where string) { r.calls = append(r.calls, "n:"+lit+"@"+where) }
 
 // addJSONTree is the walk addJSON replaced (gjson's ForEach at every
-// level): the differential test holds the single pass to it.
+// level): the differential test holds the single pass to it. attr is the
+// OTLP attribute key around v (an object's "key" string member), by which
+// its intValue is judged (Computed).
 func addJSONTree(outs sink, v gjson.Result, where string, skip map[string]bool) {
+	addJSONTreeIn(outs, v, where, skip, "")
+}
+
+func addJSONTreeIn(outs sink, v gjson.Result, where string, skip map[string]bool, attr string) {
+	addJSONTree := func(outs sink, v gjson.Result, where string, skip map[string]bool) {
+		addJSONTreeIn(outs, v, where, skip, attr)
+	}
 	switch {
 	case v.Type == gjson.String:
 		outs.Add(v.Str, where)
@@ -29,9 +38,14 @@ func addJSONTree(outs sink, v gjson.Result, where string, skip map[string]bool) 
 			outs.Add(k.Str, where)
 			switch {
 			case skip[k.Str]:
-			case strings.HasPrefix(k.Str, "convert.") && e.Type == gjson.Number:
+			case (strings.HasPrefix(k.Str, "convert.") || Computed(k.Str)) && e.Type == gjson.Number:
+			case k.Str == "key" && e.Type == gjson.String:
+				outs.Add(e.Str, where)
+				attr = e.Str
 			case k.Str == "intValue" && e.Type == gjson.String:
-				outs.AddNumber(e.Str, where)
+				if !Computed(attr) {
+					outs.AddNumber(e.Str, where)
+				}
 			case CountedLists[k.Str] && e.IsArray():
 				e.ForEach(func(_, x gjson.Result) bool {
 					if x.Type == gjson.String {
@@ -72,6 +86,8 @@ func TestAddJSONIsTheTreeWalk(t *testing.T) {
 	for _, doc := range []string{
 		`{}`, `[]`, `"x"`, `12`, `true`, `{"a":"b\"c\\u00e9","k\n":[1,-2.5e3,null,false,{"x":{}}]}`,
 		`{"convert.input.bytes":12,"convert.label":"lbl","intValue":"123456","n":{"intValue":7}}`,
+		`[{"key":"gen_ai.usage.input_tokens","value":{"intValue":"600000"}},{"key":"x","value":{"intValue":"600000"}},{"value":{"intValue":"7"},"key":"gen_ai.usage.output_tokens"}]`,
+		`{"gen_ai.usage.input_tokens":600000,"gen_ai.usage.responses":600000,"a":{"key":"gen_ai.usage.input_tokens","n":{"intValue":"1"}},"intValue":"2"}`,
 		`{"spanId":{"a":"]}\"{[","b":[1,{"c":"}"}]},"traceId":"abc","name":"n"}`,
 		`{"convert.input.record_types":["assistant=124749","x=","=5","a=b=12","sha256:ab=1e3",7,["n=1"]],"record_types":["u=1"]}`,
 		" {\n  \"a\" : [ 1 , 2 ] ,\n  \"b\" : \"c\"\n} ",

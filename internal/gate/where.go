@@ -103,6 +103,10 @@ type jsonWalk struct {
 	outs  sink
 	where string
 	skip  map[string]bool
+	// attr is the key of the OTLP attribute being read (the "key" member
+	// of the object around it), so that its intValue is judged by it as a
+	// receipt number is by its member name.
+	attr string
 }
 
 func (j *jsonWalk) ws(i int) int { return jsonscan.Space(j.doc, i) }
@@ -164,6 +168,8 @@ func (j *jsonWalk) str(i int) (string, int) {
 }
 
 func (j *jsonWalk) object(i int) int {
+	outer := j.attr
+	defer func() { j.attr = outer }()
 	for {
 		i = j.ws(i)
 		if i >= len(j.doc) || j.doc[i] == '}' {
@@ -193,16 +199,40 @@ func (j *jsonWalk) member(key string, i int) int {
 	switch {
 	case j.skip[key]:
 		return j.skipValue(i)
-	case number && strings.HasPrefix(key, "convert."):
+	case number && (strings.HasPrefix(key, "convert.") || Computed(key)):
 		return j.scalar(i)
+	case c == '"' && key == "key":
+		s, k := j.str(i)
+		j.outs.Add(s, j.where)
+		j.attr = s
+		return k
 	case c == '"' && key == "intValue":
 		s, k := j.str(i)
-		j.outs.AddNumber(s, j.where)
+		if !Computed(j.attr) {
+			j.outs.AddNumber(s, j.where)
+		}
 		return k
 	case c == '[' && CountedLists[key]:
 		return j.counted(i + 1)
 	}
 	return j.value(i)
+}
+
+// Computed reports an output number field whose values the program
+// computes: the token counts of gen_ai.usage.*, which a reader writes as
+// a sum over responses (a session's total), a growth between two running
+// totals (Codex) or one response's count read from a declared count field
+// of the input (leak.Count, leak.Cumulative): never a copy of any other
+// input number. Such a number is not probed against the raw input
+// numbers: a session whose tool call waits "timeout": 600000 and whose
+// requests sum to 600000 tokens is honest. Every other output number
+// still is (a scenario's copied score, a latency): a raw number reaches an
+// output only through a declared count field.
+//
+//	"gen_ai.usage.input_tokens": 600000      computed: not probed
+//	"brain.doctor.score.before": 600000      probed: a leak if a raw 600000 is not a declared count
+func Computed(key string) bool {
+	return strings.HasPrefix(key, "gen_ai.usage.") && strings.HasSuffix(key, "tokens")
 }
 
 // CountedLists are summary lists of "name=count" strings: the name is

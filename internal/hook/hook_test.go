@@ -365,6 +365,32 @@ func TestSessionRefKeyed(t *testing.T) {
 	}
 }
 
+// TestInputName (issue #49): the hook converts a session file the user
+// named under a digest of its path, 12 hex digits of SessionRef's (keyed
+// when keyed), never under that name or a plain digest in keyed mode.
+func TestInputName(t *testing.T) {
+	keyed, err := receipt.NewKeyed([]byte("45666d976bab316d970ec459afd866d9e9a0681ac510f0911f2ac33e9142e51b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl"
+	for _, h := range []receipt.Hasher{{}, keyed} {
+		if got := InputName(h, "/x/"+id); got != id {
+			t.Errorf("%s: InputName of an agent's own name = %s", h.Mode(), got)
+		}
+		const p = "/Users/alice/CANARY-payroll.jsonl"
+		got := InputName(h, p)
+		_, hx, _ := strings.Cut(h.Text(p), ":")
+		if got != "session-"+hx[:12]+".jsonl" || strings.Contains(got, "CANARY") {
+			t.Errorf("%s: InputName(%s) = %s", h.Mode(), p, got)
+		}
+	}
+	plain := InputName(receipt.Hasher{}, "/Users/alice/CANARY-payroll.jsonl")
+	if InputName(keyed, "/Users/alice/CANARY-payroll.jsonl") == plain {
+		t.Error("keyed InputName is the plain one")
+	}
+}
+
 func TestCodexSubagents(t *testing.T) {
 	home := t.TempDir()
 	day := filepath.Join(home, "sessions", "2026", "03", "14")

@@ -185,6 +185,21 @@ func SessionRef(h receipt.Hasher, path string) string {
 	return h.Text(path)
 }
 
+// InputName is the name the hook converts a session file under, which
+// names its receipt and trace: its base name when that is the agent's own
+// shape (SessionRef), else "session-" and 12 hex digits of SessionRef's
+// digest of its path (keyed in keyed mode), a name the pipeline keeps as
+// it is (pipeline.IDShapedName) and that carries nothing of the name the
+// user chose.
+func InputName(h receipt.Hasher, path string) string {
+	r := SessionRef(h, path)
+	if !IsRef(r) {
+		return r
+	}
+	_, hx, _ := strings.Cut(r, ":")
+	return "session-" + hx[:12] + ".jsonl"
+}
+
 // IsRef reports whether ref, from SessionRef, is a digest rather than the
 // agent's own file name.
 func IsRef(ref string) bool { return receipt.IsDigest(ref) }

@@ -39,6 +39,14 @@ func FuzzLeakCheck(f *testing.F) {
 	f.Add("private staging checkout failures", 3, "out:")
 	f.Add("Acme-Co!", 0, "")
 	f.Add("CANARY\n\"quoted\" \u00e9\u00e9\u00e9 text", 1, "sha256:")
+	// issue #49: values that straddle kinds, planted as a model, a
+	// version, an id or a name would be.
+	f.Add("home/alice/payroll/q3-salaries.xlsx", 0, "chat ")
+	f.Add("alice.kowalczyk@acme", 2, "")
+	f.Add("2.1.39-alice.kowalczyk.payroll", 5, "")
+	f.Add("mysql:root:hunter2hunter2", 1, "execute_tool ")
+	f.Add("key-0123456789abcdef0123456789abcdef", 4, "")
+	f.Add("ses_alicePayrollQ3notes2026", 0, "")
 	f.Fuzz(func(t *testing.T, raw string, at int, prefix string) {
 		doc, err := json.Marshal(map[string]string{"field": raw})
 		if err != nil || !strings.EqualFold(gjson.GetBytes(doc, "field").Str, raw) && gjson.GetBytes(doc, "field").Str != raw {
@@ -99,6 +107,8 @@ func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
 	f.Add("CANARY-tenant-payroll-export", uint64(4111111111111111), true)
 	f.Add("acme", uint64(123456), false)
 	f.Add("x_sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df", uint64(5551234567), true)
+	f.Add("alice.kowalczyk@acme", uint64(600000), false) // a timeout's number (issue #49)
+	f.Add("Users-alice", uint64(1048576), true)
 	f.Fuzz(func(t *testing.T, raw string, num uint64, upper bool) {
 		doc, err := json.Marshal(map[string]any{"result": map[string]int{raw: 1}})
 		if err != nil {
@@ -145,6 +155,51 @@ func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
 		in.Line(cdoc, Paths{"usage.input_tokens": Count})
 		if fs := o.Check(in).Findings(); len(fs) != 0 && num <= MaxCount {
 			t.Fatalf("a declared count %s was reported: %+v", lit, fs)
+		}
+	})
+}
+
+// FuzzKindsFromKnowledge (issue #49): whatever words a hostile value is
+// made of, a path, an e-mail address without a dotted domain or a phone
+// number is never a model or a name, not even revealed; a version with
+// words after its numbers is no version; a password behind a database
+// URL's colons, a Mailgun key or "ses_" and anything that is not
+// OpenCode's id is no id; and a model name the catalog does not know is
+// never in clear unless names are revealed.
+func FuzzKindsFromKnowledge(f *testing.F) {
+	f.Add("alice", "payroll", uint32(2079460958))
+	f.Add("kowalczyk", "q3", uint32(5551234))
+	f.Add("beta", "rc", uint32(0))
+	f.Fuzz(func(t *testing.T, a, b string, n uint32) {
+		if !lowerWord(a) || !lowerWord(b) || len(a) < 2 || len(b) < 2 {
+			return
+		}
+		phone := fmt.Sprintf("0%09d", n%1_000_000_000+1) // a national number: 10 digits
+		for _, v := range []string{"home/" + a + "/" + b + "/q3-salaries.xlsx", "Users/" + a + "/" + b, a + "." + b + "@acme",
+			a + "@" + b, "tel-" + phone, a + "-" + phone} {
+			for _, s := range []Shape{Model, Name, ServerToolName} {
+				if s.Admit(v) || s.Clear(v, true) {
+					t.Fatalf("%s admits %q", s, v)
+				}
+			}
+		}
+		if v := "2.1.39-" + a + "." + b + ".payroll"; Version.Admit(v) {
+			t.Fatalf("version %q admitted", v)
+		}
+		for _, v := range []string{"mysql:root:" + a + "1", a + ":" + b + ":" + phone, "key-0123456789abcdef0123456789abcdef",
+			"ses_" + a + b + "2026", "prt_" + a, "mysql-" + a + "-" + b + "2"} {
+			if strings.HasPrefix(v, "mysql-") && lowerHex(b) {
+				continue // a hex segment is an id's ("conv-9c1e"): words of a to f only spell few
+			}
+			if strings.HasPrefix(v, "ses_") && openCodeID(v[4:]) {
+				continue // OpenCode's grammar: 12 hex digits and 14 base62, whatever they spell
+			}
+			if ID.Admit(v) || IDOrUUID.Admit(v) {
+				t.Fatalf("id %q admitted", v)
+			}
+		}
+		if m := a + "-" + b + "-7b"; !KnownModel(m) && Model.Clear(m, false) {
+			t.Fatalf("model %q unknown to the catalog written in clear", m)
 		}
 	})
 }

@@ -39,13 +39,17 @@ var kinds = map[Shape]kind{
 	ID: {
 		pattern: tokenPattern,
 		admits: []string{"msg_01XoK4fG1oV1gbK9eQof7eGk", "toolu_01VopHPceYcznbLHs9g1kvjP", "call_abc123", "a1b2c3d",
-			"a3f9b2c1d4e5f6789", "tc-0001", "agent-5f2e77", "line:0:2:1", "req_011CVz2"},
+			"a3f9b2c1d4e5f6789", "tc-0001", "agent-5f2e77", "line:0:2:1", "req_011CVz2",
+			"ses_4f1e2d3c5ffeA1b2C3d4E5f6G7", "prt_b20000000002ffeZx9Cv8Bn7Ma", "bash-progress-12", "call_olx_9"},
 		refuses: []string{
 			"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f",          // a UUID: a Heroku API key's form
 			"0123456789abcdef0123456789abcdef",              // 32 hex: a Datadog API key's form
 			"key-0123456789abcdef0123456789abcdef",          // Mailgun
 			"4111111111111111", "5551234567", "078-05-1120", // card, phone, SSN
 			"my-secret-password", "toolu_CANARY/with/slash", "sk-ant-api03-Qx7Lm2Np9Rt4Vw8Yz1Bc5Df0Gh3Jk6",
+			// issue #49: each agent's id grammar, no free words
+			"mysql:root:hunter2", "mysql-root-hunter2", "call_db:root:hunter2x", "ses_alicePayrollQ3notes",
+			"prt_payroll2026", "ses_4f1e2d3c5ffeA1b2C3d4E5f6G7-x",
 		},
 	},
 	IDOrUUID: {
@@ -59,16 +63,21 @@ var kinds = map[Shape]kind{
 	},
 	Version: {
 		pattern: tokenPattern,
-		admits:  []string{"2.1.39", "0.142.4", "v1.2.3-beta.1", "2026.1.15", "1.0.0+20251101", "0.0.354"},
+		admits: []string{"2.1.39", "0.142.4", "v1.2.3-beta.1", "2026.1.15", "1.0.0+20251101", "0.0.354",
+			"0.47.0-alpha.2", "0.5.0-nightly.20250910.a1b2c3d", "1.2.0-rc1"},
 		refuses: []string{"4111-1111-1111-1111", "4111111111111111", "192.168.1.20", "1.2.3.4", "078-05-1120",
-			"555.123.4567", "CANARY.1.2", "2", "12345.1.1", "1.2.3-CANARYhunter2hunter2"},
+			"555.123.4567", "CANARY.1.2", "2", "12345.1.1", "1.2.3-CANARYhunter2hunter2",
+			// issue #49: a version's grammar has no free word
+			"2.1.39-alice.kowalczyk.payroll", "1.0.0-payroll", "2.1.39+acme"},
 	},
 	Model: {
 		pattern: `^(<synthetic>|` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,63})$`,
 		admits: []string{"claude-opus-4-5-20251101", "gpt-5.5", "o3", "<synthetic>", "openrouter/anthropic/claude-sonnet-4",
 			"openai/gpt-oss-120b", "claude-opus-4-5@20251101", "us.anthropic.claude-sonnet-4-20250514-v1:0", "llama3:8b"},
 		refuses: []string{"alice@example.com", "192.168.1.20", "hunter2hunter2hunter2hunter22x", "4111111111111111",
-			"x_sk-ant-api03-CANARYQx7Lm2Np9Rt4Vw8Yz1Bc5Df"},
+			"x_sk-ant-api03-CANARYQx7Lm2Np9Rt4Vw8Yz1Bc5Df",
+			// issue #49: a path, an intranet e-mail, a national phone number
+			"home/alice/payroll/q3-salaries.xlsx", "alice.kowalczyk@acme", "models/llama-3-8b-q4.gguf", "tel-02079460958"},
 	},
 	Label: {
 		pattern: tokenPattern,
@@ -85,7 +94,9 @@ var kinds = map[Shape]kind{
 		admits: []string{"playwright", "browser_navigate", "mcp__playwright__browser_navigate", "frontend-design",
 			"plugin/skill-name", "ms-playwright@1", "general-purpose"},
 		refuses: []string{"alice@example.com", "alice.kowalczyk@acme.io", "192.168.1.20", "555-123-4567",
-			"key-0123456789abcdef0123456789abcdef", "mcp__srv__4111111111111111"},
+			"key-0123456789abcdef0123456789abcdef", "mcp__srv__4111111111111111",
+			// issue #49: paths and e-mails, dotted domain or not, are never names
+			"alice.kowalczyk@acme", "home/alice/skills/payroll", "Users/alice/notes.md", "skill/CANARY-notes.txt"},
 	},
 	ServerToolName: {
 		pattern: `^(` + digestAlt + `|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,95})$`,

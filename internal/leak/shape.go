@@ -1,6 +1,10 @@
 package leak
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/contextreceipts/convert/internal/models"
+)
 
 // A Shape is what the values of one pass-through field must look like to be
 // copied into an output. Pass-through is admitted by value, not by field: a
@@ -94,6 +98,25 @@ func CumulativeGrowth(d int64) bool { return d >= 0 && d <= MaxCount }
 var idPrefixes = []string{"msg_", "toolu_", "srvtoolu_", "call_", "req_", "fc_", "rs_", "resp_", "ws_", "item_",
 	"chatcmpl-", "run_", "thread_", "agent_", "task_", "cmd_", "tool_", "mcp_"}
 
+// openCodePrefixes are OpenCode's own id families, whose grammar is
+// exact (openCodeID): a session, a part.
+var openCodePrefixes = []string{"ses_", "prt_"}
+
+// openCodeID is the body of an OpenCode id (its Identifier): 12 hex
+// digits of its time and 14 base62 characters, "4f1e2d3c5ffeA1b2C3d4E5f6G7".
+// "ses_" followed by anything else (ses_alicePayrollQ3) is no id.
+func openCodeID(body string) bool {
+	if len(body) != 26 || !isHexID(body[:12]) {
+		return false
+	}
+	for i := 12; i < len(body); i++ {
+		if !isAlnum(body[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // Admit reports whether v may be copied from a field of shape s.
 // A value that looks like a secret or personal data (Personal) is never
 // admitted, whatever its field.
@@ -114,9 +137,116 @@ func (s Shape) Admit(v string) bool {
 		if !knownWord(v) {
 			return false // a closed vocabulary: only the words the program knows
 		}
+	case Model, Name, ServerToolName:
+		if nameScreen(v) != "" {
+			return false // a path, an e-mail address, a phone number: never a name
+		}
 	}
 	return personal(v) == "" && (s == Version || SecretKind(v) == "")
 }
+
+// Clear reports whether a value v of shape s is written in clear: Admit,
+// and for a model name, knowledge too. A model name is in clear when the
+// model catalog (internal/models, genai-prices) or an agent's own model
+// ids (agentModels) know it; any other, a local model's file name or a
+// deployment named after a person, is written as its digest, and in clear
+// only under --reveal names (reveal), where Admit's screens still hold:
+// paths, e-mail addresses, phone numbers and secrets are never written.
+func (s Shape) Clear(v string, reveal bool) bool {
+	return s.Admit(v) && (s != Model || reveal || KnownModel(v))
+}
+
+// KnownModel reports a model name the program knows: the catalog's
+// (models.Known: its ids behind a provider prefix, with a release suffix)
+// or one an agent itself writes (agentModels).
+func KnownModel(v string) bool { return agentModels[v] || models.Known(v) }
+
+// agentModels are model names agents write of their own, which no
+// provider's catalog lists: Claude Code's <synthetic> (a message it made
+// itself) and its subagents' aliases, Cursor's Auto and its names of
+// Anthropic's models.
+var agentModels = map[string]bool{
+	"<synthetic>": true, "sonnet": true, "opus": true, "haiku": true, "inherit": true, "default": true,
+	"auto": true, "Auto": true, "claude-4.5-sonnet": true, "claude-4.5-opus": true, "claude-4.5-haiku": true,
+	"claude-4-sonnet": true, "claude-4-opus": true, "composer-1": true,
+}
+
+// nameScreen reports what a model or tool name, a skill or a server
+// holds that no name is ("" for none): a path (a root folder first, three
+// or more separators, or a file's extension at its end), an e-mail
+// address with or without a dotted domain (an '@' before anything but a
+// version: "claude-opus-4-5@20251101", "ms-playwright@1" and "search@v2"
+// are versions), or a
+// phone or account number (a run of 9 or more digits that is no date).
+//
+//	home/alice/payroll/q3-salaries.xlsx   path
+//	alice.kowalczyk@acme                  email
+//	0207946095123                         digits
+//	openrouter/anthropic/claude-sonnet-4  "" (two separators)
+func nameScreen(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '@' && !atVersion(v[i+1:]) {
+			return "email"
+		}
+	}
+	if strings.Count(v, "/") >= 3 {
+		return "path"
+	}
+	first, _, _ := strings.Cut(v, "/")
+	if strings.Contains(v, "/") && pathRoots[strings.ToLower(first)] {
+		return "path"
+	}
+	last := v[strings.LastIndexByte(v, '/')+1:]
+	if i := strings.LastIndexByte(last, '.'); i > 0 && fileExt(last[i+1:]) {
+		return "path"
+	}
+	run := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			run++
+			continue
+		}
+		if run >= 9 {
+			return "digits"
+		}
+		run = 0
+	}
+	return ""
+}
+
+// atVersion reports what may follow an '@' in a name: a version or a
+// date ("20251101", "v2", "1", "latest"), never a host.
+func atVersion(rest string) bool {
+	if strings.HasPrefix(rest, "latest") {
+		return true
+	}
+	rest = strings.TrimPrefix(rest, "v")
+	return rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
+// pathRoots are the folders a path on a machine starts from.
+var pathRoots = map[string]bool{"home": true, "users": true, "root": true, "tmp": true, "var": true, "mnt": true,
+	"opt": true, "srv": true, "volumes": true, "private": true, "etc": true, "usr": true, "data": true, "c:": true, "~": true}
+
+// fileExt reports a file's extension: 2 to 5 letters, at least one of
+// them not a model's size or quantization mark ("gguf", "xlsx", "txt";
+// not "5", "mini" or "q4").
+func fileExt(e string) bool {
+	if len(e) < 2 || len(e) > 5 {
+		return false
+	}
+	for i := 0; i < len(e); i++ {
+		if c := e[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return fileExts[strings.ToLower(e)]
+}
+
+var fileExts = map[string]bool{"gguf": true, "ggml": true, "bin": true, "pt": true, "pth": true, "onnx": true,
+	"xlsx": true, "xls": true, "csv": true, "docx": true, "doc": true, "pdf": true, "txt": true, "md": true, "json": true,
+	"yaml": true, "yml": true, "toml": true, "py": true, "js": true, "ts": true, "go": true, "sh": true, "zip": true, "tar": true,
+	"gz": true, "key": true, "pem": true, "env": true, "log": true, "jsonl": true, "sql": true, "db": true, "png": true, "jpg": true}
 
 // Parts returns the parts of an admitted value v of shape s that a reader
 // may write on their own, each of which it writes in clear only when the
@@ -184,8 +314,13 @@ func (s Shape) fits(v string) bool {
 		if isHexID(v) {
 			return true
 		}
+		for _, p := range openCodePrefixes {
+			if strings.HasPrefix(v, p) {
+				return openCodeID(v[len(p):])
+			}
+		}
 		for _, p := range idPrefixes {
-			if strings.HasPrefix(v, p) && len(v) <= len(p)+96 && len(v) > len(p) && idBody(v[len(p):]) {
+			if strings.HasPrefix(v, p) && len(v) <= len(p)+96 && len(v) > len(p) && idBody(v[len(p):]) && !strings.Contains(v, ":") {
 				return true
 			}
 		}
@@ -259,9 +394,12 @@ func idBody(v string) bool {
 	return true
 }
 
-// wordID accepts a lower-case word, a separator and an id body that holds a
-// digit and at most three more separators: "agent-5f2e77", "tc-0001",
-// "line:0:2:1". A phrase of words ("my-secret-password") is not an id.
+// wordID accepts a lower-case word, a separator and an id body of at most
+// four segments, each a number, a hex id, a lower-case word or an opaque
+// token, one of them a number: "agent-5f2e77", "tc-0001", "line:0:2:1",
+// "bash-progress-0". A phrase of words ("my-secret-password"), a
+// password after words ("mysql-root-hunter2") or a word after a ':'
+// ("mysql:root:x7") is not an id.
 func wordID(v string) bool {
 	i := 0
 	for i < len(v) && i < 16 && 'a' <= v[i] && v[i] <= 'z' {
@@ -271,19 +409,70 @@ func wordID(v string) bool {
 		return false
 	}
 	body := v[i+1:]
-	seps, digit := 0, false
-	for j := 0; j < len(body); j++ {
-		switch c := body[j]; {
-		case '0' <= c && c <= '9':
+	segs := strings.FieldsFunc(body, func(r rune) bool { return r == '-' || r == '_' || r == ':' })
+	if len(segs) == 0 || len(segs) > 4 || len(segs) != strings.Count(body, "-")+strings.Count(body, "_")+strings.Count(body, ":")+1 {
+		return false
+	}
+	digit := false
+	for _, g := range segs {
+		switch {
+		case digits(g) || len(g) <= 24 && lowerHex(g) && strings.ContainsAny(g, "0123456789"):
 			digit = true
-		case c == '-' || c == '_' || c == ':':
-			seps++
-		case isAlnum(c):
+		case strings.Contains(v, ":"):
+			return false // "line:0:2:1": numbers only after a ':' ("mysql:root:hunter2" is a secret)
+		case lowerWord(g):
+		case len(g) >= 6 && base62Token(g):
+			digit = true
 		default:
 			return false
 		}
 	}
-	return digit && seps <= 3
+	return digit
+}
+
+func lowerHex(g string) bool {
+	for i := 0; i < len(g); i++ {
+		if c := g[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return g != ""
+}
+
+// lowerWord is a lower-case word of at most 16 letters.
+func lowerWord(g string) bool {
+	if len(g) > 16 {
+		return false
+	}
+	for i := 0; i < len(g); i++ {
+		if g[i] < 'a' || g[i] > 'z' {
+			return false
+		}
+	}
+	return g != ""
+}
+
+// base62Token is an opaque token of letters and digits that holds a
+// digit and no run of 4 or more lower-case letters between them (a
+// generated id's, "01VopHPc9Ycz"; not "hunter2" nor "payroll2026").
+func base62Token(g string) bool {
+	run, digit := 0, false
+	for i := 0; i < len(g); i++ {
+		c := g[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit, run = true, 0
+		case c >= 'a' && c <= 'z':
+			if run++; run >= 4 {
+				return false
+			}
+		case c >= 'A' && c <= 'Z':
+			run = 0
+		default:
+			return false
+		}
+	}
+	return digit
 }
 
 func digits(v string) bool {
@@ -361,12 +550,37 @@ func isVersion(v string) bool {
 		return true
 	}
 	for _, p := range strings.FieldsFunc(suffix, func(r rune) bool { return r == '.' || r == '-' || r == '+' }) {
-		if !idBody(p) || len(p) > 16 || digits(p) && len(p) > 8 {
+		if !versionIdent(p) {
 			return false
 		}
 	}
-	return !randomLooking(suffix)
+	return true
 }
+
+// versionIdent is one identifier of a version's pre-release or build
+// suffix, by a grammar with no free word: a number of at most 8 digits, a
+// release stage (preReleases) with an optional number (beta, rc1), or a
+// commit (7 to 12 lower-case hex digits holding a digit, optionally after
+// "g", as git describe writes it).
+//
+//	1.2.3-beta.1, 0.47.0-alpha.2, 0.5.0-nightly.20250910.a1b2c3d, 1.0.0+20251101   admitted
+//	2.1.39-alice.kowalczyk.payroll                                                 refused
+func versionIdent(p string) bool {
+	if digits(p) {
+		return len(p) <= 8
+	}
+	word := strings.TrimRightFunc(p, func(r rune) bool { return r >= '0' && r <= '9' })
+	if preReleases[strings.ToLower(word)] && len(p)-len(word) <= 4 {
+		return true
+	}
+	h := strings.TrimPrefix(p, "g")
+	return len(h) >= 7 && len(h) <= 12 && isHexID(h) && strings.ContainsAny(h, "0123456789")
+}
+
+// preReleases are the release stages versions name.
+var preReleases = map[string]bool{"alpha": true, "beta": true, "rc": true, "pre": true, "preview": true, "dev": true,
+	"next": true, "nightly": true, "canary": true, "insiders": true, "snapshot": true, "experimental": true, "stable": true,
+	"release": true, "build": true, "a": true, "b": true, "p": true, "patch": true, "hotfix": true, "internal": true}
 
 // isModel accepts lower-case words and numbers joined by - . _ : / @
 // ("claude-opus-4-5-20251101", "gpt-5.5", "openai/gpt-oss-120b",

@@ -157,6 +157,7 @@ func ExpandContext(ctx context.Context, args []string) ([]Input, error) {
 	}
 	ins = files
 	prefixes := subtreeNames(dirArgs)
+	keepArgNames(prefixes)
 	for _, a := range dirArgs {
 		found, err := walkInputs(ctx, a, prefixes[a])
 		if err != nil {
@@ -217,7 +218,9 @@ func nameApart(ins []Input) {
 	}
 	for i, in := range ins {
 		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
-			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
+			names := subtreeNames(dirs)
+			keepArgNames(names)
+			if n := names[filepath.Dir(in.Path)]; n != "" {
 				ins[i].Rel = n + "/" + in.Rel
 			}
 		}

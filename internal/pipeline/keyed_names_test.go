@@ -280,6 +280,11 @@ func TestIDShapedName(t *testing.T) {
 		"input-fbb7b5bf4ca3": true,
 		"basic":              false, "alice-payroll-notes": false, "CANARY-alice": false, "inn": false, "login": false,
 		"5551234567": false, "4111111111111111": false, "": false,
+		// issue #49: the id kind's hex (6 to 24 digits), never an API
+		// key's 32 or a token's 40; OpenCode's session id grammar only.
+		"a1b2c3d4e5f6": true, "0123456789abcdef0123456789abcdef": false, "da39a3ee5e6b4b0d3255bfef95601890afd80709": false,
+		"session-" + strings.Repeat("ab", 32): false, "session-0123456789ab": true,
+		"ses_alicepayrollq3notes": false, "ses_PLANTEDpayrollQ3alice": false,
 	} {
 		if got := IDShapedName(stem); got != want {
 			t.Errorf("IDShapedName(%q) = %v, want %v", stem, got, want)

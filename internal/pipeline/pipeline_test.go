@@ -209,7 +209,7 @@ func TestDetectAndExpand(t *testing.T) {
 		t.Error("two inputs with the same outputs were accepted")
 	}
 	const id = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
-	if OutputName("x/"+id+".jsonl", ".otel.json") != "x/"+id+".otel.json" || OutputName("stdin", ".otel.json") != "stdin.otel.json" {
+	if OutputName("x/"+id+".jsonl", ".otel.json") != FolderDir(receipt.Hasher{}, "x")+"/"+id+".otel.json" || OutputName("stdin", ".otel.json") != "stdin.otel.json" {
 		t.Error("outName")
 	}
 	// A name that is not id-shaped is written as its digest (issue #40).
@@ -260,7 +260,7 @@ func TestCompressedInputs(t *testing.T) {
 		}
 	}
 	const rollout = "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
-	if OutputName("a/"+rollout+".jsonl.zst", ".otel.json") != "a/"+rollout+".otel.json" {
+	if OutputName("sessions/"+rollout+".jsonl.zst", ".otel.json") != "sessions/"+rollout+".otel.json" {
 		t.Error("OutputName keeps the compression suffix")
 	}
 }

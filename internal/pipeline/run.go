@@ -116,12 +116,20 @@ var idNameRe = sync.OnceValue(func() *regexp.Regexp {
 	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
 	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `)` +
 		`|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}(-[0-9]{3})?Z?_` + uuid +
-		`|agent-` + uuid + `|ses_[0-9A-Za-z]{20,32}|events|journal|stdin|in|input|log|transcript|input-[0-9a-f]{12})$`)
+		`|agent-` + uuid + `|` + openCodeSession + `|events|journal|stdin|in|input|log|transcript|(input|session)-[0-9a-f]{12})$`)
 })
 
+// hexNameRe: a hex id of 6 to 24 digits (Claude Code's agent-a<16 hex>),
+// the id kind's (leak.ID): 32 hex digits are an API key's form, 40 a
+// token's, 64 a digest a guess list reverses.
 var hexNameRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:session-|agent-a?)?([0-9a-f]{6,64})$`)
+	return regexp.MustCompile(`^(?:agent-a?)?([0-9a-f]{6,24})$`)
 })
+
+// openCodeSession is OpenCode's session id: "ses_", 12 hex digits of its
+// time and 14 base62 characters (its Identifier), the only shape its
+// store's session ids name an output with (storeName).
+const openCodeSession = `ses_[0-9a-f]{12}[0-9A-Za-z]{14}`
 
 // ProjectDir names the output folder of a folder that encodes a working
 // directory: "project-" and the first 12 hex digits of its digest under h,
@@ -171,37 +179,125 @@ func isLowerHex(s string) bool {
 	return s != ""
 }
 
-// privateDirs replaces the folders of rel that name a working directory
-// (Claude Code's "-Users-alice-src-ledger", Cursor's "Users-alice-src-ledger",
-// Gemini CLI's sha256 of it) with their ProjectDir: output folders must not
-// carry a user name, a project layout or a digest a guess list reverses.
-// The same folder always gets the same name, so sessions of one project
-// stay together, and every agent's project folders are named one way.
+// privateDirs names every folder of rel by one rule: a folder that
+// encodes a working directory (Claude Code's "-Users-alice-src-ledger" or
+// "-ledger", Cursor's "Users-alice", a Windows "c--Users-alice-Documents-x",
+// Gemini CLI's sha256 of it) becomes its ProjectDir; a folder an agent's
+// layout names the same on every machine (layoutDir: "subagents", a date's
+// "2026", an id it made) stays; any other (an OpenClaw agent id, a folder
+// of the user's inside the one given) becomes its FolderDir. Both digests
+// are under h (keyed in keyed mode): output folders must not carry a user
+// name, a project layout or a digest a guess list reverses. The same
+// folder always gets the same name, so sessions of one project stay
+// together, and every agent's project folders are named one way.
 func privateDirs(h receipt.Hasher, rel string) string {
 	parts := strings.Split(rel, "/")
 	for i := 0; i < len(parts)-1; i++ {
-		if encodedDir(parts[i]) || isDigestDir(parts[i]) {
-			parts[i] = ProjectDir(h, parts[i])
+		switch d := parts[i]; {
+		case isProjectDir(d) || isFolderDir(d) || d == "." || d == "..":
+		case encodedDir(d) || isDigestDir(d):
+			parts[i] = ProjectDir(h, d)
+		case !layoutDir(d):
+			parts[i] = FolderDir(h, d)
 		}
 	}
 	return strings.Join(parts, "/")
 }
 
-// encodedDir reports a folder name that is a path with its separators
-// turned into '-'.
-func encodedDir(d string) bool {
-	if strings.Count(d, "-") < 2 {
-		return false
-	}
-	if strings.HasPrefix(d, "-") {
+// FolderDir names an output folder for an input folder that is neither an
+// agent's layout nor a working directory's: "dir-" and the first 12 hex
+// digits of its digest under h.
+func FolderDir(h receipt.Hasher, dir string) string {
+	_, hx, _ := strings.Cut(h.Text(dir), ":")
+	return folderPrefix + hx[:12]
+}
+
+const folderPrefix = "dir-"
+
+func isFolderDir(d string) bool {
+	return len(d) == len(folderPrefix)+12 && strings.HasPrefix(d, folderPrefix) && isLowerHex(d[len(folderPrefix):])
+}
+
+// layoutDir reports a folder name an agent's layout gives on every
+// machine, which says nothing of its user: a word of a layout, a part of
+// a date, or an id the agent made (IDShapedName).
+//
+//	projects, sessions, subagents, chats, main   layout words (main: OpenClaw's default agent)
+//	2026, 03                                      a date's parts (Codex's sessions/2026/03/14)
+//	7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b           a session's own folder
+//	p0000003, run-0                               a pi subagent run's folders
+//	wf_0a1b2c3d-4e5                               a Claude Code workflow run's (hex only)
+//	claude-code, codex                            an agent's outputs in a default run
+//	claude_code/basic (several folder arguments)  the names the user typed
+//	alice, acme-payroll, ops-bot                  not: a digest (FolderDir)
+func layoutDir(d string) bool {
+	if layoutWords[d] || len(d) <= 4 && digits(d) || layoutRunRe().MatchString(d) || IDShapedName(d) && !isLowerHex(d) {
 		return true
 	}
-	for _, root := range []string{"Users-", "home-", "root-", "private-", "var-", "tmp-", "mnt-", "srv-", "opt-", "workspace-", "workspaces-", "c-Users-", "C-Users-"} {
-		if strings.HasPrefix(d, root) {
+	if _, ok := converters.Lookup(strings.ReplaceAll(d, "-", "_")); ok {
+		return true // the folder a default run puts an agent's outputs in (claude-code/...)
+	}
+	_, typed := argNames.Load(d)
+	return typed
+}
+
+// argNames are the folder names the user typed: the subtree names of
+// several folder arguments (subtreeNames, "claude_code/basic"), which
+// name each argument's outputs. They are the user's own words, as the
+// paths given on the command line are to the leak check (leak.Input.Pass);
+// a folder found below an argument is not.
+var argNames sync.Map
+
+// keepArgNames records the folder names of subtree names.
+func keepArgNames(names map[string]string) {
+	for _, n := range names {
+		for _, part := range strings.Split(n, "/") {
+			argNames.Store(part, true)
+		}
+	}
+}
+
+var layoutWords = map[string]bool{
+	"projects": true, "sessions": true, "subagents": true, "agents": true, "agent-transcripts": true, "tmp": true,
+	"chats": true, "session-state": true, "workflows": true, "session": true, "message": true, "part": true,
+	"todo": true, "subagent-artifacts": true, "storage": true, "opencode.db": true, "main": true, "global": true, "archive": true,
+}
+
+var layoutRunRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(p[0-9]{7}|run-[0-9]{1,4}|wf_[0-9a-f]{4,32}(-[0-9a-f]{1,32}){0,4})$`)
+})
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// encodedDir reports a folder name that is a path with its separators
+// turned into '-': Claude Code's and pi's (a leading '-', whatever the
+// depth: "-ledger" is /ledger), a Windows one ("c--Users-alice-x": the
+// drive, its ':' and '\' as "--"), Cursor's (no leading '-', from a
+// root folder: "Users-alice", a session opened in the home folder).
+func encodedDir(d string) bool {
+	if strings.HasPrefix(d, "-") && len(d) > 1 {
+		return true
+	}
+	if len(d) > 3 && isAlnum(d[0]) && d[1] == '-' && d[2] == '-' {
+		return true // a Windows drive
+	}
+	for _, root := range []string{"Users-", "home-", "root-", "private-", "var-", "tmp-", "mnt-", "srv-", "opt-", "workspace-", "workspaces-", "c-Users-", "C-Users-", "Volumes-"} {
+		if strings.HasPrefix(d, root) && len(d) > len(root) {
 			return true
 		}
 	}
 	return false
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // RunOptions are the settings of a batch.

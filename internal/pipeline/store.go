@@ -195,17 +195,20 @@ func storeError(err error) error {
 }
 
 // storeName is the name a session's virtual file has below its database:
-// its id when it has the shape of an agent's session id (ses_<base62>),
-// else session- and 12 hex digits of the id's sha256, so that no name a
-// message or an output carries is an id of some other shape.
-var storeNameRe = regexp.MustCompile(`^ses_[A-Za-z0-9]{8,64}$`)
+// its id when it has the shape of OpenCode's session ids
+// (openCodeSession), else "store-" and 12 hex digits of the id's sha256,
+// a name that is not id-shaped: the outputs and messages name that input
+// by InputFileName's digest of it, keyed in keyed mode, so no name a
+// message or an output carries is an id of some other shape, nor a plain
+// digest of one.
+var storeNameRe = regexp.MustCompile(`^` + openCodeSession + `$`)
 
 func storeName(id string) string {
 	if storeNameRe.MatchString(id) {
 		return id
 	}
 	sum := sha256.Sum256([]byte(id))
-	return "session-" + hex.EncodeToString(sum[:6])
+	return "store-" + hex.EncodeToString(sum[:6])
 }
 
 // PreferStores drops the inputs that hold a session a database among ins

@@ -93,7 +93,8 @@ func TestProjectKeyForEveryAgent(t *testing.T) {
 	if strings.Contains(strings.ToUpper(stderr), "CANARY") {
 		t.Errorf("stderr carries a canary:\n%s", stderr)
 	}
-	if st, err := os.Stat(filepath.Join(out, "claude", want)); err != nil || !st.IsDir() {
+	// "claude" is a folder of the user's below the one given: a digest (issue #49).
+	if st, err := os.Stat(filepath.Join(out, pipeline.FolderDir(receipt.Hasher{}, "claude"), want)); err != nil || !st.IsDir() {
 		t.Errorf("no output folder %s for the Claude Code session: %v", want, err)
 	}
 	for name, l := range map[string]*Loaded{"logs": fromLogs, "receipts": fromReceipts} {
