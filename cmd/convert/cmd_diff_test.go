@@ -198,7 +198,7 @@ func TestDiffFolders(t *testing.T) {
 	}{
 		{"a run against its golden run", []string{"diff", golden, again}, 0, []string{"2 receipts: 2 equivalent, 0 changed, 0 missing, 0 added"}},
 		{"drift", []string{"diff", golden, drift}, exitDiffer, []string{
-			"changed claude/", "gen_ai.usage.input_tokens: 2700 -> 28249720",
+			"changed dir-", "gen_ai.usage.input_tokens: 2700 -> 28249720", // a folder inside the one named: its digest (issue #49)
 			"missing " + filepath.Base(session), "added input-0123456789ab.receipt.ndjson",
 			"3 receipts: 0 equivalent, 1 changed, 1 missing, 1 added",
 		}},
