@@ -1,4 +1,4 @@
-package converters_test
+package opencode_test
 
 import (
 	"bytes"
@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // ocDoc is an `opencode export` document (message-v2.ts shapes) holding
@@ -103,11 +105,11 @@ func TestOpencodeMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := convertLines(t, "", "my-export.json", string(ocDoc(t, tc.extra, tc.messages...)))
+			res := convtest.ConvertLines(t, "", "my-export.json", string(ocDoc(t, tc.extra, tc.messages...)))
 			if res.Stats.Lines != 1 || res.Stats.Known != 1 {
 				t.Errorf("%d lines, %d records: the document was not read as one record", res.Stats.Lines, res.Stats.Known)
 			}
-			expectOutline(t, res, "opencode", tc.want, tc.not)
+			convtest.ExpectOutline(t, res, "opencode", tc.want, tc.not)
 		})
 	}
 }
@@ -124,12 +126,12 @@ func TestOpencodeDocumentReading(t *testing.T) {
 	if err := json.Compact(&compact, pretty); err != nil {
 		t.Fatal(err)
 	}
-	doc := convertLines(t, "", "export.json", string(pretty))
+	doc := convtest.ConvertLines(t, "", "export.json", string(pretty))
 	for _, alt := range []pipeline.Result{
-		convertLines(t, "", "export.jsonl", compact.String()),
-		convertLines(t, "", "ses_4f1e0000aaffeQw1Er2Ty3Ui9.json", string(pretty)),
+		convtest.ConvertLines(t, "", "export.jsonl", compact.String()),
+		convtest.ConvertLines(t, "", "ses_4f1e0000aaffeQw1Er2Ty3Ui9.json", string(pretty)),
 	} {
-		if doc.Err != nil || alt.Err != nil || doc.Converter != "opencode" || !sameButInputDigests(doc.Receipt, alt.Receipt) {
+		if doc.Err != nil || alt.Err != nil || doc.Converter != "opencode" || !convtest.SameButInput(doc.Receipt, alt.Receipt) {
 			t.Errorf("the document and its copy convert differently: %s %v / %s %v", doc.Converter, doc.Err, alt.Converter, alt.Err)
 		}
 	}
@@ -141,19 +143,19 @@ func TestOpencodeDocumentReading(t *testing.T) {
 		name, body string
 		line       int
 	}{{"cut short", torn, len(lines) / 2}, {"a stray character", stray, wantLine}} {
-		res := convertLines(t, "", "export.json", tc.body)
+		res := convtest.ConvertLines(t, "", "export.json", tc.body)
 		msg := fmt.Sprint(res.Err) + strings.Join(res.Diags, "\n")
 		if res.Err == nil || res.Receipt != nil || !strings.Contains(msg, fmt.Sprintf("export.json:%d:", tc.line)) {
 			t.Errorf("%s: %q, want a failure at export.json:%d", tc.name, msg, tc.line)
 		}
-		if strings.Contains(msg, canary) {
+		if strings.Contains(msg, convtest.Canary) {
 			t.Errorf("%s: the document's content reached a message", tc.name)
 		}
 	}
 	unknown := `{
   "conversation": {"id": "CANARY-id", "turns": [{"role": "user", "text": "CANARY-prompt"}]}
 }`
-	if res := convertLines(t, "", "other.json", unknown); res.Err == nil || !strings.Contains(res.Err.Error(), "no known kind") {
+	if res := convtest.ConvertLines(t, "", "other.json", unknown); res.Err == nil || !strings.Contains(res.Err.Error(), "no known kind") {
 		t.Errorf("another agent's document: %v", res.Err)
 	}
 }
@@ -178,7 +180,7 @@ func TestOpencodeStorage(t *testing.T) {
 					out = append(out, e.Get("name").Str+" "+e.Get("time").Str+" "+e.Get("attributes").Raw)
 				}
 			}
-			if strings.Contains(string(r.Receipt)+string(r.Trace), canary) {
+			if strings.Contains(string(r.Receipt)+string(r.Trace), convtest.Canary) {
 				t.Errorf("%s: canary reached the output", name)
 			}
 			return out
@@ -186,12 +188,12 @@ func TestOpencodeStorage(t *testing.T) {
 		t.Fatalf("no input %s", name)
 		return nil
 	}
-	export := events(convertDir(t, "samples/opencode/basic", pipeline.Options{}), sid+".json")
-	walked := convertDir(t, "samples/opencode/storage", pipeline.Options{})
+	export := events(convtest.Convert(t, "samples/opencode/basic", pipeline.Options{}), sid+".json")
+	walked := convtest.Convert(t, "samples/opencode/storage", pipeline.Options{})
 	if len(walked) != 2 {
 		t.Errorf("%d inputs from the storage tree, want its 2 sessions", len(walked))
 	}
-	alone := convertDir(t, filepath.Join("samples/opencode/storage/session/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", sid+".json"), pipeline.Options{})
+	alone := convtest.Convert(t, filepath.Join("samples/opencode/storage/session/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", sid+".json"), pipeline.Options{})
 	for name, got := range map[string][]string{"walked": events(walked, sid+".json"), "alone": events(alone, sid+".json")} {
 		if strings.Join(got, "\n") != strings.Join(export, "\n") {
 			t.Errorf("storage session (%s) and its export write different events:\n%s\n---\n%s", name, strings.Join(got, "\n"), strings.Join(export, "\n"))
@@ -200,7 +202,7 @@ func TestOpencodeStorage(t *testing.T) {
 	if len(alone) != 1 || alone[0].Stats.Lines < 30 {
 		t.Errorf("the session file alone read %d inputs, %d lines: its messages and parts were not found", len(alone), alone[0].Stats.Lines)
 	}
-	orphan := convertLines(t, "", "prt_orphan.json", `{
+	orphan := convtest.ConvertLines(t, "", "prt_orphan.json", `{
   "id": "prt_orphan",
   "sessionID": "ses_4f1e0000aaffeQw1Er2Ty3Ui9",
   "messageID": "msg_missing",
@@ -209,7 +211,7 @@ func TestOpencodeStorage(t *testing.T) {
   "tool": "bash",
   "state": {"status": "completed", "input": {"command": "CANARY-cmd"}, "output": "CANARY-out", "title": "CANARY", "metadata": {}, "time": {"start": 1795168803000, "end": 1795168804000}}
 }`)
-	if orphan.Err != nil || orphan.Converter != "opencode" || bytes.Contains(orphan.Trace, []byte("execute_tool")) || strings.Contains(string(orphan.Receipt)+string(orphan.Trace), canary) {
+	if orphan.Err != nil || orphan.Converter != "opencode" || bytes.Contains(orphan.Trace, []byte("execute_tool")) || strings.Contains(string(orphan.Receipt)+string(orphan.Trace), convtest.Canary) {
 		t.Errorf("a part without its message: %s %v", orphan.Converter, orphan.Err)
 	}
 }

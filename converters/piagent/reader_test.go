@@ -1,4 +1,4 @@
-package converters_test
+package piagent_test
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // TestPiAgentSamples: pi's and OpenClaw's sessions are detected as
@@ -24,7 +26,7 @@ func TestPiAgentSamples(t *testing.T) {
 		{"samples/pi_agent/openclaw", "openclaw"},
 	} {
 		t.Run(tc.sample, func(t *testing.T) {
-			results := convertDir(t, tc.sample, pipeline.Options{})
+			results := convtest.Convert(t, tc.sample, pipeline.Options{})
 			if len(results) != 1 {
 				t.Fatalf("%d sessions, want 1", len(results))
 			}
@@ -61,17 +63,17 @@ func TestPiAgentSamples(t *testing.T) {
 				t.Fatal("the sample lost its repeated entry")
 			}
 			chats, tools := 0, 0
-			for _, s := range spansOf(t, res.Trace) {
+			for _, s := range convtest.Spans(res.Trace) {
 				switch {
-				case strings.HasPrefix(s.name, "chat"):
+				case strings.HasPrefix(s.Name, "chat"):
 					chats++
-				case strings.HasPrefix(s.name, "execute_tool"):
+				case strings.HasPrefix(s.Name, "execute_tool"):
 					tools++
-				case s.parent == "":
-					if got := s.attrs.Get(`#(key=="gen_ai.agent.name").value.stringValue`).Str; got != tc.agent {
+				case s.Parent == "":
+					if got := s.Attrs.Get(`#(key=="gen_ai.agent.name").value.stringValue`).Str; got != tc.agent {
 						t.Errorf("agent %q, want %q", got, tc.agent)
 					}
-					if got := s.attrs.Get(`#(key=="pi_agent.model_calls.count").value.intValue`).Int(); got != int64(len(assistants)) {
+					if got := s.Attrs.Get(`#(key=="pi_agent.model_calls.count").value.intValue`).Int(); got != int64(len(assistants)) {
 						t.Errorf("model calls %d, want %d", got, len(assistants))
 					}
 				}
@@ -79,7 +81,7 @@ func TestPiAgentSamples(t *testing.T) {
 			if chats != len(assistants) || tools != len(calls) {
 				t.Errorf("%d chat and %d tool spans, want %d and %d", chats, tools, len(assistants), len(calls))
 			}
-			if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+			if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) {
 				t.Error("canary in the outputs")
 			}
 		})
@@ -105,7 +107,7 @@ func TestPiAgentClaimsOnlyItsShape(t *testing.T) {
 	if res.Err == nil || res.Receipt != nil {
 		t.Fatal("converted as pi_agent")
 	}
-	if msg := res.Err.Error(); !strings.Contains(msg, "not a pi_agent log") || strings.Contains(msg, canary) {
+	if msg := res.Err.Error(); !strings.Contains(msg, "not a pi_agent log") || strings.Contains(msg, convtest.Canary) {
 		t.Errorf("message %q", msg)
 	}
 	if res := pipeline.Convert(in, pipeline.Options{Converter: "auto"}); res.Err != nil || res.Converter != "droid" {
@@ -195,14 +197,14 @@ func TestOpenClawArchives(t *testing.T) {
 			t.Errorf("%s: output %s written twice", base, o)
 		}
 		outputs[o] = true
-		if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) || strings.Contains(o, canary) {
+		if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) || strings.Contains(o, convtest.Canary) {
 			t.Errorf("%s: canary in the outputs", base)
 		}
 	}
 	// An archive given by path is read alone, as the pi_agent log it is.
 	p := filepath.Join(dir, "8a9b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d.jsonl.deleted.2026-11-22T10-00-00.000Z")
 	res := pipeline.Convert(pipeline.Input{Path: p, Rel: filepath.Base(p)}, pipeline.Options{})
-	if res.Err != nil || res.Converter != "pi_agent" || bytes.Contains(res.Receipt, []byte(canary)) {
+	if res.Err != nil || res.Converter != "pi_agent" || bytes.Contains(res.Receipt, []byte(convtest.Canary)) {
 		t.Errorf("archive given by path: %s, %v", res.Converter, res.Err)
 	}
 }
@@ -216,7 +218,7 @@ func TestOpenClawArchives(t *testing.T) {
 // the usage of its assistant messages. Nothing raw reaches an output.
 func TestPiSubagentRuns(t *testing.T) {
 	testshared.InRepo(t)
-	results := convertDir(t, "samples/pi_agent/subagents", pipeline.Options{})
+	results := convtest.Convert(t, "samples/pi_agent/subagents", pipeline.Options{})
 	if len(results) != 3 {
 		t.Fatalf("%d sessions, want the parent and the run's two records", len(results))
 	}
@@ -265,7 +267,7 @@ func TestPiSubagentRuns(t *testing.T) {
 		if run == (calls > 0) {
 			t.Errorf("%s: subagent run %v with %d subagent calls", filepath.Base(res.Path), run, calls)
 		}
-		if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+		if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) {
 			t.Errorf("%s: canary in the outputs", filepath.Base(res.Path))
 		}
 	}

@@ -1,4 +1,4 @@
-package converters_test
+package opencode_test
 
 import (
 	"bytes"
@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+	_ "modernc.org/sqlite"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/contextreceipts/convert/internal/testshared/ocdb"
-	"github.com/tidwall/gjson"
-	_ "modernc.org/sqlite"
 )
 
 // ocEvents is a receipt's events but its summary, each as its name, time
@@ -61,11 +63,11 @@ func TestOpencodeDatabase(t *testing.T) {
 	ocdb.Build(t, db, nil)
 	before := listing(t, dir)
 	storage := map[string][]string{}
-	for _, r := range convertDir(t, ocdb.Storage, pipeline.Options{}) {
+	for _, r := range convtest.Convert(t, ocdb.Storage, pipeline.Options{}) {
 		storage[strings.TrimSuffix(filepath.Base(r.Path), ".json")] = ocEvents(r.Receipt)
 	}
 	for _, arg := range []string{db, dir} {
-		rs := convertDir(t, arg, pipeline.Options{})
+		rs := convtest.Convert(t, arg, pipeline.Options{})
 		if len(rs) != len(storage) {
 			t.Fatalf("%s: %d inputs, want one per session (%d)", filepath.Base(arg), len(rs), len(storage))
 		}
@@ -79,7 +81,7 @@ func TestOpencodeDatabase(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s: the database and the storage tree write different events:\n%s\n---\n%s", sid, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if all := string(r.Receipt) + string(r.Trace) + r.Path; strings.Contains(all, canary) {
+			if all := string(r.Receipt) + string(r.Trace) + r.Path; strings.Contains(all, convtest.Canary) {
 				t.Errorf("%s: a canary reached the output", sid)
 			}
 			if sid == "ses_4f1e2c8a1ffeH8i9J0k1L2m3N4" && !strings.Contains(strings.Join(got, "\n"), "subagent.spawned") {
@@ -110,7 +112,7 @@ func TestOpencodeDatabase(t *testing.T) {
 	if !strings.Contains(before, "opencode.db-wal") {
 		t.Fatalf("no write-ahead log while the database is open: %q", before)
 	}
-	if rs := convertDir(t, db, pipeline.Options{}); len(rs) != len(storage) {
+	if rs := convtest.Convert(t, db, pipeline.Options{}); len(rs) != len(storage) {
 		t.Errorf("while open for writing: %d inputs, want %d", len(rs), len(storage))
 	}
 	if after := listing(t, dir); after != before {
@@ -190,7 +192,7 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 			if res.Err != nil {
 				errs = append(errs, res.Err.Error())
 			}
-			if strings.Contains(string(res.Receipt)+string(res.Trace), canary) {
+			if strings.Contains(string(res.Receipt)+string(res.Trace), convtest.Canary) {
 				t.Errorf("%s: a canary reached the output", in.Path)
 			}
 		}
@@ -198,7 +200,7 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 		if c.want != "" && !strings.Contains(all, c.want) || c.want == "" && all != "" {
 			t.Errorf("%s: errors %q, want %q", c.arg, all, c.want)
 		}
-		if strings.Contains(all, canary) {
+		if strings.Contains(all, convtest.Canary) {
 			t.Errorf("%s: a canary reached a message: %s", c.arg, all)
 		}
 	}
@@ -210,14 +212,14 @@ func TestOpencodeDatabaseRefusals(t *testing.T) {
 // sample as here) and for the storage sample alike, so the storage
 // sample's recorded figures (testdata/ccusage.json) are the database's.
 func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
+	raw, err := os.ReadFile(testshared.Repo(t, "converters", "testdata", "ccusage.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]figures{}
+	want := map[string]convtest.Figures{}
 	gjson.GetBytes(raw, "sessions").ForEach(func(_, s gjson.Result) bool {
 		if s.Get("sample").Str == ocdb.Storage {
-			var f figures
+			var f convtest.Figures
 			json.Unmarshal([]byte(s.Get("ccusage").Raw), &f)
 			want[strings.TrimSuffix(s.Get("input").Str, ".json")] = f
 		}
@@ -226,13 +228,13 @@ func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
 	testshared.InRepo(t)
 	db := filepath.Join(t.TempDir(), "opencode.db")
 	ocdb.Build(t, db, nil)
-	rs := convertDir(t, db, pipeline.Options{})
+	rs := convtest.Convert(t, db, pipeline.Options{})
 	if len(rs) != len(want) || len(want) < 2 {
 		t.Fatalf("%d sessions in the database, %d recorded for ccusage", len(rs), len(want))
 	}
 	for _, r := range rs {
 		sid := filepath.Base(r.Path)
-		if got := ccusageTerms(r.Receipt, false); got != want[sid] {
+		if got := convtest.Terms(r.Receipt, false); got != want[sid] {
 			t.Errorf("%s: ours %+v, ccusage %+v", sid, got, want[sid])
 		}
 	}
@@ -291,7 +293,7 @@ func TestOpencodeDatabaseCancel(t *testing.T) {
 	if res.Err != nil || res.Stats.Lines < parts {
 		t.Fatalf("read to the end: %v, %d lines", res.Err, res.Stats.Lines)
 	}
-	if strings.Contains(string(res.Receipt)+string(res.Trace), canary) {
+	if strings.Contains(string(res.Receipt)+string(res.Trace), convtest.Canary) {
 		t.Errorf("a canary reached the output")
 	}
 }
@@ -304,26 +306,16 @@ func TestOpencodeDatabaseGolden(t *testing.T) {
 	testshared.InRepo(t)
 	db := filepath.Join(t.TempDir(), "opencode.db")
 	ocdb.Build(t, db, nil)
-	rs := convertDir(t, db, pipeline.Options{})
+	rs := convtest.Convert(t, db, pipeline.Options{})
 	if len(rs) < 2 {
 		t.Fatalf("%d sessions", len(rs))
 	}
 	for _, r := range rs {
 		golden := filepath.Join("converters", "testdata", "opencode_db", filepath.Base(r.Path)+".receipt.ndjson")
-		if bytes.Contains(r.Receipt, []byte(canary)) {
+		if bytes.Contains(r.Receipt, []byte(convtest.Canary)) {
 			t.Fatalf("a canary reached %s", golden)
 		}
-		if *update {
-			writeGolden(t, golden, r.Receipt)
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test ./converters -run TestOpencodeDatabaseGolden -update writes it)", err)
-		}
-		if !bytes.Equal(r.Receipt, want) {
-			t.Errorf("%s differs (-update rewrites it; review the diff):\n%s", golden, firstDiff(want, r.Receipt))
-		}
+		convtest.CompareGolden(t, golden, r.Receipt)
 	}
 }
 
@@ -332,7 +324,7 @@ func TestOpencodeDatabaseGolden(t *testing.T) {
 // session is read once, from the database, as ccusage reads it; two
 // databases of one name are named apart; a session whose id is not of
 // OpenCode's shape is named by a digest of it, so no odd id (a path, a
-// canary) reaches a file name or a message.
+// convtest.Canary) reaches a file name or a message.
 func TestOpencodeDatabaseNames(t *testing.T) {
 	testshared.InRepo(t)
 	data := t.TempDir()
@@ -340,7 +332,7 @@ func TestOpencodeDatabaseNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	ocdb.Build(t, filepath.Join(data, "opencode.db"), nil)
-	rs := convertDir(t, data, pipeline.Options{})
+	rs := convtest.Convert(t, data, pipeline.Options{})
 	var names []string
 	for _, r := range rs {
 		names = append(names, filepath.ToSlash(r.Rel))
@@ -376,13 +368,13 @@ func TestOpencodeDatabaseNames(t *testing.T) {
 			t.Errorf("two inputs named %s", in.Rel)
 		}
 		rels[in.Rel] = true
-		if strings.Contains(in.Path+in.Rel, canary) {
+		if strings.Contains(in.Path+in.Rel, convtest.Canary) {
 			t.Errorf("an odd session id reached an input's name: %s", in.Rel)
 		}
 		if strings.HasPrefix(filepath.Base(in.Path), "session-") {
 			odd++
 			res := pipeline.Convert(in, pipeline.Options{})
-			if res.Err != nil || strings.Contains(string(res.Receipt)+string(res.Trace), canary) {
+			if res.Err != nil || strings.Contains(string(res.Receipt)+string(res.Trace), convtest.Canary) {
 				t.Errorf("the odd session: %v, or a canary in its outputs", res.Err)
 			}
 		}

@@ -1,12 +1,14 @@
-package converters_test
+package claudecode_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // TestClaudeCodeAdvisorAndNewRecords reads samples/claude_code/v21_227_advisor,
@@ -18,7 +20,7 @@ import (
 // testdata/ccusage.json).
 func TestClaudeCodeAdvisorAndNewRecords(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/claude_code/v21_227_advisor", pipeline.Options{})
+	res := convtest.Convert(t, "samples/claude_code/v21_227_advisor", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs", len(res))
 	}
@@ -27,7 +29,7 @@ func TestClaudeCodeAdvisorAndNewRecords(t *testing.T) {
 		t.Fatal(r.Err)
 	}
 	for _, out := range [][]byte{r.Receipt, r.Trace} {
-		if strings.Contains(string(out), canary) {
+		if strings.Contains(string(out), convtest.Canary) {
 			t.Fatal("canary in an output")
 		}
 	}
@@ -40,8 +42,8 @@ func TestClaudeCodeAdvisorAndNewRecords(t *testing.T) {
 		"claude-opus-4-6":   "in=5200 out=640 cache_read=0 cache_write=0 responses=1",
 	}
 	got := map[string]string{}
-	for _, e := range eventsNamed(r.Receipt, "gen_ai.token_usage.summarized") {
-		got[e.Get(`attributes.gen_ai\.request\.model`).Str] = usageTotals([]byte(e.Raw))
+	for _, e := range convtest.Events(r.Receipt, "gen_ai.token_usage.summarized") {
+		got[e.Get(`attributes.gen_ai\.request\.model`).Str] = convtest.Usage([]byte(e.Raw))[""]
 	}
 	if len(got) != len(want) {
 		t.Errorf("models %v, want %v", got, want)
@@ -66,7 +68,7 @@ func TestClaudeCodeAdvisorAndNewRecords(t *testing.T) {
 		}
 	}
 	// The new record types are known: counted by name, nothing skipped.
-	sum := eventsNamed(r.Receipt, "convert.summary")
+	sum := convtest.Events(r.Receipt, "convert.summary")
 	if len(sum) != 1 {
 		t.Fatalf("%d summaries", len(sum))
 	}

@@ -1,4 +1,4 @@
-package converters_test
+package claudecode_test
 
 import (
 	"bytes"
@@ -9,88 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
-
-// span is one decoded span of a trace, by name and parent.
-type span struct {
-	id, parent, name string
-	events           []string
-	attrs            gjson.Result
-}
-
-func convertDir(t *testing.T, dir string, opt pipeline.Options) []pipeline.Result {
-	t.Helper()
-	ins, err := pipeline.Expand([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []pipeline.Result
-	for _, in := range ins {
-		res := pipeline.Convert(in, opt)
-		if res.Err != nil {
-			t.Fatalf("%s: %v", in.Path, res.Err)
-		}
-		out = append(out, res)
-	}
-	return out
-}
-
-func spansOf(t *testing.T, trace []byte) map[string]span {
-	t.Helper()
-	out := map[string]span{}
-	gjson.GetBytes(trace, "resourceSpans.0.scopeSpans.0.spans").ForEach(func(_, s gjson.Result) bool {
-		var evs []string
-		s.Get("events").ForEach(func(_, e gjson.Result) bool { evs = append(evs, e.Get("name").Str); return true })
-		out[s.Get("spanId").Str] = span{s.Get("spanId").Str, s.Get("parentSpanId").Str, s.Get("name").Str, evs, s.Get("attributes")}
-		return true
-	})
-	return out
-}
-
-// chain is the names from a span up to the root: "invoke_agent < execute_tool Agent < invoke_agent claude-code".
-func chain(spans map[string]span, id string) string {
-	var names []string
-	for id != "" {
-		s, ok := spans[id]
-		if !ok {
-			return strings.Join(names, " < ") + " < MISSING"
-		}
-		names = append(names, s.name)
-		id = s.parent
-	}
-	return strings.Join(names, " < ")
-}
-
-func find(spans map[string]span, event string) []string {
-	var out []string
-	for id, s := range spans {
-		for _, e := range s.events {
-			if e == event {
-				out = append(out, id)
-			}
-		}
-	}
-	return out
-}
-
-func attr(s span, key string) string {
-	var v string
-	s.attrs.ForEach(func(_, a gjson.Result) bool {
-		if a.Get("key").Str == key {
-			for _, k := range []string{"stringValue", "intValue", "boolValue"} {
-				if x := a.Get("value." + k); x.Exists() {
-					v = x.String()
-				}
-			}
-		}
-		return true
-	})
-	return v
-}
 
 // TestClaudeCodeSpanNesting: subagents nest under the tool call that spawned
 // them, in each of the three transcript layouts; chat and tool spans hang
@@ -114,32 +39,32 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.dir), func(t *testing.T) {
-			res := convertDir(t, tt.dir, pipeline.Options{})
+			res := convtest.Convert(t, tt.dir, pipeline.Options{})
 			if len(res) != 1 {
 				t.Fatalf("%d inputs, want one session (companions must join it)", len(res))
 			}
-			spans := spansOf(t, res[0].Trace)
-			spawned := find(spans, "subagent.spawned")
+			spans := convtest.Spans(res[0].Trace)
+			spawned := convtest.WithEvent(spans, "subagent.spawned")
 			if len(spawned) == 0 {
 				t.Fatal("no subagent span")
 			}
 			linked := false
 			for _, id := range spawned {
-				if chain(spans, id) == tt.subagent && attr(spans[id], "subagent.link") == tt.link {
+				if convtest.Chain(spans, id) == tt.subagent && spans[id].Attr("subagent.link") == tt.link {
 					linked = true
 				}
 			}
 			if !linked {
 				for _, id := range spawned {
-					t.Errorf("subagent span: %s (link %s), want %s (link %s)", chain(spans, id), attr(spans[id], "subagent.link"), tt.subagent, tt.link)
+					t.Errorf("subagent span: %s (link %s), want %s (link %s)", convtest.Chain(spans, id), spans[id].Attr("subagent.link"), tt.subagent, tt.link)
 				}
 			}
 			for name, want := range tt.extra {
 				found := false
 				for id, s := range spans {
-					if s.name == name {
+					if s.Name == name {
 						found = true
-						if got := chain(spans, id); got != want {
+						if got := convtest.Chain(spans, id); got != want {
 							t.Errorf("%s: %s, want %s", name, got, want)
 						}
 					}
@@ -150,7 +75,7 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 			}
 		})
 	}
-	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
+	res := convtest.Convert(t, "samples/claude_code/basic", pipeline.Options{})
 	if !bytes.Contains(res[0].Trace, []byte(`"status":{"code":2`)) {
 		t.Error("the failed Bash call has no error status")
 	}
@@ -162,7 +87,7 @@ func TestClaudeCodeSpanNesting(t *testing.T) {
 // worked out by hand from samples/claude_code/basic.
 func TestClaudeCodeTokenTotals(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/claude_code/basic", pipeline.Options{})
+	res := convtest.Convert(t, "samples/claude_code/basic", pipeline.Options{})
 	want := map[string]string{
 		"claude-opus-4-7":  "in=49 out=3011 cache_read=174100 cache_write=29560 responses=7",
 		"claude-haiku-4-5": "in=2700 out=400 cache_read=0 cache_write=0 responses=2",
@@ -204,7 +129,7 @@ func TestClaudeCodeSessionFileAlone(t *testing.T) {
 		if len(ins[0].Companions) == 0 {
 			t.Errorf("%s: no companion transcripts found", f)
 		}
-		whole := convertDir(t, filepath.Dir(filepath.Dir(f)), pipeline.Options{})
+		whole := convtest.Convert(t, filepath.Dir(filepath.Dir(f)), pipeline.Options{})
 		alone := pipeline.Convert(ins[0], pipeline.Options{})
 		if alone.Err != nil || !bytes.Equal(alone.Trace, whole[0].Trace) {
 			t.Errorf("%s: converting the file alone differs from converting its project folder (%v)", f, alone.Err)
@@ -252,8 +177,8 @@ func TestClaudeCodeHugeLines(t *testing.T) {
 // clear only with --reveal names; content never does.
 func TestClaudeCodeRevealNames(t *testing.T) {
 	testshared.InRepo(t)
-	plain := convertDir(t, "samples/claude_code/basic", pipeline.Options{})[0]
-	shown := convertDir(t, "samples/claude_code/basic", pipeline.Options{Reveal: true})[0]
+	plain := convtest.Convert(t, "samples/claude_code/basic", pipeline.Options{})[0]
+	shown := convtest.Convert(t, "samples/claude_code/basic", pipeline.Options{Reveal: true})[0]
 	if bytes.Contains(plain.Receipt, []byte("jira-acme")) {
 		t.Error("an MCP server name is in clear without --reveal names")
 	}
@@ -311,10 +236,10 @@ func TestClaudeCodeKeepsNoViewOfALine(t *testing.T) {
 			return e.Get("attributes." + strings.ReplaceAll(key, ".", `\.`)).Str
 		}
 		var got []string
-		for _, e := range eventsNamed(res.Receipt, "context.skill.invoked") {
+		for _, e := range convtest.Events(res.Receipt, "context.skill.invoked") {
 			got = append(got, "skill "+str(e, "context.skill.name"))
 		}
-		for _, e := range eventsNamed(res.Receipt, "context.input.loaded") {
+		for _, e := range convtest.Events(res.Receipt, "context.input.loaded") {
 			switch str(e, "context.input.kind") {
 			case "builtin_command_prompt":
 				got = append(got, "command "+str(e, "context.input.command.name"))
@@ -322,10 +247,10 @@ func TestClaudeCodeKeepsNoViewOfALine(t *testing.T) {
 				got = append(got, "path "+str(e, "context.input.source.path"))
 			}
 		}
-		for _, e := range eventsNamed(res.Receipt, "mcp.tool_definition.loaded") {
+		for _, e := range convtest.Events(res.Receipt, "mcp.tool_definition.loaded") {
 			got = append(got, "tool "+str(e, "gen_ai.tool.name")+str(e, "mcp.server.name")+"/"+str(e, "mcp.tool.name"))
 		}
-		for _, e := range eventsNamed(res.Receipt, "context.memory_file.accessed") {
+		for _, e := range convtest.Events(res.Receipt, "context.memory_file.accessed") {
 			got = append(got, "write "+str(e, "context.memory_file.trigger")) // the /init kept for the write
 		}
 		want := "skill pdfkit, command /clear, command /init, path CLAUDE.md, tool Read/, tool jira/search_issues, write init_command"

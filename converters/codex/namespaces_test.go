@@ -1,13 +1,15 @@
-package converters_test
+package codex_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // TestCodexNamespacesAndSessionMetas reads samples/codex/v0146_namespaces,
@@ -20,12 +22,12 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 	testshared.InRepo(t)
 	const parent, child, resumed = "019f4600-aaaa-7bbb-8ccc-000000000001", "019f4600-aaaa-7bbb-8ccc-000000000002", "019f4600-aaaa-7bbb-8ccc-000000000003"
 	got := map[string]pipeline.Result{}
-	for _, r := range convertDir(t, "samples/codex/v0146_namespaces", pipeline.Options{}) {
+	for _, r := range convtest.Convert(t, "samples/codex/v0146_namespaces", pipeline.Options{}) {
 		if r.Err != nil {
 			t.Fatalf("%s: %v", r.Path, r.Err)
 		}
 		for _, out := range [][]byte{r.Receipt, r.Trace} {
-			if strings.Contains(string(out), canary) {
+			if strings.Contains(string(out), convtest.Canary) {
 				t.Fatalf("canary in an output of %s", r.Path)
 			}
 		}
@@ -51,7 +53,7 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 
 	// The child is the first session_meta's thread, its parent's meta a copy.
 	c := got[child]
-	spawned := eventsNamed(c.Receipt, "subagent.spawned")
+	spawned := convtest.Events(c.Receipt, "subagent.spawned")
 	if len(spawned) != 1 || spawned[0].Get(`attributes.subagent\.parent_thread_id`).Str != parent {
 		t.Errorf("child: subagent.spawned %v", spawned)
 	}
@@ -63,7 +65,7 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 	}
 	// A resumed process counts from zero again: 1000 in, then 2500 (1000
 	// cached) after the resume; 50 out, then 120.
-	if u := usageTotals(got[resumed].Receipt); !strings.HasPrefix(u, "in=3500 out=170 cache_read=1000 cache_write=0 ") {
+	if u := convtest.Usage(got[resumed].Receipt)[""]; !strings.HasPrefix(u, "in=3500 out=170 cache_read=1000 cache_write=0 ") {
 		t.Errorf("resumed usage %s", u)
 	}
 
@@ -71,14 +73,14 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 	// is what came back, the web namespace is web search and mcp__ an MCP
 	// server.
 	p := got[parent]
-	sp := eventsNamed(p.Receipt, "subagent.spawned")
+	sp := convtest.Events(p.Receipt, "subagent.spawned")
 	if len(sp) != 1 || sp[0].Get(`attributes.subagent\.link`).Str != "spawn_call_id" {
 		t.Errorf("parent: subagent.spawned %v", sp)
 	}
-	if rr := eventsNamed(p.Receipt, "subagent.result.returned"); len(rr) != 1 || rr[0].Get(`attributes.subagent\.result\.boundary`).Str != "final_text_returned_to_parent" {
+	if rr := convtest.Events(p.Receipt, "subagent.result.returned"); len(rr) != 1 || rr[0].Get(`attributes.subagent\.result\.boundary`).Str != "final_text_returned_to_parent" {
 		t.Errorf("parent: subagent.result.returned %v", rr)
 	}
-	if m := eventsNamed(p.Receipt, "mcp.tool_call.completed"); len(m) != 1 {
+	if m := convtest.Events(p.Receipt, "mcp.tool_call.completed"); len(m) != 1 {
 		t.Errorf("parent: %d MCP calls", len(m))
 	}
 	tools := map[string]bool{}
@@ -99,7 +101,7 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 	if links != 1 {
 		t.Errorf("parent: %d links, want the one to the child's trace", links)
 	}
-	sum := eventsNamed(p.Receipt, "convert.summary")[0]
+	sum := convtest.Events(p.Receipt, "convert.summary")[0]
 	types := map[string]bool{}
 	for _, v := range sum.Get(`attributes.convert\.input\.record_types`).Array() {
 		types[v.Str] = true
@@ -121,18 +123,18 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 // delegated from another thread), which entered the context.
 func TestCodexAppNamespace(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/codex/v0150_codex_app", pipeline.Options{})
+	res := convtest.Convert(t, "samples/codex/v0150_codex_app", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d rollouts", len(res))
 	}
 	r := res[0]
 	for _, out := range [][]byte{r.Receipt, r.Trace} {
-		if strings.Contains(string(out), canary) {
+		if strings.Contains(string(out), convtest.Canary) {
 			t.Fatal("canary in an output")
 		}
 	}
 	kinds := map[string]int{}
-	for _, e := range eventsNamed(r.Receipt, "context.input.loaded") {
+	for _, e := range convtest.Events(r.Receipt, "context.input.loaded") {
 		if e.Get(`attributes.context\.input\.delivered\.via`).Str == "codex_app_output" {
 			kinds[e.Get(`attributes.context\.input\.kind`).Str]++
 		}
@@ -159,7 +161,7 @@ func TestCodexAppNamespace(t *testing.T) {
 			break
 		}
 	}
-	if got := usageTotals(r.Receipt); !strings.HasPrefix(got, "in=9000 out=420 cache_read=5000") {
+	if got := convtest.Usage(r.Receipt)[""]; !strings.HasPrefix(got, "in=9000 out=420 cache_read=5000") {
 		t.Errorf("usage %s", got)
 	}
 }

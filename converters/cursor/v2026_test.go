@@ -1,12 +1,14 @@
-package converters_test
+package cursor_test
 
 import (
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // TestCursorTranscript2026 reads samples/cursor/transcripts_2026_08, an
@@ -17,7 +19,7 @@ import (
 // time: the trace is on the record clock.
 func TestCursorTranscript2026(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/cursor/transcripts_2026_08", pipeline.Options{})
+	res := convtest.Convert(t, "samples/cursor/transcripts_2026_08", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs", len(res))
 	}

@@ -1,4 +1,4 @@
-package converters_test
+package opencode_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 )
@@ -51,7 +52,7 @@ func TestOpenCodeServerToolNames(t *testing.T) {
 		if strings.Contains(strings.ToUpper(out), "CANARY") {
 			t.Errorf("reveal %v: a canary reached an output or a warning", reveal)
 		}
-		ev := eventsNamed(res.Receipt, "mcp.tool_call.completed")
+		ev := convtest.Events(res.Receipt, "mcp.tool_call.completed")
 		if len(ev) != 1 {
 			t.Fatalf("reveal %v: %d mcp.tool_call.completed events, want 1", reveal, len(ev))
 		}

@@ -1,4 +1,4 @@
-package converters_test
+package claudecode_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
@@ -61,7 +62,7 @@ func TestClaudeCodeAgentProgressUsage(t *testing.T) {
 			if tc.transcript {
 				write(filepath.Join(sess, "subagents", "agent-a68e11c.jsonl"), progressSubagent)
 			}
-			res := convertDir(t, dir, pipeline.Options{})
+			res := convtest.Convert(t, dir, pipeline.Options{})
 			if len(res) != 1 {
 				t.Fatalf("%d inputs, want the session with its subagent", len(res))
 			}
@@ -71,16 +72,16 @@ func TestClaudeCodeAgentProgressUsage(t *testing.T) {
 					t.Fatal("canary in an output")
 				}
 			}
-			if got := usageTotals(r.Receipt); got != tc.want {
+			if got := convtest.Usage(r.Receipt)[""]; got != tc.want {
 				t.Errorf("tokens: %s, want %s", got, tc.want)
 			}
-			spans := spansOf(t, r.Trace)
+			spans := convtest.Spans(r.Trace)
 			var root, sub string
 			for id, s := range spans {
-				if s.parent == "" {
+				if s.Parent == "" {
 					root = id
 				}
-				if s.attrs.Get(`#(key=="gen_ai.response.id").value.stringValue`).Str == "msg_sub1" {
+				if s.Attrs.Get(`#(key=="gen_ai.response.id").value.stringValue`).Str == "msg_sub1" {
 					if sub != "" {
 						t.Error("two chat spans for msg_sub1")
 					}
@@ -90,13 +91,13 @@ func TestClaudeCodeAgentProgressUsage(t *testing.T) {
 			if sub == "" {
 				t.Fatal("no chat span for msg_sub1")
 			}
-			if got := chain(spans, spans[sub].parent); got != tc.subParent {
+			if got := convtest.Chain(spans, spans[sub].Parent); got != tc.subParent {
 				t.Errorf("msg_sub1's chat span under %q, want %q", got, tc.subParent)
 			}
-			if got := spans[sub].attrs.Get(`#(key=="gen_ai.usage.output_tokens").value.intValue`).Str; got != "70" {
+			if got := spans[sub].Attrs.Get(`#(key=="gen_ai.usage.output_tokens").value.intValue`).Str; got != "70" {
 				t.Errorf("msg_sub1 output %s, want the last streamed row's 70", got)
 			}
-			v := spans[root].attrs.Get(`#(key=="claude_code.agent_progress_responses.count").value.intValue`).Str
+			v := spans[root].Attrs.Get(`#(key=="claude_code.agent_progress_responses.count").value.intValue`).Str
 			if v != tc.progress {
 				t.Errorf("agent_progress_responses %q, want %q", v, tc.progress)
 			}

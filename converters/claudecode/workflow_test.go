@@ -1,10 +1,11 @@
-package converters_test
+package claudecode_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 )
@@ -36,23 +37,23 @@ func TestClaudeCodeWorkflowRuns(t *testing.T) {
 		{"journal alone", journal, map[string]string{"journal.jsonl": workflowTotals}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := convertDir(t, tc.path, pipeline.Options{})
+			res := convtest.Convert(t, tc.path, pipeline.Options{})
 			got := map[string]string{}
 			for _, r := range res {
 				for _, out := range [][]byte{r.Receipt, r.Trace} {
-					if strings.Contains(string(out), canary) {
+					if strings.Contains(string(out), convtest.Canary) {
 						t.Fatalf("%s: canary in an output", r.Path)
 					}
 				}
-				got[filepath.Base(r.Path)] = usageTotals(r.Receipt)
+				got[filepath.Base(r.Path)] = convtest.Usage(r.Receipt)[""]
 				if filepath.Base(r.Path) != "journal.jsonl" {
 					continue
 				}
 				links, results := map[string]int{}, 0
-				for _, e := range eventsNamed(r.Receipt, "subagent.spawned") {
+				for _, e := range convtest.Events(r.Receipt, "subagent.spawned") {
 					links[e.Get(`attributes.subagent\.link`).Str+"/"+e.Get(`attributes.subagent\.transcript_layout`).Str]++
 				}
-				for _, e := range eventsNamed(r.Receipt, "subagent.result.returned") {
+				for _, e := range convtest.Events(r.Receipt, "subagent.result.returned") {
 					if e.Get(`attributes.subagent\.result\.boundary`).Str == "workflow_script" {
 						results++
 					}
@@ -73,9 +74,9 @@ func TestClaudeCodeWorkflowRuns(t *testing.T) {
 	}
 	// The fork is linked as a fork, the sidecar without toolUseId by the
 	// result's agentId; the fork's slug id is written as a digest.
-	res := convertDir(t, parent, pipeline.Options{})
+	res := convtest.Convert(t, parent, pipeline.Options{})
 	links := map[string]bool{}
-	for _, e := range eventsNamed(res[0].Receipt, "subagent.spawned") {
+	for _, e := range convtest.Events(res[0].Receipt, "subagent.spawned") {
 		links[e.Get(`attributes.subagent\.link`).Str] = true
 	}
 	if !links["forked_from_parent"] || !links["result_agent_id"] {

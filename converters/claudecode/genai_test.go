@@ -1,4 +1,4 @@
-package converters_test
+package claudecode_test
 
 import (
 	"os"
@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // claudeLine is one Claude Code transcript record of session s-genai.

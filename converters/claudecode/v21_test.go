@@ -1,46 +1,17 @@
-package converters_test
+package claudecode_test
 
 import (
-	"bytes"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
-
-// usageTotals sums a receipt's gen_ai.token_usage.summarized events.
-func usageTotals(receipt []byte) string {
-	var in, out, cr, cw, resp int64
-	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
-		e := gjson.ParseBytes(l)
-		if e.Get("name").Str != "gen_ai.token_usage.summarized" {
-			continue
-		}
-		a := e.Get("attributes")
-		in += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-		out += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-		cr += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-		cw += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
-		resp += a.Get(`gen_ai\.usage\.responses`).Int()
-	}
-	return fmt.Sprintf("in=%d out=%d cache_read=%d cache_write=%d responses=%d", in, out, cr, cw, resp)
-}
-
-// eventsNamed returns a receipt's events called name.
-func eventsNamed(receipt []byte, name string) []gjson.Result {
-	var out []gjson.Result
-	for _, l := range bytes.Split(receipt, []byte{'\n'}) {
-		if e := gjson.ParseBytes(l); e.Get("name").Str == name {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // TestClaudeCode21xFormat reads samples/claude_code/v21_2xx_control, a
 // 2.1.2xx project written from public descriptions of today's format:
@@ -54,7 +25,7 @@ func eventsNamed(receipt []byte, name string) []gjson.Result {
 // worked out by hand from the sample.
 func TestClaudeCode21xFormat(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/claude_code/v21_2xx_control", pipeline.Options{})
+	res := convtest.Convert(t, "samples/claude_code/v21_2xx_control", pipeline.Options{})
 	bySession := map[string]pipeline.Result{}
 	for _, r := range res {
 		bySession[strings.TrimSuffix(filepath.Base(r.Path), ".jsonl")] = r
@@ -72,10 +43,10 @@ func TestClaudeCode21xFormat(t *testing.T) {
 		// the subagent's msg_11; its replay of msg_01 is not counted again.
 		{"session", main, "in=913 out=430 cache_read=45500 cache_write=20600 responses=4"},
 		// The fork re-writes msg_01 under its own sessionId with no back
-		// pointer: read alone, its receipt counts it (see ccusage_test.go).
+		// pointer: read alone, its receipt counts it (see converters/testdata/ccusage.json).
 		{"fork", fork, "in=11 out=180 cache_read=20000 cache_write=20300 responses=2"},
 	} {
-		if got := usageTotals(c.r.Receipt); got != c.want {
+		if got := convtest.Usage(c.r.Receipt)[""]; got != c.want {
 			t.Errorf("%s tokens: %s, want %s", c.name, got, c.want)
 		}
 	}
@@ -95,7 +66,7 @@ func TestClaudeCode21xFormat(t *testing.T) {
 		}
 	}
 	var commands []string
-	for _, e := range eventsNamed(main.Receipt, "context.input.loaded") {
+	for _, e := range convtest.Events(main.Receipt, "context.input.loaded") {
 		a := e.Get("attributes")
 		if a.Get(`context\.input\.kind`).Str != "builtin_command_prompt" {
 			continue
@@ -105,18 +76,18 @@ func TestClaudeCode21xFormat(t *testing.T) {
 	if got := strings.Join(commands, ", "); got != "/init sha256:, /review sha256:" {
 		t.Errorf("built-in commands: %s, want /init and /review with the digests of their expansions", got)
 	}
-	if n := len(eventsNamed(main.Receipt, "context.skill.invoked")); n != 1 {
+	if n := len(convtest.Events(main.Receipt, "context.skill.invoked")); n != 1 {
 		t.Errorf("%d skill events, want 1: the custom command, by digest", n)
 	}
-	spans := spansOf(t, main.Trace)
-	agents := find(spans, "subagent.spawned")
-	if len(agents) != 1 || chain(spans, agents[0]) != "invoke_agent < execute_tool Agent < invoke_agent claude-code" {
+	spans := convtest.Spans(main.Trace)
+	agents := convtest.WithEvent(spans, "subagent.spawned")
+	if len(agents) != 1 || convtest.Chain(spans, agents[0]) != "invoke_agent < execute_tool Agent < invoke_agent claude-code" {
 		t.Errorf("subagent: %v", agents)
 	}
-	if id := attr(spans[agents[0]], "subagent.id"); id != "a1b2c3d4e5f6a7b8c" {
+	if id := spans[agents[0]].Attr("subagent.id"); id != "a1b2c3d4e5f6a7b8c" {
 		t.Errorf("subagent.id %q, want the file name's id (records carry no agentId)", id)
 	}
-	sum := eventsNamed(main.Receipt, "convert.summary")[0].Get("attributes")
+	sum := convtest.Events(main.Receipt, "convert.summary")[0].Get("attributes")
 	if types := sum.Get(`convert\.input\.record_types`).Raw; !strings.Contains(types, `"sha256:`) || !strings.Contains(types, `"queue-operation=2"`) {
 		t.Errorf("record types %s: the unknown type is not counted by digest", types)
 	}

@@ -1,4 +1,4 @@
-package converters_test
+package codex_test
 
 import (
 	"fmt"
@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // codexRollout is a rollout of one turn per total: each turn's
@@ -67,7 +69,7 @@ func TestCodexCumulativeTotalsPastCountBound(t *testing.T) {
 			if err := os.WriteFile(p, []byte(codexRollout(tc.totals, tc.last)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := convertDir(t, dir, pipeline.Options{})
+			res := convtest.Convert(t, dir, pipeline.Options{})
 			if len(res) != 1 {
 				t.Fatalf("%d results", len(res))
 			}
@@ -87,10 +89,10 @@ func TestCodexCumulativeTotalsPastCountBound(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tc.turnsIn) {
 				t.Errorf("per-turn input tokens %v, want %v", got, tc.turnsIn)
 			}
-			if in := usageTotals(res[0].Receipt); !strings.HasPrefix(in, fmt.Sprintf("in=%d ", tc.inTotal)) {
+			if in := convtest.Usage(res[0].Receipt)[""]; !strings.HasPrefix(in, fmt.Sprintf("in=%d ", tc.inTotal)) {
 				t.Errorf("session usage %s, want input %d", in, tc.inTotal)
 			}
-			gaps := eventsNamed(res[0].Receipt, "convert.summary")[0].Get(`attributes.convert\.audit_gaps`).Raw
+			gaps := convtest.Events(res[0].Receipt, "convert.summary")[0].Get(`attributes.convert\.audit_gaps`).Raw
 			if strings.Contains(gaps, "invalid_counts") != tc.gap {
 				t.Errorf("audit gaps %s, want invalid_counts %v", gaps, tc.gap)
 			}

@@ -1,4 +1,4 @@
-package converters_test
+package codex_test
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // usageByModel reads the token summaries of a receipt.
@@ -61,7 +63,7 @@ func TestCodexTokenTotals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
-			res := convertDir(t, tt.file, pipeline.Options{})
+			res := convtest.Convert(t, tt.file, pipeline.Options{})
 			if len(res) != 1 || res[0].Converter != "codex" {
 				t.Fatalf("%d results, converter %q", len(res), res[0].Converter)
 			}
@@ -98,7 +100,7 @@ func TestCodexInstructionPlaces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.sample), func(t *testing.T) {
-			res := convertDir(t, tt.sample, pipeline.Options{})
+			res := convtest.Convert(t, tt.sample, pipeline.Options{})
 			var got []string
 			for _, l := range bytes.Split(res[0].Receipt, []byte{'\n'}) {
 				e := gjson.ParseBytes(l)
@@ -122,7 +124,7 @@ func TestCodexInstructionPlaces(t *testing.T) {
 // rollout names its parent thread and a fork only its origin.
 func TestCodexSpans(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/codex/basic", pipeline.Options{})
+	res := convtest.Convert(t, "samples/codex/basic", pipeline.Options{})
 	if len(res) != 3 {
 		t.Fatalf("%d results, want parent, child and fork", len(res))
 	}
@@ -131,15 +133,15 @@ func TestCodexSpans(t *testing.T) {
 		byName[filepath.Base(r.Rel)] = r
 	}
 	parent := byName["rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"]
-	spans := spansOf(t, parent.Trace)
-	ids := find(spans, "subagent.spawned")
-	if len(ids) != 1 || chain(spans, ids[0]) != "invoke_agent < execute_tool spawn_agent < invoke_agent codex" {
+	spans := convtest.Spans(parent.Trace)
+	ids := convtest.WithEvent(spans, "subagent.spawned")
+	if len(ids) != 1 || convtest.Chain(spans, ids[0]) != "invoke_agent < execute_tool spawn_agent < invoke_agent codex" {
 		t.Errorf("subagent spans %v", ids)
 	}
 	for _, want := range []string{"execute_tool shell < invoke_agent codex", "execute_tool apply_patch < invoke_agent codex", "execute_tool tool_search < invoke_agent codex"} {
 		found := false
 		for id := range spans {
-			if chain(spans, id) == want {
+			if convtest.Chain(spans, id) == want {
 				found = true
 			}
 		}
@@ -155,14 +157,14 @@ func TestCodexSpans(t *testing.T) {
 		t.Error("the child rollout does not name its parent thread")
 	}
 	fork := byName["rollout-2026-03-14T10-00-00-0199a1b2-c3d4-7e5f-8a9b-ffffffffffff.jsonl"]
-	for _, s := range spansOf(t, fork.Trace) {
-		if s.parent != "" {
+	for _, s := range convtest.Spans(fork.Trace) {
+		if s.Parent != "" {
 			continue
 		}
-		if got := attr(s, "session.id"); got != "0199a1b2-c3d4-7e5f-8a9b-ffffffffffff" {
+		if got := s.Attr("session.id"); got != "0199a1b2-c3d4-7e5f-8a9b-ffffffffffff" {
 			t.Errorf("fork session %s: a fork keeps its own id, not the copied parent session_meta's", got)
 		}
-		if got := attr(s, "codex.forked_from_id"); got != "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" {
+		if got := s.Attr("codex.forked_from_id"); got != "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" {
 			t.Errorf("fork origin %q", got)
 		}
 	}
@@ -188,8 +190,8 @@ func TestCodexZstd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)+".zst"), enc.EncodeAll(raw, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	zres := convertDir(t, filepath.Dir(filepath.Dir(filepath.Dir(dir))), pipeline.Options{})
-	pres := convertDir(t, src, pipeline.Options{})
+	zres := convtest.Convert(t, filepath.Dir(filepath.Dir(filepath.Dir(dir))), pipeline.Options{})
+	pres := convtest.Convert(t, src, pipeline.Options{})
 	if len(zres) != 1 || zres[0].Converter != "codex" {
 		t.Fatalf("compressed rollout: %d results", len(zres))
 	}
@@ -250,8 +252,8 @@ func TestCodexHugeLines(t *testing.T) {
 func TestCodexRevealNames(t *testing.T) {
 	testshared.InRepo(t)
 	f := "samples/codex/basic/sessions/2026/03/14/rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-	plain := convertDir(t, f, pipeline.Options{})[0]
-	shown := convertDir(t, f, pipeline.Options{Reveal: true})[0]
+	plain := convtest.Convert(t, f, pipeline.Options{})[0]
+	shown := convtest.Convert(t, f, pipeline.Options{Reveal: true})[0]
 	if bytes.Contains(plain.Receipt, []byte("jira")) || bytes.Contains(plain.Trace, []byte("jira")) {
 		t.Error("an MCP name is in clear without --reveal names")
 	}

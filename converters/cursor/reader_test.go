@@ -1,4 +1,4 @@
-package converters_test
+package cursor_test
 
 import (
 	"bytes"
@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // TestCursorToolCalls: started/completed pairs join on call ids that hold a
@@ -21,14 +23,14 @@ import (
 // subagent nests under its task call.
 func TestCursorToolCalls(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
-	spans := spansOf(t, res.Trace)
+	res := convtest.Convert(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
+	spans := convtest.Spans(res.Trace)
 	var names []string
 	status := map[string]string{}
 	for id, s := range spans {
-		if strings.HasPrefix(s.name, "execute_tool") {
-			names = append(names, s.name)
-			status[s.name+"/"+attr(s, "cursor.tool_call.status")] = chain(spans, id)
+		if strings.HasPrefix(s.Name, "execute_tool") {
+			names = append(names, s.Name)
+			status[s.Name+"/"+s.Attr("cursor.tool_call.status")] = convtest.Chain(spans, id)
 		}
 	}
 	sort.Strings(names)
@@ -62,8 +64,8 @@ func TestCursorToolCalls(t *testing.T) {
 	if mcp != 2 {
 		t.Errorf("%d MCP completions, want 2 (one approved, one rejected)", mcp)
 	}
-	ids := find(spans, "subagent.spawned")
-	if len(ids) != 1 || chain(spans, ids[0]) != "invoke_agent < execute_tool taskToolCall < invoke_agent cursor-agent" {
+	ids := convtest.WithEvent(spans, "subagent.spawned")
+	if len(ids) != 1 || convtest.Chain(spans, ids[0]) != "invoke_agent < execute_tool taskToolCall < invoke_agent cursor-agent" {
 		t.Errorf("subagent: %v", ids)
 	}
 	if n := bytes.Count(res.Trace, []byte(`"code":2`)); n != 1 {
@@ -72,7 +74,7 @@ func TestCursorToolCalls(t *testing.T) {
 	if got := fmt.Sprint(usageByModel(res.Receipt)); got != "map[gpt-5.3-codex:in=18234 cached=12000 cache_write=640 out=1502 reasoning=0]" {
 		t.Errorf("usage %s", got)
 	}
-	feb := convertDir(t, "samples/cursor/v2026_02_stream_no_usage.jsonl", pipeline.Options{})[0]
+	feb := convtest.Convert(t, "samples/cursor/v2026_02_stream_no_usage.jsonl", pipeline.Options{})[0]
 	if n := bytes.Count(feb.Trace, []byte(`"code":2`)); n != 2 {
 		t.Errorf("%d error spans, want 2 (exit code 1 under success, fileNotFound)", n)
 	}
@@ -98,7 +100,7 @@ func TestCursorAuditGaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.sample), func(t *testing.T) {
-			res := convertDir(t, tt.sample, pipeline.Options{})[0]
+			res := convtest.Convert(t, tt.sample, pipeline.Options{})[0]
 			var got []string
 			for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
 				e := gjson.ParseBytes(l)
@@ -153,8 +155,8 @@ func TestCursorHugeLines(t *testing.T) {
 // TestCursorRevealNames: MCP names in clear only with --reveal names.
 func TestCursorRevealNames(t *testing.T) {
 	testshared.InRepo(t)
-	plain := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
-	shown := convertDir(t, "samples/cursor/basic.jsonl", pipeline.Options{Reveal: true})[0]
+	plain := convtest.Convert(t, "samples/cursor/basic.jsonl", pipeline.Options{})[0]
+	shown := convtest.Convert(t, "samples/cursor/basic.jsonl", pipeline.Options{Reveal: true})[0]
 	if bytes.Contains(plain.Receipt, []byte("tax")) {
 		t.Error("an MCP name is in clear without --reveal names")
 	}
@@ -181,12 +183,12 @@ func TestCursorSubagentTranscript(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	spans := spansOf(t, res.Trace)
+	spans := convtest.Spans(res.Trace)
 	found := false
 	for id, s := range spans {
-		if s.name == "execute_tool Glob" {
+		if s.Name == "execute_tool Glob" {
 			found = true
-			if got := chain(spans, id); got != "execute_tool Glob < invoke_agent < execute_tool Task < invoke_agent cursor-agent" {
+			if got := convtest.Chain(spans, id); got != "execute_tool Glob < invoke_agent < execute_tool Task < invoke_agent cursor-agent" {
 				t.Errorf("subagent tool: %s", got)
 			}
 		}
@@ -194,10 +196,21 @@ func TestCursorSubagentTranscript(t *testing.T) {
 	if !found {
 		t.Error("the subagent transcript's tool call is missing")
 	}
-	if n := len(find(spans, "subagent.spawned")); n != 1 {
+	if n := len(convtest.WithEvent(spans, "subagent.spawned")); n != 1 {
 		t.Errorf("%d subagent.spawned events, want 1 (the transcript joins the task call's subagent)", n)
 	}
-	if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+	if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) {
 		t.Error("raw content reached an output")
 	}
+}
+
+// usageByModel reads the token summaries of a receipt, by model.
+func usageByModel(receipt []byte) map[string]string {
+	got := map[string]string{}
+	for _, e := range convtest.Events(receipt, "gen_ai.token_usage.summarized") {
+		n := func(k string) int64 { return convtest.Attr(e, "gen_ai.usage."+k).Int() }
+		got[convtest.Attr(e, "gen_ai.request.model").Str] = fmt.Sprintf("in=%d cached=%d cache_write=%d out=%d reasoning=%d",
+			n("input_tokens"), n("cache_read.input_tokens"), n("cache_creation.input_tokens"), n("output_tokens"), n("reasoning.output_tokens"))
+	}
+	return got
 }

@@ -1,139 +1,20 @@
-package converters_test
+package geminicli_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
-	"github.com/tidwall/gjson"
 )
-
-// convertLines writes lines as one input file (name) in a temporary folder
-// and converts it with converter ("" detects it).
-func convertLines(t *testing.T, converter, name string, lines ...string) pipeline.Result {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return pipeline.Convert(pipeline.Input{Path: p, Rel: name}, pipeline.Options{Converter: converter})
-}
-
-// outline is what a conversion says, one line per event and span, with
-// the attributes the mapping tests look at: "event NAME k=v ..." and
-// "span NAME < PARENT < ... [error] k=v ...".
-func outline(t *testing.T, res pipeline.Result) []string {
-	t.Helper()
-	if res.Err != nil {
-		t.Fatalf("conversion failed: %v", res.Err)
-	}
-	keys := []string{"mcp.tool_call.status", "subagent.link", "subagent.result.status", "context.audit_gap", "context.audit_gap.detail",
-		"gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens",
-		"gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.dedupe", "context.input.kind",
-		"context.input.duplicate.role", "gemini_cli.tool_call.status", "gemini_cli.rewound", "copilot_cli.tool_call.status",
-		"context.compaction.token_count.after_bucket", "gen_ai.tool.name", "gen_ai.tool.type", "gemini_cli.tool_call.exit_nonzero",
-		"gemini_cli.user_prompts.count", "gemini_cli.tool_responses.count", "gemini_cli.slash_commands.count", "copilot_cli.user_prompts.count",
-		"copilot_cli.usage.all_shutdowns.input_tokens", "copilot_cli.usage.all_shutdowns.output_tokens", "copilot_cli.usage.all_shutdowns.count",
-		"copilot_cli.usage.call_records.input_tokens", "copilot_cli.usage.call_records.output_tokens",
-		"copilot_cli.billing.nano_aiu", "copilot_cli.billing.premium_count"}
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(res.Receipt))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		e := gjson.ParseBytes(sc.Bytes())
-		if e.Get("name").Str == "convert.summary" {
-			out = append(out, "summary types="+e.Get(`attributes.convert\.input\.record_types`).Raw)
-			continue
-		}
-		l := "event " + e.Get("name").Str
-		for _, k := range keys {
-			if v := e.Get("attributes." + strings.ReplaceAll(k, ".", `\.`)); v.Exists() {
-				l += " " + k + "=" + v.String()
-			}
-		}
-		out = append(out, l)
-	}
-	spans := spansOf(t, res.Trace)
-	for id, s := range spans {
-		l := "span " + chain(spans, id)
-		if spanError(res.Trace, id) {
-			l += " [error]"
-		}
-		for _, k := range keys {
-			if v := attr(s, k); v != "" {
-				l += " " + k + "=" + v
-			}
-		}
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// spanError reports whether span id carries an error status.
-func spanError(trace []byte, id string) bool {
-	var bad bool
-	gjson.GetBytes(trace, "resourceSpans.0.scopeSpans.0.spans").ForEach(func(_, s gjson.Result) bool {
-		if s.Get("spanId").Str == id {
-			bad = s.Get("status.code").Int() == 2
-			return false
-		}
-		return true
-	})
-	return bad
-}
-
-// expectOutline fails t unless converter was detected, every want has a
-// line holding all its parts, no line holds a not, and no canary reached
-// the receipt, the trace or a message.
-func expectOutline(t *testing.T, res pipeline.Result, converter string, want [][]string, not []string) {
-	t.Helper()
-	if res.Converter != converter {
-		t.Fatalf("detected %q (%v), want %s", res.Converter, res.Err, converter)
-	}
-	got := outline(t, res)
-	for _, w := range want {
-		if !has(got, w...) {
-			t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
-		}
-	}
-	for _, n := range not {
-		if has(got, n) {
-			t.Errorf("a line holds %q:\n%s", n, strings.Join(got, "\n"))
-		}
-	}
-	if everything := string(res.Receipt) + string(res.Trace) + strings.Join(res.Diags, "\n"); strings.Contains(everything, canary) {
-		t.Errorf("canary reached the output")
-	}
-}
-
-// has reports whether some outline line holds every part of want.
-func has(lines []string, want ...string) bool {
-	for _, l := range lines {
-		ok := true
-		for _, w := range want {
-			if !strings.Contains(l, w) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
 
 const (
 	gmHeader = `{"sessionId":"1b2c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8","projectHash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","startTime":"2026-03-20T10:00:00.000Z","lastUpdated":"2026-03-20T10:00:00.000Z","kind":"main"}`
@@ -242,8 +123,8 @@ func TestGeminiMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := convertLines(t, "", "session-2026-03-20T10-00-1b2c3d4e.jsonl", tc.lines...)
-			expectOutline(t, res, "gemini_cli", tc.want, tc.not)
+			res := convtest.ConvertLines(t, "", "session-2026-03-20T10-00-1b2c3d4e.jsonl", tc.lines...)
+			convtest.ExpectOutline(t, res, "gemini_cli", tc.want, tc.not)
 		})
 	}
 }
@@ -252,7 +133,7 @@ func TestGeminiMapping(t *testing.T) {
 // the id of a call to a tool that is not built in is hashed, and a
 // built-in tool's passes through.
 func TestGeminiCallIDs(t *testing.T) {
-	res := convertLines(t, "gemini_cli", "s.jsonl", gmHeader,
+	res := convtest.ConvertLines(t, "gemini_cli", "s.jsonl", gmHeader,
 		gmModel("01", gmTokens, gmCall("mcp_acmeledger_query-1774-1", "mcp_acmeledger_query", "success", "")+","+gmCall("read_file-1774-2", "read_file", "success", "")))
 	if res.Err != nil {
 		t.Fatal(res.Err)
@@ -270,17 +151,17 @@ func TestGeminiCallIDs(t *testing.T) {
 // id; without that id it takes the oldest call to a built-in agent.
 func TestGeminiSubagentChat(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/gemini_cli/basic", pipeline.Options{})
+	res := convtest.Convert(t, "samples/gemini_cli/basic", pipeline.Options{})
 	if len(res) != 1 || len(res[0].Files) != 2 {
 		t.Fatalf("%d inputs (want 1 of 2 files)", len(res))
 	}
-	got := outline(t, res[0])
+	got := convtest.Outline(t, res[0])
 	for _, w := range [][]string{
 		{"span invoke_agent < execute_tool codebase_investigator < chat gemini-3-pro-preview < invoke_agent gemini-cli", "subagent.link=tool_call_agent_id"},
 		{"span execute_tool glob < chat gemini-2.5-flash < invoke_agent < execute_tool codebase_investigator"},
 		{"event subagent.result.returned", "subagent.result.status=success"},
 	} {
-		if !has(got, w...) {
+		if !convtest.Has(got, w...) {
 			t.Errorf("no line with %q in\n%s", w, strings.Join(got, "\n"))
 		}
 	}
@@ -299,11 +180,11 @@ func TestGeminiSubagentChat(t *testing.T) {
 	write(filepath.Join(dir, sid, "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e0f.jsonl"),
 		`{"sessionId":"7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e0f","projectHash":"9f86","startTime":"2026-03-20T10:00:31.000Z","lastUpdated":"2026-03-20T10:00:31.000Z","kind":"subagent"}`,
 		gmModel("02", gmTokens, ""))
-	res = convertDir(t, dir, pipeline.Options{})
+	res = convtest.Convert(t, dir, pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs, want the session and its subagent chat as one", len(res))
 	}
-	if got := outline(t, res[0]); !has(got, "span invoke_agent < execute_tool codebase_investigator", "subagent.link=inline_order") {
+	if got := convtest.Outline(t, res[0]); !convtest.Has(got, "span invoke_agent < execute_tool codebase_investigator", "subagent.link=inline_order") {
 		t.Errorf("subagent not tied to the agent call:\n%s", strings.Join(got, "\n"))
 	}
 }
@@ -324,32 +205,24 @@ func TestGeminiPrettyPrintedDocument(t *testing.T) {
 	if err := json.Compact(&compact, pretty); err != nil {
 		t.Fatal(err)
 	}
-	doc := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.json", string(pretty))
+	doc := convtest.ConvertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.json", string(pretty))
 	if doc.Err != nil || doc.Converter != "gemini_cli" || doc.Stats.Lines != 1 || doc.Stats.Known != 1 {
 		t.Fatalf("pretty-printed document: %s %v, %d lines, %d records", doc.Converter, doc.Err, doc.Stats.Lines, doc.Stats.Known)
 	}
-	one := convertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.jsonl", compact.String())
-	if one.Err != nil || !bytes.Equal(doc.Receipt, one.Receipt) && !sameButInputDigests(doc.Receipt, one.Receipt) {
+	one := convtest.ConvertLines(t, "", "session-2025-09-02T14-04-3e4f5a6b.jsonl", compact.String())
+	if one.Err != nil || !bytes.Equal(doc.Receipt, one.Receipt) && !convtest.SameButInput(doc.Receipt, one.Receipt) {
 		t.Errorf("the document and its compacted copy convert differently: %v", one.Err)
 	}
 	torn := string(pretty[:len(pretty)/2])
-	res := convertLines(t, "gemini_cli", "session-2025-09-02T14-04-3e4f5a6b.json", torn)
+	res := convtest.ConvertLines(t, "gemini_cli", "session-2025-09-02T14-04-3e4f5a6b.json", torn)
 	if res.Stats.Known != 0 || res.Stats.SkipReasons["malformed_json"] != res.Stats.Lines {
 		t.Errorf("torn: %d records, skipped %v of %d lines", res.Stats.Known, res.Stats.SkipReasons, res.Stats.Lines)
 	}
 	for _, r := range []pipeline.Result{doc, res} {
-		if msg := fmt.Sprint(r.Err) + strings.Join(r.Diags, "\n") + string(r.Receipt) + string(r.Trace); strings.Contains(msg, canary) {
+		if msg := fmt.Sprint(r.Err) + strings.Join(r.Diags, "\n") + string(r.Receipt) + string(r.Trace); strings.Contains(msg, convtest.Canary) {
 			t.Errorf("the file's content reached an output or a message")
 		}
 	}
-}
-
-// sameButInputDigests compares two receipts but for the summary's input
-// digests and sizes (a pretty-printed file and its compacted copy differ
-// in bytes, not in content).
-func sameButInputDigests(a, b []byte) bool {
-	strip := regexp.MustCompile(`"convert\.input\.(sha256|group_sha256|bytes|path)":("[^"]*"|[0-9]+),?`)
-	return bytes.Equal(strip.ReplaceAll(a, nil), strip.ReplaceAll(b, nil))
 }
 
 // TestDetectNeverClaimsAnotherFormat: each native sample is detected as
@@ -425,14 +298,14 @@ func TestGeminiSubagentDocuments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]string{}
-			for _, r := range convertDir(t, tc.path, pipeline.Options{}) {
+			for _, r := range convtest.Convert(t, tc.path, pipeline.Options{}) {
 				if r.Converter != "gemini_cli" {
 					t.Errorf("%s read by %q", r.Path, r.Converter)
 				}
-				if strings.Contains(string(r.Receipt)+string(r.Trace), canary) {
+				if strings.Contains(string(r.Receipt)+string(r.Trace), convtest.Canary) {
 					t.Errorf("%s: canary in an output", r.Path)
 				}
-				got[filepath.Base(r.Path)] = usageTotals(r.Receipt)
+				got[filepath.Base(r.Path)] = convtest.Usage(r.Receipt)[""]
 			}
 			if len(got) != len(tc.want) {
 				t.Errorf("inputs %v, want %v", got, tc.want)

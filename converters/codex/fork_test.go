@@ -1,13 +1,15 @@
-package converters_test
+package codex_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
-	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // TestCodexForkCopy reads samples/codex/v0151_fork: a fork rollout that
@@ -18,12 +20,12 @@ import (
 // token total is only the baseline, and the fork keeps its own identity.
 func TestCodexForkCopy(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/codex/v0151_fork", pipeline.Options{})
+	res := convtest.Convert(t, "samples/codex/v0151_fork", pipeline.Options{})
 	if len(res) != 1 {
 		t.Fatalf("%d inputs", len(res))
 	}
 	// Own turn: totals 25000/650 (cached 20000) less the copied 12000/400 (8000).
-	if got, want := usageTotals(res[0].Receipt), "in=13000 out=250 cache_read=12000 cache_write=0 responses=0"; got != want {
+	if got, want := convtest.Usage(res[0].Receipt)[""], "in=13000 out=250 cache_read=12000 cache_write=0 responses=0"; got != want {
 		t.Errorf("tokens %s, want %s", got, want)
 	}
 	root := gjson.GetBytes(res[0].Trace, "resourceSpans.0.scopeSpans.0.spans.0.attributes")
@@ -38,11 +40,11 @@ func TestCodexForkCopy(t *testing.T) {
 			t.Errorf("root %s = %q, want %q", key, got, want)
 		}
 	}
-	sum := eventsNamed(res[0].Receipt, "convert.summary")[0].Get("attributes")
+	sum := convtest.Events(res[0].Receipt, "convert.summary")[0].Get("attributes")
 	if types := sum.Get(`convert\.input\.record_types`).Raw; strings.Count(types, "sha256:") != 2 {
 		t.Errorf("record types %s: the two new kinds are not counted by digest", types)
 	}
-	if n := len(eventsNamed(res[0].Receipt, "context.input.loaded")); n != 0 {
+	if n := len(convtest.Events(res[0].Receipt, "context.input.loaded")); n != 0 {
 		t.Errorf("%d instruction loads: the parent's copied meta was read as the fork's", n)
 	}
 }

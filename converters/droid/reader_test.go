@@ -1,4 +1,4 @@
-package converters_test
+package droid_test
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // TestDroidSamples: Factory Droid's sessions are detected as droid, each
@@ -20,7 +22,7 @@ import (
 // sidecar's, and no raw value of the log or its sidecar reaches an output.
 func TestDroidSamples(t *testing.T) {
 	testshared.InRepo(t)
-	results := convertDir(t, "samples/droid/basic", pipeline.Options{})
+	results := convtest.Convert(t, "samples/droid/basic", pipeline.Options{})
 	if len(results) != 2 {
 		t.Fatalf("%d sessions, want 2 (the main session and its subagent's)", len(results))
 	}
@@ -57,17 +59,17 @@ func TestDroidSamples(t *testing.T) {
 			}
 		}
 		chats, tools := 0, 0
-		for _, s := range spansOf(t, res.Trace) {
+		for _, s := range convtest.Spans(res.Trace) {
 			switch {
-			case strings.HasPrefix(s.name, "chat"):
+			case strings.HasPrefix(s.Name, "chat"):
 				chats++
-			case strings.HasPrefix(s.name, "execute_tool"):
+			case strings.HasPrefix(s.Name, "execute_tool"):
 				tools++
-			case s.parent == "":
-				if got := s.attrs.Get(`#(key=="droid.calling_session_id").value.stringValue`).Str; got != caller {
+			case s.Parent == "":
+				if got := s.Attrs.Get(`#(key=="droid.calling_session_id").value.stringValue`).Str; got != caller {
 					t.Errorf("%s: calling session %q, want %q", res.Path, got, caller)
 				}
-				if got := s.attrs.Get(`#(key=="droid.subagent_session").value.boolValue`).Bool(); got != (caller != "") {
+				if got := s.Attrs.Get(`#(key=="droid.subagent_session").value.boolValue`).Bool(); got != (caller != "") {
 					t.Errorf("%s: subagent session %v", res.Path, got)
 				}
 			}
@@ -92,7 +94,7 @@ func TestDroidSamples(t *testing.T) {
 			summary.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int() != u.Get("cacheCreationTokens").Int() {
 			t.Errorf("%s: usage %s, the sidecar's %s", res.Path, summary.Raw, u.Raw)
 		}
-		if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+		if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) {
 			t.Errorf("%s: canary in the outputs", res.Path)
 		}
 	}
@@ -119,7 +121,7 @@ func TestDroidClaimsOnlyItsShape(t *testing.T) {
 		if res.Err == nil || res.Receipt != nil {
 			t.Fatalf("%s: converted as droid", name)
 		}
-		if msg := res.Err.Error(); !strings.Contains(msg, "not a droid log") || strings.Contains(msg, canary) {
+		if msg := res.Err.Error(); !strings.Contains(msg, "not a droid log") || strings.Contains(msg, convtest.Canary) {
 			t.Errorf("%s: message %q", name, msg)
 		}
 	}
@@ -200,9 +202,9 @@ func TestDroidOrphanSettings(t *testing.T) {
 		t.Errorf("orphan sidecar: not named by its session id:\n%s", orphan.Receipt)
 	}
 	u := gjson.GetBytes(src, "tokenUsage")
-	want := figures{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int(),
+	want := convtest.Figures{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int(),
 		CacheRead: u.Get("cacheReadTokens").Int(), CacheWrite: u.Get("cacheCreationTokens").Int()}
-	if f := ccusageTerms(orphan.Receipt, false); f != want {
+	if f := convtest.Terms(orphan.Receipt, false); f != want {
 		t.Errorf("orphan sidecar: tokens %+v, want %+v", f, want)
 	}
 	if bytes.Contains(got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"].Receipt, []byte("transcript_missing")) {
@@ -210,7 +212,7 @@ func TestDroidOrphanSettings(t *testing.T) {
 	}
 	for name, res := range got {
 		for _, out := range [][]byte{res.Receipt, res.Trace} {
-			if bytes.Contains(out, []byte(canary)) {
+			if bytes.Contains(out, []byte(convtest.Canary)) {
 				t.Errorf("%s: canary in the outputs", name)
 			}
 		}
@@ -270,7 +272,7 @@ func TestDroidCompactionAndSkills(t *testing.T) {
 	if started != 1 || summaries != 1 {
 		t.Errorf("%d compactions and %d summaries, want 1 and 1", started, summaries)
 	}
-	if bytes.Contains(res.Receipt, []byte(canary)) || bytes.Contains(res.Trace, []byte(canary)) {
+	if bytes.Contains(res.Receipt, []byte(convtest.Canary)) || bytes.Contains(res.Trace, []byte(convtest.Canary)) {
 		t.Error("canary in the outputs")
 	}
 }

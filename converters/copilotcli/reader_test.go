@@ -1,10 +1,11 @@
-package converters_test
+package copilotcli_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -156,8 +157,8 @@ func TestCopilotMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := convertLines(t, "", "events.jsonl", tc.lines...)
-			expectOutline(t, res, "copilot_cli", tc.want, tc.not)
+			res := convtest.ConvertLines(t, "", "events.jsonl", tc.lines...)
+			convtest.ExpectOutline(t, res, "copilot_cli", tc.want, tc.not)
 		})
 	}
 }
@@ -167,9 +168,9 @@ func TestCopilotMapping(t *testing.T) {
 // digest; one a declared field also names passes through.
 func TestCopilotModelNames(t *testing.T) {
 	metrics := strings.Replace(cpShutdown, `"modelMetrics":{`, `"modelMetrics":{"acme-internal-7b":{"requests":{"count":1},"usage":{"inputTokens":5,"outputTokens":1}},`, 1)
-	res := convertLines(t, "copilot_cli", "events.jsonl", cpSession(ev("session.shutdown", metrics))...)
-	got := outline(t, res)
-	if !has(got, "event gen_ai.token_usage.summarized", "model=claude-sonnet-4.5") || !has(got, "event gen_ai.token_usage.summarized", "model=sha256:") {
+	res := convtest.ConvertLines(t, "copilot_cli", "events.jsonl", cpSession(ev("session.shutdown", metrics))...)
+	got := convtest.Outline(t, res)
+	if !convtest.Has(got, "event gen_ai.token_usage.summarized", "model=claude-sonnet-4.5") || !convtest.Has(got, "event gen_ai.token_usage.summarized", "model=sha256:") {
 		t.Errorf("model names:\n%s", strings.Join(got, "\n"))
 	}
 	if strings.Contains(string(res.Receipt)+string(res.Trace), "acme-internal-7b") {
@@ -181,7 +182,7 @@ func TestCopilotModelNames(t *testing.T) {
 // per session, named after its folder.
 func TestCopilotSamplesLayout(t *testing.T) {
 	testshared.InRepo(t)
-	res := convertDir(t, "samples/copilot_cli/basic", pipeline.Options{})
+	res := convtest.Convert(t, "samples/copilot_cli/basic", pipeline.Options{})
 	if len(res) != 1 || res[0].Converter != "copilot_cli" {
 		t.Fatalf("%d inputs", len(res))
 	}
