@@ -1,4 +1,4 @@
-package native
+package converters
 
 import "time"
 
