@@ -1,4 +1,4 @@
-package converters_test
+package convtest
 
 import (
 	"encoding/json"
@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/contextreceipts/convert/internal/fuzzgen"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // A naive reference of the leak check (internal/leak's package comment),
@@ -38,12 +39,12 @@ type refInput struct {
 	intList []string        // the same, sorted
 }
 
-func newRefInput(c fuzzCase) refInput {
+func newRefInput(c FuzzCase) refInput {
 	in := refInput{pass: map[string]bool{}, ints: map[string]bool{}}
-	for _, name := range sortedNames(c.files) {
+	for _, name := range sortedNames(c.Files) {
 		in.pass[name], in.pass[name[strings.LastIndex(name, "/")+1:]] = true, true
-		eachDoc(name, c.files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, kind rawKind) {
+		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
+			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, func(v string, kind rawKind) {
 				in.raw = append(in.raw, v)
 				// Output numbers are matched against raw numbers only (a
 				// digit string is a raw string), as the package says.
@@ -355,10 +356,10 @@ func asciiFold(s string) string {
 // checkReference plants strings in an output and compares the real check
 // with the reference on which are refused. Inputs over 64 KiB are skipped:
 // the reference is quadratic.
-func checkReference(t testing.TB, c fuzzCase, ch *fuzzgen.Choices) {
+func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 	t.Helper()
 	size := 0
-	for _, b := range c.files {
+	for _, b := range c.Files {
 		size += len(b)
 	}
 	if size > 64<<10 {
@@ -381,7 +382,7 @@ func checkReference(t testing.TB, c fuzzCase, ch *fuzzgen.Choices) {
 		doc.Write(b)
 		doc.WriteByte('\n')
 	}
-	chk, err := pipeline.LeakCheckOutputs(c.files, c.conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())})
+	chk, err := pipeline.LeakCheckOutputs(c.Files, c.Conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func checkReference(t testing.TB, c fuzzCase, ch *fuzzgen.Choices) {
 		where := "ref.ndjson line " + strconv.Itoa(i+1)
 		if real[where] != ref[where] {
 			t.Fatalf("leak check and reference disagree on %q (%s): leak check refuses %v, reference %v; findings %v",
-				plants[i], c.conv.Name, real[where], ref[where], chk.Findings())
+				plants[i], c.Conv.Name, real[where], ref[where], chk.Findings())
 		}
 	}
 }
