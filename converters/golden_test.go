@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,8 +82,8 @@ func TestGoldenHasSample(t *testing.T) {
 	}
 }
 
-// TestEveryReaderTestsItself: every native reader's folder,
-// converters/<name without underscores>/, holds its golden test
+// TestEveryReaderTestsItself: every native reader's folder (the package
+// its New is declared in) holds its golden test
 // (convtest.Golden) and, when converters/testdata/ccusage.json records its
 // sessions, its token test (convtest.Ccusage).
 func TestEveryReaderTestsItself(t *testing.T) {
@@ -94,7 +96,7 @@ func TestEveryReaderTestsItself(t *testing.T) {
 		if c.Native == nil {
 			continue
 		}
-		dir := filepath.Join("converters", strings.ReplaceAll(c.Name, "_", ""))
+		dir := packageDir(c.New)
 		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		var all []byte
 		for _, f := range files {
@@ -214,4 +216,13 @@ func TestGoldenDetected(t *testing.T) {
 		t.Fatalf("detection found the converter of %d sample inputs only", detected)
 	}
 	t.Logf("%d sample inputs detected and converted alike", detected)
+}
+
+// packageDir is the folder, from the repository root, of the package that
+// declares fn.
+func packageDir(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name() // .../converters/codex.init.0.func1
+	slash := strings.LastIndex(name, "/")
+	pkg := name[:slash+strings.Index(name[slash:], ".")]
+	return filepath.FromSlash(strings.TrimPrefix(pkg, "github.com/contextreceipts/convert/"))
 }

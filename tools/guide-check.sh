@@ -21,7 +21,8 @@ git init -q && git add -A && git -c user.name=guide -c user.email=guide@localhos
 
 guide=converters/testdata/guide
 # Steps 1-4: one package, converters/<agent>, registering a Converter with
-# a Format; one line in converters/all/imports.go.
+# a Format, with its tests (golden_test.go: convtest); one line in
+# converters/all/imports.go.
 mkdir -p converters/example
 cp "$guide"/example/*.go converters/example/
 sed -i 's|^\t_ "github.com/contextreceipts/convert/converters/cursor"$|&\n\t_ "github.com/contextreceipts/convert/converters/example"|' converters/all/imports.go
@@ -40,8 +41,9 @@ git add -A && git status --short | sed 's/^/  /'
 echo "== the tests the guide names"
 $GO vet ./converters/...
 $GO run ./tools/borrowcheck converters
-$GO test -count=1 ./converters -run 'TestConformance|TestGolden$|TestReadmeConverters|TestGuideNamesExist|TestShippedConverterWordsAreInTheTable|TestEventSchemasUpToDate'
-$GO test -count=1 ./converters/all ./internal/gate/vocabgen
+$GO test -count=1 ./converters -run 'TestConformance|TestGolden$|TestEveryReaderTestsItself|TestReadmeConverters|TestGuideNamesExist|TestShippedConverterWordsAreInTheTable|TestEventSchemasUpToDate'
+$GO test -count=1 ./converters/example ./converters/all ./internal/gate/vocabgen ./internal/deps
+$GO test -list 'Fuzz.*' ./converters/example | grep -q '^FuzzSamples$' || { echo "guide-check: the reader has no fuzz target"; exit 1; }
 
 echo "== the reader at work"
 make -s build GO="$GO"
