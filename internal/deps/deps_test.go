@@ -103,7 +103,8 @@ var policy = map[string][]string{
 	"internal/deps":                   {}, // this test
 
 	// Test-only packages.
-	"converters/convtest":          {"converters/all", "internal/pipeline", "internal/testshared"},
+	"converters/convtest": {"converters", "converters/all", "internal/fuzzgen", "internal/leak", "internal/otlp", "internal/pipeline",
+		"internal/receipt", "internal/schema", "internal/testshared"},
 	"internal/testshared":          {},
 	"internal/testshared/gotest":   {},
 	"internal/testshared/ocdb":     {"internal/testshared"},
