@@ -31,7 +31,7 @@ type Base struct {
 	opaque     map[string]bool  // halves of names the name shape refused (SplitMCP)
 
 	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
-	tools   map[toolIdentity]toolDescription // describeTool's, per tool
+	tools   map[toolIdentity]toolDescription // DescribeTool's, per tool
 
 	invalidCounts int64 // counts read as 0, out of range (count)
 
