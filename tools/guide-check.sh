@@ -27,11 +27,10 @@ mkdir -p converters/example
 cp "$guide"/example/*.go converters/example/
 sed -i 's|^\t_ "github.com/contextreceipts/convert/converters/cursor"$|&\n\t_ "github.com/contextreceipts/convert/converters/example"|' converters/all/imports.go
 grep -q converters/example converters/all/imports.go
-# Step 5: samples in samples/<name>/, a note in docs/converters.md, make
-# generate, make golden.
+# Step 5: samples in samples/<name>/, make generate (which copies the
+# note of the reader's doc.go into docs/converters.md), make golden.
 mkdir -p samples/example_agent
 cp "$guide"/samples/*.jsonl samples/example_agent/
-sed -i '0,/^- `gemini_cli`:/s//- `example_agent`: the contributor guide'"'"'s example (converters\/testdata\/guide).\n&/' docs/converters.md
 make -s generate GO="$GO" >/dev/null || make generate GO="$GO"
 make -s golden GO="$GO" >/dev/null
 
