@@ -304,6 +304,14 @@ func (c *Base) Compaction(r converters.Record, n int64, reason string, tokensBef
 	return true
 }
 
+// RootTokens writes a session's token totals on the root span under the
+// GenAI names: input is every input token, cached ones included (callers
+// add the parts their provider reports apart), as ChatUsage counts a chat.
+func RootTokens(out *converters.Output, input, output int64) {
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(output))
+}
+
 // Tally writes a reader's counts on the root span: prefix.<name>.count for
 // each of names, and prefix.tool_calls.without_result when open calls never
 // got their result.
