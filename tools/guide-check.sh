@@ -42,7 +42,8 @@ $GO vet ./converters/...
 $GO run ./tools/borrowcheck converters
 $GO test -count=1 ./converters -run 'TestConformance|TestGolden$|TestEveryReaderTestsItself|TestReadmeConverters|TestGuideNamesExist|TestShippedConverterWordsAreInTheTable|TestEventSchemasUpToDate'
 $GO test -count=1 ./converters/example ./converters/all ./internal/gate/vocabgen ./internal/deps
-$GO test -list 'Fuzz.*' ./converters/example | grep -q '^FuzzSamples$' || { echo "guide-check: the reader has no fuzz target"; exit 1; }
+targets=$($GO test -list 'Fuzz.*' ./converters/example)
+grep -qx FuzzSamples <<<"$targets" || { echo "guide-check: the reader has no fuzz target (go test -list: $targets)"; exit 1; }
 
 echo "== the reader at work"
 make -s build GO="$GO"
