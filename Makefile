@@ -88,6 +88,7 @@ generate:
 	$(GO) generate ./converters/scenarios
 	$(GO) generate ./converters/...
 	$(GO) generate ./internal/gate
+	$(GO) generate ./internal/models
 	$(GO) test ./converters -run 'TestReadmeConverters$$' -count=1 -update
 	$(GO) test ./internal/prepare -run 'TestRequirements$$' -count=1 -update
 
@@ -146,6 +147,13 @@ BENCH_RUNS   ?= 3
 BENCH_FLAGS  ?=
 bench: build
 	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -seeds $(BENCH_SEEDS) -total-mb $(BENCH_MB) -big-mb $(BENCH_BIG_MB) -runs $(BENCH_RUNS) $(BENCH_FLAGS)
+
+# bench-quick is make bench for a loop during development: 100 MB, no big
+# session, 10 runs of the fixed cost, no jq. Its corpus is built once into
+# bench/corpus-quick, beside the full one.
+.PHONY: bench-quick
+bench-quick: build
+	$(GO) run ./internal/bench/cmd/bench -convert $(BIN) -seeds $(BENCH_SEEDS) -dir bench/corpus-quick -total-mb 100 -big-mb 0 -runs $(BENCH_RUNS) -fixed-runs 10 -jq=false $(BENCH_FLAGS)
 
 # bench-report writes a history of REPORT_SESSIONS sessions' receipts and
 # traces (copies of the bundled Claude Code and Codex samples, each with its

@@ -1,6 +1,9 @@
 #!/bin/sh
-# Prints ccusage's per-session token figures for the bundled native samples
-# (Claude Code, Codex, Gemini CLI, Copilot CLI, pi, OpenClaw, OpenCode and Factory Droid),
+# Prints ccusage's per-session token figures and cost (--offline: its
+# bundled prices) for every bundled sample of the native readers ccusage
+# reads (Claude Code, Codex, Gemini CLI, Copilot CLI, pi, OpenClaw, OpenCode
+# and Factory Droid; a loose .jsonl sample is laid out where the agent
+# writes its files; Cursor has no ccusage command),
 # as recorded in converters/testdata/ccusage.json (compared by
 # each reader's TestCcusage, convtest.Ccusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
@@ -16,7 +19,15 @@ for s in "$root"/samples/claude_code/*/; do
 	cp -R "$s" "$tmp/$name/cfg/projects"
 	echo "claude samples/claude_code/$name"
 	HOME="$tmp/$name/home" CLAUDE_CONFIG_DIR="$tmp/$name/cfg" "$ccusage" session --json --offline |
-		jq -c '.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
+done
+for s in "$root"/samples/claude_code/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mkdir -p "$tmp/cl-$name/home" "$tmp/cl-$name/cfg/projects/-sample"
+	cp "$s" "$tmp/cl-$name/cfg/projects/-sample/"
+	echo "claude samples/claude_code/$name.jsonl"
+	HOME="$tmp/cl-$name/home" CLAUDE_CONFIG_DIR="$tmp/cl-$name/cfg" "$ccusage" session --json --offline |
+		jq -c '.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 # The cross-session history of TestFoldKeyLikeCcusage (cmd/convert): two
 # Claude Code sessions that repeat responses with and without request ids.
@@ -25,7 +36,7 @@ done
 mkdir -p "$tmp/fold/home"
 echo "claude cmd/convert/testdata/fold_history"
 HOME="$tmp/fold/home" CLAUDE_CONFIG_DIR="$root/cmd/convert/testdata/fold_history" "$ccusage" session --json --offline |
-	jq -c '(.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}), {totals: {input: .totals.inputTokens, output: .totals.outputTokens, cache_read: .totals.cacheReadTokens, cache_write: .totals.cacheCreationTokens}}'
+	jq -c '(.session[] | {session: .period, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}), {totals: {input: .totals.inputTokens, output: .totals.outputTokens, cache_read: .totals.cacheReadTokens, cache_write: .totals.cacheCreationTokens}}'
 for s in "$root"/samples/codex/*/; do
 	name=$(basename "$s")
 	[ -d "$s/sessions" ] || continue
@@ -33,7 +44,15 @@ for s in "$root"/samples/codex/*/; do
 	cp -R "$s/sessions" "$tmp/cx-$name/codex/sessions"
 	echo "codex samples/codex/$name"
 	HOME="$tmp/cx-$name/home" CODEX_HOME="$tmp/cx-$name/codex" "$ccusage" codex session --json --offline |
-		jq -c '.sessions[] | {session: .sessionFile, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionFile, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
+done
+for s in "$root"/samples/codex/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mkdir -p "$tmp/cxf-$name/home" "$tmp/cxf-$name/codex/sessions"
+	cp "$s" "$tmp/cxf-$name/codex/sessions/"
+	echo "codex samples/codex/$name.jsonl"
+	HOME="$tmp/cxf-$name/home" CODEX_HOME="$tmp/cxf-$name/codex" "$ccusage" codex session --json --offline |
+		jq -c '.sessions[] | {session: .sessionFile, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 for s in "$root"/samples/gemini_cli/*/; do
 	name=$(basename "$s")
@@ -42,13 +61,26 @@ for s in "$root"/samples/gemini_cli/*/; do
 	cp -R "$s/tmp" "$tmp/gm-$name/home/.gemini/tmp"
 	echo "gemini samples/gemini_cli/$name"
 	HOME="$tmp/gm-$name/home" "$ccusage" gemini session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
+done
+for s in "$root"/samples/gemini_cli/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	chats="$tmp/gmf-$name/home/.gemini/tmp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08/chats"
+	mkdir -p "$chats"
+	# A one-line legacy document is the CLI's session-*.json.
+	if head -n 1 "$s" | jq -e 'has("messages")' >/dev/null 2>&1; then
+		cp "$s" "$chats/session-$name.json"
+	else
+		cp "$s" "$chats/session-$name.jsonl"
+	fi
+	echo "gemini samples/gemini_cli/$name.jsonl"
+	HOME="$tmp/gmf-$name/home" "$ccusage" gemini session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 # Copilot CLI: each sample folder's session-state, and each single-file
 # sample as a session folder of its own (session-state/<name>/events.jsonl).
 for s in "$root"/samples/copilot_cli/*; do
 	name=$(basename "$s" .jsonl)
-	case $name in bad_*) continue ;; esac
 	mkdir -p "$tmp/cp-$name/home/.copilot/session-state"
 	if [ -d "$s/session-state" ]; then
 		cp -R "$s/session-state/." "$tmp/cp-$name/home/.copilot/session-state/"
@@ -60,7 +92,7 @@ for s in "$root"/samples/copilot_cli/*; do
 	fi
 	echo "copilot samples/copilot_cli/$name (sessions ccusage reads; one without a shutdown is not listed)"
 	HOME="$tmp/cp-$name/home" "$ccusage" copilot session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 # pi coding agent and OpenClaw (one reader, pi_agent): a sample folder with
 # sessions/ is pi's agent folder, one with agents/ OpenClaw's state folder.
@@ -70,12 +102,12 @@ for s in "$root"/samples/pi_agent/*/; do
 	if [ -d "$s/sessions" ]; then
 		echo "pi samples/pi_agent/$name"
 		HOME="$tmp/pi-$name/home" PI_AGENT_DIR="$s/sessions" "$ccusage" pi session --json --offline |
-			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 	fi
 	if [ -d "$s/agents" ]; then
 		echo "openclaw samples/pi_agent/$name"
 		HOME="$tmp/pi-$name/home" OPENCLAW_DIR="$s" "$ccusage" openclaw session --json --offline |
-			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+			jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 	fi
 done
 for s in "$root"/samples/pi_agent/*.jsonl; do
@@ -84,7 +116,7 @@ for s in "$root"/samples/pi_agent/*.jsonl; do
 	cp "$s" "$tmp/pif-$name/sessions/--sample--/"
 	echo "pi samples/pi_agent/$name.jsonl"
 	HOME="$tmp/pif-$name/home" PI_AGENT_DIR="$tmp/pif-$name/sessions" "$ccusage" pi session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 # OpenCode: ccusage reads the storage/ tree's message files (and
 # opencode.db). A storage sample is copied as it is; an export sample's
@@ -107,7 +139,22 @@ for s in "$root"/samples/opencode/*/; do
 	fi
 	echo "opencode samples/opencode/$name"
 	HOME="$tmp/oc-$name/home" OPENCODE_DATA_DIR="$tmp/oc-$name/data" "$ccusage" opencode session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
+done
+# A loose OpenCode sample: its lines that are export documents, laid out
+# the same way (a junk line is skipped, as our reader skips it).
+for s in "$root"/samples/opencode/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mkdir -p "$tmp/ocf-$name/home" "$tmp/ocf-$name/data/storage"
+	jq -cR 'fromjson? | .messages[]?.info // empty' "$s" | while IFS= read -r m; do
+		sid=$(printf '%s' "$m" | jq -r .sessionID)
+		id=$(printf '%s' "$m" | jq -r .id)
+		mkdir -p "$tmp/ocf-$name/data/storage/message/$sid"
+		printf '%s\n' "$m" >"$tmp/ocf-$name/data/storage/message/$sid/$id.json"
+	done
+	echo "opencode samples/opencode/$name.jsonl"
+	HOME="$tmp/ocf-$name/home" OPENCODE_DATA_DIR="$tmp/ocf-$name/data" "$ccusage" opencode session --json --offline |
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 # OpenCode 1.2+: opencode.db in the data directory. The repository commits
 # no binary input, so the database is made from the storage sample with
@@ -117,7 +164,7 @@ mkdir -p "$tmp/ocdb/home" "$tmp/ocdb/data"
 (cd "$root" && "${GO:-go}" run ./internal/testshared/ocdb/gen "$tmp/ocdb/data/opencode.db")
 echo "opencode opencode.db made from samples/opencode/storage"
 HOME="$tmp/ocdb/home" OPENCODE_DATA_DIR="$tmp/ocdb/data" "$ccusage" opencode session --json --offline |
-	jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+	jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 # Factory Droid: ccusage reads only the .settings.json beside each session
 # file; a sample folder with sessions/ is Droid's sessions folder, a loose
 # .jsonl a session without one (ccusage reports none).
@@ -127,7 +174,7 @@ for s in "$root"/samples/droid/*/; do
 	mkdir -p "$tmp/dr-$name/home"
 	echo "droid samples/droid/$name"
 	HOME="$tmp/dr-$name/home" DROID_SESSIONS_DIR="$s/sessions" "$ccusage" droid session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done
 for s in "$root"/samples/droid/*.jsonl; do
 	name=$(basename "$s" .jsonl)
@@ -135,5 +182,5 @@ for s in "$root"/samples/droid/*.jsonl; do
 	cp "$s" "$tmp/drf-$name/sessions/-sample/"
 	echo "droid samples/droid/$name.jsonl"
 	HOME="$tmp/drf-$name/home" DROID_SESSIONS_DIR="$tmp/drf-$name/sessions" "$ccusage" droid session --json --offline |
-		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens}'
+		jq -c '.sessions[] | {session: .sessionId, input: .inputTokens, output: .outputTokens, cache_read: .cacheReadTokens, cache_write: .cacheCreationTokens, cost: (.totalCost // .costUSD)}'
 done

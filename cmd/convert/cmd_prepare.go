@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/contextreceipts/convert/internal/gate"
+	"github.com/contextreceipts/convert/internal/outfile"
 	"github.com/contextreceipts/convert/internal/prepare"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/urfave/cli/v2"
@@ -295,13 +295,13 @@ func prepareAction(c *cli.Context) error {
 	// cannot be written is swallowed with a content-free message and never
 	// blocks the injection or its exit status (seed 001).
 	if f := c.String("otel"); f != "" {
-		if err := writeFile(f, out.Trace); err != nil {
-			fmt.Fprintln(c.App.ErrWriter, "convert: prepare: trace not written: cannot write the --otel file (the injection is unaffected)")
+		if err := outfile.Write(f, out.Trace); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "convert: prepare: trace not written: cannot write the --otel file: %v (the injection is unaffected)\n", err)
 		}
 	}
 	if f := c.String("recall-effort"); f != "" && out.Effort != nil {
-		if err := writeFile(f, out.Effort); err != nil {
-			fmt.Fprintln(c.App.ErrWriter, "convert: prepare: recall effort not written: cannot write the --recall-effort file (the injection is unaffected)")
+		if err := outfile.Write(f, out.Effort); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "convert: prepare: recall effort not written: cannot write the --recall-effort file: %v (the injection is unaffected)\n", err)
 		}
 	}
 	if out.Diagnostic != "" {
@@ -316,33 +316,6 @@ func prepareAction(c *cli.Context) error {
 func interrupted(c *cli.Context) error {
 	fmt.Fprintln(c.App.ErrWriter, "convert: prepare: interrupted; nothing written")
 	return exitError{exitInterrupted}
-}
-
-// writeFile writes b to path whole or not at all: a temporary file beside
-// it, renamed into place.
-func writeFile(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
 
 // failSafe prints msg unless it would carry the query or a body (an engine

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextreceipts/convert/internal/outfile"
 	"github.com/contextreceipts/convert/internal/report"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -42,7 +43,7 @@ func reportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "until", Usage: "sessions starting before the end of `DATE` (a day is included whole)"},
 		&cli.StringSliceFlag{Name: "session", Usage: "only the sessions whose id starts with `ID` (a prefix; repeat the flag for more)"},
 		&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the IANA time `ZONE` days, weeks and months are counted in, --since/--until days too (default: the system's zone)"},
-		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries replace the bundled table's, model by model"},
+		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (JSON: model -> input, output, cache_read, cache_write in USD per million tokens) whose entries come before the model catalog's prices, model by model"},
 		&cli.BoolFlag{Name: "no-cost", Usage: "leave cost out (no price table, no cost column)"},
 		&cli.StringFlag{Name: "reveal", Usage: "`names`: convert logs with MCP, skill and subagent-type names in clear, as convert run --reveal names does"},
 		&cli.StringFlag{Name: "out-receipts", Usage: "also write the receipts and traces of the logs converted here to `DIR` (as convert run --out DIR --force)"},
@@ -143,8 +144,8 @@ func reportOptions(c *cli.Context) (format string, opt report.Options, err error
 	return format, opt, nil
 }
 
-// reportPrices sets the report's price table: the bundled one, with a
-// --prices file's entries replacing its own; none with --no-cost.
+// reportPrices sets the report's prices: the model catalog's, after a
+// --prices file's entries; none with --no-cost.
 func reportPrices(c *cli.Context, opt *report.Options) error {
 	if c.Bool("no-cost") {
 		if c.String("prices") != "" {
@@ -152,17 +153,13 @@ func reportPrices(c *cli.Context, opt *report.Options) error {
 		}
 		return nil
 	}
-	bundled, date, err := report.Bundled()
-	if err != nil {
-		return fmt.Errorf("report: the bundled price table: %w", err)
-	}
-	opt.Prices, opt.PriceDate = bundled, date
+	opt.Prices, opt.Catalog = report.Bundled()
 	if p := c.String("prices"); p != "" {
 		file, err := report.LoadPrices(p)
 		if err != nil {
 			return usageError("--prices: %v", err)
 		}
-		opt.Prices, opt.PriceFile = bundled.Merge(file), true
+		opt.Prices, opt.PriceFile = opt.Prices.Merge(file), true
 	}
 	return nil
 }
@@ -229,16 +226,16 @@ func tableColumns(c *cli.Context) int {
 	return 0
 }
 
-// writeReport writes the rendered report to --out (whole or not at all),
-// or to stdout.
+// writeReport writes the rendered report to --out (a file whole or not at
+// all; a device or FIFO in place, see outfile), or to stdout.
 func writeReport(c *cli.Context, r *report.Report, data []byte) error {
 	out := c.String("out")
 	if out == "" {
 		_, err := c.App.Writer.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(out, data); err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "convert: report: %s: cannot write the report\n", out)
+	if err := outfile.Write(out, data); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "convert: report: %s: cannot write the report: %v\n", out, err)
 		return exitError{exitFailed}
 	}
 	fmt.Fprintf(c.App.ErrWriter, "convert: report of %d sessions written to %s\n", r.Sources.SessionsInRange, out)
@@ -281,27 +278,4 @@ func reportZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("%q is not an IANA time zone (Europe/Berlin, UTC)", name)
 	}
 	return loc, nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a
-// reader never sees a partial report.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	fh, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(fh.Name())
-	if err := fh.Chmod(0o644); err != nil {
-		fh.Close()
-		return err
-	}
-	if _, err := fh.Write(data); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
-		return err
-	}
-	return os.Rename(fh.Name(), path)
 }

@@ -40,7 +40,7 @@ func TestReportCLI(t *testing.T) {
 		{"receipts as a table", []string{"report", golden}, 0, []string{"Tokens per model", "claude-opus-4-7", "174,100", "root_instruction_files_not_logged"}, nil, nil},
 		{"logs as markdown, by agent", []string{"report", "--format", "markdown", "--by", "agent", cc}, 0, []string{"## By agent", "| claude\\_code |"}, []string{"skipped line: malformed_json"}, nil},
 		{"json with prices", []string{"report", "-f", "json", "--prices", prices, golden}, 0, []string{`"cost_usd"`, `"unpriced_models"`, `"prices_file": true`}, nil, nil},
-		{"cost from the bundled table", []string{"report", golden}, 0, []string{"cost (USD)", "bundled price table of 20"}, nil, nil},
+		{"cost from the catalog", []string{"report", golden}, 0, []string{"cost (USD)", "genai-prices data (@pydantic/genai-prices@"}, nil, nil},
 		{"no cost", []string{"report", "--no-cost", golden}, 0, []string{"cost hidden (--no-cost)"}, nil, nil},
 		{"one session by its id's start", []string{"report", "--by", "session", "--session", "7f3c2a10", golden}, 0,
 			[]string{"7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b", "9 sessions not selected by --session", "last activity"}, nil, nil},

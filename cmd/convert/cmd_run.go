@@ -214,9 +214,9 @@ func runInputs(c *cli.Context, p runPaths, name func(n int, arg, path string) st
 		}
 	}()
 	if p.defaults != nil {
-		ins, err = defaultInputs(p.defaults)
+		ins, err = defaultInputs(c.Context, p.defaults)
 	} else {
-		ins, err = pipeline.Expand(args)
+		ins, err = pipeline.ExpandContext(c.Context, args)
 	}
 	var ae *pipeline.ArgError
 	switch {

@@ -139,6 +139,11 @@ func checkEnvelope(c *cli.Context, key *sign.Key, receipt *string) (string, int)
 	switch {
 	case errors.Is(err, sign.ErrUnknownKey):
 		return err.Error(), exitUnknownKey
+	case err != nil && env.PayloadType != sign.PayloadType:
+		// The signer chose the type: shown as every value read back
+		// (its digest unless it is a receipt's word), never quoted as
+		// sign's message would, text and terminal escapes included.
+		return fmt.Sprintf("%v: payload type %s is not %s", sign.ErrBadSignature, untrusted.Show(env.PayloadType), sign.PayloadType), exitBadSignature
 	case err != nil:
 		return err.Error(), exitBadSignature
 	}
@@ -217,7 +222,7 @@ func reconvert(c *cli.Context, st *sign.Statement, src string, rec []byte) (stri
 			return fmt.Sprintf("--hash-key-file: not the hash key the receipt was made with (%s)", keyIDShown(sum.HashKeyID)), exitUsage
 		}
 	}
-	ins, err := pipeline.Expand([]string{src})
+	ins, err := pipeline.ExpandContext(c.Context, []string{src})
 	if err != nil || len(ins) != 1 {
 		return fmt.Sprintf("%s: cannot read the source", displayPath(src)), exitFailed
 	}

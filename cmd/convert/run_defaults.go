@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -102,10 +103,10 @@ func agentDir(converter string) string { return strings.ReplaceAll(converter, "_
 // defaultInputs expands each agent's default locations on their own and
 // puts them under the agent's folder: out/claude-code/project-<hex>/…,
 // out/codex/2026/…
-func defaultInputs(found []agentLogs) ([]pipeline.Input, error) {
+func defaultInputs(ctx context.Context, found []agentLogs) ([]pipeline.Input, error) {
 	var ins []pipeline.Input
 	for _, a := range found {
-		got, err := pipeline.Expand(a.paths)
+		got, err := pipeline.ExpandContext(ctx, a.paths)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,9 @@ func TestRunInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if slices.Contains(tt.args, "/dev/null") {
+				requireDevNull(t)
+			}
 			out := t.TempDir()
 			old := stdinPiped
 			stdinPiped = func() bool { return tt.piped }

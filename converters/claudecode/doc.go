@@ -13,7 +13,10 @@
 //     summaries; subagent spawn and what crossed back; built-in slash commands (`/init`,
 //     `/review`, `/compact`, ...: public names, in clear) as the prompt they expand into; per-model
 //     token usage, each API response counted once (by message id, whatever its streamed rows say
-//     of request id; the final, largest output wins). 2.1.2xx sessions open with control records
+//     of request id; the largest output wins), across all the files of the session: a response
+//     a subagent's transcript repeats under fresh record uuids (`aside_question`) counts once,
+//     with the parent, keeping the largest usage of all its copies, as ccusage's key (message
+//     id and request id) does; a copy under another request id is not folded in. 2.1.2xx sessions open with control records
 //     (`queue-operation`, `mode`, `last-prompt`, `bridge-session`, ...) and their subagent records
 //     carry no `agentId` (the file name gives it); subagent transcripts that replay the parent's
 //     history (same uuids) are counted as replays, not read twice; unknown record types are

@@ -12,4 +12,4 @@ func TestGolden(t *testing.T) { convtest.Golden(t, "claude_code") }
 
 // TestCcusage holds the token totals of the samples to the figures
 // ccusage printed for them (converters/testdata/ccusage.json).
-func TestCcusage(t *testing.T) { convtest.Ccusage(t, "claude_code", false) }
+func TestCcusage(t *testing.T) { convtest.Ccusage(t, "claude_code") }

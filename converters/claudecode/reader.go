@@ -206,6 +206,7 @@ type claudeTool struct {
 // End.
 type claudeMessage struct {
 	key, agent  string
+	request     string // KeyPart of the request id its first row names, "" for none
 	span, usage int32
 }
 

@@ -28,16 +28,27 @@ func (c *claudeState) assistant(r converters.Record, agent *claudeAgent) {
 		// (newer transports leave it off some rows): the first row names
 		// the chat span. The same id under another agent is a replay of
 		// the parent's history (fork and subagent transcripts): counted
-		// once, with the parent.
+		// once, with the parent, keeping the largest usage of all its
+		// copies, as within one file: an aside_question subagent's copy
+		// may hold the final output count where the parent's transcript
+		// kept a partial streamed row. A copy under another request id is
+		// another request, not folded in.
 		m, seen := view.Lookup(c.messages, mid)
 		was := m
 		if !seen {
 			m = claudeMessage{key: "chat:" + agent.key + ":" + c.KeyPart(mid), agent: agent.key, span: -1, usage: -1}
 			if rq := r.Get("requestId").Str(); !rq.Empty() {
-				m.key += ":" + c.KeyPart(rq)
+				m.request = c.KeyPart(rq)
+				m.key += ":" + m.request
 			}
 		} else if m.agent != agent.key {
 			c.counts["replayed_messages"]++
+			if rq := r.Get("requestId").Str(); m.request == "" || rq.Empty() || c.KeyPart(rq) == m.request {
+				c.recordUsage(&m, c.modelOf(raw).raw, f[3])
+				if m != was {
+					c.messages[mid.Own()] = m
+				}
+			}
 			c.toolUses(r, agent, f[4])
 			return
 		}

@@ -13,8 +13,10 @@
 //     `subagent_history_start_ordinal`, or, in a fork, until the first turn whose UUIDv7 turn
 //     id is as new as the fork), and its token counts only set the baseline. A rollout is the
 //     thread of its first `session_meta`: a child's second one (its parent's, `source: vscode`)
-//     is a copy, and a resumed thread's repeated ones start a new baseline of the cumulative
-//     totals (its process counts from zero again, as ccusage reads it). Calls by `namespace`
+//     is a copy, and a resumed thread's repeated ones (0.142-0.146 write one at each resume,
+//     up to 34 in a rollout) are no new baseline: `total_token_usage` keeps running across
+//     them. A baseline restarts only where the totals go down (a process that counted from
+//     zero again), so a session's usage is its last cumulative total, as ccusage counts it. Calls by `namespace`
 //     (0.14x): `mcp__server` is an MCP call, `web` a web search, `collaboration` the subagent
 //     tools (a spawn's output names the child when no `collab_agent_spawn_end` does; a wait's
 //     output is what came back, `subagent.result.returned`), `codex_app` the Codex app's own

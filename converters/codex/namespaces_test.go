@@ -63,9 +63,9 @@ func TestCodexNamespacesAndSessionMetas(t *testing.T) {
 	if s := sessionOf(got[resumed].Trace); s != resumed {
 		t.Errorf("resumed thread attributed to %q", s)
 	}
-	// A resumed process counts from zero again: 1000 in, then 2500 (1000
-	// cached) after the resume; 50 out, then 120.
-	if u := convtest.Usage(got[resumed].Receipt)[""]; !strings.HasPrefix(u, "in=3500 out=170 cache_read=1000 cache_write=0 ") {
+	// The resumed thread's totals keep running across its four metas: the
+	// session used its last cumulative total, 2500 in (1000 cached), 120 out.
+	if u := convtest.Usage(got[resumed].Receipt)[""]; !strings.HasPrefix(u, "in=2500 out=120 cache_read=1000 cache_write=0 ") {
 		t.Errorf("resumed usage %s", u)
 	}
 

@@ -436,12 +436,10 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 	if c.Session != "" {
 		// A fork or a child copies its parent's history, meta included: the
 		// thread is the first meta's. A resumed thread writes its own meta
-		// again, and its process counts tokens from zero again: the next
-		// cumulative total is a new baseline's, as ccusage reads it.
+		// again (Codex 0.142-0.146 up to 34 times) while total_token_usage
+		// keeps running: a repeated meta is no new baseline; a baseline
+		// restarts only where the totals go down (tokenCount).
 		c.counts["extra_session_meta"]++
-		if id := native.Get(p, "id").Str(); !id.Empty() && c.Pass(leak.IDOrUUID, id) == c.Session {
-			c.prevTotal = nil
-		}
 		return
 	}
 	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
+	"github.com/contextreceipts/convert/internal/usage"
 )
 
 // Figures are token counts in ccusage's terms (converters/testdata/ccusage.json).
@@ -19,23 +22,18 @@ type Figures struct {
 	CacheWrite int64 `json:"cache_write"`
 }
 
-// CachedIn says that a format's input tokens count its cached tokens in
-// (Codex, Gemini CLI, Copilot CLI), which ccusage leaves out.
-const CachedIn = true
-
-// Terms sums a receipt's token usage as ccusage counts it: with cachedIn,
-// the input less its cache reads and writes; Claude Code's, pi's and
-// Droid's input leaves them out already.
-func Terms(receipt []byte, cachedIn bool) Figures {
+// Terms sums a receipt's token usage in the one token model that convert
+// run and convert report count with (usage.Summary: input without cache
+// reads and writes, for every agent), which is ccusage's.
+func Terms(receipt []byte) Figures {
 	var f Figures
 	for _, e := range Events(receipt, "gen_ai.token_usage.summarized") {
-		f.Input += Attr(e, "gen_ai.usage.input_tokens").Int()
-		f.Output += Attr(e, "gen_ai.usage.output_tokens").Int()
-		f.CacheRead += Attr(e, "gen_ai.usage.cache_read.input_tokens").Int()
-		f.CacheWrite += Attr(e, "gen_ai.usage.cache_creation.input_tokens").Int()
-	}
-	if cachedIn {
-		f.Input -= f.CacheRead + f.CacheWrite
+		a := e.Get("attributes")
+		_, u := usage.Summary(func(k string) gjson.Result { return a.Get(gjson.Escape(k)) })
+		f.Input += u.Input
+		f.Output += u.Output
+		f.CacheRead += u.CacheRead
+		f.CacheWrite += u.CacheWrite
 	}
 	return f
 }
@@ -43,10 +41,12 @@ func Terms(receipt []byte, cachedIn bool) Figures {
 // Ccusage holds each session of samples/<converter>/ recorded in
 // converters/testdata/ccusage.json (by tools/ccusage-figures.sh: ccusage
 // does not run in CI) to the figures ccusage printed for the same files,
-// in Terms(receipt, cachedIn). They must be equal, except where the record
-// says why they differ; there ours must be the recorded figures, and still
-// differ from ccusage's. A converter with no recorded session fails.
-func Ccusage(t *testing.T, converter string, cachedIn bool) {
+// in Terms. They must be equal, except where the record says why they
+// differ; there ours must be the recorded figures, and still differ from
+// ccusage's. Every sample of the converter must have its sessions
+// recorded, each with ccusage's cost (which cmd/convert's
+// TestCostAgainstCcusage checks).
+func Ccusage(t *testing.T, converter string) {
 	t.Helper()
 	testshared.InRepo(t)
 	raw, err := os.ReadFile(filepath.Join("converters", "testdata", "ccusage.json"))
@@ -56,12 +56,31 @@ func Ccusage(t *testing.T, converter string, cachedIn bool) {
 	var rec struct {
 		Sessions []struct {
 			Sample, Input, Why string
-			Ccusage            Figures
-			Ours               *Figures
+			Ccusage            struct {
+				Figures
+				Cost *float64 // ccusage --offline
+			}
+			Ours *Figures
 		}
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		t.Fatalf("converters/testdata/ccusage.json: %v", err)
+	}
+	recorded := map[string]bool{}
+	for _, s := range rec.Sessions {
+		recorded[s.Sample] = true
+		if strings.HasPrefix(s.Sample, "samples/"+converter+"/") && s.Ccusage.Cost == nil {
+			t.Errorf("%s %s: no cost recorded", s.Sample, s.Input)
+		}
+	}
+	samples, err := filepath.Glob(filepath.Join("samples", converter, "*"))
+	if err != nil || len(samples) == 0 {
+		t.Fatalf("samples of %s: %v", converter, err)
+	}
+	for _, p := range samples {
+		if name := "samples/" + converter + "/" + filepath.Base(p); !recorded[name] && filepath.Ext(p) != ".md" {
+			t.Errorf("%s: no ccusage figures recorded (make ccusage-figures)", name)
+		}
 	}
 	converted := map[string]map[string][]byte{} // sample -> input name -> receipt
 	equal, differ := 0, 0
@@ -77,10 +96,10 @@ func Ccusage(t *testing.T, converter string, cachedIn bool) {
 			t.Errorf("%s: no input %s", s.Sample, s.Input)
 			continue
 		}
-		got, want := Terms(receipt, cachedIn), s.Ccusage
+		got, want := Terms(receipt), s.Ccusage.Figures
 		if s.Ours != nil {
 			want = *s.Ours
-			if s.Why == "" || *s.Ours == s.Ccusage {
+			if s.Why == "" || *s.Ours == s.Ccusage.Figures {
 				t.Errorf("%s %s: a difference with ccusage needs figures that differ and a why", s.Sample, s.Input)
 			}
 			differ++
@@ -88,7 +107,7 @@ func Ccusage(t *testing.T, converter string, cachedIn bool) {
 			equal++
 		}
 		if got != want {
-			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage)
+			t.Errorf("%s %s: ours %+v, want %+v (ccusage %+v)", s.Sample, s.Input, got, want, s.Ccusage.Figures)
 		}
 	}
 	if equal+differ == 0 {

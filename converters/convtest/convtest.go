@@ -6,7 +6,7 @@
 // A reader's folder, converters/<reader>/, tests itself with it:
 //
 //	func TestGolden(t *testing.T)  { convtest.Golden(t, "codex") }
-//	func TestCcusage(t *testing.T) { convtest.Ccusage(t, "codex", convtest.CachedIn) }
+//	func TestCcusage(t *testing.T) { convtest.Ccusage(t, "codex") }
 //
 // What it offers:
 //

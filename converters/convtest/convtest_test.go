@@ -66,7 +66,7 @@ func TestReadBack(t *testing.T) {
 	if u := Usage(receipt); u["m"] != "in=100 out=5 cache_read=60 cache_write=0 responses=0" || u[""] != "in=101 out=5 cache_read=60 cache_write=0 responses=2" {
 		t.Errorf("usage %v", u)
 	}
-	if f := Terms(receipt, CachedIn); f != (Figures{Input: 41, Output: 5, CacheRead: 60}) {
+	if f := Terms(receipt); f != (Figures{Input: 101, Output: 5, CacheRead: 60}) {
 		t.Errorf("terms %+v", f)
 	}
 }

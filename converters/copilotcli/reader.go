@@ -83,8 +83,11 @@ var copilotPass = leak.Paths{
 	"*.inputTokens": leak.Count, "*.outputTokens": leak.Count, "*.cacheReadTokens": leak.Count,
 	"*.cacheWriteTokens": leak.Count, "*.reasoningTokens": leak.Count, "*.count": leak.Count,
 	"*.preCompactionTokens": leak.Count, "*.postCompactionTokens": leak.Count, "*.totalApiDurationMs": leak.Count,
-	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count, "*.totalNanoAiu": leak.Count,
-	"type": leak.Label, "id": leak.IDOrUUID, "parentId": leak.IDOrUUID, "timestamp": leak.Time, "agentId": leak.ID,
+	"*.totalPremiumRequests": leak.Count, "*.duration": leak.Count,
+	// AI credits in nano units (nanoAiu): a running total that passes
+	// MaxCount in a healthy session.
+	"*.totalNanoAiu": leak.Cumulative,
+	"type":           leak.Label, "id": leak.IDOrUUID, "parentId": leak.IDOrUUID, "timestamp": leak.Time, "agentId": leak.ID,
 	"data.sessionId": leak.IDOrUUID, "data.copilotVersion": leak.Version, "data.producer": leak.Label,
 	"data.selectedModel": leak.Model, "data.newModel": leak.Model, "data.previousModel": leak.Model,
 	"data.model": leak.Model, "data.currentModel": leak.Model, "data.toolCallId": leak.ID, "data.toolName": leak.Name,

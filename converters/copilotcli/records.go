@@ -171,7 +171,7 @@ func (c *copilotState) Record(r converters.Record, out *converters.Output) error
 		// Running totals of the session's billing (AI credits in nano
 		// units, premium requests), no tokens: the last one is kept.
 		c.checkpoint.seen = true
-		c.checkpoint.nanoAiu, c.checkpoint.premium = c.Count(d.Get("totalNanoAiu")), c.Count(d.Get("totalPremiumRequests"))
+		c.checkpoint.nanoAiu, c.checkpoint.premium = c.nanoAiu(d.Get("totalNanoAiu")), c.Count(d.Get("totalPremiumRequests"))
 	case "session.error":
 		c.counts["errors"]++
 	case "session.snapshot_rewind":
@@ -325,6 +325,32 @@ func (c *copilotState) addUsage(to map[string]*copilotUsage, model view.Text, u 
 		to[model.Own()] = total
 	}
 	total.add(u)
+}
+
+// maxNanoAiu bounds a running total of AI credits in nano units: a
+// million credits, ten thousand dollars at a cent a credit.
+const maxNanoAiu = 1_000_000_000_000_000
+
+// nanoAiu reads totalNanoAiu, a running total of AI credits in nano units
+// (10^9 a credit): a count of its own unit, not a token count, so a
+// healthy session passes leak.MaxCount after about one credit. Past that
+// bound, where a phone number's digits could hide, it is rounded down to
+// a millionth of a credit; a negative total or one above maxNanoAiu is an
+// invalid count (read as 0, counted).
+//
+//	520000           520000
+//	25123456789      25123000000
+//	1510581560000    1510581000000
+//	-5, 10^16        0, counted
+func (c *copilotState) nanoAiu(v view.Value) int64 {
+	n := v.Int()
+	if n < 0 || n > maxNanoAiu {
+		return c.Count(v)
+	}
+	if n > leak.MaxCount {
+		n -= n % 1_000_000
+	}
+	return n
 }
 
 // shutdownMetrics reads the per-model totals a session writes when it

@@ -12,4 +12,4 @@ func TestGolden(t *testing.T) { convtest.Golden(t, "droid") }
 
 // TestCcusage holds the token totals of the samples to the figures
 // ccusage printed for them (converters/testdata/ccusage.json).
-func TestCcusage(t *testing.T) { convtest.Ccusage(t, "droid", false) }
+func TestCcusage(t *testing.T) { convtest.Ccusage(t, "droid") }

@@ -204,7 +204,7 @@ func TestDroidOrphanSettings(t *testing.T) {
 	u := gjson.GetBytes(src, "tokenUsage")
 	want := convtest.Figures{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int(),
 		CacheRead: u.Get("cacheReadTokens").Int(), CacheWrite: u.Get("cacheCreationTokens").Int()}
-	if f := convtest.Terms(orphan.Receipt, false); f != want {
+	if f := convtest.Terms(orphan.Receipt); f != want {
 		t.Errorf("orphan sidecar: tokens %+v, want %+v", f, want)
 	}
 	if bytes.Contains(got["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl"].Receipt, []byte("transcript_missing")) {

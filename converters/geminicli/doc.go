@@ -10,7 +10,12 @@
 //     subagent chats nested under the call that started them, per-model tokens of every model
 //     message (input is the prompt count, cached tokens included as Google counts them, plus
 //     the tool-use prompt count, as the CLI's own totals add it; thinking tokens apart as
-//     reasoning tokens), and audit gaps: GEMINI.md context files always load without a record,
+//     reasoning tokens; `convert run` and `report` take the cached tokens out, as for every
+//     agent). A summary without an output count, or with 0, still has its total, which Gemini
+//     counts as prompt + output + thoughts + tool: the output is what the total leaves, as
+//     ccusage derives it (ccusage takes the cached tokens out of it again, which the log does
+//     not say: `converters/testdata/ccusage.json` records the difference). Older builds' names
+//     (`prompt`, `candidates`, `*_tokens`) count as the CLI's. And audit gaps: GEMINI.md context files always load without a record,
 //     and messages may carry no tokens. Rewound turns (`$rewindTo`) stay in the receipt, their
 //     chat spans marked `gemini_cli.rewound`: the model calls happened and their tokens were spent.
 package geminicli

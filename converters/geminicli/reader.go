@@ -138,6 +138,9 @@ var geminiPass = leak.Paths{
 	// Token counts: numbers the reader sums.
 	"*.input": leak.Count, "*.output": leak.Count, "*.cached": leak.Count, "*.thoughts": leak.Count,
 	"*.tool": leak.Count, "*.total": leak.Count,
+	// The older names ccusage also reads (tokensOf).
+	"*.prompt": leak.Count, "*.candidates": leak.Count, "*.prompt_tokens": leak.Count, "*.candidates_tokens": leak.Count,
+	"*.cached_tokens": leak.Count, "*.thoughts_tokens": leak.Count, "*.tool_tokens": leak.Count, "*.total_tokens": leak.Count,
 	"id": leak.IDOrUUID, "type": leak.Label, "timestamp": leak.Time, "model": leak.Model, "sessionId": leak.IDOrUUID,
 	"kind": leak.Label, "startTime": leak.Time, "lastUpdated": leak.Time, `$rewindTo`: leak.IDOrUUID,
 	"toolCalls.#.id": leak.ID, "toolCalls.#.name": leak.Name, "toolCalls.#.status": leak.Label,

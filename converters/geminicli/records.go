@@ -33,6 +33,36 @@ func (t *geminiTokens) add(u geminiTokens) {
 	t.total += u.total
 }
 
+// tokensOf reads a message's TokensSummary. Each figure is the first of
+// its names that is a number: the CLI's, then the older ones ccusage
+// 20.0.24 also reads (prompt, candidates, *_tokens). A summary without an
+// output count, or with 0, still has its total, which Gemini counts as
+// prompt (cached inside) + output + thoughts + tool: the output is what
+// the total leaves (ccusage derives it too, but takes the cached tokens
+// out again, so where some were cached its output is short of the log's).
+//
+//	{input 1000, output 100, total 1150, ...}     output 100
+//	{input 1000, thoughts 20, total 1120}         output 100
+//	{input 1000, cached 400, total 1600}          output 600 (ccusage 200)
+//	{input 1000, total 900}                       output 0
+func (c *geminiState) tokensOf(t view.Value) *geminiTokens {
+	get := func(names ...string) int64 {
+		for _, n := range names {
+			if v := t.Get(n); v.IsNumber() {
+				return c.Count(v)
+			}
+		}
+		return 0
+	}
+	tok := &geminiTokens{input: get("input", "prompt", "prompt_tokens"), output: get("output", "candidates", "candidates_tokens"),
+		cached: get("cached", "cached_tokens"), thoughts: get("thoughts", "thoughts_tokens"), tool: get("tool", "tool_tokens"),
+		total: get("total", "total_tokens")}
+	if tok.output == 0 {
+		tok.output = max(0, tok.total-tok.input-tok.thoughts-tok.tool)
+	}
+	return tok
+}
+
 // geminiMsg is one message of one file. The recording service appends a
 // message again, whole, each time it changes (tokens, tool calls): the
 // last record of an id is the message.
@@ -289,8 +319,7 @@ func (c *geminiState) message(r converters.Record) {
 	}
 	c.Out.Spans[g.chat].Cover(r.NS)
 	if t := m.Get("tokens"); t.IsObject() {
-		g.tokens = &geminiTokens{input: c.Count(t.Get("input")), output: c.Count(t.Get("output")), cached: c.Count(t.Get("cached")),
-			thoughts: c.Count(t.Get("thoughts")), tool: c.Count(t.Get("tool")), total: c.Count(t.Get("total"))}
+		g.tokens = c.tokensOf(t)
 	}
 	if n := int64(native.ArrayLen(m.Get("thoughts"))); n > g.thoughts {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first

@@ -234,7 +234,7 @@ func TestOpencodeDatabaseAgainstCcusage(t *testing.T) {
 	}
 	for _, r := range rs {
 		sid := filepath.Base(r.Path)
-		if got := convtest.Terms(r.Receipt, false); got != want[sid] {
+		if got := convtest.Terms(r.Receipt); got != want[sid] {
 			t.Errorf("%s: ours %+v, ccusage %+v", sid, got, want[sid])
 		}
 	}

@@ -28,7 +28,9 @@ import (
 //	part     id, message_id, session_id, time_created, time_updated,
 //	         data (JSON: MessageV2.Part without id, sessionID and messageID)
 //
-// Only the columns needed are named in queries; a session row is read
+// Every query runs through converters.QueryStore, under the deadline and
+// row bound the pipeline sets (a table can be a view over an endless
+// query). Only the columns needed are named in queries; a session row is read
 // whole and its known columns rebuilt into the Session.Info document the
 // storage tree's session file holds. The database is a store
 // (converters.Store): each session is converted as an input of its own,
@@ -61,7 +63,7 @@ var opencodeColumns = map[string][]string{
 // part tables and the columns read.
 func opencodeClaim(ctx context.Context, db *sql.DB) bool {
 	for table, cols := range opencodeColumns {
-		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+		rows, err := converters.QueryStore(ctx, db, table+" table's columns", "SELECT name FROM pragma_table_info(?)", table)
 		if err != nil {
 			return false
 		}
@@ -94,7 +96,7 @@ func opencodeClaim(ctx context.Context, db *sql.DB) bool {
 // turn ends, after its parts, so a part that changed moves its message's
 // time too.
 func opencodeSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, error) {
-	rows, err := db.QueryContext(ctx, `SELECT s.id,
+	rows, err := converters.QueryStore(ctx, db, "session list", `SELECT s.id,
 		max(s.time_updated, coalesce((SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id), 0)),
 		1 + (SELECT count(*) FROM message m WHERE m.session_id = s.id)
 		  + (SELECT count(*) FROM part p WHERE p.session_id = s.id)
@@ -157,7 +159,7 @@ func opencodeLines(ctx context.Context, db *sql.DB, session string, emit func([]
 // sessionID (and messageID for a part), as the storage tree's files hold
 // them. A data column that is not a JSON object fails, naming the row.
 func opencodeRows(ctx context.Context, db *sql.DB, table, query, session string, emit func(id string, line []byte) error, first ...any) error {
-	rows, err := db.QueryContext(ctx, query, append(first, session)...)
+	rows, err := converters.QueryStore(ctx, db, table+" rows", query, append(first, session)...)
 	if err != nil {
 		return err
 	}
@@ -215,7 +217,7 @@ var opencodeID = regexp.MustCompile(`^(ses|msg|prt)_[A-Za-z0-9]{1,64}$`)
 // JSON columns as JSON, times under "time". Columns of no known name are
 // not read.
 func opencodeSessionInfo(ctx context.Context, db *sql.DB, session string) ([]byte, error) {
-	rows, err := db.QueryContext(ctx, "SELECT * FROM session WHERE id = ?", session)
+	rows, err := converters.QueryStore(ctx, db, "session row", "SELECT * FROM session WHERE id = ?", session)
 	if err != nil {
 		return nil, err
 	}

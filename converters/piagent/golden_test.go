@@ -12,4 +12,4 @@ func TestGolden(t *testing.T) { convtest.Golden(t, "pi_agent") }
 
 // TestCcusage holds the token totals of the samples to the figures
 // ccusage printed for them (converters/testdata/ccusage.json).
-func TestCcusage(t *testing.T) { convtest.Ccusage(t, "pi_agent", false) }
+func TestCcusage(t *testing.T) { convtest.Ccusage(t, "pi_agent") }

@@ -42,6 +42,7 @@ type Result struct {
 	RatioCPU    float64 `json:"ratio_cpu_to_baseline,omitempty"`
 	RatioTool   float64 `json:"ratio_wall_to_ccusage,omitempty"` // ccusage wall / this wall, same tree
 	PeakRSSMB   float64 `json:"peak_rss_mb,omitempty"`
+	SpreadPct   float64 `json:"spread_pct,omitempty"` // slowest run's wall over the fastest's, less one, in % (a row of several runs)
 	Note        string  `json:"note,omitempty"`
 	Stdout      []byte  `json:"-"`
 	Out         string  `json:"-"` // the directory a convert run wrote, for rows that read it
@@ -325,26 +326,60 @@ func writeAgain(path string, size int64, data []byte) error {
 // the next one's, the baseline's too, and a ratio of two single runs
 // carries both errors. A failed run ends the series with its error.
 func Median(n int, measure func() (Result, error)) (Result, error) {
-	var runs []Result
-	for range max(n, 1) {
-		r, err := measure()
-		if err != nil {
-			return r, err
-		}
-		runs = append(runs, r)
+	rows, err := Interleave(n, func(int) (Result, error) { return measure() })
+	if err != nil {
+		return Result{}, err
 	}
+	return rows[0], nil
+}
+
+// Interleave measures rows that a ratio compares in rounds, A B C A B C
+// ..., n rounds (at least one), and keeps each row's run of median wall
+// time with the spread of its runs (Median's rule, row by row). Measured
+// one after the other (AAA BBB), a row and the floor it is divided by
+// meet different moments of a shared host, and a ratio of the two
+// carries the drift between them; in rounds, a busy spell falls on every
+// row alike. Each measure gets its round, so that a row that reads
+// another's output (the I/O floor rewrites a convert run's tree) reads
+// the one of its own round. A failed run ends the series with its error.
+func Interleave(n int, rows ...func(round int) (Result, error)) ([]Result, error) {
+	runs := make([][]Result, len(rows))
+	for round := range max(n, 1) {
+		for i, measure := range rows {
+			r, err := measure(round)
+			if err != nil {
+				return nil, err
+			}
+			runs[i] = append(runs[i], r)
+		}
+	}
+	out := make([]Result, len(rows))
+	for i, rs := range runs {
+		out[i] = medianOf(rs)
+	}
+	return out, nil
+}
+
+// medianOf is the run of median wall time among runs, its spread (the
+// slowest run's wall time over the fastest one's, less one) in
+// SpreadPct and its note.
+func medianOf(runs []Result) Result {
 	if len(runs) == 1 {
-		return runs[0], nil
+		return runs[0]
 	}
 	sorted := slices.SortedFunc(slices.Values(runs), func(a, b Result) int { return cmp.Compare(a.WallSeconds, b.WallSeconds) })
 	m := sorted[len(sorted)/2]
-	spread := fmt.Sprintf("median of %d runs (%.2f-%.2f s)", len(runs), sorted[0].WallSeconds, sorted[len(sorted)-1].WallSeconds)
+	lo, hi := sorted[0].WallSeconds, sorted[len(sorted)-1].WallSeconds
+	if lo > 0 {
+		m.SpreadPct = 100 * (hi/lo - 1)
+	}
+	spread := fmt.Sprintf("median of %d runs (%.2f-%.2f s, spread %.0f%%)", len(runs), lo, hi, m.SpreadPct)
 	if m.Note == "" {
 		m.Note = spread
 	} else {
 		m.Note += "; " + spread
 	}
-	return m, nil
+	return m
 }
 
 func selfCPU() float64 {

@@ -122,7 +122,7 @@ func TestMedian(t *testing.T) {
 		i++
 		return Result{Name: "x", WallSeconds: walls[i-1], CPUSeconds: 10 * walls[i-1], Note: "n"}, nil
 	})
-	if err != nil || r.WallSeconds != 2 || r.CPUSeconds != 20 || r.Note != "n; median of 3 runs (1.00-3.00 s)" {
+	if err != nil || r.WallSeconds != 2 || r.CPUSeconds != 20 || r.Note != "n; median of 3 runs (1.00-3.00 s, spread 200%)" || r.SpreadPct != 200 {
 		t.Errorf("median = %+v, %v", r, err)
 	}
 	one, _ := Median(1, func() (Result, error) { return Result{WallSeconds: 5}, nil })
@@ -132,6 +132,34 @@ func TestMedian(t *testing.T) {
 	calls := 0
 	if _, err := Median(3, func() (Result, error) { calls++; return Result{}, os.ErrNotExist }); err == nil || calls != 1 {
 		t.Errorf("a failed run: err %v after %d calls", err, calls)
+	}
+}
+
+// TestInterleave: rows are measured in rounds (A B A B, not A A B B),
+// each measure is told its round, each row keeps its own median run and
+// spread, and a failure ends the series.
+func TestInterleave(t *testing.T) {
+	var order []string
+	row := func(name string, walls ...float64) func(int) (Result, error) {
+		return func(round int) (Result, error) {
+			order = append(order, fmt.Sprintf("%s%d", name, round))
+			return Result{Name: name, WallSeconds: walls[round]}, nil
+		}
+	}
+	rs, err := Interleave(3, row("a", 1, 4, 2), row("b", 10, 10, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "a0 b0 a1 b1 a2 b2" {
+		t.Errorf("order %q, want rounds a0 b0 a1 b1 a2 b2", got)
+	}
+	if rs[0].WallSeconds != 2 || rs[0].SpreadPct != 300 || rs[1].WallSeconds != 10 || rs[1].SpreadPct != 0 {
+		t.Errorf("rows %+v", rs)
+	}
+	calls := 0
+	_, err = Interleave(3, func(int) (Result, error) { calls++; return Result{}, nil }, func(int) (Result, error) { return Result{}, os.ErrNotExist })
+	if err == nil || calls != 1 {
+		t.Errorf("a failed run: err %v after %d calls of the row before it", err, calls)
 	}
 }
 

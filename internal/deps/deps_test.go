@@ -56,6 +56,8 @@ var policy = map[string][]string{
 	"internal/schema":                {"internal/jsonschema", "schemas"},
 	"internal/gate":                  leaves,
 	"internal/export":                {},
+	"internal/models":                {}, // the model catalog and its prices
+	"internal/outfile":               {}, // writing the file --out names
 	"internal/sign":                  {"internal/keycheck"},
 	"internal/hook":                  {"internal/receipt"},
 	"internal/prepare":               {"internal/gate", "internal/leak", "internal/otlp", "internal/receipt"},
@@ -86,12 +88,12 @@ var policy = map[string][]string{
 	"internal/diff":      {"internal/receipt", "internal/untrusted"},
 	"internal/audit":     {"internal/prepare", "internal/untrusted"},
 	// The report also converts logs given instead of receipts.
-	"internal/report": {"internal/gate", "internal/jsonscan", "internal/jsonschema", "internal/leak", "internal/pipeline",
+	"internal/report": {"internal/gate", "internal/jsonscan", "internal/jsonschema", "internal/leak", "internal/models", "internal/pipeline",
 		"internal/receipt", "internal/untrusted", "internal/usage", "schemas"},
 
 	// Commands and generators.
 	"cmd/convert": {"converters", "converters/all", "converters/scenario", "internal/audit", "internal/diff", "internal/export",
-		"internal/gate", "internal/hook", "internal/leak", "internal/pipeline", "internal/prepare", "internal/receipt",
+		"internal/gate", "internal/hook", "internal/leak", "internal/outfile", "internal/pipeline", "internal/prepare", "internal/receipt",
 		"internal/report", "internal/sign", "internal/untrusted"},
 	"internal/gate/vocabgen":          {"converters", "converters/all", "internal/gate", "internal/otlp", "internal/receipt", "internal/schema", "internal/vocab"},
 	"internal/gate/gen":               {"internal/gate/vocabgen"},
@@ -104,7 +106,7 @@ var policy = map[string][]string{
 
 	// Test-only packages.
 	"converters/convtest": {"converters", "converters/all", "internal/fuzzgen", "internal/leak", "internal/otlp", "internal/pipeline",
-		"internal/receipt", "internal/schema", "internal/testshared"},
+		"internal/receipt", "internal/schema", "internal/testshared", "internal/usage"},
 	"internal/testshared":          {},
 	"internal/testshared/gotest":   {},
 	"internal/testshared/ocdb":     {"internal/testshared"},

@@ -28,7 +28,7 @@ var longer = map[string]int{
 	"internal/testshared/ocdb/ocdb.go:Write":           94,
 	"internal/report/render.go:fit":                    94,
 	"internal/fuzzgen/claude.go:turn":                  94,
-	"converters/geminicli/records.go:End":              94,
+	"converters/geminicli/records.go:End":              93,
 	"internal/report/sources.go:convert":               91,
 }
 

@@ -11,6 +11,10 @@
 // specification calls retryable) are retried with backoff, honouring
 // Retry-After and gRPC RetryInfo, within the export's timeout.
 //
+// No redirect is followed: an endpoint answering 3xx fails the export,
+// saying where it pointed, so a trace and its headers go only to the
+// endpoint named, and only that endpoint's acceptance counts as exported.
+//
 // Errors name the endpoint by scheme, host and port only (a path can hold
 // a token) and say what went wrong; they never carry the request body,
 // header values or the server's response.
@@ -97,7 +101,8 @@ type Config struct {
 	Backoff time.Duration
 	// MaxWait caps one backoff wait. DefaultMaxWait when 0.
 	MaxWait time.Duration
-	// Client sends the HTTP requests; a fresh http.Client when nil.
+	// Client sends the HTTP requests; a fresh http.Client when nil. Its
+	// CheckRedirect is replaced: no redirect is followed.
 	Client *http.Client
 	// MaxRequestBytes splits a larger trace into several requests (its
 	// protobuf size); DefaultMaxRequestBytes when 0.
@@ -180,12 +185,23 @@ func New(cfg Config) (*Exporter, error) {
 	}
 	u, _ := url.Parse(cfg.URL)
 	e.name, e.key = hostPort(u.Scheme, u.Host), Redact(u)
-	e.client = cfg.Client
-	if e.client == nil {
-		e.client = &http.Client{}
+	client := http.Client{}
+	if cfg.Client != nil {
+		client = *cfg.Client
 	}
+	client.CheckRedirect = noRedirect
+	e.client = &client
 	return e, nil
 }
+
+// noRedirect makes the client return a redirect as the answer it is.
+// Followed, a 307 or 308 would re-send the trace and every header but
+// Authorization (Go's client drops only that one, and only for another
+// domain) to wherever the endpoint pointed, and the manifest would record
+// the endpoint as having a trace it never kept. OTLP names one endpoint;
+// a redirect is reported as the failure it is, naming where it pointed, so
+// the user can set that endpoint if they trust it (issue #49).
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // dialGRPC sets up the gRPC client (it connects on the first export).
 func (e *Exporter) dialGRPC() error {
@@ -532,11 +548,30 @@ func (e *Exporter) attempt(ctx, tctx context.Context, payload []byte, req ptrace
 			return 0, &failure{name: e.name, msg: fmt.Sprintf("%s, but the endpoint rejected %d span(s) (partial success)", status, n)}
 		}
 		return 0, nil
+	case resp.StatusCode/100 == 3:
+		return 0, &failure{name: e.name, msg: status + e.redirectedTo(resp) + "; redirects are not followed, so nothing was sent there (set the endpoint to that address if it is right)", down: true}
 	case retryable(resp.StatusCode):
 		return retryAfter(resp.Header.Get("Retry-After"), time.Now()), &failure{name: e.name, msg: status, retry: true}
 	default:
 		return 0, &failure{name: e.name, msg: status}
 	}
+}
+
+// redirectedTo says where a redirect pointed: scheme, host and port only
+// (a path or query can carry a token), and whether that is another origin.
+// A Location whose host is not plainly a host name or address is not
+// shown: the server chose it.
+func (e *Exporter) redirectedTo(resp *http.Response) string {
+	loc, err := resp.Location()
+	if err != nil || loc.Host == "" || strings.Trim(loc.Host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") != "" ||
+		(loc.Scheme != "http" && loc.Scheme != "https") {
+		return " with no Location this run can show"
+	}
+	to := hostPort(loc.Scheme, loc.Host)
+	if to == e.name {
+		return " to another path of the same origin"
+	}
+	return " to " + to + " (another origin)"
 }
 
 // transportFailure reads a failed connection: refused (nothing listens)

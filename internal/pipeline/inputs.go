@@ -121,10 +121,18 @@ var inputSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
 // directories are named the same way. Two inputs that would still write the
 // same output (the same file twice, say) are an error.
 func Expand(args []string) ([]Input, error) {
+	return ExpandContext(context.Background(), args)
+}
+
+// ExpandContext is Expand under ctx: a query that lists a database's
+// sessions stops when it is cancelled (Ctrl-C), and that database is an
+// input failing with ErrInterrupted, which the run then reports with the
+// others it did not convert.
+func ExpandContext(ctx context.Context, args []string) ([]Input, error) {
 	var dirArgs []string
 	var ins []Input
 	for _, a := range args {
-		in, dir, err := argInput(a)
+		in, dir, err := argInput(ctx, a)
 		switch {
 		case err != nil:
 			return nil, err
@@ -140,7 +148,7 @@ func Expand(args []string) ([]Input, error) {
 	var files []Input
 	for _, in := range ins {
 		if in.Path != StdinName && virtualEntry(in.Path) == nil {
-			if found, ok := storeExpand(in.Path, in.Rel, in.Arg, true); ok {
+			if found, ok := storeExpand(ctx, in.Path, in.Rel, in.Arg, true); ok {
 				files = append(files, found...)
 				continue
 			}
@@ -150,7 +158,7 @@ func Expand(args []string) ([]Input, error) {
 	ins = files
 	prefixes := subtreeNames(dirArgs)
 	for _, a := range dirArgs {
-		found, err := walkInputs(a, prefixes[a])
+		found, err := walkInputs(ctx, a, prefixes[a])
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +178,7 @@ func Expand(args []string) ([]Input, error) {
 
 // argInput is the input an argument names: standard input, or a file with
 // its session's companions; dir is true for a directory, walked later.
-func argInput(a string) (in Input, dir bool, err error) {
+func argInput(ctx context.Context, a string) (in Input, dir bool, err error) {
 	if a == StdinArg {
 		if stdinSpool() == "" {
 			return in, false, &ArgError{Arg: a, Msg: "standard input was not read"}
@@ -183,7 +191,7 @@ func argInput(a string) (in Input, dir bool, err error) {
 	st, err := os.Stat(a)
 	switch {
 	case err != nil:
-		if s, ok := storeSession(a); ok {
+		if s, ok := storeSession(ctx, a); ok {
 			// One session of a database: opencode.db/ses_x.
 			s.Rel = filepath.Base(filepath.Dir(a)) + "/" + filepath.Base(a)
 			return s, false, nil
@@ -224,7 +232,7 @@ func nameApart(ins []Input) {
 // beside an input (is there a sidecar?) without a stat per question: on a
 // history of thousands of sessions those stats, most of them of files
 // that do not exist, were most of an unchanged rerun's time.
-func walkInputs(dir, prefix string) ([]Input, error) {
+func walkInputs(ctx context.Context, dir, prefix string) ([]Input, error) {
 	var found, stores []Input
 	l := listing{dirs: map[string]bool{}, regular: map[string]bool{}, links: map[string]bool{}}
 	var walk func(d string) error
@@ -266,7 +274,7 @@ func walkInputs(dir, prefix string) ([]Input, error) {
 				// program's database is not a log, and is passed over
 				// in silence.
 				if strings.HasSuffix(p, ".db") {
-					if ins, ok := storeExpand(p, filepath.ToSlash(rel), dir, true); ok {
+					if ins, ok := storeExpand(ctx, p, filepath.ToSlash(rel), dir, true); ok {
 						stores = append(stores, ins...)
 					}
 				}

@@ -37,11 +37,35 @@ import (
 // The database is opened read-only (mode=ro) and query-only, never
 // created, and closed after each reading.
 
+// Every query against a store runs under storeBounds (a deadline and a row
+// bound per query, converters.StoreBounds) and the run's context, so that
+// a database whose tables are views over endless queries fails as that
+// input, naming the bound, and Ctrl-C stops a query at once. The figures
+// are far above what a real store needs: OpenCode lists a history of
+// thousands of sessions and reads a session's rows in well under a
+// second, and its largest sessions have tens of thousands of rows, while
+// the session list is held in memory (a million rows is some 100 MB).
+var storeBounds = converters.StoreBounds{Query: 60 * time.Second, Rows: 1_000_000}
+
+// SetStoreBounds replaces the bounds of store queries until the returned
+// function restores them: tests make them small to be fast.
+func SetStoreBounds(b converters.StoreBounds) (restore func()) {
+	old := storeBounds
+	storeBounds = b
+	return func() { storeBounds = old }
+}
+
+// bounded is ctx carrying the store bounds.
+func bounded(ctx context.Context) context.Context {
+	return converters.WithStoreBounds(ctx, storeBounds)
+}
+
 // storeEntry is a virtual input: a session of a store, or a database that
 // cannot be read (err: every reading of it fails with that).
 type storeEntry struct {
-	db      string // the database file's path
-	name    string // the session's name below it (storeName)
+	ctx     context.Context // the run's (Ctrl-C), which reading it stops at
+	db      string          // the database file's path
+	name    string          // the session's name below it (storeName)
 	store   *converters.Store
 	session converters.StoreSession
 	err     error
@@ -77,11 +101,17 @@ func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, 
 	}
 	defer db.Close()
 	if named != nil {
-		var n int
-		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+		rows, err := converters.QueryStore(bounded(ctx), db, "schema", "SELECT count(*) FROM sqlite_master")
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if err != nil {
 			return named, storeError(err) // locked, corrupt, not a database
 		}
-		if !named.Claim(ctx, db) {
+		if !named.Claim(bounded(ctx), db) {
 			if !hasMagic(p) {
 				return named, errors.New("not an SQLite database")
 			}
@@ -90,7 +120,7 @@ func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, 
 		return named, nil
 	}
 	for _, s := range converters.Stores() {
-		if s.Claim(ctx, db) {
+		if s.Claim(bounded(ctx), db) {
 			return s, nil
 		}
 	}
@@ -146,9 +176,12 @@ func openStore(p string, probe bool) (*sql.DB, error) {
 // driver's message is not copied (it may quote the file).
 func storeError(err error) error {
 	msg := err.Error()
+	var be *converters.StoreBoundError
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, ErrInterrupted):
 		return ErrInterrupted
+	case errors.As(err, &be):
+		return be // words of its own, with the bound's figure
 	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "locked"):
 		return errors.New("the database is locked by another program (is a migration running?); run again later")
 	case strings.Contains(msg, "not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
@@ -205,8 +238,7 @@ func PreferStores(ins []Input) []Input {
 // storeExpand turns a store file into its sessions' inputs, Rel each
 // rel/<name>; a database that cannot be read is one input that fails with
 // why. ok is false when p is no store.
-func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
-	ctx := context.Background()
+func storeExpand(ctx context.Context, p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 	st, err := storeOf(ctx, p, byContent)
 	if st == nil {
 		return nil, false
@@ -215,14 +247,14 @@ func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 		var db *sql.DB
 		if db, err = openStore(p, false); err == nil {
 			var sessions []converters.StoreSession
-			sessions, err = st.Sessions(ctx, db)
+			sessions, err = st.Sessions(bounded(ctx), db)
 			db.Close()
 			if err == nil {
 				storeInputs.Delete(p) // readable now, whatever an earlier look found
 				for _, s := range sessions {
 					name := storeName(s.ID)
 					vp := filepath.Join(p, name)
-					storeInputs.Store(vp, &storeEntry{db: p, name: name, store: st, session: s})
+					storeInputs.Store(vp, &storeEntry{ctx: ctx, db: p, name: name, store: st, session: s})
 					ins = append(ins, Input{Path: vp, Rel: rel + "/" + name, Arg: arg})
 				}
 				return ins, true
@@ -230,7 +262,7 @@ func storeExpand(p, rel, arg string, byContent bool) (ins []Input, ok bool) {
 		}
 		err = storeError(err)
 	}
-	storeInputs.Store(p, &storeEntry{db: p, store: st, err: err})
+	storeInputs.Store(p, &storeEntry{ctx: ctx, db: p, store: st, err: err})
 	return []Input{{Path: p, Rel: rel, Arg: arg}}, true
 }
 
@@ -244,7 +276,7 @@ func openVirtual(e *storeEntry) (fs.File, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(bounded(e.ctx))
 	pr, pw := io.Pipe()
 	done := make(chan struct{})
 	go func() {
@@ -257,7 +289,11 @@ func openVirtual(e *storeEntry) (fs.File, error) {
 			return err
 		})
 		var se *sqlite.Error
-		if errors.As(err, &se) || errors.Is(err, context.Canceled) {
+		var be *converters.StoreBoundError
+		switch {
+		case err != nil && ctx.Err() != nil:
+			err = ErrInterrupted // Ctrl-C, or the reader closed it
+		case errors.As(err, &se), errors.As(err, &be):
 			err = storeError(err) // the driver's words are not copied
 		}
 		pw.CloseWithError(err)
@@ -338,7 +374,7 @@ func exists(p string) bool {
 func storeSessions(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
-		ins, ok := storeExpand(p, filepath.Base(p), p, true)
+		ins, ok := storeExpand(context.Background(), p, filepath.Base(p), p, true)
 		if !ok {
 			out = append(out, p)
 			continue
@@ -356,12 +392,12 @@ func storeSessions(paths []string) ([]string, error) {
 // storeSession is the input a path names when it is a session below a
 // database file (opencode.db/ses_x, as outputs and messages name it): the
 // database expanded, that session kept. ok is false for any other path.
-func storeSession(p string) (in Input, ok bool) {
+func storeSession(ctx context.Context, p string) (in Input, ok bool) {
 	db := filepath.Dir(p)
 	if st, err := os.Stat(db); err != nil || !st.Mode().IsRegular() {
 		return in, false
 	}
-	ins, found := storeExpand(db, filepath.Base(db), p, true)
+	ins, found := storeExpand(ctx, db, filepath.Base(db), p, true)
 	if !found {
 		return in, false
 	}
@@ -377,7 +413,7 @@ func storeSession(p string) (in Input, ok bool) {
 // conversion reads them (its receipt's convert.input.sha256), for a path
 // that names one (opencode.db/ses_x); ok is false for any other path.
 func SessionSHA256(p string) (sum string, ok bool, err error) {
-	in, ok := storeSession(p)
+	in, ok := storeSession(context.Background(), p)
 	if !ok {
 		return "", false, nil
 	}

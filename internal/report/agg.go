@@ -90,6 +90,7 @@ func (a *agg) addModel(m string, t *ModelTokens) {
 	acc.CacheWrite += t.CacheWrite
 	acc.CacheWrite1h += t.CacheWrite1h
 	acc.Reasoning += t.Reasoning
+	addTokens(&acc.long, t.long, 1)
 }
 
 // indexServer names the server of an index over every server.
@@ -350,7 +351,7 @@ func or(vs ...string) string {
 	return ""
 }
 
-func (a *agg) sections(prices Prices) Sections {
+func (a *agg) sections(prices *Prices) Sections {
 	s := Sections{Sessions: a.sessions, Agents: counts(a.agents), AgentVersions: counts(a.versions), First: a.first, Last: a.last, Events: a.events,
 		Tokens: []ModelTokens{}, ContextInputs: []InputRow{}, AuditGaps: []GapRow{}}
 	for _, m := range sortedKeys(a.tokens) {

@@ -58,11 +58,8 @@ func headless(t *testing.T, bin string, args ...string) string {
 func TestBrowser(t *testing.T) {
 	bin := chromium(t)
 	l, _ := load(t, LoadOptions{Traces: true}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
-	prices, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := l.Report(Options{Prices: prices, PriceDate: date})
+	prices, catalog := Bundled()
+	r := l.Report(Options{Prices: prices, Catalog: catalog})
 	if err := AddTimelines(r, -1); err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,9 @@ import (
 // is wider than the terminal; with no limit nothing is left out.
 func TestTableFitsColumns(t *testing.T) {
 	l, _ := load(t, LoadOptions{}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"))
-	prices, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
+	prices, catalog := Bundled()
 	for _, by := range []string{"session", "day", "agent", "model"} {
-		r := l.Report(Options{By: by, Prices: prices, PriceDate: date})
+		r := l.Report(Options{By: by, Prices: prices, Catalog: catalog})
 		var full bytes.Buffer
 		if err := WriteTableWidth(&full, r, false, 0); err != nil {
 			t.Fatal(err)

@@ -118,15 +118,12 @@ func i64(n int64) string { return strconv.FormatInt(n, 10) }
 // document's figures, with and without cost, for every --by.
 func TestHTMLMatchesJSON(t *testing.T) {
 	l, _ := load(t, LoadOptions{Traces: true}, filepath.Join(samples, "claude_code"), filepath.Join(samples, "codex"), filepath.Join(samples, "gemini_cli"))
-	prices, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
+	prices, catalog := Bundled()
 	for _, by := range Bys {
 		for _, priced := range []bool{false, true} {
 			opt := Options{By: by}
 			if priced {
-				opt.Prices, opt.PriceDate = prices, date
+				opt.Prices, opt.Catalog = prices, catalog
 			}
 			r := l.Report(opt)
 			page, doc := render(t, r, "html"), render(t, r, "json")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/models"
 	"github.com/contextreceipts/convert/internal/usage"
 	"github.com/tidwall/gjson"
 )
@@ -57,15 +58,19 @@ type Sources struct {
 	DuplicateReceipts int `json:"duplicate_receipts"`
 }
 
-// PriceInfo says which price table costed the report and which models had
-// no price; cost is never guessed.
+// PriceInfo says which prices costed the report and which models had no
+// price; cost is never guessed.
 type PriceInfo struct {
 	CostUSD  float64  `json:"cost_usd"`
 	Unpriced []string `json:"unpriced_models"`
-	// TableDate is the bundled table's date ("" when only a --prices file
-	// priced the report); File is true when a --prices file was given.
-	TableDate string `json:"table_date,omitempty"`
-	File      bool   `json:"prices_file"`
+	// UnpricedTokens are the tokens (input, output, cache read and write)
+	// of the unpriced models: the part of the total the cost leaves out.
+	UnpricedTokens int64 `json:"unpriced_tokens"`
+	// Catalog is the price data's package and version when the model
+	// catalog priced the report ("" when only a --prices file did); File
+	// is true when a --prices file was given.
+	Catalog string `json:"catalog,omitempty"`
+	File    bool   `json:"prices_file"`
 }
 
 // Sessions64 is the number of sessions, for the page's templates.
@@ -104,9 +109,10 @@ type Sections struct {
 
 // ModelTokens is the token usage of one model, in the one token model
 // (internal/usage): input excludes cache read and cache write for every
-// agent (Codex and Gemini CLI count cached tokens inside input; they are
-// taken out), and a response repeated by a resumed or forked session counts
-// once, so the figures compare with ccusage's and `convert run`'s.
+// agent (Codex, Gemini CLI and Copilot CLI count cached tokens inside input;
+// they are taken out), and a response repeated by a resumed or forked
+// session counts once, so the figures compare with ccusage's and `convert
+// run`'s.
 type ModelTokens struct {
 	Model      string `json:"model"`
 	Sessions   int    `json:"sessions"`
@@ -120,6 +126,11 @@ type ModelTokens struct {
 	Reasoning    int64    `json:"reasoning"`
 	Total        int64    `json:"total"`
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
+
+	// long is the part of these tokens made by requests above the
+	// model's long-context threshold (longFrom), as the trace's chat
+	// spans tell them: priced at the data's long-context tier.
+	long usage.Tokens
 }
 
 // InputRow is one instruction file, overlay or other context input: loads
@@ -269,9 +280,9 @@ type Options struct {
 	Until     time.Time // exclusive; zero: no bound
 	SinceText string
 	UntilText string
-	Prices    Prices   // nil: no cost (--no-cost)
+	Prices    *Prices  // nil: no cost (--no-cost)
 	Sessions  []string // --session: only the sessions whose id starts with one of these
-	PriceDate string   // the bundled table's date, when it is part of Prices
+	Catalog   string   // the catalog's source, when it is part of Prices
 	PriceFile bool     // a --prices file is part of Prices
 	Timelines int      // sessions with a timeline (html); the most recent first
 }
@@ -431,10 +442,11 @@ func addToDays(days map[string]*dayAgg, s *Session, u map[string]*ModelTokens, h
 // price table has no price for.
 func (r *Report) setPrices(opt Options) {
 	r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
-	pi := &PriceInfo{Unpriced: []string{}, TableDate: opt.PriceDate, File: opt.PriceFile}
+	pi := &PriceInfo{Unpriced: []string{}, Catalog: opt.Catalog, File: opt.PriceFile}
 	for _, t := range r.Total.Tokens {
 		if t.CostUSD == nil {
 			pi.Unpriced = append(pi.Unpriced, t.Model)
+			pi.UnpricedTokens += t.Total
 		} else {
 			pi.CostUSD += *t.CostUSD
 		}
@@ -570,8 +582,8 @@ func (r *Report) typed(path, v string) bool {
 		}
 	case "timezone":
 		return v == r.Timezone
-	case "prices.table_date":
-		return r.Prices != nil && v == r.Prices.TableDate
+	case "prices.catalog":
+		return r.Prices != nil && v == r.Prices.Catalog
 	case "total.tokens.model", "groups.tokens.model", "sessions.models", "days.tokens_by_model.key", "prices.unpriced_models":
 		// A model name the receipts wrote, in a field that only ever
 		// holds one: typed by the shape `run` admits model names by.
@@ -638,15 +650,7 @@ func splitUsage(s *Session, u map[string]*ModelTokens, key func(time.Time) strin
 		}
 		return t
 	}
-	dropped := map[int]bool{}
-	for _, r := range s.folded {
-		for i, x := range s.Responses {
-			if !dropped[i] && x.ID == r.ID && x.Request == r.Request && x.ID != "" {
-				dropped[i] = true
-				break
-			}
-		}
-	}
+	dropped := droppedResponses(s)
 	left := map[string]*ModelTokens{}
 	for m, t := range u {
 		c := *t
@@ -660,13 +664,25 @@ func splitUsage(s *Session, u map[string]*ModelTokens, key func(time.Time) strin
 		if x.Tokens.Input > l.Input || x.Tokens.Output > l.Output || x.Tokens.CacheRead > l.CacheRead || x.Tokens.CacheWrite > l.CacheWrite {
 			continue // more than the receipt counts: the receipt's figure stands
 		}
-		at(key(x.At), x.Model).add(x.Tokens, 1)
+		p := at(key(x.At), x.Model)
+		p.add(x.Tokens, 1)
 		l.add(x.Tokens, -1)
+		if isLong(s, x) {
+			addTokens(&p.long, x.Tokens, 1)
+			addTokens(&l.long, x.Tokens, -1)
+		}
 	}
 	start := key(home)
 	for m, l := range left {
 		if l.Input != 0 || l.Output != 0 || l.CacheRead != 0 || l.CacheWrite != 0 || l.Reasoning != 0 || out[start] == nil || out[start][m] == nil {
-			at(start, m).add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+			p := at(start, m)
+			p.add(usage.Tokens{Input: l.Input, Output: l.Output, CacheRead: l.CacheRead, CacheWrite: l.CacheWrite, Reasoning: l.Reasoning}, 1)
+			addTokens(&p.long, l.long, 1)
+		}
+	}
+	for _, ms := range out {
+		for _, t := range ms {
+			t.capLong()
 		}
 	}
 	// The trace does not say which cache writes went to the 1-hour cache:
@@ -750,12 +766,78 @@ func usageOf(s *Session) map[string]*ModelTokens {
 	for _, r := range s.folded {
 		get(r.Model).add(r.Tokens, -1)
 	}
+	dropped := droppedResponses(s)
+	for i, x := range s.Responses {
+		if t := u[x.Model]; t != nil && !dropped[i] && isLong(s, x) {
+			addTokens(&t.long, x.Tokens, 1)
+		}
+	}
 	for _, t := range u {
 		// A folded copy's cache writes are not told apart by cache: the
 		// 1-hour part is at most what is left.
 		t.CacheWrite1h = max(0, min(t.CacheWrite1h, t.CacheWrite))
+		t.capLong()
 	}
 	return u
+}
+
+// droppedResponses are the indexes in s.Responses of the copies s.folded
+// names: each folded copy drops one response of the same ids.
+func droppedResponses(s *Session) map[int]bool {
+	dropped := map[int]bool{}
+	for _, r := range s.folded {
+		for i, x := range s.Responses {
+			if !dropped[i] && x.ID == r.ID && x.Request == r.Request && x.ID != "" {
+				dropped[i] = true
+				break
+			}
+		}
+	}
+	return dropped
+}
+
+// isLong reports whether a response's request passed its model's
+// long-context threshold: its input, the cache included, above the first
+// tier's start of the catalog's price (as genai-prices prices a request).
+// Only where a chat span is one request (requestSpans): a Codex span is a
+// turn, the sum of its requests, whose size says nothing of each.
+func isLong(s *Session, x usage.Response) bool {
+	if !requestSpans[s.Agent] {
+		return false
+	}
+	from := longFrom(x.Model)
+	return from > 0 && x.Tokens.Input+x.Tokens.CacheRead+x.Tokens.CacheWrite > from
+}
+
+// requestSpans are the agents whose chat spans are one API request each:
+// Claude Code's, one per response (message id and request id).
+var requestSpans = map[string]bool{"claude_code": true}
+
+// longFrom is the model's long-context threshold in the catalog, 0 for a
+// model priced alike at every size.
+func longFrom(model string) int64 {
+	if p, ok := models.PriceOf(model); ok && len(p.Tiers) > 0 {
+		return p.Tiers[0].From
+	}
+	return 0
+}
+
+// capLong keeps the long-context part within the totals (a trace that
+// counts more than the receipt: the receipt's figures stand).
+func (t *ModelTokens) capLong() {
+	t.long.Input = max(0, min(t.long.Input, t.Input))
+	t.long.Output = max(0, min(t.long.Output, t.Output))
+	t.long.CacheRead = max(0, min(t.long.CacheRead, t.CacheRead))
+	t.long.CacheWrite = max(0, min(t.long.CacheWrite, t.CacheWrite))
+	t.long.Reasoning = max(0, min(t.long.Reasoning, t.Reasoning))
+}
+
+func addTokens(t *usage.Tokens, n usage.Tokens, sign int64) {
+	t.Input += sign * n.Input
+	t.Output += sign * n.Output
+	t.CacheRead += sign * n.CacheRead
+	t.CacheWrite += sign * n.CacheWrite
+	t.Reasoning += sign * n.Reasoning
 }
 
 func (t *ModelTokens) add(n usage.Tokens, sign int64) {
@@ -766,7 +848,7 @@ func (t *ModelTokens) add(n usage.Tokens, sign int64) {
 	t.Reasoning += sign * n.Reasoning
 }
 
-func sessRow(s *Session, u map[string]*ModelTokens, prices Prices) SessRow {
+func sessRow(s *Session, u map[string]*ModelTokens, prices *Prices) SessRow {
 	row := SessRow{ID: s.ID, Agent: s.Agent, Versions: nonNil(s.Versions), Project: s.Project, Input: s.Input, Events: len(s.Events), Models: nonNil(s.Models())}
 	if !s.Start.IsZero() {
 		row.Start, row.End = stamp(s.Start), stamp(s.End)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +9,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/contextreceipts/convert/internal/models"
+	"github.com/contextreceipts/convert/internal/usage"
 )
 
 // Price is what one model costs, in US dollars per million tokens of each
@@ -28,51 +29,43 @@ type Price struct {
 	// zero: all four given). A model with tokens of such a kind is refused
 	// (Report.PriceErrors), never priced at 0.
 	Unset uint8
+	// Long is the price of a request above the long-context threshold
+	// (Long.From input tokens, the cache included; 0: none), the
+	// catalog's first tier. A --prices entry has none.
+	Long LongPrice
 }
 
-// Prices maps a model name to its price. A model not in the table has no
-// cost: the report never guesses one.
-type Prices map[string]Price
+// LongPrice is a model's long-context price, in US dollars per million
+// tokens of each kind.
+type LongPrice struct {
+	From                                               int64
+	Input, Output, CacheRead, CacheWrite, CacheWrite1h float64
+}
+
+// Prices is how a report prices its models: the models of Table (a
+// --prices file's entries) at their own price, then, with Catalog, those
+// of the model catalog (internal/models: pydantic's genai-prices data).
+// A model neither names has no cost: the report never guesses one.
+type Prices struct {
+	Table   map[string]Price
+	Catalog bool
+}
 
 // priceKinds are the token kinds of a price, in the order of Price's bits.
 var priceKinds = []string{"input", "output", "cache_read", "cache_write"}
 
-// bundledPrices is the price table `convert report` uses unless --no-cost:
-// data, dated and sourced in the file itself (docs/usage.md, cost).
-//
-//go:embed prices.json
-var bundledPrices []byte
-
-type bundled struct {
-	prices Prices
-	date   string
-	err    error
-}
-
-var loadBundled = sync.OnceValue(func() bundled {
-	p, date, err := parsePrices(bundledPrices, "prices.json")
-	return bundled{p, date, err}
-})
-
-// Bundled returns a copy of the bundled price table and its date.
-func Bundled() (Prices, string, error) {
-	b := loadBundled()
-	if b.err != nil {
-		return nil, "", b.err
-	}
-	out := make(Prices, len(b.prices))
-	for k, v := range b.prices {
-		out[k] = v
-	}
-	return out, b.date, nil
+// Bundled is the catalog's prices, which `convert report` uses unless
+// --no-cost, and the catalog's source ("@pydantic/genai-prices@0.1.8").
+func Bundled() (*Prices, string) {
+	return &Prices{Catalog: true}, models.Source()
 }
 
 // LoadPrices reads a --prices file: either a JSON object from model name
 // to {"input", "output", "cache_read", "cache_write"} in USD per million
-// tokens, or a table in the bundled file's form ({"date": ..., "models":
+// tokens, or a table in the long form ({"date": ..., "models":
 // {...}}). An entry may leave a kind out: it is refused only when the
 // report has tokens of that kind for that model.
-func LoadPrices(path string) (Prices, error) {
+func LoadPrices(path string) (map[string]Price, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read the price table", path)
@@ -81,26 +74,27 @@ func LoadPrices(path string) (Prices, error) {
 	return p, err
 }
 
-// Merge returns base with over's entries replacing base's, model by model.
-func (p Prices) Merge(over Prices) Prices {
-	out := make(Prices, len(p)+len(over))
-	for k, v := range p {
-		out[k] = v
+// Merge returns p with the entries of a --prices file (over) replacing
+// its own, model by model, before the catalog.
+func (p *Prices) Merge(over map[string]Price) *Prices {
+	out := &Prices{Table: make(map[string]Price, len(p.Table)+len(over)), Catalog: p.Catalog}
+	for k, v := range p.Table {
+		out.Table[k] = v
 	}
 	for k, v := range over {
-		out[k] = v
+		out.Table[k] = v
 	}
 	return out
 }
 
 // priceEntry is one model of a price file. Names of other fields than the
-// kinds (aliases, source, note) are the bundled form's.
+// kinds (aliases, source, note) are the long form's.
 type priceEntry struct {
 	kinds   map[string]float64
 	aliases []string
 }
 
-func parsePrices(b []byte, path string) (Prices, string, error) {
+func parsePrices(b []byte, path string) (map[string]Price, string, error) {
 	bad := fmt.Errorf("%s:1: not a price table: want {\"MODEL\": {\"input\": USD_PER_MTOK, \"output\": ..., \"cache_read\": ..., \"cache_write\": ...}}", path)
 	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -110,7 +104,7 @@ func parsePrices(b []byte, path string) (Prices, string, error) {
 	var date string
 	models := top
 	if raw, ok := top["models"]; ok && len(raw) > 0 && raw[0] == '{' {
-		// The bundled form: date, currency, unit, sources, notes, models.
+		// The long form: date, currency, unit, sources, notes, models.
 		if d, ok := top["date"]; ok {
 			if err := json.Unmarshal(d, &date); err != nil {
 				return nil, "", bad
@@ -121,7 +115,7 @@ func parsePrices(b []byte, path string) (Prices, string, error) {
 			return nil, "", bad
 		}
 	}
-	p := Prices{}
+	p := map[string]Price{}
 	for _, m := range sortedKeys(models) {
 		e, err := parseEntry(models[m], path)
 		if err != nil {
@@ -186,27 +180,57 @@ func parseEntry(raw json.RawMessage, path string) (priceEntry, error) {
 // undated name does.
 var dateSuffix = regexp.MustCompile(`-(20[0-9]{6}|20[0-9]{2}-[0-9]{2}-[0-9]{2})$`)
 
-// lookup finds a model's price: its own entry, else its undated name's.
-func (p Prices) lookup(model string) (Price, bool) {
-	if pr, ok := p[model]; ok {
+// lookup finds a model's price: its table entry, else its undated name's,
+// else the catalog's.
+func (p *Prices) lookup(model string) (Price, bool) {
+	if p == nil {
+		return Price{}, false
+	}
+	if pr, ok := p.Table[model]; ok {
 		return pr, true
 	}
 	if base := dateSuffix.ReplaceAllString(model, ""); base != model {
-		pr, ok := p[base]
-		return pr, ok
+		if pr, ok := p.Table[base]; ok {
+			return pr, true
+		}
 	}
-	return Price{}, false
+	if !p.Catalog {
+		return Price{}, false
+	}
+	c, ok := models.PriceOf(model)
+	if !ok {
+		return Price{}, false
+	}
+	// An unset cache kind has its parent's rate in the catalog (a cache
+	// write is input where the provider charges no more for it); an
+	// unset input or output price stays unset, refused if it has tokens.
+	pr := Price{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite, CacheWrite1h: c.CacheWrite1h, Has1h: true}
+	if len(c.Tiers) > 0 {
+		r := c.Tiers[0]
+		pr.Long = LongPrice{From: r.From, Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, CacheWrite1h: r.CacheWrite1h}
+	}
+	if c.Unset&models.Input != 0 {
+		pr.Unset |= 1
+	}
+	if c.Unset&models.Output != 0 {
+		pr.Unset |= 2
+	}
+	return pr, true
 }
 
 // cost is nil when the model has no price, or no price for a kind it has
 // tokens of (missing names that kind: a partial entry is refused, never
 // priced at 0).
-func (p Prices) cost(t ModelTokens) (c *float64, missing string) {
+func (p *Prices) cost(t ModelTokens) (c *float64, missing string) {
 	pr, ok := p.lookup(t.Model)
 	if !ok {
 		return nil, ""
 	}
-	for i, n := range []int64{t.Input, t.Output, t.CacheRead, t.CacheWrite} {
+	out := t.Output
+	if reasoningApart(t.Model) {
+		out += t.Reasoning
+	}
+	for i, n := range []int64{t.Input, out, t.CacheRead, t.CacheWrite} {
 		if n != 0 && pr.Unset&(1<<i) != 0 {
 			return nil, priceKinds[i]
 		}
@@ -216,15 +240,42 @@ func (p Prices) cost(t ModelTokens) (c *float64, missing string) {
 		write1h = pr.CacheWrite1h
 	}
 	h := min(t.CacheWrite1h, t.CacheWrite)
-	v := (float64(t.Input)*pr.Input + float64(t.Output)*pr.Output + float64(t.CacheRead)*pr.CacheRead +
-		float64(t.CacheWrite-h)*pr.CacheWrite + float64(h)*write1h) / 1e6
+	// The requests above the long-context threshold cost the long
+	// price, every token of them; their share of the 1-hour writes is
+	// their share of the cache writes.
+	long := t.long
+	if pr.Long.From == 0 || long.Input+long.Output+long.CacheRead+long.CacheWrite+long.Reasoning == 0 {
+		long = usage.Tokens{}
+	}
+	longOut := long.Output
+	if reasoningApart(t.Model) {
+		longOut += long.Reasoning
+	}
+	var h1 int64
+	if t.CacheWrite > 0 {
+		h1 = h * long.CacheWrite / t.CacheWrite
+	}
+	v := (float64(t.Input-long.Input)*pr.Input + float64(out-longOut)*pr.Output + float64(t.CacheRead-long.CacheRead)*pr.CacheRead +
+		float64(t.CacheWrite-long.CacheWrite-(h-h1))*pr.CacheWrite + float64(h-h1)*write1h +
+		float64(long.Input)*pr.Long.Input + float64(longOut)*pr.Long.Output + float64(long.CacheRead)*pr.Long.CacheRead +
+		float64(long.CacheWrite-h1)*pr.Long.CacheWrite + float64(h1)*pr.Long.CacheWrite1h) / 1e6
 	v = math.Round(v*1e6) / 1e6
 	return &v, ""
 }
 
+// reasoningApart reports whether a model's reasoning tokens are billed
+// on top of its output tokens: Google's models, whose API counts thoughts
+// apart from the output (thoughtsTokenCount beside candidatesTokenCount)
+// and bills them as output, as ccusage prices Gemini CLI's. OpenAI's and
+// Anthropic's output counts already hold their reasoning.
+func reasoningApart(model string) bool {
+	p, ok := models.PriceOf(model)
+	return ok && p.Provider == "google"
+}
+
 // priceErrors are the models whose price entry lacks a kind they have
 // tokens of, as messages naming the model and the kind.
-func priceErrors(p Prices, tokens []ModelTokens) []string {
+func priceErrors(p *Prices, tokens []ModelTokens) []string {
 	var out []string
 	for _, t := range tokens {
 		if _, missing := p.cost(t); missing != "" {

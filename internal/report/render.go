@@ -132,7 +132,7 @@ func tokenTables(r *Report) []*table {
 		tokHead, tokNum = append(tokHead, "cost (USD)"), append(tokNum, true)
 	}
 	tk := &table{ID: "tokens", Title: "Tokens per model", Head: tokHead, Num: tokNum,
-		Notes: []string{"input excludes cache reads and writes for every agent (Codex and Gemini CLI count them inside input; they are taken out), so the four columns add up to the total; reasoning is what the agent reports apart (OpenAI counts it inside output too) and is not added; a response repeated by a resumed or forked session counts once"}}
+		Notes: []string{"input excludes cache reads and writes for every agent (Codex, Gemini CLI and Copilot CLI count them inside input; they are taken out), so the four columns add up to the total; reasoning is what the agent reports apart (OpenAI counts it inside output too) and is not added; a response repeated by a resumed or forked session counts once"}}
 	var sum ModelTokens
 	for _, m := range t.Tokens {
 		tk.Rows = append(tk.Rows, tokenRow(m, priced))
@@ -152,7 +152,7 @@ func tokenTables(r *Report) []*table {
 	if priced {
 		tk.Notes = append(tk.Notes, priceNote(r.Prices))
 		if len(r.Prices.Unpriced) > 0 {
-			tk.Notes = append(tk.Notes, "no price (no cost shown, none guessed; give one with --prices FILE): "+strings.Join(r.Prices.Unpriced, ", "))
+			tk.Notes = append(tk.Notes, unpricedNote(r.Prices, sum.Total))
 		}
 	} else {
 		tk.Notes = append(tk.Notes, "cost hidden (--no-cost)")
@@ -267,14 +267,44 @@ func healthTable(t *Sections) *table {
 func priceNote(p *PriceInfo) string {
 	var from string
 	switch {
-	case p.TableDate != "" && p.File:
-		from = "the bundled price table of " + p.TableDate + ", with the entries of --prices FILE"
-	case p.TableDate != "":
-		from = "the bundled price table of " + p.TableDate
+	case p.Catalog != "" && p.File:
+		from = "the entries of --prices FILE, then pydantic's genai-prices data (" + p.Catalog + ")"
+	case p.Catalog != "":
+		from = "pydantic's genai-prices data (" + p.Catalog + ")"
 	default:
 		from = "the --prices FILE table"
 	}
-	return "cost: US dollars at the standard prices of " + from + " (Anthropic's 1-hour cache writes apart; no long-context surcharge); --no-cost hides it"
+	return "cost: US dollars at the standard prices of " + from + ", each model at its newest price, 1-hour cache writes at theirs; long-context prices only for Claude Code's requests, whose size the traces give one by one; --no-cost hides it"
+}
+
+// unpricedNote says plainly how much of the total has no cost: the
+// models without a price and their share of the tokens.
+func unpricedNote(p *PriceInfo, total int64) string {
+	models, their := "1 model", "its"
+	if len(p.Unpriced) != 1 {
+		models, their = fmt.Sprintf("%d models", len(p.Unpriced)), "their"
+	}
+	return fmt.Sprintf("no price for %s, %s of the tokens (%s of %s): %s; %s cost is not in the total, which is a lower bound (≥); none is guessed: give one with --prices FILE",
+		models, share(p.UnpricedTokens, total), num(p.UnpricedTokens), num(total), strings.Join(p.Unpriced, ", "), their)
+}
+
+// share writes part of total as a percentage, never rounded to 0% or
+// 100% when it is not.
+func share(part, total int64) string {
+	switch {
+	case total <= 0 || part <= 0:
+		return "0%"
+	case part >= total:
+		return "100%"
+	}
+	v := float64(part) / float64(total) * 100
+	switch {
+	case v < 0.1:
+		return "under 0.1%"
+	case v > 99.9:
+		return "over 99.9%"
+	}
+	return fmt.Sprintf("%.1f%%", v)
 }
 
 // usd writes a cost in dollars; a lower bound (a model without a price)

@@ -152,7 +152,7 @@ func TestReceiptsAndLogsGiveOneReport(t *testing.T) {
 
 func TestSchema(t *testing.T) {
 	l, _ := load(t, LoadOptions{Traces: true}, samples)
-	prices := Prices{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}
+	prices := &Prices{Table: map[string]Price{"claude-opus-4-7": {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}}
 	for _, by := range Bys {
 		r := l.Report(Options{By: by, Prices: prices})
 		if err := AddTimelines(r, 3); err != nil {
@@ -183,9 +183,9 @@ func TestGroupsAndRange(t *testing.T) {
 		sessions int
 		groups   []string
 	}{
-		{"by agent", Options{By: "agent"}, 24, []string{"claude_code", "codex"}},
+		{"by agent", Options{By: "agent"}, 25, []string{"claude_code", "codex"}},
 		{"by model in March", Options{By: "model", Since: day("2026-03-14"), Until: end("2026-03-14")}, 3, []string{"gpt-5.3-codex", "gpt-5.3-codex-mini"}},
-		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 12, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-11-02", "2026-11-20", "2026-11-24"}},
+		{"by day since June", Options{By: "day", Since: day("2026-06-01")}, 13, []string{"2026-06-01", "2026-07-01", "2026-08-20", "2026-10-05", "2026-11-02", "2026-11-20", "2026-11-24"}},
 		{"until a day is inclusive", Options{By: "agent", Until: end("2025-07-10")}, 1, []string{"codex"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,14 +206,11 @@ func TestGroupsAndRange(t *testing.T) {
 // bundled price table.
 func TestGolden(t *testing.T) {
 	l, stderr := load(t, LoadOptions{}, "../../golden/claude_code", "../../golden/codex")
-	if stderr != "" || l.Sources.Receipts != 24 {
+	if stderr != "" || l.Sources.Receipts != 25 {
 		t.Fatalf("%d receipts; stderr %q", l.Sources.Receipts, stderr)
 	}
-	prices, date, err := Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := l.Report(Options{By: "agent", Prices: prices, PriceDate: date})
+	prices, catalog := Bundled()
+	r := l.Report(Options{By: "agent", Prices: prices, Catalog: catalog})
 	for _, f := range []struct{ format, file string }{{"json", "report.json"}, {"markdown", "report.md"}} {
 		got := render(t, r, f.format)
 		path := filepath.Join("testdata", f.file)

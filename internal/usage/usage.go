@@ -52,11 +52,14 @@ func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheRead + t.Cach
 
 // inputHoldsCache names the gen_ai.usage.dedupe values of the receipts
 // whose input counts the cached tokens inside it, as OpenAI and Gemini
-// count them: Codex's cumulative totals and Gemini CLI's messages. Claude
-// Code, Cursor and Copilot CLI write input without them.
+// count them: Codex's cumulative totals, Gemini CLI's messages and Copilot
+// CLI's session.shutdown modelMetrics (inputTokens holds cacheReadTokens
+// and cacheWriteTokens; ccusage 20.0.24 takes them out too). Claude Code
+// and Cursor write input without them.
 var inputHoldsCache = map[string]bool{
 	"cumulative_total_deltas": true,
 	"message_id_last_record":  true,
+	"shutdown_model_metrics":  true,
 }
 
 // Summary reads the attributes of a gen_ai.token_usage.summarized receipt

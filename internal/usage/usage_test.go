@@ -24,9 +24,9 @@ func TestSummaryOneModel(t *testing.T) {
 		{"gemini cli: cached tokens inside the prompt count are taken out",
 			`{"gen_ai.request.model":"gemini-2.5-pro","gen_ai.usage.input_tokens":500,"gen_ai.usage.output_tokens":20,"gen_ai.usage.cache_read.input_tokens":300,"gen_ai.usage.reasoning.output_tokens":9,"gen_ai.usage.dedupe":"message_id_last_record"}`,
 			Tokens{Input: 200, Output: 20, CacheRead: 300, Reasoning: 9}},
-		{"copilot cli: as written",
-			`{"gen_ai.request.model":"m","gen_ai.usage.input_tokens":5,"gen_ai.usage.output_tokens":6,"gen_ai.usage.cache_read.input_tokens":7,"gen_ai.usage.cache_creation.input_tokens":8,"gen_ai.usage.dedupe":"shutdown_model_metrics"}`,
-			Tokens{Input: 5, Output: 6, CacheRead: 7, CacheWrite: 8}},
+		{"copilot cli: cache reads and writes inside the shutdown's inputTokens are taken out",
+			`{"gen_ai.request.model":"m","gen_ai.usage.input_tokens":152000,"gen_ai.usage.output_tokens":574,"gen_ai.usage.cache_read.input_tokens":98000,"gen_ai.usage.cache_creation.input_tokens":12000,"gen_ai.usage.dedupe":"shutdown_model_metrics"}`,
+			Tokens{Input: 42000, Output: 574, CacheRead: 98000, CacheWrite: 12000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := gjson.Parse(tc.attrs)

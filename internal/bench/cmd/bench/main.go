@@ -82,7 +82,7 @@ type Point struct {
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 }
 
-// Target is one of the speed goals (issue #35), with the figure measured
+// Target is one of the speed goals (issue #52), with the figure measured
 // for it.
 type Target struct {
 	Goal     string  `json:"goal"`
@@ -176,6 +176,7 @@ type measured struct {
 	alone, big                      bench.Result
 	points                          []Point // 10%, 30%, all of the history
 	ccWritten                       int64   // bytes the Claude Code part's run wrote
+	busy                            string  // the busy-host warning, or ""
 }
 
 // run measures everything in a fixed order (the table and results.json
@@ -263,14 +264,19 @@ func (b *bencher) outDir(name string) string { return filepath.Join(b.outRoot, n
 
 // historyRuns measures the baseline and convert over the whole history:
 // one worker (with the write and check floors), every CPU, and every CPU
-// again over the unchanged history.
+// again over the unchanged history. The baseline and the one-worker run,
+// whose ratio is a target, are measured in rounds (bench.Interleave).
 func (b *bencher) historyRuns(h history, m *measured) error {
-	base, err := bench.Median(b.o.runs, func() (bench.Result, error) { return bench.Baseline(h.files, h.size) })
+	rows, err := bench.Interleave(b.o.runs,
+		func(int) (bench.Result, error) { return bench.Baseline(h.files, h.size) },
+		func(int) (bench.Result, error) {
+			return b.convertRun("convert run --jobs 1, history", h.size, 1, b.outDir("one"), false, "jobs1-history.prof", h.ccProjects, h.cxSessions)
+		})
 	if err != nil {
 		return err
 	}
-	b.base = b.add(base, nil)
-	m.one = b.convertMedian("convert run --jobs 1, history", h.size, 1, b.outDir("one"), "jobs1-history.prof", h.ccProjects, h.cxSessions)
+	b.base = b.add(rows[0], nil)
+	m.one = b.add(rows[1], nil)
 	b.add(bench.WriteFloor(m.one.Out, b.fresh(b.outDir("floor")), h.size))
 	b.add(bench.CheckFloor("check floor: sha256 + UTF-8 + JSON scan + leak walk of every line, 1 goroutine, history", h.files, h.size, 1, passThrough(h.ccProjects)))
 	m.all = b.convert(fmt.Sprintf("convert run --jobs %d, history", m.cpus), h.size, m.cpus, b.outDir("all"), false, "", h.ccProjects, h.cxSessions)
@@ -280,30 +286,52 @@ func (b *bencher) historyRuns(h history, m *measured) error {
 
 // partRuns measures convert on the history's Claude Code and Codex parts
 // against ccusage on the same part, with the check and I/O floors of the
-// Claude Code part. Without ccusage, its rows say why.
+// Claude Code part. The Claude Code rows, whose ratios are targets, are
+// measured in rounds (convert, check floor, I/O floor, ccusage; each I/O
+// floor rewrites the tree its round's convert run wrote). Without
+// ccusage, its rows say why.
 func (b *bencher) partRuns(h history, m *measured) error {
 	c, cpus := h.c, m.cpus
-	m.cc = b.convertMedian(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, b.outDir("cc"), "", h.ccProjects)
-	m.ccWritten = treeBytes(m.cc.Out)
 	ccFiles, _, err := bench.Files(h.ccProjects)
 	if err != nil {
 		return err
 	}
-	m.ccFloor = b.add(bench.CheckFloor(fmt.Sprintf("check floor, %d goroutines, Claude Code part", cpus), ccFiles, c.ClaudeShape.Bytes, cpus, passThrough(h.ccProjects)))
-	m.ccIO = b.add(bench.IOFloor(fmt.Sprintf("I/O floor: every input read and sha256'd, the run's outputs written again, %d goroutines, Claude Code part", cpus),
-		ccFiles, m.cc.Out, b.fresh(b.outDir("ccio")), c.ClaudeShape.Bytes, cpus))
 	empty := b.outDir("empty-home")
 	os.MkdirAll(empty, 0o755)
 	ccusage, cerr := ccusageBin(b.o.tools)
+	outs := map[int]string{}
+	rows := []func(int) (bench.Result, error){
+		func(round int) (bench.Result, error) {
+			r, err := b.convertRun(fmt.Sprintf("convert run --jobs %d, Claude Code part", cpus), c.ClaudeShape.Bytes, cpus, b.outDir("cc"), false, "", h.ccProjects)
+			outs[round] = r.Out
+			return r, err
+		},
+		func(int) (bench.Result, error) {
+			return bench.CheckFloor(fmt.Sprintf("check floor, %d goroutines, Claude Code part", cpus), ccFiles, c.ClaudeShape.Bytes, cpus, passThrough(h.ccProjects))
+		},
+		func(round int) (bench.Result, error) {
+			return bench.IOFloor(fmt.Sprintf("I/O floor: every input read and sha256'd, the run's outputs written again, %d goroutines, Claude Code part", cpus),
+				ccFiles, outs[round], b.fresh(b.outDir("ccio")), c.ClaudeShape.Bytes, cpus)
+		},
+	}
 	if cerr == nil {
-		r, err := bench.Median(b.o.runs, func() (bench.Result, error) {
+		rows = append(rows, func(int) (bench.Result, error) {
 			return bench.Command("ccusage session --json --offline, Claude Code part (sums tokens only)", c.ClaudeShape.Bytes,
 				[]string{"HOME=" + empty, "CLAUDE_CONFIG_DIR=" + c.Claude, "CODEX_HOME=" + empty}, true, ccusage, "session", "--json", "--offline")
 		})
-		m.ccu = b.tool(r, err, &m.cc, &m.ccFloor, &m.ccIO)
+	}
+	rs, err := bench.Interleave(b.o.runs, rows...)
+	if err != nil {
+		return err
+	}
+	m.cc, m.ccFloor, m.ccIO = b.add(rs[0], nil), b.add(rs[1], nil), b.add(rs[2], nil)
+	m.ccWritten = treeBytes(m.cc.Out)
+	if cerr == nil {
+		m.ccu = b.tool(rs[3], nil, &m.cc, &m.ccFloor, &m.ccIO)
 	} else {
 		b.results = append(b.results, bench.Result{Name: "ccusage", Note: "not available: " + cerr.Error()})
 	}
+	m.busy = busy(m.ccIO)
 	m.cx = b.convertMedian(fmt.Sprintf("convert run --jobs %d, Codex part", cpus), c.CodexShape.Bytes, cpus, b.outDir("cx"), "", h.cxSessions)
 	if cerr == nil {
 		r, err := bench.Median(b.o.runs, func() (bench.Result, error) {
@@ -313,6 +341,22 @@ func (b *bencher) partRuns(h history, m *measured) error {
 		m.cxu = b.tool(r, err, &m.cx)
 	}
 	return nil
+}
+
+// busySpread is the I/O floor's spread above which the host was busy:
+// the floor runs none of convert's code, so its runs differ only by what
+// else the machine did. On a quiet 2-core machine its runs stay within
+// about 10% of each other; the 2.2x swings seen on a shared host are far
+// above this.
+const busySpread = 25
+
+// busy is the warning printed above the targets when the I/O floor's
+// runs spread more than busySpread, or "".
+func busy(io bench.Result) string {
+	if io.SpreadPct <= busySpread {
+		return ""
+	}
+	return fmt.Sprintf("the host was busy: the I/O floor's runs spread %.0f%% (quiet: under %d%%); the ratios of this run may be off by as much", io.SpreadPct, busySpread)
 }
 
 // linearityRuns converts the history's first tenth and first three tenths
@@ -381,15 +425,15 @@ func (m *measured) targets(c bench.Corpus) []Target {
 	return []Target{
 		// The re-based goals: the floors and peers are measured in the
 		// same run, so each ratio means the same from run to run.
-		target("convert (all CPUs) / check floor, Claude Code part (wall)", ratio(cc.WallSeconds, ccFloor.WallSeconds), "<= 1.8",
-			ratio(cc.WallSeconds, ccFloor.WallSeconds) <= 1.8 && clean(cc), fmt.Sprintf("%.2f s / %.2f s", cc.WallSeconds, ccFloor.WallSeconds)),
+		target("convert (all CPUs) / check floor, Claude Code part (wall)", ratio(cc.WallSeconds, ccFloor.WallSeconds), "<= 2.0",
+			ratio(cc.WallSeconds, ccFloor.WallSeconds) <= 2.0 && clean(cc), fmt.Sprintf("%.2f s / %.2f s", cc.WallSeconds, ccFloor.WallSeconds)),
 		target("convert (all CPUs) vs ccusage session, Claude Code part: ccusage wall / convert wall", cc.RatioTool, ">= 0.5", cc.RatioTool >= 0.5 && clean(cc), joinNotes(ccu.Note, cc.Note)),
 		target("convert --jobs 1 vs baseline, history (MB/s ratio)", one.RatioWall, ">= 0.5", one.RatioWall >= 0.5 && clean(one), one.Note),
 		target("bytes written per input byte, Claude Code part", written, "<= 0.15", written <= 0.15 && m.ccWritten > 0,
 			fmt.Sprintf("%.1f MB written for %.1f MB read", float64(m.ccWritten)/1e6, float64(c.ClaudeShape.Bytes)/1e6)),
 		target("second run over the unchanged history / first run (wall)", ratio(again.WallSeconds, all.WallSeconds), "<= 0.03", ratio(again.WallSeconds, all.WallSeconds) <= 0.03, ""),
 		target("fixed cost: one-line file, start to exit, median ms", fixed.MedianMs, "<= 15", fixed.MedianMs <= 15, ""),
-		target("peak RSS, the big session, 1 worker (MB)", big.PeakRSSMB, "<= 200", c.BigFile != "" && big.PeakRSSMB <= 200 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
+		target("peak RSS, the big session, 1 worker (MB)", big.PeakRSSMB, "<= 120", c.BigFile != "" && big.PeakRSSMB <= 120 && clean(big), joinNotes(skipped(c.BigFile), big.Note)),
 		// What convert cannot skip, against ccusage: reading and hashing
 		// the inputs and writing the outputs, with no check at all; and
 		// the rows of earlier goals, kept for comparison.
@@ -444,6 +488,9 @@ func (b *bencher) writeResults(h history, m *measured, targets []Target) error {
 		"corpus": h.c, "history_files": len(h.files), "history_bytes": h.size,
 		"fixed_cost": m.fixed, "results": b.results, "linearity": m.points, "targets": targets,
 	}
+	if m.busy != "" {
+		report["busy_host"] = m.busy
+	}
 	if o.profile != "" {
 		report["profiles"] = profileSummaries(o.convert, o.profile)
 	}
@@ -455,6 +502,9 @@ func (b *bencher) writeResults(h history, m *measured, targets []Target) error {
 		return err
 	}
 	printReport(h.c, len(h.files), h.size, m.cpus, m.fixed, b.results, m.points, targets)
+	if m.busy != "" {
+		fmt.Printf("\nWARNING: %s\n", m.busy)
+	}
 	fmt.Printf("\nresults in %s\n", o.out)
 	if o.profile != "" {
 		fmt.Printf("CPU profiles in %s: go tool pprof -top %s %s/jobs1-history.prof\n", o.profile, o.convert, o.profile)
@@ -712,7 +762,7 @@ func printReport(c bench.Corpus, files int, size int64, cpus int, fixed Fixed, r
 	for _, p := range points {
 		fmt.Printf("%8.2f %9.1f %9d %8.2f %8.2f %10.4f %10.4f %12.2f %12.2f %8.0f\n", p.Fraction, float64(p.Bytes)/1e6, p.Files, p.WallSeconds, p.CPUSeconds, p.WallSecPerMB, p.CPUSecPerMB, p.WallMsPerSess, p.CPUMsPerFile, p.PeakRSSMB)
 	}
-	fmt.Printf("\ntargets (issue #35):\n")
+	fmt.Printf("\ntargets (issue #52):\n")
 	for _, t := range targets {
 		mark := "MET "
 		if !t.Met {
