@@ -46,7 +46,7 @@ test: lint test-poison
 # for byte (tools/poison-compare.sh).
 POISON_BIN ?= bin/convert-poison
 test-poison: build
-	$(GO) test -tags convertpoison -count=1 -run 'TestGolden|Reveal|^Fuzz|TestBorrowed|TestConcurrentSessions' ./converters ./internal/pipeline
+	$(GO) test -tags convertpoison -count=1 -run 'TestGolden|Reveal|^Fuzz|TestBorrowed|TestConcurrentSessions' $(GOLDEN_PKGS) ./internal/pipeline
 	CGO_ENABLED=0 $(GO) build -tags 'urfave_cli_no_docs convertpoison' -o $(POISON_BIN) ./cmd/convert
 	tools/poison-compare.sh $(BIN) $(POISON_BIN)
 
@@ -103,8 +103,11 @@ test-guide:
 	GO="$(GO)" tools/guide-check.sh
 
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
+# GOLDEN_PKGS are the packages whose tests hold goldens: those that import
+# converters/convtest (which declares -update), each reader's folder among them.
+GOLDEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .XTestImports " "}}' ./converters/... | awk '/converters\/convtest( |$$)/ {print $$1}')
 golden:
-	$(GO) test ./converters -run 'TestGolden$$' -count=1 -update
+	$(GO) test $(GOLDEN_PKGS) -run 'TestGolden$$' -count=1 -update
 
 # jsonschema-diff prints the diff between github.com/santhosh-tekuri/
 # jsonschema/v5 v5.3.1 (downloaded through the Go module proxy) and its
@@ -171,7 +174,7 @@ report-png:
 
 # ccusage-figures prints ccusage's per-session token figures for the bundled
 # Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
-# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it), and
+# ccusage.json (each reader's TestCcusage, convtest.Ccusage, checks ours against it), and
 # for cmd/convert/testdata/fold_history its cross-session totals
 # (TestFoldKeyLikeCcusage).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.
@@ -226,17 +229,22 @@ FUZZTIME ?= 60s
 # time (quadratic in the input, its executions mostly not counted): keep it
 # to 100 executions. A finding is written whether or not it was minimized.
 FUZZMINIMIZETIME ?= 100x
-FUZZ_TARGETS = ./internal/jsonl:FuzzReader ./internal/leak:FuzzWalker ./internal/leak:FuzzLeakCheck ./internal/leak:FuzzLeakCheckKeysAndNumbers \
-	./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs \
-	./internal/prepare:FuzzPrepare ./internal/schema:FuzzDifferential ./internal/schema:FuzzMatchers ./internal/otlp:FuzzFastValid \
-	./internal/jsonscan:FuzzScan ./internal/gate:FuzzAddJSON ./internal/otlp:FuzzIndent ./internal/leak:FuzzSecretKind ./internal/receipt:FuzzCanonical ./converters/view:FuzzGet ./internal/leak:FuzzTails ./internal/leak:FuzzVisitorIsLine ./internal/schema:FuzzDecodeDoc
+# FUZZ_TARGETS are every fuzz target of the module, as pkg:Target, found
+# by go test -list in the packages whose tests declare a func Fuzz* (no
+# hand-kept list: a reader's targets join by being written). Computed once
+# per make, when first used.
+FUZZ_PKGS = $(shell grep -rl --include='*_test.go' '^func Fuzz' cmd converters internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
+FUZZ_TARGETS = $(eval FUZZ_TARGETS := $$(shell $(GO) test -list '^Fuzz' $(FUZZ_PKGS) | \
+	awk '/^Fuzz/ {t[n++] = $$$$1} /^ok/ {p = $$$$2; sub("^github.com/contextreceipts/convert", ".", p); for (i = 0; i < n; i++) print p ":" t[i]; n = 0}'))$(FUZZ_TARGETS)
 .PHONY: fuzz fuzz-long fuzz-ci
 # FUZZ_PIPELINE are the targets that convert a whole input per execution.
 # They need more than CI's 10 s: replaying their corpus for baseline
 # coverage takes most of it, and a finding can take some 10k executions
 # (fuzz prints each target's count). fuzz-ci gives them FUZZTIME_PIPELINE
 # each and the other targets 10 s.
-FUZZ_PIPELINE = ./converters:FuzzScenarioConverters ./converters:FuzzNativeConverters ./converters:FuzzScenarioLogs ./converters:FuzzNativeLogs
+# They are the targets of converters/ and of every reader's folder.
+FUZZ_PIPELINE = $(filter ./converters:% $(foreach r,$(READER_DIRS),./converters/$(r):%),$(FUZZ_TARGETS))
+READER_DIRS = claudecode codex copilotcli cursor droid geminicli opencode piagent
 FUZZTIME_PIPELINE ?= 40s
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status. A target that fails with

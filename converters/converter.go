@@ -1,7 +1,10 @@
 // Package converters maps agent log records to receipt events.
 //
-// A converter is pure: no I/O, clock, randomness or goroutines. The pipeline
-// reads and checks the input, creates one State per input file, hands it one
+// A converter's State is pure: no I/O, clock, randomness or goroutines.
+// What a format does with the disk sits in its Format, apart from the
+// State: a layout may list a directory or peek at a file's first lines
+// (Layout.Session, Sibling: os.ReadDir), and a Format.Store runs SQL over
+// the agent's database, read-only. The pipeline reads and checks the input, creates one State per input file, hands it one
 // record at a time, then calls End; it adds "path:line: name:" to any error a
 // converter returns, runs the leak check and validates and writes the output.
 //

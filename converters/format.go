@@ -14,11 +14,15 @@ import (
 // Format is what an agent's own log format (Claude Code, Codex, Cursor)
 // declares beyond its Converter, so that the pipeline, detection, the fuzz
 // targets and the converter tables of docs/converters.md follow from the
-// registry instead of lists kept by hand. Every field is data or a pure
-// function: the pipeline does the I/O.
+// registry instead of lists kept by hand. Every field is data or a
+// function; the ones that look at the disk are Layout's (which files form a
+// session: they may list a directory or read a file's first lines) and
+// Store's (an agent's SQLite file, opened read-only by the pipeline).
 //
-// Adding a format is one reader file that registers a Converter with a
-// Format (see "Adding an agent's log format" in docs/adding-a-format.md).
+// Adding a format is one package, converters/<agent>/ (its code and its
+// tests), that registers a Converter with a Format, and one import line in
+// converters/all (see "Adding an agent's log format" in
+// docs/adding-a-format.md).
 type Format struct {
 	// Type returns a record's type, for formats whose lines do not all
 	// carry it in one field (a Converter.TypeField); a result that is not

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 )
 
 // TestLocations: each agent's default log directory, and the environment
@@ -210,9 +211,19 @@ func TestReadmeConverters(t *testing.T) {
 		native.WriteString("| `" + c.Name + "` | " + strings.Join(locs, ", ") + " | " + c.Doc + " |\n")
 		names = append(names, c.Name)
 	}
+	var notes strings.Builder
+	for _, c := range converters.All() {
+		if c.Native != nil {
+			notes.WriteString(readerNote(t, c))
+		}
+	}
 	want := doc
-	for _, b := range []struct{ name, table string }{{"native", native.String()}, {"scenario", scenario.String()}} {
+	for _, b := range []struct{ name, table string }{{"native", native.String()}, {"scenario", scenario.String()},
+		{"notes (the doc.go of each reader; go test ./converters -run TestReadmeConverters -update)", notes.String()}} {
 		open, end := "<!-- converters:"+b.name+" (go test ./converters -run TestReadmeConverters -update) -->\n", "<!-- /converters:"+b.name+" -->"
+		if strings.HasPrefix(b.name, "notes") {
+			open, end = "<!-- converters:"+b.name+" -->\n", "<!-- /converters:notes -->"
+		}
 		i, j := strings.Index(want, open), strings.Index(want, end)
 		if i < 0 || j < i {
 			t.Fatalf("%s: no %q ... %q block", docPath, strings.TrimSpace(open), end)
@@ -220,7 +231,7 @@ func TestReadmeConverters(t *testing.T) {
 		want = want[:i+len(open)] + b.table + want[j:]
 	}
 	if want != doc {
-		if *update {
+		if convtest.Updating() {
 			if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -229,11 +240,11 @@ func TestReadmeConverters(t *testing.T) {
 		}
 	}
 	bullet := regexp.MustCompile("(?m)^- `([a-z_]+)`: ")
-	from, to := strings.Index(doc, "\n## Native agent logs\n"), strings.Index(doc, "\n## Scenario event logs\n")
+	from, to := strings.Index(want, "\n## Native agent logs\n"), strings.Index(want, "\n## Scenario event logs\n")
 	if from < 0 || to < from {
 		t.Fatalf("%s: no \"## Native agent logs\" section before \"## Scenario event logs\"", docPath)
 	}
-	section := doc[from:to]
+	section := want[from:to] // as written (the notes come from the readers' doc.go)
 	var noted []string
 	for _, m := range bullet.FindAllStringSubmatch(section, -1) {
 		noted = append(noted, m[1])
@@ -241,4 +252,29 @@ func TestReadmeConverters(t *testing.T) {
 	if !reflect.DeepEqual(noted, names) {
 		t.Errorf("%s: the notes on native formats name %v, the registry %v", docPath, noted, names)
 	}
+}
+
+// readerNote is a reader's note on its format for docs/converters.md: the
+// list item its package comment (converters/<reader>/doc.go) holds, after
+// its first paragraph, as gofmt lays out a list ("//   - ", then "//     ").
+func readerNote(t *testing.T, c converters.Converter) string {
+	t.Helper()
+	p := filepath.Join("..", packageDir(c.New), "doc.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%s: %v (a reader's doc.go holds its note for docs/converters.md)", c.Name, err)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(l, "//   - "):
+			b.WriteString("- " + l[len("//   - "):] + "\n")
+		case strings.HasPrefix(l, "//     ") && b.Len() > 0:
+			b.WriteString("  " + l[len("//     "):] + "\n")
+		}
+	}
+	if !strings.HasPrefix(b.String(), "- `"+c.Name+"`: ") {
+		t.Errorf("%s: no list item \"- `%s`: ...\" in its package comment", p, c.Name)
+	}
+	return b.String()
 }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // Findings of the fuzz targets, minimised by hand to the records that
-// matter, each with what was wrong. Every one goes through checkCase (all
+// matter, each with what was wrong. Every one goes through convtest.Check (all
 // the fuzz properties) and must convert.
 func TestFuzzFindings(t *testing.T) {
 	for _, tc := range []struct {
@@ -68,11 +69,11 @@ func TestFuzzFindings(t *testing.T) {
 			if name == "" {
 				name = "in.jsonl"
 			}
-			c := fuzzCase{conv: conv, files: pipeline.Files{name: data}, in: pipeline.Input{Path: name, Rel: name}, generated: true}
-			if res := c.convert(false); res.Err != nil {
+			c := convtest.FuzzCase{Conv: conv, Files: pipeline.Files{name: data}, In: pipeline.Input{Path: name, Rel: name}, Generated: true}
+			if res := c.Convert(false); res.Err != nil {
 				t.Fatalf("%s\n%v", tc.why, res.Err)
 			}
-			checkCase(t, c, data)
+			convtest.Check(t, c, data)
 		})
 	}
 }

@@ -2,32 +2,23 @@ package converters_test
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
-	"unicode/utf8"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/fuzzgen"
-	"github.com/contextreceipts/convert/internal/otlp"
 	"github.com/contextreceipts/convert/internal/pipeline"
-	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/contextreceipts/convert/internal/schema"
-	"github.com/tidwall/gjson"
 )
 
 // The fuzz targets put inputs through the real pipeline (read, convert,
 // validate, leak check, trace), in memory (pipeline.ConvertFiles: no
 // temporary files), and check on every input the properties the project
-// promises (checkCase).
+// promises (convtest.Check).
 //
 //   - FuzzScenarioConverters, FuzzNativeConverters: whole files, byte-mutated
 //     from the bundled samples (junk, torn lines, huge numbers, deep nesting,
@@ -51,69 +42,15 @@ func fuzzConverters(isNative bool) []converters.Converter {
 	return out
 }
 
-// sampleFiles returns the sample files of a converter, sorted: its JSON
-// Lines files and its one-document files (Format.Document).
-func sampleFiles(c converters.Converter) []string {
-	var files []string
-	for _, dir := range c.Samples() {
-		filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || converters.IsDocument(d.Name())) {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	sort.Strings(files)
-	return files
-}
-
-// sampleDocuments returns a converter's one-document sample files
-// (Format.Document, Format.DocumentAt), sorted.
-func sampleDocuments(c converters.Converter) []string {
-	var files []string
-	for _, dir := range c.Samples() {
-		filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".jsonl") && converters.IsDocumentPath(p) {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	sort.Strings(files)
-	return files
-}
-
-// seedSamples adds every sample file of the converters as a seed; a
-// one-document file (Format.Document, Format.DocumentAt) as the one line
-// the pipeline reads it as.
-func seedSamples(f *testing.F, convs []converters.Converter) {
-	for i, c := range convs {
-		for _, p := range append(sampleFiles(c), sampleDocuments(c)...) {
-			data, err := os.ReadFile(p)
-			if err != nil || len(data) >= 1<<20 {
-				continue
-			}
-			if !strings.HasSuffix(p, ".jsonl") {
-				var line bytes.Buffer
-				if json.Compact(&line, data) != nil {
-					continue
-				}
-				data = append(line.Bytes(), '\n')
-			}
-			f.Add(data, uint8(i))
-		}
-	}
-}
-
 func FuzzScenarioConverters(f *testing.F) { fuzzBytes(f, fuzzConverters(false)) }
 
 func FuzzNativeConverters(f *testing.F) { fuzzBytes(f, fuzzConverters(true)) }
 
 func fuzzBytes(f *testing.F, convs []converters.Converter) {
-	seedSamples(f, convs)
+	convtest.SeedSamples(f, convs)
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		conv := convs[int(which)%len(convs)]
-		checkCase(t, fuzzCase{conv: conv, files: pipeline.Files{"in.jsonl": data}, in: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}, data)
+		convtest.Check(t, convtest.FuzzCase{Conv: conv, Files: pipeline.Files{"in.jsonl": data}, In: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}, data)
 	})
 }
 
@@ -124,17 +61,17 @@ func FuzzNativeLogs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, choices []byte) {
-		checkCase(t, nativeCase(choices), choices)
+		convtest.Check(t, nativeCase(choices), choices)
 	})
 }
 
-func nativeCase(choices []byte) fuzzCase {
+func nativeCase(choices []byte) convtest.FuzzCase {
 	var which byte
 	if len(choices) > 0 {
 		which, choices = choices[0], choices[1:]
 	}
 	gens := []func([]byte) *fuzzgen.Log{fuzzgen.ClaudeCode, fuzzgen.Codex, fuzzgen.Cursor}
-	return logCase(gens[int(which)%len(gens)](choices), which&0x80 != 0)
+	return convtest.LogCase(gens[int(which)%len(gens)](choices), which&0x80 != 0)
 }
 
 // FuzzScenarioLogs: the first choice picks the scenario converter, the rest
@@ -145,16 +82,16 @@ func FuzzScenarioLogs(f *testing.F) {
 	}
 	grammars := scenarioGrammars(f)
 	f.Fuzz(func(t *testing.T, choices []byte) {
-		checkCase(t, scenarioCase(grammars, choices), choices)
+		convtest.Check(t, scenarioCase(grammars, choices), choices)
 	})
 }
 
-func scenarioCase(grammars []fuzzgen.Grammar, choices []byte) fuzzCase {
+func scenarioCase(grammars []fuzzgen.Grammar, choices []byte) convtest.FuzzCase {
 	var which byte
 	if len(choices) > 0 {
 		which, choices = choices[0], choices[1:]
 	}
-	return logCase(fuzzgen.Scenario(grammars[int(which)%len(grammars)], choices), false)
+	return convtest.LogCase(fuzzgen.Scenario(grammars[int(which)%len(grammars)], choices), false)
 }
 
 // logSeeds are choice streams that pick each generator in turn with a few
@@ -175,7 +112,7 @@ func scenarioGrammars(tb testing.TB) []fuzzgen.Grammar {
 	var out []fuzzgen.Grammar
 	for _, c := range fuzzConverters(false) {
 		gr := fuzzgen.Grammar{Name: c.Name, TypeField: c.TypeField, TimeField: c.TimeField, Types: c.Types, PassThrough: c.PassThrough}
-		files := sampleFiles(c)
+		files := convtest.SampleFiles(tb, c)
 		sort.SliceStable(files, func(i, j int) bool { // the good samples first
 			return !strings.HasPrefix(filepath.Base(files[i]), "bad_") && strings.HasPrefix(filepath.Base(files[j]), "bad_")
 		})
@@ -200,310 +137,4 @@ func scenarioGrammars(tb testing.TB) []fuzzgen.Grammar {
 		out = append(out, gr)
 	}
 	return out
-}
-
-// fuzzCase is one input: its files, the converter, and whether it was
-// generated (then no "canary" may reach any output).
-type fuzzCase struct {
-	conv      converters.Converter
-	auto      bool // detect the converter from the content instead of naming it
-	files     pipeline.Files
-	in        pipeline.Input
-	generated bool
-}
-
-func logCase(l *fuzzgen.Log, auto bool) fuzzCase {
-	conv, _ := converters.Lookup(l.Format)
-	in := pipeline.Input{Path: l.Main, Rel: path.Base(l.Main)}
-	for _, c := range l.Companions {
-		in.Companions = append(in.Companions, pipeline.Companion{Path: c.Path, Rel: c.Rel, Meta: c.Meta})
-	}
-	return fuzzCase{conv: conv, auto: auto, files: l.Files, in: in, generated: true}
-}
-
-// convert converts the case; poison overwrites each line once converted
-// (pipeline.Options.PoisonLines), so a view of a line kept past it shows.
-func (c fuzzCase) convert(poison bool) pipeline.Result {
-	opt := pipeline.Options{Converter: c.conv.Name, MaxLine: 1 << 20, PoisonLines: poison}
-	if c.auto {
-		opt.Converter = "auto"
-	}
-	return pipeline.ConvertFiles(c.files, c.in, opt)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-// checkCase converts one input twice and asserts:
-//   - no panic reaches the pipeline's recover, and no input takes 10 s;
-//   - a failure writes nothing (no receipt, no trace);
-//   - the two runs are byte-identical (outputs, warnings, error), the
-//     second with each line overwritten once converted (PoisonLines): a
-//     converter that kept a view of a line past it differs;
-//   - every line is accounted for: the summary's lines are the input's
-//     lines, and records + skipped + blank (skip reasons adding up);
-//   - every receipt line validates and the trace follows the OTLP rules;
-//   - every output string has a declared provenance (no untyped string);
-//   - a generated input's canaries reach no output, output name, warning
-//     or error, and the leak check never refuses one (its raw content is
-//     in raw slots only);
-//   - the leak check is not vacuous: a 16-byte copy of a raw input string
-//     planted in the outputs is refused;
-//   - the leak check agrees with a naive quadratic reference (refcheck_test.go)
-//     on which of a set of planted strings are refused.
-//
-// seed drives the choices of the planted strings.
-func checkCase(t testing.TB, c fuzzCase, seed []byte) {
-	t.Helper()
-	defer logExec(c.conv.Name, len(seed), time.Now())
-	watchdog := time.AfterFunc(10*time.Second, func() { panic("input took over 10 s with " + c.conv.Name) })
-	defer watchdog.Stop()
-	res := c.convert(false)
-	again := c.convert(true) // the same outputs, with each line overwritten once read
-	if strings.Contains(errText(res.Err), "internal error") {
-		t.Fatalf("panic inside the conversion: %v", res.Err)
-	}
-	if !bytes.Equal(res.Receipt, again.Receipt) || !bytes.Equal(res.Trace, again.Trace) ||
-		errText(res.Err) != errText(again.Err) || strings.Join(res.Diags, "\n") != strings.Join(again.Diags, "\n") {
-		t.Fatal("two runs on the same bytes differ")
-	}
-	if c.generated {
-		checkCanaries(t, c, res)
-		// A generated log's raw content sits in raw slots only: a converter
-		// that tried to write some is a leak the check caught, or a field
-		// declared with another shape than the converter admits it by (a
-		// false refusal of honest sessions). Both are bugs.
-		var le *pipeline.LeakError
-		if errors.As(res.Err, &le) {
-			t.Fatalf("generated %s log refused by the leak check: %v", c.conv.Name, res.Err)
-		}
-	}
-	if res.Err != nil {
-		if res.Receipt != nil || res.Trace != nil {
-			t.Fatalf("failed input has outputs: %v", res.Err)
-		}
-		return
-	}
-	checkCounts(t, c, res)
-	if res.Stats.Untyped != 0 && untypedKnown[c.conv.Name] == "" {
-		t.Fatalf("%d output strings have no provenance (%s): every string we write is typed", res.Stats.Untyped, c.conv.Name)
-	}
-	set, err := schema.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range bytes.Split(bytes.TrimSuffix(res.Receipt, []byte{'\n'}), []byte{'\n'}) {
-		if err := set.ValidateLine(l); err != nil {
-			t.Fatalf("receipt line %d: %v", i+1, err)
-		}
-	}
-	if p := otlp.Validate(res.Trace); len(p) > 0 {
-		t.Fatalf("trace: %v", p)
-	}
-	ch := fuzzgen.NewChoices(sha(seed))
-	checkPlanted(t, c, res, ch)
-	checkReference(t, c, ch)
-}
-
-// logExec appends one line per execution (converter, input bytes,
-// microseconds) to the file named by CONVERT_FUZZ_EXECLOG, when set: go
-// test's own figure counts a minimisation's executions only when it ends,
-// so it is the way to measure a target's real rate.
-func logExec(conv string, n int, start time.Time) {
-	name := os.Getenv("CONVERT_FUZZ_EXECLOG")
-	if name == "" {
-		return
-	}
-	fh, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(fh, "%s %d %d\n", conv, n, time.Since(start).Microseconds())
-	fh.Close()
-}
-
-func sha(b []byte) []byte {
-	s := sha256.Sum256(b)
-	return s[:]
-}
-
-// untypedKnown are the converters that write strings with no declared
-// provenance by design, and which: the fuzz targets hold every other one
-// to none.
-// (code_search_retrieval was one, copying a path's extension as it stood:
-// an extension is now one of its words or "other".)
-var untypedKnown = map[string]string{}
-
-// checkCanaries: no generated canary (any case) in any output, output
-// name, warning or error message.
-func checkCanaries(t testing.TB, c fuzzCase, res pipeline.Result) {
-	t.Helper()
-	places := map[string]string{
-		"receipt": string(res.Receipt), "trace": string(res.Trace), "warnings": strings.Join(res.Diags, "\n"),
-		"error": errText(res.Err), "receipt name": pipeline.OutputName(c.in.Rel, ".receipt.ndjson"),
-		"trace name": pipeline.OutputName(c.in.Rel, ".otel.jsonl"),
-	}
-	for where, s := range places {
-		if i := strings.Index(strings.ToLower(s), "canary"); i >= 0 {
-			t.Fatalf("a canary reached the %s (%s): ...%s...", where, c.conv.Name, s[max(0, i-60):min(len(s), i+60)])
-		}
-	}
-}
-
-// checkCounts: the summary accounts for every line of every file read.
-func checkCounts(t testing.TB, c fuzzCase, res pipeline.Result) {
-	t.Helper()
-	s := res.Stats
-	if s.Lines != s.Records+s.Skipped+s.Blank {
-		t.Fatalf("lines %d != records %d + skipped %d + blank %d", s.Lines, s.Records, s.Skipped, s.Blank)
-	}
-	var reasons int64
-	for _, n := range s.SkipReasons {
-		reasons += n
-	}
-	if reasons != s.Skipped {
-		t.Fatalf("skip reasons add up to %d, skipped %d", reasons, s.Skipped)
-	}
-	want := inputLines(c.in.Path, c.files[c.in.Path])
-	for _, comp := range c.in.Companions {
-		want += inputLines(comp.Path, c.files[comp.Path])
-	}
-	if s.Lines != want {
-		t.Fatalf("the input has %d lines, the summary says %d", want, s.Lines)
-	}
-	lines := bytes.Split(bytes.TrimSuffix(res.Receipt, []byte{'\n'}), []byte{'\n'})
-	sum := gjson.GetBytes(lines[len(lines)-1], "attributes")
-	for key, n := range map[string]int64{"convert.input.lines": s.Lines, "convert.input.records": s.Records,
-		"convert.input.lines.skipped": s.Skipped, "convert.input.lines.blank": s.Blank, "convert.output.events": int64(len(lines) - 1)} {
-		if got := sum.Get(gjson.Escape(key)); got.Int() != n {
-			t.Fatalf("summary %s = %s, want %d", key, got.Raw, n)
-		}
-	}
-}
-
-// countLines counts lines as a reader does: a last line without a newline
-// is a line.
-// inputLines is how many lines the pipeline reads of a file: one for a
-// whole JSON document it reads as one record (a format's one-document
-// name, or a first line that opens an object and holds nothing else).
-func inputLines(name string, b []byte) int64 {
-	first, _, found := bytes.Cut(b, []byte{'\n'})
-	opens := found && string(bytes.TrimSpace(first)) == "{"
-	if (opens || converters.IsDocument(filepath.Base(name))) && json.Valid(b) {
-		return 1
-	}
-	return countLines(b)
-}
-
-func countLines(b []byte) int64 {
-	n := int64(bytes.Count(b, []byte{'\n'}))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-// checkPlanted plants a 16-byte piece of a raw input string (at a chosen
-// offset, its letters' case changed now and then) inside a new string in
-// a line added to the receipt and asserts the leak check refuses that
-// line, unless the piece has a provenance of its own (a number, a word of
-// ours).
-func checkPlanted(t testing.TB, c fuzzCase, res pipeline.Result, ch *fuzzgen.Choices) {
-	t.Helper()
-	raws := rawStrings(c, 16)
-	if len(raws) == 0 {
-		return
-	}
-	r := raws[ch.Intn(len(raws))]
-	off := ch.Intn(len(r) - 15)
-	for off > 0 && !utf8.ValidString(r[off:off+16]) {
-		off-- // a piece that JSON can carry as it is
-	}
-	piece := r[off : off+16]
-	if !utf8.ValidString(piece) {
-		return
-	}
-	if ch.OneIn(3) {
-		piece = strings.ToUpper(piece)
-	}
-	planted := "planted " + piece + " here"
-	line, _ := json.Marshal(map[string]string{"planted": planted})
-	name := pipeline.OutputName(c.in.Rel, ".receipt.ndjson")
-	where := fmt.Sprintf("%s line %d", name, bytes.Count(res.Receipt, []byte{'\n'})+1)
-	chk, err := pipeline.LeakCheckOutputs(c.files, c.conv.Name, map[string][]byte{name: append(append([]byte(nil), res.Receipt...), line...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !contains(chk.Untyped(), strings.ToLower(planted)) || chk.OnlyOwn(planted, len("planted "), len("planted ")+len(piece)) {
-		return // the piece is a word of ours, a number or a digest: nothing to find
-	}
-	for _, fd := range chk.Findings() {
-		if fd.Where.String() == where {
-			return
-		}
-	}
-	t.Fatalf("a planted copy of raw input (%q, from %q) was not found by the leak check", piece, r)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// rawStrings returns the raw strings of at least min bytes of the input's
-// files (values at no pass-through path, or outside its shape), as the
-// leak check reads them: every line that is valid JSON.
-func rawStrings(c fuzzCase, minLen int) []string {
-	var out []string
-	for _, name := range sortedNames(c.files) {
-		eachDoc(name, c.files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.conv.PassThrough, func(v string, _ rawKind) {
-				if len(v) >= minLen && !receipt.IsDigest(v) {
-					out = append(out, v)
-				}
-			}, nil)
-		})
-	}
-	return out
-}
-
-func sortedNames(files pipeline.Files) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// eachDoc calls fn on every line of a file that is valid JSON (a .json
-// sidecar as one compacted document), with its line number.
-func eachDoc(name string, data []byte, fn func(doc []byte, line int)) {
-	if strings.HasSuffix(name, ".json") {
-		var b bytes.Buffer
-		if len(data) <= 1<<20 && json.Compact(&b, data) == nil && gjson.ValidBytes(b.Bytes()) && utf8.Valid(b.Bytes()) {
-			fn(b.Bytes(), 1)
-		}
-		return
-	}
-	for i, l := range bytes.Split(data, []byte{'\n'}) {
-		if l = bytes.TrimSuffix(l, []byte{'\r'}); gjson.ValidBytes(l) {
-			fn(l, i+1)
-		}
-	}
-}
-
-func join(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "." + b
 }

@@ -4,28 +4,29 @@ import (
 	"os"
 	"testing"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 )
 
 // BenchmarkFuzzBody runs the fuzz targets' body (two conversions and every
-// property of checkCase) over their seeds, so it can be profiled:
+// property of convtest.Check) over their seeds, so it can be profiled:
 //
 //	go test ./converters -run '^$' -bench FuzzBody -cpuprofile cpu.out
 func BenchmarkFuzzBody(b *testing.B) {
 	grammars := scenarioGrammars(b)
 	for _, tc := range []struct {
 		name  string
-		cases func() ([]fuzzCase, [][]byte)
+		cases func() ([]convtest.FuzzCase, [][]byte)
 	}{
-		{"ScenarioConverters", func() ([]fuzzCase, [][]byte) { return sampleCases(false) }},
-		{"NativeConverters", func() ([]fuzzCase, [][]byte) { return sampleCases(true) }},
-		{"ScenarioLogs", func() (cs []fuzzCase, seeds [][]byte) {
+		{"ScenarioConverters", func() ([]convtest.FuzzCase, [][]byte) { return sampleCases(b, false) }},
+		{"NativeConverters", func() ([]convtest.FuzzCase, [][]byte) { return sampleCases(b, true) }},
+		{"ScenarioLogs", func() (cs []convtest.FuzzCase, seeds [][]byte) {
 			for _, s := range logSeeds(len(grammars)) {
 				cs, seeds = append(cs, scenarioCase(grammars, s)), append(seeds, s)
 			}
 			return cs, seeds
 		}},
-		{"NativeLogs", func() (cs []fuzzCase, seeds [][]byte) {
+		{"NativeLogs", func() (cs []convtest.FuzzCase, seeds [][]byte) {
 			for _, s := range logSeeds(3) {
 				cs, seeds = append(cs, nativeCase(s)), append(seeds, s)
 			}
@@ -35,20 +36,20 @@ func BenchmarkFuzzBody(b *testing.B) {
 		cases, seeds := tc.cases()
 		b.Run(tc.name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				checkCase(b, cases[i%len(cases)], seeds[i%len(cases)])
+				convtest.Check(b, cases[i%len(cases)], seeds[i%len(cases)])
 			}
 		})
 	}
 }
 
-func sampleCases(isNative bool) (cs []fuzzCase, seeds [][]byte) {
+func sampleCases(b *testing.B, isNative bool) (cs []convtest.FuzzCase, seeds [][]byte) {
 	for _, c := range fuzzConverters(isNative) {
-		for _, p := range sampleFiles(c) {
+		for _, p := range convtest.SampleFiles(b, c) {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				continue
 			}
-			cs = append(cs, fuzzCase{conv: c, files: pipeline.Files{"in.jsonl": data}, in: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}})
+			cs = append(cs, convtest.FuzzCase{Conv: c, Files: pipeline.Files{"in.jsonl": data}, In: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}})
 			seeds = append(seeds, data)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 )
 
 // TestGeneratorsReachConverters keeps the generators honest: from random
@@ -20,12 +21,12 @@ func TestGeneratorsReachConverters(t *testing.T) {
 		return b
 	}
 	ok, total := map[string]int{}, map[string]int{}
-	run := func(c fuzzCase, choices []byte) {
-		total[c.conv.Name]++
-		if c.convert(false).Err == nil {
-			ok[c.conv.Name]++
+	run := func(c convtest.FuzzCase, choices []byte) {
+		total[c.Conv.Name]++
+		if c.Convert(false).Err == nil {
+			ok[c.Conv.Name]++
 		}
-		checkCase(t, c, choices)
+		convtest.Check(t, c, choices)
 	}
 	for i := 0; i < 60; i++ {
 		b := stream()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/testshared"
 
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/converters/scenario"
 
 	"github.com/contextreceipts/convert/converters"
@@ -223,10 +224,10 @@ func fuzzEntry(data []byte) (bs [][]byte, ns []uint8, err error) {
 }
 
 // fuzzCases turns every corpus entry into the case its fuzz target runs.
-func fuzzCases(t *testing.T) map[string]fuzzCase {
+func fuzzCases(t *testing.T) map[string]convtest.FuzzCase {
 	grammars := scenarioGrammars(t)
 	convs := map[bool][]converters.Converter{true: fuzzConverters(true), false: fuzzConverters(false)}
-	out := map[string]fuzzCase{}
+	out := map[string]convtest.FuzzCase{}
 	files, _ := filepath.Glob("testdata/fuzz/*/*")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -248,7 +249,7 @@ func fuzzCases(t *testing.T) map[string]fuzzCase {
 			if len(ns) > 0 {
 				which = int(ns[0])
 			}
-			out[f] = fuzzCase{conv: cs[which%len(cs)], files: pipeline.Files{"in.jsonl": bs[0]}, in: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}
+			out[f] = convtest.FuzzCase{Conv: cs[which%len(cs)], Files: pipeline.Files{"in.jsonl": bs[0]}, In: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}
 		default:
 			t.Fatalf("%s: unknown fuzz target", f)
 		}
@@ -280,7 +281,7 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 		t.Fatal(err)
 	}
 	for _, c := range converters.All() {
-		for _, p := range sampleFiles(c) {
+		for _, p := range convtest.SampleFiles(t, c) {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -294,7 +295,7 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 				opt := pipeline.Options{Converter: c.Name, MaxLine: 1 << 20, Reveal: reveal}
 				res := pipeline.ConvertFiles(pipeline.Files{"in.jsonl": data}, pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}, opt)
 				if res.Err != nil {
-					failed = append(failed, fmt.Sprintf("sample %s (%s): %v", p, c.Name, errText(res.Err)))
+					failed = append(failed, fmt.Sprintf("sample %s (%s): %v", p, c.Name, convtest.ErrText(res.Err)))
 				}
 				add("sample", res.Receipt)
 			}
@@ -302,9 +303,9 @@ func diffInputs(t *testing.T) (ins []instance, lines map[string]int, failed []st
 	}
 	cases := fuzzCases(t)
 	for _, f := range slices.Sorted(maps.Keys(cases)) {
-		res := cases[f].convert(false)
+		res := cases[f].Convert(false)
 		if res.Err != nil {
-			failed = append(failed, fmt.Sprintf("fuzz %s: %v", f, errText(res.Err)))
+			failed = append(failed, fmt.Sprintf("fuzz %s: %v", f, convtest.ErrText(res.Err)))
 		}
 		add("fuzz", res.Receipt)
 	}

@@ -5,7 +5,7 @@
 # and Factory Droid; a loose .jsonl sample is laid out where the agent
 # writes its files; Cursor has no ccusage command),
 # as recorded in converters/testdata/ccusage.json (compared by
-# TestTokenTotalsAgainstCcusage). Usage: tools/ccusage-figures.sh CCUSAGE
+# each reader's TestCcusage, convtest.Ccusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
 # Each sample folder is read alone, in a throwaway HOME, offline.
 set -eu

@@ -21,16 +21,16 @@ git init -q && git add -A && git -c user.name=guide -c user.email=guide@localhos
 
 guide=converters/testdata/guide
 # Steps 1-4: one package, converters/<agent>, registering a Converter with
-# a Format; one line in converters/all/imports.go.
+# a Format, with its tests (golden_test.go: convtest); one line in
+# converters/all/imports.go.
 mkdir -p converters/example
 cp "$guide"/example/*.go converters/example/
 sed -i 's|^\t_ "github.com/contextreceipts/convert/converters/cursor"$|&\n\t_ "github.com/contextreceipts/convert/converters/example"|' converters/all/imports.go
 grep -q converters/example converters/all/imports.go
-# Step 5: samples in samples/<name>/, a note in docs/converters.md, make
-# generate, make golden.
+# Step 5: samples in samples/<name>/, make generate (which copies the
+# note of the reader's doc.go into docs/converters.md), make golden.
 mkdir -p samples/example_agent
 cp "$guide"/samples/*.jsonl samples/example_agent/
-sed -i '0,/^- `gemini_cli`:/s//- `example_agent`: the contributor guide'"'"'s example (converters\/testdata\/guide).\n&/' docs/converters.md
 make -s generate GO="$GO" >/dev/null || make generate GO="$GO"
 make -s golden GO="$GO" >/dev/null
 
@@ -40,8 +40,10 @@ git add -A && git status --short | sed 's/^/  /'
 echo "== the tests the guide names"
 $GO vet ./converters/...
 $GO run ./tools/borrowcheck converters
-$GO test -count=1 ./converters -run 'TestConformance|TestGolden$|TestReadmeConverters|TestGuideNamesExist|TestShippedConverterWordsAreInTheTable|TestEventSchemasUpToDate'
-$GO test -count=1 ./converters/all ./internal/gate/vocabgen
+$GO test -count=1 ./converters -run 'TestConformance|TestGolden$|TestEveryReaderTestsItself|TestReadmeConverters|TestGuideNamesExist|TestShippedConverterWordsAreInTheTable|TestEventSchemasUpToDate'
+$GO test -count=1 ./converters/example ./converters/all ./internal/gate/vocabgen ./internal/deps
+targets=$($GO test -list 'Fuzz.*' ./converters/example)
+grep -qx FuzzSamples <<<"$targets" || { echo "guide-check: the reader has no fuzz target (go test -list: $targets)"; exit 1; }
 
 echo "== the reader at work"
 make -s build GO="$GO"

@@ -100,7 +100,7 @@ func allMoves() map[string]events.Attr {
 		}
 	}
 	events.Declared(func(ev string, m events.Attr) {
-		out[fmt.Sprintf("declareEvent %s: %s", ev, m.Key)] = m
+		out[fmt.Sprintf("DeclareEvent %s: %s", ev, m.Key)] = m
 	})
 	return out
 }
@@ -155,7 +155,7 @@ func TestEveryEventSchemaGenerated(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(strings.TrimPrefix(f, "events/"), ".schema.json")
 		if _, ok := gen[name]; !ok && events.NotGenerated[name] == "" {
-			t.Errorf("schemas/%s is written by hand: declare its keys (Rec moves, Sets, declareEvent)", f)
+			t.Errorf("schemas/%s is written by hand: declare its keys (Rec moves, Sets, DeclareEvent)", f)
 		}
 	}
 	for _, c := range converters.All() {

@@ -569,8 +569,7 @@ func (c *claudeState) End(out *converters.Output) error {
 		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
 	c.RootIdentity(out, "claude-code")
-	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input+all.cacheRead+all.cacheWrite))
-	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+	native.RootTokens(out, all.input+all.cacheRead+all.cacheWrite, all.output)
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}

@@ -616,8 +616,7 @@ func (c *codexState) End(out *converters.Output) error {
 			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
 	}
 	c.RootIdentity(out, "codex")
-	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+	native.RootTokens(out, all.input, all.output)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}

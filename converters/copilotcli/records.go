@@ -714,8 +714,7 @@ func (c *copilotState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		native.RootTokens(out, all.input, all.output)
 	}
 	// The figures ccusage's rule leaves out: every shutdown of a resumed
 	// session added up, and the per-call records of one that never shut

@@ -346,8 +346,7 @@ func (c *cursorState) End(out *converters.Output) error {
 		t := events.Tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
 			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(c.modelOr())), t, nil, "terminal_result_usage", "run")})
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(in))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(outT))
+		native.RootTokens(out, in, outT)
 	case c.stream && c.result:
 		c.gap(end, "token_usage_not_logged", "cursor_stream_json_result_has_no_usage")
 	case c.stream:
@@ -389,7 +388,7 @@ func (c *cursorState) End(out *converters.Output) error {
 // first records had no time and later ones had: the pipeline then writes
 // the trace on the records' times, and those spans get the root's start.
 func (c *cursorState) unclock() {
-	limit := native.RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
+	limit := converters.RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
 	for i := range c.Out.Spans {
 		sp := &c.Out.Spans[i]
 		if sp.Start < limit {

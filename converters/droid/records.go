@@ -295,8 +295,7 @@ func (c *droidState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(u.model))))
 	}
 	if u.ok {
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(u.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(u.output))
+		native.RootTokens(out, u.input, u.output)
 		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.thinking))
 	}
 	if c.parent != "" {

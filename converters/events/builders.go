@@ -177,7 +177,7 @@ type Tokens struct {
 }
 
 // Set sets the four counts on an event's attributes, under the receipt's
-// names (spans count as the GenAI conventions do: see chatUsage).
+// names (spans count as the GenAI conventions do: see native.ChatUsage).
 func (t Tokens) Set(a *receipt.Attrs) {
 	a.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
 	a.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
@@ -186,7 +186,7 @@ func (t Tokens) Set(a *receipt.Attrs) {
 }
 
 // UsageSummary is a gen_ai.token_usage.summarized event's attributes: the
-// model (as written: see native.pass), its counts, the format's own counts
+// model (as written: see native.Base.Pass), its counts, the format's own counts
 // (extra), how responses were deduplicated and what the totals cover.
 func UsageSummary(model string, t Tokens, extra receipt.Attrs, dedupe, scope string) receipt.Attrs {
 	a := receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(model)}}

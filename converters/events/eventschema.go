@@ -22,7 +22,7 @@ import (
 //     narrower schema where the move says one (Move.Schema, Move.Doc);
 //   - the record's Writes: the keys its hook writes (Sets, SetsConst,
 //     SetsProp; Req for one it always writes);
-//   - the declarations of declareEvent, next to the native readers and
+//   - the declarations of DeclareEvent, next to the native readers and
 //     builders that write the event, and next to the hooks that build an
 //     event of their own.
 //
@@ -146,11 +146,11 @@ type EventDecl struct {
 	Narrow []Attr
 }
 
-// eventDecls holds the declarations of declareEvent, in declaration order.
+// eventDecls holds the declarations of DeclareEvent, in declaration order.
 var eventDecls = map[string][]EventDecl{}
 
 // DeclareEvent adds a declaration of an event's schema; it returns true so
-// it can stand at package level: var _ = declareEvent(...).
+// it can stand at package level: var _ = DeclareEvent(...).
 func DeclareEvent(name string, d EventDecl) bool {
 	eventDecls[name] = append(eventDecls[name], d)
 	return true
@@ -208,7 +208,7 @@ func sameProp(p, q Prop) bool {
 }
 
 // Specs gathers every event's declarations: what the scenario tables
-// write (Table), then the declareEvent calls (Render adds them).
+// write (Table), then the DeclareEvent calls (Render adds them).
 type Specs struct{ m map[string]*eventSpec }
 
 // NewSpecs returns an empty set of declarations.
@@ -229,7 +229,7 @@ func (s *Specs) Table(event, title string, keys []Attr) {
 	e.write(keys, true)
 }
 
-// Render adds the declareEvent declarations, in event-name order, and
+// Render adds the DeclareEvent declarations, in event-name order, and
 // renders every event schema, by event name; the error lists the events
 // whose declarations are incomplete (the map holds the others).
 func (s *Specs) Render() (map[string][]byte, error) {
@@ -267,7 +267,7 @@ func (s *Specs) Render() (map[string][]byte, error) {
 	return out, nil
 }
 
-// Declared calls fn with every attribute declareEvent declares, by event.
+// Declared calls fn with every attribute DeclareEvent declares, by event.
 func Declared(fn func(event string, a Attr)) {
 	for ev, ds := range eventDecls {
 		for _, d := range ds {

@@ -637,8 +637,7 @@ func (c *geminiState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "gemini-cli")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input+all.tool))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		native.RootTokens(out, all.input+all.tool, all.output)
 	}
 	format := "chat_jsonl"
 	switch {

@@ -31,7 +31,7 @@ type Base struct {
 	opaque     map[string]bool  // halves of names the name shape refused (SplitMCP)
 
 	context []contextChange                  // skill loads and compactions, in input order (see genAISpans)
-	tools   map[toolIdentity]toolDescription // describeTool's, per tool
+	tools   map[toolIdentity]toolDescription // DescribeTool's, per tool
 
 	invalidCounts int64 // counts read as 0, out of range (count)
 
@@ -305,6 +305,14 @@ func (c *Base) Compaction(r converters.Record, n int64, reason string, tokensBef
 	}
 	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(summary.Str().Digest(c.Hasher), summary.Str().Len()))
 	return true
+}
+
+// RootTokens writes a session's token totals on the root span under the
+// GenAI names: input is every input token, cached ones included (callers
+// add the parts their provider reports apart), as ChatUsage counts a chat.
+func RootTokens(out *converters.Output, input, output int64) {
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(output))
 }
 
 // Tally writes a reader's counts on the root span: prefix.<name>.count for

@@ -41,7 +41,7 @@ func (c *Base) DescribeTool(attrs receipt.Attrs, kind toolKind, name, server, to
 	return append(attrs, d.attrs...), d.span
 }
 
-// toolIdentity is what describeTool describes a tool by.
+// toolIdentity is what DescribeTool describes a tool by.
 type toolIdentity struct {
 	kind               toolKind
 	name, server, tool string

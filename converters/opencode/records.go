@@ -440,8 +440,7 @@ func (c *opencodeState) End(out *converters.Output) error {
 		all.add(*c.models[m])
 	}
 	if len(models) > 0 {
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input+all.cacheRead+all.cacheWrite))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		native.RootTokens(out, all.input+all.cacheRead+all.cacheWrite, all.output)
 	}
 	for _, k := range []string{"user_prompts", "user_messages", "assistant_messages", "assistant_errors", "tool_calls",
 		"failed_tool_calls", "tool_calls_without_result", "mcp_calls", "skills", "subagents", "child_sessions",

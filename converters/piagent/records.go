@@ -544,8 +544,7 @@ func (c *piState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		native.RootTokens(out, all.input, all.output)
 	}
 	if c.format > 0 {
 		out.Span.Set("pi_agent.session_format", receipt.I(c.format))

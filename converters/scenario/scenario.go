@@ -42,7 +42,7 @@ type Scenario struct {
 type Rec struct {
 	Event string // event written for the record; "" to only feed state
 	// Title is the event's title in its schema, said by one table (or
-	// declareEvent) of all that write the event.
+	// DeclareEvent) of all that write the event.
 	Title string
 	// Emits lists the events the hook emits with the record's attributes
 	// (its moves' keys are theirs too, see events/eventschema.go).

@@ -8,7 +8,7 @@ import (
 )
 
 // EventSchemas renders every generated event schema, by event name, from
-// the scenario tables (in name and record-type order) and the declareEvent
+// the scenario tables (in name and record-type order) and the DeclareEvent
 // declarations; the error lists the events whose declarations are
 // incomplete (the map holds the others).
 func EventSchemas() (map[string][]byte, error) {

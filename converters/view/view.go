@@ -41,8 +41,12 @@ type Text struct {
 	s string
 }
 
-// Borrow makes a Text of s, a string the caller knows to be a view of the
-// line being read (or a constant). Only readers of lines call it.
+// Borrow makes a Text of s and puts it under a Text's rules: valid for the
+// call, kept past it only through an exit (Own, Digest, Word...). s is a
+// view of the line being read, or, as at most call sites, a string the
+// caller owns (a constant, a decoded or computed copy) handed to code that
+// takes a Text: borrowing an owned string is always safe, the rules only
+// cost it a copy where it is kept.
 func Borrow(s string) Text { return Text{s: s} }
 
 // Own returns a copy of t that the caller owns.

@@ -299,6 +299,40 @@ func Build(ss []*Session, opt Options) *Report {
 		opt.Location = time.UTC
 	}
 	r := &Report{Schema: SchemaID, By: opt.By, Timezone: opt.Location.String(), Since: opt.SinceText, Until: opt.UntilText, Groups: []Group{}, Days: []DayRow{}, Sessions: []SessRow{}}
+	in := r.sessionsIn(ss, opt)
+	total := newAgg()
+	groups := map[string]*agg{}
+	days := map[string]*dayAgg{}
+	for _, s := range in {
+		// With --since or --until, a session counts only the responses it
+		// made inside the range, and its day is that of its first activity
+		// there.
+		home := homeTime(s, opt)
+		u := clipUsage(s, usageOf(s), opt, home)
+		total.add(s, "", u)
+		addToGroups(groups, s, u, home, opt)
+		addToDays(days, s, u, home, opt)
+		r.Sessions = append(r.Sessions, sessRow(s, u, opt.Prices))
+	}
+	r.Total = total.sections(opt.Prices)
+	for _, k := range groupOrder(groups, in, opt.By) {
+		r.Groups = append(r.Groups, Group{Key: k, Sections: groups[k].sections(opt.Prices)})
+	}
+	for _, d := range sortedKeys(days) {
+		da := days[d]
+		r.Days = append(r.Days, DayRow{Day: d, Sessions: da.sessions, Tokens: counts(da.tokens), Compactions: da.compactions})
+	}
+	if opt.Prices != nil {
+		r.setPrices(opt)
+	}
+	return r
+}
+
+// sessionsIn chooses the sessions the report counts (--session, then
+// --since and --until), folds the responses several of them hold, counts
+// what it left out in r.Sources, and returns them in the order of their
+// last activity.
+func (r *Report) sessionsIn(ss []*Session, opt Options) []*Session {
 	var sel []*Session
 	for _, s := range ss {
 		if selected(s, opt.Sessions) {
@@ -341,98 +375,83 @@ func Build(ss []*Session, opt Options) *Report {
 	})
 	r.Sources.SessionsInRange = len(in)
 	r.order = in
-	total := newAgg()
-	groups := map[string]*agg{}
-	days := map[string]*dayAgg{}
-	for _, s := range in {
-		// With --since or --until, a session counts only the responses it
-		// made inside the range, and its day is that of its first activity
-		// there.
-		home := homeTime(s, opt)
-		u := clipUsage(s, usageOf(s), opt, home)
-		total.add(s, "", u)
-		if timeBys[opt.By] {
-			// Each response's tokens go to the period it was made in; the
-			// rest of the session (sessions, inputs, events) to the period
-			// it started in.
-			start := periodOf(home, opt.By, opt.Location)
-			split := splitUsage(s, u, periodKey(opt.By, opt.Location), opt.holds, home)
-			for _, k := range sortedKeys(split) {
-				g := groups[k]
-				if g == nil {
-					g = newAgg()
-					groups[k] = g
-				}
-				if k == start {
-					g.add(s, "", split[k])
-				} else {
-					g.addTokens(split[k])
-				}
+	return in
+}
+
+// groupOf is groups[k], made when absent.
+func groupOf(groups map[string]*agg, k string) *agg {
+	g := groups[k]
+	if g == nil {
+		g = newAgg()
+		groups[k] = g
+	}
+	return g
+}
+
+// addToGroups adds session s, whose usage is u, to the groups of --by.
+func addToGroups(groups map[string]*agg, s *Session, u map[string]*ModelTokens, home time.Time, opt Options) {
+	if !timeBys[opt.By] {
+		for _, k := range groupKeys(s, opt.By, u) {
+			model := ""
+			if opt.By == "model" {
+				model = k
 			}
-			if _, ok := split[start]; !ok {
-				g := groups[start]
-				if g == nil {
-					g = newAgg()
-					groups[start] = g
-				}
-				g.add(s, "", nil)
-			}
+			groupOf(groups, k).add(s, model, u)
+		}
+		return
+	}
+	// Each response's tokens go to the period it was made in; the rest of
+	// the session (sessions, inputs, events) to the period it started in.
+	start := periodOf(home, opt.By, opt.Location)
+	split := splitUsage(s, u, periodKey(opt.By, opt.Location), opt.holds, home)
+	for _, k := range sortedKeys(split) {
+		if k == start {
+			groupOf(groups, k).add(s, "", split[k])
 		} else {
-			for _, k := range groupKeys(s, opt.By, u) {
-				g := groups[k]
-				if g == nil {
-					g = newAgg()
-					groups[k] = g
-				}
-				model := ""
-				if opt.By == "model" {
-					model = k
-				}
-				g.add(s, model, u)
-			}
+			groupOf(groups, k).addTokens(split[k])
 		}
-		start := periodOf(home, "day", opt.Location)
-		for d, du := range splitUsage(s, u, periodKey("day", opt.Location), opt.holds, home) {
-			da := days[d]
-			if da == nil {
-				da = &dayAgg{tokens: map[string]int64{}}
-				days[d] = da
-			}
-			for m, t := range du {
-				da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
-			}
-		}
-		da := days[start]
+	}
+	if _, ok := split[start]; !ok {
+		groupOf(groups, start).add(s, "", nil)
+	}
+}
+
+// addToDays adds session s to the daily rows: each response's tokens to
+// its day, the session and its compactions to the day it started.
+func addToDays(days map[string]*dayAgg, s *Session, u map[string]*ModelTokens, home time.Time, opt Options) {
+	dayOf := func(d string) *dayAgg {
+		da := days[d]
 		if da == nil {
 			da = &dayAgg{tokens: map[string]int64{}}
-			days[start] = da
+			days[d] = da
 		}
-		da.sessions++
-		da.compactions += countNamed(s, "context.compaction.started")
-		r.Sessions = append(r.Sessions, sessRow(s, u, opt.Prices))
+		return da
 	}
-	r.Total = total.sections(opt.Prices)
-	for _, k := range groupOrder(groups, in, opt.By) {
-		r.Groups = append(r.Groups, Group{Key: k, Sections: groups[k].sections(opt.Prices)})
-	}
-	for _, d := range sortedKeys(days) {
-		da := days[d]
-		r.Days = append(r.Days, DayRow{Day: d, Sessions: da.sessions, Tokens: counts(da.tokens), Compactions: da.compactions})
-	}
-	if opt.Prices != nil {
-		r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
-		pi := &PriceInfo{Unpriced: []string{}, Catalog: opt.Catalog, File: opt.PriceFile}
-		for _, t := range r.Total.Tokens {
-			if t.CostUSD == nil {
-				pi.Unpriced = append(pi.Unpriced, t.Model)
-				pi.UnpricedTokens += t.Total
-			} else {
-				pi.CostUSD += *t.CostUSD
-			}
+	for d, du := range splitUsage(s, u, periodKey("day", opt.Location), opt.holds, home) {
+		da := dayOf(d)
+		for m, t := range du {
+			da.tokens[m] += t.Input + t.Output + t.CacheRead + t.CacheWrite
 		}
-		r.Prices = pi
 	}
-	return r
+	da := dayOf(periodOf(home, "day", opt.Location))
+	da.sessions++
+	da.compactions += countNamed(s, "context.compaction.started")
+}
+
+// setPrices prices the report's total: what it cost, and the models the
+// price table has no price for.
+func (r *Report) setPrices(opt Options) {
+	r.priceErrs = priceErrors(opt.Prices, r.Total.Tokens)
+	pi := &PriceInfo{Unpriced: []string{}, Catalog: opt.Catalog, File: opt.PriceFile}
+	for _, t := range r.Total.Tokens {
+		if t.CostUSD == nil {
+			pi.Unpriced = append(pi.Unpriced, t.Model)
+			pi.UnpricedTokens += t.Total
+		} else {
+			pi.CostUSD += *t.CostUSD
+		}
+	}
+	r.Prices = pi
 }
 
 // groupOrder is the order of the groups: by key, but --by session lists

@@ -242,104 +242,124 @@ func (l *Loaded) convert(ctx context.Context, ins []pipeline.Input, opt LoadOpti
 	results := make([]*pipeline.Result, len(ins))
 	responses := make([][]usage.Response, len(ins)) // read from each trace before it is let go
 	if opt.OutReceipts != "" {
-		var mu sync.Mutex
-		index := map[string]int{}
-		for i, in := range ins {
-			index[in.Path] = i
-		}
-		oc := pipeline.Run(ctx, ins, pipeline.RunOptions{Options: popt, Out: opt.OutReceipts, Jobs: opt.Jobs, Force: true,
-			AfterWrite: func(_ context.Context, in pipeline.Input, res *pipeline.Result) error {
-				keep := *res
-				keep.Receipt = bytes.Clone(res.Receipt)
-				if opt.Traces {
-					keep.Trace = bytes.Clone(res.Trace)
-				}
-				rs := res.Responses
-				mu.Lock()
-				results[index[in.Path]] = &keep
-				responses[index[in.Path]] = rs
-				mu.Unlock()
-				return nil
-			}}, opt.Stderr)
-		l.Leaks += oc.Leaks
-		l.Failed += oc.Failed + oc.SchemaErrors + oc.Interrupted
-		l.Empty += oc.Empty
+		l.convertWriting(ctx, ins, popt, opt, results, responses)
 	} else {
-		jobs := opt.Jobs
-		if jobs <= 0 {
-			jobs = runtime.NumCPU()
-		}
-		empty := make([]bool, len(ins))
-		var g errgroup.Group
-		g.SetLimit(jobs)
-		for i, in := range ins {
-			g.Go(func() error {
-				res := pipeline.ConvertContext(ctx, in, popt)
-				if pipeline.Empty(in, res) {
-					empty[i] = true // results[i] stays nil
-					return nil
-				}
-				if res.Err == nil {
-					responses[i] = res.Responses
-				}
-				if !opt.Traces {
-					res.Trace = nil
-				}
-				results[i] = &res
-				return nil
-			})
-		}
-		_ = g.Wait()
-		for i, res := range results {
-			if empty[i] {
-				l.Empty++
-				continue
-			}
-			for _, d := range res.Diags {
-				fmt.Fprintln(opt.Stderr, d)
-			}
-			if res.Err != nil {
-				fmt.Fprintln(opt.Stderr, res.Err)
-				var le *pipeline.LeakError
-				if errors.As(res.Err, &le) {
-					l.Leaks++
-				} else {
-					l.Failed++
-				}
-			}
-		}
+		l.convertInMemory(ctx, ins, popt, opt, results, responses)
 	}
 	if l.Empty > 0 && opt.Stderr != nil {
 		fmt.Fprintf(opt.Stderr, "convert: report: %s skipped, as convert run skips them\n", count(l.Empty, "empty log", "empty logs"))
 	}
 	for i, res := range results {
-		if res == nil || res.Err != nil || res.Receipt == nil {
+		if res != nil && res.Err == nil && res.Receipt != nil {
+			l.keepConverted(ins[i], res, responses[i], opt)
+		}
+	}
+}
+
+// convertWriting is convert with OutReceipts: a run that writes, each
+// result kept (its receipt and, with Traces, its trace copied) as it is
+// written.
+func (l *Loaded) convertWriting(ctx context.Context, ins []pipeline.Input, popt pipeline.Options, opt LoadOptions, results []*pipeline.Result, responses [][]usage.Response) {
+	var mu sync.Mutex
+	index := map[string]int{}
+	for i, in := range ins {
+		index[in.Path] = i
+	}
+	oc := pipeline.Run(ctx, ins, pipeline.RunOptions{Options: popt, Out: opt.OutReceipts, Jobs: opt.Jobs, Force: true,
+		AfterWrite: func(_ context.Context, in pipeline.Input, res *pipeline.Result) error {
+			keep := *res
+			keep.Receipt = bytes.Clone(res.Receipt)
+			if opt.Traces {
+				keep.Trace = bytes.Clone(res.Trace)
+			}
+			rs := res.Responses
+			mu.Lock()
+			results[index[in.Path]] = &keep
+			responses[index[in.Path]] = rs
+			mu.Unlock()
+			return nil
+		}}, opt.Stderr)
+	l.Leaks += oc.Leaks
+	l.Failed += oc.Failed + oc.SchemaErrors + oc.Interrupted
+	l.Empty += oc.Empty
+}
+
+// convertInMemory is convert without OutReceipts: every input converted
+// in memory by Jobs workers, an empty log skipped and counted as run
+// skips it, and each failure told on Stderr and counted.
+func (l *Loaded) convertInMemory(ctx context.Context, ins []pipeline.Input, popt pipeline.Options, opt LoadOptions, results []*pipeline.Result, responses [][]usage.Response) {
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	empty := make([]bool, len(ins))
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for i, in := range ins {
+		g.Go(func() error {
+			res := pipeline.ConvertContext(ctx, in, popt)
+			if pipeline.Empty(in, res) {
+				empty[i] = true // results[i] stays nil
+				return nil
+			}
+			if res.Err == nil {
+				responses[i] = res.Responses
+			}
+			if !opt.Traces {
+				res.Trace = nil
+			}
+			results[i] = &res
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for i, res := range results {
+		if empty[i] {
+			l.Empty++
 			continue
 		}
-		s, err := ParseReceipt(res.Path, ins[i].Rel, bytes.NewReader(res.Receipt))
-		if err != nil {
-			fmt.Fprintln(opt.Stderr, "convert: report: "+err.Error())
-			l.Failed++
-			continue
+		for _, d := range res.Diags {
+			fmt.Fprintln(opt.Stderr, d)
 		}
-		s.Trace = res.Trace
-		s.Responses = responses[i]
-		collectStrings(res.Receipt, l.known)
-		collectStrings(res.Trace, l.known)
-		if s.Trace != nil {
-			l.Sources.Traces++
-		}
-		l.Sessions = append(l.Sessions, s)
-		l.Sources.Converted++
-		files := []string{ins[i].Path}
-		for _, c := range ins[i].Companions {
-			files = append(files, c.Path)
-			if c.Meta != "" {
-				files = append(files, c.Meta)
+		if res.Err != nil {
+			fmt.Fprintln(opt.Stderr, res.Err)
+			var le *pipeline.LeakError
+			if errors.As(res.Err, &le) {
+				l.Leaks++
+			} else {
+				l.Failed++
 			}
 		}
-		l.converted[res.Converter] = append(l.converted[res.Converter], files...)
 	}
+}
+
+// keepConverted adds one converted input's session to l: its receipt
+// parsed, its trace and responses, the strings it holds (for the report's
+// own leak check) and the files it was read from.
+func (l *Loaded) keepConverted(in pipeline.Input, res *pipeline.Result, responses []usage.Response, opt LoadOptions) {
+	s, err := ParseReceipt(res.Path, in.Rel, bytes.NewReader(res.Receipt))
+	if err != nil {
+		fmt.Fprintln(opt.Stderr, "convert: report: "+err.Error())
+		l.Failed++
+		return
+	}
+	s.Trace = res.Trace
+	s.Responses = responses
+	collectStrings(res.Receipt, l.known)
+	collectStrings(res.Trace, l.known)
+	if s.Trace != nil {
+		l.Sources.Traces++
+	}
+	l.Sessions = append(l.Sessions, s)
+	l.Sources.Converted++
+	files := []string{in.Path}
+	for _, c := range in.Companions {
+		files = append(files, c.Path)
+		if c.Meta != "" {
+			files = append(files, c.Meta)
+		}
+	}
+	l.converted[res.Converter] = append(l.converted[res.Converter], files...)
 }
 
 // Finding is one string of the report that a converted log holds raw: the

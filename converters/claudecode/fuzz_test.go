@@ -1,0 +1,20 @@
+package claudecode_test
+
+import (
+	"testing"
+
+	"github.com/contextreceipts/convert/converters/convtest"
+	"github.com/contextreceipts/convert/internal/fuzzgen"
+)
+
+// TestMain bounds fuzz minimization (convtest.Main).
+func TestMain(m *testing.M) { convtest.Main(m) }
+
+// FuzzSamples mutates the samples of samples/claude_code byte by byte through the
+// whole pipeline (convtest.FuzzSamples); testdata/fuzz/FuzzSamples keeps
+// what it found worth keeping.
+func FuzzSamples(f *testing.F) { convtest.FuzzSamples(f, "claude_code") }
+
+// FuzzLogs builds claude_code logs from their grammar (fuzzgen.ClaudeCode) and perturbs
+// them, a canary in every raw slot (convtest.FuzzLogs).
+func FuzzLogs(f *testing.F) { convtest.FuzzLogs(f, fuzzgen.ClaudeCode) }
