@@ -7,6 +7,8 @@
 //
 //	func TestGolden(t *testing.T)  { convtest.Golden(t, "codex") }
 //	func TestCcusage(t *testing.T) { convtest.Ccusage(t, "codex") }
+//	func FuzzSamples(f *testing.F)  { convtest.FuzzSamples(f, "codex") }
+//	func TestMain(m *testing.M)     { convtest.Main(m) }
 //
 // What it offers:
 //
@@ -15,12 +17,17 @@
 //     golden does), with no Canary in any output, output name or message.
 //   - Convert and ConvertLines: a sample folder or file, or lines written
 //     to a temporary file, converted as convert run converts them.
-//   - Spans, Chain, WithEvent, Span.Attr, SpanError; Events, Attr, Usage,
-//     Outline and ExpectOutline: what a receipt and a trace say, read back.
+//   - Spans, Chain, WithEvent, Span.Attr (Span.Error); Events, Attr, Usage,
+//     Outline, ExpectOutline, Has and SameButInput: what a receipt and a
+//     trace say, read back.
 //   - NoCanary: no Canary (nor any other raw string given) in a result's
 //     receipt, trace, messages, error or output name.
 //   - Ccusage and Terms: a converter's token totals held to the figures
 //     ccusage printed for its samples (converters/testdata/ccusage.json).
+//   - The fuzz harness: FuzzSamples (a reader's samples, byte-mutated),
+//     FuzzLogs (logs from a reader's grammar), Check (what every fuzz input
+//     is held to), FuzzCase, LogCase, SeedSamples, and Main, a TestMain
+//     that bounds minimization.
 //
 // Paths are relative to the repository root (samples/codex/basic), as the
 // README names them: Golden, Convert and Ccusage make the root the test's
