@@ -34,7 +34,10 @@ func TestNoCanary(t *testing.T) {
 		{"trace", func(r pipeline.Result) pipeline.Result { r.Trace = []byte("xCANARY"); return r }, nil, 1},
 		{"warning", func(r pipeline.Result) pipeline.Result { r.Diags = []string{"a", "CANARY"}; return r }, nil, 1},
 		{"error", func(r pipeline.Result) pipeline.Result { r.Err = errors.New("bad CANARY"); return r }, nil, 1},
-		{"output name", func(r pipeline.Result) pipeline.Result { r.Rel = "CANARY-dir/x.jsonl"; return r }, nil, 1},
+		// A folder no agent's layout names is written as its digest (the
+		// naming rule of issue #49), so the canary never reaches the
+		// output name: a finding here is that rule broken.
+		{"output name", func(r pipeline.Result) pipeline.Result { r.Rel = "CANARY-dir/x.jsonl"; return r }, nil, 0},
 		{"raw given", func(r pipeline.Result) pipeline.Result { r.Receipt = []byte("secret-42"); return r }, []string{"secret-42"}, 1},
 	} {
 		r := &recorder{TB: t}
