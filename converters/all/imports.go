@@ -17,6 +17,7 @@ import (
 	_ "github.com/contextreceipts/convert/converters/geminicli"
 	_ "github.com/contextreceipts/convert/converters/opencode"
 	_ "github.com/contextreceipts/convert/converters/piagent"
+	_ "github.com/contextreceipts/convert/converters/qwencode"
 	// The per-scenario event logs, one table each.
 	_ "github.com/contextreceipts/convert/converters/scenarios"
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/events"
 	"github.com/contextreceipts/convert/converters/native"
+	"github.com/contextreceipts/convert/converters/qwencode"
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -65,6 +66,12 @@ func init() {
 func claudeType(r converters.Record) view.Value {
 	t := r.Get("type")
 	if !t.IsString() {
+		return view.Value{}
+	}
+	// Qwen Code's chat records share Claude's type names, uuid and
+	// sessionId, but hold a Gemini API Content (message.parts) or Qwen's
+	// own fields: they are Qwen's (its reader), never Claude's.
+	if qwencode.IsRecord(r.Get("message"), r.Get("systemPayload"), r.Get("usageMetadata"), r.Get("toolCallResult")) {
 		return view.Value{}
 	}
 	for _, k := range claudeShapeKeys {
