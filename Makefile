@@ -46,7 +46,7 @@ test: lint test-poison
 # for byte (tools/poison-compare.sh).
 POISON_BIN ?= bin/convert-poison
 test-poison: build
-	$(GO) test -tags convertpoison -count=1 -run 'TestGolden|Reveal|^Fuzz|TestBorrowed|TestConcurrentSessions' ./converters ./internal/pipeline
+	$(GO) test -tags convertpoison -count=1 -run 'TestGolden|Reveal|^Fuzz|TestBorrowed|TestConcurrentSessions' $(GOLDEN_PKGS) ./internal/pipeline
 	CGO_ENABLED=0 $(GO) build -tags 'urfave_cli_no_docs convertpoison' -o $(POISON_BIN) ./cmd/convert
 	tools/poison-compare.sh $(BIN) $(POISON_BIN)
 
@@ -102,8 +102,11 @@ test-guide:
 	GO="$(GO)" tools/guide-check.sh
 
 # golden rewrites golden/<converter>/<case>.* from samples/; review the diff.
+# GOLDEN_PKGS are the packages whose tests hold goldens: those that import
+# converters/convtest (which declares -update), each reader's folder among them.
+GOLDEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .XTestImports " "}}' ./converters/... | awk '/converters\/convtest( |$$)/ {print $$1}')
 golden:
-	$(GO) test ./converters -run 'TestGolden$$' -count=1 -update
+	$(GO) test $(GOLDEN_PKGS) -run 'TestGolden$$' -count=1 -update
 
 # jsonschema-diff prints the diff between github.com/santhosh-tekuri/
 # jsonschema/v5 v5.3.1 (downloaded through the Go module proxy) and its
@@ -163,7 +166,7 @@ report-png:
 
 # ccusage-figures prints ccusage's per-session token figures for the bundled
 # Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi and OpenClaw samples, to compare with converters/testdata/
-# ccusage.json (TestTokenTotalsAgainstCcusage checks ours against it), and
+# ccusage.json (each reader's TestCcusage, convtest.Ccusage, checks ours against it), and
 # for cmd/convert/testdata/fold_history its cross-session totals
 # (TestFoldKeyLikeCcusage).
 # CCUSAGE is the ccusage executable (npm i ccusage); it needs node and jq.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 )
 
 // TestLocations: each agent's default log directory, and the environment
@@ -220,7 +221,7 @@ func TestReadmeConverters(t *testing.T) {
 		want = want[:i+len(open)] + b.table + want[j:]
 	}
 	if want != doc {
-		if *update {
+		if convtest.Updating() {
 			if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}

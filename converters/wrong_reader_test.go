@@ -24,17 +24,17 @@ func TestWrongReaderMatrix(t *testing.T) {
 	}
 	refused := 0
 	for _, c := range samples(t) {
-		if !isNative[c.converter] {
+		if !isNative[c.Converter] {
 			continue
 		}
 		for _, in := range caseInputs(t, c) {
 			for _, other := range natives {
-				if other.Name == c.converter {
+				if other.Name == c.Converter {
 					continue
 				}
 				res := pipeline.Convert(in, pipeline.Options{Converter: other.Name})
 				if res.Err == nil || res.Receipt != nil || res.Trace != nil {
-					t.Errorf("%s (a %s sample) was converted by %s", in.Path, c.converter, other.Name)
+					t.Errorf("%s (a %s sample) was converted by %s", in.Path, c.Converter, other.Name)
 					continue
 				}
 				msg := strings.ReplaceAll(res.Err.Error(), in.Path, "") // the path is the user's own

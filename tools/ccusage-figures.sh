@@ -2,7 +2,7 @@
 # Prints ccusage's per-session token figures for the bundled native samples
 # (Claude Code, Codex, Gemini CLI, Copilot CLI, pi, OpenClaw, OpenCode and Factory Droid),
 # as recorded in converters/testdata/ccusage.json (compared by
-# TestTokenTotalsAgainstCcusage). Usage: tools/ccusage-figures.sh CCUSAGE
+# each reader's TestCcusage, convtest.Ccusage). Usage: tools/ccusage-figures.sh CCUSAGE
 # where CCUSAGE is the ccusage executable (npm i ccusage; tested with 20.0.24).
 # Each sample folder is read alone, in a throwaway HOME, offline.
 set -eu

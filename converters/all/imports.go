@@ -15,7 +15,6 @@ import (
 	_ "github.com/contextreceipts/convert/converters/cursor"
 	_ "github.com/contextreceipts/convert/converters/droid"
 	_ "github.com/contextreceipts/convert/converters/geminicli"
-	_ "github.com/contextreceipts/convert/converters/kilo"
 	_ "github.com/contextreceipts/convert/converters/kimicli"
 	_ "github.com/contextreceipts/convert/converters/opencode"
 	_ "github.com/contextreceipts/convert/converters/piagent"

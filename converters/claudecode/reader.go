@@ -9,7 +9,6 @@ import (
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/events"
 	"github.com/contextreceipts/convert/converters/native"
-	"github.com/contextreceipts/convert/converters/qwencode"
 
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -69,9 +68,11 @@ func claudeType(r converters.Record) view.Value {
 		return view.Value{}
 	}
 	// Qwen Code's chat records share Claude's type names, uuid and
-	// sessionId, but hold a Gemini API Content (message.parts) or Qwen's
-	// own fields: they are Qwen's (its reader), never Claude's.
-	if qwencode.IsRecord(r.Get("message"), r.Get("systemPayload"), r.Get("usageMetadata"), r.Get("toolCallResult")) {
+	// sessionId, but hold a Gemini API Content (message.parts, no content)
+	// or Qwen's own fields: they are Qwen's (converters/qwencode, whose
+	// IsRecord this is: a reader imports no other reader), never Claude's.
+	if m := r.Get("message"); m.IsObject() && m.Get("parts").IsArray() && !m.Get("content").Exists() ||
+		r.Get("systemPayload").IsObject() || r.Get("usageMetadata").IsObject() || r.Get("toolCallResult").IsObject() {
 		return view.Value{}
 	}
 	for _, k := range claudeShapeKeys {

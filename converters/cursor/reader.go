@@ -10,10 +10,11 @@ import (
 	"github.com/contextreceipts/convert/converters/events"
 	"github.com/contextreceipts/convert/converters/native"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
-	"github.com/tidwall/gjson"
 )
 
 // cursor reads Cursor agent logs in both shapes (docs/converters.md):
@@ -231,7 +232,7 @@ func (c *cursorState) Record(r converters.Record, out *converters.Output) error 
 		// No record so far had a time (agent transcripts never do): the
 		// spans go on the record clock, as the pipeline writes the trace
 		// of an input without times (RecordClock).
-		r.NS = native.RecordClock(r.Seq)
+		r.NS = converters.RecordClock(r.Seq)
 		c.clocked = true
 	}
 	c.see(r)

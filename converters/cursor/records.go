@@ -389,7 +389,7 @@ func (c *cursorState) End(out *converters.Output) error {
 // first records had no time and later ones had: the pipeline then writes
 // the trace on the records' times, and those spans get the root's start.
 func (c *cursorState) unclock() {
-	limit := native.RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
+	limit := converters.RecordClockEpoch.AddDate(1, 0, 0).UnixNano()
 	for i := range c.Out.Spans {
 		sp := &c.Out.Spans[i]
 		if sp.Start < limit {

@@ -57,7 +57,8 @@ func qwenType(r converters.Record) view.Value {
 // IsRecord reports whether a record with these top-level fields is one
 // only Qwen Code writes: its message is a Gemini API Content (parts, no
 // content), or it carries a system payload, usage metadata or a tool
-// call's result. The Claude Code reader asks it too.
+// call's result. The Claude Code reader's claudeType holds the same
+// rule (a reader imports no other reader).
 func IsRecord(message, systemPayload, usageMetadata, toolCallResult view.Value) bool {
 	if message.IsObject() && message.Get("parts").IsArray() && !message.Get("content").Exists() {
 		return true

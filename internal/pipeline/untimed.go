@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"github.com/contextreceipts/convert/converters"
-	"github.com/contextreceipts/convert/converters/native"
 )
 
 // Three rules live here: a record whose time does not parse, an input
@@ -76,7 +75,7 @@ func (f *file) untimed() bool { return f.start == 0 }
 // line 0 (an end-of-input event) is the end of the input.
 func (f *file) clockAt(i, n int) int64 {
 	if n == 0 || i < 0 || i >= len(f.srcs) {
-		return native.RecordClock(f.stats.Lines + 1)
+		return converters.RecordClock(f.stats.Lines + 1)
 	}
-	return native.RecordClock(f.srcs[i].seqBase + int64(n))
+	return converters.RecordClock(f.srcs[i].seqBase + int64(n))
 }

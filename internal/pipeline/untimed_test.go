@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextreceipts/convert/converters/native"
-
 	"github.com/tidwall/gjson"
+
+	"github.com/contextreceipts/convert/converters"
 )
 
 const untimedSID = "5d0c1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
@@ -143,13 +143,13 @@ func TestUntimedInputOnRecordClock(t *testing.T) {
 		}
 	}
 	spans := gjson.GetBytes(res.Trace, "resourceSpans.0.scopeSpans.0.spans").Array()
-	epoch := native.RecordClock(0)
+	epoch := converters.RecordClock(0)
 	root := spans[0]
 	if root.Get(`attributes.#(key=="convert.trace.time_source").value.stringValue`).Str != "record_order_clock" {
 		t.Error("root span does not say its times are the record clock")
 	}
-	if s := root.Get("startTimeUnixNano").Int(); s != native.RecordClock(1) {
-		t.Errorf("root starts at %d, want the record clock's line 1 (%d)", s, native.RecordClock(1))
+	if s := root.Get("startTimeUnixNano").Int(); s != converters.RecordClock(1) {
+		t.Errorf("root starts at %d, want the record clock's line 1 (%d)", s, converters.RecordClock(1))
 	}
 	var last int64
 	for i, sp := range spans {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/outname"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -60,7 +60,7 @@ func TestReadBackAgreesWithTheKinds(t *testing.T) {
 	}
 	for _, v := range append(vals, "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl", "input-cd6d9626efca.jsonl", "bad_junk_lines.jsonl",
 		"rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", "CANARY.jsonl") {
-		written := pipeline.InputFileName(receipt.Hasher{}, v) == v && !strings.ContainsAny(v, "/\\ ")
+		written := outname.InputFileName(receipt.Hasher{}, v) == v && !strings.ContainsAny(v, "/\\ ")
 		if got := Field("convert.input.path", v) == v; got != (written || Printable(v)) {
 			t.Errorf("Field(convert.input.path, %q) printed %v; the run writes it as it is: %v", v, got, written)
 		}

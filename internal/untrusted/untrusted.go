@@ -13,7 +13,7 @@ import (
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/outname"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/schemas"
 )
@@ -246,7 +246,7 @@ func unescapePointer(s string) string {
 // as it may be printed: Printable values as they are; in the fields that
 // carry a declared kind of value, a value that kind admits (FieldKind:
 // leak.Shape.Admit, the rule the written side applies), and an input's
-// file name as the run writes it (pipeline.InputFileName); anything else
+// file name as the run writes it (outname.InputFileName); anything else
 // Withheld.
 func Field(key, v string) string {
 	if Printable(v) {
@@ -281,8 +281,8 @@ func FieldKind(key string) leak.Shape {
 }
 
 // fileName is an input's file name as a run records it: the run writes a
-// name as it is only when its stem is id-shaped (pipeline.InputFileName),
+// name as it is only when its stem is id-shaped (outname.InputFileName),
 // and the digest name otherwise; one path element.
 func fileName(v string) bool {
-	return !strings.ContainsAny(v, "/\\ ") && pipeline.InputFileName(receipt.Hasher{}, v) == v
+	return !strings.ContainsAny(v, "/\\ ") && outname.InputFileName(receipt.Hasher{}, v) == v
 }
