@@ -95,6 +95,9 @@ var unknownAgentLogs = []struct{ name, want, rel, log string }{
 	{"Kimi Code wire (usage.record)", "", "agents/main/wire.jsonl", `{"type":"metadata","protocolVersion":2,"createdAt":"2026-11-20T10:00:00.000Z","timestamp":"2026-11-20T10:00:00.000Z"}
 {"type":"turn.prompt","turnId":"CANARY-turn","timestamp":"2026-11-20T10:00:01.000Z","prompt":"CANARY-prompt"}
 {"type":"usage.record","model":"kimi-code/CANARY","usageScope":"turn","timestamp":"2026-11-20T10:00:02.000Z","usage":{"inputOther":10,"output":2,"inputCacheRead":4,"inputCacheCreation":1}}`},
+	{"Copilot CLI session in the older flat layout", "copilot_cli", "session-state/6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c.jsonl", `{"type":"session.start","data":{"sessionId":"6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c","version":1,"producer":"copilot-agent","copilotVersion":"0.0.330","startTime":"2025-10-02T09:00:00.000Z","context":{"cwd":"/CANARY/app"}},"id":"023525e5-0000-4000-8000-000000000001","timestamp":"2025-10-02T09:00:00.000Z","parentId":null}
+{"type":"user.message","data":{"content":"CANARY-prompt","source":"user"},"id":"023525e5-0000-4000-8000-000000000002","timestamp":"2025-10-02T09:00:01.000Z","parentId":"023525e5-0000-4000-8000-000000000001"}
+{"type":"assistant.message","data":{"messageId":"023525e5-0000-4000-8000-0000000000a1","content":"CANARY-answer","toolRequests":[]},"id":"023525e5-0000-4000-8000-000000000003","timestamp":"2025-10-02T09:00:02.000Z","parentId":"023525e5-0000-4000-8000-000000000002"}`},
 	{"Factory Droid stream-json", "", "droid-exec.jsonl", `{"type":"system","subtype":"init","cwd":"/CANARY/proj","session_id":"CANARY-s1","tools":["Read"],"model":"CANARY-model"}
 {"type":"message","role":"user","id":"d1","text":"CANARY-prompt","timestamp":1795168801000,"session_id":"CANARY-s1"}
 {"type":"tool_call","id":"d2","messageId":"d1","toolId":"Read","toolName":"Read","parameters":{"file_path":"CANARY-file"},"timestamp":1795168802000,"session_id":"CANARY-s1"}
