@@ -46,7 +46,12 @@ func TestKiloDatabase(t *testing.T) {
 	for _, s := range rec.Sessions {
 		want[s.Session] = s.Ccusage
 	}
-	for _, tc := range []struct{ file, converter, agent string }{{"kilo.db", "kilo", "kilo"}, {"opencode.db", "opencode", "opencode"}} {
+	for _, tc := range []struct{ file, converter, agent string }{
+		{"kilo.db", "kilo", "kilo"}, {"opencode.db", "opencode", "opencode"},
+		// A database of another name is probed for its tables: OpenCode's
+		// schema is OpenCode's, never Kilo's (Store.NameOnly).
+		{"backup-CANARY.db", "opencode", "opencode"},
+	} {
 		dir := t.TempDir()
 		db := filepath.Join(dir, tc.file)
 		ocdb.Build(t, db, nil)

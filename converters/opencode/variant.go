@@ -59,6 +59,7 @@ func Variant(name, agent, doc string, storeName func(base string) bool, location
 			Seeds:     seeds,
 			Store: &converters.Store{
 				Name:     storeName,
+				NameOnly: true, // its tables are OpenCode's: a database of another name is OpenCode's
 				Claim:    opencodeClaim,
 				Sessions: opencodeSessions,
 				Lines: func(ctx context.Context, db *sql.DB, session string, emit func([]byte) error) error {
