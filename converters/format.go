@@ -75,6 +75,11 @@ type Store struct {
 	// another name is never probed for it, since its tables are another
 	// agent's too (Kilo's kilo.db holds OpenCode's schema).
 	NameOnly bool
+	// CommonName: the file name is common to other programs' databases
+	// (Hermes's state.db, Goose's sessions.db): an SQLite database of that
+	// name without the tables Claim wants is another program's, not a log
+	// (skipped), rather than this agent's, broken.
+	CommonName bool
 }
 
 // StoreSession is one session of a Store: its id, the latest time it was

@@ -30,10 +30,12 @@ import (
 // created_timestamp, content, metadata}}, content_json and metadata_json
 // parsed). Names, titles, recipes and extension data are not read.
 var gooseStore = &converters.Store{
-	Name:     func(base string) bool { return base == "sessions.db" },
-	Claim:    gooseClaim,
-	Sessions: gooseSessions,
-	Lines:    gooseLines,
+	Name: func(base string) bool { return base == "sessions.db" },
+	// Other programs keep a database of that name too.
+	CommonName: true,
+	Claim:      gooseClaim,
+	Sessions:   gooseSessions,
+	Lines:      gooseLines,
 }
 
 // gooseColumns are the columns the store needs, by table.

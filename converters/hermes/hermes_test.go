@@ -129,3 +129,29 @@ func TestLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignStateDB: a folder walked with another program's state.db in
+// it converts its logs and skips the database (a common name is no claim).
+func TestForeignStateDB(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE kv (k TEXT, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ins, err := pipeline.Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		if res := pipeline.Convert(in, pipeline.Options{}); res.Err != nil {
+			t.Errorf("%s: %v", in.Rel, res.Err)
+		}
+	}
+	if len(ins) != 0 {
+		t.Errorf("%d inputs, want none: the database is another program's", len(ins))
+	}
+}

@@ -27,10 +27,12 @@ import (
 // messages by id ({"hermes_message": {...}}, tool_calls parsed). Titles,
 // user and chat ids, system prompts and routing are not read.
 var hermesStore = &converters.Store{
-	Name:     func(base string) bool { return base == "state.db" },
-	Claim:    hermesClaim,
-	Sessions: hermesSessions,
-	Lines:    hermesLines,
+	Name: func(base string) bool { return base == "state.db" },
+	// Other programs keep a database of that name too.
+	CommonName: true,
+	Claim:      hermesClaim,
+	Sessions:   hermesSessions,
+	Lines:      hermesLines,
 }
 
 // hermesColumns are the columns the store needs, by table.
