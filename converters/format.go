@@ -75,6 +75,15 @@ type Store struct {
 	// Lines writes one session's records to emit, one JSON object each,
 	// in the order the reader reads them; it stops at emit's error.
 	Lines func(ctx context.Context, db *sql.DB, session string, emit func(line []byte) error) error
+	// NameOnly: only a file Name names is this store; a database of
+	// another name is never probed for it, since its tables are another
+	// agent's too (Kilo's kilo.db holds OpenCode's schema).
+	NameOnly bool
+	// CommonName: the file name is common to other programs' databases
+	// (Hermes's state.db, Goose's sessions.db): an SQLite database of that
+	// name without the tables Claim wants is another program's, not a log
+	// (skipped), rather than this agent's, broken.
+	CommonName bool
 }
 
 // StoreSession is one session of a Store: its id, the latest time it was
@@ -96,11 +105,12 @@ func StoreFor(base string) *Store {
 	return nil
 }
 
-// Stores returns every registered format's store.
+// Stores returns the registered formats' stores that a database of
+// another name is probed for (all but the NameOnly ones).
 func Stores() []*Store {
 	var out []*Store
 	for _, c := range Natives() {
-		if c.Native.Store != nil {
+		if c.Native.Store != nil && !c.Native.Store.NameOnly {
 			out = append(out, c.Native.Store)
 		}
 	}

@@ -255,25 +255,35 @@ func TestReadmeConverters(t *testing.T) {
 }
 
 // readerNote is a reader's note on its format for docs/converters.md: the
-// list item its package comment (converters/<reader>/doc.go) holds, after
-// its first paragraph, as gofmt lays out a list ("//   - ", then "//     ").
+// list item of its package comment (converters/<reader>/doc.go) that
+// names it ("- `name`: ..."), as gofmt lays out a list ("//   - ", then
+// "//     "). A package that registers two converters (OpenCode's, with
+// Kilo's) holds an item for each; other list items of the comment are
+// the package's own.
 func readerNote(t *testing.T, c converters.Converter) string {
 	t.Helper()
-	p := filepath.Join("..", packageDir(c.New), "doc.go")
+	p := filepath.Join("..", roomDir("..", c), "doc.go")
 	src, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatalf("%s: %v (a reader's doc.go holds its note for docs/converters.md)", c.Name, err)
 	}
 	var b strings.Builder
+	mine := false
 	for _, l := range strings.Split(string(src), "\n") {
 		switch {
 		case strings.HasPrefix(l, "//   - "):
-			b.WriteString("- " + l[len("//   - "):] + "\n")
-		case strings.HasPrefix(l, "//     ") && b.Len() > 0:
+			item := "- " + l[len("//   - "):]
+			mine = strings.HasPrefix(item, "- `"+c.Name+"`: ")
+			if mine {
+				b.WriteString(item + "\n")
+			}
+		case strings.HasPrefix(l, "//     ") && mine:
 			b.WriteString("  " + l[len("//     "):] + "\n")
+		default:
+			mine = false
 		}
 	}
-	if !strings.HasPrefix(b.String(), "- `"+c.Name+"`: ") {
+	if b.Len() == 0 {
 		t.Errorf("%s: no list item \"- `%s`: ...\" in its package comment", p, c.Name)
 	}
 	return b.String()

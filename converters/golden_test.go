@@ -82,8 +82,8 @@ func TestGoldenHasSample(t *testing.T) {
 	}
 }
 
-// TestEveryReaderTestsItself: every native reader's folder (the package
-// its New is declared in) holds its golden test
+// TestEveryReaderTestsItself: every native reader's folder (roomDir: the
+// package its New is declared in, or its own folder of tests) holds its golden test
 // (convtest.Golden) and, when converters/testdata/ccusage.json records its
 // sessions, its token test (convtest.Ccusage).
 func TestEveryReaderTestsItself(t *testing.T) {
@@ -96,7 +96,7 @@ func TestEveryReaderTestsItself(t *testing.T) {
 		if c.Native == nil {
 			continue
 		}
-		dir := packageDir(c.New)
+		dir := roomDir(".", c)
 		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		var all []byte
 		for _, f := range files {
@@ -225,4 +225,19 @@ func packageDir(fn any) string {
 	slash := strings.LastIndex(name, "/")
 	pkg := name[:slash+strings.Index(name[slash:], ".")]
 	return filepath.FromSlash(strings.TrimPrefix(pkg, "github.com/contextreceipts/convert/"))
+}
+
+// roomDir is the folder that holds a reader's tests and docs: its own
+// package's, or, for a converter another reader's package registers under
+// an agent's name (Kilo, OpenCode's reader), converters/<name> when that
+// folder exists (converters/kilo: its doc.go, tests and testdata).
+// root is the repository's root as seen from the working directory.
+func roomDir(root string, c converters.Converter) string {
+	own := packageDir(c.New)
+	if dir := filepath.Join("converters", strings.ReplaceAll(c.Name, "_", "")); dir != own {
+		if st, err := os.Stat(filepath.Join(root, dir)); err == nil && st.IsDir() {
+			return dir
+		}
+	}
+	return own
 }

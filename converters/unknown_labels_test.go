@@ -46,9 +46,10 @@ func relabel(v any, path string, paths map[string]bool, n *int) any {
 }
 
 // recordKind are the label fields that say what a record is (its type,
-// pi's run transcripts' recordType, a message's role): made unknown, the
+// pi's run transcripts' recordType, a message's role, the store a kin of
+// OpenCode marks its lines with, $store): made unknown, the
 // record is another one, which the reader skips and counts.
-var recordKind = map[string]bool{"type": true, "recordType": true, "record_type": true, "role": true}
+var recordKind = map[string]bool{"type": true, "recordType": true, "record_type": true, "role": true, "$store": true}
 
 // TestUnknownLabelsNeverWritten: every native reader's samples, with the
 // value of each field it declares a label (but those that say what a

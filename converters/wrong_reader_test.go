@@ -82,6 +82,22 @@ var unknownAgentLogs = []struct{ name, want, rel, log string }{
 {"type":"message","id":"c1000002","timestamp":"2026-11-20T10:00:02.000Z","parentId":"c1000001","message":{"role":"assistant","content":[{"type":"text","text":"CANARY-reply"},{"type":"tool_use","id":"CANARY-tool","name":"Execute","input":{"command":"CANARY-cmd"}}]}}
 {"type":"message","id":"c1000003","timestamp":"2026-11-20T10:00:03.000Z","parentId":"c1000002","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"CANARY-tool","content":"CANARY-result"}]}}
 {"type":"todo_state","id":"c1000004","timestamp":"2026-11-20T10:00:04.000Z","todos":"CANARY-todo"}`},
+	{"Qwen Code chat (user and assistant records only)", "qwen_code", "projects/-w/chats/5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b.jsonl", `{"uuid":"c3000001-0000-4000-8000-000000000001","parentUuid":null,"sessionId":"5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b","timestamp":"2026-11-22T08:00:00.000Z","type":"user","cwd":"/CANARY/w","version":"0.0.9","message":{"role":"user","parts":[{"text":"CANARY-prompt"}]}}
+{"uuid":"c3000001-0000-4000-8000-000000000002","parentUuid":"c3000001-0000-4000-8000-000000000001","sessionId":"5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b","timestamp":"2026-11-22T08:00:02.000Z","type":"assistant","cwd":"/CANARY/w","version":"0.0.9","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"text":"CANARY-answer"}]}}`},
+	{"Kimi CLI wire", "kimi_cli", "sessions/h/s/wire.jsonl", `{"type":"metadata","protocol_version":"1.3"}
+{"timestamp":1795168801.0,"message":{"type":"TurnBegin","payload":{"user_input":"CANARY-prompt"}}}
+{"timestamp":1795168801.1,"message":{"type":"StepBegin","payload":{"n":1}}}
+{"timestamp":1795168802.5,"message":{"type":"ContentPart","payload":{"type":"text","text":"CANARY-text"}}}`},
+	{"Kimi CLI context history given alone", "", "context.jsonl", `{"role":"_checkpoint","id":0}
+{"role":"user","content":"CANARY-prompt"}
+{"role":"assistant","content":[{"type":"text","text":"CANARY-text"}]}
+{"role":"_usage","token_count":5580}`},
+	{"Kimi Code wire (usage.record)", "", "agents/main/wire.jsonl", `{"type":"metadata","protocolVersion":2,"createdAt":"2026-11-20T10:00:00.000Z","timestamp":"2026-11-20T10:00:00.000Z"}
+{"type":"turn.prompt","turnId":"CANARY-turn","timestamp":"2026-11-20T10:00:01.000Z","prompt":"CANARY-prompt"}
+{"type":"usage.record","model":"kimi-code/CANARY","usageScope":"turn","timestamp":"2026-11-20T10:00:02.000Z","usage":{"inputOther":10,"output":2,"inputCacheRead":4,"inputCacheCreation":1}}`},
+	{"Copilot CLI session in the older flat layout", "copilot_cli", "session-state/6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c.jsonl", `{"type":"session.start","data":{"sessionId":"6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c","version":1,"producer":"copilot-agent","copilotVersion":"0.0.330","startTime":"2025-10-02T09:00:00.000Z","context":{"cwd":"/CANARY/app"}},"id":"023525e5-0000-4000-8000-000000000001","timestamp":"2025-10-02T09:00:00.000Z","parentId":null}
+{"type":"user.message","data":{"content":"CANARY-prompt","source":"user"},"id":"023525e5-0000-4000-8000-000000000002","timestamp":"2025-10-02T09:00:01.000Z","parentId":"023525e5-0000-4000-8000-000000000001"}
+{"type":"assistant.message","data":{"messageId":"023525e5-0000-4000-8000-0000000000a1","content":"CANARY-answer","toolRequests":[]},"id":"023525e5-0000-4000-8000-000000000003","timestamp":"2025-10-02T09:00:02.000Z","parentId":"023525e5-0000-4000-8000-000000000002"}`},
 	{"Factory Droid stream-json", "", "droid-exec.jsonl", `{"type":"system","subtype":"init","cwd":"/CANARY/proj","session_id":"CANARY-s1","tools":["Read"],"model":"CANARY-model"}
 {"type":"message","role":"user","id":"d1","text":"CANARY-prompt","timestamp":1795168801000,"session_id":"CANARY-s1"}
 {"type":"tool_call","id":"d2","messageId":"d1","toolId":"Read","toolName":"Read","parameters":{"file_path":"CANARY-file"},"timestamp":1795168802000,"session_id":"CANARY-s1"}

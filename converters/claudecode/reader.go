@@ -67,6 +67,14 @@ func claudeType(r converters.Record) view.Value {
 	if !t.IsString() {
 		return view.Value{}
 	}
+	// Qwen Code's chat records share Claude's type names, uuid and
+	// sessionId, but hold a Gemini API Content (message.parts, no content)
+	// or Qwen's own fields: they are Qwen's (converters/qwencode, whose
+	// IsRecord this is: a reader imports no other reader), never Claude's.
+	if m := r.Get("message"); m.IsObject() && m.Get("parts").IsArray() && !m.Get("content").Exists() ||
+		r.Get("systemPayload").IsObject() || r.Get("usageMetadata").IsObject() || r.Get("toolCallResult").IsObject() {
+		return view.Value{}
+	}
 	for _, k := range claudeShapeKeys {
 		if r.Get(k).Exists() {
 			return t

@@ -80,6 +80,14 @@ var (
 // time object, and names a model (modelID, or model {providerID,
 // modelID}); a part file has an id, a sessionID, a messageID and a type.
 func opencodeRecordType(r converters.Record) view.Value {
+	if !r.JSON.IsObject() || r.Top(storeMark).Exists() {
+		return view.Value{} // a kin's database session (Variant): its own reader's
+	}
+	return opencodeShape(r)
+}
+
+// opencodeShape is opencodeRecordType of a record of any store.
+func opencodeShape(r converters.Record) view.Value {
 	if !r.JSON.IsObject() {
 		return view.Value{}
 	}

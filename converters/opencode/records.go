@@ -30,6 +30,7 @@ func (t *opencodeTokens) add(u opencodeTokens) {
 
 type opencodeState struct {
 	native.Base
+	agent     string                     // the agent the root span names: opencode, or a kin's (Variant)
 	models    map[string]*opencodeTokens // by model, as written
 	responses map[string]int64
 	msgs      map[string]*opencodeMsg // by message id
@@ -41,7 +42,7 @@ type opencodeState struct {
 }
 
 func newOpencode(env converters.Env) *opencodeState {
-	return &opencodeState{Base: native.New(env, opencodeTypes), models: map[string]*opencodeTokens{},
+	return &opencodeState{Base: native.New(env, opencodeTypes), agent: "opencode", models: map[string]*opencodeTokens{},
 		responses: map[string]int64{}, msgs: map[string]*opencodeMsg{}, skills: map[string]bool{}, counts: map[string]int64{}}
 }
 
@@ -434,7 +435,7 @@ func (c *opencodeState) End(out *converters.Output) error {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded", events.AuditGap("token_usage_not_logged",
 			"opencode_messages_have_no_token_counts"))
 	}
-	c.RootIdentity(out, "opencode")
+	c.RootIdentity(out, c.agent)
 	var all opencodeTokens
 	for _, m := range models {
 		all.add(*c.models[m])

@@ -164,11 +164,16 @@ func KnownModel(v string) bool { return agentModels[v] || models.Known(v) }
 // agentModels are model names agents write of their own, which no
 // provider's catalog lists: Claude Code's <synthetic> (a message it made
 // itself) and its subagents' aliases, Cursor's Auto and its names of
-// Anthropic's models.
+// Anthropic's models, and Qwen Code's models of its Qwen OAuth and
+// DashScope defaults (QwenLM/qwen-code, packages/core/src/config/models.ts
+// and its earlier defaults coder-model and qwen3-coder-plus; genai-prices
+// lists Qwen's models only behind OpenRouter's prefix).
 var agentModels = map[string]bool{
 	"<synthetic>": true, "sonnet": true, "opus": true, "haiku": true, "inherit": true, "default": true,
 	"auto": true, "Auto": true, "claude-4.5-sonnet": true, "claude-4.5-opus": true, "claude-4.5-haiku": true,
 	"claude-4-sonnet": true, "claude-4-opus": true, "composer-1": true,
+	"coder-model": true, "vision-model": true, "qwen3-coder-plus": true, "qwen3-coder-flash": true,
+	"qwen3-coder-next": true, "qwen3-vl-plus": true,
 }
 
 // nameScreen reports what a model or tool name, a skill or a server

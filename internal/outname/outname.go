@@ -64,7 +64,7 @@ func splitExt(base string) (stem, ext string) {
 // (Codex), session-<time>-<hex> or session-<UUID or hex> (Gemini CLI, the
 // hook's digest names), <time>_<UUID> (pi), agent-<hex> (Claude Code
 // subagents), ses_<id> (OpenCode), a hex id,
-// Copilot CLI's events, a Claude Code workflow run's journal, standard
+// Copilot CLI's events, a Claude Code workflow run's journal, Kimi CLI's wire, standard
 // input (stdin), a word that names a log's role and never its subject (in,
 // input, log, transcript: a harness that copies each log to in.jsonl finds
 // in.receipt.ndjson), or a name this function gave (input-<12 hex>).
@@ -83,7 +83,7 @@ var idNameRe = sync.OnceValue(func() *regexp.Regexp {
 	const when = `[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}[-:][0-9]{2}([-:][0-9]{2})?)?`
 	return regexp.MustCompile(`^(` + uuid + `|rollout-` + when + `-` + uuid + `|session-(` + when + `-[0-9a-f]{8}|` + uuid + `)` +
 		`|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}(-[0-9]{3})?Z?_` + uuid +
-		`|agent-` + uuid + `|` + OpenCodeSession + `|events|journal|stdin|in|input|log|transcript|(input|session)-[0-9a-f]{12})$`)
+		`|agent-` + uuid + `|` + OpenCodeSession + `|events|journal|wire|stdin|in|input|log|transcript|(input|session)-[0-9a-f]{12})$`)
 })
 
 // hexNameRe: a hex id of 6 to 24 digits (Claude Code's agent-a<16 hex>),

@@ -112,6 +112,9 @@ func storeOf(ctx context.Context, p string, byContent bool) (*converters.Store, 
 			return named, storeError(err) // locked, corrupt, not a database
 		}
 		if !named.Claim(bounded(ctx), db) {
+			if named.CommonName && hasMagic(p) {
+				return nil, nil // another program's database of a common name: not a log
+			}
 			if !hasMagic(p) {
 				return named, errors.New("not an SQLite database")
 			}

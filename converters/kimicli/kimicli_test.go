@@ -1,0 +1,124 @@
+package kimicli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	_ "github.com/contextreceipts/convert/converters/all"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/testshared"
+	"github.com/tidwall/gjson"
+)
+
+type figures struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Total      int64 `json:"total"`
+}
+
+// TestTokenTotalsAgainstCcusage: each sample session's token totals are
+// the figures ccusage 20.0.24 printed for it (testdata/ccusage.json).
+func TestTokenTotalsAgainstCcusage(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Sessions []struct {
+			Sample, Input string
+			Ccusage       figures
+		}
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	testshared.InRepo(t)
+	if len(rec.Sessions) == 0 {
+		t.Fatal("no sessions recorded")
+	}
+	for _, s := range rec.Sessions {
+		ins, err := pipeline.Expand([]string{s.Sample})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, in := range ins {
+			if strings.TrimSuffix(filepath.Base(in.Path), ".jsonl") != s.Input {
+				continue
+			}
+			found = true
+			res := pipeline.Convert(in, pipeline.Options{})
+			if res.Err != nil || res.Converter != "kimi_cli" {
+				t.Fatalf("%s: %s, %v", in.Path, res.Converter, res.Err)
+			}
+			if len(in.Companions) != 1 {
+				t.Errorf("%s: %d companions, want context.jsonl", in.Path, len(in.Companions))
+			}
+			var got figures
+			for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
+				e := gjson.ParseBytes(l)
+				if e.Get("name").Str != "gen_ai.token_usage.summarized" {
+					continue
+				}
+				a := e.Get("attributes")
+				got.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
+				got.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
+				got.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
+				got.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
+			}
+			got.Total = got.Input + got.Output + got.CacheRead + got.CacheWrite
+			if got != s.Ccusage {
+				t.Errorf("%s %s: ours %+v, ccusage %+v", s.Sample, s.Input, got, s.Ccusage)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no input %s", s.Sample, s.Input)
+		}
+	}
+}
+
+// TestContextAloneIsNoKind: a context.jsonl given alone, whose role and
+// content lines are every chat log's, is claimed by no reader; it is
+// read only with its session's wire.
+func TestContextAloneIsNoKind(t *testing.T) {
+	testshared.InRepo(t)
+	ctx, err := filepath.Glob("samples/kimi_cli/basic/sessions/*/*/context.jsonl")
+	if err != nil || len(ctx) != 1 {
+		t.Fatalf("context.jsonl: %v %v", ctx, err)
+	}
+	res := pipeline.Convert(pipeline.Input{Path: ctx[0], Rel: "context.jsonl"}, pipeline.Options{Converter: "auto"})
+	if res.Err == nil || !strings.Contains(res.Err.Error(), converters.ErrNoKind.Error()) {
+		t.Fatalf("claimed by %q (error %v)", res.Converter, res.Err)
+	}
+	res = pipeline.Convert(pipeline.Input{Path: ctx[0], Rel: "context.jsonl"}, pipeline.Options{Converter: "kimi_cli"})
+	if res.Err == nil || res.Receipt != nil {
+		t.Fatal("converted alone by kimi_cli")
+	}
+}
+
+// TestLocations: ~/.kimi/sessions, or the sessions under KIMI_DATA_DIR.
+func TestLocations(t *testing.T) {
+	c, ok := converters.Lookup("kimi_cli")
+	if !ok || c.Native == nil || len(c.Native.Locations) != 1 {
+		t.Fatal("kimi_cli has no location")
+	}
+	l := c.Native.Locations[0]
+	for _, tc := range []struct{ env, want string }{{"", "/home/u/.kimi/sessions"}, {"/data/k", "/data/k/sessions"}} {
+		getenv := func(k string) string {
+			if k == "KIMI_DATA_DIR" {
+				return tc.env
+			}
+			return ""
+		}
+		if got := filepath.ToSlash(l.Path(getenv, "/home/u")); got != tc.want {
+			t.Errorf("KIMI_DATA_DIR=%q: %s, want %s", tc.env, got, tc.want)
+		}
+	}
+}

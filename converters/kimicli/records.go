@@ -1,0 +1,286 @@
+package kimicli
+
+import (
+	"strconv"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/events"
+	"github.com/contextreceipts/convert/converters/native"
+	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
+)
+
+// kimiTokens are usage in kosong's TokenUsage terms: input is input_other,
+// without the cache reads and writes, which are apart.
+type kimiTokens struct {
+	input, output, cacheRead, cacheWrite, responses int64
+}
+
+// kimiUsageKey tells one StatusUpdate's usage from another as ccusage's
+// Kimi parser does: the message id, the time and the four counts (the
+// session and model are the same for every line of a session).
+type kimiUsageKey struct {
+	message, time                        string
+	input, output, cacheRead, cacheWrite int64
+}
+
+type kimiState struct {
+	native.Base
+	step      int   // index in Out.Spans of the open step's chat span; -1 for none
+	prompted  int64 // time of the last prompt or tool result: the next step starts there
+	tools     map[string]*native.Call
+	agents    map[string]bool // subagents seen, by agent id (raw, never written)
+	seen      map[kimiUsageKey]bool
+	total     kimiTokens
+	counts    map[string]int64
+	maxTokens int64 // the largest context size the history records
+}
+
+func newKimi(env converters.Env) *kimiState {
+	return &kimiState{Base: native.New(env, kimiTypes), step: -1, tools: map[string]*native.Call{},
+		agents: map[string]bool{}, seen: map[kimiUsageKey]bool{}, counts: map[string]int64{}}
+}
+
+// StartFile names the session by its folder (as ccusage does): the wire
+// holds no id of its own.
+func (c *kimiState) StartFile(f converters.SourceFile, out *converters.Output) error {
+	c.Out = out
+	if f.Index == 0 && c.Session == "" {
+		rel := view.Borrow(f.Rel)
+		dir := rel.TrimSuffix("/wire.jsonl")
+		if i := dir.LastIndex("/"); i >= 0 && !dir.Is(f.Rel) {
+			if sid, ok := dir.From(i + 1).Admit(leak.IDOrUUID); ok {
+				c.Session = sid
+			}
+		}
+	}
+	return nil
+}
+
+func (c *kimiState) Record(r converters.Record, out *converters.Output) error {
+	c.Out = out
+	c.CountType(r)
+	p := r.Get("message.payload")
+	switch r.Type {
+	case "metadata":
+		c.SeeVersion(r.Get("protocol_version").String())
+	case "TurnBegin", "SteerInput":
+		c.counts["user_prompts"]++
+		c.closeStep()
+		if r.NS > 0 {
+			c.prompted = r.NS
+		}
+	case "StepBegin":
+		c.openStep(r)
+	case "StepInterrupted":
+		c.counts["interrupted_steps"]++
+		c.closeStep()
+	case "TurnEnd":
+		c.closeStep()
+	case "ContentPart":
+		c.cover(r)
+		if p.Get("type").Str().Is("think") {
+			c.counts["thinking_parts"]++
+		}
+	case "ToolCall":
+		c.openTool(r, p)
+	case "ToolResult":
+		c.finishTool(r, p)
+	case "StatusUpdate":
+		c.usage(r, p)
+	case "CompactionBegin":
+		c.counts["compactions"]++
+		a := events.CompactionStarted(c.Hasher.Text(c.Session+":compaction:"+strconv.FormatInt(c.counts["compactions"], 10)), "kimi_compaction")
+		a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+		c.Emit(r, "", "context.compaction.started", a)
+	case "CompactionEnd":
+		c.counts["compactions_ended"]++
+	case "ApprovalRequest":
+		c.counts["approval_requests"]++
+	case "ApprovalResponse", "ApprovalRequestResolved":
+		if w, ok := p.Get("response").Str().Word("approve", "approve_for_session", "reject"); ok {
+			c.counts["approvals_"+w]++
+		}
+	case "SubagentEvent":
+		c.subagentEvent(r, p)
+	case "HookTriggered":
+		c.counts["hooks"]++
+	case "context_message":
+		c.counts["context_messages"]++
+	case "context_checkpoint":
+		c.counts["context_checkpoints"]++
+	case "context_usage":
+		if n := c.Count(r.Get("token_count")); n > c.maxTokens {
+			c.maxTokens = n
+		}
+	}
+	return nil
+}
+
+// openStep opens a step's chat span: one model call, from the prompt or
+// tool result that started it.
+func (c *kimiState) openStep(r converters.Record) {
+	c.closeStep()
+	c.counts["model_calls"]++
+	start := r.NS
+	if c.prompted > 0 && c.prompted < r.NS {
+		start = c.prompted
+	}
+	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
+	c.step = len(c.Out.Spans)
+	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: events.ChatSpan("moonshot")})
+	c.prompted = 0
+}
+
+func (c *kimiState) closeStep() { c.step = -1 }
+
+// cover stretches the open step's span to r.
+func (c *kimiState) cover(r converters.Record) {
+	if c.step >= 0 {
+		c.Out.Spans[c.step].Cover(r.NS)
+	}
+}
+
+// stepKey is the open step's span key, "" (the root) for none.
+func (c *kimiState) stepKey() string {
+	if c.step < 0 {
+		return ""
+	}
+	return c.Out.Spans[c.step].Key
+}
+
+// openTool opens a call's execute_tool span under its step.
+func (c *kimiState) openTool(r converters.Record, p view.Value) {
+	c.cover(r)
+	id, name := p.Get("id").Str(), p.Get("function.name").Str()
+	if id.Empty() {
+		c.counts["tool_calls_without_id"]++
+		return
+	}
+	key := "tool:" + c.KeyPart(id)
+	if c.tools[key] != nil {
+		c.counts["repeated_tool_calls"]++
+		return
+	}
+	c.counts["tool_calls"]++
+	// The arguments are a JSON document in a string: digested as written.
+	call := c.OpenCall(r, key, c.stepKey(), id, name, p.Get("function.arguments"), kimiBuiltinTools)
+	t := &call
+	c.tools[key] = t
+	if isSub, _ := view.Lookup(kimiSubagentTools, name); isSub {
+		t.Subagent = true
+		c.counts["subagents"]++
+		a := append(events.SubagentSpawned("task_tool_call", 1), events.TranscriptLayout("inline_tool_call"))
+		args := p.Get("function.arguments").Str().Parse()
+		if s := args.Get("prompt").Str(); !s.Empty() {
+			a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(s.Digest(c.Hasher))})
+		}
+		if s := native.FirstString(args.Get("subagent_name"), args.Get("subagent_type")); !s.Empty() {
+			a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(s))})
+		}
+		c.Emit(r, key, "subagent.spawned", a)
+	}
+}
+
+// finishTool closes the call a ToolResult names; a tool's result is the
+// next step's prompt.
+func (c *kimiState) finishTool(r converters.Record, p view.Value) {
+	if r.NS > 0 {
+		c.prompted = r.NS
+	}
+	t := c.tools["tool:"+c.KeyPart(p.Get("tool_call_id").Str())]
+	if t == nil {
+		c.counts["results_without_call"]++
+		return
+	}
+	rv := p.Get("return_value")
+	if c.FinishCall(r, t, rv.Get("is_error").Bool(), rv.Get("output"), "kimi_cli.tool_call.status", nil) == "error" {
+		c.counts["failed_tool_calls"]++
+	}
+}
+
+// usage reads a StatusUpdate's token_usage: the open step's usage, and the
+// session's totals as ccusage counts them (doc.go).
+func (c *kimiState) usage(r converters.Record, p view.Value) {
+	u := p.Get("token_usage")
+	if !u.IsObject() {
+		c.counts["status_updates"]++
+		return
+	}
+	v := kimiTokens{input: c.Count(u.Get("input_other")), output: c.Count(u.Get("output")),
+		cacheRead: c.Count(u.Get("input_cache_read")), cacheWrite: c.Count(u.Get("input_cache_creation")), responses: 1}
+	if v.input+v.output+v.cacheRead+v.cacheWrite == 0 {
+		c.counts["empty_usage"]++
+		return
+	}
+	if c.step >= 0 {
+		sp := &c.Out.Spans[c.step]
+		sp.Cover(r.NS)
+		sp.Attrs = append(sp.Attrs, native.ChatUsage(v.input+v.cacheRead+v.cacheWrite, v.output, v.cacheRead, v.cacheWrite)...)
+	}
+	key := kimiUsageKey{message: p.Get("message_id").Str().Own(), time: r.Time,
+		input: v.input, output: v.output, cacheRead: v.cacheRead, cacheWrite: v.cacheWrite}
+	if c.seen[key] {
+		c.counts["repeated_usage"]++
+		return
+	}
+	c.seen[key] = true
+	c.total.input += v.input
+	c.total.output += v.output
+	c.total.cacheRead += v.cacheRead
+	c.total.cacheWrite += v.cacheWrite
+	c.total.responses++
+}
+
+// subagentEvent counts a subagent's own event; its usage is its own, not
+// the session's (as ccusage counts it).
+func (c *kimiState) subagentEvent(r converters.Record, p view.Value) {
+	c.counts["subagent_events"]++
+	if id := p.Get("agent_id").Str(); !id.Empty() {
+		if seen, _ := view.Lookup(c.agents, id); !seen {
+			c.agents[id.Own()] = true
+		}
+	}
+	if p.Get("event.type").Str().Is("StatusUpdate") && p.Get("event.payload.token_usage").IsObject() {
+		c.counts["subagent_usage_records"]++
+	}
+}
+
+func (c *kimiState) End(out *converters.Output) error {
+	c.Out = out
+	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+		events.AuditGap("instruction_loads_not_logged", "kimi_agents_md_and_system_prompt_load_without_a_record"))
+	if c.total.responses > 0 {
+		t := c.total
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary("unknown",
+			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
+			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
+			"time_model_and_usage", "session")})
+	} else {
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("token_usage_not_logged", "kimi_wire_has_no_token_usage"))
+	}
+	c.RootIdentity(out, "kimi-cli")
+	if c.total.responses > 0 { // unknown is not zero: the audit gap says so
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input))
+		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.total.output))
+	}
+	if c.maxTokens > 0 {
+		out.Span.Set("kimi_cli.context_tokens.max", receipt.I(c.maxTokens))
+	}
+	c.counts["subagent_agents"] = int64(len(c.agents))
+	native.Tally(out, "kimi_cli", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls",
+		"subagents", "subagent_agents", "subagent_events", "compactions", "approval_requests", "approvals_approve",
+		"approvals_approve_for_session", "approvals_reject", "hooks", "interrupted_steps", "repeated_usage",
+		"context_messages", "context_checkpoints"}, native.Unfinished(c.tools, func(t *native.Call) bool { return t.Done }))
+	c.Summarize(out)
+	return nil
+}
+
+// The audit gaps this reader writes, in the schema of
+// context.audit_gap.recorded (see events/eventschema.go).
+var _ = events.DeclareEvent("context.audit_gap.recorded", events.EventDecl{Adds: true, Keys: []events.Attr{
+	events.SetsProp("context.audit_gap.detail", events.Enum(
+		"kimi_agents_md_and_system_prompt_load_without_a_record", "kimi_wire_has_no_token_usage")),
+}})
