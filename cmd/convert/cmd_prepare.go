@@ -138,15 +138,22 @@ func flagRequest(c *cli.Context) (prepare.Request, error) {
 	return req, nil
 }
 
-func openStore(c *cli.Context, create bool) (*prepare.Store, error) {
+// openStore opens --store: for load read-write (created if missing), for
+// prepare and read read-only, so they never write the store (a missing or
+// empty file, or one that is not a store, is refused and left as it was).
+func openStore(c *cli.Context, load bool) (*prepare.Store, error) {
 	path := c.String("store")
 	if path == "" {
 		return nil, usageError("--store DB is required")
 	}
-	if _, err := os.Stat(path); err != nil && !create {
-		return nil, usageError("--store: no store at %s (make one with convert prepare load)", path)
+	if load {
+		return prepare.Open(path)
 	}
-	return prepare.Open(path)
+	st, err := prepare.OpenReadOnly(path)
+	if err != nil {
+		return nil, usageError("--store %s: %v", path, err)
+	}
+	return st, nil
 }
 
 func hashKeyFlag() cli.Flag {
@@ -250,14 +257,10 @@ func prepareAction(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	bodies, err := st.Bodies(c.Context, req.ScopeIDs)
-	if c.Context.Err() != nil {
-		return interrupted(c)
-	}
-	if err != nil {
-		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
-	}
 	res, err := prepare.NewRuntime(st, opt).Prepare(c.Context, req)
+	// The leak check probes the outputs against the query and every body
+	// this prepare read: the outputs are made of those rows only.
+	bodies := res.Bodies
 	switch {
 	case c.Context.Err() != nil:
 		return interrupted(c)

@@ -109,8 +109,9 @@ var requirements = []requirement{
 		Note: "8192 -> 16384 bytes: the 26+4 assembly with UUID ids measures 9,696 bytes (10,890 with two Prompts and three rounds), so at 8192 it never had a receipt; 128-byte ids (19,197 bytes) still drop; convert audit's pc.bounds reads the same constant"},
 	{ID: "000-35", Text: "include_receipt causes no additional recall or model call.",
 		Where: []string{rp + "runtime.go:Runtime.Prepare"}, Tests: []string{"TestNoExtraCallsForReceipt"}, Status: "met"},
-	{ID: "000-36", Text: "Receipts are not persisted; prepare writes nothing to the store.",
-		Where: []string{rp + "runtime.go:Runtime.Prepare"}, Tests: []string{"cmd/TestPrepareIsReadOnly"}, Status: "met"},
+	{ID: "000-36", Text: "Receipts are not persisted; prepare writes nothing to the store: it opens the store read-only and query-only, creates no schema, and refuses a missing, empty or foreign file, left byte-identical.",
+		Where: []string{rp + "store.go:OpenReadOnly", cp + "openStore"}, Tests: []string{"cmd/TestPrepareIsReadOnly", "cmd/TestPrepareStoreRefusals"}, Status: "met",
+		Note: "before issue #51 prepare opened the store read-write and ran its schema: an empty file got a 45 KB schema"},
 	{ID: "000-37", Text: "Progressive inspection uses exact reads: a recorded revision stays readable after forget, merge or retire, a newer head is never followed, another scope never resolves it; code is read by scope, fingerprint, path, file hash and line range, truncated ranges included.",
 		Where: []string{rp + "store.go:Store.Read", rp + "store.go:Store.ReadCode", cp + "prepareReadCommand"}, Tests: []string{"TestExactReadAfterLifecycle", "cmd/TestPrepareLoadAndRead", "cmd/TestPrepareCodeRead", "TestKeyedDigests"}, Status: "met"},
 	{ID: "000-38", Text: "Authorization: grants per scope for a named caller; reads are authorized now, not when the receipt was made; a denied read fails exactly like an unavailable revision; a referenced scope the caller may not read is never searched and leaves no trace in the receipt.",
@@ -195,6 +196,14 @@ var requirements = []requirement{
 	// Issue #23 beyond the seeds.
 	{ID: "i23-01", Text: "The headline example of docs/usage.md (\"Why did we choose SQLite?\") returns the cited decision without extra flags: query stop words are not lexical evidence.",
 		Where: []string{rp + "text.go:queryTerms", "docs/usage.md"}, Tests: []string{"cmd/TestPrepareHeadlineExample"}, Status: "met"},
+
+	// Issue #51: a store prepare never writes, keyed mode that keeps the seeds' promises, recall at request-time speed.
+	{ID: "i51-01", Text: "A load running meanwhile never fails a prepare: an open write transaction is read around, a commit's exclusive lock is waited out (busy timeout), and the prepare reads the last committed state.",
+		Where: []string{rp + "store.go:OpenReadOnly", rp + "store.go:Open"}, Tests: []string{"cmd/TestPrepareDuringLoad"}, Status: "extension",
+		Note: "the store keeps SQLite's rollback journal (no -wal or -shm files appear beside it); the loader never spills its cache into the file before its commit, so a reader is only held by the commit itself, for at most the 5 s busy timeout"},
+	{ID: "i51-05", Text: "Recall works in proportion to the candidates, not the store: a live FTS index of the active heads keyed by scope and family, the vector channel scoring only the bodies that share a query term, the profile snapshot read to its ceiling, and the leak check over the bodies read plus the query.",
+		Where: []string{rp + "store.go:Store.searchFTS", rp + "store.go:Store.searchVector", rp + "store.go:Store.profiles", rp + "runtime.go:prep.saw"}, Tests: []string{"TestLiveIndexFollowsHeads", "TestOldStoreIsBroughtUpToDate"}, Status: "extension",
+		Note: "reading: the store's vectors are HashEmbed (a signed hashed bag of words), so a body sharing no query term reaches a non-zero cosine only by a hash collision of two different words; the bench (make bench-prepare) measures it"},
 }
 
 // unlisted are the tests of internal/prepare (and the TestPrepare tests of

@@ -105,6 +105,10 @@ type Result struct {
 	MaxBytes    int // the effective max_bytes
 	Searches    []SearchGroup
 	Rounds      []RecallRound
+	// Bodies are the raw bodies this prepare read (every candidate of every
+	// round, selected or not): with the query, what Render leak-checks the
+	// outputs against.
+	Bodies []string
 }
 
 // ParseSections parses "memory:8,topic-memory,code:2". The selector
@@ -268,6 +272,8 @@ type prep struct {
 	embeds   int // query embeddings paid after round 0
 	genCalls int
 	evidence error // first rerank evidence failure
+	seen     map[int64]bool
+	bodies   []string // every body a search read, once
 }
 
 type vecState struct {
@@ -414,14 +420,19 @@ func searchMode(fam string) string {
 // searchProfiles reads the profile snapshot of scope, up to its ceiling.
 func (p *prep) searchProfiles(ctx context.Context, round int, scope string, out *roundOut) error {
 	fam := FamilyProfile
-	cs, err := p.rt.store.profiles(ctx, scope)
+	rs, n, err := p.rt.store.profiles(ctx, scope, ceilings[fam])
 	if err != nil {
 		p.call(round, fam, ModeSnapshot, OutcomeFailed, FallbackNone)
 		return err
 	}
 	p.call(round, fam, ModeSnapshot, OutcomeCompleted, FallbackNone)
-	out.candLimit[fam] += max(0, len(cs)-ceilings[fam])
-	out.cands.add(fam, scope, cs[:min(len(cs), ceilings[fam])])
+	p.saw(rs)
+	cs := make([]Candidate, len(rs))
+	for i, r := range rs {
+		cs[i] = r.cand
+	}
+	out.candLimit[fam] += max(0, n-ceilings[fam])
+	out.cands.add(fam, scope, cs)
 	return nil
 }
 
@@ -466,11 +477,29 @@ func (p *prep) searchChannels(ctx context.Context, fam, scope string, qvec []flo
 		return nil, nil, err
 	}
 	if qvec != nil {
-		if vec, err = p.rt.store.searchVector(ctx, p.h, scope, fam, qvec, pool); err != nil {
+		if vec, err = p.rt.store.searchVector(ctx, p.h, scope, fam, p.qterms, qvec, pool); err != nil {
 			return nil, nil, err
 		}
 	}
+	p.saw(fts)
+	p.saw(vec)
 	return fts, vec, nil
+}
+
+// saw records the bodies a search read: the raw strings the leak check
+// probes the outputs against (with the query). Outputs are built from
+// these rows only, so the check's work follows the candidates, not the
+// store.
+func (p *prep) saw(rs []row) {
+	if p.seen == nil {
+		p.seen = map[int64]bool{}
+	}
+	for _, r := range rs {
+		if !p.seen[r.id] {
+			p.seen[r.id] = true
+			p.bodies = append(p.bodies, r.cand.Body)
+		}
+	}
 }
 
 // fused is one admitted row and its reciprocal-rank score.
@@ -649,6 +678,7 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	sort.SliceStable(p.stages, func(i, j int) bool { return stageOrder[p.stages[i].Stage] < stageOrder[p.stages[j].Stage] })
 	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
 	res.Searches = groupSearches(p.searches)
+	res.Bodies = p.bodies
 	if req.IncludeReceipt {
 		var why string
 		pc.Receipt, why = p.receiptOrDiagnostic(b, pc, omissions(p.sections, st.final.cands, b, ex, st.final.clamped))
