@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,82 @@ func TestPrepareDuringLoad(t *testing.T) {
 	after, _ := os.ReadFile(db)
 	if !bytes.Equal(before, after) {
 		t.Fatal("the store changed though the writer wrote nothing")
+	}
+}
+
+// TestPrepareKeyedRead: every selected item of a keyed receipt is followed
+// by prepare read with the same key (artifact, entry and entry version ids
+// as the receipt records them), and refused without it with a message that
+// names the key (issue #51: only code reads accepted the key).
+func TestPrepareKeyedRead(t *testing.T) {
+	db, _ := prepStore(t)
+	kf := writeTemp(t, "key", "11261636966b9247d3fc7345a64b49307a5c525c962085c12814e2994fccc20d\n")
+	code, out, stderr := prep(t, "prepare", "--store", db, "--scope", "project:payments", "--scope", "project:shared", "--query", "sqlite ledger decision",
+		"--include-receipt", "--hash-key-file", kf)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	d := parseCtx(t, out)
+	hist := 0
+	for _, s := range d.Receipt.Selected {
+		a := s.ArtifactAddress
+		if a == nil {
+			continue
+		}
+		hist++
+		args := []string{"prepare", "read", "--store", db, "--scope", a.ScopeID, "--family", a.Family, "--artifact", a.ArtifactID, "--revision", itoa(a.Revision)}
+		if s.EntryID != "" {
+			args = append(args, "--entry", s.EntryID, "--entry-version", s.EntryVersionID)
+		}
+		code, rout, rerr := prep(t, append(args, "--hash-key-file", kf)...)
+		if code != 0 {
+			t.Fatalf("keyed read of %s: exit %d %s", a.ArtifactID, code, rerr)
+		}
+		var doc struct {
+			Address struct {
+				ArtifactID string `json:"artifact_id"`
+			} `json:"artifact_address"`
+			Entries []struct {
+				EntryID        string `json:"entry_id"`
+				EntryVersionID string `json:"entry_version_id"`
+				Body           string `json:"body"`
+			} `json:"entries"`
+		}
+		if err := json.Unmarshal([]byte(rout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Address.ArtifactID != a.ArtifactID || len(doc.Entries) == 0 {
+			t.Fatalf("keyed read: %s", rout)
+		}
+		if s.EntryID != "" && (len(doc.Entries) != 1 || doc.Entries[0].EntryID != s.EntryID || doc.Entries[0].EntryVersionID != s.EntryVersionID) {
+			t.Fatalf("the read names the entry as the receipt does: %s", rout)
+		}
+		head := doc.Entries[0].Body[:min(40, len(doc.Entries[0].Body))]
+		if !strings.Contains(*d.Content, head) {
+			t.Fatalf("the read serves the injected body: %q", head)
+		}
+		code, _, rerr = prep(t, args...)
+		if code != 2 || !strings.Contains(rerr, "--hash-key-file") {
+			t.Fatalf("a keyed id without the key: want exit 2 naming the key, got %d %s", code, rerr)
+		}
+		other := writeTemp(t, "other", "99261636966b9247d3fc7345a64b49307a5c525c962085c12814e2994fccc20d\n")
+		if code, _, rerr := prep(t, append(args, "--hash-key-file", other)...); code != 1 || !strings.Contains(rerr, "no such revision") {
+			t.Fatalf("another key: want no such revision, got %d %s", code, rerr)
+		}
+	}
+	if hist == 0 {
+		t.Fatal("fixture: want historical items")
+	}
+	for _, s := range d.Receipt.Selected {
+		if c := s.CodeEvidence; c != nil {
+			args := []string{"prepare", "read", "--store", db, "--scope", c.ScopeID, "--family", "code", "--fingerprint", c.Fingerprint, "--path", c.Path,
+				"--file-sha256", c.FileSHA256, "--start-line", itoa(c.StartLine), "--end-line", itoa(c.EndLine), "--snippet-sha256", c.SnippetSHA256}
+			if code, _, rerr := prep(t, args...); code != 2 || !strings.Contains(rerr, "--hash-key-file") {
+				t.Fatalf("keyed code evidence without the key: %d %s", code, rerr)
+			}
+			if code, _, rerr := prep(t, append(args, "--hash-key-file", kf)...); code != 0 {
+				t.Fatalf("keyed code read: %d %s", code, rerr)
+			}
+		}
 	}
 }

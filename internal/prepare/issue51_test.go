@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -111,5 +113,70 @@ func TestLiveIndexFollowsHeads(t *testing.T) {
 		if got[k] != n {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+// TestKeyedReceiptByteCap: the byte cap is checked on the receipt as it is
+// printed, after keyed digests replace the ids (issue #51: a keyed receipt
+// was printed at 16,479 bytes). Scope ids stay in clear and short ids grow
+// to 76-byte digests; over a range of scope lengths, a keyed receipt is
+// either printed within the cap or dropped for it with the injection kept,
+// and at least one length keeps its plain receipt while the keyed one is
+// dropped.
+func TestKeyedReceiptByteCap(t *testing.T) {
+	h, err := receipt.NewKeyed([]byte("45666d976bab316d970ec459afd866d9e9a0681ac510f0911f2ac33e9142e51b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, _ := ParseSections("memory:8,topic-memory:8,profile:8,experience:2,code:4")
+	dropped := 0
+	for n := 96; n <= 128; n += 4 {
+		cur := "p:" + strings.Repeat("c", n-2)
+		ref := "r:" + strings.Repeat("r", n-2)
+		var recs []rec
+		for s, scope := range []string{cur, ref} {
+			recs = append(recs, mem(scope, fmt.Sprint("m", s), 1, body(300, "ledger", "a"), body(300, "ledger", "b"), body(300, "ledger", "c"), body(300, "ledger", "d"),
+				body(300, "ledger", "e"), body(300, "ledger", "f"), body(300, "ledger", "g"), body(300, "ledger", "h")))
+			recs = append(recs, art(FamilyExperience, scope, fmt.Sprint("x", s), 1, body(300, "ledger")), art(FamilyExperience, scope, fmt.Sprint("y", s), 1, body(300, "ledger")))
+		}
+		for i := range 12 { // over the topic and profile ceilings: candidate_limit omissions
+			recs = append(recs, art(FamilyTopic, cur, fmt.Sprint("t", i), 1, body(300, "ledger")), art(FamilyProfile, cur, fmt.Sprint("p", i), 1, body(200, "team")))
+		}
+		for i := range 4 {
+			recs = append(recs, codeRec(cur, strings.Repeat("f", n), fmt.Sprintf("c%d.go", i), 1, "// CANARY ledger\nfunc f() {}\n"))
+		}
+		st := openWith(t, recs...)
+		req := Request{ScopeIDs: []string{cur, ref}, Query: "ledger", MaxBytes: MaxMaxBytes, IncludeReceipt: true, Sections: secs}
+		model := "acme:rerank-" + strings.Repeat("m", 116)
+		rr := &scopedReranker{ev: map[string]*RerankEvidence{cur: modelEvidence(model, 0, cur, "c"), ref: modelEvidence(model, 0, ref, "c")}}
+		plain := doPrepare(t, st, Options{Reranker: rr, Embedder: HashEmbedder{}}, req)
+		keyed := doPrepare(t, st, Options{Hasher: h, Reranker: rr, Embedder: HashEmbedder{}}, req)
+		out := render(t, st, keyed, req)
+		var printed struct {
+			Content *string         `json:"content"`
+			Receipt json.RawMessage `json:"receipt"`
+		}
+		if err := json.Unmarshal(out.Context, &printed); err != nil {
+			t.Fatal(err)
+		}
+		if printed.Content == nil || *printed.Content != *plain.Context.Content {
+			t.Fatalf("scope length %d: the keyed injection differs", n)
+		}
+		pb, _ := json.Marshal(plain.Context.Receipt)
+		t.Logf("scope length %d: plain %d bytes, keyed %d bytes printed (%s)", n, len(pb), len(printed.Receipt), keyed.Diagnostic)
+		switch {
+		case len(printed.Receipt) > ReceiptByteCap:
+			t.Fatalf("scope length %d: a keyed receipt printed at %d bytes, over the %d-byte cap", n, len(printed.Receipt), ReceiptByteCap)
+		case printed.Receipt == nil:
+			if !strings.Contains(keyed.Diagnostic+out.Diagnostic, "over the byte cap") {
+				t.Fatalf("scope length %d: receipt dropped without the byte-cap reason: %q", n, keyed.Diagnostic)
+			}
+			if plain.Context.Receipt != nil {
+				dropped++
+			}
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("fixture: no scope length puts the keyed receipt over the cap while the plain one fits")
 	}
 }

@@ -877,7 +877,13 @@ func (p *prep) receiptOrDiagnostic(b build, pc PreparedContext, om []OmittedGrou
 		err = checkReceipt(rc, b)
 	}
 	if err == nil {
+		// The caps again on the receipt as it will be printed: keyed ids
+		// are longer than the ids they replace (issue #51: a keyed
+		// receipt was printed at 16,479 bytes against the 16,384 cap).
 		keyIdentities(p.h, rc)
+		err = CheckCaps(rc)
+	}
+	if err == nil {
 		rb, _ := json.Marshal(rc)
 		if gate.ValidateDocument(rb) != nil {
 			err = errors.New("receipt does not match its schema")

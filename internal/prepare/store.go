@@ -811,6 +811,43 @@ func (s *Store) Read(ctx context.Context, acc Access, a Address) (Revision, erro
 	return rev, nil
 }
 
+// ResolveKeyed finds the artifact a keyed receipt names: in keyed mode
+// the receipt's artifact id is h.Text of the stored id (keyIdentities), so
+// the stored ids of the address's scope and family are hashed under the
+// same key until one matches. Its work follows the artifacts of that scope
+// and family (an exact read, not the request path). A scope the caller may
+// not read, no key, and no match all fail as ErrUnavailable.
+func (s *Store) ResolveKeyed(ctx context.Context, acc Access, h receipt.Hasher, a Address) (Address, error) {
+	if h.KeyID() == "" || !acc.Can(a.ScopeID) {
+		return a, ErrUnavailable
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT artifact_id FROM heads WHERE scope_id = ? AND family = ?`, a.ScopeID, a.Family)
+	if err != nil {
+		return a, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return a, err
+		}
+		if h.Text(id) == a.ArtifactID {
+			a.ArtifactID = id
+			return a, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return a, err
+	}
+	return a, ErrUnavailable
+}
+
+// IsKeyedDigest reports a value shaped like a keyed digest (hmac-sha256:
+// and 64 hex digits): an id, path or digest of a keyed receipt.
+func IsKeyedDigest(s string) bool {
+	return strings.HasPrefix(s, "hmac-sha256:") && receipt.IsDigest(s)
+}
+
 // ReadCode is the exact code read: by scope, fingerprint, path, file hash
 // and line range, checked against the snippet hash (digests made by h, the
 // hasher the receipt was made with). It serves a truncated item's final
