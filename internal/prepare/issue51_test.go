@@ -180,3 +180,51 @@ func TestKeyedReceiptByteCap(t *testing.T) {
 		t.Fatal("fixture: no scope length puts the keyed receipt over the cap while the plain one fits")
 	}
 }
+
+// TestGateCountsFromTheirRound: the gate's counts describe the round they
+// come from (issue #51). A round-0 item that a later round finds again is
+// the same candidate, not a duplicate; and after a failed last round the
+// admission counts of the searches it completed are that round's, while
+// the scope it never measured keeps the last round that measured it.
+func TestGateCountsFromTheirRound(t *testing.T) {
+	entries := []string{body(120, "alpha", "bravo", "charlie", "delta", "echo", "foxtrot"),
+		body(120, "alpha", "w1a"), body(120, "alpha", "w1b")}
+	st := openWith(t, mem(scopeA, "m", 1, entries...), mem(scopeB, "m", 1, entries...))
+	g := DefaultGatePolicy()
+	req := Request{ScopeIDs: []string{scopeA, scopeB}, Query: gateQuery, IncludeReceipt: true, Sections: []Section{{FamilyMemory, 8}}}
+	admitted := func(e *RecallEffort, scope string) int {
+		for _, c := range e.AdmissionByFamily {
+			if c.ScopeID == scope {
+				return c.Admitted
+			}
+		}
+		return -1
+	}
+
+	ok := doPrepare(t, st, Options{Gate: &g}, req)
+	if ok.Effort.Rounds != 3 || len(ok.Effort.ExpansionActions) != 2 || !ok.Context.Receipt.Retrieval.Rounds[2].Retained {
+		t.Fatalf("fixture: two kept expansions: %+v", ok.Effort)
+	}
+	if n := omitted(ok.Context.Receipt, FamilyMemory, OmitDuplicate); n != 0 {
+		t.Fatalf("rounds 1 and 2 re-find round 0's items: %d counted as duplicates, want 0", n)
+	}
+	if admitted(ok.Effort, scopeA) != 3 || admitted(ok.Effort, scopeB) != 3 {
+		t.Fatalf("fixture: round 2 admits all three entries of each scope: %+v", ok.Effort.AdmissionByFamily)
+	}
+
+	failed := doPrepare(t, st, Options{Gate: &g, searchFault: func(round int, fam, scope string) error {
+		if round == 2 && scope == scopeB {
+			return errors.New("backend down")
+		}
+		return nil
+	}}, req)
+	if failed.Effort.Rounds != 3 || len(failed.Effort.ExpansionActions) != 1 {
+		t.Fatalf("fixture: round 2 fails: %+v", failed.Effort)
+	}
+	// Round 2 measured scope A (3 admitted) before scope B failed; B's last
+	// measurement is round 1's (1 admitted: the floor of round 1 still
+	// wants two terms).
+	if a, b := admitted(failed.Effort, scopeA), admitted(failed.Effort, scopeB); a != 3 || b != 1 {
+		t.Fatalf("admission after a failed last round: A %d (want round 2's 3), B %d (want round 1's 1)", a, b)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -228,8 +229,11 @@ func allocate(rounds []pools, scopes []string) allocation {
 }
 
 // fresh returns the identities a stage adds to the committed rounds, per
-// family and scope in the stage's order; repeats count as duplicates.
-func fresh(committed []pools, stage pools, dup map[string]int) pools {
+// family and scope in the stage's order. An identity a committed round
+// already holds is the same candidate found again, not an exclusion: it is
+// not counted as a duplicate (issue #51: every later round counted each
+// re-found round-0 item again).
+func fresh(committed []pools, stage pools) pools {
 	out := pools{}
 	for fam, byScope := range stage {
 		for s, cs := range byScope {
@@ -241,7 +245,6 @@ func fresh(committed []pools, stage pools, dup map[string]int) pools {
 			}
 			for _, c := range cs {
 				if have[c.key()] {
-					dup[fam]++
 					continue
 				}
 				have[c.key()] = true
@@ -295,11 +298,11 @@ type roundOut struct {
 	counts    []AdmissionCounts // only with the gate on (the RecallEffort counters)
 	belowAdm  map[string]int
 	candLimit map[string]int
-	dup       map[string]int
+	dup       map[string]map[string]bool // per family, the identities both channels found (hybrid fusion)
 }
 
 func newRoundOut() roundOut {
-	return roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
+	return roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]map[string]bool{}}
 }
 
 func (p *prep) stage(name string, f func() error) error {
@@ -521,7 +524,10 @@ func (p *prep) fuse(fam string, ftsRows, vecRows []row, floor Floor, out *roundO
 		admitted++
 		if f, ok := byID[r.id]; ok {
 			f.score += 1 / float64(60+rank)
-			out.dup[fam]++
+			if out.dup[fam] == nil {
+				out.dup[fam] = map[string]bool{}
+			}
+			out.dup[fam][r.cand.key()] = true
 			return
 		}
 		f := &fused{r: r, score: 1 / float64(60+rank)}
@@ -764,13 +770,17 @@ func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *Recal
 		effort.Rounds++
 		if err != nil {
 			// The whole stage is discarded: the committed set, and so the
-			// assessment of it, stand.
+			// assessment of it, stand. The admission counts the round did
+			// measure before it failed are its own: each family and scope
+			// reports the last round that measured it (issue #51: they were
+			// the last committed round's).
+			st.latest = mergeCounts(out.counts, st.latest)
 			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
 			effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 			break
 		}
 		p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted})
-		st.commit(r, out, grow, p.scopes)
+		st.commit(r, out, p.scopes)
 		effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, g).Action)
 		effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 	}
@@ -823,16 +833,22 @@ func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, m
 
 // commit adds expansion round r's fresh candidates; the families it did not
 // search keep their latest admission counts.
-func (st *recallState) commit(r int, out roundOut, grow map[string]bool, scopes []string) {
-	st.committed = append(st.committed, fresh(st.committed, out.cands, out.dup))
-	latest := append([]AdmissionCounts{}, out.counts...)
-	for _, c := range st.latest {
-		if !grow[c.Family] {
-			latest = append(latest, c)
+func (st *recallState) commit(r int, out roundOut, scopes []string) {
+	st.committed = append(st.committed, fresh(st.committed, out.cands))
+	st.latest, st.outs[r] = mergeCounts(out.counts, st.latest), out
+	st.final = allocate(st.committed, scopes)
+}
+
+// mergeCounts is the admission counts of a round (newer), then those of
+// older rounds for the families and scopes the round did not measure.
+func mergeCounts(newer, older []AdmissionCounts) []AdmissionCounts {
+	out := append([]AdmissionCounts{}, newer...)
+	for _, o := range older {
+		if !slices.ContainsFunc(newer, func(n AdmissionCounts) bool { return n.Family == o.Family && n.ScopeID == o.ScopeID }) {
+			out = append(out, o)
 		}
 	}
-	st.latest, st.outs[r] = latest, out
-	st.final = allocate(st.committed, scopes)
+	return out
 }
 
 // exclusions are the omission counts of the retained rounds, summed: every
@@ -853,6 +869,7 @@ func (p *prep) retain(st *recallState) exclusions {
 		}
 	}
 	ex := exclusions{belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
+	dups := map[string]map[string]bool{} // a duplicate is one event per identity, whichever rounds found it twice
 	for i := range p.rounds {
 		rd := &p.rounds[i]
 		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
@@ -860,9 +877,20 @@ func (p *prep) retain(st *recallState) exclusions {
 		}
 		rd.Retained = true
 		o := st.outs[rd.Round]
-		for _, m := range [][2]map[string]int{{ex.belowAdm, o.belowAdm}, {ex.candLimit, o.candLimit}, {ex.dup, o.dup}} {
+		for _, m := range [][2]map[string]int{{ex.belowAdm, o.belowAdm}, {ex.candLimit, o.candLimit}} {
 			for f, n := range m[1] {
 				m[0][f] += n
+			}
+		}
+		for f, keys := range o.dup {
+			if dups[f] == nil {
+				dups[f] = map[string]bool{}
+			}
+			for k := range keys {
+				if !dups[f][k] {
+					dups[f][k] = true
+					ex.dup[f]++
+				}
 			}
 		}
 	}
