@@ -276,7 +276,8 @@ type prep struct {
 	genCalls int
 	evidence error // first rerank evidence failure
 	seen     map[int64]bool
-	bodies   []string // every body a search read, once
+	bodies   []string            // every body a search read, once
+	pools    map[string][2][]row // each search's FTS and vector rows, for the rounds after it
 }
 
 type vecState struct {
@@ -471,7 +472,23 @@ func (p *prep) vectorChannel(ctx context.Context, round int, fam, scope, mode st
 }
 
 // searchChannels queries FTS and, with a query vector, the vector channel.
+// An expansion round repeats round 0's search over the same pool with the
+// same query and vector (seed 001: rounds differ only in the admission
+// floor), so the rows a search returned are kept for the rounds after it:
+// the call is counted each round, the store is read once.
 func (p *prep) searchChannels(ctx context.Context, fam, scope string, qvec []float32) (fts, vec []row, err error) {
+	key := fmt.Sprint(fam, "\x00", scope, "\x00", qvec != nil)
+	if c, ok := p.pools[key]; ok {
+		return c[0], c[1], nil
+	}
+	defer func() {
+		if err == nil {
+			if p.pools == nil {
+				p.pools = map[string][2][]row{}
+			}
+			p.pools[key] = [2][]row{fts, vec}
+		}
+	}()
 	pool := 4 * ceilings[fam]
 	if fam == FamilyMemory {
 		pool = max(pool, 32)

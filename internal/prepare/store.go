@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS heads(
 CREATE TABLE IF NOT EXISTS grants(
   caller TEXT NOT NULL, scope_id TEXT NOT NULL,
   PRIMARY KEY(caller, scope_id));
-CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, vec BLOB);
 CREATE INDEX IF NOT EXISTS heads_by_state ON heads(scope_id, family, state, artifact_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS live_fts USING fts5(body, sf, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 `
@@ -111,7 +111,7 @@ func migrate(db *sql.DB) error {
 		// rank is bm25 over the body only: the sf token would otherwise
 		// weigh short bodies up.
 		`INSERT INTO live_fts(live_fts, rank) VALUES('rank', 'bm25(1.0, 0.0)')`,
-		`INSERT OR IGNORE INTO live(id) SELECT a.id FROM artifacts a JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family
+		`INSERT OR IGNORE INTO live(id, vec) SELECT a.id, a.vec FROM artifacts a JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family
 		   AND h.artifact_id = a.artifact_id AND h.revision = a.revision WHERE h.state = 'active'`,
 	} {
 		if _, err := tx.Exec(q); err != nil {
@@ -379,7 +379,7 @@ func (l *loader) close() {
 // rows while the head is active, nothing otherwise. It runs after every
 // record that changes the artifact (a new revision, a lifecycle action).
 func (l *loader) sync(scope, fam, id string) error {
-	rows, err := l.Query(`SELECT a.id, a.revision, a.body, l.id IS NOT NULL, COALESCE(h.revision, 0), COALESCE(h.state, '') FROM artifacts a
+	rows, err := l.Query(`SELECT a.id, a.revision, a.body, a.vec, l.id IS NOT NULL, COALESCE(h.revision, 0), COALESCE(h.state, '') FROM artifacts a
 		LEFT JOIN live l ON l.id = a.id
 		LEFT JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id
 		WHERE a.scope_id = ? AND a.family = ? AND a.artifact_id = ?`, scope, fam, id)
@@ -390,12 +390,13 @@ func (l *loader) sync(scope, fam, id string) error {
 		id          int64
 		rev, head   int
 		body, state string
+		vec         []byte
 		in          bool
 	}
 	var all []one
 	for rows.Next() {
 		var o one
-		if err := rows.Scan(&o.id, &o.rev, &o.body, &o.in, &o.head, &o.state); err != nil {
+		if err := rows.Scan(&o.id, &o.rev, &o.body, &o.vec, &o.in, &o.head, &o.state); err != nil {
 			rows.Close()
 			return err
 		}
@@ -409,7 +410,7 @@ func (l *loader) sync(scope, fam, id string) error {
 		want := o.state == ArtifactStateActive && o.rev == o.head
 		switch {
 		case want && !o.in:
-			if _, err := l.Exec(`INSERT INTO live(id) VALUES(?)`, o.id); err != nil {
+			if _, err := l.Exec(`INSERT INTO live(id, vec) VALUES(?,?)`, o.id, o.vec); err != nil {
 				return err
 			}
 			if _, err := l.Exec(`INSERT INTO live_fts(rowid, body, sf) VALUES(?,?,?)`, o.id, o.body, sfToken(scope, fam)); err != nil {
@@ -642,7 +643,7 @@ func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, famil
 	if len(qterms) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT a.id, a.vec FROM artifacts a WHERE a.id IN (SELECT rowid FROM live_fts WHERE live_fts MATCH ?)`, liveMatch(scope, family, qterms))
+	rows, err := s.db.QueryContext(ctx, `SELECT l.id, l.vec FROM live l WHERE l.id IN (SELECT rowid FROM live_fts WHERE live_fts MATCH ?)`, liveMatch(scope, family, qterms))
 	if err != nil {
 		return nil, fmt.Errorf("vector search %s: %w", family, err)
 	}
