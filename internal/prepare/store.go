@@ -29,8 +29,9 @@ import (
 // it is still active (not forgotten, merged or retired).
 //
 // Recall reads the live index only: live_fts holds the active head rows,
-// each with a token naming its scope and family (column sf), so a search
-// is one indexed match whose work follows the matching rows of that scope
+// each word indexed under a prefix naming its scope and family (indexText),
+// so a search is one match of the prefixed query terms whose work, bm25's
+// document frequencies included, follows the matching rows of that scope
 // and family, never the store's size. Load keeps it in step (sync).
 type Store struct {
 	db       *sql.DB
@@ -60,7 +61,7 @@ CREATE TABLE IF NOT EXISTS grants(
   PRIMARY KEY(caller, scope_id));
 CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, vec BLOB);
 CREATE INDEX IF NOT EXISTS heads_by_state ON heads(scope_id, family, state, artifact_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS live_fts USING fts5(body, sf, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS live_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 `
 
 // storeTables are the tables a prepare store has; a file without them is
@@ -108,9 +109,6 @@ func migrate(db *sql.DB) error {
 	defer tx.Rollback()
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS artifacts_fts`,
-		// rank is bm25 over the body only: the sf token would otherwise
-		// weigh short bodies up.
-		`INSERT INTO live_fts(live_fts, rank) VALUES('rank', 'bm25(1.0, 0.0)')`,
 		`INSERT OR IGNORE INTO live(id, vec) SELECT a.id, a.vec FROM artifacts a JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family
 		   AND h.artifact_id = a.artifact_id AND h.revision = a.revision WHERE h.state = 'active'`,
 	} {
@@ -137,7 +135,7 @@ func migrate(db *sql.DB) error {
 	}
 	rows.Close()
 	for _, x := range rs {
-		if _, err := tx.Exec(`INSERT INTO live_fts(rowid, body, sf) VALUES(?,?,?)`, x.id, x.body, sfToken(x.scope, x.fam)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, x.id, indexText(x.scope, x.fam, x.body)); err != nil {
 			return err
 		}
 	}
@@ -238,12 +236,29 @@ func isBusy(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
-// sfToken is the one live_fts token naming a scope and family: the FTS
-// match is restricted to it, so a search reads that scope's and family's
-// postings only.
-func sfToken(scope, family string) string {
+// sfPrefix names a scope and family in the live index: 16 hex digits of
+// sha256 over both. Every indexed word carries it, so each word of each
+// scope and family has its own posting list: a match reads the postings of
+// the searched scope and family only, and bm25's document frequencies are
+// counted over them. A prefix shared by two pairs (a 64-bit collision)
+// could only shrink a pool: the rows read are checked for scope and family.
+func sfPrefix(scope, family string) string {
 	s := sha256.Sum256([]byte(scope + "\x00" + family))
-	return "sf" + hex.EncodeToString(s[:12])
+	return hex.EncodeToString(s[:8])
+}
+
+// indexText is what live_fts indexes for a body: each word as terms()
+// splits it (letters and digits, lower case, repeats kept for bm25's term
+// frequency, one-letter words too) with the scope-and-family prefix.
+func indexText(scope, family, body string) string {
+	pre := sfPrefix(scope, family)
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(body), notWordRune) {
+		b.WriteString(pre)
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // Close closes the store.
@@ -413,7 +428,7 @@ func (l *loader) sync(scope, fam, id string) error {
 			if _, err := l.Exec(`INSERT INTO live(id, vec) VALUES(?,?)`, o.id, o.vec); err != nil {
 				return err
 			}
-			if _, err := l.Exec(`INSERT INTO live_fts(rowid, body, sf) VALUES(?,?,?)`, o.id, o.body, sfToken(scope, fam)); err != nil {
+			if _, err := l.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, o.id, indexText(scope, fam, o.body)); err != nil {
 				return err
 			}
 		case !want && o.in:
@@ -610,10 +625,15 @@ func scanRows(rows *sql.Rows, h receipt.Hasher) ([]row, error) {
 	return out, rows.Err()
 }
 
-// liveMatch is the FTS5 query of one search: the scope-and-family token
-// and any of the query terms in the body.
+// liveMatch is the FTS5 query of one search: any of the query terms in a
+// body of the scope and family (indexText).
 func liveMatch(scope, family string, qterms []string) string {
-	return `sf : "` + sfToken(scope, family) + `" AND body : (` + ftsQuery(qterms) + `)`
+	pre := sfPrefix(scope, family)
+	ts := make([]string, len(qterms))
+	for i, t := range qterms {
+		ts[i] = pre + t
+	}
+	return ftsQuery(ts)
 }
 
 // searchFTS returns up to pool active head rows of one family in one scope
@@ -624,7 +644,7 @@ func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family s
 		return nil, nil
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM (SELECT rowid AS id, rank FROM live_fts WHERE live_fts MATCH ? ORDER BY rank, rowid LIMIT ?) f
-		JOIN artifacts a ON a.id = f.id ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool)
+		JOIN artifacts a ON a.id = f.id WHERE a.scope_id = ? AND a.family = ? ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool, scope, family)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", family, err)
 	}
@@ -680,7 +700,8 @@ func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, famil
 	for i, x := range all {
 		ids[i], marks[i] = x.id, "?"
 	}
-	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE a.id IN (`+strings.Join(marks, ",")+`)`, ids...)
+	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE a.scope_id = ? AND a.family = ? AND a.id IN (`+strings.Join(marks, ",")+`)`,
+		append([]any{scope, family}, ids...)...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search %s: %w", family, err)
 	}
