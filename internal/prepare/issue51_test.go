@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
@@ -226,5 +227,45 @@ func TestGateCountsFromTheirRound(t *testing.T) {
 	// wants two terms).
 	if a, b := admitted(failed.Effort, scopeA), admitted(failed.Effort, scopeB); a != 3 || b != 1 {
 		t.Fatalf("admission after a failed last round: A %d (want round 2's 3), B %d (want round 1's 1)", a, b)
+	}
+}
+
+// TestLeakCheckOverWhatWasRead: the bodies Render probes are the ones this
+// prepare read (every candidate, selected or not), not every body of the
+// scopes; the vector channel scores the bodies that share a query term.
+func TestLeakCheckOverWhatWasRead(t *testing.T) {
+	st := openWith(t,
+		mem(scopeA, "m", 1, body(120, "ledger", "sqlite"), body(120, "ledger", "backup")),
+		art(FamilyTopic, scopeA, "t", 1, body(120, "ledger")),
+		art(FamilyTopic, scopeA, "other", 1, "CANARY unrelated words only"),
+		art(FamilyProfile, scopeA, "p", 1, body(80, "team")))
+	req := Request{ScopeIDs: []string{scopeA}, Query: "ledger sqlite", IncludeReceipt: true}
+	res := doPrepare(t, st, Options{Embedder: HashEmbedder{}}, req)
+	out := render(t, st, res, req)
+	if out.Context == nil || res.Context.Receipt == nil {
+		t.Fatal("fixture: want a receipt")
+	}
+	read := map[string]bool{}
+	for _, b := range res.Bodies {
+		read[b] = true
+	}
+	if !strings.Contains(*res.Context.Content, "filler") {
+		t.Fatal("fixture: want content")
+	}
+	for _, b := range []string{body(120, "ledger", "sqlite"), body(120, "ledger", "backup"), body(120, "ledger"), body(80, "team")} {
+		if !read[b] {
+			t.Fatalf("a candidate's body is not probed: %q", b)
+		}
+	}
+	if read["CANARY unrelated words only"] {
+		t.Fatal("a body sharing no query term was read")
+	}
+	// A diagnostic that would quote a body read is still caught (the
+	// check fails closed).
+	bad := res
+	bad.Diagnostic = "failed near " + body(120, "ledger", "backup")
+	var le *gate.LeakError
+	if _, err := Render(bad, req, res.Bodies, false); !errors.As(err, &le) {
+		t.Fatalf("a diagnostic quoting a candidate body must fail the check: %v", err)
 	}
 }
