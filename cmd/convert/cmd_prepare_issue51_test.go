@@ -114,22 +114,28 @@ func TestPrepareDuringLoad(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, `BEGIN EXCLUSIVE`); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
+	type commit struct {
+		at  time.Time
+		err error
+	}
+	done := make(chan commit, 1)
 	go func() {
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
+		at := time.Now() // the lock is held at least until here
 		_, err := conn.ExecContext(ctx, `COMMIT`)
-		done <- err
+		done <- commit{at, err}
 	}()
-	t0 := time.Now()
 	code, out, stderr = prep(t, args...)
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	end := time.Now()
+	c := <-done
+	if c.err != nil {
+		t.Fatal(c.err)
 	}
 	if code != 0 || parseCtx(t, out).Status != "ready" {
 		t.Fatalf("prepare during a commit: exit %d %s %s", code, out, stderr)
 	}
-	if time.Since(t0) < 300*time.Millisecond {
-		t.Fatal("fixture: the prepare did not meet the lock")
+	if end.Before(c.at) {
+		t.Fatal("fixture: the prepare ended before the lock was released")
 	}
 	after, _ := os.ReadFile(db)
 	if !bytes.Equal(before, after) {
