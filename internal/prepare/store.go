@@ -625,6 +625,10 @@ func scanRows(rows *sql.Rows, h receipt.Hasher) ([]row, error) {
 	return out, rows.Err()
 }
 
+// The searches below check scope and family with unary plus: it keeps
+// SQLite from answering them by a scan of the family's index range (the
+// whole family) instead of the pool's rowid lookups.
+
 // liveMatch is the FTS5 query of one search: any of the query terms in a
 // body of the scope and family (indexText).
 func liveMatch(scope, family string, qterms []string) string {
@@ -644,7 +648,7 @@ func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family s
 		return nil, nil
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM (SELECT rowid AS id, rank FROM live_fts WHERE live_fts MATCH ? ORDER BY rank, rowid LIMIT ?) f
-		JOIN artifacts a ON a.id = f.id WHERE a.scope_id = ? AND a.family = ? ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool, scope, family)
+		JOIN artifacts a ON a.id = f.id WHERE +a.scope_id = ? AND +a.family = ? ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool, scope, family)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", family, err)
 	}
@@ -700,7 +704,7 @@ func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, famil
 	for i, x := range all {
 		ids[i], marks[i] = x.id, "?"
 	}
-	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE a.scope_id = ? AND a.family = ? AND a.id IN (`+strings.Join(marks, ",")+`)`,
+	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE +a.scope_id = ? AND +a.family = ? AND a.id IN (`+strings.Join(marks, ",")+`)`,
 		append([]any{scope, family}, ids...)...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search %s: %w", family, err)
