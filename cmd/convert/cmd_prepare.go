@@ -150,6 +150,10 @@ func openStore(c *cli.Context, load bool) (*prepare.Store, error) {
 		return prepare.Open(path)
 	}
 	st, err := prepare.OpenReadOnly(path)
+	if errors.Is(err, prepare.ErrStoreLocked) { // not the caller's mistake: a writer held the store too long
+		fmt.Fprintf(c.App.ErrWriter, "convert: prepare: --store %s: %v\n", path, err)
+		return nil, exitError{exitFailed}
+	}
 	if err != nil {
 		return nil, usageError("--store %s: %v", path, err)
 	}

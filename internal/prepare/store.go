@@ -152,7 +152,7 @@ var (
 	ErrNotAStore   = errors.New("not a prepare store (make one with convert prepare load)")
 	ErrOldStore    = errors.New("a store made by an older convert: run convert prepare load on it once (any file, even an empty one) to bring its index up to date")
 	busyTimeoutMS  = 5000
-	errStoreLocked = errors.New("the store stayed locked by a writer past the busy timeout")
+	ErrStoreLocked = errors.New("the store stayed locked by a writer past the busy timeout")
 )
 
 // OpenReadOnly opens an existing store for prepare and exact reads: read
@@ -197,7 +197,7 @@ func checkSchema(db *sql.DB) error {
 	var v int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		if isBusy(err) {
-			return errStoreLocked
+			return ErrStoreLocked
 		}
 		return ErrNotAStore
 	}
@@ -205,7 +205,7 @@ func checkSchema(db *sql.DB) error {
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		if isBusy(err) {
-			return errStoreLocked
+			return ErrStoreLocked
 		}
 		return ErrNotAStore
 	}
