@@ -220,6 +220,22 @@ demo-prepare: build
 	    --artifact mem-storage --revision 1; then echo 'denied read succeeded'; exit 1; fi; \
 	  echo 'prepare outputs are in $(OUT)/prepare/'
 
+# bench-prepare times convert prepare as a host calls it (the binary started
+# once per request, after one warm-up run per query) on generated stores of
+# BENCH_PREPARE_SIZES artifacts in one scope: the median of plain, --vector
+# and gate + vector + rerank, and each mode's growth from one size to the
+# next. The stores are written to a temporary folder and removed; nothing is
+# committed. A million artifacts takes long to generate on 2 cores, so it is
+# not in the default: make bench-prepare BENCH_PREPARE_SIZES=100000,1000000.
+# BENCH_PREPARE_FLAGS='-dir D -reuse' keeps the stores in D and times them
+# again on the next run without generating them.
+BENCH_PREPARE_SIZES ?= 10000,100000
+BENCH_PREPARE_RUNS  ?= 3
+BENCH_PREPARE_FLAGS ?=
+.PHONY: bench-prepare
+bench-prepare: build
+	$(GO) run ./internal/prepare/cmd/benchprep -convert $(BIN) -sizes $(BENCH_PREPARE_SIZES) -runs $(BENCH_PREPARE_RUNS) $(BENCH_PREPARE_FLAGS)
+
 # fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
 # executions and whether it found anything (a finding is written under the
 # package's testdata/fuzz/ and fails the target; plain go test replays it).

@@ -138,15 +138,26 @@ func flagRequest(c *cli.Context) (prepare.Request, error) {
 	return req, nil
 }
 
-func openStore(c *cli.Context, create bool) (*prepare.Store, error) {
+// openStore opens --store: for load read-write (created if missing), for
+// prepare and read read-only, so they never write the store (a missing or
+// empty file, or one that is not a store, is refused and left as it was).
+func openStore(c *cli.Context, load bool) (*prepare.Store, error) {
 	path := c.String("store")
 	if path == "" {
 		return nil, usageError("--store DB is required")
 	}
-	if _, err := os.Stat(path); err != nil && !create {
-		return nil, usageError("--store: no store at %s (make one with convert prepare load)", path)
+	if load {
+		return prepare.Open(path)
 	}
-	return prepare.Open(path)
+	st, err := prepare.OpenReadOnly(path)
+	if errors.Is(err, prepare.ErrStoreLocked) { // not the caller's mistake: a writer held the store too long
+		fmt.Fprintf(c.App.ErrWriter, "convert: prepare: --store %s: %v\n", path, err)
+		return nil, exitError{exitFailed}
+	}
+	if err != nil {
+		return nil, usageError("--store %s: %v", path, err)
+	}
+	return st, nil
 }
 
 func hashKeyFlag() cli.Flag {
@@ -250,14 +261,10 @@ func prepareAction(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	bodies, err := st.Bodies(c.Context, req.ScopeIDs)
-	if c.Context.Err() != nil {
-		return interrupted(c)
-	}
-	if err != nil {
-		return failSafe(c, "cannot read the store", req.Query, nil, exitFailed)
-	}
 	res, err := prepare.NewRuntime(st, opt).Prepare(c.Context, req)
+	// The leak check probes the outputs against the query and every body
+	// this prepare read: the outputs are made of those rows only.
+	bodies := res.Bodies
 	switch {
 	case c.Context.Err() != nil:
 		return interrupted(c)
@@ -367,9 +374,11 @@ func prepareReadCommand() *cli.Command {
 		Name: "read",
 		Usage: "exact read of one recorded artifact revision (historical revisions stay readable after forget, merge, retire)\n" +
 			"or of one code range; a revision that was never recorded and one the caller may not read fail alike",
-		UsageText: "convert prepare read --store DB [--caller NAME] --scope S --family F --artifact ID --revision N\n" +
+		UsageText: "convert prepare read --store DB [--caller NAME] [--hash-key-file FILE] --scope S --family F --artifact ID --revision N\n" +
+			"   [--entry ID] [--entry-version ID]\n" +
 			"convert prepare read --store DB [--caller NAME] [--hash-key-file FILE] --scope S --family code --fingerprint F --path P\n" +
-			"   --file-sha256 D --start-line N --end-line M --snippet-sha256 D",
+			"   --file-sha256 D --start-line N --end-line M --snippet-sha256 D\n" +
+			"(ids and digests of a keyed receipt are read with the --hash-key-file it was made with; without it they are refused)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "store", Usage: "artifact store `DB`"},
 			&cli.StringFlag{Name: "caller", Usage: "the caller `NAME` (required once the store has grants)"},
@@ -377,6 +386,8 @@ func prepareReadCommand() *cli.Command {
 			&cli.StringFlag{Name: "family", Required: true, Usage: "atomic-memory, topic-memory, experience, profile or code"},
 			&cli.StringFlag{Name: "artifact", Usage: "artifact `ID`"},
 			&cli.IntFlag{Name: "revision", Usage: "exact revision `N`"},
+			&cli.StringFlag{Name: "entry", Usage: "only the entry `ID` (atomic memory), as the receipt records it"},
+			&cli.StringFlag{Name: "entry-version", Usage: "only the entry version `ID` (atomic memory), as the receipt records it"},
 			&cli.StringFlag{Name: "fingerprint", Usage: "code: repository fingerprint"},
 			&cli.StringFlag{Name: "path", Usage: "code: repository-relative path"},
 			&cli.StringFlag{Name: "file-sha256", Usage: "code: file digest as the receipt records it"},
@@ -413,7 +424,18 @@ func prepareReadCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, "convert: prepare read: "+err.Error())
 				return exitError{exitFailed}
 			}
+			// A keyed receipt's ids and digests are HMACs under its key:
+			// without that key they cannot be resolved, and saying so beats
+			// "no such revision".
+			keyed := false
+			for _, f := range []string{"artifact", "entry", "entry-version", "path", "file-sha256", "snippet-sha256"} {
+				keyed = keyed || prepare.IsKeyedDigest(c.String(f))
+			}
+			needKey := usageError("prepare read: the receipt is keyed (hmac-sha256 ids and digests): pass the --hash-key-file (or CONVERT_HASH_KEY_FILE) it was made with")
 			if code {
+				if keyed && h.KeyID() == "" {
+					return needKey
+				}
 				ref := prepare.CodeRef{ScopeID: c.String("scope"), Fingerprint: c.String("fingerprint"), Path: c.String("path"), FileSHA256: c.String("file-sha256"),
 					StartLine: c.Int("start-line"), EndLine: c.Int("end-line"), SnippetSHA256: c.String("snippet-sha256")}
 				snippet, err := st.ReadCode(c.Context, acc, h, ref)
@@ -428,9 +450,42 @@ func prepareReadCommand() *cli.Command {
 				return nil
 			}
 			a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
-			rev, err := st.Read(c.Context, acc, a)
+			stored := a
+			if h.KeyID() != "" && prepare.IsKeyedDigest(a.ArtifactID) {
+				if stored, err = st.ResolveKeyed(c.Context, acc, h, a); err != nil {
+					return fail(err)
+				}
+			}
+			rev, err := st.Read(c.Context, acc, stored)
+			if err != nil && keyed && h.KeyID() == "" {
+				return needKey
+			}
 			if err != nil {
 				return fail(err)
+			}
+			// Entry ids are shown as the receipt records them: keyed with
+			// the key, in clear without it.
+			shown := func(id string) string {
+				if h.KeyID() != "" && id != "" {
+					return h.Text(id)
+				}
+				return id
+			}
+			var entries []prepare.Candidate
+			for _, e := range rev.Entries {
+				if want := c.String("entry"); want != "" && want != e.EntryID && want != shown(e.EntryID) {
+					continue
+				}
+				if want := c.String("entry-version"); want != "" && want != e.EntryVersionID && want != shown(e.EntryVersionID) {
+					continue
+				}
+				entries = append(entries, e)
+			}
+			if len(entries) == 0 {
+				if keyed && h.KeyID() == "" {
+					return needKey
+				}
+				return fail(prepare.ErrUnavailable)
 			}
 			type entry struct {
 				EntryID        string `json:"entry_id,omitempty"`
@@ -443,8 +498,8 @@ func prepareReadCommand() *cli.Command {
 				Head      int             `json:"head_revision"`
 				Entries   []entry         `json:"entries"`
 			}{Address: a, HeadState: rev.State, Head: rev.Head}
-			for _, e := range rev.Entries {
-				doc.Entries = append(doc.Entries, entry{e.EntryID, e.EntryVersionID, e.Body})
+			for _, e := range entries {
+				doc.Entries = append(doc.Entries, entry{shown(e.EntryID), shown(e.EntryVersionID), e.Body})
 			}
 			b, _ := json.Marshal(doc)
 			fmt.Fprintln(c.App.Writer, string(b))

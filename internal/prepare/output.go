@@ -40,7 +40,9 @@ func Render(res Result, req Request, bodies []string, withTrace bool) (Output, e
 		rb, _ := json.Marshal(r)
 		ids := append(PassThrough(r), pass...)
 		why := ""
-		if err := gate.ValidateDocument(rb); err != nil {
+		if err := CheckCaps(r); err != nil { // the bytes printed: rb is the receipt as res.Context embeds it
+			why = "receipt omitted: " + err.Error()
+		} else if err := gate.ValidateDocument(rb); err != nil {
 			why = "receipt omitted: receipt does not match its schema"
 		} else if f, err := LeakCheck([]Named{{"receipt", maskHonestIDs(rb, ids)}}, req.Query, bodies, ids); err != nil {
 			return out, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -105,6 +106,10 @@ type Result struct {
 	MaxBytes    int // the effective max_bytes
 	Searches    []SearchGroup
 	Rounds      []RecallRound
+	// Bodies are the raw bodies this prepare read (every candidate of every
+	// round, selected or not): with the query, what Render leak-checks the
+	// outputs against.
+	Bodies []string
 }
 
 // ParseSections parses "memory:8,topic-memory,code:2". The selector
@@ -224,8 +229,11 @@ func allocate(rounds []pools, scopes []string) allocation {
 }
 
 // fresh returns the identities a stage adds to the committed rounds, per
-// family and scope in the stage's order; repeats count as duplicates.
-func fresh(committed []pools, stage pools, dup map[string]int) pools {
+// family and scope in the stage's order. An identity a committed round
+// already holds is the same candidate found again, not an exclusion: it is
+// not counted as a duplicate (issue #51: every later round counted each
+// re-found round-0 item again).
+func fresh(committed []pools, stage pools) pools {
 	out := pools{}
 	for fam, byScope := range stage {
 		for s, cs := range byScope {
@@ -237,7 +245,6 @@ func fresh(committed []pools, stage pools, dup map[string]int) pools {
 			}
 			for _, c := range cs {
 				if have[c.key()] {
-					dup[fam]++
 					continue
 				}
 				have[c.key()] = true
@@ -268,6 +275,9 @@ type prep struct {
 	embeds   int // query embeddings paid after round 0
 	genCalls int
 	evidence error // first rerank evidence failure
+	seen     map[int64]bool
+	bodies   []string            // every body a search read, once
+	pools    map[string][2][]row // each search's FTS and vector rows, for the rounds after it
 }
 
 type vecState struct {
@@ -289,11 +299,11 @@ type roundOut struct {
 	counts    []AdmissionCounts // only with the gate on (the RecallEffort counters)
 	belowAdm  map[string]int
 	candLimit map[string]int
-	dup       map[string]int
+	dup       map[string]map[string]bool // per family, the identities both channels found (hybrid fusion)
 }
 
 func newRoundOut() roundOut {
-	return roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
+	return roundOut{cands: pools{}, belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]map[string]bool{}}
 }
 
 func (p *prep) stage(name string, f func() error) error {
@@ -414,14 +424,19 @@ func searchMode(fam string) string {
 // searchProfiles reads the profile snapshot of scope, up to its ceiling.
 func (p *prep) searchProfiles(ctx context.Context, round int, scope string, out *roundOut) error {
 	fam := FamilyProfile
-	cs, err := p.rt.store.profiles(ctx, scope)
+	rs, n, err := p.rt.store.profiles(ctx, scope, ceilings[fam])
 	if err != nil {
 		p.call(round, fam, ModeSnapshot, OutcomeFailed, FallbackNone)
 		return err
 	}
 	p.call(round, fam, ModeSnapshot, OutcomeCompleted, FallbackNone)
-	out.candLimit[fam] += max(0, len(cs)-ceilings[fam])
-	out.cands.add(fam, scope, cs[:min(len(cs), ceilings[fam])])
+	p.saw(rs)
+	cs := make([]Candidate, len(rs))
+	for i, r := range rs {
+		cs[i] = r.cand
+	}
+	out.candLimit[fam] += max(0, n-ceilings[fam])
+	out.cands.add(fam, scope, cs)
 	return nil
 }
 
@@ -457,7 +472,23 @@ func (p *prep) vectorChannel(ctx context.Context, round int, fam, scope, mode st
 }
 
 // searchChannels queries FTS and, with a query vector, the vector channel.
+// An expansion round repeats round 0's search over the same pool with the
+// same query and vector (seed 001: rounds differ only in the admission
+// floor), so the rows a search returned are kept for the rounds after it:
+// the call is counted each round, the store is read once.
 func (p *prep) searchChannels(ctx context.Context, fam, scope string, qvec []float32) (fts, vec []row, err error) {
+	key := fmt.Sprint(fam, "\x00", scope, "\x00", qvec != nil)
+	if c, ok := p.pools[key]; ok {
+		return c[0], c[1], nil
+	}
+	defer func() {
+		if err == nil {
+			if p.pools == nil {
+				p.pools = map[string][2][]row{}
+			}
+			p.pools[key] = [2][]row{fts, vec}
+		}
+	}()
 	pool := 4 * ceilings[fam]
 	if fam == FamilyMemory {
 		pool = max(pool, 32)
@@ -466,11 +497,29 @@ func (p *prep) searchChannels(ctx context.Context, fam, scope string, qvec []flo
 		return nil, nil, err
 	}
 	if qvec != nil {
-		if vec, err = p.rt.store.searchVector(ctx, p.h, scope, fam, qvec, pool); err != nil {
+		if vec, err = p.rt.store.searchVector(ctx, p.h, scope, fam, p.qterms, qvec, pool); err != nil {
 			return nil, nil, err
 		}
 	}
+	p.saw(fts)
+	p.saw(vec)
 	return fts, vec, nil
+}
+
+// saw records the bodies a search read: the raw strings the leak check
+// probes the outputs against (with the query). Outputs are built from
+// these rows only, so the check's work follows the candidates, not the
+// store.
+func (p *prep) saw(rs []row) {
+	if p.seen == nil {
+		p.seen = map[int64]bool{}
+	}
+	for _, r := range rs {
+		if !p.seen[r.id] {
+			p.seen[r.id] = true
+			p.bodies = append(p.bodies, r.cand.Body)
+		}
+	}
 }
 
 // fused is one admitted row and its reciprocal-rank score.
@@ -492,7 +541,10 @@ func (p *prep) fuse(fam string, ftsRows, vecRows []row, floor Floor, out *roundO
 		admitted++
 		if f, ok := byID[r.id]; ok {
 			f.score += 1 / float64(60+rank)
-			out.dup[fam]++
+			if out.dup[fam] == nil {
+				out.dup[fam] = map[string]bool{}
+			}
+			out.dup[fam][r.cand.key()] = true
 			return
 		}
 		f := &fused{r: r, score: 1 / float64(60+rank)}
@@ -649,6 +701,7 @@ func (rt *Runtime) Prepare(ctx context.Context, req Request) (Result, error) {
 	sort.SliceStable(p.stages, func(i, j int) bool { return stageOrder[p.stages[i].Stage] < stageOrder[p.stages[j].Stage] })
 	res.Effort, res.Stages, res.Rounds = effort, p.stages, p.rounds
 	res.Searches = groupSearches(p.searches)
+	res.Bodies = p.bodies
 	if req.IncludeReceipt {
 		var why string
 		pc.Receipt, why = p.receiptOrDiagnostic(b, pc, omissions(p.sections, st.final.cands, b, ex, st.final.clamped))
@@ -734,13 +787,17 @@ func (p *prep) expand(ctx context.Context, g GatePolicy, st *recallState) *Recal
 		effort.Rounds++
 		if err != nil {
 			// The whole stage is discarded: the committed set, and so the
-			// assessment of it, stand.
+			// assessment of it, stand. The admission counts the round did
+			// measure before it failed are its own: each family and scope
+			// reports the last round that measured it (issue #51: they were
+			// the last committed round's).
+			st.latest = mergeCounts(out.counts, st.latest)
 			p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundExpansionFailed, Retained: false})
 			effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 			break
 		}
 		p.rounds = append(p.rounds, RecallRound{Round: r, Outcome: RoundCompleted})
-		st.commit(r, out, grow, p.scopes)
+		st.commit(r, out, p.scopes)
 		effort.ExpansionActions = append(effort.ExpansionActions, Expand(r, g).Action)
 		effort.CandidatesByRound = append(effort.CandidatesByRound, count(st.final.cands))
 	}
@@ -793,16 +850,22 @@ func (p *prep) assess(g GatePolicy, st *recallState, probe build) (Assessment, m
 
 // commit adds expansion round r's fresh candidates; the families it did not
 // search keep their latest admission counts.
-func (st *recallState) commit(r int, out roundOut, grow map[string]bool, scopes []string) {
-	st.committed = append(st.committed, fresh(st.committed, out.cands, out.dup))
-	latest := append([]AdmissionCounts{}, out.counts...)
-	for _, c := range st.latest {
-		if !grow[c.Family] {
-			latest = append(latest, c)
+func (st *recallState) commit(r int, out roundOut, scopes []string) {
+	st.committed = append(st.committed, fresh(st.committed, out.cands))
+	st.latest, st.outs[r] = mergeCounts(out.counts, st.latest), out
+	st.final = allocate(st.committed, scopes)
+}
+
+// mergeCounts is the admission counts of a round (newer), then those of
+// older rounds for the families and scopes the round did not measure.
+func mergeCounts(newer, older []AdmissionCounts) []AdmissionCounts {
+	out := append([]AdmissionCounts{}, newer...)
+	for _, o := range older {
+		if !slices.ContainsFunc(newer, func(n AdmissionCounts) bool { return n.Family == o.Family && n.ScopeID == o.ScopeID }) {
+			out = append(out, o)
 		}
 	}
-	st.latest, st.outs[r] = latest, out
-	st.final = allocate(st.committed, scopes)
+	return out
 }
 
 // exclusions are the omission counts of the retained rounds, summed: every
@@ -823,6 +886,7 @@ func (p *prep) retain(st *recallState) exclusions {
 		}
 	}
 	ex := exclusions{belowAdm: map[string]int{}, candLimit: map[string]int{}, dup: map[string]int{}}
+	dups := map[string]map[string]bool{} // a duplicate is one event per identity, whichever rounds found it twice
 	for i := range p.rounds {
 		rd := &p.rounds[i]
 		if rd.Outcome != RoundCompleted || !contrib[rd.Round] {
@@ -830,9 +894,20 @@ func (p *prep) retain(st *recallState) exclusions {
 		}
 		rd.Retained = true
 		o := st.outs[rd.Round]
-		for _, m := range [][2]map[string]int{{ex.belowAdm, o.belowAdm}, {ex.candLimit, o.candLimit}, {ex.dup, o.dup}} {
+		for _, m := range [][2]map[string]int{{ex.belowAdm, o.belowAdm}, {ex.candLimit, o.candLimit}} {
 			for f, n := range m[1] {
 				m[0][f] += n
+			}
+		}
+		for f, keys := range o.dup {
+			if dups[f] == nil {
+				dups[f] = map[string]bool{}
+			}
+			for k := range keys {
+				if !dups[f][k] {
+					dups[f][k] = true
+					ex.dup[f]++
+				}
 			}
 		}
 	}
@@ -847,7 +922,13 @@ func (p *prep) receiptOrDiagnostic(b build, pc PreparedContext, om []OmittedGrou
 		err = checkReceipt(rc, b)
 	}
 	if err == nil {
+		// The caps again on the receipt as it will be printed: keyed ids
+		// are longer than the ids they replace (issue #51: a keyed
+		// receipt was printed at 16,479 bytes against the 16,384 cap).
 		keyIdentities(p.h, rc)
+		err = CheckCaps(rc)
+	}
+	if err == nil {
 		rb, _ := json.Marshal(rc)
 		if gate.ValidateDocument(rb) != nil {
 			err = errors.New("receipt does not match its schema")

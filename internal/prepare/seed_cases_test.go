@@ -193,7 +193,7 @@ func TestExpansionNeverDisplacesRound0AcrossScopes(t *testing.T) {
 		r1.add(FamilyMemory, scopeB, memCands(scopeB, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11))
 		scopes := []string{scopeA, scopeB}
 		round0 := allocate([]pools{r0}, scopes).cands
-		final := allocate([]pools{r0, fresh([]pools{r0}, r1, map[string]int{})}, scopes).cands
+		final := allocate([]pools{r0, fresh([]pools{r0}, r1)}, scopes).cands
 		if len(final[FamilyMemory]) != MemoryCandidateLimit {
 			t.Fatalf("ceiling: %d", len(final[FamilyMemory]))
 		}

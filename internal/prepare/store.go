@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -24,7 +27,21 @@ import (
 // Store is the embedded artifact store: SQLite with an FTS5 index. Every
 // revision stays readable; heads say which revision is current and whether
 // it is still active (not forgotten, merged or retired).
-type Store struct{ db *sql.DB }
+//
+// Recall reads the live index only: live_fts holds the active head rows,
+// each word indexed under a prefix naming its scope and family (indexText),
+// so a search is one match of the prefixed query terms whose work, bm25's
+// document frequencies included, follows the matching rows of that scope
+// and family, never the store's size. Load keeps it in step (sync).
+type Store struct {
+	db       *sql.DB
+	readOnly bool
+}
+
+// schemaVersion is PRAGMA user_version of a store this code made: 2 adds
+// the live index. A version 1 store (artifacts_fts over every revision) is
+// brought up to date by the next load; prepare refuses it until then.
+const schemaVersion = 2
 
 const ddl = `
 CREATE TABLE IF NOT EXISTS artifacts(
@@ -42,21 +59,206 @@ CREATE TABLE IF NOT EXISTS heads(
 CREATE TABLE IF NOT EXISTS grants(
   caller TEXT NOT NULL, scope_id TEXT NOT NULL,
   PRIMARY KEY(caller, scope_id));
-CREATE VIRTUAL TABLE IF NOT EXISTS artifacts_fts USING fts5(body, content='artifacts', content_rowid='id', tokenize='unicode61 remove_diacritics 0');
+CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, vec BLOB);
+CREATE INDEX IF NOT EXISTS heads_by_state ON heads(scope_id, family, state, artifact_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS live_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 `
 
-// Open opens (creating if needed) the store at path; ":memory:" works.
+// storeTables are the tables a prepare store has; a file without them is
+// not one.
+var storeTables = []string{"artifacts", "heads", "grants", "live", "live_fts"}
+
+// Open opens the store at path for loading: created if needed (":memory:"
+// works), schema made or brought up to date. A concurrent reader is waited
+// for (busy timeout), and the loader's cache never spills into the file
+// before its commit, so a prepare reading it meanwhile reads the last
+// committed state.
 func Open(path string) (*Store, error) {
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(ddl); err != nil {
+	for _, q := range []string{"PRAGMA busy_timeout=10000", "PRAGMA cache_spill=OFF", ddl} {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	}
+	if err := migrate(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return &Store{db: db}, nil
+}
+
+// migrate brings a version 1 store to version 2: the live index is filled
+// from the active heads and the old index over every revision dropped.
+func migrate(db *sql.DB) error {
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v >= schemaVersion {
+		return nil
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DROP TABLE IF EXISTS artifacts_fts`,
+		`INSERT OR IGNORE INTO live(id, vec) SELECT a.id, a.vec FROM artifacts a JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family
+		   AND h.artifact_id = a.artifact_id AND h.revision = a.revision WHERE h.state = 'active'`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	rows, err := tx.Query(`SELECT a.id, a.scope_id, a.family, a.body FROM live l JOIN artifacts a ON a.id = l.id`)
+	if err != nil {
+		return err
+	}
+	type r struct {
+		id               int64
+		scope, fam, body string
+	}
+	var rs []r
+	for rows.Next() {
+		var x r
+		if err := rows.Scan(&x.id, &x.scope, &x.fam, &x.body); err != nil {
+			rows.Close()
+			return err
+		}
+		rs = append(rs, x)
+	}
+	rows.Close()
+	for _, x := range rs {
+		if _, err := tx.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, x.id, indexText(x.scope, x.fam, x.body)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version=%d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Store refusals of OpenReadOnly: what the file is, never its content.
+var (
+	ErrNoStore     = errors.New("no store there (make one with convert prepare load)")
+	ErrEmptyStore  = errors.New("an empty file, not a store (make one with convert prepare load)")
+	ErrNotAStore   = errors.New("not a prepare store (make one with convert prepare load)")
+	ErrOldStore    = errors.New("a store made by an older convert: run convert prepare load on it once (any file, even an empty one) to bring its index up to date")
+	busyTimeoutMS  = 5000
+	ErrStoreLocked = errors.New("the store stayed locked by a writer past the busy timeout")
+)
+
+// OpenReadOnly opens an existing store for prepare and exact reads: read
+// only and query only, so nothing (no schema, no row, no journal) is ever
+// written to it. A missing file, an empty one and one that is not a store
+// are refused and left as they were. A load running meanwhile never fails
+// it: SQLite's busy timeout waits out a writer's commit, and the reads see
+// the last committed state.
+func OpenReadOnly(path string) (*Store, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, ErrNoStore
+	case fi.IsDir():
+		return nil, ErrNotAStore
+	case fi.Size() == 0:
+		return nil, ErrEmptyStore
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, ErrNoStore
+	}
+	slash := filepath.ToSlash(abs)
+	if !strings.HasPrefix(slash, "/") {
+		slash = "/" + slash
+	}
+	u := url.URL{Scheme: "file", Path: slash, RawQuery: fmt.Sprintf("mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(%d)", busyTimeoutMS)}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, ErrNotAStore
+	}
+	db.SetMaxOpenConns(1)
+	if err := checkSchema(db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db, readOnly: true}, nil
+}
+
+// checkSchema tells a store of this version from anything else.
+func checkSchema(db *sql.DB) error {
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		if isBusy(err) {
+			return ErrStoreLocked
+		}
+		return ErrNotAStore
+	}
+	have := map[string]bool{}
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		if isBusy(err) {
+			return ErrStoreLocked
+		}
+		return ErrNotAStore
+	}
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			have[n] = true
+		}
+	}
+	rows.Close()
+	if v < schemaVersion && have["artifacts_fts"] && have["artifacts"] {
+		return ErrOldStore
+	}
+	for _, t := range storeTables {
+		if !have[t] {
+			return ErrNotAStore
+		}
+	}
+	if v != schemaVersion {
+		return ErrNotAStore
+	}
+	return nil
+}
+
+// isBusy reports SQLITE_BUSY (a writer's lock held past the timeout).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// sfPrefix names a scope and family in the live index: 16 hex digits of
+// sha256 over both. Every indexed word carries it, so each word of each
+// scope and family has its own posting list: a match reads the postings of
+// the searched scope and family only, and bm25's document frequencies are
+// counted over them. A prefix shared by two pairs (a 64-bit collision)
+// could only shrink a pool: the rows read are checked for scope and family.
+func sfPrefix(scope, family string) string {
+	s := sha256.Sum256([]byte(scope + "\x00" + family))
+	return hex.EncodeToString(s[:8])
+}
+
+// indexText is what live_fts indexes for a body: each word as terms()
+// splits it (letters and digits, lower case, repeats kept for bm25's term
+// frequency, one-letter words too) with the scope-and-family prefix.
+func indexText(scope, family, body string) string {
+	pre := sfPrefix(scope, family)
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(body), notWordRune) {
+		b.WriteString(pre)
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // Close closes the store.
@@ -93,11 +295,16 @@ type LoadStats struct{ Revisions, Entries, Lifecycle, Grants int }
 // The whole load is one transaction: a bad line imports nothing.
 func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
 	var st LoadStats
+	if s.readOnly {
+		return st, errors.New("the store was opened read-only")
+	}
 	tx, err := s.db.Begin()
 	if err != nil {
 		return st, err
 	}
 	defer tx.Rollback()
+	l := &loader{tx: tx, stmts: map[string]*sql.Stmt{}}
+	defer l.close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -111,7 +318,7 @@ func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
 		if err := dec.Decode(&rec); err != nil {
 			return st, fmt.Errorf("%s:%d: not an artifact record: %s", name, n, jsonErr(err))
 		}
-		if err := s.loadOne(tx, rec, &st); err != nil {
+		if err := l.loadOne(rec, &st); err != nil {
 			return st, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 	}
@@ -143,7 +350,100 @@ func checkID(what, v string) error {
 	return nil
 }
 
-func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
+// loader is one Load's transaction with its prepared statements, each
+// parsed once per load rather than once per record.
+type loader struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (l *loader) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := l.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := l.tx.Prepare(q)
+	if err == nil {
+		l.stmts[q] = st
+	}
+	return st, err
+}
+
+func (l *loader) Exec(q string, args ...any) (sql.Result, error) {
+	st, err := l.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.Exec(args...)
+}
+
+func (l *loader) Query(q string, args ...any) (*sql.Rows, error) {
+	st, err := l.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.Query(args...)
+}
+
+func (l *loader) close() {
+	for _, st := range l.stmts {
+		st.Close()
+	}
+}
+
+// sync keeps the live index exact for one artifact: its head revision's
+// rows while the head is active, nothing otherwise. It runs after every
+// record that changes the artifact (a new revision, a lifecycle action).
+func (l *loader) sync(scope, fam, id string) error {
+	rows, err := l.Query(`SELECT a.id, a.revision, a.body, a.vec, l.id IS NOT NULL, COALESCE(h.revision, 0), COALESCE(h.state, '') FROM artifacts a
+		LEFT JOIN live l ON l.id = a.id
+		LEFT JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id
+		WHERE a.scope_id = ? AND a.family = ? AND a.artifact_id = ?`, scope, fam, id)
+	if err != nil {
+		return err
+	}
+	type one struct {
+		id          int64
+		rev, head   int
+		body, state string
+		vec         []byte
+		in          bool
+	}
+	var all []one
+	for rows.Next() {
+		var o one
+		if err := rows.Scan(&o.id, &o.rev, &o.body, &o.vec, &o.in, &o.head, &o.state); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, o := range all {
+		want := o.state == ArtifactStateActive && o.rev == o.head
+		switch {
+		case want && !o.in:
+			if _, err := l.Exec(`INSERT INTO live(id, vec) VALUES(?,?)`, o.id, o.vec); err != nil {
+				return err
+			}
+			if _, err := l.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, o.id, indexText(scope, fam, o.body)); err != nil {
+				return err
+			}
+		case !want && o.in:
+			if _, err := l.Exec(`DELETE FROM live WHERE id = ?`, o.id); err != nil {
+				return err
+			}
+			if _, err := l.Exec(`DELETE FROM live_fts WHERE rowid = ?`, o.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l *loader) loadOne(rec record, st *LoadStats) error {
 	if err := checkID("scope_id", rec.ScopeID); err != nil {
 		return err
 	}
@@ -152,7 +452,7 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		if err := checkID("caller", rec.Caller); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO grants VALUES(?,?) ON CONFLICT DO NOTHING`, rec.Caller, rec.ScopeID); err != nil {
+		if _, err := l.Exec(`INSERT INTO grants VALUES(?,?) ON CONFLICT DO NOTHING`, rec.Caller, rec.ScopeID); err != nil {
 			return err
 		}
 		st.Grants++
@@ -162,7 +462,7 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		if state == "" {
 			return errors.New("lifecycle action must be forget, merge or retire")
 		}
-		res, err := tx.Exec(`UPDATE heads SET state=? WHERE scope_id=? AND family=? AND artifact_id=?`, state, rec.ScopeID, rec.Family, rec.ArtifactID)
+		res, err := l.Exec(`UPDATE heads SET state=? WHERE scope_id=? AND family=? AND artifact_id=?`, state, rec.ScopeID, rec.Family, rec.ArtifactID)
 		if err != nil {
 			return err
 		}
@@ -170,7 +470,7 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 			return errors.New("lifecycle names an artifact that was never loaded")
 		}
 		st.Lifecycle++
-		return nil
+		return l.sync(rec.ScopeID, rec.Family, rec.ArtifactID)
 	case FamilyCode:
 		if rec.Fingerprint == "" || rec.Path == "" || rec.Body == nil || rec.StartLine < 1 {
 			return errors.New("code needs fingerprint, path, start_line >= 1 and body")
@@ -187,7 +487,7 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		if fsha != "" && (!strings.HasPrefix(fsha, "sha256:") || !receipt.IsDigest(fsha)) {
 			return errors.New("file_sha256 must be sha256:<64 hex>")
 		}
-		return s.insert(tx, rec.ScopeID, FamilyCode, codeID(rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body), 1, "", "", rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body, st)
+		return l.insert(rec.ScopeID, FamilyCode, codeID(rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body), 1, "", "", rec.Fingerprint, rec.Path, fsha, rec.StartLine, *rec.Body, st)
 	case FamilyMemory, FamilyTopic, FamilyExperience, FamilyProfile:
 	default:
 		return errors.New("kind must be atomic-memory, topic-memory, experience, profile, code, lifecycle or grant")
@@ -209,7 +509,7 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 			if err := checkID("entry_version_id", e.EntryVersionID); err != nil {
 				return err
 			}
-			if err := s.insert(tx, rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, e.EntryID, e.EntryVersionID, "", "", "", 0, e.Body, st); err != nil {
+			if err := l.insert(rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, e.EntryID, e.EntryVersionID, "", "", "", 0, e.Body, st); err != nil {
 				return err
 			}
 		}
@@ -217,14 +517,17 @@ func (s *Store) loadOne(tx *sql.Tx, rec record, st *LoadStats) error {
 		if rec.Body == nil || len(rec.Entries) > 0 {
 			return fmt.Errorf("%s needs a body and no entries", rec.Kind)
 		}
-		if err := s.insert(tx, rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, "", "", "", "", "", 0, *rec.Body, st); err != nil {
+		if err := l.insert(rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, "", "", "", "", "", 0, *rec.Body, st); err != nil {
 			return err
 		}
 	}
 	st.Revisions++
-	_, err := tx.Exec(`INSERT INTO heads VALUES(?,?,?,?,?) ON CONFLICT DO UPDATE SET revision=excluded.revision, state=excluded.state WHERE excluded.revision >= heads.revision`,
+	_, err := l.Exec(`INSERT INTO heads VALUES(?,?,?,?,?) ON CONFLICT DO UPDATE SET revision=excluded.revision, state=excluded.state WHERE excluded.revision >= heads.revision`,
 		rec.ScopeID, rec.Kind, rec.ArtifactID, rec.Revision, ArtifactStateActive)
-	return err
+	if err != nil {
+		return err
+	}
+	return l.sync(rec.ScopeID, rec.Kind, rec.ArtifactID)
 }
 
 // codeID is a code snippet's storage key: its whole identity (fingerprint,
@@ -247,8 +550,8 @@ func endLine(start int, body string) int {
 	return start + strings.Count(strings.TrimSuffix(body, "\n"), "\n")
 }
 
-func (s *Store) insert(tx *sql.Tx, scope, fam, id string, rev int, eid, evid, fp, path, fsha string, start int, body string, st *LoadStats) error {
-	res, err := tx.Exec(`INSERT INTO artifacts(scope_id,family,artifact_id,revision,entry_id,entry_version_id,fingerprint,path,file_sha256,start_line,body,vec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
+func (l *loader) insert(scope, fam, id string, rev int, eid, evid, fp, path, fsha string, start int, body string, st *LoadStats) error {
+	_, err := l.Exec(`INSERT INTO artifacts(scope_id,family,artifact_id,revision,entry_id,entry_version_id,fingerprint,path,file_sha256,start_line,body,vec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
 		scope, fam, id, rev, eid, evid, fp, path, fsha, start, body, vecBytes(HashEmbed(body)))
 	if err != nil {
 		if isUnique(err) {
@@ -259,16 +562,15 @@ func (s *Store) insert(tx *sql.Tx, scope, fam, id string, rev int, eid, evid, fp
 		}
 		return err
 	}
-	rowid, _ := res.LastInsertId()
-	if _, err := tx.Exec(`INSERT INTO artifacts_fts(rowid, body) VALUES(?,?)`, rowid, body); err != nil {
-		return err
-	}
 	st.Entries++
 	if fam == FamilyCode {
 		st.Revisions++
-		_, err = tx.Exec(`INSERT INTO heads VALUES(?,?,?,1,?) ON CONFLICT DO NOTHING`, scope, fam, id, ArtifactStateActive)
+		if _, err = l.Exec(`INSERT INTO heads VALUES(?,?,?,1,?) ON CONFLICT DO NOTHING`, scope, fam, id, ArtifactStateActive); err != nil {
+			return err
+		}
+		return l.sync(scope, fam, id)
 	}
-	return err
+	return nil
 }
 
 func vecBytes(v []float32) []byte {
@@ -323,16 +625,30 @@ func scanRows(rows *sql.Rows, h receipt.Hasher) ([]row, error) {
 	return out, rows.Err()
 }
 
+// The searches below check scope and family with unary plus: it keeps
+// SQLite from answering them by a scan of the family's index range (the
+// whole family) instead of the pool's rowid lookups.
+
+// liveMatch is the FTS5 query of one search: any of the query terms in a
+// body of the scope and family (indexText).
+func liveMatch(scope, family string, qterms []string) string {
+	pre := sfPrefix(scope, family)
+	ts := make([]string, len(qterms))
+	for i, t := range qterms {
+		ts[i] = pre + t
+	}
+	return ftsQuery(ts)
+}
+
 // searchFTS returns up to pool active head rows of one family in one scope
-// that match any query term, best bm25 first.
+// that match any query term, best bm25 first. The live index holds the
+// active heads only, so only the pool's rows are read.
 func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family string, qterms []string, pool int) ([]row, error) {
 	if len(qterms) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts_fts f JOIN artifacts a ON a.id = f.rowid
-		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
-		WHERE artifacts_fts MATCH ? AND a.scope_id = ? AND a.family = ? AND h.state = 'active'
-		ORDER BY bm25(artifacts_fts), a.id LIMIT ?`, ftsQuery(qterms), scope, family, pool)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM (SELECT rowid AS id, rank FROM live_fts WHERE live_fts MATCH ? ORDER BY rank, rowid LIMIT ?) f
+		JOIN artifacts a ON a.id = f.id WHERE +a.scope_id = ? AND +a.family = ? ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool, scope, family)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", family, err)
 	}
@@ -340,40 +656,93 @@ func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family s
 }
 
 // searchVector returns up to pool active head rows of one family in one
-// scope, most similar to qvec first.
-func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, family string, qvec []float32, pool int) ([]row, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a
-		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
-		WHERE a.scope_id = ? AND a.family = ? AND h.state = 'active' ORDER BY a.id`, scope, family)
+// scope, most similar to qvec first (ties by storage order). Its index is
+// the live FTS index: the store's vectors are HashEmbed, a signed hashed
+// bag of words, so a body that shares no query term with the query reaches
+// a non-zero cosine only through two different words hashed to one
+// dimension. The channel scores the vectors of the bodies sharing a query
+// term (stop words are no evidence here either), reading only their
+// vectors, and then the pool's rows.
+func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, family string, qterms []string, qvec []float32, pool int) ([]row, error) {
+	if len(qterms) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT l.id, l.vec FROM live l WHERE l.id IN (SELECT rowid FROM live_fts WHERE live_fts MATCH ?)`, liveMatch(scope, family, qterms))
 	if err != nil {
 		return nil, fmt.Errorf("vector search %s: %w", family, err)
 	}
-	all, err := scanRows(rows, h)
+	type scored struct {
+		id  int64
+		sim float64
+	}
+	var all []scored
+	for rows.Next() {
+		var id int64
+		var vb []byte
+		if err := rows.Scan(&id, &vb); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("vector search %s: %w", family, err)
+		}
+		all = append(all, scored{id, cosine(qvec, bytesVec(vb))})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("vector search %s: %w", family, err)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].sim != all[j].sim {
+			return all[i].sim > all[j].sim
+		}
+		return all[i].id < all[j].id
+	})
+	all = all[:min(pool, len(all))]
+	if len(all) == 0 {
+		return nil, nil
+	}
+	ids := make([]any, len(all))
+	marks := make([]string, len(all))
+	for i, x := range all {
+		ids[i], marks[i] = x.id, "?"
+	}
+	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE +a.scope_id = ? AND +a.family = ? AND a.id IN (`+strings.Join(marks, ",")+`)`,
+		append([]any{scope, family}, ids...)...)
+	if err != nil {
+		return nil, fmt.Errorf("vector search %s: %w", family, err)
+	}
+	rs, err := scanRows(got, h)
 	if err != nil {
 		return nil, err
 	}
-	for i := range all {
-		all[i].sim = cosine(qvec, all[i].vec)
+	byID := make(map[int64]row, len(rs))
+	for _, r := range rs {
+		byID[r.id] = r
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].sim > all[j].sim })
-	return all[:min(pool, len(all))], nil
+	out := make([]row, 0, len(all))
+	for _, x := range all {
+		if r, ok := byID[x.id]; ok {
+			r.sim = x.sim
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
-// profiles reads the profile snapshot of a scope: the head revision of each
-// active profile artifact, in artifact id order.
-func (s *Store) profiles(ctx context.Context, scope string) ([]Candidate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a
-		JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
-		WHERE a.scope_id = ? AND a.family = 'profile' AND h.state = 'active' ORDER BY a.artifact_id`, scope)
+// profiles reads the profile snapshot of a scope: the head revision of
+// each active profile artifact, in artifact id order, at most limit of
+// them, and how many there are.
+func (s *Store) profiles(ctx context.Context, scope string, limit int) ([]row, int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM heads WHERE scope_id = ? AND family = 'profile' AND state = 'active'`, scope).Scan(&n); err != nil {
+		return nil, 0, fmt.Errorf("profile snapshot: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM heads h
+		JOIN artifacts a ON h.scope_id = a.scope_id AND h.family = a.family AND h.artifact_id = a.artifact_id AND h.revision = a.revision
+		WHERE h.scope_id = ? AND h.family = 'profile' AND h.state = 'active' ORDER BY h.artifact_id LIMIT ?`, scope, limit)
 	if err != nil {
-		return nil, fmt.Errorf("profile snapshot: %w", err)
+		return nil, 0, fmt.Errorf("profile snapshot: %w", err)
 	}
 	rs, err := scanRows(rows, receipt.Hasher{})
-	out := make([]Candidate, len(rs))
-	for i, r := range rs {
-		out[i] = r.cand
-	}
-	return out, err
+	return rs, n, err
 }
 
 // Revision is one exact artifact revision as stored: its entries (atomic
@@ -466,6 +835,43 @@ func (s *Store) Read(ctx context.Context, acc Access, a Address) (Revision, erro
 		rev.Entries = append(rev.Entries, r.cand)
 	}
 	return rev, nil
+}
+
+// ResolveKeyed finds the artifact a keyed receipt names: in keyed mode
+// the receipt's artifact id is h.Text of the stored id (keyIdentities), so
+// the stored ids of the address's scope and family are hashed under the
+// same key until one matches. Its work follows the artifacts of that scope
+// and family (an exact read, not the request path). A scope the caller may
+// not read, no key, and no match all fail as ErrUnavailable.
+func (s *Store) ResolveKeyed(ctx context.Context, acc Access, h receipt.Hasher, a Address) (Address, error) {
+	if h.KeyID() == "" || !acc.Can(a.ScopeID) {
+		return a, ErrUnavailable
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT artifact_id FROM heads WHERE scope_id = ? AND family = ?`, a.ScopeID, a.Family)
+	if err != nil {
+		return a, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return a, err
+		}
+		if h.Text(id) == a.ArtifactID {
+			a.ArtifactID = id
+			return a, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return a, err
+	}
+	return a, ErrUnavailable
+}
+
+// IsKeyedDigest reports a value shaped like a keyed digest (hmac-sha256:
+// and 64 hex digits): an id, path or digest of a keyed receipt.
+func IsKeyedDigest(s string) bool {
+	return strings.HasPrefix(s, "hmac-sha256:") && receipt.IsDigest(s)
 }
 
 // ReadCode is the exact code read: by scope, fingerprint, path, file hash

@@ -39,9 +39,7 @@ const maxQueryTerms = 32
 func terms(text string, limit int) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), notWordRune) {
 		if utf8.RuneCountInString(w) < 2 || seen[w] {
 			continue
 		}
@@ -53,6 +51,9 @@ func terms(text string, limit int) []string {
 	}
 	return out
 }
+
+// notWordRune splits words: anything but a letter or a digit.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // stopWords are English function words: a question's "why", "did", "we"
 // are not lexical evidence, and counting them in the admission floor made a
