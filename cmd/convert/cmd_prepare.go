@@ -396,114 +396,150 @@ func prepareReadCommand() *cli.Command {
 			&cli.StringFlag{Name: "snippet-sha256", Usage: "code: snippet digest as the receipt records it"},
 			hashKeyFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			code := c.String("family") == prepare.FamilyCode
-			need := []string{"artifact", "revision"}
-			if code {
-				need = []string{"fingerprint", "path", "file-sha256", "start-line", "end-line", "snippet-sha256"}
-			}
-			for _, f := range need {
-				if !c.IsSet(f) {
-					return usageError("prepare read --family %s needs --%s", c.String("family"), strings.Join(need, ", --"))
-				}
-			}
-			h, err := prepareHasher(c)
-			if err != nil {
-				return err
-			}
-			st, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			acc, err := st.Access(c.Context, c.String("caller"))
-			if err != nil {
-				return usageError("--caller: %v", err)
-			}
-			fail := func(err error) error {
-				fmt.Fprintln(c.App.ErrWriter, "convert: prepare read: "+err.Error())
-				return exitError{exitFailed}
-			}
-			// A keyed receipt's ids and digests are HMACs under its key:
-			// without that key they cannot be resolved, and saying so beats
-			// "no such revision".
-			keyed := false
-			for _, f := range []string{"artifact", "entry", "entry-version", "path", "file-sha256", "snippet-sha256"} {
-				keyed = keyed || prepare.IsKeyedDigest(c.String(f))
-			}
-			needKey := usageError("prepare read: the receipt is keyed (hmac-sha256 ids and digests): pass the --hash-key-file (or CONVERT_HASH_KEY_FILE) it was made with")
-			if code {
-				if keyed && h.KeyID() == "" {
-					return needKey
-				}
-				ref := prepare.CodeRef{ScopeID: c.String("scope"), Fingerprint: c.String("fingerprint"), Path: c.String("path"), FileSHA256: c.String("file-sha256"),
-					StartLine: c.Int("start-line"), EndLine: c.Int("end-line"), SnippetSHA256: c.String("snippet-sha256")}
-				snippet, err := st.ReadCode(c.Context, acc, h, ref)
-				if err != nil {
-					return fail(err)
-				}
-				b, _ := json.Marshal(struct {
-					Code    prepare.CodeRef `json:"code_evidence"`
-					Snippet string          `json:"snippet"`
-				}{ref, snippet})
-				fmt.Fprintln(c.App.Writer, string(b))
-				return nil
-			}
-			a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
-			stored := a
-			if h.KeyID() != "" && prepare.IsKeyedDigest(a.ArtifactID) {
-				if stored, err = st.ResolveKeyed(c.Context, acc, h, a); err != nil {
-					return fail(err)
-				}
-			}
-			rev, err := st.Read(c.Context, acc, stored)
-			if err != nil && keyed && h.KeyID() == "" {
-				return needKey
-			}
-			if err != nil {
-				return fail(err)
-			}
-			// Entry ids are shown as the receipt records them: keyed with
-			// the key, in clear without it.
-			shown := func(id string) string {
-				if h.KeyID() != "" && id != "" {
-					return h.Text(id)
-				}
-				return id
-			}
-			var entries []prepare.Candidate
-			for _, e := range rev.Entries {
-				if want := c.String("entry"); want != "" && want != e.EntryID && want != shown(e.EntryID) {
-					continue
-				}
-				if want := c.String("entry-version"); want != "" && want != e.EntryVersionID && want != shown(e.EntryVersionID) {
-					continue
-				}
-				entries = append(entries, e)
-			}
-			if len(entries) == 0 {
-				if keyed && h.KeyID() == "" {
-					return needKey
-				}
-				return fail(prepare.ErrUnavailable)
-			}
-			type entry struct {
-				EntryID        string `json:"entry_id,omitempty"`
-				EntryVersionID string `json:"entry_version_id,omitempty"`
-				Body           string `json:"body"`
-			}
-			doc := struct {
-				Address   prepare.Address `json:"artifact_address"`
-				HeadState string          `json:"head_state"`
-				Head      int             `json:"head_revision"`
-				Entries   []entry         `json:"entries"`
-			}{Address: a, HeadState: rev.State, Head: rev.Head}
-			for _, e := range entries {
-				doc.Entries = append(doc.Entries, entry{shown(e.EntryID), shown(e.EntryVersionID), e.Body})
-			}
-			b, _ := json.Marshal(doc)
-			fmt.Fprintln(c.App.Writer, string(b))
-			return nil
-		},
+		Action: prepareRead,
 	}
+}
+
+// prepareRead is prepare read's action: the flags checked, the store
+// opened read-only with the caller's access, then a code range
+// (prepareReadCode) or an artifact revision (prepareReadArtifact) read.
+func prepareRead(c *cli.Context) error {
+	code := c.String("family") == prepare.FamilyCode
+	need := []string{"artifact", "revision"}
+	if code {
+		need = []string{"fingerprint", "path", "file-sha256", "start-line", "end-line", "snippet-sha256"}
+	}
+	for _, f := range need {
+		if !c.IsSet(f) {
+			return usageError("prepare read --family %s needs --%s", c.String("family"), strings.Join(need, ", --"))
+		}
+	}
+	h, err := prepareHasher(c)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(c, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	acc, err := st.Access(c.Context, c.String("caller"))
+	if err != nil {
+		return usageError("--caller: %v", err)
+	}
+	// A keyed receipt's ids and digests are HMACs under its key:
+	// without that key they cannot be resolved, and saying so beats
+	// "no such revision".
+	keyed := false
+	for _, f := range []string{"artifact", "entry", "entry-version", "path", "file-sha256", "snippet-sha256"} {
+		keyed = keyed || prepare.IsKeyedDigest(c.String(f))
+	}
+	r := prepareReader{c: c, st: st, acc: acc, h: h, missingKey: keyed && h.KeyID() == ""}
+	if code {
+		return r.code()
+	}
+	return r.artifact()
+}
+
+// prepareReader is one prepare read: its flags, store, access and hasher,
+// and whether the ids are keyed while no key was given.
+type prepareReader struct {
+	c          *cli.Context
+	st         *prepare.Store
+	acc        prepare.Access
+	h          receipt.Hasher
+	missingKey bool
+}
+
+func (r prepareReader) needKey() error {
+	return usageError("prepare read: the receipt is keyed (hmac-sha256 ids and digests): pass the --hash-key-file (or CONVERT_HASH_KEY_FILE) it was made with")
+}
+
+func (r prepareReader) fail(err error) error {
+	fmt.Fprintln(r.c.App.ErrWriter, "convert: prepare read: "+err.Error())
+	return exitError{exitFailed}
+}
+
+// code reads the code range the flags name and prints it with its
+// reference.
+func (r prepareReader) code() error {
+	c := r.c
+	if r.missingKey {
+		return r.needKey()
+	}
+	ref := prepare.CodeRef{ScopeID: c.String("scope"), Fingerprint: c.String("fingerprint"), Path: c.String("path"), FileSHA256: c.String("file-sha256"),
+		StartLine: c.Int("start-line"), EndLine: c.Int("end-line"), SnippetSHA256: c.String("snippet-sha256")}
+	snippet, err := r.st.ReadCode(c.Context, r.acc, r.h, ref)
+	if err != nil {
+		return r.fail(err)
+	}
+	b, _ := json.Marshal(struct {
+		Code    prepare.CodeRef `json:"code_evidence"`
+		Snippet string          `json:"snippet"`
+	}{ref, snippet})
+	fmt.Fprintln(c.App.Writer, string(b))
+	return nil
+}
+
+// artifact reads the artifact revision the flags name (resolving keyed
+// ids with the key) and prints its entries, or the ones --entry and
+// --entry-version pick.
+func (r prepareReader) artifact() error {
+	c, h := r.c, r.h
+	a := prepare.Address{ScopeID: c.String("scope"), Family: c.String("family"), ArtifactID: c.String("artifact"), Revision: c.Int("revision")}
+	stored := a
+	var err error
+	if h.KeyID() != "" && prepare.IsKeyedDigest(a.ArtifactID) {
+		if stored, err = r.st.ResolveKeyed(c.Context, r.acc, h, a); err != nil {
+			return r.fail(err)
+		}
+	}
+	rev, err := r.st.Read(c.Context, r.acc, stored)
+	if err != nil && r.missingKey {
+		return r.needKey()
+	}
+	if err != nil {
+		return r.fail(err)
+	}
+	// Entry ids are shown as the receipt records them: keyed with
+	// the key, in clear without it.
+	shown := func(id string) string {
+		if h.KeyID() != "" && id != "" {
+			return h.Text(id)
+		}
+		return id
+	}
+	var entries []prepare.Candidate
+	for _, e := range rev.Entries {
+		if want := c.String("entry"); want != "" && want != e.EntryID && want != shown(e.EntryID) {
+			continue
+		}
+		if want := c.String("entry-version"); want != "" && want != e.EntryVersionID && want != shown(e.EntryVersionID) {
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if len(entries) == 0 {
+		if r.missingKey {
+			return r.needKey()
+		}
+		return r.fail(prepare.ErrUnavailable)
+	}
+	type entry struct {
+		EntryID        string `json:"entry_id,omitempty"`
+		EntryVersionID string `json:"entry_version_id,omitempty"`
+		Body           string `json:"body"`
+	}
+	doc := struct {
+		Address   prepare.Address `json:"artifact_address"`
+		HeadState string          `json:"head_state"`
+		Head      int             `json:"head_revision"`
+		Entries   []entry         `json:"entries"`
+	}{Address: a, HeadState: rev.State, Head: rev.Head}
+	for _, e := range entries {
+		doc.Entries = append(doc.Entries, entry{shown(e.EntryID), shown(e.EntryVersionID), e.Body})
+	}
+	b, _ := json.Marshal(doc)
+	fmt.Fprintln(c.App.Writer, string(b))
+	return nil
 }

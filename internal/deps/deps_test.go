@@ -101,6 +101,7 @@ var policy = map[string][]string{
 	"internal/bench/cmd/bench":        {"converters", "converters/all", "internal/bench", "internal/leak"},
 	"internal/bench/cmd/gofloor":      {},
 	"internal/report/cmd/reportbench": {"converters/all", "internal/pipeline"},
+	"internal/prepare/cmd/benchprep":  {"internal/prepare"},
 	"tools/borrowcheck":               {},
 	"internal/deps":                   {}, // this test
 

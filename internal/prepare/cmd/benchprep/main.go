@@ -57,10 +57,6 @@ func main() {
 	}
 	v := newVocab()
 	qs := v.queries(*queries)
-	type row struct {
-		size     int
-		med, cpu []time.Duration
-	}
 	var rows []row
 	fmt.Printf("convert prepare, one scope; median wall time of %d queries x %d runs per mode (the binary, started as a host starts it)\n", len(qs), *runs)
 	for _, f := range strings.Split(*sizes, ",") {
@@ -106,6 +102,18 @@ func main() {
 		}
 		rows = append(rows, r)
 	}
+	printTables(rows)
+}
+
+// row is one store size's medians, mode by mode.
+type row struct {
+	size     int
+	med, cpu []time.Duration
+}
+
+// printTables prints the medians of every size, wall and CPU, as
+// Markdown tables with the growth from each size to the next.
+func printTables(rows []row) {
 	for _, k := range []struct {
 		what string
 		of   func(row) []time.Duration
