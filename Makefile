@@ -249,7 +249,7 @@ FUZZMINIMIZETIME ?= 100x
 # by go test -list in the packages whose tests declare a func Fuzz* (no
 # hand-kept list: a reader's targets join by being written). Computed once
 # per make, when first used.
-FUZZ_PKGS = $(shell grep -rl --include='*_test.go' '^func Fuzz' cmd converters internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
+FUZZ_PKGS = $(shell grep -rl --include='*_test.go' --exclude-dir=testdata '^func Fuzz' cmd converters internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
 FUZZ_TARGETS = $(eval FUZZ_TARGETS := $$(shell $(GO) test -list '^Fuzz' $(FUZZ_PKGS) | \
 	awk '/^Fuzz/ {t[n++] = $$$$1} /^ok/ {p = $$$$2; sub("^github.com/contextreceipts/convert", ".", p); for (i = 0; i < n; i++) print p ":" t[i]; n = 0}'))$(FUZZ_TARGETS)
 .PHONY: fuzz fuzz-long fuzz-ci
@@ -259,8 +259,7 @@ FUZZ_TARGETS = $(eval FUZZ_TARGETS := $$(shell $(GO) test -list '^Fuzz' $(FUZZ_P
 # (fuzz prints each target's count). fuzz-ci gives them FUZZTIME_PIPELINE
 # each and the other targets 10 s.
 # They are the targets of converters/ and of every reader's folder.
-FUZZ_PIPELINE = $(filter ./converters:% $(foreach r,$(READER_DIRS),./converters/$(r):%),$(FUZZ_TARGETS))
-READER_DIRS = claudecode codex copilotcli cursor droid geminicli opencode piagent
+FUZZ_PIPELINE = $(filter ./converters:% %:FuzzSamples %:FuzzLogs,$(FUZZ_TARGETS))
 FUZZTIME_PIPELINE ?= 40s
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status. A target that fails with

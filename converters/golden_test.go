@@ -84,7 +84,8 @@ func TestGoldenHasSample(t *testing.T) {
 
 // TestEveryReaderTestsItself: every native reader's folder (roomDir: the
 // package its New is declared in, or its own folder of tests) holds its golden test
-// (convtest.Golden) and, when converters/testdata/ccusage.json records its
+// (convtest.Golden), its fuzz target (convtest.FuzzSamples) and, when
+// converters/testdata/ccusage.json records its
 // sessions, its token test (convtest.Ccusage).
 func TestEveryReaderTestsItself(t *testing.T) {
 	testshared.InRepo(t)
@@ -106,7 +107,7 @@ func TestEveryReaderTestsItself(t *testing.T) {
 			}
 			all = append(all, b...)
 		}
-		want := []string{"convtest.Golden(t, " + strconv.Quote(c.Name)}
+		want := []string{"convtest.Golden(t, " + strconv.Quote(c.Name), "convtest.FuzzSamples(f, " + strconv.Quote(c.Name)}
 		if bytes.Contains(figures, []byte(`"samples/`+c.Name+`/`)) {
 			want = append(want, "convtest.Ccusage(t, "+strconv.Quote(c.Name))
 		}
