@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
@@ -114,22 +112,9 @@ func TestGooseDatabase(t *testing.T) {
 // TestLocations: ccusage's default places, and GOOSE_PATH_ROOT's
 // data/sessions.
 func TestLocations(t *testing.T) {
-	c, ok := converters.Lookup("goose")
-	if !ok || c.Native == nil {
-		t.Fatal("goose is not registered")
-	}
-	var got []string
-	for _, l := range c.Native.Locations {
-		got = append(got, filepath.ToSlash(l.Path(func(k string) string {
-			if k == "GOOSE_PATH_ROOT" {
-				return "/data/g"
-			}
-			return ""
-		}, "/home/u")))
-	}
-	want := []string{"/data/g/data/sessions/sessions.db", "/home/u/.local/share/goose/sessions/sessions.db",
-		"/home/u/.local/share/Block/goose/sessions/sessions.db", "/home/u/Library/Application Support/goose/sessions/sessions.db"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("locations %q, want %q", got, want)
-	}
+	others := []string{"HOME/.local/share/goose/sessions/sessions.db", "HOME/.local/share/Block/goose/sessions/sessions.db",
+		"HOME/Library/Application Support/goose/sessions/sessions.db"}
+	convtest.Locations(t, "goose", "GOOSE_PATH_ROOT",
+		append([]string{"HOME/data/sessions/sessions.db"}, others...),
+		append([]string{"ENV/data/sessions/sessions.db"}, others...))
 }

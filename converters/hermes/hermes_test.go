@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/tidwall/gjson"
@@ -112,22 +111,7 @@ func TestHermesDatabase(t *testing.T) {
 
 // TestLocations: ~/.hermes/state.db, or state.db under HERMES_HOME.
 func TestLocations(t *testing.T) {
-	c, ok := converters.Lookup("hermes")
-	if !ok || c.Native == nil || len(c.Native.Locations) != 1 {
-		t.Fatal("hermes has no location")
-	}
-	l := c.Native.Locations[0]
-	for _, tc := range []struct{ env, want string }{{"", "/home/u/.hermes/state.db"}, {"/data/h", "/data/h/state.db"}} {
-		getenv := func(k string) string {
-			if k == "HERMES_HOME" {
-				return tc.env
-			}
-			return ""
-		}
-		if got := filepath.ToSlash(l.Path(getenv, "/home/u")); got != tc.want {
-			t.Errorf("HERMES_HOME=%q: %s, want %s", tc.env, got, tc.want)
-		}
-	}
+	convtest.Locations(t, "hermes", "HERMES_HOME", []string{"HOME/.hermes/state.db"}, []string{"ENV/state.db"})
 }
 
 // TestForeignStateDB: a folder walked with another program's state.db in

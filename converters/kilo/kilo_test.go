@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
 	_ "github.com/contextreceipts/convert/converters/all"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared/ocdb"
 	"github.com/tidwall/gjson"
@@ -99,20 +99,5 @@ func TestKiloDatabase(t *testing.T) {
 // TestLocations: ~/.local/share/kilo/kilo.db, or kilo.db under
 // KILO_DATA_DIR.
 func TestLocations(t *testing.T) {
-	c, ok := converters.Lookup("kilo")
-	if !ok || c.Native == nil || len(c.Native.Locations) != 1 {
-		t.Fatal("kilo has no location")
-	}
-	l := c.Native.Locations[0]
-	for _, tc := range []struct{ env, want string }{{"", "/home/u/.local/share/kilo/kilo.db"}, {"/data/k", "/data/k/kilo.db"}} {
-		getenv := func(k string) string {
-			if k == "KILO_DATA_DIR" {
-				return tc.env
-			}
-			return ""
-		}
-		if got := filepath.ToSlash(l.Path(getenv, "/home/u")); got != tc.want {
-			t.Errorf("KILO_DATA_DIR=%q: %s, want %s", tc.env, got, tc.want)
-		}
-	}
+	convtest.Locations(t, "kilo", "KILO_DATA_DIR", []string{"HOME/.local/share/kilo/kilo.db"}, []string{"ENV/kilo.db"})
 }

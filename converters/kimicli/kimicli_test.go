@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	_ "github.com/contextreceipts/convert/converters/all"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/tidwall/gjson"
@@ -105,20 +106,5 @@ func TestContextAloneIsNoKind(t *testing.T) {
 
 // TestLocations: ~/.kimi/sessions, or the sessions under KIMI_DATA_DIR.
 func TestLocations(t *testing.T) {
-	c, ok := converters.Lookup("kimi_cli")
-	if !ok || c.Native == nil || len(c.Native.Locations) != 1 {
-		t.Fatal("kimi_cli has no location")
-	}
-	l := c.Native.Locations[0]
-	for _, tc := range []struct{ env, want string }{{"", "/home/u/.kimi/sessions"}, {"/data/k", "/data/k/sessions"}} {
-		getenv := func(k string) string {
-			if k == "KIMI_DATA_DIR" {
-				return tc.env
-			}
-			return ""
-		}
-		if got := filepath.ToSlash(l.Path(getenv, "/home/u")); got != tc.want {
-			t.Errorf("KIMI_DATA_DIR=%q: %s, want %s", tc.env, got, tc.want)
-		}
-	}
+	convtest.Locations(t, "kimi_cli", "KIMI_DATA_DIR", []string{"HOME/.kimi/sessions"}, []string{"ENV/sessions"})
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
 	_ "github.com/contextreceipts/convert/converters/all"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
 	"github.com/tidwall/gjson"
@@ -121,23 +121,5 @@ func TestQwenChatIsNotClaudes(t *testing.T) {
 // TestLocations: a run given no path reads ~/.qwen/projects/*/chats, or
 // the projects under QWEN_DATA_DIR when it is set, as ccusage does.
 func TestLocations(t *testing.T) {
-	c, ok := converters.Lookup("qwen_code")
-	if !ok || c.Native == nil || len(c.Native.Locations) != 1 {
-		t.Fatal("qwen_code has no location")
-	}
-	l := c.Native.Locations[0]
-	for _, tc := range []struct{ env, want string }{
-		{"", "/home/u/.qwen/projects/*/chats"},
-		{"/data/q", "/data/q/projects/*/chats"},
-	} {
-		getenv := func(k string) string {
-			if k == "QWEN_DATA_DIR" {
-				return tc.env
-			}
-			return ""
-		}
-		if got := filepath.ToSlash(l.Path(getenv, "/home/u")); got != tc.want {
-			t.Errorf("QWEN_DATA_DIR=%q: %s, want %s", tc.env, got, tc.want)
-		}
-	}
+	convtest.Locations(t, "qwen_code", "QWEN_DATA_DIR", []string{"HOME/.qwen/projects/*/chats"}, []string{"ENV/projects/*/chats"})
 }
