@@ -1,9 +1,6 @@
 package kimicli_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,38 +10,17 @@ import (
 	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
-
-type figures struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Total      int64 `json:"total"`
-}
 
 // TestTokenTotalsAgainstCcusage: each sample session's token totals are
 // the figures ccusage 20.0.24 printed for it (testdata/ccusage.json).
 func TestTokenTotalsAgainstCcusage(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Sessions []struct {
-			Sample, Input string
-			Ccusage       figures
-		}
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		t.Fatal(err)
-	}
+	recorded := convtest.RecordedBeside(t)
 	testshared.InRepo(t)
-	if len(rec.Sessions) == 0 {
+	if len(recorded) == 0 {
 		t.Fatal("no sessions recorded")
 	}
-	for _, s := range rec.Sessions {
+	for _, s := range recorded {
 		ins, err := pipeline.Expand([]string{s.Sample})
 		if err != nil {
 			t.Fatal(err)
@@ -62,19 +38,7 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 			if len(in.Companions) != 1 {
 				t.Errorf("%s: %d companions, want context.jsonl", in.Path, len(in.Companions))
 			}
-			var got figures
-			for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
-				e := gjson.ParseBytes(l)
-				if e.Get("name").Str != "gen_ai.token_usage.summarized" {
-					continue
-				}
-				a := e.Get("attributes")
-				got.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-				got.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-				got.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-				got.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
-			}
-			got.Total = got.Input + got.Output + got.CacheRead + got.CacheWrite
+			got := convtest.ReceiptTotals(res.Receipt)
 			if got != s.Ccusage {
 				t.Errorf("%s %s: ours %+v, ccusage %+v", s.Sample, s.Input, got, s.Ccusage)
 			}

@@ -1,8 +1,6 @@
 package qwencode_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,17 +10,9 @@ import (
 	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/testshared"
-	"github.com/tidwall/gjson"
 )
 
 // figures are token counts in ccusage's terms (testdata/ccusage.json).
-type figures struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Total      int64 `json:"total"`
-}
 
 // convert converts every input of a sample (a folder or one file), by
 // the name of its main file without .jsonl.
@@ -46,46 +36,18 @@ func convert(t *testing.T, sample string, opt pipeline.Options) map[string]pipel
 // TestTokenTotalsAgainstCcusage: each sample session's token totals, in
 // ccusage's terms, are the figures ccusage 20.0.24 printed for it.
 func TestTokenTotalsAgainstCcusage(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "ccusage.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Sessions []struct {
-			Sample, Input string
-			Ccusage       figures
-		}
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		t.Fatal(err)
-	}
+	recorded := convtest.RecordedBeside(t)
 	testshared.InRepo(t)
-	if len(rec.Sessions) < 2 {
+	if len(recorded) < 2 {
 		t.Fatal("no sessions recorded")
 	}
-	for _, s := range rec.Sessions {
+	for _, s := range recorded {
 		res, ok := convert(t, s.Sample, pipeline.Options{})[s.Input]
 		if !ok || res.Converter != "qwen_code" {
 			t.Errorf("%s: no input %s read by qwen_code", s.Sample, s.Input)
 			continue
 		}
-		var got figures
-		var reasoning int64
-		for _, l := range bytes.Split(res.Receipt, []byte{'\n'}) {
-			e := gjson.ParseBytes(l)
-			if e.Get("name").Str != "gen_ai.token_usage.summarized" {
-				continue
-			}
-			a := e.Get("attributes")
-			got.Input += a.Get(`gen_ai\.usage\.input_tokens`).Int()
-			got.Output += a.Get(`gen_ai\.usage\.output_tokens`).Int()
-			got.CacheRead += a.Get(`gen_ai\.usage\.cache_read\.input_tokens`).Int()
-			got.CacheWrite += a.Get(`gen_ai\.usage\.cache_creation\.input_tokens`).Int()
-			reasoning += a.Get(`gen_ai\.usage\.reasoning\.output_tokens`).Int()
-		}
-		// ccusage's total adds the cached tokens to an input that holds
-		// them already, and the thinking tokens.
-		got.Total = got.Input + got.Output + got.CacheRead + got.CacheWrite + reasoning
+		got := convtest.ReceiptTotals(res.Receipt)
 		if got != s.Ccusage {
 			t.Errorf("%s %s: ours %+v, ccusage %+v", s.Sample, s.Input, got, s.Ccusage)
 		}
