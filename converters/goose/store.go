@@ -55,40 +55,13 @@ var gooseSessionColumns = []string{
 // gooseClaim reports a database with Goose's sessions and messages tables
 // and the columns read.
 func gooseClaim(ctx context.Context, db *sql.DB) bool {
-	for table, cols := range gooseColumns {
-		have, err := gooseTableColumns(ctx, db, table)
-		if err != nil {
-			return false
-		}
-		for _, c := range cols {
-			if !have[c] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func gooseTableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if rows.Scan(&name) == nil {
-			have[name] = true
-		}
-	}
-	return have, rows.Err()
+	return converters.StoreHas(ctx, db, gooseColumns)
 }
 
 // gooseSessions lists the sessions by creation, with the last update (Unix
 // milliseconds) and the number of rows: what an unchanged rerun compares.
 func gooseSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, error) {
-	rows, err := db.QueryContext(ctx, `SELECT s.id, coalesce(CAST(strftime('%s', s.updated_at) AS INTEGER), 0) * 1000,
+	rows, err := converters.QueryStore(ctx, db, "session list", `SELECT s.id, coalesce(CAST(strftime('%s', s.updated_at) AS INTEGER), 0) * 1000,
 		1 + (SELECT count(*) FROM messages m WHERE m.session_id = s.id)
 		FROM sessions s ORDER BY s.created_at, s.id`)
 	if err != nil {
@@ -108,47 +81,21 @@ func gooseSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, 
 
 // gooseLines writes a session's row, then its messages by id.
 func gooseLines(ctx context.Context, db *sql.DB, session string, emit func([]byte) error) error {
-	have, err := gooseTableColumns(ctx, db, "sessions")
+	var row map[string]any
+	err := converters.StoreSelect(ctx, db, "sessions", gooseSessionColumns, "id = ?", "", session, func(r map[string]any) error {
+		row = r
+		return nil
+	})
+	if err == nil && row == nil {
+		err = sql.ErrNoRows
+	}
 	if err != nil {
 		return err
 	}
-	var cols []string
-	for _, c := range gooseSessionColumns {
-		if have[c] {
-			cols = append(cols, c)
-		}
+	if s, ok := row["model_config_json"].(string); ok && json.Valid([]byte(s)) {
+		row["model_config"] = json.RawMessage(s)
 	}
-	q := "SELECT "
-	for i, c := range cols {
-		if i > 0 {
-			q += ", "
-		}
-		q += `"` + c + `"`
-	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := db.QueryRowContext(ctx, q+" FROM sessions WHERE id = ?", session).Scan(ptrs...); err != nil {
-		return err
-	}
-	row := map[string]any{}
-	for i, c := range cols {
-		v := vals[i]
-		if b, ok := v.([]byte); ok {
-			v = string(b)
-		}
-		if c == "model_config_json" {
-			if s, ok := v.(string); ok && json.Valid([]byte(s)) {
-				row["model_config"] = json.RawMessage(s)
-			}
-			continue
-		}
-		if v != nil {
-			row[c] = v
-		}
-	}
+	delete(row, "model_config_json")
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -159,10 +106,10 @@ func gooseLines(ctx context.Context, db *sql.DB, session string, emit func([]byt
 		return err
 	}
 	meta := "NULL"
-	if m, err := gooseTableColumns(ctx, db, "messages"); err == nil && m["metadata_json"] {
+	if m, err := converters.StoreColumns(ctx, db, "messages"); err == nil && m["metadata_json"] {
 		meta = "metadata_json"
 	}
-	rows, err := db.QueryContext(ctx, "SELECT id, role, content_json, created_timestamp, "+meta+
+	rows, err := converters.QueryStore(ctx, db, "messages", "SELECT id, role, content_json, created_timestamp, "+meta+
 		" FROM messages WHERE session_id = ? ORDER BY id", session)
 	if err != nil {
 		return err

@@ -55,40 +55,13 @@ var (
 )
 
 func hermesClaim(ctx context.Context, db *sql.DB) bool {
-	for table, cols := range hermesColumns {
-		have, err := tableColumns(ctx, db, table)
-		if err != nil {
-			return false
-		}
-		for _, c := range cols {
-			if !have[c] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if rows.Scan(&name) == nil {
-			have[name] = true
-		}
-	}
-	return have, rows.Err()
+	return converters.StoreHas(ctx, db, hermesColumns)
 }
 
 // hermesSessions lists the sessions by start, with the latest activity
 // (Unix milliseconds) and the number of rows.
 func hermesSessions(ctx context.Context, db *sql.DB) ([]converters.StoreSession, error) {
-	rows, err := db.QueryContext(ctx, `SELECT s.id,
+	rows, err := converters.QueryStore(ctx, db, "session list", `SELECT s.id,
 		CAST(1000 * max(s.started_at, coalesce((SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id), 0)) AS INTEGER),
 		1 + (SELECT count(*) FROM messages m WHERE m.session_id = s.id)
 		FROM sessions s ORDER BY s.started_at, s.id`)
@@ -120,14 +93,14 @@ func hermesLines(ctx context.Context, db *sql.DB, session string, emit func([]by
 		return emit(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 	}
 	first := true
-	err := selectRows(ctx, db, "sessions", hermesSessionColumns, "id = ?", "", session, func(row map[string]any) error {
+	err := converters.StoreSelect(ctx, db, "sessions", hermesSessionColumns, "id = ?", "", session, func(row map[string]any) error {
 		first = false
 		return write("hermes_session", row)
 	})
 	if err != nil || first {
 		return err
 	}
-	return selectRows(ctx, db, "messages", hermesMessageColumns, "session_id = ?", " ORDER BY id", session, func(row map[string]any) error {
+	return converters.StoreSelect(ctx, db, "messages", hermesMessageColumns, "session_id = ?", " ORDER BY id", session, func(row map[string]any) error {
 		if s, ok := row["tool_calls"].(string); ok && json.Valid([]byte(s)) {
 			row["tool_calls"] = json.RawMessage(s)
 		}
@@ -139,56 +112,4 @@ func hermesLines(ctx context.Context, db *sql.DB, session string, emit func([]by
 		}
 		return write("hermes_message", row)
 	})
-}
-
-// selectRows runs a query of the wanted columns the table has, each row
-// as a map of its non-NULL values.
-func selectRows(ctx context.Context, db *sql.DB, table string, want []string, where, order, arg string, each func(map[string]any) error) error {
-	have, err := tableColumns(ctx, db, table)
-	if err != nil {
-		return err
-	}
-	var cols []string
-	q := "SELECT "
-	for _, c := range want {
-		if have[c] {
-			if len(cols) > 0 {
-				q += ", "
-			}
-			q += `"` + c + `"`
-			cols = append(cols, c)
-		}
-	}
-	rows, err := db.QueryContext(ctx, q+" FROM "+table+" WHERE "+where+order, arg)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		row := map[string]any{}
-		for i, c := range cols {
-			v := vals[i]
-			if bs, ok := v.([]byte); ok {
-				v = string(bs)
-			}
-			if v != nil {
-				row[c] = v
-			}
-		}
-		if err := each(row); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }

@@ -62,30 +62,7 @@ var opencodeColumns = map[string][]string{
 // opencodeClaim reports a database with OpenCode's session, message and
 // part tables and the columns read.
 func opencodeClaim(ctx context.Context, db *sql.DB) bool {
-	for table, cols := range opencodeColumns {
-		rows, err := converters.QueryStore(ctx, db, table+" table's columns", "SELECT name FROM pragma_table_info(?)", table)
-		if err != nil {
-			return false
-		}
-		have := map[string]bool{}
-		for rows.Next() {
-			var name string
-			if rows.Scan(&name) == nil {
-				have[name] = true
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return false
-		}
-		for _, c := range cols {
-			if !have[c] {
-				return false
-			}
-		}
-	}
-	return true
+	return converters.StoreHas(ctx, db, opencodeColumns)
 }
 
 // opencodeSessions lists the sessions by creation, each with the latest
