@@ -1,0 +1,128 @@
+package amp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/contextreceipts/convert/converters/all"
+	"github.com/contextreceipts/convert/converters/convtest"
+	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/testshared"
+)
+
+// convert converts every input of a sample folder, by the name of its
+// thread file without .json.
+func convert(t *testing.T, sample string, opt pipeline.Options) map[string]pipeline.Result {
+	t.Helper()
+	ins, err := pipeline.Expand([]string{sample})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]pipeline.Result{}
+	for _, in := range ins {
+		res := pipeline.Convert(in, opt)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", in.Path, res.Err)
+		}
+		convtest.NoCanary(t, res)
+		out[strings.TrimSuffix(filepath.Base(in.Path), ".json")] = res
+	}
+	return out
+}
+
+// TestTokenTotalsAgainstCcusage: each sample thread's token totals, in
+// ccusage's terms, are the figures ccusage 20.0.24 printed for it
+// (testdata/ccusage.json).
+func TestTokenTotalsAgainstCcusage(t *testing.T) {
+	recorded := convtest.RecordedBeside(t)
+	testshared.InRepo(t)
+	if len(recorded) < 4 {
+		t.Fatal("sessions missing from testdata/ccusage.json")
+	}
+	for _, s := range recorded {
+		res, ok := convert(t, s.Sample, pipeline.Options{})[s.Input]
+		if !ok || res.Converter != "amp" {
+			t.Errorf("%s: no input %s read by amp", s.Sample, s.Input)
+			continue
+		}
+		if got := convtest.ReceiptTotals(res.Receipt); got != s.Ccusage {
+			t.Errorf("%s %s: ours %+v, ccusage %+v", s.Sample, s.Input, got, s.Ccusage)
+		}
+	}
+}
+
+// TestMapping: the tools sample's calls, subagents, MCP call, skill,
+// rejected call and compaction are written as the shared events.
+func TestMapping(t *testing.T) {
+	testshared.InRepo(t)
+	res := convert(t, "samples/amp/tools_subagent", pipeline.Options{})["T-1b2c3d4e-5f60-4b7c-9d8e-0f1a2b3c4d5e"]
+	for name, want := range map[string]int{
+		"subagent.spawned": 2, "subagent.result.returned": 2, "mcp.tool_call.completed": 1,
+		"context.skill.invoked": 1, "context.compaction.started": 1, "context.compaction.summary_loaded": 1,
+		"gen_ai.token_usage.summarized": 3,
+	} {
+		if got := len(convtest.Events(res.Receipt, name)); got != want {
+			t.Errorf("%s: %d events, want %d", name, got, want)
+		}
+	}
+	mcp := convtest.Events(res.Receipt, "mcp.tool_call.completed")
+	if len(mcp) == 1 && convtest.Attr(mcp[0], "mcp.tool_call.status").String() != "error" {
+		t.Errorf("the failed MCP call is written %s", convtest.Attr(mcp[0], "mcp.tool_call.status"))
+	}
+	chats, tools := 0, 0
+	for _, s := range convtest.Spans(res.Trace) {
+		switch {
+		case s.Name == "chat":
+			chats++
+		case strings.HasPrefix(s.Name, "execute_tool"):
+			tools++
+		}
+	}
+	if chats != 3 || tools != 5 {
+		t.Errorf("%d chat spans and %d tool spans, want 3 and 5", chats, tools)
+	}
+}
+
+// notAmp are JSON documents in threads/ that are not Amp's: no thread id
+// of Amp's form, or no messages nor ledger. None is claimed.
+var notAmp = []struct{ name, doc string }{
+	{"ccusage's test thread id", `{"id":"thread-a","messages":[{"role":"assistant","messageId":1,"content":"CANARY"}],"usageLedger":{"events":[]}}`},
+	{"a T- id with nothing of a thread", `{"id":"T-CANARY","title":"CANARY-title"}`},
+	{"a T- id whose messages are no messages", `{"id":"T-CANARY","messages":["CANARY-text"]}`},
+	{"an OpenCode export", `{"info":{"id":"ses_4f1e2d3c5ffeA1b2C3d4E5f6G7","title":"CANARY"},"messages":[{"info":{"role":"user"},"parts":[{"type":"text","text":"CANARY"}]}]}`},
+}
+
+// TestNotAmp: a JSON document that is not an Amp thread is not claimed,
+// even under threads/T-<uuid>.json: it matches no known kind.
+func TestNotAmp(t *testing.T) {
+	for _, tc := range notAmp {
+		dir := filepath.Join(t.TempDir(), "threads")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "T-0f0e0d0c-0b0a-4909-8807-060504030201.json")
+		if err := os.WriteFile(p, []byte(tc.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := pipeline.Input{Path: p, Rel: filepath.Base(p)}
+		res := pipeline.Convert(in, pipeline.Options{Converter: "auto"})
+		if res.Err == nil || res.Receipt != nil {
+			t.Errorf("%s: converted by %q", tc.name, res.Converter)
+			continue
+		}
+		if msg := res.Err.Error(); strings.Contains(msg, "CANARY") {
+			t.Errorf("%s: message %q", tc.name, msg)
+		}
+		if forced := pipeline.Convert(in, pipeline.Options{Converter: "amp"}); forced.Err == nil || forced.Receipt != nil {
+			t.Errorf("%s: converted when amp is asked for", tc.name)
+		}
+	}
+}
+
+// TestLocations: a run given no path reads ~/.local/share/amp/threads, or
+// the threads under AMP_DATA_DIR when it is set, as ccusage does.
+func TestLocations(t *testing.T) {
+	convtest.Locations(t, "amp", "AMP_DATA_DIR", []string{"HOME/.local/share/amp/threads"}, []string{"ENV/threads"})
+}
