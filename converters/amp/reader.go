@@ -130,7 +130,7 @@ var ampPass = leak.Paths{
 	"messages.#.usage.cacheCreationInputTokens": leak.Count, "messages.#.usage.cacheReadInputTokens": leak.Count,
 	"messages.#.usage.totalInputTokens": leak.Count, "messages.#.usage.maxInputTokens": leak.Count,
 	"messages.#.usage.totalTokens": leak.Count,
-	"usageLedger.events.#.id": leak.IDOrUUID, "usageLedger.events.#.timestamp": leak.Time, "usageLedger.events.#.model": leak.Model,
+	"usageLedger.events.#.id":      leak.IDOrUUID, "usageLedger.events.#.timestamp": leak.Time, "usageLedger.events.#.model": leak.Model,
 	"usageLedger.events.#.tokens.input": leak.Count, "usageLedger.events.#.tokens.output": leak.Count,
 	"usageLedger.events.#.tokens.total": leak.Count, "usageLedger.events.#.operationType": leak.Label,
 	"usageLedger.events.#.fromMessageId": leak.Count, "usageLedger.events.#.toMessageId": leak.Count,
