@@ -216,7 +216,9 @@ func (c *ampState) call(r converters.Record, parent string, b view.Value) {
 		if p := native.FirstString(input.Get("prompt"), input.Get("task"), input.Get("query")); !p.Empty() {
 			a = append(a, receipt.Attr{Key: "subagent.prompt_hash", Value: receipt.S(p.Digest(c.Hasher))})
 		}
-		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(name))})
+		// The subagent is one of Amp's own: its name is public.
+		typ, _ := name.Word("Task", "oracle", "librarian", "finder", "codebase_search_agent")
+		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(typ)})
 		c.Emit(r, key, "subagent.spawned", a)
 	}
 	if name.Is("skill") {
