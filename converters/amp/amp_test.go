@@ -54,14 +54,15 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 }
 
 // TestMapping: the tools sample's calls, subagents, MCP call, skill,
-// rejected call and compaction are written as the shared events.
+// rejected call, guidance files and compaction are written as the shared
+// events; the subagent's own response sits under the Task call.
 func TestMapping(t *testing.T) {
 	testshared.InRepo(t)
 	res := convert(t, "samples/amp/tools_subagent", pipeline.Options{})["T-1b2c3d4e-5f60-4b7c-9d8e-0f1a2b3c4d5e"]
 	for name, want := range map[string]int{
 		"subagent.spawned": 2, "subagent.result.returned": 2, "mcp.tool_call.completed": 1,
 		"context.skill.invoked": 1, "context.compaction.started": 1, "context.compaction.summary_loaded": 1,
-		"gen_ai.token_usage.summarized": 3,
+		"gen_ai.token_usage.summarized": 3, "context.input.loaded": 2,
 	} {
 		if got := len(convtest.Events(res.Receipt, name)); got != want {
 			t.Errorf("%s: %d events, want %d", name, got, want)
@@ -71,17 +72,26 @@ func TestMapping(t *testing.T) {
 	if len(mcp) == 1 && convtest.Attr(mcp[0], "mcp.tool_call.status").String() != "error" {
 		t.Errorf("the failed MCP call is written %s", convtest.Attr(mcp[0], "mcp.tool_call.status"))
 	}
-	chats, tools := 0, 0
-	for _, s := range convtest.Spans(res.Trace) {
+	chats, tools, task, underTask := 0, 0, "", 0
+	spans := convtest.Spans(res.Trace)
+	for _, s := range spans {
 		switch {
 		case s.Name == "chat":
 			chats++
 		case strings.HasPrefix(s.Name, "execute_tool"):
 			tools++
+			if s.Name == "execute_tool Task" {
+				task = s.ID
+			}
 		}
 	}
-	if chats != 3 || tools != 5 {
-		t.Errorf("%d chat spans and %d tool spans, want 3 and 5", chats, tools)
+	for _, s := range spans {
+		if s.Name == "chat" && task != "" && s.Parent == task {
+			underTask++
+		}
+	}
+	if chats != 4 || tools != 6 || underTask != 1 {
+		t.Errorf("%d chat spans and %d tool spans, %d chat spans under Task; want 4, 6 and 1", chats, tools, underTask)
 	}
 }
 

@@ -24,7 +24,17 @@
 //     rejected-by-user fail); an assistant message is a chat span, its
 //     tool_use blocks {id, name, input} execute_tool spans; an info
 //     message's summary block of type message is the summary that
-//     replaced the context (a compaction).
+//     replaced the context (a compaction). An assistant message with a
+//     parentToolUseId is a subagent's own response, inline in the thread:
+//     its chat span sits under the call that runs the subagent.
+//   - discoveredGuidanceFiles [{uri, lineCount}] on a user message, and
+//     in a done Read result (run.result.discoveredGuidanceFiles), are the
+//     guidance files (AGENTS.md) Amp put in the context then (Amp's
+//     client code keeps them on the message it sent; the open-source
+//     readers of its threads show the same field): each file is a
+//     context load of kind agents_md, once per thread, identified by the
+//     digest of its path (its base name in clear when conventional); the
+//     thread never holds its text, which the event says.
 //   - Tool names are Amp's own (the manual's tools: Bash, Read,
 //     edit_file, oracle, Task, ...): they pass through. Task and the
 //     built-in subagents the manual names (oracle, librarian, finder)
@@ -44,8 +54,8 @@
 //     ccusage adds them to its total); a response of no tokens is left
 //     out.
 //
-// What the thread does not hold is an audit gap: AGENTS.md files and the
-// system prompt load without a record. Prompts, thoughts, tool inputs and
+// What the thread does not hold is an audit gap: the guidance files'
+// text and the system prompt. Prompts, thoughts, tool inputs and
 // results, summaries, titles and paths are raw: hashed or measured, never
 // copied. MCP server and tool names, skill and unknown tool names are
 // hashed unless --reveal names.
@@ -63,9 +73,12 @@
 //     (`run.status` `done`, `error`, `cancelled`, `rejected-by-user`); `mcp__server__tool`
 //     calls write `mcp.tool_call.completed`; `Task`, `oracle`, `librarian` and `finder` write
 //     `subagent.spawned` and `subagent.result.returned`; `skill` writes `context.skill.invoked`;
-//     an `info` message's `summary` records a compaction and its summary. Tokens per model are
+//     an `info` message's `summary` records a compaction and its summary; the guidance files
+//     (`discoveredGuidanceFiles` on a user message or a `Read` result) are `context.input.loaded`
+//     of kind `agents_md`, by path digest (their text is not in the thread); a response with a
+//     `parentToolUseId` is a subagent's, under its call. Tokens per model are
 //     the `usageLedger` events as ccusage 20.0.24 counts them (input and output from the event,
 //     cache creation and reads from the assistant message its `toMessageId` names), or each
-//     assistant message's `usage` for a thread without a ledger. AGENTS.md and the system
-//     prompt load without a record: an audit gap says so.
+//     assistant message's `usage` for a thread without a ledger. The guidance files' text and
+//     the system prompt are not logged: an audit gap says so.
 package amp

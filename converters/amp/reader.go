@@ -22,7 +22,7 @@ func init() {
 		PassThrough: ampPass,
 		Labels:      ampLabels,
 		Events: []string{
-			"context.audit_gap.recorded", "context.skill.invoked", "mcp.tool_call.completed",
+			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked", "mcp.tool_call.completed",
 			"subagent.spawned", "subagent.result.returned",
 			"context.compaction.started", "context.compaction.summary_loaded", "gen_ai.token_usage.summarized",
 		},
@@ -122,6 +122,8 @@ var ampLocations = []converters.Location{{Env: "AMP_DATA_DIR", Default: ".local/
 var ampPass = leak.Paths{
 	"id": leak.IDOrUUID, "v": leak.Count, "created": leak.EpochMs, "agentMode": leak.Label,
 	"messages.#.role": leak.Label, "messages.#.messageId": leak.Count, "messages.#.meta.sentAt": leak.EpochMs,
+	"messages.#.parentToolUseId": leak.ID, "messages.#.discoveredGuidanceFiles.#.lineCount": leak.Count,
+	"messages.#.content.#.run.result.discoveredGuidanceFiles.#.lineCount": leak.Count,
 	"messages.#.state.type": leak.Label, "messages.#.state.stopReason": leak.Label,
 	"messages.#.content.#.type": leak.Label, "messages.#.content.#.id": leak.ID, "messages.#.content.#.toolUseID": leak.ID,
 	"messages.#.content.#.run.status": leak.Label, "messages.#.content.#.summary.type": leak.Label,

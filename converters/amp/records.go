@@ -24,12 +24,13 @@ type ampState struct {
 	native.Base
 	tools  map[string]*native.Call
 	skills map[string]bool
+	guides map[string]bool       // guidance files loaded so far, by uri (raw, never written)
 	totals map[string]*ampTokens // by model (owned copies)
 	counts map[string]int64
 }
 
 func newAmp(env converters.Env) *ampState {
-	return &ampState{Base: native.New(env, ampTypes), tools: map[string]*native.Call{}, skills: map[string]bool{},
+	return &ampState{Base: native.New(env, ampTypes), tools: map[string]*native.Call{}, skills: map[string]bool{}, guides: map[string]bool{},
 		totals: map[string]*ampTokens{}, counts: map[string]int64{}}
 }
 
@@ -141,6 +142,38 @@ func (c *ampState) user(r converters.Record, m view.Value) {
 	if prompt {
 		c.counts["user_prompts"]++
 	}
+	c.guidance(r, "", m.Get("discoveredGuidanceFiles"), "user_message")
+}
+
+// guidance writes the guidance files (AGENTS.md and the like) Amp found
+// and put in the context, as a message or a file read lists them
+// ({uri, lineCount}): Amp logs where each is, never its text. A file
+// loaded before in the thread is counted, not written again.
+func (c *ampState) guidance(r converters.Record, span string, files view.Value, activation string) {
+	native.ForEach(files, func(_, f view.Value) bool {
+		uri := f.Get("uri").Str()
+		if uri.Empty() {
+			return true
+		}
+		if seen, _ := view.Lookup(c.guides, uri); seen {
+			c.counts["repeated_guidance_files"]++
+			return true
+		}
+		c.guides[uri.Own()] = true
+		c.counts["guidance_files"]++
+		path := uri.TrimPrefix("file://")
+		a := events.InputLoaded("agents_md", "amp", activation)
+		if i := path.LastIndex("/"); i >= 0 {
+			if p, ok := events.PublicPath(path.From(i + 1)); ok {
+				a = append(a, receipt.Attr{Key: "context.input.source.path", Value: receipt.S(p)})
+			}
+		}
+		a = append(a, receipt.Attr{Key: "context.input.source.path_hash", Value: receipt.S(path.Digest(c.Hasher))})
+		events.DeliveredNotLogged(&a)
+		a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
+		c.Emit(r, span, "context.input.loaded", c.Conversation(a))
+		return true
+	})
 }
 
 // assistant opens a response's chat span, from the prompt or tool result
@@ -179,7 +212,16 @@ func (c *ampState) assistant(r converters.Record, m view.Value, prompted int64) 
 	if m.Get("state.type").Str().Is("cancelled") {
 		c.counts["cancelled_responses"]++
 	}
-	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: attrs})
+	parent := ""
+	if p := m.Get("parentToolUseId").Str(); !p.Empty() {
+		// A subagent's own response, inline in its parent's thread: under
+		// the call that runs it.
+		c.counts["subagent_responses"]++
+		if t := c.tools["tool:"+c.KeyPart(p)]; t != nil {
+			parent = t.Key
+		}
+	}
+	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
 		switch t := b.Get("type").Str(); {
 		case t.Is("thinking"), t.Is("redacted_thinking"):
@@ -242,6 +284,9 @@ func (c *ampState) result(r converters.Record, b view.Value) {
 	status := run.Get("status").Str()
 	if status.Is("rejected-by-user") {
 		c.counts["rejected_tool_calls"]++
+	}
+	if status.Is("done") {
+		c.guidance(r, t.Key, run.Get("result.discoveredGuidanceFiles"), "file_read")
 	}
 	failed := status.Is("error") || status.Is("cancelled") || status.Is("rejected-by-user")
 	if c.FinishCall(r, t, failed, run.Get("result"), "amp.tool_call.status", nil) == "error" {
@@ -406,7 +451,7 @@ func (c *ampState) whole(v view.Value) int64 {
 func (c *ampState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
-		events.AuditGap("instruction_loads_not_logged", "amp_agents_md_and_system_prompt_load_without_a_record"))
+		events.AuditGap("instruction_loads_not_logged", "amp_guidance_file_text_and_system_prompt_not_logged"))
 	models := make([]string, 0, len(c.totals))
 	for m := range c.totals {
 		models = append(models, m)
@@ -436,7 +481,7 @@ func (c *ampState) End(out *converters.Output) error {
 	}
 	native.Tally(out, "amp", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls",
 		"rejected_tool_calls", "subagents", "skills", "compactions", "ledger_events", "ledger_events_not_counted",
-		"thinking_blocks", "cancelled_responses"}, native.Unfinished(c.tools, func(t *native.Call) bool { return t.Done }))
+		"thinking_blocks", "cancelled_responses", "guidance_files", "subagent_responses"}, native.Unfinished(c.tools, func(t *native.Call) bool { return t.Done }))
 	c.Summarize(out)
 	return nil
 }
@@ -445,7 +490,7 @@ func (c *ampState) End(out *converters.Output) error {
 // context.audit_gap.recorded (see events/eventschema.go).
 var _ = events.DeclareEvent("context.audit_gap.recorded", events.EventDecl{Adds: true, Keys: []events.Attr{
 	events.SetsProp("context.audit_gap.detail", events.Enum(
-		"amp_agents_md_and_system_prompt_load_without_a_record", "amp_thread_has_no_counted_usage")),
+		"amp_guidance_file_text_and_system_prompt_not_logged", "amp_thread_has_no_counted_usage")),
 }})
 
 // A thread's tokens are its usage ledger's events (or, without a ledger,
