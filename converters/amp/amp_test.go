@@ -136,3 +136,38 @@ func TestNotAmp(t *testing.T) {
 func TestLocations(t *testing.T) {
 	convtest.Locations(t, "amp", "AMP_DATA_DIR", []string{"HOME/.local/share/amp/threads"}, []string{"ENV/threads"})
 }
+
+// TestResultStatus: a tool_result names its call by toolUseID or by the
+// API's tool_use_id; run.status done succeeds, error, cancelled and
+// rejected-by-user fail, and so does is_error.
+func TestResultStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name, block string
+		failed      bool
+	}{
+		{"done", `{"type":"tool_result","toolUseID":"toolu_09X","run":{"status":"done","result":"CANARY"}}`, false},
+		{"error", `{"type":"tool_result","toolUseID":"toolu_09X","run":{"status":"error","error":"CANARY"}}`, true},
+		{"cancelled", `{"type":"tool_result","toolUseID":"toolu_09X","run":{"status":"cancelled"}}`, true},
+		{"rejected", `{"type":"tool_result","toolUseID":"toolu_09X","run":{"status":"rejected-by-user"}}`, true},
+		{"tool_use_id and is_error", `{"type":"tool_result","tool_use_id":"toolu_09X","is_error":true,"content":"CANARY"}`, true},
+		{"tool_use_id", `{"type":"tool_result","tool_use_id":"toolu_09X","run":{"status":"done"}}`, false},
+	} {
+		doc := `{"id":"T-5f607182-93a4-4bc5-8d6e-7f8091a2b3c4","created":1795168800000,"messages":[` +
+			`{"role":"assistant","messageId":1,"content":[{"type":"tool_use","id":"toolu_09X","name":"mcp__CANARYsrv__CANARYtool","input":{"q":"CANARY"}}]},` +
+			`{"role":"user","messageId":2,"content":[` + tc.block + `],"meta":{"sentAt":1795168802000}}]}`
+		res := convtest.ConvertLines(t, "amp", "T-5f607182-93a4-4bc5-8d6e-7f8091a2b3c4.json", doc)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", tc.name, res.Err)
+		}
+		convtest.NoCanary(t, res)
+		mcp := convtest.Events(res.Receipt, "mcp.tool_call.completed")
+		if len(mcp) != 1 {
+			t.Errorf("%s: %d MCP calls completed, want 1", tc.name, len(mcp))
+			continue
+		}
+		want := map[bool]string{false: "success", true: "error"}[tc.failed]
+		if got := convtest.Attr(mcp[0], "mcp.tool_call.status").String(); got != want {
+			t.Errorf("%s: status %s, want %s", tc.name, got, want)
+		}
+	}
+}

@@ -271,11 +271,12 @@ func (c *ampState) call(r converters.Record, parent string, b view.Value) {
 	}
 }
 
-// result closes the call a tool_result block names, with its run's
-// status: done is a success; error, cancelled and rejected-by-user fail.
+// result closes the call a tool_result block names (toolUseID, or the
+// Anthropic API's tool_use_id), with its run's status: done is a success;
+// error, cancelled and rejected-by-user fail, as does is_error.
 func (c *ampState) result(r converters.Record, b view.Value) {
 	c.counts["tool_results"]++
-	t := c.tools["tool:"+c.KeyPart(b.Get("toolUseID").Str())]
+	t := c.tools["tool:"+c.KeyPart(native.FirstString(b.Get("toolUseID"), b.Get("tool_use_id")))]
 	if t == nil {
 		c.counts["results_without_call"]++
 		return
@@ -288,7 +289,7 @@ func (c *ampState) result(r converters.Record, b view.Value) {
 	if status.Is("done") {
 		c.guidance(r, t.Key, run.Get("result.discoveredGuidanceFiles"), "file_read")
 	}
-	failed := status.Is("error") || status.Is("cancelled") || status.Is("rejected-by-user")
+	failed := status.Is("error") || status.Is("cancelled") || status.Is("rejected-by-user") || b.Get("is_error").Bool()
 	if c.FinishCall(r, t, failed, run.Get("result"), "amp.tool_call.status", nil) == "error" {
 		c.counts["failed_tool_calls"]++
 	}
