@@ -16,6 +16,7 @@ import (
 	_ "github.com/contextreceipts/convert/converters/droid"
 	_ "github.com/contextreceipts/convert/converters/geminicli"
 	_ "github.com/contextreceipts/convert/converters/goose"
+	_ "github.com/contextreceipts/convert/converters/grok"
 	_ "github.com/contextreceipts/convert/converters/hermes"
 	_ "github.com/contextreceipts/convert/converters/kimicli"
 	_ "github.com/contextreceipts/convert/converters/opencode"
