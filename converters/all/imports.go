@@ -22,6 +22,7 @@ import (
 	_ "github.com/contextreceipts/convert/converters/opencode"
 	_ "github.com/contextreceipts/convert/converters/piagent"
 	_ "github.com/contextreceipts/convert/converters/qwencode"
+	_ "github.com/contextreceipts/convert/converters/zcode"
 	// The per-scenario event logs, one table each.
 	_ "github.com/contextreceipts/convert/converters/scenarios"
 )
