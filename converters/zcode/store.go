@@ -39,9 +39,12 @@ var zcodeStore = &converters.Store{
 	Lines:      zcodeLines,
 }
 
-// zcodeColumns are the columns the store needs: ccusage's query's own.
+// zcodeColumns are the columns the store needs: ccusage's query's own. A
+// database without the session table is not read by ccusage either (it
+// prints no session for it).
 var zcodeColumns = map[string][]string{
 	"model_usage": {"id", "session_id", "started_at", "model_id", "status", "input_tokens", "output_tokens"},
+	"session":     {"id", "directory"},
 }
 
 // zcodeUsageColumns and zcodeSessionColumns are the columns read when the
@@ -56,8 +59,8 @@ var (
 	zcodeSessionColumns = []string{"id", "directory", "version"}
 )
 
-// zcodeClaim reports a database with ZCode's model_usage table and the
-// columns ccusage's query reads.
+// zcodeClaim reports a database with ZCode's model_usage and session
+// tables and the columns ccusage's query reads.
 func zcodeClaim(ctx context.Context, db *sql.DB) bool {
 	return converters.StoreHas(ctx, db, zcodeColumns)
 }
@@ -97,15 +100,11 @@ func zcodeLines(ctx context.Context, db *sql.DB, session string, emit func([]byt
 		}
 		return emit(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 	}
-	if have, err := converters.StoreColumns(ctx, db, "session"); err != nil {
+	err := converters.StoreSelect(ctx, db, "session", zcodeSessionColumns, "id = ?", " LIMIT 1", session, func(r map[string]any) error {
+		return write("zcode_session", r)
+	})
+	if err != nil {
 		return err
-	} else if have["id"] {
-		err := converters.StoreSelect(ctx, db, "session", zcodeSessionColumns, "id = ?", " LIMIT 1", session, func(r map[string]any) error {
-			return write("zcode_session", r)
-		})
-		if err != nil {
-			return err
-		}
 	}
 	return converters.StoreSelect(ctx, db, "model_usage", zcodeUsageColumns, "session_id = ?", " ORDER BY started_at, id", session,
 		func(r map[string]any) error {

@@ -1,6 +1,7 @@
 package zcode_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -45,4 +46,34 @@ func TestZcodeDatabase(t *testing.T) {
 // TestLocations: ~/.zcode/cli/db/db.sqlite, or the same below ZCODE_HOME.
 func TestLocations(t *testing.T) {
 	convtest.Locations(t, "zcode", "ZCODE_HOME", []string{"HOME/.zcode/cli/db/db.sqlite"}, []string{"ENV/cli/db/db.sqlite"})
+}
+
+// TestZcodeWithoutSessionTable: a model_usage table without ZCode's
+// session table beside it is not ZCode's ledger as ccusage 20.0.24 reads
+// it (it prints no session for it): the database is not converted as
+// ZCode's.
+func TestZcodeWithoutSessionTable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db.sqlite")
+	sqlDB, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlDB.Exec(`CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, started_at INTEGER, model_id TEXT,
+		status TEXT, input_tokens INTEGER, output_tokens INTEGER);
+		INSERT INTO model_usage VALUES ('a', 's', 1795168801000, 'glm-4.6', 'completed', 10, 2)`)
+	sqlDB.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := pipeline.Expand([]string{db})
+	if err != nil {
+		return // refused outright
+	}
+	for _, in := range ins {
+		res := pipeline.Convert(in, pipeline.Options{})
+		if res.Converter == "zcode" && res.Err == nil {
+			t.Errorf("%s: converted as ZCode's", in.Rel)
+		}
+	}
 }
