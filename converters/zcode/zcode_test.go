@@ -77,3 +77,22 @@ func TestZcodeWithoutSessionTable(t *testing.T) {
 		}
 	}
 }
+
+// TestZcodeHomeWalked: a folder given to a run, ZCode's home, is walked
+// down to its cli/db/db.sqlite, each session an input of its own.
+func TestZcodeHomeWalked(t *testing.T) {
+	home := t.TempDir()
+	convtest.SQLiteFrom(t, "db.sql", filepath.Join(home, "cli", "db", "db.sqlite"))
+	ins, err := pipeline.Expand([]string{home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 2 {
+		t.Fatalf("%d inputs, want the ledger's 2 sessions", len(ins))
+	}
+	for _, in := range ins {
+		if res := pipeline.Convert(in, pipeline.Options{}); res.Err != nil || res.Converter != "zcode" {
+			t.Errorf("%s: converted by %q (error %v)", in.Rel, res.Converter, res.Err)
+		}
+	}
+}
