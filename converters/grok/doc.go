@@ -38,7 +38,9 @@
 //     cacheCreationTokens are parts of inputTokens: cache reads are
 //     min(cachedReadTokens, input), cache writes min(cacheCreationTokens,
 //     the rest), input what remains. Reasoning tokens, which ccusage leaves
-//     out of its totals, and costUsdTicks are not written. A usage that is
+//     out of its totals, are on the root (grok.usage.reasoning_tokens);
+//     costUsdTicks is not written. A line whose params._meta is not an
+//     object is not counted (ccusage's parser drops it). A usage that is
 //     not an object is not counted (ccusage's parser reads an array's
 //     items by position: such lines are not Grok's).
 //
@@ -58,6 +60,7 @@
 //     `mcp` tool named `<server>__<tool>` writes `mcp.tool_call.completed`; a `task` tool writes
 //     `subagent.spawned` (layout `separate_session`) and `subagent.result.returned`. Tokens are
 //     `turn_completed`'s `usage.modelUsage` per model, deduplicated by event id and model, the
-//     cached reads and writes taken out of the input, as ccusage counts them. AGENTS.md, the
-//     system prompt and compaction leave no record: an audit gap says so.
+//     cached reads and writes taken out of the input, as ccusage counts them (reasoning, outside
+//     its totals, on the root: `grok.usage.reasoning_tokens`). AGENTS.md, the system prompt and
+//     compaction leave no record: an audit gap says so.
 package grok

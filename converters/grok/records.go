@@ -21,6 +21,7 @@ type grokState struct {
 	usage     map[string]*events.Tokens // by model, as ccusage counts it
 	seen      map[string]bool           // ccusage's dedupe keys of the rows counted
 	models    map[string]bool           // model names a declared field holds (modelName)
+	reasoning int64                     // reasoningTokens of the rows counted: not in ccusage's totals
 
 }
 
@@ -209,7 +210,8 @@ func (c *grokState) turn(r converters.Record, p, u view.Value) {
 	for _, x := range rows {
 		in, out := c.u64(x.v.Get("inputTokens")), c.u64(x.v.Get("outputTokens"))
 		cr, cw := c.u64(x.v.Get("cachedReadTokens")), c.u64(x.v.Get("cacheCreationTokens"))
-		if in == 0 && out == 0 && cr == 0 && c.u64(x.v.Get("reasoningTokens")) == 0 {
+		reasoning := c.u64(x.v.Get("reasoningTokens"))
+		if in == 0 && out == 0 && cr == 0 && reasoning == 0 {
 			continue
 		}
 		id := event.Own() + "\x00" + x.model
@@ -222,6 +224,7 @@ func (c *grokState) turn(r converters.Record, p, u view.Value) {
 			continue
 		}
 		c.seen[id] = true
+		c.reasoning += reasoning
 		// cachedReadTokens and cacheCreationTokens are parts of inputTokens.
 		cr = min(cr, in)
 		cw = min(cw, in-cr)
@@ -287,6 +290,9 @@ func (c *grokState) End(out *converters.Output) error {
 	c.RootIdentity(out, "grok")
 	if len(models) > 0 {
 		native.RootTokens(out, total.Input, total.Output)
+	}
+	if c.reasoning > 0 {
+		out.Span.Set("grok.usage.reasoning_tokens", receipt.I(c.reasoning))
 	}
 	native.Tally(out, "grok", c.counts, []string{"turns", "user_message_chunks", "agent_message_chunks", "thought_chunks", "tool_calls",
 		"failed_tool_calls", "subagents", "skill_calls", "plan_updates", "cancelled_turns"},
