@@ -18,11 +18,13 @@ import (
 	_ "github.com/contextreceipts/convert/converters/droid"
 	_ "github.com/contextreceipts/convert/converters/geminicli"
 	_ "github.com/contextreceipts/convert/converters/goose"
+	_ "github.com/contextreceipts/convert/converters/grok"
 	_ "github.com/contextreceipts/convert/converters/hermes"
 	_ "github.com/contextreceipts/convert/converters/kimicli"
 	_ "github.com/contextreceipts/convert/converters/opencode"
 	_ "github.com/contextreceipts/convert/converters/piagent"
 	_ "github.com/contextreceipts/convert/converters/qwencode"
+	_ "github.com/contextreceipts/convert/converters/zcode"
 	// The per-scenario event logs, one table each.
 	_ "github.com/contextreceipts/convert/converters/scenarios"
 )

@@ -273,10 +273,10 @@ func walkInputs(ctx context.Context, dir, prefix string) ([]Input, error) {
 			}
 			if !hasInputSuffix(p) {
 				// A database of sessions: by name (opencode.db), or
-				// any *.db whose tables are a store's; another
-				// program's database is not a log, and is passed over
-				// in silence.
-				if strings.HasSuffix(p, ".db") {
+				// any *.db or *.sqlite (ZCode's db.sqlite) whose tables
+				// are a store's; another program's database is not a
+				// log, and is passed over in silence.
+				if strings.HasSuffix(p, ".db") || strings.HasSuffix(p, ".sqlite") {
 					if ins, ok := storeExpand(ctx, p, filepath.ToSlash(rel), dir, true); ok {
 						stores = append(stores, ins...)
 					}
