@@ -10,6 +10,7 @@ package all
 import (
 	// The agents' own log formats, one package per reader.
 	_ "github.com/contextreceipts/convert/converters/claudecode"
+	_ "github.com/contextreceipts/convert/converters/codebuff"
 	_ "github.com/contextreceipts/convert/converters/codex"
 	_ "github.com/contextreceipts/convert/converters/copilotcli"
 	_ "github.com/contextreceipts/convert/converters/cursor"
