@@ -67,7 +67,9 @@
 //
 // Prompts, replies, tool arguments and results, subagent prompts and
 // results, knowledge files and paths are raw: hashed or measured, never
-// copied. The chat folder's name (a time) names the session as a digest.
+// copied. The session is named by its first message's id, as a digest
+// (ccusage names it by its folders, channel/project/chat id, which the
+// reader does not see).
 // What ccusage reads that is not read here: a CODEBUFF_DATA_DIR that
 // names the projects folder itself, or a list of folders.
 //

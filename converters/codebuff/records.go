@@ -74,30 +74,12 @@ func newCodebuff(env converters.Env) *codebuffState {
 		skills: map[string]bool{}, loaded: map[string]bool{}, byID: map[string]int{}, counts: map[string]int64{}}
 }
 
-// StartFile names the session by its chat folder (a time, as the CLI
-// names chats) when the file's path shows it: its digest, as the folder's
-// name is not an id's shape.
-func (c *codebuffState) StartFile(f converters.SourceFile, out *converters.Output) error {
-	c.Out = out
-	if f.Index == 0 && c.Session == "" {
-		dir := view.Borrow(f.Rel).TrimSuffix("/chat-messages.json")
-		if !dir.Is(f.Rel) {
-			if i := dir.LastIndex("/"); i >= 0 {
-				dir = dir.From(i + 1)
-			}
-			if !dir.Empty() {
-				c.Session = dir.Digest(c.Hasher)
-			}
-		}
-	}
-	return nil
-}
-
 func (c *codebuffState) Record(r converters.Record, out *converters.Output) error {
 	c.Out = out
 	c.CountType(r)
 	if c.Session == "" {
-		// No chat id inside the chat: its first message's id (the CLI's
+		// No chat id inside the chat (its folder's name, a time, is
+		// not the reader's to see): its first message's id (the CLI's
 		// user-<ms>) names it, as a digest.
 		if id := r.Get("id").Str(); !id.Empty() {
 			c.Session = id.Digest(c.Hasher)
