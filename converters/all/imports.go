@@ -12,6 +12,7 @@ import (
 	_ "github.com/contextreceipts/convert/converters/amp"
 	_ "github.com/contextreceipts/convert/converters/antigravity"
 	_ "github.com/contextreceipts/convert/converters/claudecode"
+	_ "github.com/contextreceipts/convert/converters/codebuff"
 	_ "github.com/contextreceipts/convert/converters/codex"
 	_ "github.com/contextreceipts/convert/converters/copilotcli"
 	_ "github.com/contextreceipts/convert/converters/cursor"

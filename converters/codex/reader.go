@@ -105,9 +105,11 @@ func codexBareItem(r converters.Record, t view.Value) bool {
 
 // codexForeign reports whether r has a field of another agent's envelope
 // that no Codex record has at its top level: a wrapped message, a tree
-// link, a session id of the Claude Code, Cursor or Droid kinds.
+// link, a session id of the Claude Code, Cursor or Droid kinds, a
+// Codebuff chat message's variant, a chat app's sender ({id, timestamp}
+// alone is every message's shape, not a session header).
 func codexForeign(r converters.Record) bool {
-	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid"} {
+	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid", "variant", "sender"} {
 		if r.Get(k).Exists() {
 			return true
 		}
