@@ -66,6 +66,7 @@ func init() {
 			Locations:  piLocations,
 			DocumentAt: piArchive,
 			Seeds:      []string{"samples/pi_agent"},
+			Store:      clawStore,
 		},
 	})
 }
@@ -74,7 +75,7 @@ func init() {
 // inputs by them.
 var piTypes = []string{
 	"session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "custom",
-	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout",
+	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout", "store",
 }
 
 // piType is a record's type when the record is in pi's shape, else none:
@@ -85,6 +86,9 @@ var piTypes = []string{
 // message records have no parentId on their first and no message time)
 // get none, so detection never hands their logs to this reader.
 func piType(r converters.Record) view.Value {
+	if r.Top("openclaw_store").IsObject() {
+		return clawStoreType
+	}
 	if rt := r.Top("recordType"); rt.IsString() && !r.Top("type").Exists() {
 		return piRunType(r, rt)
 	}
@@ -114,6 +118,10 @@ func piType(r converters.Record) view.Value {
 	}
 	return t
 }
+
+// clawStoreType is the first line OpenClaw's database writes for a
+// session (store.go).
+var clawStoreType = view.Parse(`"store"`)
 
 // piRunType is the type of a record of a subagent run's transcript, as
 // the pi-subagents extension writes it
@@ -154,6 +162,8 @@ var piPass = leak.Paths{
 	"sourceEventType": leak.Label, "ts": leak.Count, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
 	"stopReason": leak.Label, "usage.input": leak.Count, "usage.output": leak.Count, "usage.cacheRead": leak.Count,
 	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
+	// The first line of a session of OpenClaw's database (store.go).
+	"openclaw_store.rows": leak.Count,
 }
 
 // piLabels are the values of its label fields the reader knows, written

@@ -115,6 +115,11 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 		return nil
 	}
 	switch r.Type {
+	case "store":
+		// A session of OpenClaw's database: OpenClaw's, whatever its
+		// entries say.
+		c.openclaw = true
+		c.counts["store_rows"] += c.Count(r.Get("openclaw_store.rows"))
 	case "session":
 		c.header(r)
 	case "model_change":
