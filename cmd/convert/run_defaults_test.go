@@ -41,7 +41,9 @@ func TestRunDefaultLocations(t *testing.T) {
 	}{
 		{name: "nothing there", exit: 2, stderr: []string{
 			"run needs at least one PATH", "no agent's logs are in their default locations",
-			"~/.claude/projects", "~/.codex/sessions", "~/.cursor/projects/*/agent-transcripts"}},
+			"~/.claude/projects", "~/.codex/sessions", "~/.cursor/projects/*/agent-transcripts"},
+			// GOOSE_PATH_ROOT unset: no place under the home itself.
+			absent: []string{"~/data/sessions"}},
 		{name: "claude code and codex in their default folders",
 			home: map[string]string{"claude_code/basic": ".claude/projects", "codex/basic/sessions": ".codex/sessions"},
 			exit: 0, files: 4, stderr: []string{
