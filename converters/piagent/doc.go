@@ -27,4 +27,10 @@
 //     row's, a row that is not JSON is skipped, as ccusage does. A session a transcript file and the
 //     database both hold is read from the database. Locations: `OPENCLAW_STATE_DIR` (OpenClaw's) and
 //     `OPENCLAW_DIR` (ccusage's) move `~/.openclaw`; `~/.clawdbot`, `~/.moltbot`, `~/.moldbot` are read too.
+//     OpenClaw's trajectories (`<session>.trajectory.jsonl`, events carrying
+//     `traceSchema: "openclaw-trajectory"`: rests on openclaw/openclaw's src/trajectory) are inputs of their
+//     own: `model.completed` is a chat span with its usage, `tool.call`/`tool.result` execute_tool spans,
+//     a `context.compiled` system prompt a context load (then no instruction gap); their usage is in no
+//     total, as ccusage 20.0.24, which reads the file, counts none of it (its tokens are the transcript's):
+//     an audit gap `token_usage_not_counted` says so.
 package piagent

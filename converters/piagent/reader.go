@@ -62,6 +62,7 @@ func init() {
 		New: func(env converters.Env) converters.State { return newPi(env) },
 		Native: &converters.Format{
 			Type:       piType,
+			Time:       piTime,
 			Layout:     piLayout,
 			Locations:  piLocations,
 			DocumentAt: piArchive,
@@ -76,6 +77,9 @@ func init() {
 var piTypes = []string{
 	"session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "custom",
 	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout", "store",
+	// OpenClaw's trajectory events (trajectory.go).
+	"session.started", "trace.metadata", "context.compiled", "prompt.submitted", "tool.call", "tool.result",
+	"model.completed", "trace.artifacts", "session.ended", "trace.truncated",
 }
 
 // piType is a record's type when the record is in pi's shape, else none:
@@ -88,6 +92,9 @@ var piTypes = []string{
 func piType(r converters.Record) view.Value {
 	if r.Top("openclaw_store").IsObject() {
 		return clawStoreType
+	}
+	if t, ok := clawTrajectoryType(r); ok {
+		return t
 	}
 	if rt := r.Top("recordType"); rt.IsString() && !r.Top("type").Exists() {
 		return piRunType(r, rt)
@@ -164,6 +171,12 @@ var piPass = leak.Paths{
 	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
 	// The first line of a session of OpenClaw's database (store.go).
 	"openclaw_store.rows": leak.Count,
+	// OpenClaw's trajectory events (trajectory.go).
+	"schemaVersion": leak.Count, "traceId": leak.IDOrUUID, "sessionId": leak.IDOrUUID,
+	"seq": leak.Count, "sourceSeq": leak.Count, "modelApi": leak.Label, "entryId": leak.ID, "parentEntryId": leak.ID,
+	"data.usage.input": leak.Count, "data.usage.output": leak.Count, "data.usage.cacheRead": leak.Count,
+	"data.usage.cacheWrite": leak.Count, "data.usage.total": leak.Count, "data.toolCallId": leak.ID,
+	"data.name": leak.Name, "data.status": leak.Label, "data.imagesCount": leak.Count,
 }
 
 // piLabels are the values of its label fields the reader knows, written
@@ -172,6 +185,7 @@ var piLabels = []string{
 	"foreground", "background", "initial_prompt", "message_start", "message_end", "tool_execution_start", "tool_execution_end",
 	"tool_result_end",
 	"anthropic-messages", "off", "openai-codex", "openai-codex-responses", "openai-responses",
+	"runtime", "transcript", "export", "success", "error", "aborted", "timeout", "cancelled",
 }
 
 // piBuiltinTools are the tools pi and OpenClaw ship (pi's read, bash,
