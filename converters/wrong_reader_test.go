@@ -98,7 +98,7 @@ var unknownAgentLogs = []struct{ name, want, rel, log string }{
 {"role":"user","content":"CANARY-prompt"}
 {"role":"assistant","content":[{"type":"text","text":"CANARY-text"}]}
 {"role":"_usage","token_count":5580}`},
-	{"Kimi Code wire (usage.record)", "", "agents/main/wire.jsonl", `{"type":"metadata","protocolVersion":2,"createdAt":"2026-11-20T10:00:00.000Z","timestamp":"2026-11-20T10:00:00.000Z"}
+	{"Kimi Code wire (usage.record)", "kimi_cli", "agents/main/wire.jsonl", `{"type":"metadata","protocolVersion":2,"createdAt":"2026-11-20T10:00:00.000Z","timestamp":"2026-11-20T10:00:00.000Z"}
 {"type":"turn.prompt","turnId":"CANARY-turn","timestamp":"2026-11-20T10:00:01.000Z","prompt":"CANARY-prompt"}
 {"type":"usage.record","model":"kimi-code/CANARY","usageScope":"turn","timestamp":"2026-11-20T10:00:02.000Z","usage":{"inputOther":10,"output":2,"inputCacheRead":4,"inputCacheCreation":1}}`},
 	{"Copilot CLI session in the older flat layout", "copilot_cli", "session-state/6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c.jsonl", `{"type":"session.start","data":{"sessionId":"6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c","version":1,"producer":"copilot-agent","copilotVersion":"0.0.330","startTime":"2025-10-02T09:00:00.000Z","context":{"cwd":"/CANARY/app"}},"id":"023525e5-0000-4000-8000-000000000001","timestamp":"2025-10-02T09:00:00.000Z","parentId":null}
