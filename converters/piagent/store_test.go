@@ -1,6 +1,7 @@
 package piagent_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -46,5 +47,36 @@ func TestOpenClawDatabase(t *testing.T) {
 	}
 	if tools != 0 {
 		t.Errorf("%d MCP calls, want 0 (exec is OpenClaw's own tool)", tools)
+	}
+}
+
+// TestOpenClawDatabasePreferred: a session both the database and a
+// transcript file hold (OpenClaw's doctor imports the files) is read once,
+// from the database, as ccusage counts its entries once.
+func TestOpenClawDatabasePreferred(t *testing.T) {
+	state := t.TempDir()
+	convtest.SQLiteFrom(t, "openclaw-agent.sql", filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	sessions := filepath.Join(state, "agents", "main", "sessions")
+	if err := os.MkdirAll(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"session","version":3,"id":"7b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e","timestamp":"2026-11-21T10:00:00.000Z","cwd":"/home/CANARY"}` + "\n"
+	if err := os.WriteFile(filepath.Join(sessions, "7b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := pipeline.Expand([]string{state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 2 {
+		for _, in := range ins {
+			t.Log(in.Path)
+		}
+		t.Fatalf("%d inputs, want the database's 2 sessions alone", len(ins))
+	}
+	for _, in := range ins {
+		if filepath.Ext(in.Path) == ".jsonl" {
+			t.Errorf("%s: the transcript file read beside the database's copy", in.Rel)
+		}
 	}
 }
