@@ -86,7 +86,8 @@ type piState struct {
 	subagentRun bool
 	runAgent    string
 	openclaw    bool // an entry only OpenClaw writes was read
-	instr       bool
+	traj        bool // the input is an OpenClaw trajectory (trajectory.go)
+	instr       bool // a system prompt's load was read (a trajectory's)
 }
 
 func newPi(env converters.Env) *piState {
@@ -114,7 +115,16 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 		c.run(r)
 		return nil
 	}
+	if r.Get("traceSchema").Str().Is(clawTrajectorySchema) {
+		c.trajectory(r)
+		return nil
+	}
 	switch r.Type {
+	case "store":
+		// A session of OpenClaw's database: OpenClaw's, whatever its
+		// entries say.
+		c.openclaw = true
+		c.counts["store_rows"] += c.Count(r.Get("openclaw_store.rows"))
 	case "session":
 		c.header(r)
 	case "model_change":
@@ -508,8 +518,10 @@ func (c *piState) contextLoaded(r converters.Record, kind, activation string, te
 
 func (c *piState) End(out *converters.Output) error {
 	c.Out = out
-	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
-		events.AuditGap("instruction_loads_not_logged", "pi_agents_md_and_system_prompt_load_without_a_record"))
+	if !c.instr {
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("instruction_loads_not_logged", "pi_agents_md_and_system_prompt_load_without_a_record"))
+	}
 	tally := c.pi
 	if c.openclaw {
 		tally = c.claw
@@ -531,7 +543,13 @@ func (c *piState) End(out *converters.Output) error {
 			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(u.responses)}},
 			"time_model_and_usage", "session")})
 	}
-	if len(models) == 0 {
+	switch {
+	case c.traj:
+		// ccusage counts no usage of a trajectory: the run's tokens are
+		// its transcript's (trajectory.go).
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("token_usage_not_counted", "openclaw_trajectory_usage_is_counted_in_the_session_transcript"))
+	case len(models) == 0:
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("token_usage_not_logged", "pi_messages_have_no_usage"))
 	}
