@@ -422,7 +422,7 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
 	}
-	if d := native.Get(meta, "spawnDepth"); d.IsNumber() {
+	if d := meta.Get("spawnDepth"); d.IsNumber() {
 		if n := c.Count(d); n > 0 {
 			depth = int(n)
 		}
@@ -435,16 +435,16 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 	if !id.Empty() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.Pass(leak.ID, id))})
 	}
-	if t := native.Get(meta, "agentType"); t.IsString() {
+	if t := meta.Get("agentType"); t.IsString() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(t.Str()))})
 	}
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
 	ev := events.SubagentSpawned(link, int64(depth))
-	if t := native.Get(meta, "agentType"); t.IsString() {
+	if t := meta.Get("agentType"); t.IsString() {
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(t.Str()))})
 	}
-	if d := native.Get(meta, "description"); d.IsString() {
+	if d := meta.Get("description"); d.IsString() {
 		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(d.Str().Digest(c.Hasher))})
 	}
 	if p := c.firstPromptDigest(r); p != "" {
@@ -460,7 +460,7 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 // when none is found) and how: the sidecar's toolUseId, the agent id a
 // result named, the prompt digest, or (inline 1.0.x) the order of calls.
 func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value) (parent, link string) {
-	if t := native.Get(meta, "toolUseId").Str(); !t.Empty() {
+	if t := meta.Get("toolUseId").Str(); !t.Empty() {
 		if tool := c.tools["tool:"+c.KeyPart(t)]; tool != nil {
 			return tool.key, "sidecar_tool_use_id"
 		}
@@ -474,7 +474,7 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 	// A forked subagent (/fork, 2.1.2xx: isFork, agentType fork, a name,
 	// no toolUseId; its agent id a slug of the prompt, written as a
 	// digest) copies the parent's context and is spawned by no tool call.
-	if native.Get(meta, "isFork").Bool() || native.Get(meta, "agentType").Str().Is("fork") {
+	if meta.Get("isFork").Bool() || meta.Get("agentType").Str().Is("fork") {
 		return "", "forked_from_parent"
 	}
 	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {

@@ -292,7 +292,7 @@ func (c *copilotState) message(r converters.Record, a *copilotAgent, d view.Valu
 		}
 		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+c.Count(n)))
 	}
-	native.ForEach(d.Get("toolRequests"), func(_, t view.Value) bool {
+	d.Get("toolRequests").ForEach(func(_, t view.Value) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), view.Value{})
 		return true
 	})
@@ -368,7 +368,7 @@ func (c *copilotState) shutdownMetrics(d view.Value) {
 	if d.Get("shutdownType").Str().Is("error") {
 		c.counts["error_shutdowns"]++
 	}
-	native.ForEach(d.Get("modelMetrics"), func(k, m view.Value) bool {
+	d.Get("modelMetrics").ForEach(func(k, m view.Value) bool {
 		u := m.Get("usage")
 		one := copilotUsage{input: c.Count(u.Get("inputTokens")), output: c.Count(u.Get("outputTokens")),
 			cacheRead: c.Count(u.Get("cacheReadTokens")), cacheWrite: c.Count(u.Get("cacheWriteTokens")),

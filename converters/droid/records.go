@@ -68,7 +68,7 @@ func (c *droidState) settings(m view.Value) {
 	if v := m.Get("model").Str(); !v.Empty() {
 		c.usage.model = v.Own()
 	}
-	native.ForEach(m.Get("tags"), func(_, t view.Value) bool {
+	m.Get("tags").ForEach(func(_, t view.Value) bool {
 		if t.Get("name").Str().Is("subagent") {
 			c.subagent = true
 		}
@@ -121,7 +121,7 @@ func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 // user reads a user message: a prompt, or the results of tool calls.
 func (c *droidState) user(r converters.Record, content view.Value) {
 	prompt := false
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("tool_result"):
 			c.finishTool(r, b)
@@ -159,7 +159,7 @@ func (c *droidState) assistant(r converters.Record, m view.Value) {
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("thinking"):
 			c.counts["thinking_blocks"]++

@@ -156,7 +156,7 @@ func (c *geminiState) Record(r converters.Record, out *converters.Output) error 
 	case "session_document":
 		c.legacy = true
 		c.metadata(r, r.JSON)
-		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+		r.Get("messages").ForEach(func(_, m view.Value) bool {
 			if geminiType(m).Exists() {
 				ns, at := geminiAt(m.Get("timestamp"))
 				c.message(geminiNested(r, m, at, ns))
@@ -325,7 +325,7 @@ func (c *geminiState) message(r converters.Record) {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first
 		g.thoughts = n
 	}
-	native.ForEach(m.Get("toolCalls"), func(_, tc view.Value) bool {
+	m.Get("toolCalls").ForEach(func(_, tc view.Value) bool {
 		c.toolCall(r, g, agent, tc)
 		return true
 	})
@@ -483,7 +483,7 @@ func (c *geminiState) finishTool(r converters.Record, t *geminiTool, status stri
 // compressed history back), which is counted; of its messages only those
 // never recorded on their own are read (the others were, when recorded).
 func (c *geminiState) set(r converters.Record, s view.Value) {
-	native.ForEach(s, func(k, v view.Value) bool {
+	s.ForEach(func(k, v view.Value) bool {
 		key, known := k.Str().Word("lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName")
 		switch {
 		case known:
@@ -492,7 +492,7 @@ func (c *geminiState) set(r converters.Record, s view.Value) {
 			c.counts["history_rewrites"]++
 			// A message first seen here is one the CLI put in the history
 			// itself (the <session_context> injection at start, a summary).
-			native.ForEach(v, func(_, m view.Value) bool {
+			v.ForEach(func(_, m view.Value) bool {
 				if id := m.Get("id"); id.IsString() && c.msgs[strconv.Itoa(r.File)+":"+c.KeyPart(id.Str())] == nil && geminiType(m).Exists() {
 					ns, at := geminiAt(m.Get("timestamp"))
 					if ns == 0 {
@@ -684,7 +684,7 @@ func (c *geminiState) user(r converters.Record, agent *geminiAgent, content view
 	if content.IsString() {
 		texts = append(texts, content.Str())
 	}
-	native.ForEach(content, func(_, p view.Value) bool {
+	content.ForEach(func(_, p view.Value) bool {
 		switch {
 		case p.Get("functionResponse").Exists():
 			response = true
@@ -740,7 +740,7 @@ var geminiExitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // command exited non-zero.
 func geminiExitNonzero(result view.Value) bool {
 	found := false
-	native.ForEach(result, func(_, p view.Value) bool {
+	result.ForEach(func(_, p view.Value) bool {
 		if out := p.Get("functionResponse.response.output"); out.IsString() && out.Str().Matches(geminiExitRe()) {
 			found = true
 		}

@@ -59,9 +59,9 @@ func (c *opencodeState) Record(r converters.Record, out *converters.Output) erro
 		c.counts["documents"]++
 		c.counts["todos"] += int64(native.ArrayLen(r.Get("todos"))) // newer exports: the session's todo list
 		c.session(r, r.Get("info"))
-		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+		r.Get("messages").ForEach(func(_, m view.Value) bool {
 			g := c.message(r, m.Get("info"))
-			native.ForEach(m.Get("parts"), func(_, p view.Value) bool {
+			m.Get("parts").ForEach(func(_, p view.Value) bool {
 				c.part(r, g, p)
 				return true
 			})

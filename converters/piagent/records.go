@@ -248,7 +248,7 @@ func (c *piState) user(r converters.Record, content view.Value) {
 		texts = append(texts, content.Str())
 	}
 	images := 0
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("text"):
 			texts = append(texts, b.Get("text").Str())
@@ -302,7 +302,7 @@ func (c *piState) assistant(r converters.Record, m view.Value) {
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("thinking"):
 			c.counts["thinking_blocks"]++
@@ -399,7 +399,7 @@ func (c *piState) subagent(r converters.Record, t *piTool, args view.Value) {
 	}
 	several := false
 	for _, list := range []string{"tasks", "chain"} {
-		native.ForEach(args.Get(list), func(_, a view.Value) bool {
+		args.Get(list).ForEach(func(_, a view.Value) bool {
 			several = true
 			one(a)
 			return true
@@ -467,7 +467,7 @@ func (c *piState) extensionMessage(r converters.Record, m view.Value) {
 	if content.IsString() {
 		texts = append(texts, content.Str())
 	}
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		if b.Get("type").Str().Is("text") {
 			texts = append(texts, b.Get("text").Str())
 		}
