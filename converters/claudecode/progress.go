@@ -63,7 +63,7 @@ func (c *claudeState) agentProgress(r converters.Record) {
 	saved := len(c.usages)
 	c.recordUsage(&m, p.model.raw, f[2])
 	if m.usage >= 0 {
-		if n := c.usages[m.usage]; p.usage.model == "" || n.output >= p.usage.output {
+		if n := c.usages[m.usage]; p.usage.model == "" || n.Output >= p.usage.Output {
 			p.usage = n
 		}
 		c.usages = c.usages[:saved]

@@ -123,7 +123,7 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 	cw := f[4].Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 	n := claudeUsage{
 		model: model, span: int(m.span),
-		input: c.Count(f[0]), output: c.Count(f[1]), cacheRead: c.Count(f[2]), cacheWrite: c.Count(f[3]),
+		Usage:        native.Usage{Input: c.Count(f[0]), Output: c.Count(f[1]), CacheRead: c.Count(f[2]), CacheWrite: c.Count(f[3]), Responses: 1},
 		cacheWrite5m: c.Count(cw[0]), cacheWrite1h: c.Count(cw[1]),
 		web: c.Count(f[5].Get("web_search_requests")),
 	}
@@ -135,7 +135,7 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 		gw := it.Get("cache_creation").Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 		n.advisors = append(n.advisors, claudeUsage{
 			model: c.modelOf(g[1].Str()).raw, span: n.span,
-			input: c.Count(g[2]), output: c.Count(g[3]), cacheRead: c.Count(g[4]), cacheWrite: c.Count(g[5]),
+			Usage:        native.Usage{Input: c.Count(g[2]), Output: c.Count(g[3]), CacheRead: c.Count(g[4]), CacheWrite: c.Count(g[5]), Responses: 1},
 			cacheWrite5m: c.Count(gw[0]), cacheWrite1h: c.Count(gw[1]),
 		})
 		return true
@@ -144,7 +144,7 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 	case m.usage < 0:
 		m.usage = int32(len(c.usages))
 		c.usages = append(c.usages, n)
-	case n.output >= c.usages[m.usage].output:
+	case n.Output >= c.usages[m.usage].Output:
 		c.usages[m.usage] = n
 	}
 }
@@ -221,20 +221,15 @@ func (c *claudeState) toolUse(r converters.Record, agent *claudeAgent, b view.Va
 	}
 }
 
-// skillInvoked writes a context.skill.invoked event.
+// skillInvoked writes a context.skill.invoked event. A slash command's
+// name is read from the prompt's text: it stays a digest even with
+// --reveal names (native.Base.SkillInText).
 func (c *claudeState) skillInvoked(r converters.Record, span string, skill view.Text, activation string, body view.Value) {
-	_, dup := view.Lookup(c.skills, skill)
-	a := events.SkillInvocation(c.Hasher, "claude_code", activation, skill, dup)
-	if !dup {
-		c.skills[skill.Own()] = true // a key outlives the line
-	}
-	// A slash command's name is read from the prompt's text, which no
-	// pass-through declares: it stays a digest even with --reveal names.
-	// A name written in clear is a copy: the event outlives the line.
-	if c.Env.RevealNames && activation != "slash_command" {
-		if name, ok := skill.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(name)})
-		}
+	var a receipt.Attrs
+	if activation == "slash_command" {
+		a = c.SkillInText("claude_code", activation, skill, c.skills)
+	} else {
+		a = c.Skill("claude_code", activation, skill, c.skills)
 	}
 	if body.IsString() {
 		events.BodyIdentity(&a, c.Hasher, body.Str())

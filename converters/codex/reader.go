@@ -235,48 +235,30 @@ type codexTool struct {
 	collab      string // a collaboration call: "spawn" or "wait" ("" for others)
 }
 
-// codexUsage is a token usage figure (one model, or a delta of totals).
-type codexUsage struct {
-	input, cached, cacheWrite, output, reasoning, total int64
-}
-
-func (u codexUsage) tokens() events.Tokens {
-	return events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cached, CacheWrite: u.cacheWrite}
-}
-
-// own are the counts OpenAI reports beyond the common four.
-func (u codexUsage) own() receipt.Attrs {
+// codexOwn are the counts OpenAI reports beyond the common four.
+func codexOwn(u native.Usage) receipt.Attrs {
 	return receipt.Attrs{
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.Total)},
 	}
-}
-
-func (u *codexUsage) add(v codexUsage) {
-	u.input += v.input
-	u.cached += v.cached
-	u.cacheWrite += v.cacheWrite
-	u.output += v.output
-	u.reasoning += v.reasoning
-	u.total += v.total
 }
 
 // totalOf reads a cumulative total_token_usage (leak.Cumulative): a
 // heavy session's totals pass MaxCount honestly. It is only subtracted
 // (tokenCount), never written.
-func (c *codexState) totalOf(v view.Value) codexUsage {
-	return codexUsage{
-		input: c.Cumulative(v.Get("input_tokens")), cached: c.Cumulative(v.Get("cached_input_tokens")),
-		cacheWrite: c.Cumulative(v.Get("cache_write_input_tokens")), output: c.Cumulative(v.Get("output_tokens")),
-		reasoning: c.Cumulative(v.Get("reasoning_output_tokens")), total: c.Cumulative(v.Get("total_tokens")),
+func (c *codexState) totalOf(v view.Value) native.Usage {
+	return native.Usage{
+		Input: c.Cumulative(v.Get("input_tokens")), CacheRead: c.Cumulative(v.Get("cached_input_tokens")),
+		CacheWrite: c.Cumulative(v.Get("cache_write_input_tokens")), Output: c.Cumulative(v.Get("output_tokens")),
+		Reasoning: c.Cumulative(v.Get("reasoning_output_tokens")), Total: c.Cumulative(v.Get("total_tokens")),
 	}
 }
 
-func (c *codexState) usageOf(v view.Value) codexUsage {
-	return codexUsage{
-		input: c.Count(v.Get("input_tokens")), cached: c.Count(v.Get("cached_input_tokens")),
-		cacheWrite: c.Count(v.Get("cache_write_input_tokens")), output: c.Count(v.Get("output_tokens")),
-		reasoning: c.Count(v.Get("reasoning_output_tokens")), total: c.Count(v.Get("total_tokens")),
+func (c *codexState) usageOf(v view.Value) native.Usage {
+	return native.Usage{
+		Input: c.Count(v.Get("input_tokens")), CacheRead: c.Count(v.Get("cached_input_tokens")),
+		CacheWrite: c.Count(v.Get("cache_write_input_tokens")), Output: c.Count(v.Get("output_tokens")),
+		Reasoning: c.Count(v.Get("reasoning_output_tokens")), Total: c.Count(v.Get("total_tokens")),
 	}
 }
 
@@ -294,10 +276,10 @@ type codexState struct {
 	loads        map[string]bool   // kind|via|digest of instruction loads already written
 	skills       map[string]bool
 
-	prevTotal  *codexUsage            // last cumulative total seen
-	perModel   map[string]*codexUsage // usage by model, from total deltas
+	prevTotal  *native.Usage            // last cumulative total seen
+	perModel   map[string]*native.Usage // usage by model, from total deltas
 	models     []string
-	chatUsage  map[int]*codexUsage
+	chatUsage  map[int]*native.Usage
 	countsSeen int64 // token_count events with usage
 	lastInput  int64 // input tokens of the last request: the context size
 
@@ -310,7 +292,7 @@ func newCodex(env converters.Env) *codexState {
 	return &codexState{
 		Base: native.New(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
-		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
+		perModel: map[string]*native.Usage{}, chatUsage: map[int]*native.Usage{},
 		counts: map[string]int64{},
 	}
 }
@@ -602,21 +584,21 @@ func (c *codexState) End(out *converters.Output) error {
 	if c.Session == "" && c.fileID != "" {
 		c.Session = c.fileID
 	}
-	var all codexUsage
+	var all native.Usage
 	for _, m := range c.models {
 		u := c.perModel[m]
-		all.add(*u)
+		all.Add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
+			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), u.Tokens(), codexOwn(*u), "cumulative_total_deltas", "thread")})
 	}
 	// The spans' usage follows the GenAI conventions (input already holds
 	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
 	for idx, u := range c.chatUsage {
-		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, native.ChatUsage(u.input, u.output, u.cached, u.cacheWrite)...),
-			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
+		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, u.Chat()...),
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)})
 	}
 	c.RootIdentity(out, "codex")
-	native.RootTokens(out, all.input, all.output)
+	all.Root(out)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}

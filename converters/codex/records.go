@@ -506,39 +506,39 @@ func (c *codexState) tokenCount(info view.Value) {
 	}
 	now := c.totalOf(tot)
 	d := now
-	if p := c.prevTotal; p != nil && now.total >= p.total {
-		d = codexUsage{
-			input: max(0, now.input-p.input), cached: max(0, now.cached-p.cached), cacheWrite: max(0, now.cacheWrite-p.cacheWrite),
-			output: max(0, now.output-p.output), reasoning: max(0, now.reasoning-p.reasoning), total: max(0, now.total-p.total),
+	if p := c.prevTotal; p != nil && now.Total >= p.Total {
+		d = native.Usage{
+			Input: max(0, now.Input-p.Input), CacheRead: max(0, now.CacheRead-p.CacheRead), CacheWrite: max(0, now.CacheWrite-p.CacheWrite),
+			Output: max(0, now.Output-p.Output), Reasoning: max(0, now.Reasoning-p.Reasoning), Total: max(0, now.Total-p.Total),
 		}
 	}
 	c.prevTotal = &now
 	// What is written is the growth, each part a count a request may add
 	// (a first total above MaxCount is not one, and is not written).
-	d = codexUsage{input: c.Growth(d.input), cached: c.Growth(d.cached), cacheWrite: c.Growth(d.cacheWrite),
-		output: c.Growth(d.output), reasoning: c.Growth(d.reasoning), total: c.Growth(d.total)}
-	if d == (codexUsage{}) {
+	d = native.Usage{Input: c.Growth(d.Input), CacheRead: c.Growth(d.CacheRead), CacheWrite: c.Growth(d.CacheWrite),
+		Output: c.Growth(d.Output), Reasoning: c.Growth(d.Reasoning), Total: c.Growth(d.Total)}
+	if d == (native.Usage{}) {
 		return
 	}
 	c.addUsage(d)
 }
 
-func (c *codexState) addUsage(d codexUsage) {
+func (c *codexState) addUsage(d native.Usage) {
 	m := c.modelOr()
 	u := c.perModel[m]
 	if u == nil {
-		u = &codexUsage{}
+		u = &native.Usage{}
 		c.perModel[m] = u
 		c.models = append(c.models, m)
 	}
-	u.add(d)
+	u.Add(d)
 	if c.chat >= 0 {
 		cu := c.chatUsage[c.chat]
 		if cu == nil {
-			cu = &codexUsage{}
+			cu = &native.Usage{}
 			c.chatUsage[c.chat] = cu
 		}
-		cu.add(d)
+		cu.Add(d)
 	}
 }
 

@@ -341,12 +341,11 @@ func (c *cursorState) End(out *converters.Output) error {
 	usage := c.usage.Value()
 	switch {
 	case usage.IsObject():
-		in, outT := c.Count(usage.Get("inputTokens")), c.Count(usage.Get("outputTokens"))
-		cr, cw := c.Count(usage.Get("cacheReadTokens")), c.Count(usage.Get("cacheWriteTokens"))
-		t := events.Tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
+		u := native.Usage{Input: c.Count(usage.Get("inputTokens")), Output: c.Count(usage.Get("outputTokens")),
+			CacheRead: c.Count(usage.Get("cacheReadTokens")), CacheWrite: c.Count(usage.Get("cacheWriteTokens"))}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(c.modelOr())), t, nil, "terminal_result_usage", "run")})
-		native.RootTokens(out, in, outT)
+			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(c.modelOr())), u.Tokens(), nil, "terminal_result_usage", "run")})
+		u.Root(out)
 	case c.stream && c.result:
 		c.gap(end, "token_usage_not_logged", "cursor_stream_json_result_has_no_usage")
 	case c.stream:
