@@ -239,8 +239,6 @@ func fuzzCases(t *testing.T) map[string]convtest.FuzzCase {
 			t.Fatalf("%s: not a fuzz corpus entry (%v)", f, err)
 		}
 		switch target := filepath.Base(filepath.Dir(f)); target {
-		case "FuzzNativeLogs":
-			out[f] = nativeCase(bs[0])
 		case "FuzzScenarioLogs":
 			out[f] = scenarioCase(grammars, bs[0])
 		case "FuzzNativeConverters", "FuzzScenarioConverters":

@@ -27,7 +27,6 @@ var longer = map[string]int{
 	"converters/convtest/refcheck.go:refRefused":       99,
 	"internal/testshared/ocdb/ocdb.go:Write":           94,
 	"internal/report/render.go:fit":                    94,
-	"internal/fuzzgen/claude.go:turn":                  94,
 }
 
 // TestFunctionLength: no non-test function outside generated code and the
