@@ -71,6 +71,7 @@ type Log struct {
 	Format     string            // the converter's name: "claude_code", "codex", "cursor", a scenario converter's
 	Files      map[string][]byte // slash-separated names
 	Main       string            // the session file
+	Meta       string            // the session file's own sidecar (Layout.MainSidecar), "" when none
 	Companions []Companion       // further files of the session
 	Canaries   []string          // every canary made for a raw slot (a choice not taken may leave one unused)
 }
