@@ -191,6 +191,21 @@ func TestPreparedContextID(t *testing.T) {
 	}
 }
 
+// TestDocumentSchemasMeetTheMetaSchema: the prepare schemas, compiled
+// without the meta-schema check at run time, pass it (a schema the
+// meta-schema rejects, such as a negative minLength, fails here).
+func TestDocumentSchemasMeetTheMetaSchema(t *testing.T) {
+	d, err := loadDocs(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range d.files {
+		if _, err := d.schema(id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
+
 // A count of six digits or more in a counted list leaves no string untyped
 // (so the input is not read again); under any other key it does.
 func TestCountedListIsTyped(t *testing.T) {
