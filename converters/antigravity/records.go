@@ -214,8 +214,8 @@ func (c *antigravityState) End(out *converters.Output) error {
 		t.CacheRead += r.cacheRead
 		t.CacheWrite += r.cacheWrite
 		reasonBy[r.model] += r.totalOut - r.output
-		total.Input += r.input
-		total.Output += r.output
+		total.Input, total.Output = total.Input+r.input, total.Output+r.output
+		total.CacheRead, total.CacheWrite = total.CacheRead+r.cacheRead, total.CacheWrite+r.cacheWrite
 	}
 	for _, m := range models {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
@@ -230,8 +230,7 @@ func (c *antigravityState) End(out *converters.Output) error {
 	c.RootIdentity(out, "antigravity")
 	if len(models) > 0 {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(models[len(models)-1]))))
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(total.Input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(total.Output))
+		native.RootTotals(out, total)
 	}
 	native.Tally(out, "antigravity", c.counts, []string{"steps", "model_responses", "generations", "retries", "merged_copies",
 		"subagent_steps"}, 0)

@@ -460,8 +460,8 @@ func (c *codebuffState) End(out *converters.Output) error {
 	var all totals
 	for _, m := range models {
 		t := sums[m]
-		all.input += t.input
-		all.output += t.output
+		all.input, all.output = all.input+t.input, all.output+t.output
+		all.cacheRead, all.cacheWrite = all.cacheRead+t.cacheRead, all.cacheWrite+t.cacheWrite
 		model := "unknown"
 		if m != "unknown" {
 			model = c.Pass(leak.Model, view.Borrow(m)) // owned
@@ -477,8 +477,7 @@ func (c *codebuffState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "codebuff")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		native.RootTotals(out, events.Tokens{Input: all.input, Output: all.output, CacheRead: all.cacheRead, CacheWrite: all.cacheWrite})
 	}
 	c.counts["run_states"] = c.runStates
 	native.Tally(out, "codebuff", c.counts, []string{"user_prompts", "replies", "tool_calls", "failed_tool_calls",

@@ -294,7 +294,7 @@ func (c *droidState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(u.model))))
 	}
 	if u.ok {
-		u.Root(out)
+		u.CacheIn().Root(out) // the settings count input and cache apart; a span's input holds both
 		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.Reasoning))
 	}
 	if c.parent != "" {

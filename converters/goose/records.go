@@ -183,8 +183,7 @@ func (c *gooseState) End(out *converters.Output) error {
 	c.RootIdentity(out, "goose")
 	if c.counted {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.tokens.Input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.tokens.Output))
+		native.RootTotals(out, c.tokens)
 	}
 	if c.subagent {
 		out.Span.Set("goose.subagent_session", receipt.B(true))

@@ -280,8 +280,8 @@ func (c *grokState) End(out *converters.Output) error {
 		t := *c.usage[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.modelName(m), t, nil, "event_id_and_model", "session")})
-		total.Input += t.Input
-		total.Output += t.Output
+		total.Input, total.Output = total.Input+t.Input, total.Output+t.Output
+		total.CacheRead, total.CacheWrite = total.CacheRead+t.CacheRead, total.CacheWrite+t.CacheWrite
 	}
 	if len(models) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -289,7 +289,7 @@ func (c *grokState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "grok")
 	if len(models) > 0 {
-		native.RootTokens(out, total.Input, total.Output)
+		native.RootTotals(out, total)
 	}
 	if c.reasoning > 0 {
 		out.Span.Set("grok.usage.reasoning_tokens", receipt.I(c.reasoning))

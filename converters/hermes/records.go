@@ -137,8 +137,7 @@ func (c *hermesState) End(out *converters.Output) error {
 	c.RootIdentity(out, "hermes-agent")
 	if c.counted {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.tokens.Input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.tokens.Output))
+		native.RootTotals(out, c.tokens)
 	}
 	if c.child {
 		out.Span.Set("hermes.parent_session", receipt.B(true))

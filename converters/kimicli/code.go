@@ -144,8 +144,8 @@ func (c *kimiState) codeUsage(r converters.Record) {
 	t.responses++
 }
 
-// codeSummaries writes the totals per model, and returns their input and
-// output.
+// codeSummaries writes the totals per model, and returns their input
+// (cache included, as a span counts it) and output.
 func (c *kimiState) codeSummaries(out *converters.Output) (input, output int64) {
 	models := make([]string, 0, len(c.codeTotals))
 	for m := range c.codeTotals {
@@ -159,7 +159,7 @@ func (c *kimiState) codeSummaries(out *converters.Output) (input, output int64) 
 			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
 			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
 			"time_model_and_usage", "session")})
-		input += t.input
+		input += t.input + t.cacheRead + t.cacheWrite // a span's input holds the cache
 		output += t.output
 	}
 	return input, output

@@ -279,7 +279,7 @@ func (c *kimiState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, agent)
 	if c.total.responses > 0 || len(c.codeTotals) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input+codeIn))
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input+c.total.cacheRead+c.total.cacheWrite+codeIn))
 		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.total.output+codeOut))
 	}
 	if c.maxTokens > 0 {

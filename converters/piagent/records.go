@@ -551,7 +551,7 @@ func (c *piState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		all.Root(out)
+		all.CacheIn().Root(out) // as each chat span counts it: pi reports input and cache apart
 	}
 	if c.format > 0 {
 		out.Span.Set("pi_agent.session_format", receipt.I(c.format))

@@ -126,8 +126,8 @@ func (c *zcodeState) End(out *converters.Output) error {
 			c.Pass(leak.Model, view.Borrow(m)), t.Tokens,
 			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.rest)}},
 			"model_usage_row_id", "session")})
-		total.Input += t.Input
-		total.Output += t.Output
+		total.Input, total.Output = total.Input+t.Input, total.Output+t.Output
+		total.CacheRead, total.CacheWrite = total.CacheRead+t.CacheRead, total.CacheWrite+t.CacheWrite
 	}
 	if len(models) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -135,7 +135,7 @@ func (c *zcodeState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "zcode")
 	if len(models) > 0 {
-		native.RootTokens(out, total.Input, total.Output)
+		native.RootTotals(out, total)
 	}
 	native.Tally(out, "zcode", c.counts, []string{"model_calls", "calls_not_completed", "calls_without_counted_usage"}, 0)
 	c.Summarize(out)
