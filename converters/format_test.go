@@ -199,13 +199,15 @@ func TestNativeFormats(t *testing.T) {
 		for _, dir := range c.Samples() {
 			seeds := 0
 			filepath.WalkDir(filepath.Join("..", filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				// JSON Lines, or a one-document file (an Amp thread, a
+				// Codebuff chat) that the fuzz seeds compact onto a line
+				if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) {
 					seeds++
 				}
 				return nil
 			})
 			if seeds == 0 {
-				t.Errorf("%s: no .jsonl seeds under %s", c.Name, dir)
+				t.Errorf("%s: no .jsonl or .json seeds under %s", c.Name, dir)
 			}
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func init() {
 	converters.RegisterBuiltin(converters.Converter{
 		Name:        "codebuff",
-		Doc:         "Codebuff chats (manicode/projects/<project>/chats/<chat id>/chat-messages.json): tools, subagents, knowledge files, tokens",
+		Doc:         "Codebuff chats (manicode/projects/<p>/chats/<id>/chat-messages.json): tools, subagents, knowledge files, tokens",
 		SpanName:    "invoke_agent",
 		Types:       codebuffTypes,
 		OpenTypes:   true,
@@ -184,6 +184,9 @@ var codebuffPass = leak.Paths{
 	// without it they are hashed.
 	"blocks.#.toolName": leak.Name, "blocks.#.blocks.#.toolName": leak.Name,
 	"blocks.#.agentType": leak.Name, "blocks.#.blocks.#.agentType": leak.Name,
+	// the skill tool's name (input.name, or input.skill), at either depth
+	"blocks.#.input.name": leak.Name, "blocks.#.input.skill": leak.Name,
+	"blocks.#.blocks.#.input.name": leak.Name, "blocks.#.blocks.#.input.skill": leak.Name,
 }
 
 // codebuffLabels are the values of its label fields the reader knows,
