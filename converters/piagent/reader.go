@@ -66,6 +66,7 @@ func init() {
 			Locations:  piLocations,
 			DocumentAt: piArchive,
 			Seeds:      []string{"samples/pi_agent"},
+			IDs:        piIDs,
 		},
 	})
 }
