@@ -6,13 +6,13 @@ import "github.com/contextreceipts/convert/internal/leak"
 // session ids, lower-case UUIDs (crypto.randomUUID; all 13 sessions of
 // corpus-seed/claude-code); the Messages API's message, tool use and
 // request ids (leak.AnthropicIDs); and subagent (agent-<id>.jsonl) and
-// task ids, 7 to 17 lower-case hex digits ("a1b2c3d", "3430b97e",
-// "a52886dc180afb356": the 7-character ids of 2.0, the 8 of earlier
-// versions, the "a" and 16 digits of 2.1).
+// task ids of lower-case hex digits: 7 or 8 ("a1b2c3d", "3430b97e": 2.0
+// and earlier versions), or "a" and 16 ("a52886dc180afb356": 2.1).
 var claudeIDs = leak.IDs{
 	leak.UUIDs,
 	leak.AnthropicIDs,
-	{Alphabet: leak.LowerHex, Min: 7, Max: 17, Examples: []string{"a1b2c3d", "3430b97e", "a52886dc180afb356"}},
+	{Alphabet: leak.LowerHex, Min: 7, Max: 8, Examples: []string{"a1b2c3d", "3430b97e"}},
+	{Prefixes: []string{"a"}, Alphabet: leak.LowerHex, Min: 16, Max: 16, Examples: []string{"a52886dc180afb356"}},
 }
 
 // claudeModels are the model names Claude Code writes of its own

@@ -27,8 +27,10 @@ type IDs []IDRule
 
 // An IDRule is one family of ids: one of Prefixes (none: no prefix), then
 // a body of Min to Max characters of Alphabet, the first HeadLen of them
-// of Head (OpenCode's 12 hex digits of time); or, with UUID set, a UUID
-// (8-4-4-4-12 hex digits, of Alphabet's case when it is set).
+// of Head (OpenCode's 12 hex digits of time), and with TailMax set, an
+// optional "-" and 1 to TailMax characters of Tail (Gemini CLI's
+// <ms>-<suffix>); or, with UUID set, a UUID (8-4-4-4-12 hex digits, of
+// Alphabet's case when it is set).
 // Examples are ids of the family as the agent writes them (its logs, its
 // sources): TestIDGrammars holds the rule to them, and every id a rule
 // admits to the secret and personal-data screens.
@@ -38,6 +40,8 @@ type IDRule struct {
 	Min, Max int
 	Head     string
 	HeadLen  int
+	Tail     string
+	TailMax  int
 	UUID     bool
 	Examples []string
 }
@@ -73,6 +77,13 @@ func (r IDRule) Match(v string) bool {
 			body, ok = b, true
 			break
 		}
+	}
+	if i := strings.IndexByte(body, '-'); r.TailMax > 0 && i >= 0 {
+		tail := body[i+1:]
+		if tail == "" || len(tail) > r.TailMax || strings.Trim(tail, r.Tail) != "" {
+			return false
+		}
+		body = body[:i]
 	}
 	if !ok || len(body) < r.Min || len(body) > r.Max || len(body) < r.HeadLen {
 		return false
