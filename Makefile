@@ -239,7 +239,8 @@ bench-prepare: build
 # fuzz runs every fuzz target for FUZZTIME each and prints, per target, the
 # executions and whether it found anything (a finding is written under the
 # package's testdata/fuzz/ and fails the target; plain go test replays it).
-# CI runs fuzz-ci (below): 10 s a target, 40 s for the pipeline targets.
+# CI runs fuzz-ci (below): 10 s a target, 20 s for a reader's own, 40 s
+# for converters/' whole-input targets.
 FUZZTIME ?= 60s
 # Minimizing each new interesting input ate most of the converter targets'
 # time (quadratic in the input, its executions mostly not counted): keep it
@@ -253,14 +254,23 @@ FUZZ_PKGS = $(shell grep -rl --include='*_test.go' --exclude-dir=testdata '^func
 FUZZ_TARGETS = $(eval FUZZ_TARGETS := $$(shell $(GO) test -list '^Fuzz' $(FUZZ_PKGS) | \
 	awk '/^Fuzz/ {t[n++] = $$$$1} /^ok/ {p = $$$$2; sub("^github.com/contextreceipts/convert", ".", p); for (i = 0; i < n; i++) print p ":" t[i]; n = 0}'))$(FUZZ_TARGETS)
 .PHONY: fuzz fuzz-long fuzz-ci
-# FUZZ_PIPELINE are the targets that convert a whole input per execution.
-# They need more than CI's 10 s: replaying their corpus for baseline
-# coverage takes most of it, and a finding can take some 10k executions
-# (fuzz prints each target's count). fuzz-ci gives them FUZZTIME_PIPELINE
-# each and the other targets 10 s.
-# They are the targets of converters/ and of every reader's folder.
+# FUZZ_PIPELINE are the targets that convert a whole input per execution:
+# those of converters/ and of every reader's folder. They need more than
+# CI's 10 s: replaying their corpus for baseline coverage takes part of it,
+# and a finding can take some 10k executions (fuzz prints each target's
+# count). fuzz-ci gives converters/' own FUZZTIME_PIPELINE each, a reader's
+# FUZZTIME_READER (its corpus is its own samples only: a third of the
+# replay), and the other targets 10 s.
 FUZZ_PIPELINE = $(filter ./converters:% %:FuzzSamples %:FuzzLogs,$(FUZZ_TARGETS))
+FUZZ_READERS = $(filter-out ./converters:%,$(FUZZ_PIPELINE))
 FUZZTIME_PIPELINE ?= 40s
+FUZZTIME_READER ?= 20s
+# FUZZ_OVERLAP are targets whose inputs the readers' own targets make
+# alike: FuzzNativeConverters is every reader's FuzzSamples in one, and
+# FuzzNativeLogs the FuzzLogs of Claude Code, Codex and Cursor. fuzz-ci
+# leaves them out (a finding of theirs is one of the readers' own); go test
+# still replays their corpora, and fuzz and fuzz-long still run them.
+FUZZ_OVERLAP = ./converters:FuzzNativeConverters ./converters:FuzzNativeLogs
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status. A target that fails with
 # "context deadline exceeded" and writes no failing input has found
@@ -283,8 +293,9 @@ fuzz:
 
 fuzz-ci:
 	@$(MAKE) -s fuzz FUZZTIME=10s FUZZ_TARGETS="$(filter-out $(FUZZ_PIPELINE),$(FUZZ_TARGETS))"; a=$$?; \
-	$(MAKE) -s fuzz FUZZTIME=$(FUZZTIME_PIPELINE) FUZZ_TARGETS="$(FUZZ_PIPELINE)"; b=$$?; \
-	[ $$a -eq 0 ] && [ $$b -eq 0 ]
+	$(MAKE) -s fuzz FUZZTIME=$(FUZZTIME_PIPELINE) FUZZ_TARGETS="$(filter-out $(FUZZ_READERS) $(FUZZ_OVERLAP),$(FUZZ_PIPELINE))"; b=$$?; \
+	$(MAKE) -s fuzz FUZZTIME=$(FUZZTIME_READER) FUZZ_TARGETS="$(FUZZ_READERS)"; c=$$?; \
+	[ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
 
 # fuzz-long is fuzz for as long as asked (make fuzz-long FUZZTIME=10m: each
 # target that long), then keeps what the engine learnt: the entries of Go's

@@ -104,6 +104,8 @@ var unknownAgentLogs = []struct{ name, want, rel, log string }{
 {"type":"tool_result","id":"d3","messageId":"d1","toolId":"Read","isError":false,"value":"CANARY-out","timestamp":1795168803000,"session_id":"CANARY-s1"}
 {"type":"message","role":"assistant","id":"d4","text":"CANARY-answer","timestamp":1795168804000,"session_id":"CANARY-s1"}
 {"type":"completion","finalText":"CANARY-answer","numTurns":1,"durationMs":3000,"session_id":"CANARY-s1","timestamp":1795168805000}`},
+	{"Amp thread saved under another name, on one line", "amp", "export/thread.json", `{"v":5,"id":"T-4e5f6071-8293-4eaf-8b1c-3d4e5f607182","created":1795168800000,"title":"CANARY-title","messages":[{"role":"user","messageId":0,"content":[{"type":"text","text":"CANARY-prompt"}],"meta":{"sentAt":1795168801000}},{"role":"assistant","messageId":1,"content":[{"type":"text","text":"CANARY-answer"}],"usage":{"model":"claude-sonnet-4-5-20250929","inputTokens":3,"outputTokens":4,"cacheReadInputTokens":5,"timestamp":"2026-11-20T10:00:02.000Z"}}]}`},
+	{"a thread-like document with no Amp thread id (ccusage's test fixture)", "", "threads/thread.json", `{"id":"thread-a","messages":[{"role":"assistant","messageId":2,"content":"CANARY-text","usage":{"cacheCreationInputTokens":20,"cacheReadInputTokens":10}}],"usageLedger":{"events":[{"timestamp":"2026-05-01T01:02:03.000Z","model":"CANARY-model","credits":1.25,"tokens":{"input":100,"output":50},"toMessageId":2}]}}`},
 }
 
 // TestUnknownAgentsMatchNoKind: the logs of agents no reader reads are

@@ -375,7 +375,7 @@ func runHookJob(ctx context.Context, job hookJob) {
 		lg.Printf("%s%s (nothing converted)", prefix, problem)
 		return
 	}
-	ins, restore, err := hookJobInputs(job)
+	ins, restore, err := hookJobInputs(ctx, job)
 	defer restore()
 	if err != nil {
 		lg.Printf("%sthe session file cannot be read", prefix)
@@ -468,7 +468,7 @@ func hookJobOptions(job hookJob) (opt pipeline.RunOptions, closeExport func(), e
 // every path the pipeline keeps (the manifest's) or prints is relative to
 // it: the directory names the user's project. restore returns to the
 // working directory; it is never nil.
-func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error) {
+func hookJobInputs(ctx context.Context, job hookJob) (ins []pipeline.Input, restore func(), err error) {
 	restore = func() {}
 	dir := filepath.Dir(job.Input)
 	paths := []string{job.Input}
@@ -491,7 +491,7 @@ func hookJobInputs(job hookJob) (ins []pipeline.Input, restore func(), err error
 			}
 		}
 	}
-	ins, err = pipeline.Expand(paths)
+	ins, err = pipeline.ExpandContext(ctx, paths) // the job's deadline and Ctrl-C stop a store's listing
 	if err == nil && len(ins) != len(paths) {
 		err = fmt.Errorf("%d inputs for %d paths", len(ins), len(paths))
 	}

@@ -9,6 +9,8 @@ package all
 
 import (
 	// The agents' own log formats, one package per reader.
+	_ "github.com/contextreceipts/convert/converters/amp"
+	_ "github.com/contextreceipts/convert/converters/antigravity"
 	_ "github.com/contextreceipts/convert/converters/claudecode"
 	_ "github.com/contextreceipts/convert/converters/codex"
 	_ "github.com/contextreceipts/convert/converters/copilotcli"

@@ -88,6 +88,17 @@ func TestOpencodeMapping(t *testing.T) {
 		{"task subagent", "", []string{ocUser, ocAssistant("msg_a1", "claude-sonnet-4-5", ocTokens,
 			ocTool("toolu_06", "task", "completed", `{"description":"CANARY-d","prompt":"CANARY-p","subagent_type":"general"}`, `"CANARY-result"`))},
 			[][]string{{"event subagent.spawned", "subagent.link=task_tool_call"}, {"event subagent.result.returned", "subagent.result.status=success"}}, nil},
+		// A provider that numbers each response's calls (call_0, call_1)
+		// repeats a call id in every message; OpenCode 1.2.26's apply_patch
+		// sessions did. Each call is its own span, under its own chat.
+		{"call ids repeated across messages", "", []string{ocUser,
+			ocAssistant("msg_a1", "gpt-5.1-codex", ocTokens, ocTool("call_0", "apply_patch", "completed", `{"patchText":"CANARY-patch"}`, `"CANARY-out"`)),
+			strings.Replace(ocAssistant("msg_a2", "gpt-5.1-codex", ocTokens, ocTool("call_0", "apply_patch", "completed", `{"patchText":"CANARY-patch2"}`, `"CANARY-out2"`)),
+				`"prt_call_0"`, `"prt_call_0b"`, 1),
+			strings.Replace(ocAssistant("msg_a3", "gpt-5.1-codex", ocTokens, ocTool("", "apply_patch", "error", `{"patchText":"CANARY-patch3"}`, `"CANARY-err"`),
+				ocTool("", "apply_patch", "error", `{"patchText":"CANARY-patch4"}`, `"CANARY-err"`)), `"prt_"`, `"prt_x1"`, 1)},
+			[][]string{{"span execute_tool apply_patch < chat gpt-5.1-codex"}, {"span execute_tool apply_patch < chat gpt-5.1-codex"},
+				{"span execute_tool apply_patch", "[error]"}, {"span execute_tool apply_patch", "[error]"}}, nil},
 		{"child session", `,"parentID":"ses_4f1e0000ccffeParent00001z"`, []string{ocUser, ocAssistant("msg_a1", "claude-haiku-4-5", ocTokens)},
 			[][]string{{"event subagent.spawned", "subagent.link=parent_thread_id"}}, nil},
 		{"a total alone is output less reasoning", "", []string{ocUser,

@@ -34,6 +34,7 @@ type opencodeState struct {
 	models    map[string]*opencodeTokens // by model, as written
 	responses map[string]int64
 	msgs      map[string]*opencodeMsg // by message id
+	toolKeys  map[string]bool         // the tool spans' keys so far
 	skills    map[string]bool
 	counts    map[string]int64
 	gapDone   bool
@@ -43,7 +44,7 @@ type opencodeState struct {
 
 func newOpencode(env converters.Env) *opencodeState {
 	return &opencodeState{Base: native.New(env, opencodeTypes), agent: "opencode", models: map[string]*opencodeTokens{},
-		responses: map[string]int64{}, msgs: map[string]*opencodeMsg{}, skills: map[string]bool{}, counts: map[string]int64{}}
+		responses: map[string]int64{}, msgs: map[string]*opencodeMsg{}, toolKeys: map[string]bool{}, skills: map[string]bool{}, counts: map[string]int64{}}
 }
 
 func (c *opencodeState) Record(r converters.Record, out *converters.Output) error {
@@ -293,6 +294,18 @@ func (c *opencodeState) tool(r converters.Record, chat int, p view.Value) {
 	if callID.Empty() {
 		key = "tool:" + c.KeyPart(p.Get("id").Str())
 	}
+	// A call id is the provider's, unique only within its response: a
+	// provider that numbers each response's calls (call_0, call_1) repeats
+	// it in every message (OpenCode 1.2.26's apply_patch sessions did), and
+	// a part may have neither id. Such a call is keyed under its chat, then
+	// by its place among the message's tool parts.
+	if c.toolKeys[key] {
+		key = parentKey + "/" + key
+	}
+	for n := 2; c.toolKeys[key]; n++ {
+		key = parentKey + "/tool#" + strconv.Itoa(n)
+	}
+	c.toolKeys[key] = true
 	c.counts["tool_calls"]++
 	kind := native.ToolUnnamed
 	var server, tool view.Text

@@ -54,8 +54,8 @@ var kinds = map[Shape]kind{
 	},
 	IDOrUUID: {
 		pattern: tokenPattern,
-		admits:  []string{"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "msg_01XoK4fG1oV1gbK9eQof7eGk", "tc-0001"},
-		refuses: []string{"0123456789abcdef0123456789abcdef", "4111111111111111", "+15551234567", "alice@example.com"},
+		admits:  []string{"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "msg_01XoK4fG1oV1gbK9eQof7eGk", "tc-0001", "T-6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f"},
+		refuses: []string{"0123456789abcdef0123456789abcdef", "4111111111111111", "+15551234567", "alice@example.com", "T-alice-payroll", "T-6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5"},
 	},
 	Time: {
 		admits:  []string{"2026-05-01T10:00:01Z", "2026-05-01T10:00:01.123+02:00", "2026-05-01 10:00:01"},

@@ -126,7 +126,7 @@ func (s Shape) Admit(v string) bool {
 	case Cumulative:
 		return true // never written, only subtracted (CumulativeGrowth)
 	case IDOrUUID:
-		if isUUID(v) {
+		if isUUID(v) || isThreadUUID(v) {
 			return true // the field's documented form
 		}
 	case Label:
@@ -292,7 +292,7 @@ func (s Shape) fits(v string) bool {
 	case UUID:
 		return isUUID(v)
 	case IDOrUUID:
-		return isUUID(v) || ID.fits(v)
+		return isUUID(v) || isThreadUUID(v) || ID.fits(v)
 	case ID:
 		if isHexID(v) {
 			return true
@@ -329,6 +329,10 @@ func (s Shape) fits(v string) bool {
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// isThreadUUID reports Amp's thread id, T- and a UUID
+// (T-6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f): a UUID by another name.
+func isThreadUUID(v string) bool { return strings.HasPrefix(v, "T-") && isUUID(v[2:]) }
 
 func isUUID(v string) bool {
 	if len(v) != 36 {

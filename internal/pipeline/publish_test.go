@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,4 +72,63 @@ func goroutineID() string {
 		return ""
 	}
 	return string(f[1])
+}
+
+// TestWriteOutputs: both outputs land with the mode receipts are shared
+// with (0644 less the umask, made so in the one create), in a folder made
+// on the first write into it, with no temporary file left beside them,
+// and a temporary name a crashed process left behind is stepped over.
+func TestWriteOutputs(t *testing.T) {
+	out := t.TempDir()
+	name := "p/q/session"
+	dir := filepath.Join(out, "p", "q")
+	for try := range 2 { // the first makes the folders; the second replaces
+		if try == 1 {
+			// A stale temporary file under the next name this process takes.
+			stale := filepath.Join(dir, fmt.Sprintf(".session.receipt.ndjson.tmp-%d-%d", os.Getpid(), tempSeq.Load()+1))
+			if err := os.WriteFile(stale, []byte("stale"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if b, err := os.ReadFile(stale); err != nil || string(b) != "stale" {
+					t.Errorf("the stale temporary file was touched: %q, %v", b, err)
+				}
+				os.Remove(stale)
+			}()
+		}
+		rec, trace := fmt.Sprintf("receipt %d\n", try), fmt.Sprintf("trace %d\n", try)
+		if err := write(out, name, []byte(rec), []byte(trace), ".otel.jsonl"); err != nil {
+			t.Fatal(err)
+		}
+		for suffix, want := range map[string]string{".receipt.ndjson": rec, ".otel.jsonl": trace} {
+			p := filepath.Join(dir, "session"+suffix)
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != want {
+				t.Errorf("%s: %q, want %q", suffix, b, want)
+			}
+			if mode := st.Mode().Perm(); mode != 0o644&^umask(t) {
+				t.Errorf("%s: mode %v, want %v", suffix, mode, fs.FileMode(0o644&^umask(t)))
+			}
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 { // the two outputs and the stale file
+		t.Errorf("folder holds %d entries, want the 2 outputs and the stale file: %v", len(ents), ents)
+	}
+}
+
+// umask is the process's file mode creation mask, read back from a file
+// made with 0777.
+func umask(t *testing.T) fs.FileMode {
+	p := filepath.Join(t.TempDir(), "m")
+	fh, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	st, _ := os.Stat(p)
+	return 0o777 &^ st.Mode().Perm()
 }

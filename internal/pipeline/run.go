@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -724,25 +725,36 @@ func write(dir, name string, rec, trace []byte, traceExt string) error {
 	return nil
 }
 
+// writeTemp writes data to a new temporary file beside path and returns its
+// name. The file is made with its final mode in the one create (receipts are
+// made to be shared: 0644, less what the user's umask takes away), not made
+// private and changed after: one file-system operation fewer per output,
+// of about 7,500 sessions' two outputs in a history. Its name is this
+// process's own (pid and a counter), so the create needs no random retry;
+// a name left by a crashed process of the same pid is skipped.
 func writeTemp(path string, data []byte) (string, error) {
-	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"
+	for {
+		name := filepath.Join(dir, base+strconv.FormatUint(tempSeq.Add(1), 10))
+		fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		_, werr := fh.Write(data)
+		cerr := fh.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		return name, nil
 	}
-	// CreateTemp makes the file private; receipts are made to be shared.
-	if err := fh.Chmod(0o644); err != nil {
-		fh.Close()
-		os.Remove(fh.Name())
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	_, werr := fh.Write(data)
-	cerr := fh.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(fh.Name())
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Name(), nil
 }
+
+// tempSeq numbers the temporary outputs of this process.
+var tempSeq atomic.Uint64
 
 // TraceSuffix is the trace file's suffix in format (Options.OTelFormat).
 func TraceSuffix(format string) string {

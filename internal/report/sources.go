@@ -122,7 +122,7 @@ func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) 
 		}
 		var ins []pipeline.Input
 		for _, g := range groups {
-			found, err := pipeline.Expand(g)
+			found, err := pipeline.ExpandContext(ctx, g) // Ctrl-C stops a store's listing
 			if err != nil {
 				return nil, err
 			}

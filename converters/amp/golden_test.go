@@ -1,0 +1,11 @@
+package amp_test
+
+import (
+	"testing"
+
+	"github.com/contextreceipts/convert/converters/convtest"
+)
+
+// TestGolden holds every sample of samples/amp to its goldens: receipts,
+// traces and messages, with no canary in any (make golden rewrites them).
+func TestGolden(t *testing.T) { convtest.Golden(t, "amp") }
