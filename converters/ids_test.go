@@ -86,6 +86,10 @@ func TestIDGrammars(t *testing.T) {
 
 // makeID makes an id of r's family: a random prefix, length and body.
 func makeID(rng *rand.Rand, r leak.IDRule) string {
+	var sb strings.Builder
+	if len(r.Prefixes) > 0 {
+		sb.WriteString(r.Prefixes[rng.IntN(len(r.Prefixes))])
+	}
 	if r.UUID {
 		const hex = "0123456789abcdef"
 		b := []byte("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
@@ -94,11 +98,7 @@ func makeID(rng *rand.Rand, r leak.IDRule) string {
 				b[i] = hex[rng.IntN(16)]
 			}
 		}
-		return string(b)
-	}
-	var sb strings.Builder
-	if len(r.Prefixes) > 0 {
-		sb.WriteString(r.Prefixes[rng.IntN(len(r.Prefixes))])
+		return sb.String() + string(b)
 	}
 	n := r.Min + rng.IntN(r.Max-r.Min+1)
 	for i := range n {

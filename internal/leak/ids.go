@@ -29,8 +29,8 @@ type IDs []IDRule
 // a body of Min to Max characters of Alphabet, the first HeadLen of them
 // of Head (OpenCode's 12 hex digits of time), and with TailMax set, an
 // optional "-" and 1 to TailMax characters of Tail (Gemini CLI's
-// <ms>-<suffix>); or, with UUID set, a UUID (8-4-4-4-12 hex digits, of
-// Alphabet's case when it is set).
+// <ms>-<suffix>); or, with UUID set, one of Prefixes and a UUID
+// (8-4-4-4-12 hex digits, of Alphabet's case when it is set).
 // Examples are ids of the family as the agent writes them (its logs, its
 // sources): TestIDGrammars holds the rule to them, and every id a rule
 // admits to the secret and personal-data screens.
@@ -68,15 +68,15 @@ func (g IDs) Match(v string) bool {
 
 // Match reports whether v is an id of r's family.
 func (r IDRule) Match(v string) bool {
-	if r.UUID {
-		return isUUID(v) && (r.Alphabet == "" || strings.Trim(v, r.Alphabet+"-") == "")
-	}
 	body, ok := v, len(r.Prefixes) == 0
 	for _, p := range r.Prefixes {
 		if b, found := strings.CutPrefix(v, p); found {
 			body, ok = b, true
 			break
 		}
+	}
+	if r.UUID {
+		return ok && isUUID(body) && (r.Alphabet == "" || strings.Trim(body, r.Alphabet+"-") == "")
 	}
 	if i := strings.IndexByte(body, '-'); r.TailMax > 0 && i >= 0 {
 		tail := body[i+1:]
