@@ -266,11 +266,11 @@ FUZZ_READERS = $(filter-out ./converters:%,$(FUZZ_PIPELINE))
 FUZZTIME_PIPELINE ?= 40s
 FUZZTIME_READER ?= 20s
 # FUZZ_OVERLAP are targets whose inputs the readers' own targets make
-# alike: FuzzNativeConverters is every reader's FuzzSamples in one, and
-# FuzzNativeLogs the FuzzLogs of Claude Code, Codex and Cursor. fuzz-ci
-# leaves them out (a finding of theirs is one of the readers' own); go test
-# still replays their corpora, and fuzz and fuzz-long still run them.
-FUZZ_OVERLAP = ./converters:FuzzNativeConverters ./converters:FuzzNativeLogs
+# alike: FuzzNativeConverters is every reader's FuzzSamples in one (same
+# check, same in-memory pipeline). fuzz-ci leaves it out (a finding of its
+# is one of a reader's own); go test still replays its corpus, and fuzz
+# and fuzz-long still run it.
+FUZZ_OVERLAP = ./converters:FuzzNativeConverters
 # FUZZ_RUN is the loop both targets run (a shell fragment, so make -n only
 # prints it); it leaves the verdict in $$status. A target that fails with
 # "context deadline exceeded" and writes no failing input has found

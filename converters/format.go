@@ -162,15 +162,22 @@ type Location struct {
 	Env     string // e.g. CLAUDE_CONFIG_DIR; "" when the agent has none
 	Default string // slash path relative to the home directory, e.g. ".claude"
 	Below   string // slash path (or pattern) below it, e.g. "projects"
+	// EnvOnly: the place is only where Env names one (Goose's
+	// GOOSE_PATH_ROOT/data/sessions); unset, there is none, rather than
+	// one under the home directory itself.
+	EnvOnly bool
 }
 
 // Path resolves l with getenv (os.Getenv) and the home directory: a path
-// or a filepath.Glob pattern.
+// or a filepath.Glob pattern; "" for an EnvOnly place whose variable is
+// unset (there is none to look at).
 func (l Location) Path(getenv func(string) string, home string) string {
 	root := filepath.Join(home, filepath.FromSlash(l.Default))
 	if l.Env != "" {
 		if v := getenv(l.Env); v != "" {
 			root = v
+		} else if l.EnvOnly {
+			return ""
 		}
 	}
 	return filepath.Join(root, filepath.FromSlash(l.Below))

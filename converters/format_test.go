@@ -60,6 +60,36 @@ func TestLocations(t *testing.T) {
 	}
 }
 
+// TestLocationEnvOnly: a place only its variable names (Goose's
+// GOOSE_PATH_ROOT/data/sessions) is no place when the variable is unset or
+// empty, never one built under the home directory itself; a place with a
+// default falls back to it.
+func TestLocationEnvOnly(t *testing.T) {
+	home := filepath.FromSlash("/Users/alice")
+	only := converters.Location{Env: "GOOSE_PATH_ROOT", Below: "data/sessions/sessions.db", EnvOnly: true}
+	home0 := converters.Location{Env: "GEMINI_CLI_HOME", Below: ".gemini/tmp"} // unset: the home itself
+	for _, tc := range []struct {
+		l    converters.Location
+		env  string
+		want string
+	}{
+		{only, "", ""},
+		{only, "/srv/goose", "/srv/goose/data/sessions/sessions.db"},
+		{home0, "", "/Users/alice/.gemini/tmp"},
+		{home0, "/srv/g", "/srv/g/.gemini/tmp"},
+	} {
+		got := tc.l.Path(func(k string) string {
+			if k == tc.l.Env {
+				return tc.env
+			}
+			return ""
+		}, home)
+		if got != filepath.FromSlash(tc.want) {
+			t.Errorf("%+v with %q: %q, want %q", tc.l, tc.env, got, tc.want)
+		}
+	}
+}
+
 // TestLayouts: which file names are sessions, which directories they own,
 // which siblings they claim and which sidecars they read, per format.
 func TestLayouts(t *testing.T) {
@@ -203,6 +233,10 @@ func TestReadmeConverters(t *testing.T) {
 		var locs []string
 		for _, l := range c.Native.Locations {
 			loc := "`~/" + path.Join(l.Default, l.Below) + "`"
+			if l.EnvOnly {
+				locs = append(locs, "`$"+path.Join(l.Env, l.Below)+"`")
+				continue
+			}
 			if l.Env != "" {
 				loc += " (`$" + path.Join(l.Env, l.Below) + "`)"
 			}

@@ -23,11 +23,12 @@ import (
 //   - FuzzScenarioConverters, FuzzNativeConverters: whole files, byte-mutated
 //     from the bundled samples (junk, torn lines, huge numbers, deep nesting,
 //     invalid UTF-8).
-//   - FuzzScenarioLogs, FuzzNativeLogs: the fuzzer's bytes are a stream of
-//     choices for internal/fuzzgen, which builds a log from its format's
-//     grammar and perturbs it, canaries in every raw slot. Small inputs, so
-//     minimising a new one is cheap; a finding minimises to the choices
-//     that matter.
+//   - FuzzScenarioLogs: the fuzzer's bytes are a stream of choices for
+//     internal/fuzzgen, which builds a log from a scenario converter's
+//     record types and samples and perturbs it, canaries in every raw slot.
+//     Small inputs, so minimising a new one is cheap; a finding minimises
+//     to the choices that matter. The native readers' logs are built from
+//     their grammars beside them (FuzzLogs in converters/<reader>).
 //
 // Seeds and findings live in testdata/fuzz/<Target>/ and are replayed by a
 // plain go test.
@@ -52,26 +53,6 @@ func fuzzBytes(f *testing.F, convs []converters.Converter) {
 		conv := convs[int(which)%len(convs)]
 		convtest.Check(t, convtest.FuzzCase{Conv: conv, Files: pipeline.Files{"in.jsonl": data}, In: pipeline.Input{Path: "in.jsonl", Rel: "in.jsonl"}}, data)
 	})
-}
-
-// FuzzNativeLogs: the first choice picks the format (Claude Code, Codex,
-// Cursor), the rest build and perturb its log.
-func FuzzNativeLogs(f *testing.F) {
-	for _, s := range logSeeds(3) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, choices []byte) {
-		convtest.Check(t, nativeCase(choices), choices)
-	})
-}
-
-func nativeCase(choices []byte) convtest.FuzzCase {
-	var which byte
-	if len(choices) > 0 {
-		which, choices = choices[0], choices[1:]
-	}
-	gens := []func([]byte) *fuzzgen.Log{fuzzgen.ClaudeCode, fuzzgen.Codex, fuzzgen.Cursor}
-	return convtest.LogCase(gens[int(which)%len(gens)](choices), which&0x80 != 0)
 }
 
 // FuzzScenarioLogs: the first choice picks the scenario converter, the rest

@@ -26,12 +26,6 @@ func BenchmarkFuzzBody(b *testing.B) {
 			}
 			return cs, seeds
 		}},
-		{"NativeLogs", func() (cs []convtest.FuzzCase, seeds [][]byte) {
-			for _, s := range logSeeds(3) {
-				cs, seeds = append(cs, nativeCase(s)), append(seeds, s)
-			}
-			return cs, seeds
-		}},
 	} {
 		cases, seeds := tc.cases()
 		b.Run(tc.name, func(b *testing.B) {

@@ -4,14 +4,14 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/convtest"
 )
 
-// TestGeneratorsReachConverters keeps the generators honest: from random
-// choice streams, most native logs and some log of every scenario
-// converter must convert (a generator whose logs all fail explores
-// nothing), and every one holds the fuzz properties.
+// TestGeneratorsReachConverters keeps the scenario generator honest: from
+// random choice streams, some log of every scenario converter must convert
+// (a generator whose logs all fail explores nothing), and every one holds
+// the fuzz properties. The native readers' grammars are checked beside
+// them (convtest.Grammar).
 func TestGeneratorsReachConverters(t *testing.T) {
 	grammars := scenarioGrammars(t)
 	rng := rand.New(rand.NewSource(22))
@@ -28,26 +28,17 @@ func TestGeneratorsReachConverters(t *testing.T) {
 		}
 		convtest.Check(t, c, choices)
 	}
-	for i := 0; i < 60; i++ {
-		b := stream()
-		b[0] = byte(i % 3) // each format in turn
-		run(nativeCase(b), b)
-	}
 	for i := 0; i < 10*len(grammars); i++ {
 		b := stream()
 		b[0] = byte(i % len(grammars))
 		run(scenarioCase(grammars, b), b)
 	}
 	for name, n := range total {
-		min := 1
-		if c, _ := converters.Lookup(name); c.Native != nil {
-			min = n / 2
-		}
-		if ok[name] < min {
-			t.Errorf("%s: %d of %d generated logs convert, want at least %d", name, ok[name], n, min)
+		if ok[name] < 1 {
+			t.Errorf("%s: none of %d generated logs converts", name, n)
 		}
 	}
-	if len(total) != len(grammars)+3 {
-		t.Errorf("generated logs for %d converters, want %d", len(total), len(grammars)+3)
+	if len(total) != len(grammars) {
+		t.Errorf("generated logs for %d converters, want %d", len(total), len(grammars))
 	}
 }

@@ -35,6 +35,9 @@ func defaultLogs(getenv func(string) string, home string) []agentLogs {
 	for _, c := range converters.Natives() {
 		for _, l := range c.Native.Locations {
 			p := l.Path(getenv, home)
+			if p == "" {
+				continue // a place only its variable names, unset
+			}
 			found := agentLogs{converter: c.Name, shown: tildePath(p, home)}
 			if seen[p] {
 				continue // two variables' defaults that are one place

@@ -41,7 +41,9 @@ func TestRunDefaultLocations(t *testing.T) {
 	}{
 		{name: "nothing there", exit: 2, stderr: []string{
 			"run needs at least one PATH", "no agent's logs are in their default locations",
-			"~/.claude/projects", "~/.codex/sessions", "~/.cursor/projects/*/agent-transcripts"}},
+			"~/.claude/projects", "~/.codex/sessions", "~/.cursor/projects/*/agent-transcripts"},
+			// GOOSE_PATH_ROOT unset: no place under the home itself.
+			absent: []string{"~/data/sessions"}},
 		{name: "claude code and codex in their default folders",
 			home: map[string]string{"claude_code/basic": ".claude/projects", "codex/basic/sessions": ".codex/sessions"},
 			exit: 0, files: 4, stderr: []string{
@@ -58,6 +60,12 @@ func TestRunDefaultLocations(t *testing.T) {
 			home: map[string]string{"pi_agent/basic/sessions": "alt-pi/sessions"},
 			env:  map[string]string{"PI_CODING_AGENT_DIR": "HOME/alt-pi"},
 			exit: 0, files: 1, stderr: []string{"pi_agent ~/alt-pi/sessions"}, absent: []string{"~/.pi/agent"}},
+		{name: "an OpenClaw trajectory under an earlier name of OpenClaw's folder",
+			home: map[string]string{"pi_agent/openclaw_trajectory/agents": ".clawdbot/agents"},
+			exit: 0, files: 1, stderr: []string{"pi_agent ~/.clawdbot/agents/*/sessions", "pi_agent 1"}},
+		{name: "Kimi Code's wires under ~/.kimi-code",
+			home: map[string]string{"kimi_cli/code/sessions": ".kimi-code/sessions"},
+			exit: 0, files: 2, stderr: []string{"kimi_cli ~/.kimi-code/sessions", "kimi_cli 2"}},
 		{name: "Factory Droid sessions, read with their settings sidecars",
 			home: map[string]string{"droid/basic/sessions": ".factory/sessions"},
 			exit: 0, files: 2, stderr: []string{"droid ~/.factory/sessions", "droid 2", "output 2,955"}},

@@ -3,7 +3,6 @@ package claudecode
 import (
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/events"
-	"github.com/contextreceipts/convert/converters/native"
 	"github.com/contextreceipts/convert/converters/view"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -32,10 +31,10 @@ type claudeProgress struct {
 // subagents spent, as ccusage's daily report does.
 func (c *claudeState) agentProgress(r converters.Record) {
 	msg := r.Get("data.message")
-	if !native.Get(msg, "type").Str().Is("assistant") {
+	if !msg.Get("type").Str().Is("assistant") {
 		return
 	}
-	f := native.Fields(native.Get(msg, "message"), "model", "id", "usage")
+	f := msg.Get("message").Fields("model", "id", "usage")
 	raw, mid := f[0].Str(), f[1].Str()
 	if raw.Empty() || raw.Is("<synthetic>") || mid.Empty() || !f[2].Exists() {
 		return
@@ -47,7 +46,7 @@ func (c *claudeState) agentProgress(r converters.Record) {
 		}
 		key := mid.Own()
 		p = &claudeProgress{id: c.Pass(leak.ID, mid), start: r.NS, end: r.NS}
-		if rq := native.Get(msg, "requestId").Str(); !rq.Empty() {
+		if rq := msg.Get("requestId").Str(); !rq.Empty() {
 			p.request, p.requestID = c.KeyPart(rq), c.Pass(leak.ID, rq)
 		}
 		if t := r.Get("parentToolUseID").Str(); !t.Empty() {
@@ -64,7 +63,7 @@ func (c *claudeState) agentProgress(r converters.Record) {
 	saved := len(c.usages)
 	c.recordUsage(&m, p.model.raw, f[2])
 	if m.usage >= 0 {
-		if n := c.usages[m.usage]; p.usage.model == "" || n.output >= p.usage.output {
+		if n := c.usages[m.usage]; p.usage.model == "" || n.Output >= p.usage.Output {
 			p.usage = n
 		}
 		c.usages = c.usages[:saved]

@@ -225,20 +225,17 @@ type claudeMessage struct {
 // or a few, so every span shares these strings instead of owning a copy.
 type claudeModel struct{ raw, out, span string }
 
-// claudeUsage is the usage of one model response, de-duplicated.
+// claudeUsage is the usage of one model response, de-duplicated (its
+// Responses is 1), or a model's total.
 type claudeUsage struct {
-	model                                     string
-	span                                      int
-	input, output, cacheRead, cacheWrite, web int64
-	cacheWrite5m, cacheWrite1h                int64
-	responses                                 int64
+	native.Usage
+	model                      string
+	span                       int
+	cacheWrite5m, cacheWrite1h int64
+	web                        int64 // server_tool_use.web_search_requests
 	// advisors are the advisor inferences inside the response (usage
 	// iterations of type advisor_message), each under its own model.
 	advisors []claudeUsage
-}
-
-func (u claudeUsage) tokens() events.Tokens {
-	return events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite}
 }
 
 type claudeState struct {
@@ -424,7 +421,7 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 	if tool := c.tools[parent]; tool != nil {
 		depth = c.agents[tool.agent].depth + 1
 	}
-	if d := native.Get(meta, "spawnDepth"); d.IsNumber() {
+	if d := meta.Get("spawnDepth"); d.IsNumber() {
 		if n := c.Count(d); n > 0 {
 			depth = int(n)
 		}
@@ -437,16 +434,16 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 	if !id.Empty() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.Pass(leak.ID, id))})
 	}
-	if t := native.Get(meta, "agentType"); t.IsString() {
+	if t := meta.Get("agentType"); t.IsString() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(t.Str()))})
 	}
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "invoke_agent", Kind: 1,
 		Start: r.NS, End: r.NS, Attrs: attrs})
 	ev := events.SubagentSpawned(link, int64(depth))
-	if t := native.Get(meta, "agentType"); t.IsString() {
+	if t := meta.Get("agentType"); t.IsString() {
 		ev = append(ev, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(t.Str()))})
 	}
-	if d := native.Get(meta, "description"); d.IsString() {
+	if d := meta.Get("description"); d.IsString() {
 		ev = append(ev, receipt.Attr{Key: "subagent.description_hash", Value: receipt.S(d.Str().Digest(c.Hasher))})
 	}
 	if p := c.firstPromptDigest(r); p != "" {
@@ -462,7 +459,7 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 // when none is found) and how: the sidecar's toolUseId, the agent id a
 // result named, the prompt digest, or (inline 1.0.x) the order of calls.
 func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value) (parent, link string) {
-	if t := native.Get(meta, "toolUseId").Str(); !t.Empty() {
+	if t := meta.Get("toolUseId").Str(); !t.Empty() {
 		if tool := c.tools["tool:"+c.KeyPart(t)]; tool != nil {
 			return tool.key, "sidecar_tool_use_id"
 		}
@@ -476,7 +473,7 @@ func (c *claudeState) spawner(r converters.Record, id view.Text, meta view.Value
 	// A forked subagent (/fork, 2.1.2xx: isFork, agentType fork, a name,
 	// no toolUseId; its agent id a slug of the prompt, written as a
 	// digest) copies the parent's context and is spawned by no tool call.
-	if native.Get(meta, "isFork").Bool() || native.Get(meta, "agentType").Str().Is("fork") {
+	if meta.Get("isFork").Bool() || meta.Get("agentType").Str().Is("fork") {
 		return "", "forked_from_parent"
 	}
 	if t, ok := c.promptTool[c.firstPromptDigest(r)]; ok {
@@ -540,46 +537,39 @@ func (c *claudeState) End(out *converters.Output) error {
 			totals[u.model] = t
 			models = append(models, u.model)
 		}
-		t.input += u.input
-		t.output += u.output
-		t.cacheRead += u.cacheRead
-		t.cacheWrite += u.cacheWrite
+		t.Add(u.Usage)
 		t.cacheWrite5m += u.cacheWrite5m
 		t.cacheWrite1h += u.cacheWrite1h
 		t.web += u.web
-		t.responses++
 	}
 	for _, u := range c.usages {
 		// Anthropic's input_tokens leaves out cache reads and writes; the
 		// trace's counts them, as the GenAI conventions do (receipts keep
 		// Anthropic's figures). A response's span counts the advisor
 		// inferences inside it too.
-		in, output, read, write := u.input, u.output, u.cacheRead, u.cacheWrite
+		chat := u.Usage
 		for _, a := range u.advisors {
-			in, output, read, write = in+a.input, output+a.output, read+a.cacheRead, write+a.cacheWrite
+			chat.Add(a.Usage)
 			add(a)
 		}
 		sp := &out.Spans[u.span]
-		sp.Attrs = append(sp.Attrs, native.ChatUsage(in+read+write, output, read, write)...)
+		sp.Attrs = append(sp.Attrs, chat.CacheIn().Chat()...)
 		add(u)
 	}
 	sort.Strings(models)
-	var all claudeUsage
+	var all native.Usage
 	for _, m := range models {
 		t := totals[m]
-		all.input += t.input
-		all.output += t.output
-		all.cacheRead += t.cacheRead
-		all.cacheWrite += t.cacheWrite
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), t.tokens(), receipt.Attrs{
+		all.Add(t.Usage)
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), t.Tokens(), receipt.Attrs{
 			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
 			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
 			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},
-			{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
+			{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
 		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
 	c.RootIdentity(out, "claude-code")
-	native.RootTokens(out, all.input+all.cacheRead+all.cacheWrite, all.output)
+	all.CacheIn().Root(out)
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
 		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
 	}

@@ -22,7 +22,7 @@ func (c *claudeState) assistant(r converters.Record, agent *claudeAgent) {
 	msg := r.Get("message")
 	// One pass over the message for all it is read for: content, the
 	// bulk of it, comes before stop_reason and usage.
-	f := native.Fields(msg, "model", "id", "stop_reason", "usage", "content")
+	f := msg.Fields("model", "id", "stop_reason", "usage", "content")
 	if raw, mid := f[0].Str(), f[1].Str(); !raw.Empty() && !raw.Is("<synthetic>") && !mid.Empty() {
 		// A response is one message.id, whatever its rows say of requestId
 		// (newer transports leave it off some rows): the first row names
@@ -95,8 +95,8 @@ func (c *claudeState) assistant(r converters.Record, agent *claudeAgent) {
 
 // toolUses opens the tool calls of an assistant row's content.
 func (c *claudeState) toolUses(r converters.Record, agent *claudeAgent, content view.Value) {
-	native.ForEach(content, func(_, b view.Value) bool {
-		if native.Get(b, "type").Str().Is("tool_use") {
+	content.ForEach(func(_, b view.Value) bool {
+		if b.Get("type").Str().Is("tool_use") {
 			c.toolUse(r, agent, b)
 		}
 		return true
@@ -119,23 +119,23 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 	}
 	// One pass over the usage object (and one over each nested one) for
 	// every count: it comes on each of a session's responses.
-	f := native.Fields(u, "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation", "server_tool_use")
-	cw := native.Fields(f[4], "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+	f := u.Fields("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation", "server_tool_use")
+	cw := f[4].Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 	n := claudeUsage{
 		model: model, span: int(m.span),
-		input: c.Count(f[0]), output: c.Count(f[1]), cacheRead: c.Count(f[2]), cacheWrite: c.Count(f[3]),
+		Usage:        native.Usage{Input: c.Count(f[0]), Output: c.Count(f[1]), CacheRead: c.Count(f[2]), CacheWrite: c.Count(f[3]), Responses: 1},
 		cacheWrite5m: c.Count(cw[0]), cacheWrite1h: c.Count(cw[1]),
-		web: c.Count(native.Get(f[5], "web_search_requests")),
+		web: c.Count(f[5].Get("web_search_requests")),
 	}
-	native.ForEach(native.Get(u, "iterations"), func(_, it view.Value) bool {
-		g := native.Fields(it, "type", "model", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+	u.Get("iterations").ForEach(func(_, it view.Value) bool {
+		g := it.Fields("type", "model", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 		if !g[0].Str().Is("advisor_message") || g[1].Str().Empty() {
 			return true
 		}
-		gw := native.Fields(native.Get(it, "cache_creation"), "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+		gw := it.Get("cache_creation").Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 		n.advisors = append(n.advisors, claudeUsage{
 			model: c.modelOf(g[1].Str()).raw, span: n.span,
-			input: c.Count(g[2]), output: c.Count(g[3]), cacheRead: c.Count(g[4]), cacheWrite: c.Count(g[5]),
+			Usage:        native.Usage{Input: c.Count(g[2]), Output: c.Count(g[3]), CacheRead: c.Count(g[4]), CacheWrite: c.Count(g[5]), Responses: 1},
 			cacheWrite5m: c.Count(gw[0]), cacheWrite1h: c.Count(gw[1]),
 		})
 		return true
@@ -144,7 +144,7 @@ func (c *claudeState) recordUsage(m *claudeMessage, model string, u view.Value) 
 	case m.usage < 0:
 		m.usage = int32(len(c.usages))
 		c.usages = append(c.usages, n)
-	case n.output >= c.usages[m.usage].output:
+	case n.Output >= c.usages[m.usage].Output:
 		c.usages[m.usage] = n
 	}
 }
@@ -170,7 +170,7 @@ const claudeChatAttrs = 12
 // toolUse opens an execute_tool span for a tool_use block and writes what
 // the call itself evidences (skills, memory writes, subagent prompts).
 func (c *claudeState) toolUse(r converters.Record, agent *claudeAgent, b view.Value) {
-	f := native.Fields(b, "id", "name", "input")
+	f := b.Fields("id", "name", "input")
 	id, input := f[0].Str(), f[2]
 	if id.Empty() {
 		return
@@ -206,35 +206,30 @@ func (c *claudeState) toolUse(r converters.Record, agent *claudeAgent, b view.Va
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: agent.key, Name: spanName, Kind: 1, Start: r.NS, End: r.NS, Attrs: attrs})
 	switch name {
 	case "Task", "Agent":
-		if p := native.Get(input, "prompt"); p.IsString() {
+		if p := input.Get("prompt"); p.IsString() {
 			c.promptTool[p.Str().Digest(c.Hasher)] = key
 		}
 		c.pendingTask = append(c.pendingTask, key)
 	case "Skill", "SlashCommand":
-		skill := native.Get(input, "skill").Str()
+		skill := input.Get("skill").Str()
 		if skill.Empty() {
-			skill = native.Get(input, "command").Str()
+			skill = input.Get("command").Str()
 		}
 		c.skillInvoked(r, key, skill, "skill_tool_call", view.Value{})
 	case "Write", "Edit", "MultiEdit":
-		t.initWrite = c.lastCommand == "/init" && isClaudeMD(native.Get(input, "file_path").Str())
+		t.initWrite = c.lastCommand == "/init" && isClaudeMD(input.Get("file_path").Str())
 	}
 }
 
-// skillInvoked writes a context.skill.invoked event.
+// skillInvoked writes a context.skill.invoked event. A slash command's
+// name is read from the prompt's text: it stays a digest even with
+// --reveal names (native.Base.SkillInText).
 func (c *claudeState) skillInvoked(r converters.Record, span string, skill view.Text, activation string, body view.Value) {
-	_, dup := view.Lookup(c.skills, skill)
-	a := events.SkillInvocation(c.Hasher, "claude_code", activation, skill, dup)
-	if !dup {
-		c.skills[skill.Own()] = true // a key outlives the line
-	}
-	// A slash command's name is read from the prompt's text, which no
-	// pass-through declares: it stays a digest even with --reveal names.
-	// A name written in clear is a copy: the event outlives the line.
-	if c.Env.RevealNames && activation != "slash_command" {
-		if name, ok := skill.Admit(leak.Name); ok {
-			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(name)})
-		}
+	var a receipt.Attrs
+	if activation == "slash_command" {
+		a = c.SkillInText("claude_code", activation, skill, c.skills)
+	} else {
+		a = c.Skill("claude_code", activation, skill, c.skills)
 	}
 	if body.IsString() {
 		events.BodyIdentity(&a, c.Hasher, body.Str())
@@ -288,12 +283,12 @@ func (c *claudeState) user(r converters.Record, agent *claudeAgent) {
 		c.userText(r, agent, content.Str())
 		return
 	}
-	native.ForEach(content, func(_, b view.Value) bool {
-		switch typ := native.Get(b, "type").Str(); {
+	content.ForEach(func(_, b view.Value) bool {
+		switch typ := b.Get("type").Str(); {
 		case typ.Is("tool_result"):
 			c.toolResult(r, agent, b)
 		case typ.Is("text"):
-			c.userText(r, agent, native.Get(b, "text").Str())
+			c.userText(r, agent, b.Get("text").Str())
 		}
 		return true
 	})
@@ -368,7 +363,7 @@ func (c *claudeState) commandExpansion(text view.Text) {
 // toolResult closes a tool span and writes what crossed back: MCP results,
 // tool search matches, subagent summaries, memory file accesses.
 func (c *claudeState) toolResult(r converters.Record, agent *claudeAgent, b view.Value) {
-	f := native.Fields(b, "tool_use_id", "is_error")
+	f := b.Fields("tool_use_id", "is_error")
 	t := c.tools["tool:"+c.KeyPart(f[0].Str())]
 	if t == nil {
 		c.counts["orphan_tool_results"]++
@@ -388,15 +383,15 @@ func (c *claudeState) toolResult(r converters.Record, agent *claudeAgent, b view
 	// escapes, and reading it decodes all of it.
 	switch {
 	case t.mcpServer != "":
-		res := native.Get(b, "content")
+		res := b.Get("content")
 		c.Emit(r, t.key, "mcp.tool_call.completed", events.MCPCall{
 			Server: c.NameAttr("mcp.server", view.Borrow(t.mcpServer)), Tool: c.NameAttr("mcp.tool", view.Borrow(t.mcpTool)), Status: status,
 			ArgsHash: t.inputDigest, ArgsSize: t.inputSize, ResultHash: c.Digest(res), ResultSize: res.RawLen(),
 		}.Attrs())
 	case t.name == "ToolSearch":
-		c.toolSearch(r, t, native.Get(b, "content"), r.Get("toolUseResult"))
+		c.toolSearch(r, t, b.Get("content"), r.Get("toolUseResult"))
 	case t.name == "Task" || t.name == "Agent":
-		c.subagentReturned(r, t, native.Get(b, "content"), r.Get("toolUseResult"), status)
+		c.subagentReturned(r, t, b.Get("content"), r.Get("toolUseResult"), status)
 	case t.name == "Read" || t.name == "Write" || t.name == "Edit" || t.name == "MultiEdit":
 		c.memoryFile(r, t, status)
 	}
@@ -408,14 +403,14 @@ func (c *claudeState) toolSearch(r converters.Record, t *claudeTool, res, tur vi
 	// The names are copies: they are written after the loop (a built-in's
 	// in clear), and a view of the line is no name to write.
 	var refs []string
-	native.ForEach(res, func(_, b view.Value) bool {
-		if native.Get(b, "type").Str().Is("tool_reference") {
-			refs = append(refs, native.Get(b, "tool_name").Str().Own())
+	res.ForEach(func(_, b view.Value) bool {
+		if b.Get("type").Str().Is("tool_reference") {
+			refs = append(refs, b.Get("tool_name").Str().Own())
 		}
 		return true
 	})
-	s := events.ToolSearch{QueryHash: c.Digest(native.Get(t.input.Value(), "query")), Selected: len(refs), Policy: "model_tool_search"}
-	if n := native.Get(tur, "total_deferred_tools"); n.IsNumber() {
+	s := events.ToolSearch{QueryHash: c.Digest(t.input.Value().Get("query")), Selected: len(refs), Policy: "model_tool_search"}
+	if n := tur.Get("total_deferred_tools"); n.IsNumber() {
 		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(c.Count(n))}}
 	}
 	if len(refs) > 0 {
@@ -440,7 +435,7 @@ func (c *claudeState) toolSearch(r converters.Record, t *claudeTool, res, tur vi
 // subagentReturned writes what crossed back to the parent from a subagent:
 // the digest and size of its final text, never the text.
 func (c *claudeState) subagentReturned(r converters.Record, t *claudeTool, res, tur view.Value, status string) {
-	if id := native.Get(tur, "agentId").Str(); !id.Empty() {
+	if id := tur.Get("agentId").Str(); !id.Empty() {
 		c.agentTool[id.Own()] = t.key // a key outlives the line
 	}
 	for i, k := range c.pendingTask {
@@ -451,13 +446,13 @@ func (c *claudeState) subagentReturned(r converters.Record, t *claudeTool, res, 
 	}
 	text := resultText(res)
 	a := events.SubagentReturned(text.Digest(c.Hasher), text.Len(), status, "final_text_returned_to_parent")
-	if n := native.Get(tur, "totalTokens"); n.IsNumber() {
+	if n := tur.Get("totalTokens"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.Count(n)))})
 	}
-	if n := native.Get(tur, "totalToolUseCount"); n.IsNumber() {
+	if n := tur.Get("totalToolUseCount"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(c.Count(n))})
 	}
-	if at := native.Get(t.input.Value(), "subagent_type"); at.IsString() {
+	if at := t.input.Value().Get("subagent_type"); at.IsString() {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(at.Str()))})
 	}
 	a = append(a, events.RawSummaryNotRecorded)
@@ -479,11 +474,11 @@ func resultText(res view.Value) view.Text {
 // are joined into a text of their own (empty when there are none).
 func claudeTextBlocks(v view.Value) (text view.Text, n int) {
 	var b strings.Builder
-	native.ForEach(v, func(_, blk view.Value) bool {
-		if !native.Get(blk, "type").Str().Is("text") {
+	v.ForEach(func(_, blk view.Value) bool {
+		if !blk.Get("type").Str().Is("text") {
 			return true
 		}
-		t := native.Get(blk, "text").Str()
+		t := blk.Get("text").Str()
 		switch n {
 		case 0:
 			text = t
@@ -506,7 +501,7 @@ func claudeTextBlocks(v view.Value) (text view.Text, n int) {
 // memoryFile writes an access to an instruction or memory file: CLAUDE.md
 // anywhere, and auto-memory files under a project's memory/ directory.
 func (c *claudeState) memoryFile(r converters.Record, t *claudeTool, status string) {
-	p := native.Get(t.input.Value(), "file_path").Str()
+	p := t.input.Value().Get("file_path").Str()
 	kind := memoryKind(p)
 	if kind == "" {
 		return
@@ -518,7 +513,7 @@ func (c *claudeState) memoryFile(r converters.Record, t *claudeTool, status stri
 		{Key: "context.memory_file.status", Value: receipt.S(status)},
 		{Key: "context.memory_file.path_hash", Value: receipt.S(p.Digest(c.Hasher))},
 	}
-	if body := native.Get(t.input.Value(), "content"); body.IsString() {
+	if body := t.input.Value().Get("content"); body.IsString() {
 		a = append(a, receipt.Attr{Key: "context.memory_file.content_hash", Value: receipt.S(body.Str().Digest(c.Hasher))},
 			receipt.Attr{Key: "context.memory_file.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(body.Str().Len())))})
 	}
@@ -545,7 +540,7 @@ func claudeResultReadsInput(name string, input view.Value) bool {
 	case "ToolSearch", "Task", "Agent":
 		return true
 	case "Read", "Write", "Edit", "MultiEdit":
-		return memoryKind(native.Get(input, "file_path").Str()) != ""
+		return memoryKind(input.Get("file_path").Str()) != ""
 	}
 	return false
 }
@@ -587,13 +582,13 @@ func (c *claudeState) system(r converters.Record, agent *claudeAgent) {
 	case "compact_boundary":
 		m := r.Get("compactMetadata")
 		c.postTokens = -1
-		if p := native.Get(m, "postTokens"); p.IsNumber() {
+		if p := m.Get("postTokens"); p.IsNumber() {
 			c.postTokens = c.Count(p)
 		}
-		c.compactionStarted(r, agent, native.Get(m, "trigger").Str(), native.Get(m, "preTokens"), "compact_boundary")
+		c.compactionStarted(r, agent, m.Get("trigger").Str(), m.Get("preTokens"), "compact_boundary")
 	case "microcompact_boundary":
 		m := r.Get("microcompactMetadata")
-		c.compactionStarted(r, agent, native.Get(m, "trigger").Str(), native.Get(m, "preTokens"), "microcompact_boundary")
+		c.compactionStarted(r, agent, m.Get("trigger").Str(), m.Get("preTokens"), "microcompact_boundary")
 	case "api_error", "error":
 		c.counts["api_errors"]++
 	case "stop_hook_summary":
@@ -636,7 +631,7 @@ func (c *claudeState) compactSummary(r converters.Record, agent *claudeAgent, co
 // attachment handles the context-injection records of 2.1.9x+.
 func (c *claudeState) attachment(r converters.Record, agent *claudeAgent) {
 	at := r.Get("attachment")
-	typ := native.Get(at, "type").Str()
+	typ := at.Get("type").Str()
 	kind, known := typ.Word("nested_memory", "hook_additional_context", "hook_success", "file", "directory",
 		"compact_file_reference", "plan_file_reference", "edited_text_file", "mcp_instructions_delta",
 		"deferred_tools_delta", "skill_listing", "invoked_skills")
@@ -645,26 +640,26 @@ func (c *claudeState) attachment(r converters.Record, agent *claudeAgent) {
 	}
 	switch kind {
 	case "nested_memory":
-		body, logged := strText(native.Get(at, "content.content"))
-		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", native.Get(at, "path").Str(), body, logged)
+		body, logged := strText(at.Get("content.content"))
+		c.contextLoaded(r, agent.key, "nested_instructions", "nested_directory_discovery", at.Get("path").Str(), body, logged)
 	case "hook_additional_context":
-		c.contextLoaded(r, agent.key, "hook_context", c.Pass(leak.Label, native.Get(at, "hookEvent").Str()), view.Text{}, native.JoinStrings(native.Get(at, "content")), true)
+		c.contextLoaded(r, agent.key, "hook_context", c.Pass(leak.Label, at.Get("hookEvent").Str()), view.Text{}, native.JoinStrings(at.Get("content")), true)
 	case "hook_success":
 		c.counts["hooks"]++
-		if native.Get(at, "hookEvent").Str().Is("SessionStart") && !native.Get(at, "stdout").Str().Empty() {
-			body, logged := strText(native.Get(at, "stdout"))
+		if at.Get("hookEvent").Str().Is("SessionStart") && !at.Get("stdout").Str().Empty() {
+			body, logged := strText(at.Get("stdout"))
 			c.contextLoaded(r, agent.key, "hook_context", "SessionStart", view.Text{}, body, logged)
 		}
 	case "file", "directory", "compact_file_reference", "plan_file_reference", "edited_text_file":
-		v := native.Get(at, "content.content")
+		v := at.Get("content.content")
 		if !v.Exists() {
-			v = native.Get(at, "content")
+			v = at.Get("content")
 		}
 		body, logged := strText(v)
-		c.contextLoaded(r, agent.key, "file_attachment", c.Pass(leak.Label, typ), native.FirstString(native.Get(at, "filename"), native.Get(at, "path")), body, logged)
+		c.contextLoaded(r, agent.key, "file_attachment", c.Pass(leak.Label, typ), native.FirstString(at.Get("filename"), at.Get("path")), body, logged)
 	case "mcp_instructions_delta":
-		names := native.Get(at, "addedNames").Array()
-		for i, blk := range native.Get(at, "addedBlocks").Array() {
+		names := at.Get("addedNames").Array()
+		for i, blk := range at.Get("addedBlocks").Array() {
 			var server view.Text
 			if i < len(names) {
 				server = names[i].Str()
@@ -675,18 +670,18 @@ func (c *claudeState) attachment(r converters.Record, agent *claudeAgent) {
 		c.deferredTools(r, agent, at)
 	case "skill_listing":
 		a := receipt.Attrs{
-			{Key: "context.skill.listing.hash", Value: receipt.S(c.Digest(native.Get(at, "content")))},
-			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(native.Get(at, "content").RawLen())))},
+			{Key: "context.skill.listing.hash", Value: receipt.S(c.Digest(at.Get("content")))},
+			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(at.Get("content").RawLen())))},
 		}
-		if n := native.Get(at, "skillCount"); n.IsNumber() {
+		if n := at.Get("skillCount"); n.IsNumber() {
 			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(c.Count(n))})
 		}
-		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(native.Get(at, "isInitial").Bool())},
+		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(at.Get("isInitial").Bool())},
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
 		c.Emit(r, agent.key, "context.skill.listing.loaded", a)
 	case "invoked_skills":
-		native.ForEach(native.Get(at, "skills"), func(_, s view.Value) bool {
-			c.skillInvoked(r, agent.key, native.Get(s, "name").Str(), "reinjected_after_compaction", native.Get(s, "content"))
+		at.Get("skills").ForEach(func(_, s view.Value) bool {
+			c.skillInvoked(r, agent.key, s.Get("name").Str(), "reinjected_after_compaction", s.Get("content"))
 			return true
 		})
 	}
@@ -729,7 +724,7 @@ func (c *claudeState) mcpInstructions(r converters.Record, agent *claudeAgent, s
 
 // deferredTools writes a tool index: names listed without their schemas.
 func (c *claudeState) deferredTools(r converters.Record, agent *claudeAgent, at view.Value) {
-	added := native.Get(at, "addedNames").Array()
+	added := at.Get("addedNames").Array()
 	servers := map[string]bool{}
 	var names []string
 	for _, n := range added {
@@ -743,10 +738,10 @@ func (c *claudeState) deferredTools(r converters.Record, agent *claudeAgent, at 
 	c.Emit(r, agent.key, "mcp.tool_index.loaded", events.ToolIndex{
 		Strategy: "deferred_tool_loading", NamesHash: c.ListDigest(names), Count: int64(len(added)),
 		Servers: receipt.Attrs{
-			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(native.Get(at, "removedNames").Array())))},
+			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
 			{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
-			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(native.Get(at, "pendingMcpServers").Array())))},
-			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(native.Get(at, "needsAuthMcpServers").Array())))},
+			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
+			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
 		},
 	}.Attrs())
 }

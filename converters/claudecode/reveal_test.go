@@ -40,3 +40,41 @@ func TestRevealNamesMCPProgress(t *testing.T) {
 		t.Error("a canary reached an output")
 	}
 }
+
+// TestRevealSkillNames: with --reveal names a skill's name is written in
+// clear when it was read from a declared field (the Skill tool's input),
+// and stays a digest when it was read from a prompt's text (a custom slash
+// command: no pass-through declares it, and the session would be refused).
+func TestRevealSkillNames(t *testing.T) {
+	const sid = "2095544c-fa50-4027-b664-c37e578957cf"
+	head := `"isSidechain":false,"userType":"external","cwd":"/Users/CANARY-u/p","sessionId":"` + sid + `","version":"2.1.39"`
+	for _, tc := range []struct {
+		name  string
+		line  string
+		clear bool
+	}{
+		{"skill tool", `{"parentUuid":null,` + head + `,"type":"assistant","requestId":"req_1","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"toolu_01Sk","name":"Skill","input":{"skill":"deploy-helper"}}],"usage":{"input_tokens":3,"output_tokens":5}},"uuid":"a1b2c3d4-0000-4000-8000-000000000002","timestamp":"2026-02-13T02:00:43.000Z"}`, true},
+		{"slash command", `{"parentUuid":null,` + head + `,"type":"user","message":{"role":"user","content":"<command-name>/deploy-helper</command-name>\n<command-args>CANARY-args</command-args>"},"uuid":"a1b2c3d4-0000-4000-8000-000000000001","timestamp":"2026-02-13T02:00:40.000Z"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), sid+".jsonl")
+			if err := os.WriteFile(p, []byte(tc.line+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := pipeline.Convert(pipeline.Input{Path: p, Rel: sid + ".jsonl"}, pipeline.Options{Converter: "claude_code", Reveal: true})
+			if res.Err != nil {
+				t.Fatalf("refused with --reveal names: %v", res.Err)
+			}
+			out := string(res.Receipt)
+			if !strings.Contains(out, `"context.skill.invoked"`) {
+				t.Fatalf("no skill event:\n%s", out)
+			}
+			if got := strings.Contains(out, `"deploy-helper"`); got != tc.clear {
+				t.Errorf("name in clear: %v, want %v", got, tc.clear)
+			}
+			if strings.Contains(out+string(res.Trace), "CANARY") {
+				t.Error("a canary reached an output")
+			}
+		})
+	}
+}

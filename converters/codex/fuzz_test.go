@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters/convtest"
-	"github.com/contextreceipts/convert/internal/fuzzgen"
 )
 
 // TestMain bounds fuzz minimization (convtest.Main).
@@ -15,6 +14,10 @@ func TestMain(m *testing.M) { convtest.Main(m) }
 // what it found worth keeping.
 func FuzzSamples(f *testing.F) { convtest.FuzzSamples(f, "codex") }
 
-// FuzzLogs builds codex logs from their grammar (fuzzgen.Codex) and perturbs
-// them, a canary in every raw slot (convtest.FuzzLogs).
-func FuzzLogs(f *testing.F) { convtest.FuzzLogs(f, fuzzgen.Codex) }
+// FuzzLogs builds codex logs from their grammar (grammar_test.go) and
+// perturbs them, a canary in every raw slot (convtest.FuzzLogs).
+func FuzzLogs(f *testing.F) { convtest.FuzzLogs(f, grammar) }
+
+// TestGrammar: the grammar is deterministic, its plainest log parses, and
+// most of its logs convert (convtest.Grammar).
+func TestGrammar(t *testing.T) { convtest.Grammar(t, "codex", grammar) }

@@ -106,9 +106,11 @@ func codexBareItem(r converters.Record, t view.Value) bool {
 
 // codexForeign reports whether r has a field of another agent's envelope
 // that no Codex record has at its top level: a wrapped message, a tree
-// link, a session id of the Claude Code, Cursor or Droid kinds.
+// link, a session id of the Claude Code, Cursor or Droid kinds, a
+// Codebuff chat message's variant, a chat app's sender ({id, timestamp}
+// alone is every message's shape, not a session header).
 func codexForeign(r converters.Record) bool {
-	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid"} {
+	for _, k := range []string{"message", "parentId", "parentUuid", "sessionId", "session_id", "version", "uuid", "variant", "sender"} {
 		if r.Get(k).Exists() {
 			return true
 		}
@@ -236,48 +238,30 @@ type codexTool struct {
 	collab      string // a collaboration call: "spawn" or "wait" ("" for others)
 }
 
-// codexUsage is a token usage figure (one model, or a delta of totals).
-type codexUsage struct {
-	input, cached, cacheWrite, output, reasoning, total int64
-}
-
-func (u codexUsage) tokens() events.Tokens {
-	return events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cached, CacheWrite: u.cacheWrite}
-}
-
-// own are the counts OpenAI reports beyond the common four.
-func (u codexUsage) own() receipt.Attrs {
+// codexOwn are the counts OpenAI reports beyond the common four.
+func codexOwn(u native.Usage) receipt.Attrs {
 	return receipt.Attrs{
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.total)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.Total)},
 	}
-}
-
-func (u *codexUsage) add(v codexUsage) {
-	u.input += v.input
-	u.cached += v.cached
-	u.cacheWrite += v.cacheWrite
-	u.output += v.output
-	u.reasoning += v.reasoning
-	u.total += v.total
 }
 
 // totalOf reads a cumulative total_token_usage (leak.Cumulative): a
 // heavy session's totals pass MaxCount honestly. It is only subtracted
 // (tokenCount), never written.
-func (c *codexState) totalOf(v view.Value) codexUsage {
-	return codexUsage{
-		input: c.Cumulative(native.Get(v, "input_tokens")), cached: c.Cumulative(native.Get(v, "cached_input_tokens")),
-		cacheWrite: c.Cumulative(native.Get(v, "cache_write_input_tokens")), output: c.Cumulative(native.Get(v, "output_tokens")),
-		reasoning: c.Cumulative(native.Get(v, "reasoning_output_tokens")), total: c.Cumulative(native.Get(v, "total_tokens")),
+func (c *codexState) totalOf(v view.Value) native.Usage {
+	return native.Usage{
+		Input: c.Cumulative(v.Get("input_tokens")), CacheRead: c.Cumulative(v.Get("cached_input_tokens")),
+		CacheWrite: c.Cumulative(v.Get("cache_write_input_tokens")), Output: c.Cumulative(v.Get("output_tokens")),
+		Reasoning: c.Cumulative(v.Get("reasoning_output_tokens")), Total: c.Cumulative(v.Get("total_tokens")),
 	}
 }
 
-func (c *codexState) usageOf(v view.Value) codexUsage {
-	return codexUsage{
-		input: c.Count(native.Get(v, "input_tokens")), cached: c.Count(native.Get(v, "cached_input_tokens")),
-		cacheWrite: c.Count(native.Get(v, "cache_write_input_tokens")), output: c.Count(native.Get(v, "output_tokens")),
-		reasoning: c.Count(native.Get(v, "reasoning_output_tokens")), total: c.Count(native.Get(v, "total_tokens")),
+func (c *codexState) usageOf(v view.Value) native.Usage {
+	return native.Usage{
+		Input: c.Count(v.Get("input_tokens")), CacheRead: c.Count(v.Get("cached_input_tokens")),
+		CacheWrite: c.Count(v.Get("cache_write_input_tokens")), Output: c.Count(v.Get("output_tokens")),
+		Reasoning: c.Count(v.Get("reasoning_output_tokens")), Total: c.Count(v.Get("total_tokens")),
 	}
 }
 
@@ -295,10 +279,10 @@ type codexState struct {
 	loads        map[string]bool   // kind|via|digest of instruction loads already written
 	skills       map[string]bool
 
-	prevTotal  *codexUsage            // last cumulative total seen
-	perModel   map[string]*codexUsage // usage by model, from total deltas
+	prevTotal  *native.Usage            // last cumulative total seen
+	perModel   map[string]*native.Usage // usage by model, from total deltas
 	models     []string
-	chatUsage  map[int]*codexUsage
+	chatUsage  map[int]*native.Usage
 	countsSeen int64 // token_count events with usage
 	lastInput  int64 // input tokens of the last request: the context size
 
@@ -311,7 +295,7 @@ func newCodex(env converters.Env) *codexState {
 	return &codexState{
 		Base: native.New(env, codexTypes), chat: -1, historyStart: -1, provider: "openai",
 		tools: map[string]*codexTool{}, agents: map[string]string{}, loads: map[string]bool{}, skills: map[string]bool{},
-		perModel: map[string]*codexUsage{}, chatUsage: map[int]*codexUsage{},
+		perModel: map[string]*native.Usage{}, chatUsage: map[int]*native.Usage{},
 		counts: map[string]int64{},
 	}
 }
@@ -355,8 +339,8 @@ func (c *codexState) Record(r converters.Record, out *converters.Output) error {
 	case "compacted":
 		c.compacted(r, p)
 	case "world_state":
-		if md := native.Get(p, "state.agents_md"); md.IsObject() {
-			c.instructions(r, "agents_md", "world_state_agents_md", native.Get(md, "directory").Str(), native.Get(md, "text"), native.Get(md, "text"))
+		if md := p.Get("state.agents_md"); md.IsObject() {
+			c.instructions(r, "agents_md", "world_state_agents_md", md.Get("directory").Str(), md.Get("text"), md.Get("text"))
 		}
 	case "state_marker":
 	default:
@@ -376,7 +360,7 @@ func (c *codexState) Record(r converters.Record, out *converters.Output) error {
 // totals and are not usage of the fork; every copied record is counted.
 func (c *codexState) forkCopy(r converters.Record, p view.Value) bool {
 	if r.Type == "turn_context" {
-		if t := uuidV7Ms(native.Get(p, "turn_id").Str()); t == 0 || t >= c.forkAt {
+		if t := uuidV7Ms(p.Get("turn_id").Str()); t == 0 || t >= c.forkAt {
 			c.forkAt = 0
 			return false
 		}
@@ -384,8 +368,8 @@ func (c *codexState) forkCopy(r converters.Record, p view.Value) bool {
 	if r.Type == "session_meta" && c.Session == "" {
 		return false // the fork's own meta, which armed the gate
 	}
-	if r.Type == "event_msg" && native.Get(p, "type").Str().Is("token_count") {
-		if tot := native.Get(p, "info.total_token_usage"); tot.IsObject() {
+	if r.Type == "event_msg" && p.Get("type").Str().Is("token_count") {
+		if tot := p.Get("info.total_token_usage"); tot.IsObject() {
 			now := c.totalOf(tot)
 			c.prevTotal = &now
 		}
@@ -431,7 +415,7 @@ func hexDigit(b byte) (byte, bool) {
 // sessionMeta reads a thread's identity, its parent or fork origin, and the
 // instructions older versions put in the header.
 func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) {
-	if v := native.Get(p, "cli_version"); v.IsString() {
+	if v := p.Get("cli_version"); v.IsString() {
 		c.SeeVersion(v.Str())
 	}
 	if c.Session != "" {
@@ -443,38 +427,38 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 		c.counts["extra_session_meta"]++
 		return
 	}
-	if id := native.Get(p, "id"); id.IsString() && !id.Str().Empty() {
+	if id := p.Get("id"); id.IsString() && !id.Str().Empty() {
 		c.Session = c.Pass(leak.IDOrUUID, id.Str())
 	}
-	c.SeeWorkDir(native.Get(p, "cwd").Str())
-	if n := native.Get(p, "subagent_history_start_ordinal"); n.IsNumber() {
+	c.SeeWorkDir(p.Get("cwd").Str())
+	if n := p.Get("subagent_history_start_ordinal"); n.IsNumber() {
 		c.historyStart = c.Count(n)
 	}
-	if o := native.Get(p, "originator"); o.IsString() && !o.Str().Empty() {
+	if o := p.Get("originator"); o.IsString() && !o.Str().Empty() {
 		c.Out.Span.Set("codex.originator", receipt.S(c.Pass(leak.Label, o.Str())))
 	}
-	if pr := native.Get(p, "model_provider"); pr.IsString() {
+	if pr := p.Get("model_provider"); pr.IsString() {
 		c.provider = c.Pass(leak.Label, pr.Str())
 	}
-	if f := native.Get(p, "forked_from_id"); f.IsString() && !f.Str().Empty() {
+	if f := p.Get("forked_from_id"); f.IsString() && !f.Str().Empty() {
 		// Provenance: the fork copied that thread's history; it is not a child.
 		c.Out.Span.Set("codex.forked_from_id", receipt.S(c.Pass(leak.IDOrUUID, f.Str())))
-		c.forkAt = uuidV7Ms(native.Get(p, "id").Str())
+		c.forkAt = uuidV7Ms(p.Get("id").Str())
 		if c.forkAt == 0 && r.NS > 0 {
 			c.forkAt = r.NS / 1e6
 		}
 	}
-	spawn := native.Get(p, "source.subagent.thread_spawn")
-	parent := native.FirstString(native.Get(p, "parent_thread_id"), native.Get(spawn, "parent_thread_id"))
-	sub := native.Get(p, "source.subagent")
+	spawn := p.Get("source.subagent.thread_spawn")
+	parent := native.FirstString(p.Get("parent_thread_id"), spawn.Get("parent_thread_id"))
+	sub := p.Get("source.subagent")
 	if !parent.Empty() || sub.Exists() {
 		c.childThread(r, p, spawn, sub, parent)
 	}
-	if ins := native.Get(p, "instructions"); ins.IsString() && !ins.Str().Empty() {
+	if ins := p.Get("instructions"); ins.IsString() && !ins.Str().Empty() {
 		c.instructions(r, "user_instructions", via, view.Text{}, ins, ins)
 	}
-	c.dynamicTools(r, native.Get(p, "dynamic_tools"))
-	if b := native.Get(p, "base_instructions.text"); b.IsString() && !b.Str().Empty() {
+	c.dynamicTools(r, p.Get("dynamic_tools"))
+	if b := p.Get("base_instructions.text"); b.IsString() && !b.Str().Empty() {
 		c.instructions(r, "system_prompt", "session_meta_base_instructions", view.Text{}, b, b)
 	}
 }
@@ -482,8 +466,8 @@ func (c *codexState) sessionMeta(r converters.Record, p view.Value, via string) 
 // childThread writes that this rollout is a subagent's: its parent thread
 // (another rollout, converted on its own) and its role.
 func (c *codexState) childThread(r converters.Record, p, spawn, sub view.Value, parent view.Text) {
-	depth := c.Count(native.Get(spawn, "depth"))
-	if d := native.Get(p, "depth"); d.IsNumber() {
+	depth := c.Count(spawn.Get("depth"))
+	if d := p.Get("depth"); d.IsNumber() {
 		depth = c.Count(d)
 	}
 	if depth < 1 {
@@ -494,8 +478,8 @@ func (c *codexState) childThread(r converters.Record, p, spawn, sub view.Value, 
 	switch {
 	case sub.IsString():
 		kind = sub.Str() // review, compact
-	case native.Get(sub, "thread_spawn").Exists():
-		kind = native.FirstString(native.Get(p, "agent_role"), native.Get(spawn, "agent_role"))
+	case sub.Get("thread_spawn").Exists():
+		kind = native.FirstString(p.Get("agent_role"), spawn.Get("agent_role"))
 	}
 	if !kind.Empty() {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(kind))})
@@ -513,7 +497,7 @@ func (c *codexState) childThread(r converters.Record, p, spawn, sub view.Value, 
 // turnContext opens the chat span of a turn and writes the instructions
 // newer versions repeat in every turn context (once per distinct text).
 func (c *codexState) turnContext(r converters.Record, p view.Value) {
-	if m := native.Get(p, "model"); m.IsString() && !m.Str().Empty() && !m.Str().Is(c.model) {
+	if m := p.Get("model"); m.IsString() && !m.Str().Empty() && !m.Str().Is(c.model) {
 		c.model = m.Str().Own() // kept past the line
 	}
 	c.chat = len(c.Out.Spans)
@@ -521,7 +505,7 @@ func (c *codexState) turnContext(r converters.Record, p view.Value) {
 	if c.model != "" {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.Pass(leak.Model, view.Borrow(c.model)))})
 	}
-	if e := native.Get(p, "effort"); e.IsString() {
+	if e := p.Get("effort"); e.IsString() {
 		if effort, ok := e.Str().Admit(leak.Label); ok {
 			attrs = append(attrs, receipt.Attr{Key: "codex.reasoning.effort", Value: receipt.S(effort)})
 		}
@@ -529,13 +513,13 @@ func (c *codexState) turnContext(r converters.Record, p view.Value) {
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line), Name: c.chatName(),
 		Kind: 3, Start: r.NS, End: r.NS, Attrs: attrs})
 	c.counts["turns"]++
-	if u := native.Get(p, "user_instructions"); u.IsString() && !u.Str().Empty() {
+	if u := p.Get("user_instructions"); u.IsString() && !u.Str().Empty() {
 		c.instructions(r, "user_instructions", "turn_context_user_instructions", view.Text{}, u, u)
 	}
-	if d := native.Get(p, "developer_instructions"); d.IsString() && !d.Str().Empty() {
+	if d := p.Get("developer_instructions"); d.IsString() && !d.Str().Empty() {
 		c.instructions(r, "developer_instructions", "turn_context_developer_instructions", view.Text{}, d, d)
 	}
-	if d := native.Get(p, "collaboration_mode.settings.developer_instructions"); d.IsString() && !d.Str().Empty() {
+	if d := p.Get("collaboration_mode.settings.developer_instructions"); d.IsString() && !d.Str().Empty() {
 		c.instructions(r, "developer_instructions", "collaboration_mode_developer_instructions", view.Text{}, d, d)
 	}
 }
@@ -603,21 +587,21 @@ func (c *codexState) End(out *converters.Output) error {
 	if c.Session == "" && c.fileID != "" {
 		c.Session = c.fileID
 	}
-	var all codexUsage
+	var all native.Usage
 	for _, m := range c.models {
 		u := c.perModel[m]
-		all.add(*u)
+		all.Add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), u.tokens(), u.own(), "cumulative_total_deltas", "thread")})
+			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), u.Tokens(), codexOwn(*u), "cumulative_total_deltas", "thread")})
 	}
 	// The spans' usage follows the GenAI conventions (input already holds
 	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
 	for idx, u := range c.chatUsage {
-		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, native.ChatUsage(u.input, u.output, u.cached, u.cacheWrite)...),
-			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)})
+		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, u.Chat()...),
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)})
 	}
 	c.RootIdentity(out, "codex")
-	native.RootTokens(out, all.input, all.output)
+	all.Root(out)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
 		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
 	}
@@ -660,16 +644,16 @@ func codexActivation(via string) string {
 // are deferred (loaded only through tool search).
 func (c *codexState) dynamicTools(r converters.Record, dt view.Value) {
 	if dt.IsObject() {
-		dt = native.Get(dt, "tools")
+		dt = dt.Get("tools")
 	}
 	if !dt.IsArray() {
 		return
 	}
 	var names []string
 	deferred := int64(0)
-	native.ForEach(dt, func(_, t view.Value) bool {
-		names = append(names, native.Get(t, "name").Str().Own()) // small; hashed as a list below
-		if native.Get(t, "deferLoading").Bool() || native.Get(t, "defer_loading").Bool() {
+	dt.ForEach(func(_, t view.Value) bool {
+		names = append(names, t.Get("name").Str().Own()) // small; hashed as a list below
+		if t.Get("deferLoading").Bool() || t.Get("defer_loading").Bool() {
 			deferred++
 		}
 		return true

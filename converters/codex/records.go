@@ -24,7 +24,7 @@ var codexSkillRe = sync.OnceValue(func() *regexp.Regexp {
 // item handles one Responses-API item: messages (prompts, instruction and
 // environment wrappers, skills), tool calls and their outputs, tool search.
 func (c *codexState) item(r converters.Record, p view.Value) {
-	pt := native.Get(p, "type").Str()
+	pt := p.Get("type").Str()
 	if r.Type == "response_item" {
 		c.TypeCounts[c.payloadKey("response_item", pt)]++
 	}
@@ -33,13 +33,13 @@ func (c *codexState) item(r converters.Record, p view.Value) {
 	case pt.Is("message"):
 		c.message(r, p)
 	case pt.Is("function_call"): // one scan: arguments are long, and namespace is often absent
-		f := native.Fields(p, "call_id", "name", "namespace", "arguments")
+		f := p.Fields("call_id", "name", "namespace", "arguments")
 		c.openTool(r, f[0].Str(), f[1].Str(), f[2].Str(), f[3])
 	case pt.Is("custom_tool_call"):
-		f := native.Fields(p, "call_id", "name", "input", "namespace")
+		f := p.Fields("call_id", "name", "input", "namespace")
 		c.openTool(r, f[0].Str(), f[1].Str(), f[3].Str(), f[2])
 	case pt.Is("function_call_output"), pt.Is("custom_tool_call_output"):
-		f := native.Fields(p, "call_id", "output", "namespace", "name")
+		f := p.Fields("call_id", "output", "namespace", "name")
 		if f[0].Str().Empty() && f[2].Str().Is("codex_app") {
 			c.appMessage(r, f[3].Str(), f[1])
 			break
@@ -47,15 +47,15 @@ func (c *codexState) item(r converters.Record, p view.Value) {
 		c.toolOutput(r, f[0].Str(), f[1])
 	case pt.Is("local_shell_call"), pt.Is("web_search_call"), pt.Is("image_generation_call"):
 		name, _ := view.Lookup(codexItemTools, pt)
-		id := native.FirstString(native.Get(p, "call_id"), native.Get(p, "id"))
-		args := native.Get(p, "action")
+		id := native.FirstString(p.Get("call_id"), p.Get("id"))
+		args := p.Get("action")
 		t := c.openTool(r, id, view.Borrow(name), view.Text{}, args)
 		t.done = true
-		if s := native.Get(p, "status").Str(); s.Is("failed") || s.Is("incomplete") {
+		if s := p.Get("status").Str(); s.Is("failed") || s.Is("incomplete") {
 			c.Out.Spans[t.span].Error = true
 		}
 	case pt.Is("tool_search_call"):
-		c.openTool(r, native.Get(p, "call_id").Str(), view.Borrow("tool_search"), view.Text{}, native.Get(p, "arguments"))
+		c.openTool(r, p.Get("call_id").Str(), view.Borrow("tool_search"), view.Text{}, p.Get("arguments"))
 	case pt.Is("tool_search_output"):
 		c.toolSearch(r, p)
 	case pt.Is("compaction"), pt.Is("compaction_summary"):
@@ -115,9 +115,9 @@ func (c *codexState) payloadKey(record string, t view.Text) string {
 // prompt.
 func (c *codexState) message(r converters.Record, p view.Value) {
 	var parts []view.Text // joined below, within the call
-	content := native.Get(p, "content")
-	native.ForEach(content, func(_, b view.Value) bool {
-		if t := native.Get(b, "text"); t.IsString() {
+	content := p.Get("content")
+	content.ForEach(func(_, b view.Value) bool {
+		if t := b.Get("text"); t.IsString() {
 			parts = append(parts, t.Str())
 		}
 		return true
@@ -132,7 +132,7 @@ func (c *codexState) message(r converters.Record, p view.Value) {
 		digest := text.Digest(c.Hasher)
 		c.instructionText(r, kind, via, dir, source, text, digest, digest)
 	}
-	switch role := native.Get(p, "role").Str(); {
+	switch role := p.Get("role").Str(); {
 	case role.Is("developer"), role.Is("system"):
 		loaded("developer_instructions", "developer_message", view.Text{}, text)
 		return
@@ -333,8 +333,8 @@ func (c *codexState) toolOutput(r converters.Record, id view.Text, out view.Valu
 	}
 	var failed bool
 	if scanned {
-		f := native.Fields(inner, "metadata", "isError", "success")
-		failed = native.Get(f[0], "exit_code").Int() != 0 || f[1].Bool() || f[2].Type() == view.False
+		f := inner.Fields("metadata", "isError", "success")
+		failed = f[0].Get("exit_code").Int() != 0 || f[1].Bool() || f[2].Type() == view.False
 	} else {
 		failed = inner.Deep("metadata.exit_code").Int() != 0 || inner.Deep("isError").Bool() || inner.Deep("success").Type() == view.False
 	}
@@ -346,7 +346,7 @@ func (c *codexState) toolOutput(r converters.Record, id view.Text, out view.Valu
 		// The new thread's id, when no collab_agent_spawn_end said it
 		// (that event is not persisted by every policy).
 		if scanned {
-			g := native.Fields(inner, "agent_id", "new_thread_id", "thread_id")
+			g := inner.Fields("agent_id", "new_thread_id", "thread_id")
 			c.spawnChildFrom(r, id, native.FirstString(g[0], g[1], g[2]), false)
 		}
 	case "wait":
@@ -388,7 +388,7 @@ func (c *codexState) mcpCompleted(r converters.Record, t *codexTool, status stri
 // toolSearch writes a tool search: the query digest and the tools it loaded
 // (function groups, each with its tools).
 func (c *codexState) toolSearch(r converters.Record, p view.Value) {
-	id := native.Get(p, "call_id").Str()
+	id := p.Get("call_id").Str()
 	t := c.tool(id)
 	if t == nil {
 		t = c.openTool(r, id, view.Borrow("tool_search"), view.Text{}, view.Value{})
@@ -396,20 +396,20 @@ func (c *codexState) toolSearch(r converters.Record, p view.Value) {
 	t.done = true
 	c.Out.Spans[t.span].Reach(r.NS)
 	var names []string // small copies, hashed as a list below
-	native.ForEach(native.Get(p, "tools"), func(_, g view.Value) bool {
-		if inner := native.Get(g, "tools"); inner.IsArray() {
-			group := native.Get(g, "name").Str().Own()
-			native.ForEach(inner, func(_, x view.Value) bool {
-				names = append(names, group+"__"+native.Get(x, "name").Str().Own())
+	p.Get("tools").ForEach(func(_, g view.Value) bool {
+		if inner := g.Get("tools"); inner.IsArray() {
+			group := g.Get("name").Str().Own()
+			inner.ForEach(func(_, x view.Value) bool {
+				names = append(names, group+"__"+x.Get("name").Str().Own())
 				return true
 			})
 		} else {
-			names = append(names, native.Get(g, "name").Str().Own())
+			names = append(names, g.Get("name").Str().Own())
 		}
 		return true
 	})
 	args := t.args.Value()
-	query := native.Get(args, "query")
+	query := args.Get("query")
 	if !query.Exists() {
 		query = args
 	}
@@ -417,7 +417,7 @@ func (c *codexState) toolSearch(r converters.Record, p view.Value) {
 	if len(names) > 0 {
 		s.SelectedHash = c.ListDigest(names)
 	}
-	if native.Get(p, "execution").Str().Is("server") {
+	if p.Get("execution").Str().Is("server") {
 		s.Policy = "server_tool_search"
 	}
 	c.Emit(r, t.key, "mcp.tool_search.performed", s.Attrs())
@@ -426,14 +426,14 @@ func (c *codexState) toolSearch(r converters.Record, p view.Value) {
 // agentMessage is an inter-agent message: from a child thread, it is what
 // the subagent brought back to this one.
 func (c *codexState) agentMessage(r converters.Record, p view.Value) {
-	author := native.Get(p, "author").Str()
+	author := p.Get("author").Str()
 	span, ok := view.Lookup(c.agents, author)
 	if !ok {
 		c.counts["inter_agent_messages"]++
 		return
 	}
 	c.stretchAgent(author, r.NS)
-	text := native.JoinStrings(native.Get(p, "content.#.text"))
+	text := native.JoinStrings(p.Get("content.#.text"))
 	c.Emit(r, span, "subagent.result.returned",
 		append(events.SubagentReturned(text.Digest(c.Hasher), text.Len(), "success", "inter_agent_message"), events.RawSummaryNotRecorded))
 }
@@ -441,20 +441,20 @@ func (c *codexState) agentMessage(r converters.Record, p view.Value) {
 // event handles one runtime event: token counts, prompts, MCP call ends,
 // command results, compaction, rollbacks and subagent lifecycle.
 func (c *codexState) event(r converters.Record, p view.Value) {
-	pt := native.Get(p, "type").Str()
+	pt := p.Get("type").Str()
 	c.TypeCounts[c.payloadKey("event_msg", pt)]++
 	c.touch(r.NS)
 	switch {
 	case pt.Is("token_count"):
-		c.tokenCount(native.Get(p, "info"))
+		c.tokenCount(p.Get("info"))
 	case pt.Is("turn.completed"):
-		if u := native.Get(p, "usage"); u.IsObject() && c.prevTotal == nil {
+		if u := p.Get("usage"); u.IsObject() && c.prevTotal == nil {
 			c.addUsage(c.usageOf(u)) // 0.5x: per-turn usage, not cumulative
 		}
 	case pt.Is("user_message"):
 		c.counts["user_prompts"]++
 	case pt.Is("item_completed"):
-		c.itemCompleted(r, native.Get(p, "item"))
+		c.itemCompleted(r, p.Get("item"))
 	case pt.Is("thread_rolled_back"):
 		c.counts["rollbacks"]++
 	case pt.Is("turn_aborted"):
@@ -464,20 +464,20 @@ func (c *codexState) event(r converters.Record, p view.Value) {
 	case pt.Is("mcp_tool_call_end"):
 		c.mcpEnd(r, p)
 	case pt.Is("exec_command_end"):
-		if t := c.tool(native.Get(p, "call_id").Str()); t != nil {
+		if t := c.tool(p.Get("call_id").Str()); t != nil {
 			c.Out.Spans[t.span].Reach(r.NS)
-			if native.Get(p, "exit_code").Int() != 0 {
+			if p.Get("exit_code").Int() != 0 {
 				c.Out.Spans[t.span].Error = true
 			}
 		}
 	case pt.Is("patch_apply_end"):
-		if t := c.tool(native.Get(p, "call_id").Str()); t != nil && native.Get(p, "success").Type() == view.False {
+		if t := c.tool(p.Get("call_id").Str()); t != nil && p.Get("success").Type() == view.False {
 			c.Out.Spans[t.span].Error = true
 		}
 	case pt.Is("collab_agent_spawn_end"):
-		c.spawnChild(r, native.Get(p, "call_id").Str(), native.FirstString(native.Get(p, "new_thread_id"), native.Get(p, "agent_thread_id"), native.Get(p, "thread_id")))
+		c.spawnChild(r, p.Get("call_id").Str(), native.FirstString(p.Get("new_thread_id"), p.Get("agent_thread_id"), p.Get("thread_id")))
 	case pt.Is("sub_agent_activity"):
-		id := native.Get(p, "agent_thread_id").Str()
+		id := p.Get("agent_thread_id").Str()
 		if _, ok := view.Lookup(c.agents, id); !ok && !id.Empty() {
 			c.spawnChild(r, view.Text{}, id)
 		}
@@ -494,70 +494,70 @@ func (c *codexState) tokenCount(info view.Value) {
 		c.counts["rate_limit_only_counts"]++
 		return
 	}
-	if last := native.Get(info, "last_token_usage.input_tokens"); last.Exists() {
+	if last := info.Get("last_token_usage.input_tokens"); last.Exists() {
 		c.lastInput = c.Count(last)
 	}
-	tot := native.Get(info, "total_token_usage")
+	tot := info.Get("total_token_usage")
 	if !tot.IsObject() {
-		if last := native.Get(info, "last_token_usage"); last.IsObject() {
+		if last := info.Get("last_token_usage"); last.IsObject() {
 			c.addUsage(c.usageOf(last))
 		}
 		return
 	}
 	now := c.totalOf(tot)
 	d := now
-	if p := c.prevTotal; p != nil && now.total >= p.total {
-		d = codexUsage{
-			input: max(0, now.input-p.input), cached: max(0, now.cached-p.cached), cacheWrite: max(0, now.cacheWrite-p.cacheWrite),
-			output: max(0, now.output-p.output), reasoning: max(0, now.reasoning-p.reasoning), total: max(0, now.total-p.total),
+	if p := c.prevTotal; p != nil && now.Total >= p.Total {
+		d = native.Usage{
+			Input: max(0, now.Input-p.Input), CacheRead: max(0, now.CacheRead-p.CacheRead), CacheWrite: max(0, now.CacheWrite-p.CacheWrite),
+			Output: max(0, now.Output-p.Output), Reasoning: max(0, now.Reasoning-p.Reasoning), Total: max(0, now.Total-p.Total),
 		}
 	}
 	c.prevTotal = &now
 	// What is written is the growth, each part a count a request may add
 	// (a first total above MaxCount is not one, and is not written).
-	d = codexUsage{input: c.Growth(d.input), cached: c.Growth(d.cached), cacheWrite: c.Growth(d.cacheWrite),
-		output: c.Growth(d.output), reasoning: c.Growth(d.reasoning), total: c.Growth(d.total)}
-	if d == (codexUsage{}) {
+	d = native.Usage{Input: c.Growth(d.Input), CacheRead: c.Growth(d.CacheRead), CacheWrite: c.Growth(d.CacheWrite),
+		Output: c.Growth(d.Output), Reasoning: c.Growth(d.Reasoning), Total: c.Growth(d.Total)}
+	if d == (native.Usage{}) {
 		return
 	}
 	c.addUsage(d)
 }
 
-func (c *codexState) addUsage(d codexUsage) {
+func (c *codexState) addUsage(d native.Usage) {
 	m := c.modelOr()
 	u := c.perModel[m]
 	if u == nil {
-		u = &codexUsage{}
+		u = &native.Usage{}
 		c.perModel[m] = u
 		c.models = append(c.models, m)
 	}
-	u.add(d)
+	u.Add(d)
 	if c.chat >= 0 {
 		cu := c.chatUsage[c.chat]
 		if cu == nil {
-			cu = &codexUsage{}
+			cu = &native.Usage{}
 			c.chatUsage[c.chat] = cu
 		}
-		cu.add(d)
+		cu.Add(d)
 	}
 }
 
 // mcpEnd reads an mcp_tool_call_end event: {call_id, invocation{server,
 // tool, arguments}, result{Ok|Err}}.
 func (c *codexState) mcpEnd(r converters.Record, p view.Value) {
-	id := native.Get(p, "call_id").Str()
-	server, tool := native.Get(p, "invocation.server").Str(), native.Get(p, "invocation.tool").Str()
+	id := p.Get("call_id").Str()
+	server, tool := p.Get("invocation.server").Str(), p.Get("invocation.tool").Str()
 	t := c.tool(id)
 	if t == nil {
 		name := view.Join([]view.Text{view.Borrow("mcp"), server, tool}, "__")
-		t = c.openTool(r, id, name, view.Text{}, native.Get(p, "invocation.arguments"))
+		t = c.openTool(r, id, name, view.Text{}, p.Get("invocation.arguments"))
 	}
 	if t.mcpServer == "" {
 		t.mcpServer, t.mcpTool = server.Own(), tool.Own()
 	}
 	c.Out.Spans[t.span].Reach(r.NS)
-	status, res := "success", native.Get(p, "result.Ok")
-	if e := native.Get(p, "result.Err"); e.Exists() || native.Get(res, "isError").Bool() {
+	status, res := "success", p.Get("result.Ok")
+	if e := p.Get("result.Err"); e.Exists() || res.Get("isError").Bool() {
 		status = "error"
 		c.Out.Spans[t.span].Error = true
 		if e.Exists() {
@@ -571,24 +571,24 @@ func (c *codexState) mcpEnd(r converters.Record, p view.Value) {
 
 // itemCompleted reads 0.147's item_completed events (PascalCase items).
 func (c *codexState) itemCompleted(r converters.Record, it view.Value) {
-	switch typ := native.Get(it, "type").Str(); {
+	switch typ := it.Get("type").Str(); {
 	case typ.Is("UserMessage"):
 		c.counts["user_prompts"]++
 	case typ.Is("McpToolCall"):
-		id := native.FirstString(native.Get(it, "call_id"), native.Get(it, "id"))
+		id := native.FirstString(it.Get("call_id"), it.Get("id"))
 		t := c.tool(id)
 		if t == nil {
-			name := view.Join([]view.Text{view.Borrow("mcp"), native.Get(it, "server").Str(), native.Get(it, "tool").Str()}, "__")
-			t = c.openTool(r, id, name, view.Text{}, native.Get(it, "arguments"))
+			name := view.Join([]view.Text{view.Borrow("mcp"), it.Get("server").Str(), it.Get("tool").Str()}, "__")
+			t = c.openTool(r, id, name, view.Text{}, it.Get("arguments"))
 		}
 		t.done = true
 		status := "success"
-		if native.Get(it, "status").Str().Is("failed") || native.Get(it, "error").Exists() {
+		if it.Get("status").Str().Is("failed") || it.Get("error").Exists() {
 			status = "error"
 			c.Out.Spans[t.span].Error = true
 		}
 		if !t.mcpReported && t.mcpServer != "" {
-			c.mcpCompleted(r, t, status, native.Get(it, "result"))
+			c.mcpCompleted(r, t, status, it.Get("result"))
 		}
 	}
 }
@@ -644,10 +644,10 @@ func (c *codexState) compacted(r converters.Record, p view.Value) {
 	}
 	a = append(a, receipt.Attr{Key: "privacy.raw_context_recorded", Value: receipt.B(false)})
 	c.Emit(r, "", "context.compaction.started", a)
-	summary := native.Get(p, "message")
+	summary := p.Get("message")
 	text := summary.Str()
 	if text.Empty() {
-		summary = native.Get(p, "replacement_history")
+		summary = p.Get("replacement_history")
 		text = summary.Raw()
 	}
 	c.Emit(r, "", "context.compaction.summary_loaded", events.CompactionSummary(c.Digest(summary), text.Len()))

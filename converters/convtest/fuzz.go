@@ -92,7 +92,7 @@ type FuzzCase struct {
 
 func LogCase(l *fuzzgen.Log, auto bool) FuzzCase {
 	conv, _ := converters.Lookup(l.Format)
-	in := pipeline.Input{Path: l.Main, Rel: path.Base(l.Main)}
+	in := pipeline.Input{Path: l.Main, Rel: path.Base(l.Main), Meta: l.Meta}
 	for _, c := range l.Companions {
 		in.Companions = append(in.Companions, pipeline.Companion{Path: c.Path, Rel: c.Rel, Meta: c.Meta})
 	}

@@ -36,6 +36,9 @@ func Locations(t *testing.T, converter, env string, unset, set []string) {
 		var got []string
 		for _, l := range c.Native.Locations {
 			p := filepath.ToSlash(l.Path(getenv, home))
+			if p == "" {
+				continue // an EnvOnly place, its variable unset: none
+			}
 			p = strings.Replace(p, filepath.ToSlash(dir), "ENV", 1)
 			got = append(got, strings.Replace(p, filepath.ToSlash(home), "HOME", 1))
 		}

@@ -13,32 +13,19 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// copilotUsage is a token figure: one call's (assistant.usage) or one
-// model's session total (session.shutdown modelMetrics).
-type copilotUsage struct {
-	input, output, cacheRead, cacheWrite, reasoning, requests int64
-}
-
-// keepMax keeps, field by field, the larger of u and v, input as input
-// less cache reads and writes (ccusage 20.0.24's rule for a session's
-// shutdowns: it takes each as a running total).
-func (u *copilotUsage) keepMax(v copilotUsage) {
-	net := max(u.input-u.cacheRead-u.cacheWrite, v.input-v.cacheRead-v.cacheWrite)
-	u.output = max(u.output, v.output)
-	u.cacheRead = max(u.cacheRead, v.cacheRead)
-	u.cacheWrite = max(u.cacheWrite, v.cacheWrite)
-	u.reasoning = max(u.reasoning, v.reasoning)
-	u.requests = max(u.requests, v.requests)
-	u.input = net + u.cacheRead + u.cacheWrite
-}
-
-func (u *copilotUsage) add(v copilotUsage) {
-	u.input += v.input
-	u.output += v.output
-	u.cacheRead += v.cacheRead
-	u.cacheWrite += v.cacheWrite
-	u.reasoning += v.reasoning
-	u.requests += v.requests
+// keepMax keeps in u, field by field, the larger of u and v (one call's
+// figures, assistant.usage, or one model's session total, session.shutdown
+// modelMetrics), input as input less cache reads and writes (ccusage
+// 20.0.24's rule for a session's shutdowns: it takes each as a running
+// total). Copilot's input holds the cache reads and writes.
+func keepMax(u *native.Usage, v native.Usage) {
+	net := max(u.Input-u.CacheRead-u.CacheWrite, v.Input-v.CacheRead-v.CacheWrite)
+	u.Output = max(u.Output, v.Output)
+	u.CacheRead = max(u.CacheRead, v.CacheRead)
+	u.CacheWrite = max(u.CacheWrite, v.CacheWrite)
+	u.Reasoning = max(u.Reasoning, v.Reasoning)
+	u.Responses = max(u.Responses, v.Responses)
+	u.Input = net + u.CacheRead + u.CacheWrite
 }
 
 // copilotAgent is the main agent (key "") or a subagent started by a tool
@@ -79,8 +66,8 @@ type copilotState struct {
 	models map[string]bool // model names seen in declared fields
 	model  string
 
-	shutdown, usage map[string]*copilotUsage // per model: the shutdowns' metrics (ccusage's rule), per-call usage records
-	summed          copilotUsage             // every shutdown's metrics added (a resumed session's)
+	shutdown, usage map[string]*native.Usage // per model: the shutdowns' metrics (ccusage's rule), per-call usage records
+	summed          native.Usage             // every shutdown's metrics added (a resumed session's)
 	shutdowns       int64
 	withMetrics     int64 // shutdowns with metrics
 	checkpoint      struct {
@@ -97,7 +84,7 @@ func newCopilot(env converters.Env) *copilotState {
 	root := &copilotAgent{key: "", span: -1, chat: -1}
 	return &copilotState{Base: native.New(env, append(append([]string(nil), copilotTypes...), copilotUnlisted...)), root: root, agents: map[string]*copilotAgent{},
 		byCall: map[string]*copilotAgent{}, tools: map[string]*copilotTool{}, skills: map[string]bool{}, models: map[string]bool{},
-		shutdown: map[string]*copilotUsage{}, usage: map[string]*copilotUsage{}, counts: map[string]int64{}}
+		shutdown: map[string]*native.Usage{}, usage: map[string]*native.Usage{}, counts: map[string]int64{}}
 }
 
 func (c *copilotState) Record(r converters.Record, out *converters.Output) error {
@@ -292,7 +279,7 @@ func (c *copilotState) message(r converters.Record, a *copilotAgent, d view.Valu
 		}
 		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+c.Count(n)))
 	}
-	native.ForEach(d.Get("toolRequests"), func(_, t view.Value) bool {
+	d.Get("toolRequests").ForEach(func(_, t view.Value) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), view.Value{})
 		return true
 	})
@@ -300,8 +287,8 @@ func (c *copilotState) message(r converters.Record, a *copilotAgent, d view.Valu
 
 // callUsage reads an assistant.usage record, when a build persists them.
 func (c *copilotState) callUsage(a *copilotAgent, d view.Value) {
-	u := copilotUsage{input: c.Count(d.Get("inputTokens")), output: c.Count(d.Get("outputTokens")),
-		cacheRead: c.Count(d.Get("cacheReadTokens")), cacheWrite: c.Count(d.Get("cacheWriteTokens")), requests: 1}
+	u := native.Usage{Input: c.Count(d.Get("inputTokens")), Output: c.Count(d.Get("outputTokens")),
+		CacheRead: c.Count(d.Get("cacheReadTokens")), CacheWrite: c.Count(d.Get("cacheWriteTokens")), Responses: 1}
 	m := d.Get("model").Str()
 	if m.Empty() {
 		m = view.Borrow(c.model) // owned
@@ -309,22 +296,22 @@ func (c *copilotState) callUsage(a *copilotAgent, d view.Value) {
 	c.addUsage(c.usage, m, u)
 	if a.chat >= 0 {
 		sp := &c.Out.Spans[a.chat]
-		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(u.input))
-		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(u.cacheRead))
-		sp.Attrs.Set("gen_ai.usage.cache_write.input_tokens", receipt.I(u.cacheWrite))
+		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(u.Input))
+		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(u.CacheRead))
+		sp.Attrs.Set("gen_ai.usage.cache_write.input_tokens", receipt.I(u.CacheWrite))
 	}
 }
 
-func (c *copilotState) addUsage(to map[string]*copilotUsage, model view.Text, u copilotUsage) {
+func (c *copilotState) addUsage(to map[string]*native.Usage, model view.Text, u native.Usage) {
 	if model.Empty() {
 		model = view.Borrow("unknown")
 	}
 	total, _ := view.Lookup(to, model)
 	if total == nil {
-		total = &copilotUsage{}
+		total = &native.Usage{}
 		to[model.Own()] = total
 	}
-	total.add(u)
+	total.Add(u)
 }
 
 // maxNanoAiu bounds a running total of AI credits in nano units: a
@@ -368,21 +355,21 @@ func (c *copilotState) shutdownMetrics(d view.Value) {
 	if d.Get("shutdownType").Str().Is("error") {
 		c.counts["error_shutdowns"]++
 	}
-	native.ForEach(d.Get("modelMetrics"), func(k, m view.Value) bool {
+	d.Get("modelMetrics").ForEach(func(k, m view.Value) bool {
 		u := m.Get("usage")
-		one := copilotUsage{input: c.Count(u.Get("inputTokens")), output: c.Count(u.Get("outputTokens")),
-			cacheRead: c.Count(u.Get("cacheReadTokens")), cacheWrite: c.Count(u.Get("cacheWriteTokens")),
-			reasoning: c.Count(u.Get("reasoningTokens")), requests: c.Count(m.Get("requests.count"))}
+		one := native.Usage{Input: c.Count(u.Get("inputTokens")), Output: c.Count(u.Get("outputTokens")),
+			CacheRead: c.Count(u.Get("cacheReadTokens")), CacheWrite: c.Count(u.Get("cacheWriteTokens")),
+			Reasoning: c.Count(u.Get("reasoningTokens")), Responses: c.Count(m.Get("requests.count"))}
 		model := k.Str()
 		if model.Empty() {
 			model = view.Borrow("unknown")
 		}
 		if t, _ := view.Lookup(c.shutdown, model); t != nil {
-			t.keepMax(one)
+			keepMax(t, one)
 		} else {
 			c.shutdown[model.Own()] = &one
 		}
-		c.summed.add(one)
+		c.summed.Add(one)
 		return true
 	})
 }
@@ -502,13 +489,8 @@ func (c *copilotState) finishTool(r converters.Record, d view.Value) {
 		c.counts["mcp_calls"]++
 	case t.sub != nil:
 		c.Out.Spans[t.sub.span].Cover(r.NS)
-		c.Emit(r, t.key, "subagent.result.returned", receipt.Attrs{
-			{Key: "subagent.result.hash", Value: receipt.S(c.Digest(res))},
-			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(raw)))},
-			{Key: "subagent.result.status", Value: receipt.S(status)},
-			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
-			{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
-		})
+		c.Emit(r, t.key, "subagent.result.returned", append(
+			events.SubagentReturned(c.Digest(res), raw, status, "final_text_returned_to_parent"), events.RawSummaryNotRecorded))
 	}
 }
 
@@ -622,7 +604,7 @@ func (c *copilotState) compactionDone(r converters.Record, d view.Value) {
 	if n := d.Get("postCompactionTokens"); n.IsNumber() {
 		a = append(a, receipt.Attr{Key: "context.compaction.token_count.after_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.Count(n)))})
 	}
-	a = append(a, receipt.Attr{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)})
+	a = append(a, events.RawSummaryNotRecorded)
 	c.Emit(r, "", "context.compaction.summary_loaded", a)
 }
 
@@ -654,10 +636,7 @@ func (c *copilotState) systemMessage(r converters.Record, d view.Value) {
 }
 
 func (c *copilotState) gap(gap, detail string) {
-	c.Emit(converters.Record{}, "", "context.audit_gap.recorded", receipt.Attrs{
-		{Key: "context.audit_gap", Value: receipt.S(gap)},
-		{Key: "context.audit_gap.detail", Value: receipt.S(detail)},
-	})
+	c.Emit(converters.Record{}, "", "context.audit_gap.recorded", events.AuditGap(gap, detail))
 }
 
 // modelName writes a model name read from a modelMetrics key: in clear
@@ -684,21 +663,15 @@ func (c *copilotState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var all copilotUsage
+	var all native.Usage
 	for _, m := range models {
 		u := totals[m]
-		all.add(*u)
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: receipt.Attrs{
-			{Key: "gen_ai.request.model", Value: receipt.S(c.modelName(m))},
-			{Key: "gen_ai.usage.input_tokens", Value: receipt.I(u.input)},
-			{Key: "gen_ai.usage.output_tokens", Value: receipt.I(u.output)},
-			{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(u.cacheRead)},
-			{Key: "gen_ai.usage.cache_creation.input_tokens", Value: receipt.I(u.cacheWrite)},
-			{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.reasoning)},
-			{Key: "gen_ai.usage.responses", Value: receipt.I(u.requests)},
-			{Key: "gen_ai.usage.dedupe", Value: receipt.S(dedupe)},
-			{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")},
-		}})
+		all.Add(*u)
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(c.modelName(m), u.Tokens(),
+			receipt.Attrs{
+				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)},
+				{Key: "gen_ai.usage.responses", Value: receipt.I(u.Responses)},
+			}, dedupe, "session_with_subagents")})
 	}
 	switch {
 	case len(models) == 0:
@@ -714,23 +687,23 @@ func (c *copilotState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		native.RootTokens(out, all.input, all.output)
+		all.Root(out)
 	}
 	// The figures ccusage's rule leaves out: every shutdown of a resumed
 	// session added up, and the per-call records of one that never shut
 	// down.
 	if c.withMetrics > 1 {
-		out.Span.Set("copilot_cli.usage.all_shutdowns.input_tokens", receipt.I(c.summed.input))
-		out.Span.Set("copilot_cli.usage.all_shutdowns.output_tokens", receipt.I(c.summed.output))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.input_tokens", receipt.I(c.summed.Input))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.output_tokens", receipt.I(c.summed.Output))
 		out.Span.Set("copilot_cli.usage.all_shutdowns.count", receipt.I(c.withMetrics))
 	}
 	if len(models) == 0 && len(c.usage) > 0 {
-		var rec copilotUsage
+		var rec native.Usage
 		for _, u := range c.usage {
-			rec.add(*u)
+			rec.Add(*u)
 		}
-		out.Span.Set("copilot_cli.usage.call_records.input_tokens", receipt.I(rec.input))
-		out.Span.Set("copilot_cli.usage.call_records.output_tokens", receipt.I(rec.output))
+		out.Span.Set("copilot_cli.usage.call_records.input_tokens", receipt.I(rec.Input))
+		out.Span.Set("copilot_cli.usage.call_records.output_tokens", receipt.I(rec.Output))
 	}
 	if c.checkpoint.seen {
 		out.Span.Set("copilot_cli.billing.nano_aiu", receipt.I(c.checkpoint.nanoAiu))

@@ -17,7 +17,7 @@ import (
 func (c *cursorState) user(r converters.Record) {
 	content := r.Get("message.content")
 	prompt := content.IsString()
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		switch typ := b.Get("type").Str(); {
 		case typ.Is("text"):
 			prompt = true
@@ -112,7 +112,7 @@ func (c *cursorState) assistant(r converters.Record) {
 		c.counts["model_calls"]++
 	}
 	c.Out.Spans[idx].Cover(r.NS)
-	native.ForEach(r.Get("message.content"), func(i, b view.Value) bool {
+	r.Get("message.content").ForEach(func(i, b view.Value) bool {
 		switch typ := b.Get("type").Str(); {
 		case typ.Is("text"):
 			if b.Get("text").Str().TrimSpace().HasSuffix(cursorRedacted) {
@@ -150,7 +150,7 @@ func (c *cursorState) toolCall(r converters.Record) {
 	id := native.FirstString(r.Get("call_id"), r.Get("tool_call.*.args.toolCallId"), r.Get("tool_call.toolCallId"))
 	var name view.Text
 	var body view.Value
-	native.ForEach(r.Get("tool_call"), func(k, v view.Value) bool {
+	r.Get("tool_call").ForEach(func(k, v view.Value) bool {
 		if k.Str().HasSuffix("ToolCall") && v.IsObject() {
 			name, body = k.Str(), v
 			return false
@@ -184,7 +184,7 @@ func (c *cursorState) toolCall(r converters.Record) {
 	res := body.Get("result")
 	status := "success"
 	var outcome view.Value
-	native.ForEach(res, func(k, v view.Value) bool {
+	res.ForEach(func(k, v view.Value) bool {
 		// The result's first key names the outcome. Keys are input: only
 		// the outcomes Cursor documents are written, any other as "other".
 		status, outcome = "other", v
@@ -251,7 +251,7 @@ func (c *cursorState) spawn(r converters.Record, t *cursorTool, args view.Value)
 	var kind view.Text
 	kinds := 0
 	if st := args.Get("subagentType"); st.IsObject() {
-		native.ForEach(st, func(k, _ view.Value) bool {
+		st.ForEach(func(k, _ view.Value) bool {
 			kind = k.Str()
 			kinds++
 			return true
@@ -341,12 +341,11 @@ func (c *cursorState) End(out *converters.Output) error {
 	usage := c.usage.Value()
 	switch {
 	case usage.IsObject():
-		in, outT := c.Count(usage.Get("inputTokens")), c.Count(usage.Get("outputTokens"))
-		cr, cw := c.Count(usage.Get("cacheReadTokens")), c.Count(usage.Get("cacheWriteTokens"))
-		t := events.Tokens{Input: in, Output: outT, CacheRead: cr, CacheWrite: cw}
+		u := native.Usage{Input: c.Count(usage.Get("inputTokens")), Output: c.Count(usage.Get("outputTokens")),
+			CacheRead: c.Count(usage.Get("cacheReadTokens")), CacheWrite: c.Count(usage.Get("cacheWriteTokens"))}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized",
-			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(c.modelOr())), t, nil, "terminal_result_usage", "run")})
-		native.RootTokens(out, in, outT)
+			Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(c.modelOr())), u.Tokens(), nil, "terminal_result_usage", "run")})
+		u.Root(out)
 	case c.stream && c.result:
 		c.gap(end, "token_usage_not_logged", "cursor_stream_json_result_has_no_usage")
 	case c.stream:

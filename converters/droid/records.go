@@ -20,11 +20,12 @@ type droidTool struct {
 }
 
 // droidUsage is the settings sidecar's totals, in Droid's terms: input
-// excludes the cache reads and writes, which are counted apart.
+// excludes the cache reads and writes, which are counted apart; its
+// thinking tokens are Reasoning.
 type droidUsage struct {
-	model                                          string
-	input, output, cacheRead, cacheWrite, thinking int64
-	ok                                             bool
+	native.Usage
+	model string
+	ok    bool
 }
 
 type droidState struct {
@@ -68,7 +69,7 @@ func (c *droidState) settings(m view.Value) {
 	if v := m.Get("model").Str(); !v.Empty() {
 		c.usage.model = v.Own()
 	}
-	native.ForEach(m.Get("tags"), func(_, t view.Value) bool {
+	m.Get("tags").ForEach(func(_, t view.Value) bool {
 		if t.Get("name").Str().Is("subagent") {
 			c.subagent = true
 		}
@@ -79,11 +80,9 @@ func (c *droidState) settings(m view.Value) {
 		return
 	}
 	c.usage.ok = true
-	c.usage.input = c.Count(u.Get("inputTokens"))
-	c.usage.output = c.Count(u.Get("outputTokens"))
-	c.usage.cacheRead = c.Count(u.Get("cacheReadTokens"))
-	c.usage.cacheWrite = c.Count(u.Get("cacheCreationTokens"))
-	c.usage.thinking = c.Count(u.Get("thinkingTokens"))
+	c.usage.Usage = native.Usage{Input: c.Count(u.Get("inputTokens")), Output: c.Count(u.Get("outputTokens")),
+		CacheRead: c.Count(u.Get("cacheReadTokens")), CacheWrite: c.Count(u.Get("cacheCreationTokens")),
+		Reasoning: c.Count(u.Get("thinkingTokens"))}
 }
 
 func (c *droidState) Record(r converters.Record, out *converters.Output) error {
@@ -121,7 +120,7 @@ func (c *droidState) Record(r converters.Record, out *converters.Output) error {
 // user reads a user message: a prompt, or the results of tool calls.
 func (c *droidState) user(r converters.Record, content view.Value) {
 	prompt := false
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("tool_result"):
 			c.finishTool(r, b)
@@ -159,7 +158,7 @@ func (c *droidState) assistant(r converters.Record, m view.Value) {
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("thinking"):
 			c.counts["thinking_blocks"]++
@@ -284,7 +283,7 @@ func (c *droidState) End(out *converters.Output) error {
 		}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(model)), // owned
-			events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite},
+			u.Tokens(),
 			nil, "settings_sidecar_totals", "session")})
 	} else {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -295,8 +294,8 @@ func (c *droidState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(u.model))))
 	}
 	if u.ok {
-		native.RootTokens(out, u.input, u.output)
-		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.thinking))
+		u.Root(out)
+		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.Reasoning))
 	}
 	if c.parent != "" {
 		out.Span.Set("droid.calling_session_id", receipt.S(c.parent))

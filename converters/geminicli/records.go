@@ -16,23 +16,6 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// geminiTokens is a message's TokensSummary: input is promptTokenCount
-// (cached tokens included, as Google counts them), output
-// candidatesTokenCount, thoughts thoughtsTokenCount, tool
-// toolUsePromptTokenCount, total totalTokenCount.
-type geminiTokens struct {
-	input, output, cached, thoughts, tool, total int64
-}
-
-func (t *geminiTokens) add(u geminiTokens) {
-	t.input += u.input
-	t.output += u.output
-	t.cached += u.cached
-	t.thoughts += u.thoughts
-	t.tool += u.tool
-	t.total += u.total
-}
-
 // tokensOf reads a message's TokensSummary. Each figure is the first of
 // its names that is a number: the CLI's, then the older ones ccusage
 // 20.0.24 also reads (prompt, candidates, *_tokens). A summary without an
@@ -45,7 +28,12 @@ func (t *geminiTokens) add(u geminiTokens) {
 //	{input 1000, thoughts 20, total 1120}         output 100
 //	{input 1000, cached 400, total 1600}          output 600 (ccusage 200)
 //	{input 1000, total 900}                       output 0
-func (c *geminiState) tokensOf(t view.Value) *geminiTokens {
+//
+// The usage is one response's: Input the prompt count, which holds the
+// cached tokens (CacheRead too), plus the tool-use prompt count, which it
+// does not (the CLI's own totals add it); Output excludes the thinking
+// tokens (Reasoning); Total is Gemini's own.
+func (c *geminiState) tokensOf(t view.Value) *native.Usage {
 	get := func(names ...string) int64 {
 		for _, n := range names {
 			if v := t.Get(n); v.IsNumber() {
@@ -54,11 +42,11 @@ func (c *geminiState) tokensOf(t view.Value) *geminiTokens {
 		}
 		return 0
 	}
-	tok := &geminiTokens{input: get("input", "prompt", "prompt_tokens"), output: get("output", "candidates", "candidates_tokens"),
-		cached: get("cached", "cached_tokens"), thoughts: get("thoughts", "thoughts_tokens"), tool: get("tool", "tool_tokens"),
-		total: get("total", "total_tokens")}
-	if tok.output == 0 {
-		tok.output = max(0, tok.total-tok.input-tok.thoughts-tok.tool)
+	tok := &native.Usage{Input: get("input", "prompt", "prompt_tokens") + get("tool", "tool_tokens"),
+		Output: get("output", "candidates", "candidates_tokens"), CacheRead: get("cached", "cached_tokens"),
+		Reasoning: get("thoughts", "thoughts_tokens"), Total: get("total", "total_tokens"), Responses: 1}
+	if tok.Output == 0 {
+		tok.Output = max(0, tok.Total-tok.Input-tok.Reasoning)
 	}
 	return tok
 }
@@ -71,7 +59,7 @@ type geminiMsg struct {
 	file     int
 	chat     int // index in out.Spans of its chat span; -1 for other kinds
 	model    string
-	tokens   *geminiTokens
+	tokens   *native.Usage
 	thoughts int64
 	rewound  bool
 }
@@ -144,10 +132,8 @@ func (c *geminiState) Record(r converters.Record, out *converters.Output) error 
 	c.CountType(r)
 	if !c.gapDone {
 		c.gapDone = true
-		c.Emit(r, "", "context.audit_gap.recorded", receipt.Attrs{
-			{Key: "context.audit_gap", Value: receipt.S("instruction_loads_not_logged")},
-			{Key: "context.audit_gap.detail", Value: receipt.S("gemini_md_context_files_load_without_a_record")},
-		})
+		c.Emit(r, "", "context.audit_gap.recorded",
+			events.AuditGap("instruction_loads_not_logged", "gemini_md_context_files_load_without_a_record"))
 	}
 	switch r.Type {
 	case "session_metadata":
@@ -156,7 +142,7 @@ func (c *geminiState) Record(r converters.Record, out *converters.Output) error 
 	case "session_document":
 		c.legacy = true
 		c.metadata(r, r.JSON)
-		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+		r.Get("messages").ForEach(func(_, m view.Value) bool {
 			if geminiType(m).Exists() {
 				ns, at := geminiAt(m.Get("timestamp"))
 				c.message(geminiNested(r, m, at, ns))
@@ -325,7 +311,7 @@ func (c *geminiState) message(r converters.Record) {
 		c.counts["thoughts"] += n - g.thoughts // a later copy repeats the thoughts of the first
 		g.thoughts = n
 	}
-	native.ForEach(m.Get("toolCalls"), func(_, tc view.Value) bool {
+	m.Get("toolCalls").ForEach(func(_, tc view.Value) bool {
 		c.toolCall(r, g, agent, tc)
 		return true
 	})
@@ -483,7 +469,7 @@ func (c *geminiState) finishTool(r converters.Record, t *geminiTool, status stri
 // compressed history back), which is counted; of its messages only those
 // never recorded on their own are read (the others were, when recorded).
 func (c *geminiState) set(r converters.Record, s view.Value) {
-	native.ForEach(s, func(k, v view.Value) bool {
+	s.ForEach(func(k, v view.Value) bool {
 		key, known := k.Str().Word("lastUpdated", "summary", "directories", "sessionId", "memoryScratchpad", "kind", "activeExtensionName")
 		switch {
 		case known:
@@ -492,7 +478,7 @@ func (c *geminiState) set(r converters.Record, s view.Value) {
 			c.counts["history_rewrites"]++
 			// A message first seen here is one the CLI put in the history
 			// itself (the <session_context> injection at start, a summary).
-			native.ForEach(v, func(_, m view.Value) bool {
+			v.ForEach(func(_, m view.Value) bool {
 				if id := m.Get("id"); id.IsString() && c.msgs[strconv.Itoa(r.File)+":"+c.KeyPart(id.Str())] == nil && geminiType(m).Exists() {
 					ns, at := geminiAt(m.Get("timestamp"))
 					if ns == 0 {
@@ -560,8 +546,7 @@ func geminiAt(v view.Value) (int64, string) {
 
 func (c *geminiState) End(out *converters.Output) error {
 	c.Out = out
-	totals := map[string]*geminiTokens{}
-	responses := map[string]int64{}
+	totals := map[string]*native.Usage{}
 	var models []string
 	for _, g := range c.order {
 		if g.chat < 0 {
@@ -580,38 +565,35 @@ func (c *geminiState) End(out *converters.Output) error {
 			continue
 		}
 		t := *g.tokens // as geminiUsageAttrs counts them; the CLI logs no cache writes
-		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(t.input+t.tool))
-		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(t.output))
-		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(t.cached))
-		sp.Attrs.Set("gen_ai.usage.reasoning.output_tokens", receipt.I(t.thoughts))
+		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
+		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(t.CacheRead))
+		sp.Attrs.Set("gen_ai.usage.reasoning.output_tokens", receipt.I(t.Reasoning))
 		model := g.model
 		if model == "" {
 			model = "unknown"
 		}
 		if totals[model] == nil {
-			totals[model] = &geminiTokens{}
+			totals[model] = &native.Usage{}
 			models = append(models, model)
 		}
-		totals[model].add(*g.tokens)
-		responses[model]++
+		totals[model].Add(*g.tokens)
 	}
 	sort.Strings(models)
-	var all geminiTokens
+	var all native.Usage
 	for _, m := range models {
 		t := totals[m]
-		all.add(*t)
+		all.Add(*t)
 		a := geminiUsageAttrs(receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(c.Pass(leak.Model, view.Borrow(m)))}}, *t)
 		a = append(a,
-			receipt.Attr{Key: "gen_ai.usage.responses", Value: receipt.I(responses[m])},
+			receipt.Attr{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
 			receipt.Attr{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_last_record")},
 			receipt.Attr{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")})
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: a})
 	}
 	if len(models) == 0 {
-		c.Emit(converters.Record{}, "", "context.audit_gap.recorded", receipt.Attrs{
-			{Key: "context.audit_gap", Value: receipt.S("token_usage_not_logged")},
-			{Key: "context.audit_gap.detail", Value: receipt.S("gemini_messages_have_no_token_counts")},
-		})
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("token_usage_not_logged", "gemini_messages_have_no_token_counts"))
 	}
 	for _, t := range c.tools {
 		if !t.bound {
@@ -627,17 +609,12 @@ func (c *geminiState) End(out *converters.Output) error {
 		if !t.done {
 			continue
 		}
-		c.Emit(t.doneAt.Record(), t.key, "subagent.result.returned", receipt.Attrs{
-			{Key: "subagent.result.hash", Value: receipt.S(t.resultHash)},
-			{Key: "subagent.result.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(t.resultSize)))},
-			{Key: "subagent.result.status", Value: receipt.S(st)},
-			{Key: "subagent.result.boundary", Value: receipt.S("final_text_returned_to_parent")},
-			{Key: "privacy.raw_summary_recorded", Value: receipt.B(false)},
-		})
+		c.Emit(t.doneAt.Record(), t.key, "subagent.result.returned", append(
+			events.SubagentReturned(t.resultHash, t.resultSize, st, "final_text_returned_to_parent"), events.RawSummaryNotRecorded))
 	}
 	c.RootIdentity(out, "gemini-cli")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		native.RootTokens(out, all.input+all.tool, all.output)
+		all.Root(out)
 	}
 	format := "chat_jsonl"
 	switch {
@@ -652,17 +629,15 @@ func (c *geminiState) End(out *converters.Output) error {
 	return nil
 }
 
-// geminiUsageAttrs sets a token usage event's attributes. Input is the
-// prompt count, which includes the cached tokens (written apart too), plus
-// the tool-use prompt count, which it does not (the CLI's own totals add
-// it); output excludes the thinking tokens, written as reasoning tokens.
-func geminiUsageAttrs(a receipt.Attrs, t geminiTokens) receipt.Attrs {
+// geminiUsageAttrs sets a token usage event's attributes (as tokensOf
+// counts them; the CLI logs no cache writes, and none is written).
+func geminiUsageAttrs(a receipt.Attrs, t native.Usage) receipt.Attrs {
 	for _, x := range []receipt.Attr{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.input + t.tool)},
-		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.output)},
-		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.cached)},
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.thoughts)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(t.total)},
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.Input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.Output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.CacheRead)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(t.Total)},
 	} {
 		a.Set(x.Key, x.Value)
 	}
@@ -684,7 +659,7 @@ func (c *geminiState) user(r converters.Record, agent *geminiAgent, content view
 	if content.IsString() {
 		texts = append(texts, content.Str())
 	}
-	native.ForEach(content, func(_, p view.Value) bool {
+	content.ForEach(func(_, p view.Value) bool {
 		switch {
 		case p.Get("functionResponse").Exists():
 			response = true
@@ -740,7 +715,7 @@ var geminiExitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // command exited non-zero.
 func geminiExitNonzero(result view.Value) bool {
 	found := false
-	native.ForEach(result, func(_, p view.Value) bool {
+	result.ForEach(func(_, p view.Value) bool {
 		if out := p.Get("functionResponse.response.output"); out.IsString() && out.Str().Matches(geminiExitRe()) {
 			found = true
 		}

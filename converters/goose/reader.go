@@ -86,10 +86,10 @@ func gooseTime(r converters.Record) view.Value {
 }
 
 // gooseLocations: ccusage's default places, and $GOOSE_PATH_ROOT's
-// data/sessions (unset, that place is the home's data/sessions, which a
-// run looks at and rarely finds).
+// data/sessions when the variable is set (unset, there is no such place:
+// not the home's own data/sessions).
 var gooseLocations = []converters.Location{
-	{Env: "GOOSE_PATH_ROOT", Below: "data/sessions/sessions.db"},
+	{Env: "GOOSE_PATH_ROOT", Below: "data/sessions/sessions.db", EnvOnly: true},
 	{Default: ".local/share/goose", Below: "sessions/sessions.db"},
 	{Default: ".local/share/Block/goose", Below: "sessions/sessions.db"},
 	{Default: "Library/Application Support/goose", Below: "sessions/sessions.db"},

@@ -49,8 +49,12 @@
 // wire. Prompts, thinking, tool arguments and results, approvals'
 // descriptions and paths are raw: hashed or measured, never copied.
 //
+// Kimi Code's newer wire (~/.kimi-code/sessions/<work dir>/<session
+// id>/agents/<agent>/wire.jsonl, camelCase usage.record lines) is read
+// here too: code.go says what that rests on.
+//
 // reader.go registers the reader and types the records; records.go maps
-// them.
+// them; code.go maps Kimi Code's.
 //
 // What it reads and writes, as docs/converters.md shows it (make generate
 // copies the lines below into its notes on native formats):
@@ -69,5 +73,13 @@
 //     once); the wire names no model, so the totals' model is `unknown`, and a subagent's
 //     usage is not summed, as ccusage does not sum it. Kimi CLI calls an MCP tool by its own
 //     name, so MCP calls cannot be told from other tools: their names are hashed. AGENTS.md
-//     and the system prompt load without a record: an audit gap says so.
+//     and the system prompt load without a record: an audit gap says so. Kimi Code's wires
+//     (`~/.kimi-code/sessions/<work dir>/<session id>/agents/<agent>/wire.jsonl`, one per
+//     agent; `KIMI_DATA_DIR` moves both homes) are read as Kimi Code's: `{type: metadata,
+//     protocolVersion}`, then `{type, time (ms)}` records; each `usage.record` of `usageScope`
+//     `turn` is a chat span with its camelCase usage (`inputOther`, `output`, `inputCacheRead`,
+//     `inputCacheCreation`) and counts once per time, model and figures, as ccusage 20.0.24
+//     counts it (checked by running it; `session`-scope sums are not counted); a user's
+//     `context.append_message` is a prompt. A session's figures are the sum of its agents'
+//     receipts, as ccusage sums them under the session id.
 package kimicli

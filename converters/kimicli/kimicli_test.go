@@ -21,6 +21,9 @@ func TestTokenTotalsAgainstCcusage(t *testing.T) {
 		t.Fatal("no sessions recorded")
 	}
 	for _, s := range recorded {
+		if s.Session != "" {
+			continue // a Kimi Code session of several wires: TestKimiCodeAgainstCcusage
+		}
 		ins, err := pipeline.Expand([]string{s.Sample})
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +71,60 @@ func TestContextAloneIsNoKind(t *testing.T) {
 	}
 }
 
-// TestLocations: ~/.kimi/sessions, or the sessions under KIMI_DATA_DIR.
+// TestLocations: ~/.kimi/sessions and Kimi Code's ~/.kimi-code/sessions,
+// or the sessions under KIMI_DATA_DIR instead of both.
 func TestLocations(t *testing.T) {
-	convtest.Locations(t, "kimi_cli", "KIMI_DATA_DIR", []string{"HOME/.kimi/sessions"}, []string{"ENV/sessions"})
+	convtest.Locations(t, "kimi_cli", "KIMI_DATA_DIR", []string{"HOME/.kimi/sessions", "HOME/.kimi-code/sessions"},
+		[]string{"ENV/sessions", "ENV/sessions"})
+}
+
+// TestKimiCodeAgainstCcusage: a Kimi Code session's wires (one per agent,
+// agents/<agent>/wire.jsonl) are each read by kimi_cli as Kimi Code's, and
+// their receipts sum to the figures ccusage 20.0.24 printed for the
+// session (testdata/ccusage.json); no canary reaches an output.
+func TestKimiCodeAgainstCcusage(t *testing.T) {
+	recorded := convtest.RecordedBeside(t)
+	testshared.InRepo(t)
+	checked := 0
+	for _, s := range recorded {
+		if s.Session == "" {
+			continue
+		}
+		ins, err := pipeline.Expand([]string{s.Sample})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got convtest.Totals
+		wires := 0
+		for _, in := range ins {
+			if !strings.Contains(filepath.ToSlash(in.Path), "/"+s.Session+"/agents/") {
+				continue
+			}
+			wires++
+			res := pipeline.Convert(in, pipeline.Options{})
+			if res.Err != nil || res.Converter != "kimi_cli" {
+				t.Fatalf("%s: %s, %v", in.Path, res.Converter, res.Err)
+			}
+			convtest.NoCanary(t, res)
+			if !strings.Contains(string(res.Trace), `"gen_ai.agent.name","value":{"stringValue":"kimi-code"}`) {
+				t.Errorf("%s: not named kimi-code", in.Path)
+			}
+			w := convtest.ReceiptTotals(res.Receipt)
+			got.Input += w.Input
+			got.Output += w.Output
+			got.CacheRead += w.CacheRead
+			got.CacheWrite += w.CacheWrite
+			got.Total += w.Total
+		}
+		if wires != 2 {
+			t.Errorf("%s: %d wires, want the main agent's and the subagent's", s.Session, wires)
+		}
+		if got != s.Ccusage {
+			t.Errorf("%s %s: ours %+v, ccusage %+v", s.Sample, s.Session, got, s.Ccusage)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no Kimi Code session recorded")
+	}
 }

@@ -45,8 +45,12 @@ var kimiWireTypes = []string{
 	"SubagentEvent", "PlanDisplay", "ApprovalRequest", "ToolCallRequest", "QuestionRequest",
 }
 
+// kimiCodeTypes are the records of Kimi Code's newer wire
+// (agents/<agent>/wire.jsonl, code.go) this reader knows.
+var kimiCodeTypes = []string{"usage.record", "context.append_message"}
+
 // kimiTypes are the record types detection scores inputs by.
-var kimiTypes = append([]string{"context_message", "context_checkpoint", "context_usage"}, kimiWireTypes...)
+var kimiTypes = append(append([]string{"context_message", "context_checkpoint", "context_usage"}, kimiWireTypes...), kimiCodeTypes...)
 
 // The context's line types, as JSON strings of their own.
 var (
@@ -62,8 +66,11 @@ var (
 // payload: an object}}, or, in a companion file only (the context.jsonl
 // of the session's folder), a context line {role, ...}.
 func kimiType(r converters.Record) view.Value {
-	if t := r.Top("type"); t.Str().Is("metadata") && r.Top("protocol_version").Exists() {
+	if t := r.Top("type"); t.Str().Is("metadata") && (r.Top("protocol_version").Exists() || r.Top("protocolVersion").Exists()) {
 		return kimiMetadata
+	}
+	if t, ok := kimiCodeType(r); ok {
+		return t
 	}
 	if m := r.Top("message"); m.IsObject() && r.Top("timestamp").IsNumber() {
 		if t := m.Get("type"); t.IsString() && !t.Str().Empty() && m.Get("payload").IsObject() {
@@ -90,7 +97,7 @@ func kimiType(r converters.Record) view.Value {
 func kimiTime(r converters.Record) view.Value {
 	ts := r.Top("timestamp")
 	if !ts.IsNumber() {
-		return view.Value{}
+		return kimiCodeTime(r)
 	}
 	s := ts.Float()
 	if s <= 0 || s > 7258118400 || math.IsNaN(s) { // after 2200: not a time
@@ -112,9 +119,13 @@ var kimiLayout = converters.Layout{
 	},
 }
 
-// kimiLocations: every session under ~/.kimi/sessions, which
-// KIMI_DATA_DIR moves.
-var kimiLocations = []converters.Location{{Env: "KIMI_DATA_DIR", Default: ".kimi", Below: "sessions"}}
+// kimiLocations: every session under ~/.kimi/sessions and Kimi Code's
+// ~/.kimi-code/sessions, which KIMI_DATA_DIR moves (ccusage 20.0.24 reads
+// both, and that variable instead of both).
+var kimiLocations = []converters.Location{
+	{Env: "KIMI_DATA_DIR", Default: ".kimi", Below: "sessions"},
+	{Env: "KIMI_DATA_DIR", Default: ".kimi-code", Below: "sessions"},
+}
 
 // kimiPass are the structural fields whose token values may appear in
 // output: ids, enums, built-in tool names, token counts.
@@ -126,6 +137,10 @@ var kimiPass = leak.Paths{
 	"type": leak.Label, "protocol_version": leak.Version, "message.type": leak.Label, "message.payload.type": leak.Label,
 	"message.payload.id": leak.ID, "message.payload.tool_call_id": leak.ID, "message.payload.response": leak.Label,
 	"message.payload.parent_tool_call_id": leak.ID, "role": leak.Label,
+	// Kimi Code's wire (code.go).
+	"protocolVersion": leak.Version, "usageScope": leak.Label, "model": leak.Model, "time": leak.Count,
+	"usage.inputOther": leak.Count, "usage.output": leak.Count, "usage.inputCacheRead": leak.Count,
+	"usage.inputCacheCreation": leak.Count, "message.role": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.
 	"message.payload.function.name": leak.Name, "message.payload.subagent_type": leak.Name,
 }
@@ -134,7 +149,7 @@ var kimiPass = leak.Paths{
 // in clear; any other value of a label field is written as its digest.
 var kimiLabels = []string{
 	"approve", "approve_for_session", "reject", "function", "think", "text",
-	"_checkpoint", "_usage",
+	"_checkpoint", "_usage", "turn", "session", "user", "assistant",
 }
 
 // kimiBuiltinTools are Kimi CLI's own tool names (src/kimi_cli/tools):

@@ -35,11 +35,16 @@ type kimiState struct {
 	total     kimiTokens
 	counts    map[string]int64
 	maxTokens int64 // the largest context size the history records
+	// Kimi Code's wire (code.go): totals per model, told apart by key.
+	code       bool
+	codeSeen   map[kimiCodeKey]bool
+	codeTotals map[string]*kimiTokens
 }
 
 func newKimi(env converters.Env) *kimiState {
 	return &kimiState{Base: native.New(env, kimiTypes), step: -1, tools: map[string]*native.Call{},
-		agents: map[string]bool{}, seen: map[kimiUsageKey]bool{}, counts: map[string]int64{}}
+		agents: map[string]bool{}, seen: map[kimiUsageKey]bool{}, counts: map[string]int64{},
+		codeSeen: map[kimiCodeKey]bool{}, codeTotals: map[string]*kimiTokens{}}
 }
 
 // StartFile names the session by its folder (as ccusage does): the wire
@@ -65,6 +70,12 @@ func (c *kimiState) Record(r converters.Record, out *converters.Output) error {
 	switch r.Type {
 	case "metadata":
 		c.SeeVersion(r.Get("protocol_version").String())
+		if v := r.Get("protocolVersion"); v.Exists() {
+			c.code = true
+			c.SeeVersion(v.String())
+		}
+	case "usage.record", "context.append_message":
+		c.codeRecord(r)
 	case "TurnBegin", "SteerInput":
 		c.counts["user_prompts"]++
 		c.closeStep()
@@ -251,20 +262,25 @@ func (c *kimiState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 		events.AuditGap("instruction_loads_not_logged", "kimi_agents_md_and_system_prompt_load_without_a_record"))
+	codeIn, codeOut := c.codeSummaries(out)
 	if c.total.responses > 0 {
 		t := c.total
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary("unknown",
 			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
 			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
 			"time_model_and_usage", "session")})
-	} else {
+	} else if len(c.codeTotals) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("token_usage_not_logged", "kimi_wire_has_no_token_usage"))
 	}
-	c.RootIdentity(out, "kimi-cli")
-	if c.total.responses > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.total.output))
+	agent := "kimi-cli"
+	if c.code {
+		agent = "kimi-code"
+	}
+	c.RootIdentity(out, agent)
+	if c.total.responses > 0 || len(c.codeTotals) > 0 { // unknown is not zero: the audit gap says so
+		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input+codeIn))
+		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.total.output+codeOut))
 	}
 	if c.maxTokens > 0 {
 		out.Span.Set("kimi_cli.context_tokens.max", receipt.I(c.maxTokens))

@@ -32,7 +32,7 @@ func JoinStrings(v view.Value) view.Text {
 		return v.Str()
 	}
 	var parts []view.Text
-	ForEach(v, func(_, e view.Value) bool {
+	v.ForEach(func(_, e view.Value) bool {
 		parts = append(parts, e.String())
 		return true
 	})
@@ -48,9 +48,6 @@ func FirstString(vs ...view.Value) view.Text {
 	}
 	return view.Text{}
 }
-
-// Fields is obj.Fields(keys...): the readers' shorthand.
-func Fields(obj view.Value, keys ...string) view.Fields { return obj.Fields(keys...) }
 
 // Count reads a count of a native log (tokens, calls, hooks, durations,
 // depths: every number a reader writes, buckets or steers by) as gjson's

@@ -273,12 +273,23 @@ func (c *Base) Emit(r converters.Record, span, name string, a receipt.Attrs) {
 // skills holds the names loaded so far (raw, never written): a name loaded
 // before is a duplicate, a new one is added.
 func (c *Base) Skill(loadedBy, activation string, name view.Text, skills map[string]bool) receipt.Attrs {
+	return c.skill(loadedBy, activation, name, skills, true)
+}
+
+// SkillInText is Skill for a name read from free text (a slash command in
+// a prompt): no pass-through declares it, so it stays a digest even under
+// --reveal names.
+func (c *Base) SkillInText(loadedBy, activation string, name view.Text, skills map[string]bool) receipt.Attrs {
+	return c.skill(loadedBy, activation, name, skills, false)
+}
+
+func (c *Base) skill(loadedBy, activation string, name view.Text, skills map[string]bool, reveal bool) receipt.Attrs {
 	seen, _ := view.Lookup(skills, name)
 	if !seen {
-		skills[name.Own()] = true
+		skills[name.Own()] = true // a key outlives the line
 	}
 	a := events.SkillInvocation(c.Hasher, loadedBy, activation, name, seen)
-	if c.Env.RevealNames {
+	if reveal && c.Env.RevealNames { // a name in clear is a copy: the event outlives the line
 		if s, ok := name.Admit(leak.Name); ok {
 			a = append(a, receipt.Attr{Key: "context.skill.name", Value: receipt.S(s)})
 		}

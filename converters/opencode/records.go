@@ -13,38 +13,22 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// opencodeTokens are an assistant message's tokens (MessageV2.Assistant
-// tokens): input excludes the cache reads and writes, which are apart;
-// output excludes reasoning.
-type opencodeTokens struct {
-	input, output, reasoning, cacheRead, cacheWrite int64
-}
-
-func (t *opencodeTokens) add(u opencodeTokens) {
-	t.input += u.input
-	t.output += u.output
-	t.reasoning += u.reasoning
-	t.cacheRead += u.cacheRead
-	t.cacheWrite += u.cacheWrite
-}
-
 type opencodeState struct {
 	native.Base
-	agent     string                     // the agent the root span names: opencode, or a kin's (Variant)
-	models    map[string]*opencodeTokens // by model, as written
-	responses map[string]int64
-	msgs      map[string]*opencodeMsg // by message id
-	toolKeys  map[string]bool         // the tool spans' keys so far
-	skills    map[string]bool
-	counts    map[string]int64
-	gapDone   bool
-	first     int64 // earliest time seen (unix ns)
-	last      int64
+	agent    string                   // the agent the root span names: opencode, or a kin's (Variant)
+	models   map[string]*native.Usage // by model, as written
+	msgs     map[string]*opencodeMsg  // by message id
+	toolKeys map[string]bool          // the tool spans' keys so far
+	skills   map[string]bool
+	counts   map[string]int64
+	gapDone  bool
+	first    int64 // earliest time seen (unix ns)
+	last     int64
 }
 
 func newOpencode(env converters.Env) *opencodeState {
-	return &opencodeState{Base: native.New(env, opencodeTypes), agent: "opencode", models: map[string]*opencodeTokens{},
-		responses: map[string]int64{}, msgs: map[string]*opencodeMsg{}, toolKeys: map[string]bool{}, skills: map[string]bool{}, counts: map[string]int64{}}
+	return &opencodeState{Base: native.New(env, opencodeTypes), agent: "opencode", models: map[string]*native.Usage{},
+		msgs: map[string]*opencodeMsg{}, toolKeys: map[string]bool{}, skills: map[string]bool{}, counts: map[string]int64{}}
 }
 
 func (c *opencodeState) Record(r converters.Record, out *converters.Output) error {
@@ -60,9 +44,9 @@ func (c *opencodeState) Record(r converters.Record, out *converters.Output) erro
 		c.counts["documents"]++
 		c.counts["todos"] += int64(native.ArrayLen(r.Get("todos"))) // newer exports: the session's todo list
 		c.session(r, r.Get("info"))
-		native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+		r.Get("messages").ForEach(func(_, m view.Value) bool {
 			g := c.message(r, m.Get("info"))
-			native.ForEach(m.Get("parts"), func(_, p view.Value) bool {
+			m.Get("parts").ForEach(func(_, p view.Value) bool {
 				c.part(r, g, p)
 				return true
 			})
@@ -181,22 +165,25 @@ func (c *opencodeState) message(r converters.Record, info view.Value) *opencodeM
 		c.counts["assistant_errors"]++
 	}
 	if t := info.Get("tokens"); t.IsObject() {
-		u := opencodeTokens{input: c.Count(t.Get("input")), output: c.Count(t.Get("output")),
-			reasoning: c.Count(t.Get("reasoning")), cacheRead: c.Count(t.Get("cache.read")), cacheWrite: c.Count(t.Get("cache.write"))}
-		if u.input == 0 && u.output == 0 && u.cacheRead == 0 && u.cacheWrite == 0 {
+		// An assistant message's tokens (MessageV2.Assistant tokens):
+		// input excludes the cache reads and writes, which are apart;
+		// output excludes reasoning.
+		u := native.Usage{Input: c.Count(t.Get("input")), Output: c.Count(t.Get("output")),
+			Reasoning: c.Count(t.Get("reasoning")), CacheRead: c.Count(t.Get("cache.read")), CacheWrite: c.Count(t.Get("cache.write"))}
+		if u.Input == 0 && u.Output == 0 && u.CacheRead == 0 && u.CacheWrite == 0 {
 			// ccusage 20.0.24's fallback: a total with no parts is output,
 			// less the reasoning it counts apart.
-			u.output = max(c.Count(t.Get("total"))-u.reasoning, 0)
+			u.Output = max(c.Count(t.Get("total"))-u.Reasoning, 0)
 		}
-		span.Attrs = append(span.Attrs, native.ChatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
+		span.Attrs = append(span.Attrs, u.CacheIn().Chat()...)
 		// ccusage counts a message with tokens, a model and a provider.
-		if (u.input|u.output|u.cacheRead|u.cacheWrite|u.reasoning) != 0 && !model.Empty() && !provider.Empty() {
+		if (u.Input|u.Output|u.CacheRead|u.CacheWrite|u.Reasoning) != 0 && !model.Empty() && !provider.Empty() {
 			mk := model.Own()
 			if c.models[mk] == nil {
-				c.models[mk] = &opencodeTokens{}
+				c.models[mk] = &native.Usage{}
 			}
-			c.models[mk].add(u)
-			c.responses[mk]++
+			u.Responses = 1
+			c.models[mk].Add(u)
 		}
 	}
 	g.summary = info.Get("summary").Bool()
@@ -436,10 +423,9 @@ func (c *opencodeState) End(out *converters.Output) error {
 	}
 	for _, m := range models {
 		t := *c.models[m]
-		extra := receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.reasoning)},
-			{Key: "gen_ai.usage.responses", Value: receipt.I(c.responses[m])}}
-		a := events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), events.Tokens{Input: t.input, Output: t.output,
-			CacheRead: t.cacheRead, CacheWrite: t.cacheWrite}, extra, "assistant_usage_records", "thread")
+		extra := receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
+			{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}}
+		a := events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), t.Tokens(), extra, "assistant_usage_records", "thread")
 		// At the session's last activity: the totals are known then, and
 		// the root span, stretched to its events, covers every call.
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Time: lastAt, Attrs: a})
@@ -449,12 +435,12 @@ func (c *opencodeState) End(out *converters.Output) error {
 			"opencode_messages_have_no_token_counts"))
 	}
 	c.RootIdentity(out, c.agent)
-	var all opencodeTokens
+	var all native.Usage
 	for _, m := range models {
-		all.add(*c.models[m])
+		all.Add(*c.models[m])
 	}
 	if len(models) > 0 {
-		native.RootTokens(out, all.input+all.cacheRead+all.cacheWrite, all.output)
+		all.CacheIn().Root(out)
 	}
 	for _, k := range []string{"user_prompts", "user_messages", "assistant_messages", "assistant_errors", "tool_calls",
 		"failed_tool_calls", "tool_calls_without_result", "mcp_calls", "skills", "subagents", "child_sessions",

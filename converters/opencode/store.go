@@ -194,6 +194,52 @@ var opencodeID = regexp.MustCompile(`^(ses|msg|prt)_[A-Za-z0-9]{1,64}$`)
 // JSON columns as JSON, times under "time". Columns of no known name are
 // not read.
 func opencodeSessionInfo(ctx context.Context, db *sql.DB, session string) ([]byte, error) {
+	row, err := opencodeSessionRow(ctx, db, session)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	field := func(key string, v []byte) {
+		if v == nil {
+			return
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(jsonString(key))
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	field("id", row.str("id"))
+	field("slug", row.str("slug"))
+	field("version", row.str("version"))
+	field("projectID", row.str("project_id"))
+	field("workspaceID", row.str("workspace_id"))
+	field("directory", row.str("directory"))
+	field("path", row.str("path"))
+	field("parentID", row.str("parent_id"))
+	field("title", row.str("title"))
+	field("agent", row.str("agent"))
+	field("model", row.raw("model"))
+	field("share", jsonObject([2]any{"url", row.str("share_url")}))
+	field("summary", jsonObject([2]any{"additions", row.num("summary_additions")}, [2]any{"deletions", row.num("summary_deletions")},
+		[2]any{"files", row.num("summary_files")}, [2]any{"diffs", row.raw("summary_diffs")}))
+	field("revert", row.raw("revert"))
+	field("permission", row.raw("permission"))
+	field("time", jsonObject([2]any{"created", row.num("time_created")}, [2]any{"updated", row.num("time_updated")},
+		[2]any{"compacting", row.num("time_compacting")}, [2]any{"archived", row.num("time_archived")}))
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// opencodeRow is a row's values by column name, as the driver scanned them.
+type opencodeRow map[string]any
+
+// opencodeSessionRow reads the session's row of the session table.
+func opencodeSessionRow(ctx context.Context, db *sql.DB, session string) (opencodeRow, error) {
 	rows, err := converters.QueryStore(ctx, db, "session row", "SELECT * FROM session WHERE id = ?", session)
 	if err != nil {
 		return nil, err
@@ -217,100 +263,76 @@ func opencodeSessionInfo(ctx context.Context, db *sql.DB, session string) ([]byt
 	if err := rows.Scan(ptrs...); err != nil {
 		return nil, err
 	}
-	byName := map[string]any{}
+	row := opencodeRow{}
 	for i, c := range cols {
-		byName[c] = vals[i]
+		row[c] = vals[i]
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	field := func(key string, v []byte) {
+	return row, rows.Err()
+}
+
+// str is a text column as a JSON string, nil when it is not text.
+func (r opencodeRow) str(col string) []byte {
+	switch v := r[col].(type) {
+	case string:
+		return jsonString(v)
+	case []byte:
+		return jsonString(string(v))
+	}
+	return nil
+}
+
+// num is a number column as a JSON number, nil when it is not a number.
+func (r opencodeRow) num(col string) []byte {
+	switch v := r[col].(type) {
+	case int64:
+		return []byte(strconv.FormatInt(v, 10))
+	case float64:
+		return []byte(strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	return nil
+}
+
+// raw is a column holding JSON text, compacted (a JSON string when it does
+// not parse), nil when it is not text.
+func (r opencodeRow) raw(col string) []byte {
+	var s []byte
+	switch v := r[col].(type) {
+	case string:
+		s = []byte(v)
+	case []byte:
+		s = v
+	default:
+		return nil
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, s) != nil {
+		return jsonString(string(s))
+	}
+	return c.Bytes()
+}
+
+// jsonObject is a JSON object of the parts (key, value) whose value is not
+// nil, nil when none is.
+func jsonObject(parts ...[2]any) []byte {
+	var o bytes.Buffer
+	k := 0
+	for _, p := range parts {
+		v := p[1].([]byte)
 		if v == nil {
-			return
+			continue
 		}
-		if n > 0 {
-			b.WriteByte(',')
+		if k > 0 {
+			o.WriteByte(',')
 		}
-		n++
-		b.Write(jsonString(key))
-		b.WriteByte(':')
-		b.Write(v)
+		k++
+		o.Write(jsonString(p[0].(string)))
+		o.WriteByte(':')
+		o.Write(v)
 	}
-	str := func(col string) []byte {
-		switch v := byName[col].(type) {
-		case string:
-			return jsonString(v)
-		case []byte:
-			return jsonString(string(v))
-		}
+	if k == 0 {
 		return nil
 	}
-	num := func(col string) []byte {
-		switch v := byName[col].(type) {
-		case int64:
-			return []byte(strconv.FormatInt(v, 10))
-		case float64:
-			return []byte(strconv.FormatFloat(v, 'f', -1, 64))
-		}
-		return nil
-	}
-	raw := func(col string) []byte {
-		var s []byte
-		switch v := byName[col].(type) {
-		case string:
-			s = []byte(v)
-		case []byte:
-			s = v
-		default:
-			return nil
-		}
-		var c bytes.Buffer
-		if json.Compact(&c, s) != nil {
-			return jsonString(string(s))
-		}
-		return c.Bytes()
-	}
-	object := func(parts ...[2]any) []byte {
-		var o bytes.Buffer
-		k := 0
-		for _, p := range parts {
-			v := p[1].([]byte)
-			if v == nil {
-				continue
-			}
-			if k > 0 {
-				o.WriteByte(',')
-			}
-			k++
-			o.Write(jsonString(p[0].(string)))
-			o.WriteByte(':')
-			o.Write(v)
-		}
-		if k == 0 {
-			return nil
-		}
-		return append(append([]byte{'{'}, o.Bytes()...), '}')
-	}
-	field("id", str("id"))
-	field("slug", str("slug"))
-	field("version", str("version"))
-	field("projectID", str("project_id"))
-	field("workspaceID", str("workspace_id"))
-	field("directory", str("directory"))
-	field("path", str("path"))
-	field("parentID", str("parent_id"))
-	field("title", str("title"))
-	field("agent", str("agent"))
-	field("model", raw("model"))
-	field("share", object([2]any{"url", str("share_url")}))
-	field("summary", object([2]any{"additions", num("summary_additions")}, [2]any{"deletions", num("summary_deletions")},
-		[2]any{"files", num("summary_files")}, [2]any{"diffs", raw("summary_diffs")}))
-	field("revert", raw("revert"))
-	field("permission", raw("permission"))
-	field("time", object([2]any{"created", num("time_created")}, [2]any{"updated", num("time_updated")},
-		[2]any{"compacting", num("time_compacting")}, [2]any{"archived", num("time_archived")}))
-	b.WriteByte('}')
-	return b.Bytes(), rows.Err()
+	return append(append([]byte{'{'}, o.Bytes()...), '}')
 }
 
 // jsonString is s as a JSON string.

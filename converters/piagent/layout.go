@@ -121,9 +121,29 @@ func piArchives(dir, id string) string {
 }
 
 // piLocations: pi's sessions under its agent folder (PI_CODING_AGENT_DIR
-// moves it), and every OpenClaw agent's (OPENCLAW_STATE_DIR moves its
-// state folder).
-var piLocations = []converters.Location{
+// moves it), and every OpenClaw agent's transcripts and database under
+// OpenClaw's state folder: OPENCLAW_STATE_DIR moves it (OpenClaw's own
+// variable), OPENCLAW_DIR too (ccusage's), and ccusage 20.0.24 also reads
+// the folders of OpenClaw's earlier names (~/.clawdbot, ~/.moltbot,
+// ~/.moldbot). ccusage reads every .jsonl file below those folders; the
+// transcripts are in agents/<agent>/sessions, the database in
+// agents/<agent>/agent.
+var piLocations = append([]converters.Location{
 	{Env: "PI_CODING_AGENT_DIR", Default: ".pi/agent", Below: "sessions"},
-	{Env: "OPENCLAW_STATE_DIR", Default: ".openclaw", Below: "agents/*/sessions"},
+}, clawLocations("OPENCLAW_STATE_DIR", "OPENCLAW_DIR", ".openclaw", ".clawdbot", ".moltbot", ".moldbot")...)
+
+// clawLocations are the sessions folders and databases of OpenClaw's state
+// folder, moved by each variable of envs, and of its earlier names.
+func clawLocations(first, second string, state string, earlier ...string) []converters.Location {
+	var out []converters.Location
+	add := func(env, dir string) {
+		out = append(out, converters.Location{Env: env, Default: dir, Below: "agents/*/sessions"},
+			converters.Location{Env: env, Default: dir, Below: "agents/*/agent/" + clawStoreName})
+	}
+	add(first, state)
+	add(second, state)
+	for _, d := range earlier {
+		add("", d)
+	}
+	return out
 }

@@ -62,10 +62,12 @@ func init() {
 		New: func(env converters.Env) converters.State { return newPi(env) },
 		Native: &converters.Format{
 			Type:       piType,
+			Time:       piTime,
 			Layout:     piLayout,
 			Locations:  piLocations,
 			DocumentAt: piArchive,
 			Seeds:      []string{"samples/pi_agent"},
+			Store:      clawStore,
 			IDs:        piIDs,
 		},
 	})
@@ -75,7 +77,10 @@ func init() {
 // inputs by them.
 var piTypes = []string{
 	"session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "custom",
-	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout",
+	"custom_message", "label", "session_info", "tool_start", "tool_end", "stdout", "store",
+	// OpenClaw's trajectory events (trajectory.go).
+	"session.started", "trace.metadata", "context.compiled", "prompt.submitted", "tool.call", "tool.result",
+	"model.completed", "trace.artifacts", "session.ended", "trace.truncated",
 }
 
 // piType is a record's type when the record is in pi's shape, else none:
@@ -86,6 +91,12 @@ var piTypes = []string{
 // message records have no parentId on their first and no message time)
 // get none, so detection never hands their logs to this reader.
 func piType(r converters.Record) view.Value {
+	if r.Top("openclaw_store").IsObject() {
+		return clawStoreType
+	}
+	if t, ok := clawTrajectoryType(r); ok {
+		return t
+	}
 	if rt := r.Top("recordType"); rt.IsString() && !r.Top("type").Exists() {
 		return piRunType(r, rt)
 	}
@@ -115,6 +126,10 @@ func piType(r converters.Record) view.Value {
 	}
 	return t
 }
+
+// clawStoreType is the first line OpenClaw's database writes for a
+// session (store.go).
+var clawStoreType = view.Parse(`"store"`)
 
 // piRunType is the type of a record of a subagent run's transcript, as
 // the pi-subagents extension writes it
@@ -155,6 +170,14 @@ var piPass = leak.Paths{
 	"sourceEventType": leak.Label, "ts": leak.Count, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
 	"stopReason": leak.Label, "usage.input": leak.Count, "usage.output": leak.Count, "usage.cacheRead": leak.Count,
 	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
+	// The first line of a session of OpenClaw's database (store.go).
+	"openclaw_store.rows": leak.Count,
+	// OpenClaw's trajectory events (trajectory.go).
+	"schemaVersion": leak.Count, "traceId": leak.IDOrUUID, "sessionId": leak.IDOrUUID,
+	"seq": leak.Count, "sourceSeq": leak.Count, "modelApi": leak.Label, "entryId": leak.ID, "parentEntryId": leak.ID,
+	"data.usage.input": leak.Count, "data.usage.output": leak.Count, "data.usage.cacheRead": leak.Count,
+	"data.usage.cacheWrite": leak.Count, "data.usage.total": leak.Count, "data.toolCallId": leak.ID,
+	"data.name": leak.Name, "data.status": leak.Label, "data.imagesCount": leak.Count,
 }
 
 // piLabels are the values of its label fields the reader knows, written
@@ -163,6 +186,7 @@ var piLabels = []string{
 	"foreground", "background", "initial_prompt", "message_start", "message_end", "tool_execution_start", "tool_execution_end",
 	"tool_result_end",
 	"anthropic-messages", "off", "openai-codex", "openai-codex-responses", "openai-responses",
+	"runtime", "transcript", "export", "success", "error", "aborted", "timeout", "cancelled",
 }
 
 // piBuiltinTools are the tools pi and OpenClaw ship (pi's read, bash,

@@ -275,3 +275,60 @@ func TestPiSubagentRuns(t *testing.T) {
 		t.Errorf("%d subagent runs, want 2 (the transcript and the pi session)", runs)
 	}
 }
+
+// TestOpenClawTrajectory: an OpenClaw trajectory (<session>.trajectory.jsonl)
+// is read by pi_agent as OpenClaw's: its model.completed event is a chat
+// span with its usage, its tool events execute_tool spans (the failed
+// exec failed, the MCP call one mcp.tool_call.completed), its compiled
+// system prompt a context load; its usage is in no total (ccusage counts
+// none of a trajectory: the transcript's tokens are the run's), an audit
+// gap says so; no canary reaches an output.
+func TestOpenClawTrajectory(t *testing.T) {
+	testshared.InRepo(t)
+	results := convtest.Convert(t, "samples/pi_agent/openclaw_trajectory", pipeline.Options{})
+	if len(results) != 1 || results[0].Converter != "pi_agent" {
+		t.Fatalf("%d results (%+v), want one of pi_agent", len(results), results)
+	}
+	res := results[0]
+	convtest.NoCanary(t, res)
+	spans := gjson.GetBytes(res.Trace, "resourceSpans.0.scopeSpans.0.spans")
+	attr := func(sp gjson.Result, k string) gjson.Result {
+		return sp.Get(`attributes.#(key=="` + k + `").value`)
+	}
+	var chats, tools, failed int
+	for _, sp := range spans.Array() {
+		switch attr(sp, "gen_ai.operation.name").Get("stringValue").Str {
+		case "invoke_agent":
+			if a := attr(sp, "gen_ai.agent.name").Get("stringValue").Str; a != "openclaw" {
+				t.Errorf("agent %q, want openclaw", a)
+			}
+		case "chat":
+			chats++
+			if in := attr(sp, "gen_ai.usage.input_tokens").Get("intValue").String(); in != "12200" {
+				t.Errorf("chat input tokens %s, want 12200 (2400 + cache 9100 + 700)", in)
+			}
+		case "execute_tool":
+			tools++
+			if sp.Get("status.code").Int() == 2 {
+				failed++
+			}
+		}
+	}
+	if chats != 1 || tools != 2 || failed != 1 {
+		t.Errorf("%d chat spans, %d tool spans (%d failed), want 1, 2 (1)", chats, tools, failed)
+	}
+	if n := len(convtest.Events(res.Receipt, "gen_ai.token_usage.summarized")); n != 0 {
+		t.Errorf("%d usage summaries, want none (ccusage counts no trajectory usage)", n)
+	}
+	if n := len(convtest.Events(res.Receipt, "mcp.tool_call.completed")); n != 1 {
+		t.Errorf("%d MCP calls, want 1", n)
+	}
+	gaps := convtest.Events(res.Receipt, "context.audit_gap.recorded")
+	if len(gaps) != 1 || convtest.Attr(gaps[0], "context.audit_gap").Str != "token_usage_not_counted" {
+		t.Errorf("audit gaps %v, want token_usage_not_counted alone (the system prompt's load is recorded)", gaps)
+	}
+	loads := convtest.Events(res.Receipt, "context.input.loaded")
+	if len(loads) != 1 || convtest.Attr(loads[0], "context.input.kind").Str != "system_prompt" {
+		t.Errorf("context loads %v, want the system prompt", loads)
+	}
+}

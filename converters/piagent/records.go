@@ -14,12 +14,6 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// piUsage is a model's token usage over the session, in pi's terms: input
-// excludes the cache reads and writes, which are counted apart.
-type piUsage struct {
-	input, output, cacheRead, cacheWrite, responses int64
-}
-
 // piUsageKey is what tells one assistant message's usage from another's,
 // as ccusage tells them (a line written twice, as a copied branch or a
 // reset session repeats them, counts once; entry ids are not compared).
@@ -38,12 +32,12 @@ type piUsageKey struct {
 // usage records apart.
 type piTally struct {
 	seen     map[piUsageKey]bool
-	totals   map[string]*piUsage
+	totals   map[string]*native.Usage // by model; input excludes the cache reads and writes, as pi counts it
 	repeated int64
 }
 
 // add counts v under key once.
-func (t *piTally) add(key piUsageKey, v piUsage) {
+func (t *piTally) add(key piUsageKey, v native.Usage) {
 	if t.seen[key] {
 		t.repeated++
 		return
@@ -51,18 +45,14 @@ func (t *piTally) add(key piUsageKey, v piUsage) {
 	t.seen[key] = true
 	u := t.totals[key.model]
 	if u == nil {
-		u = &piUsage{}
+		u = &native.Usage{}
 		t.totals[key.model] = u
 	}
-	u.input += v.input
-	u.output += v.output
-	u.cacheRead += v.cacheRead
-	u.cacheWrite += v.cacheWrite
-	u.responses++
+	u.Add(v)
 }
 
 func newTally() piTally {
-	return piTally{seen: map[piUsageKey]bool{}, totals: map[string]*piUsage{}}
+	return piTally{seen: map[piUsageKey]bool{}, totals: map[string]*native.Usage{}}
 }
 
 // piTool is one tool call, opened by an assistant message's toolCall block
@@ -86,7 +76,8 @@ type piState struct {
 	subagentRun bool
 	runAgent    string
 	openclaw    bool // an entry only OpenClaw writes was read
-	instr       bool
+	traj        bool // the input is an OpenClaw trajectory (trajectory.go)
+	instr       bool // a system prompt's load was read (a trajectory's)
 }
 
 func newPi(env converters.Env) *piState {
@@ -114,7 +105,16 @@ func (c *piState) Record(r converters.Record, out *converters.Output) error {
 		c.run(r)
 		return nil
 	}
+	if r.Get("traceSchema").Str().Is(clawTrajectorySchema) {
+		c.trajectory(r)
+		return nil
+	}
 	switch r.Type {
+	case "store":
+		// A session of OpenClaw's database: OpenClaw's, whatever its
+		// entries say.
+		c.openclaw = true
+		c.counts["store_rows"] += c.Count(r.Get("openclaw_store.rows"))
 	case "session":
 		c.header(r)
 	case "model_change":
@@ -248,7 +248,7 @@ func (c *piState) user(r converters.Record, content view.Value) {
 		texts = append(texts, content.Str())
 	}
 	images := 0
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("text"):
 			texts = append(texts, b.Get("text").Str())
@@ -297,12 +297,12 @@ func (c *piState) assistant(r converters.Record, m view.Value) {
 		}
 	}
 	if u, ok := c.usage(r, m); ok {
-		attrs = append(attrs, native.ChatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
+		attrs = append(attrs, u.CacheIn().Chat()...)
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch {
 		case b.Get("type").Str().Is("thinking"):
 			c.counts["thinking_blocks"]++
@@ -316,20 +316,20 @@ func (c *piState) assistant(r converters.Record, m view.Value) {
 // usage reads an assistant message's usage and adds it to its model's
 // totals, once per piUsageKey. ccusage counts an assistant message whose
 // input and output are numbers.
-func (c *piState) usage(r converters.Record, m view.Value) (piUsage, bool) {
+func (c *piState) usage(r converters.Record, m view.Value) (native.Usage, bool) {
 	u := m.Get("usage")
 	if !u.IsObject() || !u.Get("input").IsNumber() || !u.Get("output").IsNumber() {
-		return piUsage{}, false
+		return native.Usage{}, false
 	}
-	v := piUsage{input: c.Count(u.Get("input")), output: c.Count(u.Get("output")),
-		cacheRead: c.Count(u.Get("cacheRead")), cacheWrite: c.Count(u.Get("cacheWrite")), responses: 1}
+	v := native.Usage{Input: c.Count(u.Get("input")), Output: c.Count(u.Get("output")),
+		CacheRead: c.Count(u.Get("cacheRead")), CacheWrite: c.Count(u.Get("cacheWrite")), Responses: 1}
 	if r.Time == "" {
 		// ccusage leaves out a message it cannot date; so do the totals
 		// (the chat span keeps its figures), and the root counts it.
 		c.counts["usage_without_time"]++
 		return v, true
 	}
-	total := v.input + v.output + v.cacheRead + v.cacheWrite
+	total := v.Input + v.Output + v.CacheRead + v.CacheWrite
 	if t := u.Get("totalTokens"); t.IsNumber() {
 		total = c.Count(t)
 	}
@@ -338,7 +338,7 @@ func (c *piState) usage(r converters.Record, m view.Value) (piUsage, bool) {
 		model = "unknown"
 	}
 	cost := u.Get("cost.total").Float()
-	key := piUsageKey{model: model, input: v.input, output: v.output, cacheRead: v.cacheRead, cacheWrite: v.cacheWrite, cost: cost}
+	key := piUsageKey{model: model, input: v.Input, output: v.Output, cacheRead: v.CacheRead, cacheWrite: v.CacheWrite, cost: cost}
 	pi, claw := key, key
 	pi.time, pi.total = r.Time, total
 	claw.msgTime = m.Get("timestamp").Int()
@@ -399,7 +399,7 @@ func (c *piState) subagent(r converters.Record, t *piTool, args view.Value) {
 	}
 	several := false
 	for _, list := range []string{"tasks", "chain"} {
-		native.ForEach(args.Get(list), func(_, a view.Value) bool {
+		args.Get(list).ForEach(func(_, a view.Value) bool {
 			several = true
 			one(a)
 			return true
@@ -467,7 +467,7 @@ func (c *piState) extensionMessage(r converters.Record, m view.Value) {
 	if content.IsString() {
 		texts = append(texts, content.Str())
 	}
-	native.ForEach(content, func(_, b view.Value) bool {
+	content.ForEach(func(_, b view.Value) bool {
 		if b.Get("type").Str().Is("text") {
 			texts = append(texts, b.Get("text").Str())
 		}
@@ -508,8 +508,10 @@ func (c *piState) contextLoaded(r converters.Record, kind, activation string, te
 
 func (c *piState) End(out *converters.Output) error {
 	c.Out = out
-	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
-		events.AuditGap("instruction_loads_not_logged", "pi_agents_md_and_system_prompt_load_without_a_record"))
+	if !c.instr {
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("instruction_loads_not_logged", "pi_agents_md_and_system_prompt_load_without_a_record"))
+	}
 	tally := c.pi
 	if c.openclaw {
 		tally = c.claw
@@ -520,18 +522,23 @@ func (c *piState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var all piUsage
+	var all native.Usage
 	for _, m := range models {
 		u := tally.totals[m]
-		all.input += u.input
-		all.output += u.output
+		all.Add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
-			events.Tokens{Input: u.input, Output: u.output, CacheRead: u.cacheRead, CacheWrite: u.cacheWrite},
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(u.responses)}},
+			u.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(u.Responses)}},
 			"time_model_and_usage", "session")})
 	}
-	if len(models) == 0 {
+	switch {
+	case c.traj:
+		// ccusage counts no usage of a trajectory: the run's tokens are
+		// its transcript's (trajectory.go).
+		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
+			events.AuditGap("token_usage_not_counted", "openclaw_trajectory_usage_is_counted_in_the_session_transcript"))
+	case len(models) == 0:
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("token_usage_not_logged", "pi_messages_have_no_usage"))
 	}
@@ -544,7 +551,7 @@ func (c *piState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		native.RootTokens(out, all.input, all.output)
+		all.Root(out)
 	}
 	if c.format > 0 {
 		out.Span.Set("pi_agent.session_format", receipt.I(c.format))

@@ -1,10 +1,13 @@
-// Package fuzzgen builds agent session logs for the fuzz targets from each
-// format's grammar, driven by a stream of choices: the fuzzer's bytes. The
-// same bytes always give the same log, so a finding reproduces, and the
-// engine's minimisation of the bytes minimises the log (an exhausted stream
-// chooses 0: the shortest, plainest option).
+// Package fuzzgen builds agent session logs for the fuzz targets from a
+// format's grammar, driven by a stream of choices: the fuzzer's bytes. A
+// native reader's grammar lives beside it, in a test file
+// (converters/<reader>/grammar_test.go, built with Gen); the scenario
+// converters' logs are built here (Scenario). The same bytes always give
+// the same log, so a finding reproduces, and the engine's minimisation of
+// the bytes minimises the log (an exhausted stream chooses 0: the
+// shortest, plainest option).
 //
-// A generator first builds a well-formed log of the format (record types,
+// A grammar first builds a well-formed log of the format (record types,
 // content blocks, ids that link tool calls to results, subagent files and
 // sidecars, compaction, several versions' shapes), then perturbs it:
 // records reordered, dropped or duplicated, ids swapped, field types
@@ -65,9 +68,10 @@ func Pick[T any](c *Choices, xs ...T) T { return xs[c.Intn(len(xs))] }
 
 // Log is one generated input: its files, the main one first.
 type Log struct {
-	Format     string            // "claude_code", "codex", "cursor" or a scenario converter's name
+	Format     string            // the converter's name: "claude_code", "codex", "cursor", a scenario converter's
 	Files      map[string][]byte // slash-separated names
 	Main       string            // the session file
+	Meta       string            // the session file's own sidecar (Layout.MainSidecar), "" when none
 	Companions []Companion       // further files of the session
 	Canaries   []string          // every canary made for a raw slot (a choice not taken may leave one unused)
 }
@@ -81,26 +85,31 @@ type Companion struct {
 // Rec is one record under construction.
 type Rec = map[string]any
 
-// gen is the state shared by the generators.
-type gen struct {
-	c        *Choices
-	log      *Log
+// Gen is what a reader's grammar builds its log with (the grammars live
+// beside their readers, in test files: converters/<reader>/grammar_test.go):
+// the choices it reads, the log it fills, canaries for raw slots (Canary,
+// Raw), ids (ID, Earlier), record times (Clock) and the damage real logs
+// show (Perturb, MutateField, Encode).
+type Gen struct {
+	C        *Choices
+	Log      *Log
 	n        int      // canaries written
 	ids      []string // ids handed out, for links and swaps
 	canaryOf map[string]string
 }
 
-func newGen(c *Choices, format string) *gen {
-	return &gen{c: c, log: &Log{Format: format, Files: map[string][]byte{}}, canaryOf: map[string]string{}}
+// NewGen starts a log of format built from the choices c.
+func NewGen(c *Choices, format string) *Gen {
+	return &Gen{C: c, Log: &Log{Format: format, Files: map[string][]byte{}}, canaryOf: map[string]string{}}
 }
 
-// canary returns a new raw value for a slot: "CANARY" with a number and
+// Canary returns a new raw value for a slot: "CANARY" with a number and
 // some words, in one of several shapes (path, prose, code, JSON text).
-func (g *gen) canary(slot string) string {
+func (g *Gen) Canary(slot string) string {
 	g.n++
 	tag := fmt.Sprintf("CANARY%d%s", g.n, slot)
 	var v string
-	switch g.c.Intn(6) {
+	switch g.C.Intn(6) {
 	case 0:
 		v = tag + " please fix the rounding bug in invoices"
 	case 1:
@@ -110,24 +119,24 @@ func (g *gen) canary(slot string) string {
 	case 3:
 		v = "line one " + tag + "\nline two\ttabbed \u00e9t\u00e9 \u2603"
 	case 4:
-		v = strings.Repeat(tag+" ", 1+g.c.Intn(8))
+		v = strings.Repeat(tag+" ", 1+g.C.Intn(8))
 	default:
 		v = tag + "-sk-ant-api03-" + strings.Repeat("x", 20)
 	}
-	g.log.Canaries = append(g.log.Canaries, tag)
+	g.Log.Canaries = append(g.Log.Canaries, tag)
 	return v
 }
 
-// raw returns the canary for an original value, the same one every time:
+// Raw returns the canary for an original value, the same one every time:
 // values that must match across records (a text and its copy) still do.
-func (g *gen) raw(orig string) string {
+func (g *Gen) Raw(orig string) string {
 	if v, ok := g.canaryOf[orig]; ok {
 		return v
 	}
 	g.n++
 	tag := fmt.Sprintf("CANARY%d", g.n)
 	var v string
-	switch g.c.Intn(4) {
+	switch g.C.Intn(4) {
 	case 0:
 		v = tag + "-" + orig // a prefix keeps suffixes (SKILL.md, .jsonl) that converters read
 	case 1:
@@ -140,16 +149,16 @@ func (g *gen) raw(orig string) string {
 	default:
 		v = tag
 	}
-	g.log.Canaries = append(g.log.Canaries, tag)
+	g.Log.Canaries = append(g.Log.Canaries, tag)
 	g.canaryOf[orig] = v
 	return v
 }
 
-// id returns a new id of a family ("toolu_", "call_", "" for a UUID), or,
+// ID returns a new id of a family ("toolu_", "call_", "" for a UUID), or,
 // now and then, one handed out before: ids collide in real logs.
-func (g *gen) id(prefix string) string {
-	if len(g.ids) > 0 && g.c.OneIn(12) {
-		return g.ids[g.c.Intn(len(g.ids))]
+func (g *Gen) ID(prefix string) string {
+	if len(g.ids) > 0 && g.C.OneIn(12) {
+		return g.ids[g.C.Intn(len(g.ids))]
 	}
 	k := len(g.ids) + 1
 	var v string
@@ -162,62 +171,66 @@ func (g *gen) id(prefix string) string {
 	return v
 }
 
-// earlier returns an id handed out before (or a fresh one when none).
-func (g *gen) earlier(prefix string) string {
+// Earlier returns an id handed out before (or a fresh one when none).
+func (g *Gen) Earlier(prefix string) string {
 	var fam []string
 	for _, id := range g.ids {
 		if strings.HasPrefix(id, prefix) {
 			fam = append(fam, id)
 		}
 	}
-	if len(fam) == 0 || g.c.OneIn(8) {
-		return g.id(prefix)
+	if len(fam) == 0 || g.C.OneIn(8) {
+		return g.ID(prefix)
 	}
-	return fam[g.c.Intn(len(fam))]
+	return fam[g.C.Intn(len(fam))]
 }
 
-// clock gives record times: mostly forward, sometimes equal or backwards,
+// Clock gives record times: mostly forward, sometimes equal or backwards,
 // now and then in another accepted layout or not a time at all.
-type clock struct {
-	g  *gen
+type Clock struct {
+	g  *Gen
 	ms int64
 }
 
-func (k *clock) next() any {
-	switch k.g.c.Intn(16) {
+// NewClock starts a clock whose choices and canaries are g's.
+func NewClock(g *Gen) *Clock { return &Clock{g: g} }
+
+// Next is the next record's time.
+func (k *Clock) Next() any {
+	switch k.g.C.Intn(16) {
 	case 14:
-		k.ms -= int64(k.g.c.Intn(5000))
+		k.ms -= int64(k.g.C.Intn(5000))
 	case 15:
 	default:
-		k.ms += int64(1 + k.g.c.Intn(90000))
+		k.ms += int64(1 + k.g.C.Intn(90000))
 	}
 	t := k.ms
 	sec, ms := t/1000, t%1000
 	base := fmt.Sprintf("2026-03-14T%02d:%02d:%02d", 9+(sec/3600)%12, (sec/60)%60, sec%60)
-	switch k.g.c.Intn(24) {
+	switch k.g.C.Intn(24) {
 	case 20:
 		return base + "+02:00"
 	case 21:
 		return base + fmt.Sprintf(".%06dZ", ms*1000)
 	case 22:
-		return "yesterday " + k.g.canary("time")
+		return "yesterday " + k.g.Canary("time")
 	case 23:
 		return t
 	}
 	return base + fmt.Sprintf(".%03dZ", ms)
 }
 
-// epochMs is the clock as Unix milliseconds.
-func (k *clock) epochMs() int64 {
-	k.ms += int64(1 + k.g.c.Intn(5000))
+// EpochMs is the clock as Unix milliseconds.
+func (k *Clock) EpochMs() int64 {
+	k.ms += int64(1 + k.g.C.Intn(5000))
 	return 1786000000000 + k.ms
 }
 
-// perturb changes a built record list: the same edits the three formats'
+// Perturb changes a built record list: the same edits the three formats'
 // real drift and damage make. Most records are left as they are.
-func (g *gen) perturb(recs []Rec) []Rec {
-	for i := 0; i < len(recs) && g.c.Left(); i++ {
-		switch g.c.Intn(24) { // only while choices are left: an exhausted stream edits nothing
+func (g *Gen) Perturb(recs []Rec) []Rec {
+	for i := 0; i < len(recs) && g.C.Left(); i++ {
+		switch g.C.Intn(24) { // only while choices are left: an exhausted stream edits nothing
 		case 0: // drop
 			recs = append(recs[:i], recs[i+1:]...)
 			i--
@@ -232,9 +245,9 @@ func (g *gen) perturb(recs []Rec) []Rec {
 			r := recs[i]
 			recs = append(append(recs[:i], recs[i+1:]...), r)
 		case 4, 5: // change one field's type or content
-			g.mutateField(recs[i], 0)
+			g.MutateField(recs[i], 0)
 		case 6: // swap an id with another record's
-			if j := g.c.Intn(len(recs)); j != i {
+			if j := g.C.Intn(len(recs)); j != i {
 				swapIDs(recs[i], recs[j])
 			}
 		}
@@ -242,39 +255,39 @@ func (g *gen) perturb(recs []Rec) []Rec {
 	return recs
 }
 
-// mutateField changes one value of r: a string becomes a number, an
+// MutateField changes one value of r: a string becomes a number, an
 // object, an array or null; a number becomes a string; a key is dropped or
 // a new one with a canary added.
-func (g *gen) mutateField(r Rec, depth int) {
+func (g *Gen) MutateField(r Rec, depth int) {
 	keys := sortedKeys(r)
 	if len(keys) == 0 || depth > 4 {
 		return
 	}
-	k := keys[g.c.Intn(len(keys))]
-	if k == "type" && !g.c.OneIn(4) {
+	k := keys[g.C.Intn(len(keys))]
+	if k == "type" && !g.C.OneIn(4) {
 		return // mostly keep the record recognisable
 	}
 	switch v := r[k].(type) {
 	case map[string]any:
-		if g.c.OneIn(3) {
+		if g.C.OneIn(3) {
 			r[k] = g.junkValue()
 		} else {
-			g.mutateField(v, depth+1)
+			g.MutateField(v, depth+1)
 		}
 	case []any:
-		if len(v) > 0 && !g.c.OneIn(3) {
-			if m, ok := v[g.c.Intn(len(v))].(map[string]any); ok {
-				g.mutateField(m, depth+1)
+		if len(v) > 0 && !g.C.OneIn(3) {
+			if m, ok := v[g.C.Intn(len(v))].(map[string]any); ok {
+				g.MutateField(m, depth+1)
 				return
 			}
 		}
 		r[k] = g.junkValue()
 	default:
-		switch g.c.Intn(4) {
+		switch g.C.Intn(4) {
 		case 0:
 			delete(r, k)
 		case 1:
-			r[g.canary("key")] = g.canary("value")
+			r[g.Canary("key")] = g.Canary("value")
 		default:
 			r[k] = g.junkValue()
 		}
@@ -283,8 +296,8 @@ func (g *gen) mutateField(r Rec, depth int) {
 
 // junkValue is a value of an unexpected type, canaries in its strings and
 // keys.
-func (g *gen) junkValue() any {
-	switch g.c.Intn(9) {
+func (g *Gen) junkValue() any {
+	switch g.C.Intn(9) {
 	case 0:
 		return nil
 	case 1:
@@ -294,15 +307,15 @@ func (g *gen) junkValue() any {
 	case 3:
 		return -1.5e300
 	case 4:
-		return []any{g.canary("elem"), 7}
+		return []any{g.Canary("elem"), 7}
 	case 5:
-		return map[string]any{g.canary("key"): g.canary("value")}
+		return map[string]any{g.Canary("key"): g.Canary("value")}
 	case 6:
 		return ""
 	case 7:
 		return json.Number("123456789012345678901234567890")
 	}
-	return g.canary("junk")
+	return g.Canary("junk")
 }
 
 // swapIDs exchanges the values of the first id-like key both records have.
@@ -335,19 +348,19 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// encode writes records as JSONL, with the line-level damage real files
+// Encode writes records as JSONL, with the line-level damage real files
 // have now and then: a junk line, a blank line, CRLF, a torn last line,
 // invalid UTF-8.
-func (g *gen) encode(recs []Rec) []byte {
+func (g *Gen) Encode(recs []Rec) []byte {
 	var b bytes.Buffer
 	for _, r := range recs {
 		line, err := json.Marshal(r)
 		if err != nil {
 			continue
 		}
-		switch g.c.Intn(40) { // 0, the plain line, when the choices run out
+		switch g.C.Intn(40) { // 0, the plain line, when the choices run out
 		case 35:
-			b.WriteString("not json " + g.canary("junkline") + "\n")
+			b.WriteString("not json " + g.Canary("junkline") + "\n")
 		case 36:
 			b.WriteString("\n")
 		case 37:
@@ -361,8 +374,8 @@ func (g *gen) encode(recs []Rec) []byte {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if b.Len() > 2 && g.c.OneIn(10) {
-		b.Truncate(b.Len() - 1 - g.c.Intn(min(8, b.Len()-1)))
+	if b.Len() > 2 && g.C.OneIn(10) {
+		b.Truncate(b.Len() - 1 - g.C.Intn(min(8, b.Len()-1)))
 	}
 	return b.Bytes()
 }

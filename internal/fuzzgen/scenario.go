@@ -26,8 +26,8 @@ type Grammar struct {
 // original value, so equalities the invariants check survive), and then
 // perturbed like every generated log.
 func Scenario(gr Grammar, data []byte) *Log {
-	g := newGen(NewChoices(data), gr.Name)
-	g.log.Main = gr.Name + ".jsonl"
+	g := NewGen(NewChoices(data), gr.Name)
+	g.Log.Main = gr.Name + ".jsonl"
 	byType := map[string][]Rec{}
 	var types []string
 	for _, seq := range gr.Sequences {
@@ -41,44 +41,44 @@ func Scenario(gr Grammar, data []byte) *Log {
 		}
 	}
 	if len(gr.Sequences) == 0 || len(types) == 0 {
-		g.log.Files[g.log.Main] = nil
-		return g.log
+		g.Log.Files[g.Log.Main] = nil
+		return g.Log
 	}
 	seq := gr.Sequences[0] // the good sample, mostly
-	if g.c.OneIn(3) {
-		seq = gr.Sequences[g.c.Intn(len(gr.Sequences))]
+	if g.C.OneIn(3) {
+		seq = gr.Sequences[g.C.Intn(len(gr.Sequences))]
 	}
 	var recs []Rec
 	for _, ex := range seq {
 		r := clone(ex)
-		switch g.c.Intn(32) {
+		switch g.C.Intn(32) {
 		case 0: // left out
 			continue
 		case 1: // repeated
 			recs = append(recs, g.canaries(clone(ex), "", gr).(Rec))
 		case 2: // another record of any type first
-			t := types[g.c.Intn(len(types))]
-			recs = append(recs, g.canaries(clone(byType[t][g.c.Intn(len(byType[t]))]), "", gr).(Rec))
+			t := types[g.C.Intn(len(types))]
+			recs = append(recs, g.canaries(clone(byType[t][g.C.Intn(len(byType[t]))]), "", gr).(Rec))
 		case 3: // another example of its type, or one field of it
 			if t, ok := r[gr.TypeField].(string); ok {
-				other := byType[t][g.c.Intn(len(byType[t]))]
-				if g.c.OneIn(2) {
+				other := byType[t][g.C.Intn(len(byType[t]))]
+				if g.C.OneIn(2) {
 					r = clone(other)
 				} else if keys := sortedKeys(other); len(keys) > 0 {
-					k := keys[g.c.Intn(len(keys))]
+					k := keys[g.C.Intn(len(keys))]
 					r[k] = clone(Rec{"v": other[k]})["v"]
 				}
 			}
 		}
 		recs = append(recs, g.canaries(r, "", gr).(Rec))
 	}
-	g.log.Files[g.log.Main] = g.encode(g.perturb(recs))
-	return g.log
+	g.Log.Files[g.Log.Main] = g.Encode(g.Perturb(recs))
+	return g.Log
 }
 
 // canaries replaces the raw string leaves of v (those at no pass-through
 // path) by canaries, keeping the type field.
-func (g *gen) canaries(v any, path string, gr Grammar) any {
+func (g *Gen) canaries(v any, path string, gr Grammar) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
@@ -108,8 +108,8 @@ func (g *gen) canaries(v any, path string, gr Grammar) any {
 		if v, ok := g.canaryOf[x]; ok {
 			return v
 		}
-		if g.c.OneIn(12) {
-			return g.raw(x)
+		if g.C.OneIn(12) {
+			return g.Raw(x)
 		}
 		g.canaryOf[x] = x
 		return x

@@ -98,3 +98,34 @@ func TestDocumentErrorsPointIntoIt(t *testing.T) {
 		t.Errorf("JSON Lines under a document's name: %v, %d lines", res.Err, res.Stats.Lines)
 	}
 }
+
+// TestArrayDocumentIsOneRecordAnElement: a one-document file holding a
+// JSON array (Codebuff's chat-messages.json) is read one element a record,
+// element n on line n, so a non-object element is a skipped line of its
+// own and the messages around it are read.
+func TestArrayDocumentIsOneRecordAnElement(t *testing.T) {
+	doc := `[
+  {"id": "user-1", "variant": "user", "content": "CANARY-prompt", "timestamp": "2026-11-20T10:00:00.000Z"},
+  "CANARY-junk",
+  {"id": "ai-1", "variant": "ai", "content": "CANARY-answer", "timestamp": "2026-11-20T10:00:05.000Z",
+   "metadata": {"model": "claude-sonnet-4-20250514", "usage": {"inputTokens": 10, "outputTokens": 2}}}
+]
+`
+	p := filepath.Join(t.TempDir(), "chat-messages.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{})
+	if res.Err != nil || res.Converter != "codebuff" {
+		t.Fatalf("converter %q, err %v", res.Converter, res.Err)
+	}
+	if res.Stats.Lines != 3 || res.Stats.Records != 2 || res.Stats.SkipReasons["not_an_object"] != 1 {
+		t.Errorf("%d lines, %d records, skipped %v; want 3, 2, one not an object", res.Stats.Lines, res.Stats.Records, res.Stats.SkipReasons)
+	}
+	if len(res.Diags) != 1 || !strings.Contains(res.Diags[0], ":2:") {
+		t.Errorf("warnings %q, want one at line 2", res.Diags)
+	}
+	if strings.Contains(string(res.Receipt)+string(res.Trace)+strings.Join(res.Diags, ""), "CANARY") {
+		t.Fatal("canary in an output")
+	}
+}

@@ -288,11 +288,12 @@ func walkInputs(ctx context.Context, dir, prefix string) ([]Input, error) {
 				return err
 			}
 			if !hasInputSuffix(p) {
-				// A database of sessions: by name (opencode.db), or
-				// any *.db whose tables are a store's; another
-				// program's database is not a log, and is passed over
-				// in silence.
-				if strings.HasSuffix(p, ".db") {
+				// A database of sessions: by name (opencode.db,
+				// OpenClaw's openclaw-agent.sqlite), or any *.db or
+				// *.sqlite (ZCode's db.sqlite) whose tables are a
+				// store's; another program's database is not a log,
+				// and is passed over in silence.
+				if strings.HasSuffix(p, ".db") || strings.HasSuffix(p, ".sqlite") || converters.StoreFor(e.Name()) != nil {
 					if ins, ok := storeExpand(ctx, p, filepath.ToSlash(rel), dir, true); ok {
 						stores = append(stores, ins...)
 					}

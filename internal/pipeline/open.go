@@ -117,11 +117,13 @@ func reading(fh fs.File, path string, digest bool) (*input, error) {
 // documentRecord reads a file that holds one JSON document (a format's
 // Format.Document files) as one record: the document compacted onto line
 // 1, so detection, pass one and the leak check's second pass all see the
-// same single line. A document is read whole up to maxDocument bytes; a
-// larger one fails, as does a file that is not one valid document (torn,
-// cut short), with the line of the document where it breaks. A file whose
-// lines are each a JSON value (JSON Lines under a document's name) is read
-// as it is, line by line.
+// same single line. A document that is a JSON array (Codebuff's
+// chat-messages.json, an array of messages) is read as one record per
+// element instead, element n on line n. A document is read whole up to
+// maxDocument bytes; a larger one fails, as does a file that is not one
+// valid document (torn, cut short), with the line of the document where
+// it breaks. A file whose lines are each a JSON value (JSON Lines under a
+// document's name) is read as it is, line by line.
 func documentRecord(r io.Reader, path string) io.Reader {
 	doc, err := io.ReadAll(io.LimitReader(r, int64(maxDocument)+1))
 	if err != nil {
@@ -137,8 +139,26 @@ func documentRecord(r io.Reader, path string) io.Reader {
 		}
 		return errReader{&InputError{Path: path, Line: documentLine(doc), Msg: "not one whole JSON document: it breaks at this line (a format's one-document file is read whole)"}}
 	}
+	if line.Len() > 0 && line.Bytes()[0] == '[' {
+		return arrayRecords(line.Bytes())
+	}
 	line.WriteByte('\n')
 	return &line
+}
+
+// arrayRecords writes the elements of a compacted JSON array one a line.
+func arrayRecords(doc []byte) io.Reader {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(doc, &elems); err != nil {
+		return bytes.NewReader(append(doc, '\n')) // valid JSON: cannot happen
+	}
+	var out bytes.Buffer
+	out.Grow(len(doc))
+	for _, e := range elems {
+		out.Write(e)
+		out.WriteByte('\n')
+	}
+	return &out
 }
 
 // opensDocument reports an input, whatever its name, whose first line
