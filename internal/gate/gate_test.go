@@ -174,14 +174,35 @@ func TestCheckedPart(t *testing.T) {
 }
 
 // TestPreparedContextID: the id CheckedPart and prepare use is the one the
-// schema file declares.
+// schema file declares, and every document schema compiles (each is
+// compiled on its first use; this test uses them all).
 func TestPreparedContextID(t *testing.T) {
-	m, err := documentSchemas()
+	d, err := documentSchemas()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m[PreparedContext] == nil || len(m) != 3 {
-		t.Fatalf("document schemas %v", m)
+	if !d.has(PreparedContext) || len(d.files) != 3 {
+		t.Fatalf("document schemas %v", d.files)
+	}
+	for id := range d.files {
+		if s, err := d.schema(id); s == nil || err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
+
+// TestDocumentSchemasMeetTheMetaSchema: the prepare schemas, compiled
+// without the meta-schema check at run time, pass it (a schema the
+// meta-schema rejects, such as a negative minLength, fails here).
+func TestDocumentSchemasMeetTheMetaSchema(t *testing.T) {
+	d, err := loadDocs(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range d.files {
+		if _, err := d.schema(id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
 	}
 }
 

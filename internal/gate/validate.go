@@ -27,48 +27,78 @@ const schemaBase = "https://schemas.contextreceipts.dev/convert/v1/"
 
 var (
 	docOnce sync.Once
-	docs    map[string]*jsonschema.Schema // schema id (the documents' "schema" const) -> schema
+	docs    *docSet
 	docErr  error
 )
 
-// documentSchemas compiles the embedded prepare schemas once, each under
-// the id its documents carry in their "schema" field.
-func documentSchemas() (map[string]*jsonschema.Schema, error) {
-	docOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		files, err := fs.Glob(schemas.FS, "prepare/*.schema.json")
-		if err != nil || len(files) == 0 {
-			docErr = errors.New("prepare schemas missing")
-			return
-		}
-		ids := map[string]string{}
-		for _, f := range files {
-			b, _ := fs.ReadFile(schemas.FS, f)
-			if !json.Valid(b) {
-				docErr = fmt.Errorf("schemas/%s: not JSON", f)
-				return
-			}
-			id := gjson.GetBytes(b, "properties.schema.const").Str
-			if id == "" {
-				docErr = fmt.Errorf("schemas/%s: no schema const", f)
-				return
-			}
-			ids[id] = f
-			if err := c.AddResource(schemaBase+f, bytes.NewReader(b)); err != nil {
-				docErr = fmt.Errorf("schemas/%s: %w", f, err)
-				return
-			}
-		}
-		m := map[string]*jsonschema.Schema{}
-		for id, f := range ids {
-			if m[id], docErr = c.Compile(schemaBase + f); docErr != nil {
-				return
-			}
-		}
-		docs = m
-	})
+// docSet is the embedded prepare schemas, each compiled on its first use:
+// a process validates one or two kinds of document (a prepare without the
+// gate never writes a RecallEffort), and compiling a schema, its check
+// against the meta-schema included, is most of a prepare's fixed cost.
+type docSet struct {
+	mu    sync.Mutex
+	c     *jsonschema.Compiler
+	files map[string]string             // schema id (the documents' "schema" const) -> file
+	done  map[string]*jsonschema.Schema // compiled so far
+}
+
+// documentSchemas reads the embedded prepare schemas once, each under the
+// id its documents carry in their "schema" field. They are compiled
+// without their check against the draft 2020-12 meta-schema: they are
+// part of the binary, and that check, four fifths of compiling them, is
+// run by TestDocumentSchemasMeetTheMetaSchema instead of by every process.
+func documentSchemas() (*docSet, error) {
+	docOnce.Do(func() { docs, docErr = loadDocs(true) })
 	return docs, docErr
+}
+
+func loadDocs(skipMeta bool) (*docSet, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.SkipMetaValidation = skipMeta
+	files, err := fs.Glob(schemas.FS, "prepare/*.schema.json")
+	if err != nil || len(files) == 0 {
+		return nil, errors.New("prepare schemas missing")
+	}
+	ids := map[string]string{}
+	for _, f := range files {
+		b, _ := fs.ReadFile(schemas.FS, f)
+		if !json.Valid(b) {
+			return nil, fmt.Errorf("schemas/%s: not JSON", f)
+		}
+		id := gjson.GetBytes(b, "properties.schema.const").Str
+		if id == "" {
+			return nil, fmt.Errorf("schemas/%s: no schema const", f)
+		}
+		ids[id] = f
+		if err := c.AddResource(schemaBase+f, bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("schemas/%s: %w", f, err)
+		}
+	}
+	return &docSet{c: c, files: ids, done: map[string]*jsonschema.Schema{}}, nil
+}
+
+// has reports whether id names a prepare document schema.
+func (d *docSet) has(id string) bool { return d.files[id] != "" }
+
+// schema returns id's schema, compiling it on first use (nil for an
+// unknown id).
+func (d *docSet) schema(id string) (*jsonschema.Schema, error) {
+	f := d.files[id]
+	if f == "" {
+		return nil, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s := d.done[id]; s != nil {
+		return s, nil
+	}
+	s, err := d.c.Compile(schemaBase + f)
+	if err != nil {
+		return nil, fmt.Errorf("schemas/%s: %w", f, err)
+	}
+	d.done[id] = s
+	return s, nil
 }
 
 // SchemaOf returns the "schema" field of a JSON object document ("" when
@@ -84,8 +114,8 @@ func SchemaOf(doc []byte) string {
 // IsDocument reports whether doc names a schema of the prepare documents
 // (PreparedContext, its receipt, RecallEffort) in its "schema" field.
 func IsDocument(doc []byte) bool {
-	m, err := documentSchemas()
-	return err == nil && m[SchemaOf(doc)] != nil
+	d, err := documentSchemas()
+	return err == nil && d.has(SchemaOf(doc))
 }
 
 // ValidateDocument checks a prepare document against the schema its
@@ -93,7 +123,7 @@ func IsDocument(doc []byte) bool {
 // first deepest failing location (content-free: locations and schema
 // keywords, never instance values).
 func ValidateDocument(doc []byte) error {
-	m, err := documentSchemas()
+	d, err := documentSchemas()
 	if err != nil {
 		return err
 	}
@@ -103,7 +133,10 @@ func ValidateDocument(doc []byte) error {
 	if err := dec.Decode(&v); err != nil {
 		return errors.New("not JSON")
 	}
-	sch := m[SchemaOf(doc)]
+	sch, err := d.schema(SchemaOf(doc))
+	if err != nil {
+		return err
+	}
 	if sch == nil {
 		return &SchemaError{Msg: "/schema names no known document"}
 	}

@@ -119,3 +119,29 @@ func TestEnumMessageWithPercent(t *testing.T) {
 		}
 	}
 }
+
+// Patch 4: SkipMetaValidation compiles a schema without checking it against
+// its meta-schema (one the meta-schema rejects is then accepted as it is),
+// and instances are validated as without it.
+func TestSkipMetaValidation(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		c := NewCompiler()
+		c.SkipMetaValidation = skip
+		if err := c.AddResource("bad.json", strings.NewReader(`{"minLength":-1}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Compile("bad.json"); (err == nil) != skip {
+			t.Errorf("skip %v: compiling a schema the meta-schema rejects: %v", skip, err)
+		}
+		if err := c.AddResource("ok.json", strings.NewReader(`{"type":"string","minLength":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Compile("ok.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Validate("ab") != nil || s.Validate("a") == nil || s.Validate(5) == nil {
+			t.Errorf("skip %v: instances not validated as the schema says", skip)
+		}
+	}
+}
