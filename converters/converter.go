@@ -77,6 +77,9 @@ type Env struct {
 	// file (subagent transcripts, say): a reader that keeps something of
 	// the main file only for its companions need not when there are none.
 	Companions int
+	// Know is what the reader's Format declares of the values it writes
+	// (its IDs and Models), set by the registry for every State it makes.
+	Know leak.Knowledge
 }
 
 // Record is one input line: a borrowed view (package view).
@@ -255,10 +258,21 @@ func RegisterBuiltin(c Converter) {
 	}
 	c.Types = append([]string(nil), c.Types...)
 	sort.Strings(c.Types) // the pipeline looks types up by binary search
+	c = withKnowledge(c)
 	registry[c.Name] = c
 	allMu.Lock()
 	allSorted, natives = nil, nil
 	allMu.Unlock()
+}
+
+// withKnowledge makes c's New hand every State its Format's knowledge of
+// the values it writes (Env.Know: its id grammar and own model names).
+func withKnowledge(c Converter) Converter {
+	if f := c.Native; f != nil {
+		know, newState := leak.Knowledge{IDs: f.IDs, Models: f.Models}, c.New
+		c.New = func(env Env) State { env.Know = know; return newState(env) }
+	}
+	return c
 }
 
 // All returns the registered converters sorted by name.

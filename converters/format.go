@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/leak"
 )
 
 // Format is what an agent's own log format (Claude Code, Codex, Cursor)
@@ -51,6 +52,16 @@ type Format struct {
 	// Seeds are the sample folders (slash paths from the repository root)
 	// whose .jsonl files seed the native fuzz target.
 	Seeds []string
+	// IDs is the grammar of the ids the agent's logs carry, its own and
+	// its model providers' (leak.IDs): prefixes, lengths and alphabets,
+	// each rule next to the sources it rests on and its examples. The
+	// reader writes an id in clear only when it matches (and passes the
+	// id shape's screens), else its digest; nil: every id is a digest.
+	IDs leak.IDs
+	// Models are the model names the agent writes of its own that the
+	// model catalog (internal/models) does not list (Claude Code's
+	// <synthetic>, Cursor's Auto): written in clear like the catalog's.
+	Models []string
 	// Store describes the SQLite database the agent keeps many sessions
 	// in (OpenCode's opencode.db); nil: none. The pipeline opens the file
 	// read-only and converts each of its sessions as an input of its own.

@@ -34,6 +34,7 @@ func init() {
 			DocumentAt: ampDocument,
 			Locations:  ampLocations,
 			Seeds:      []string{"samples/amp"},
+			IDs:        ampIDs,
 		},
 	})
 }

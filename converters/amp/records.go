@@ -54,7 +54,7 @@ func (c *ampState) Record(r converters.Record, out *converters.Output) error {
 // session id), and reads the client's version and the workspace the thread
 // started in (its project key; the path is never written).
 func (c *ampState) identity(r converters.Record) {
-	if sid, ok := r.Top("id").Str().Admit(leak.IDOrUUID); ok {
+	if sid, ok := c.Admit(leak.IDOrUUID, r.Top("id").Str()); ok {
 		c.Session = sid
 	}
 	env := r.Get("env.initial")

@@ -26,6 +26,7 @@ func init() {
 			Time:      antigravityTime,
 			Locations: antigravityLocations,
 			Seeds:     []string{"samples/antigravity"},
+			IDs:       antigravityIDs,
 			Store:     antigravityStore,
 		},
 	})

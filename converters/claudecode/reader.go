@@ -53,6 +53,8 @@ func init() {
 			Layout:    claudeLayout,
 			Locations: claudeLocations,
 			Seeds:     []string{"samples/claude_code"},
+			IDs:       claudeIDs,
+			Models:    claudeModels,
 		},
 	})
 }

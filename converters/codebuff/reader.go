@@ -32,6 +32,7 @@ func init() {
 			Document:  codebuffDocument,
 			Locations: codebuffLocations,
 			Seeds:     []string{"samples/codebuff"},
+			IDs:       codebuffIDs,
 		},
 	})
 }

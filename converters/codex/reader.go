@@ -52,6 +52,7 @@ func init() {
 			Layout:    converters.Layout{SessionID: codexRolloutID},
 			Locations: []converters.Location{{Env: "CODEX_HOME", Default: ".codex", Below: "sessions"}},
 			Seeds:     []string{"samples/codex"},
+			IDs:       codexIDs,
 		},
 	})
 }

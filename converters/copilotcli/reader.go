@@ -49,6 +49,7 @@ func init() {
 			// $COPILOT_HOME (the CLI's own config-directory override).
 			Locations: []converters.Location{{Env: "COPILOT_HOME", Default: ".copilot", Below: "session-state"}},
 			Seeds:     []string{"samples/copilot_cli"},
+			IDs:       copilotIDs,
 		},
 	})
 }

@@ -66,6 +66,8 @@ func init() {
 			Layout:    cursorLayout,
 			Locations: cursorLocations,
 			Seeds:     []string{"samples/cursor"},
+			IDs:       cursorIDs,
+			Models:    cursorModels,
 		},
 	})
 }

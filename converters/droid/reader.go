@@ -53,6 +53,7 @@ func init() {
 			Locations:  droidLocations,
 			DocumentAt: droidOrphanSettings,
 			Seeds:      []string{"samples/droid"},
+			IDs:        droidIDs,
 		},
 	})
 }

@@ -57,6 +57,7 @@ func init() {
 			DocumentAt: geminiSubagentDocument,
 			Locations:  geminiLocations,
 			Seeds:      []string{"samples/gemini_cli"},
+			IDs:        geminiIDs,
 		},
 	})
 }

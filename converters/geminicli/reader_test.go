@@ -134,14 +134,14 @@ func TestGeminiMapping(t *testing.T) {
 // built-in tool's passes through.
 func TestGeminiCallIDs(t *testing.T) {
 	res := convtest.ConvertLines(t, "gemini_cli", "s.jsonl", gmHeader,
-		gmModel("01", gmTokens, gmCall("mcp_acmeledger_query-1774-1", "mcp_acmeledger_query", "success", "")+","+gmCall("read_file-1774-2", "read_file", "success", "")))
+		gmModel("01", gmTokens, gmCall("mcp_acmeledger_query-1774000008000-1", "mcp_acmeledger_query", "success", "")+","+gmCall("read_file-1774000008000-2", "read_file", "success", "")))
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
 	if bytes.Contains(res.Trace, []byte("acmeledger")) || bytes.Contains(res.Receipt, []byte("acmeledger")) {
 		t.Error("an MCP tool's name reached the output through its call id")
 	}
-	if !bytes.Contains(res.Trace, []byte(`"read_file-1774-2"`)) {
+	if !bytes.Contains(res.Trace, []byte(`"read_file-1774000008000-2"`)) {
 		t.Error("a built-in tool's call id should pass through")
 	}
 }

@@ -29,6 +29,7 @@ func init() {
 			Time:      gooseTime,
 			Locations: gooseLocations,
 			Seeds:     []string{"samples/goose"},
+			IDs:       gooseIDs,
 			Store:     gooseStore,
 		},
 	})

@@ -32,6 +32,7 @@ func init() {
 			Layout:    grokLayout,
 			Locations: grokLocations,
 			Seeds:     []string{"samples/grok"},
+			IDs:       grokIDs,
 		},
 	})
 }

@@ -29,6 +29,7 @@ func init() {
 			Time:      hermesTime,
 			Locations: []converters.Location{{Env: "HERMES_HOME", Default: ".hermes", Below: "state.db"}},
 			Seeds:     []string{"samples/hermes"},
+			IDs:       hermesIDs,
 			Store:     hermesStore,
 		},
 	})

@@ -31,6 +31,7 @@ func init() {
 			Layout:    kimiLayout,
 			Locations: kimiLocations,
 			Seeds:     []string{"samples/kimi_cli"},
+			IDs:       kimiIDs,
 		},
 	})
 }

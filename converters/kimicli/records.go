@@ -55,7 +55,7 @@ func (c *kimiState) StartFile(f converters.SourceFile, out *converters.Output) e
 		rel := view.Borrow(f.Rel)
 		dir := rel.TrimSuffix("/wire.jsonl")
 		if i := dir.LastIndex("/"); i >= 0 && !dir.Is(f.Rel) {
-			if sid, ok := dir.From(i + 1).Admit(leak.IDOrUUID); ok {
+			if sid, ok := c.Admit(leak.IDOrUUID, dir.From(i+1)); ok {
 				c.Session = sid
 			}
 		}

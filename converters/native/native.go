@@ -149,13 +149,20 @@ const projectPrefix = "project-"
 // live until the input ends, and a string read from a line would keep the
 // whole line (megabytes of content) alive with it (keyPart, name likewise).
 //
-// A model name is written in clear only when the model catalog or the
-// agent knows it, or names are revealed (leak.Shape.Clear).
+// An id is written in clear only when it is one of the agent's (its
+// Format's IDs), a model name only when the model catalog or the agent
+// knows it, or names are revealed (leak.Shape.ClearFor).
 func (c *Base) Pass(shape leak.Shape, v view.Text) string {
-	if s, ok := v.Clear(shape, c.Env.RevealNames); ok {
+	if s, ok := c.Admit(shape, v); ok {
 		return s
 	}
 	return v.Digest(c.Hasher)
+}
+
+// Admit returns a copy of v when Pass would write it in clear: for a
+// reader that names something by an input value only when it is one.
+func (c *Base) Admit(shape leak.Shape, v view.Text) (string, bool) {
+	return v.ClearFor(shape, c.Env.RevealNames, c.Env.Know)
 }
 
 // KeyPart is a span key's part taken from input: span keys are never

@@ -55,6 +55,7 @@ func init() {
 			Layout:    opencodeLayout,
 			Locations: opencodeLocations,
 			Seeds:     []string{"samples/opencode"},
+			IDs:       opencodeIDs,
 			Store:     opencodeStore,
 		},
 	})

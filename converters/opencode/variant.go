@@ -57,6 +57,7 @@ func Variant(name, agent, doc string, storeName func(base string) bool, location
 			Time:      opencodeTime,
 			Locations: locations,
 			Seeds:     seeds,
+			IDs:       opencodeIDs, // a fork's ids are OpenCode's (its Identifier)
 			Store: &converters.Store{
 				Name:     storeName,
 				NameOnly: true, // its tables are OpenCode's: a database of another name is OpenCode's

@@ -68,6 +68,7 @@ func init() {
 			DocumentAt: piArchive,
 			Seeds:      []string{"samples/pi_agent"},
 			Store:      clawStore,
+			IDs:        piIDs,
 		},
 	})
 }

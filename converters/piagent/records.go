@@ -170,7 +170,7 @@ func (c *piState) run(r converters.Record) {
 	c.subagentRun = true
 	if c.Session == "" {
 		if id := r.Get("runId").Str(); !id.Empty() {
-			if sid, ok := id.Admit(leak.IDOrUUID); ok {
+			if sid, ok := c.Admit(leak.IDOrUUID, id); ok {
 				c.Session = sid
 			}
 		}

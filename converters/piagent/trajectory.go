@@ -77,7 +77,7 @@ func (c *piState) trajectory(r converters.Record) {
 	c.openclaw, c.traj = true, true
 	c.counts["trajectory_events"]++
 	if id := r.Get("sessionId").Str(); c.Session == "" && !id.Empty() {
-		if sid, ok := id.Admit(leak.IDOrUUID); ok {
+		if sid, ok := c.Admit(leak.IDOrUUID, id); ok {
 			c.Session = sid
 		}
 	}

@@ -28,6 +28,8 @@ func init() {
 			Layout:    qwenLayout,
 			Locations: qwenLocations,
 			Seeds:     []string{"samples/qwen_code"},
+			IDs:       qwenIDs,
+			Models:    qwenModels,
 		},
 	})
 }

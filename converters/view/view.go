@@ -74,6 +74,15 @@ func (t Text) Clear(shape leak.Shape, reveal bool) (string, bool) {
 	return "", false
 }
 
+// ClearFor is Clear for the reader of an agent that knows k: an id in
+// clear only when it is one of the agent's (leak.Shape.ClearFor).
+func (t Text) ClearFor(shape leak.Shape, reveal bool, k leak.Knowledge) (string, bool) {
+	if shape.ClearFor(t.s, reveal, k) {
+		return strings.Clone(t.s), true
+	}
+	return "", false
+}
+
 // Fits reports whether the shape admits t, without keeping it.
 func (t Text) Fits(shape leak.Shape) bool { return shape.Admit(t.s) }
 

@@ -26,6 +26,7 @@ func init() {
 			Time:      zcodeTime,
 			Locations: zcodeLocations,
 			Seeds:     []string{"samples/zcode"},
+			IDs:       zcodeIDs,
 			Store:     zcodeStore,
 		},
 	})

@@ -1,10 +1,6 @@
 package leak
 
-import (
-	"strings"
-
-	"github.com/contextreceipts/convert/internal/models"
-)
+import "strings"
 
 // A Shape is what the values of one pass-through field must look like to be
 // copied into an output. Pass-through is admitted by value, not by field: a
@@ -145,35 +141,17 @@ func (s Shape) Admit(v string) bool {
 	return personal(v) == "" && (s == Version || SecretKind(v) == "")
 }
 
-// Clear reports whether a value v of shape s is written in clear: Admit,
-// and for a model name, knowledge too. A model name is in clear when the
-// model catalog (internal/models, genai-prices) or an agent's own model
-// ids (agentModels) know it; any other, a local model's file name or a
-// deployment named after a person, is written as its digest, and in clear
-// only under --reveal names (reveal), where Admit's screens still hold:
-// paths, e-mail addresses, phone numbers and secrets are never written.
+// Clear reports whether a value v of shape s is written in clear by a
+// writer that knows no agent (a scenario's): Admit, and for a model name,
+// knowledge too. A model name is in clear when the model catalog
+// (internal/models, genai-prices) knows it; any other, a local model's
+// file name or a deployment named after a person, is written as its
+// digest, and in clear only under --reveal names (reveal), where Admit's
+// screens still hold: paths, e-mail addresses, phone numbers and secrets
+// are never written. A reader of an agent's logs uses ClearFor, which
+// adds what its agent knows: its id grammar and its own model names.
 func (s Shape) Clear(v string, reveal bool) bool {
 	return s.Admit(v) && (s != Model || reveal || KnownModel(v))
-}
-
-// KnownModel reports a model name the program knows: the catalog's
-// (models.Known: its ids behind a provider prefix, with a release suffix)
-// or one an agent itself writes (agentModels).
-func KnownModel(v string) bool { return agentModels[v] || models.Known(v) }
-
-// agentModels are model names agents write of their own, which no
-// provider's catalog lists: Claude Code's <synthetic> (a message it made
-// itself) and its subagents' aliases, Cursor's Auto and its names of
-// Anthropic's models, and Qwen Code's models of its Qwen OAuth and
-// DashScope defaults (QwenLM/qwen-code, packages/core/src/config/models.ts
-// and its earlier defaults coder-model and qwen3-coder-plus; genai-prices
-// lists Qwen's models only behind OpenRouter's prefix).
-var agentModels = map[string]bool{
-	"<synthetic>": true, "sonnet": true, "opus": true, "haiku": true, "inherit": true, "default": true,
-	"auto": true, "Auto": true, "claude-4.5-sonnet": true, "claude-4.5-opus": true, "claude-4.5-haiku": true,
-	"claude-4-sonnet": true, "claude-4-opus": true, "composer-1": true,
-	"coder-model": true, "vision-model": true, "qwen3-coder-plus": true, "qwen3-coder-flash": true,
-	"qwen3-coder-next": true, "qwen3-vl-plus": true,
 }
 
 // nameScreen reports what a model or tool name, a skill or a server

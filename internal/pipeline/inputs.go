@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Input is one file to convert: where it is, and its path relative to the
@@ -28,6 +29,13 @@ type Input struct {
 	// command sets Name so that no message carries the input's directories
 	// (a user name, an encoded working folder): see NameInputs.
 	Arg, Name string
+	// Typed is how many of Rel's first folders are names the user typed:
+	// the subtree names that keep several arguments' outputs apart
+	// (subtreeNames, "claude_code/basic"). They are the user's own words,
+	// as the paths given on the command line are to the leak check
+	// (leak.Input.Pass), and outputs keep them (Input.OutputName); a
+	// folder found below an argument is not.
+	Typed int
 }
 
 // Shown is how messages name the input.
@@ -157,18 +165,20 @@ func ExpandContext(ctx context.Context, args []string) ([]Input, error) {
 	}
 	ins = files
 	prefixes := subtreeNames(dirArgs)
-	keepArgNames(prefixes)
 	for _, a := range dirArgs {
 		found, err := walkInputs(ctx, a, prefixes[a])
 		if err != nil {
 			return nil, err
+		}
+		for i := range found {
+			found[i].Typed = folders(prefixes[a])
 		}
 		ins = append(ins, found...)
 	}
 	ins = PreferStores(ins)
 	seen := map[string]string{}
 	for _, in := range ins {
-		o := OutputName(in.Rel, "")
+		o := in.OutputName(receipt.Hasher{}, "")
 		if prev, dup := seen[o]; dup {
 			return nil, &ArgError{Arg: prev, Other: in.Path, Msg: "would write the same outputs as another input; convert them in separate runs with different --out"}
 		}
@@ -218,13 +228,19 @@ func nameApart(ins []Input) {
 	}
 	for i, in := range ins {
 		if dirs := byName[in.Rel]; len(dirs) > 1 && in.Path != StdinName {
-			names := subtreeNames(dirs)
-			keepArgNames(names)
-			if n := names[filepath.Dir(in.Path)]; n != "" {
-				ins[i].Rel = n + "/" + in.Rel
+			if n := subtreeNames(dirs)[filepath.Dir(in.Path)]; n != "" {
+				ins[i].Rel, ins[i].Typed = n+"/"+in.Rel, folders(n)
 			}
 		}
 	}
+}
+
+// folders is how many folders a subtree name holds ("" none).
+func folders(name string) int {
+	if name == "" {
+		return 0
+	}
+	return strings.Count(name, "/") + 1
 }
 
 // walkInputs finds the inputs under dir and groups sessions; their Rel is

@@ -39,7 +39,17 @@ func OutputName(rel, suffix string) string { return OutputNameHashed(receipt.Has
 // replaced by its ProjectDir and a file name that is not id-shaped by its
 // InputFileName, both under h (keyed in keyed mode).
 func OutputNameHashed(h receipt.Hasher, rel, suffix string) string {
-	rel = privateDirs(h, strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"))
+	return outputName(h, rel, 0, suffix)
+}
+
+// OutputName is OutputNameHashed of the input's path, whose first Typed
+// folders, the names the user typed, keep their names.
+func (in Input) OutputName(h receipt.Hasher, suffix string) string {
+	return outputName(h, in.Rel, in.Typed, suffix)
+}
+
+func outputName(h receipt.Hasher, rel string, typed int, suffix string) string {
+	rel = privateDirs(h, strings.TrimSuffix(strings.TrimSuffix(rel, ".gz"), ".zst"), typed)
 	dir, base := path.Split(rel)
 	rel = dir + InputFileName(h, base)
 	for _, ext := range []string{".jsonl", ".ndjson", ".json", ".log"} {
@@ -121,9 +131,9 @@ func isLowerHex(s string) bool {
 // name, a project layout or a digest a guess list reverses. The same
 // folder always gets the same name, so sessions of one project stay
 // together, and every agent's project folders are named one way.
-func privateDirs(h receipt.Hasher, rel string) string {
+func privateDirs(h receipt.Hasher, rel string, typed int) string {
 	parts := strings.Split(rel, "/")
-	for i := 0; i < len(parts)-1; i++ {
+	for i := min(typed, len(parts)-1); i < len(parts)-1; i++ {
 		switch d := parts[i]; {
 		case isProjectDir(d) || isFolderDir(d) || d == "." || d == "..":
 		case encodedDir(d) || isDigestDir(d):
@@ -159,33 +169,13 @@ func isFolderDir(d string) bool {
 //	p0000003, run-0                               a pi subagent run's folders
 //	wf_0a1b2c3d-4e5                               a Claude Code workflow run's (hex only)
 //	claude-code, codex                            an agent's outputs in a default run
-//	claude_code/basic (several folder arguments)  the names the user typed
 //	alice, acme-payroll, ops-bot                  not: a digest (FolderDir)
 func layoutDir(d string) bool {
 	if layoutWords[d] || len(d) <= 4 && digits(d) || layoutRunRe().MatchString(d) || IDShapedName(d) && !isLowerHex(d) {
 		return true
 	}
-	if _, ok := converters.Lookup(strings.ReplaceAll(d, "-", "_")); ok {
-		return true // the folder a default run puts an agent's outputs in (claude-code/...)
-	}
-	_, typed := argNames.Load(d)
-	return typed
-}
-
-// argNames are the folder names the user typed: the subtree names of
-// several folder arguments (subtreeNames, "claude_code/basic"), which
-// name each argument's outputs. They are the user's own words, as the
-// paths given on the command line are to the leak check (leak.Input.Pass);
-// a folder found below an argument is not.
-var argNames sync.Map
-
-// keepArgNames records the folder names of subtree names.
-func keepArgNames(names map[string]string) {
-	for _, n := range names {
-		for _, part := range strings.Split(n, "/") {
-			argNames.Store(part, true)
-		}
-	}
+	_, ok := converters.Lookup(strings.ReplaceAll(d, "-", "_"))
+	return ok // the folder a default run puts an agent's outputs in (claude-code/...)
 }
 
 var layoutWords = map[string]bool{
@@ -426,7 +416,7 @@ func convertOne(ctx context.Context, in Input, opt RunOptions, man *manifest, se
 	if err := ctx.Err(); err != nil {
 		return done{res: Result{Path: in.Path, Rel: in.Rel, Err: &InputError{Path: in.Shown(), Msg: "not converted: interrupted", Err: ErrInterrupted}}}, nil
 	}
-	base := OutputNameHashed(opt.Hash, in.Rel, "")
+	base := in.OutputName(opt.Hash, "")
 	outs := []string{base + ".receipt.ndjson", base + TraceSuffix(opt.OTelFormat)} // relative to opt.Out
 	if !opt.Force && man.unchanged(ctx, in, set, outs) {
 		switch {
@@ -485,7 +475,7 @@ type published struct {
 func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest, set string) done {
 	d, in := p.d, p.in
 	res := d.res
-	res.Err = write(opt.Out, OutputNameHashed(opt.Hash, in.Rel, ""), res.Receipt, res.Trace, TraceSuffix(opt.OTelFormat))
+	res.Err = write(opt.Out, in.OutputName(opt.Hash, ""), res.Receipt, res.Trace, TraceSuffix(opt.OTelFormat))
 	var exports []manifestExport
 	if res.Err == nil {
 		d.tokens = receiptTokens(res.Receipt)

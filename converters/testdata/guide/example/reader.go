@@ -29,6 +29,9 @@ func init() {
 		Native: &converters.Format{
 			Locations: []converters.Location{{Env: "EXAMPLE_AGENT_HOME", Default: ".example-agent", Below: "logs"}},
 			Seeds:     []string{"samples/example_agent"},
+			// The ids its logs carry, each family with its source and
+			// examples: any other id is written as its digest.
+			IDs: leak.IDs{leak.UUIDs},
 		},
 	})
 }
