@@ -215,15 +215,18 @@ func storeName(id string) string {
 }
 
 // PreferStores drops the inputs that hold a session a database among ins
-// holds too: OpenCode's migration copies its storage/ tree into
+// holds too, beside it: OpenCode's migration copies its storage/ tree into
 // opencode.db and leaves the tree, so a run over its data directory finds
 // each older session twice. The database's copy is read (it is the one
-// OpenCode keeps writing), as ccusage prefers it.
+// OpenCode keeps writing), as ccusage prefers it. Only a file under the
+// database's own folder is its copy: another agent's store (Kilo's kilo.db,
+// OpenCode's schema in another folder) holding the same id shadows nothing.
 func PreferStores(ins []Input) []Input {
-	inStore := map[string]bool{}
+	inStore := map[string][]string{} // session id -> the folders of the databases that hold it
 	for _, in := range ins {
 		if e := virtualEntry(in.Path); e != nil && e.err == nil {
-			inStore[strings.ToLower(e.session.ID)] = true // as converters.SessionID gives ids
+			id := strings.ToLower(e.session.ID) // as converters.SessionID gives ids
+			inStore[id] = append(inStore[id], filepath.Dir(e.db))
 		}
 	}
 	if len(inStore) == 0 {
@@ -232,13 +235,23 @@ func PreferStores(ins []Input) []Input {
 	out := ins[:0:0]
 	for _, in := range ins {
 		if virtualEntry(in.Path) == nil && in.Path != StdinName {
-			if id := converters.SessionID(filepath.Base(in.Path)); id != "" && inStore[id] {
+			if id := converters.SessionID(filepath.Base(in.Path)); id != "" && beside(in.Path, inStore[id]) {
 				continue
 			}
 		}
 		out = append(out, in)
 	}
 	return out
+}
+
+// beside reports whether path lies under one of dirs.
+func beside(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // storeExpand turns a store file into its sessions' inputs, Rel each
