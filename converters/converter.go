@@ -19,7 +19,9 @@ package converters
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
+	"strings"
 
 	"sync"
 
@@ -32,7 +34,10 @@ import (
 
 // Converter describes one kind of input and how to map it.
 type Converter struct {
-	Name     string // lower_snake; names the file, samples/ and golden/ folders
+	Name string // lower_snake; names the file, samples/ and golden/ folders
+	// Package is the import path of the package that registered it, set
+	// by the registry (its room: tests and docs find its folder by it).
+	Package  string
 	Doc      string // one line for `convert list`
 	SpanName string // name of the root span of every trace it writes
 	// TypeField and TimeField are the gjson paths of each record's type and
@@ -258,11 +263,41 @@ func RegisterBuiltin(c Converter) {
 	}
 	c.Types = append([]string(nil), c.Types...)
 	sort.Strings(c.Types) // the pipeline looks types up by binary search
+	c.Package = registeringPackage()
 	c = withKnowledge(c)
 	registry[c.Name] = c
 	allMu.Lock()
 	allSorted, natives = nil, nil
 	allMu.Unlock()
+}
+
+// registeringPackage is the import path of the first caller outside this
+// package: the reader's (or the scenario engine's) package that registers.
+func registeringPackage() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if pkg := funcPackage(f.Function); pkg != "" && pkg != thisPackage {
+			return pkg
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+const thisPackage = "github.com/contextreceipts/convert/converters"
+
+// funcPackage is the import path in a function's full name
+// (github.com/x/y/pkg.init.0.func1 -> github.com/x/y/pkg).
+func funcPackage(name string) string {
+	slash := strings.LastIndexByte(name, '/')
+	dot := strings.IndexByte(name[slash+1:], '.')
+	if dot < 0 {
+		return ""
+	}
+	return name[:slash+1+dot]
 }
 
 // withKnowledge makes c's New hand every State its Format's knowledge of

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,12 +220,9 @@ func TestGoldenDetected(t *testing.T) {
 }
 
 // packageDir is the folder, from the repository root, of the package that
-// declares fn.
-func packageDir(fn any) string {
-	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name() // .../converters/codex.init.0.func1
-	slash := strings.LastIndex(name, "/")
-	pkg := name[:slash+strings.Index(name[slash:], ".")]
-	return filepath.FromSlash(strings.TrimPrefix(pkg, "github.com/contextreceipts/convert/"))
+// registered c (Converter.Package).
+func packageDir(c converters.Converter) string {
+	return filepath.FromSlash(strings.TrimPrefix(c.Package, "github.com/contextreceipts/convert/"))
 }
 
 // roomDir is the folder that holds a reader's tests and docs: its own
@@ -236,7 +231,7 @@ func packageDir(fn any) string {
 // folder exists (converters/kilo: its doc.go, tests and testdata).
 // root is the repository's root as seen from the working directory.
 func roomDir(root string, c converters.Converter) string {
-	own := packageDir(c.New)
+	own := packageDir(c)
 	if dir := filepath.Join("converters", strings.ReplaceAll(c.Name, "_", "")); dir != own {
 		if st, err := os.Stat(filepath.Join(root, dir)); err == nil && st.IsDir() {
 			return dir
