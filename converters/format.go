@@ -95,6 +95,13 @@ type Store struct {
 	// name without the tables Claim wants is another program's, not a log
 	// (skipped), rather than this agent's, broken.
 	CommonName bool
+	// Up is where the agent's own log files copy the store's sessions:
+	// below the database's folder (0: OpenCode's storage/ beside
+	// opencode.db), or that many folders above it (1: OpenClaw's
+	// agents/<a>/sessions beside agents/<a>/agent/openclaw-agent.sqlite).
+	// A file there holding one of its sessions is read from the store
+	// instead; a file elsewhere with the same id (another agent's) is not.
+	Up int
 }
 
 // StoreSession is one session of a Store: its id, the latest time it was
@@ -170,17 +177,39 @@ type Location struct {
 
 // Path resolves l with getenv (os.Getenv) and the home directory: a path
 // or a filepath.Glob pattern; "" for an EnvOnly place whose variable is
-// unset (there is none to look at).
+// unset (there is none to look at). A variable naming several folders
+// gives the first (Paths gives them all).
 func (l Location) Path(getenv func(string) string, home string) string {
-	root := filepath.Join(home, filepath.FromSlash(l.Default))
+	if ps := l.Paths(getenv, home); len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
+}
+
+// Paths resolves l as Path does, each folder its variable names: ccusage
+// reads every agent's directory variable as one folder or a
+// comma-separated list of them (CLAUDE_CONFIG_DIR=~/a,~/b), so a
+// variable set for ccusage finds the same logs here. None for an EnvOnly
+// place whose variable is unset.
+func (l Location) Paths(getenv func(string) string, home string) []string {
+	roots := []string{filepath.Join(home, filepath.FromSlash(l.Default))}
 	if l.Env != "" {
 		if v := getenv(l.Env); v != "" {
-			root = v
+			roots = roots[:0]
+			for _, r := range strings.Split(v, ",") {
+				if r = strings.TrimSpace(r); r != "" {
+					roots = append(roots, r)
+				}
+			}
 		} else if l.EnvOnly {
-			return ""
+			return nil
 		}
 	}
-	return filepath.Join(root, filepath.FromSlash(l.Below))
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = filepath.Join(r, filepath.FromSlash(l.Below))
+	}
+	return out
 }
 
 // RecordType returns r's type: the format's Type, else the TypeField.

@@ -50,7 +50,7 @@ func TestLocations(t *testing.T) {
 			i = at[tc.conv] / 2 // two cases each: storage/, the database by XDG_DATA_HOME, by OPENCODE_DATA_DIR
 			at[tc.conv]++
 		}
-		if c.Native == nil || len(c.Native.Locations) <= i || tc.conv != "opencode" && len(c.Native.Locations) != 1 {
+		if c.Native == nil || len(c.Native.Locations) <= i {
 			t.Fatalf("%s: want location %d, have %+v", tc.conv, i, c.Native)
 		}
 		got := c.Native.Locations[i].Path(func(k string) string { return tc.env[k] }, home)

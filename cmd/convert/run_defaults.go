@@ -33,11 +33,11 @@ func defaultLogs(getenv func(string) string, home string) []agentLogs {
 	var out []agentLogs
 	seen := map[string]bool{}
 	for _, c := range converters.Natives() {
+		var places []string // none for a place only its variable names, unset
 		for _, l := range c.Native.Locations {
-			p := l.Path(getenv, home)
-			if p == "" {
-				continue // a place only its variable names, unset
-			}
+			places = append(places, l.Paths(getenv, home)...)
+		}
+		for _, p := range places {
 			found := agentLogs{converter: c.Name, shown: tildePath(p, home)}
 			if seen[p] {
 				continue // two variables' defaults that are one place

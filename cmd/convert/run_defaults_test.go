@@ -73,6 +73,14 @@ func TestRunDefaultLocations(t *testing.T) {
 			home: map[string]string{"droid/basic/sessions": "alt-droid"},
 			env:  map[string]string{"DROID_SESSIONS_DIR": "HOME/alt-droid"},
 			exit: 0, files: 2, stderr: []string{"droid ~/alt-droid"}, absent: []string{"~/.factory"}},
+		{name: "Claude Code's XDG folder, beside ~/.claude",
+			home: map[string]string{"claude_code/basic": ".config/claude/projects", "claude_code/v20_siblings": ".claude/projects"},
+			exit: 0, files: 2, stderr: []string{"claude_code ~/.claude/projects; claude_code ~/.config/claude/projects", "claude_code 2"}},
+		{name: "a variable lists several folders (commas) as ccusage reads it",
+			home: map[string]string{"claude_code/basic": "a/projects", "claude_code/v20_siblings": "b/projects", "codex/basic/sessions": "c1/sessions"},
+			env:  map[string]string{"CLAUDE_CONFIG_DIR": "HOME/a, HOME/b", "CODEX_HOME": "HOME/c0,HOME/c1"},
+			exit: 0, files: 5, stderr: []string{"claude_code ~/a/projects; claude_code ~/b/projects", "codex ~/c1/sessions", "claude_code 2, codex 3"},
+			absent: []string{"~/.claude", "c0"}},
 		{name: "CLAUDE_CONFIG_DIR and CODEX_HOME move them",
 			home: map[string]string{"claude_code/basic": ".claude/projects", "codex/basic/sessions": "alt-codex/sessions"},
 			env:  map[string]string{"CLAUDE_CONFIG_DIR": elsewhere, "CODEX_HOME": "HOME/alt-codex"},
@@ -86,7 +94,7 @@ func TestRunDefaultLocations(t *testing.T) {
 			t.Setenv("USERPROFILE", home)
 			clearLocationEnv(t)
 			for k, v := range tt.env {
-				t.Setenv(k, strings.Replace(v, "HOME", home, 1))
+				t.Setenv(k, strings.ReplaceAll(v, "HOME", home))
 			}
 			for from, to := range tt.home {
 				copyTree(t, filepath.Join(samples, filepath.FromSlash(from)), filepath.Join(home, filepath.FromSlash(to)))

@@ -97,8 +97,13 @@ func claudeWorkflowMain(p string) bool {
 // claudeJournal is a workflow run's journal file.
 const claudeJournal = "journal.jsonl"
 
-// claudeLocations: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects.
-var claudeLocations = []converters.Location{{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"}}
+// claudeLocations: ~/.claude/projects and ~/.config/claude/projects (the
+// XDG folder newer Claude Code writes; ccusage reads both), or
+// $CLAUDE_CONFIG_DIR/projects (one folder, or several comma-separated).
+var claudeLocations = []converters.Location{
+	{Env: "CLAUDE_CONFIG_DIR", Default: ".claude", Below: "projects"},
+	{Env: "CLAUDE_CONFIG_DIR", Default: ".config/claude", Below: "projects"},
+}
 
 // claudeAgentFileID is the agent id in a subagent file's name
 // (agent-<id>.jsonl), from its path relative to the main transcript.

@@ -35,12 +35,10 @@ func Locations(t *testing.T, converter, env string, unset, set []string) {
 		}
 		var got []string
 		for _, l := range c.Native.Locations {
-			p := filepath.ToSlash(l.Path(getenv, home))
-			if p == "" {
-				continue // an EnvOnly place, its variable unset: none
+			for _, p := range l.Paths(getenv, home) { // none: an EnvOnly place, its variable unset
+				p = strings.Replace(filepath.ToSlash(p), filepath.ToSlash(dir), "ENV", 1)
+				got = append(got, strings.Replace(p, filepath.ToSlash(home), "HOME", 1))
 			}
-			p = strings.Replace(p, filepath.ToSlash(dir), "ENV", 1)
-			got = append(got, strings.Replace(p, filepath.ToSlash(home), "HOME", 1))
 		}
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s=%q: locations %q, want %q", env, tc.value, got, tc.want)

@@ -39,6 +39,8 @@ var clawStore = &converters.Store{
 	// Only OpenClaw's file name is this store: another database with a
 	// transcript_events table is some other program's.
 	NameOnly: true,
+	// Its transcripts: agents/<a>/sessions, beside agents/<a>/agent/.
+	Up: 1,
 }
 
 const clawStoreName = "openclaw-agent.sqlite"

@@ -218,15 +218,21 @@ func storeName(id string) string {
 // holds too, beside it: OpenCode's migration copies its storage/ tree into
 // opencode.db and leaves the tree, so a run over its data directory finds
 // each older session twice. The database's copy is read (it is the one
-// OpenCode keeps writing), as ccusage prefers it. Only a file under the
-// database's own folder is its copy: another agent's store (Kilo's kilo.db,
-// OpenCode's schema in another folder) holding the same id shadows nothing.
+// OpenCode keeps writing), as ccusage prefers it; so is OpenClaw's
+// transcript held in its agent's openclaw-agent.sqlite. Only a file under
+// the folder the store names (Store.Up) is its copy: another agent's store
+// (Kilo's kilo.db, OpenCode's schema in another folder) holding the same
+// id shadows nothing.
 func PreferStores(ins []Input) []Input {
 	inStore := map[string][]string{} // session id -> the folders of the databases that hold it
 	for _, in := range ins {
 		if e := virtualEntry(in.Path); e != nil && e.err == nil {
 			id := strings.ToLower(e.session.ID) // as converters.SessionID gives ids
-			inStore[id] = append(inStore[id], filepath.Dir(e.db))
+			dir := filepath.Dir(e.db)           // where the agent's log files copy it (Store.Up)
+			for range e.store.Up {
+				dir = filepath.Dir(dir)
+			}
+			inStore[id] = append(inStore[id], dir)
 		}
 	}
 	if len(inStore) == 0 {
