@@ -69,7 +69,7 @@ func (c *ampState) identity(r converters.Record) {
 // summaries that replaced the context (info).
 func (c *ampState) messages(r converters.Record) {
 	last, prompted := r.NS, int64(0)
-	native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+	r.Get("messages").ForEach(func(_, m view.Value) bool {
 		at := messageNS(m)
 		if at == 0 {
 			at = last
@@ -128,7 +128,7 @@ func rfc3339(v view.Text) (int64, bool) {
 // closes the call its toolUseID names.
 func (c *ampState) user(r converters.Record, m view.Value) {
 	prompt := false
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch t := b.Get("type").Str(); {
 		case t.Is("text"):
 			prompt = true
@@ -150,7 +150,7 @@ func (c *ampState) user(r converters.Record, m view.Value) {
 // ({uri, lineCount}): Amp logs where each is, never its text. A file
 // loaded before in the thread is counted, not written again.
 func (c *ampState) guidance(r converters.Record, span string, files view.Value, activation string) {
-	native.ForEach(files, func(_, f view.Value) bool {
+	files.ForEach(func(_, f view.Value) bool {
 		uri := f.Get("uri").Str()
 		if uri.Empty() {
 			return true
@@ -222,7 +222,7 @@ func (c *ampState) assistant(r converters.Record, m view.Value, prompted int64) 
 		}
 	}
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: attrs})
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch t := b.Get("type").Str(); {
 		case t.Is("thinking"), t.Is("redacted_thinking"):
 			c.counts["thinking_blocks"]++
@@ -299,7 +299,7 @@ func (c *ampState) result(r converters.Record, b view.Value) {
 // summary that replaced the thread's context (a compaction).
 func (c *ampState) info(r converters.Record, m view.Value) {
 	c.counts["info_messages"]++
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		if !b.Get("type").Str().Is("summary") {
 			return true
 		}
@@ -321,13 +321,13 @@ func (c *ampState) info(r converters.Record, m view.Value) {
 func (c *ampState) usage(r converters.Record) {
 	if events := r.Get("usageLedger.events"); events.IsArray() {
 		cache := c.cacheByMessage(r.Get("messages"))
-		native.ForEach(events, func(_, e view.Value) bool {
+		events.ForEach(func(_, e view.Value) bool {
 			c.ledgerEvent(e, cache)
 			return true
 		})
 		return
 	}
-	native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+	r.Get("messages").ForEach(func(_, m view.Value) bool {
 		if !m.Get("role").Str().Is("assistant") {
 			return true
 		}
@@ -358,7 +358,7 @@ func (c *ampState) usage(r converters.Record) {
 // messageId, the last message of an id winning, as ccusage keys them.
 func (c *ampState) cacheByMessage(msgs view.Value) map[int64][2]int64 {
 	out := map[int64][2]int64{}
-	native.ForEach(msgs, func(_, m view.Value) bool {
+	msgs.ForEach(func(_, m view.Value) bool {
 		id := m.Get("messageId")
 		if !m.Get("role").Str().Is("assistant") || !isWhole(id) {
 			return true

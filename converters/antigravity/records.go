@@ -90,7 +90,7 @@ func (c *antigravityState) step(r converters.Record, s view.Value) {
 	if r.NS > 0 {
 		c.prev = r.NS
 	}
-	native.ForEach(s.Get("retries"), func(_, u view.Value) bool {
+	s.Get("retries").ForEach(func(_, u view.Value) bool {
 		c.counts["retries"]++
 		c.add(u, model, true)
 		return true
@@ -111,7 +111,7 @@ func (c *antigravityState) generation(g view.Value) {
 		c.curModel, c.genModel = model, model
 	}
 	c.add(g.Get("usage"), c.curModel, false)
-	native.ForEach(g.Get("retries"), func(_, u view.Value) bool {
+	g.Get("retries").ForEach(func(_, u view.Value) bool {
 		c.counts["retries"]++
 		c.add(u, c.curModel, false)
 		return true

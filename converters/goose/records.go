@@ -92,7 +92,7 @@ func (c *gooseState) message(r converters.Record, m view.Value) {
 		c.prompted = 0
 	case "user":
 		prompt := false
-		native.ForEach(content, func(_, p view.Value) bool {
+		content.ForEach(func(_, p view.Value) bool {
 			prompt = prompt || p.Get("type").Str().Is("text")
 			return true
 		})
@@ -105,7 +105,7 @@ func (c *gooseState) message(r converters.Record, m view.Value) {
 	default:
 		c.counts["messages_of_other_roles"]++
 	}
-	native.ForEach(content, func(_, p view.Value) bool {
+	content.ForEach(func(_, p view.Value) bool {
 		t, _ := p.Get("type").Str().Word(gooseLabels...)
 		switch t {
 		case "toolRequest":

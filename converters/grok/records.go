@@ -185,7 +185,7 @@ func (c *grokState) turn(r converters.Record, p, u view.Value) {
 	var rows []row
 	bad := false
 	if mu := usage.Get("modelUsage"); mu.IsObject() && mu.Len() > 0 {
-		native.ForEach(mu, func(k, v view.Value) bool {
+		mu.ForEach(func(k, v view.Value) bool {
 			if !v.IsObject() {
 				bad = true
 				return false

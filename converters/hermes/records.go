@@ -86,7 +86,7 @@ func (c *hermesState) message(r converters.Record, m view.Value) {
 		key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 		c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: events.ChatSpan("hermes")})
 		c.prompted = 0
-		native.ForEach(m.Get("tool_calls"), func(_, tc view.Value) bool {
+		m.Get("tool_calls").ForEach(func(_, tc view.Value) bool {
 			c.openTool(r, key, tc)
 			return true
 		})

@@ -77,7 +77,7 @@ const qwenReferenced = "--- Content from referenced files ---"
 // read are a context load rather than the user's words.
 func (c *qwenState) user(r converters.Record, parts view.Value) {
 	c.counts["user_prompts"]++
-	native.ForEach(parts, func(_, p view.Value) bool {
+	parts.ForEach(func(_, p view.Value) bool {
 		switch t := p.Get("text").Str(); {
 		case p.Get("inlineData").Exists() || p.Get("fileData").Exists():
 			c.counts["attachments"]++
@@ -118,7 +118,7 @@ func (c *qwenState) assistant(r converters.Record) {
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(r.Get("message.parts"), func(_, p view.Value) bool {
+	r.Get("message.parts").ForEach(func(_, p view.Value) bool {
 		switch {
 		case p.Get("thought").Bool():
 			c.counts["thoughts"]++
@@ -219,7 +219,7 @@ func (c *qwenState) toolResult(r converters.Record) {
 	tr := r.Get("toolCallResult")
 	id := tr.Get("callId").Str()
 	res := view.Value{}
-	native.ForEach(r.Get("message.parts"), func(_, p view.Value) bool {
+	r.Get("message.parts").ForEach(func(_, p view.Value) bool {
 		if f := p.Get("functionResponse"); f.IsObject() {
 			if id.Empty() {
 				id = f.Get("id").Str()
