@@ -13,25 +13,21 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// ampTokens are one model's usage in ccusage's terms: input without the
-// cache reads and writes, which are apart; extra is what a ledger event's
-// total holds beyond its parts (ccusage's extra total tokens).
-type ampTokens struct {
-	input, output, cacheRead, cacheWrite, extra, responses int64
-}
-
 type ampState struct {
 	native.Base
 	tools  map[string]*native.Call
 	skills map[string]bool
-	guides map[string]bool       // guidance files loaded so far, by uri (raw, never written)
-	totals map[string]*ampTokens // by model (owned copies)
+	guides map[string]bool // guidance files loaded so far, by uri (raw, never written)
+	// totals by model (owned copies), in ccusage's terms: Input without the
+	// cache reads and writes, which are apart; Reasoning is what a ledger
+	// event's total holds beyond its parts (ccusage's extra total tokens).
+	totals map[string]*native.Usage
 	counts map[string]int64
 }
 
 func newAmp(env converters.Env) *ampState {
 	return &ampState{Base: native.New(env, ampTypes), tools: map[string]*native.Call{}, skills: map[string]bool{}, guides: map[string]bool{},
-		totals: map[string]*ampTokens{}, counts: map[string]int64{}}
+		totals: map[string]*native.Usage{}, counts: map[string]int64{}}
 }
 
 func (c *ampState) Record(r converters.Record, out *converters.Output) error {
@@ -69,7 +65,7 @@ func (c *ampState) identity(r converters.Record) {
 // summaries that replaced the context (info).
 func (c *ampState) messages(r converters.Record) {
 	last, prompted := r.NS, int64(0)
-	native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+	r.Get("messages").ForEach(func(_, m view.Value) bool {
 		at := messageNS(m)
 		if at == 0 {
 			at = last
@@ -128,7 +124,7 @@ func rfc3339(v view.Text) (int64, bool) {
 // closes the call its toolUseID names.
 func (c *ampState) user(r converters.Record, m view.Value) {
 	prompt := false
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch t := b.Get("type").Str(); {
 		case t.Is("text"):
 			prompt = true
@@ -150,7 +146,7 @@ func (c *ampState) user(r converters.Record, m view.Value) {
 // ({uri, lineCount}): Amp logs where each is, never its text. A file
 // loaded before in the thread is counted, not written again.
 func (c *ampState) guidance(r converters.Record, span string, files view.Value, activation string) {
-	native.ForEach(files, func(_, f view.Value) bool {
+	files.ForEach(func(_, f view.Value) bool {
 		uri := f.Get("uri").Str()
 		if uri.Empty() {
 			return true
@@ -198,8 +194,9 @@ func (c *ampState) assistant(r converters.Record, m view.Value, prompted int64) 
 	}
 	attrs := events.ChatSpan("amp")
 	if u := m.Get("usage"); u.IsObject() {
-		in, cr, cw := c.Count(u.Get("inputTokens")), c.Count(u.Get("cacheReadInputTokens")), c.Count(u.Get("cacheCreationInputTokens"))
-		attrs = append(attrs, native.ChatUsage(in+cr+cw, c.Count(u.Get("outputTokens")), cr, cw)...)
+		v := native.Usage{Input: c.Count(u.Get("inputTokens")), Output: c.Count(u.Get("outputTokens")),
+			CacheRead: c.Count(u.Get("cacheReadInputTokens")), CacheWrite: c.Count(u.Get("cacheCreationInputTokens"))}
+		attrs = append(attrs, v.CacheIn().Chat()...)
 		if model := u.Get("model").Str(); !model.Empty() {
 			attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(c.Pass(leak.Model, model))})
 		}
@@ -222,7 +219,7 @@ func (c *ampState) assistant(r converters.Record, m view.Value, prompted int64) 
 		}
 	}
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Parent: parent, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: attrs})
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		switch t := b.Get("type").Str(); {
 		case t.Is("thinking"), t.Is("redacted_thinking"):
 			c.counts["thinking_blocks"]++
@@ -299,7 +296,7 @@ func (c *ampState) result(r converters.Record, b view.Value) {
 // summary that replaced the thread's context (a compaction).
 func (c *ampState) info(r converters.Record, m view.Value) {
 	c.counts["info_messages"]++
-	native.ForEach(m.Get("content"), func(_, b view.Value) bool {
+	m.Get("content").ForEach(func(_, b view.Value) bool {
 		if !b.Get("type").Str().Is("summary") {
 			return true
 		}
@@ -321,13 +318,13 @@ func (c *ampState) info(r converters.Record, m view.Value) {
 func (c *ampState) usage(r converters.Record) {
 	if events := r.Get("usageLedger.events"); events.IsArray() {
 		cache := c.cacheByMessage(r.Get("messages"))
-		native.ForEach(events, func(_, e view.Value) bool {
+		events.ForEach(func(_, e view.Value) bool {
 			c.ledgerEvent(e, cache)
 			return true
 		})
 		return
 	}
-	native.ForEach(r.Get("messages"), func(_, m view.Value) bool {
+	r.Get("messages").ForEach(func(_, m view.Value) bool {
 		if !m.Get("role").Str().Is("assistant") {
 			return true
 		}
@@ -347,8 +344,8 @@ func (c *ampState) usage(r converters.Record) {
 			c.counts["usage_without_time_or_model"]++
 			return true
 		}
-		v := ampTokens{input: c.whole(u.Get("inputTokens")), output: c.whole(u.Get("outputTokens")),
-			cacheWrite: c.whole(u.Get("cacheCreationInputTokens")), cacheRead: c.whole(u.Get("cacheReadInputTokens"))}
+		v := native.Usage{Input: c.whole(u.Get("inputTokens")), Output: c.whole(u.Get("outputTokens")),
+			CacheWrite: c.whole(u.Get("cacheCreationInputTokens")), CacheRead: c.whole(u.Get("cacheReadInputTokens"))}
 		c.add(model, v, c.whole(u.Get("totalTokens")))
 		return true
 	})
@@ -358,7 +355,7 @@ func (c *ampState) usage(r converters.Record) {
 // messageId, the last message of an id winning, as ccusage keys them.
 func (c *ampState) cacheByMessage(msgs view.Value) map[int64][2]int64 {
 	out := map[int64][2]int64{}
-	native.ForEach(msgs, func(_, m view.Value) bool {
+	msgs.ForEach(func(_, m view.Value) bool {
 		id := m.Get("messageId")
 		if !m.Get("role").Str().Is("assistant") || !isWhole(id) {
 			return true
@@ -380,40 +377,36 @@ func (c *ampState) ledgerEvent(e view.Value, cache map[int64][2]int64) {
 		c.counts["ledger_events_not_counted"]++
 		return
 	}
-	v := ampTokens{input: c.whole(tokens.Get("input")), output: c.whole(tokens.Get("output"))}
+	v := native.Usage{Input: c.whole(tokens.Get("input")), Output: c.whole(tokens.Get("output"))}
 	if to := e.Get("toMessageId"); isWhole(to) {
 		cw := cache[to.Int()]
-		v.cacheWrite, v.cacheRead = cw[0], cw[1]
+		v.CacheWrite, v.CacheRead = cw[0], cw[1]
 	}
 	c.add(model, v, c.whole(tokens.Get("total")))
 }
 
 // add counts v under model, after ccusage's total fallback: what a total
-// holds beyond the parts is the output when there is none, else extra;
-// a response of no tokens at all is left out.
-func (c *ampState) add(model view.Text, v ampTokens, total int64) {
-	if missing := total - (v.input + v.output + v.cacheRead + v.cacheWrite); missing > 0 {
-		if v.output == 0 {
-			v.output = missing
+// holds beyond the parts is the output when there is none, else extra
+// (Reasoning); a response of no tokens at all is left out.
+func (c *ampState) add(model view.Text, v native.Usage, total int64) {
+	if missing := total - (v.Input + v.Output + v.CacheRead + v.CacheWrite); missing > 0 {
+		if v.Output == 0 {
+			v.Output = missing
 		} else {
-			v.extra = missing
+			v.Reasoning = missing
 		}
 	}
-	if v.input+v.output+v.cacheRead+v.cacheWrite+v.extra == 0 {
+	if v.Input+v.Output+v.CacheRead+v.CacheWrite+v.Reasoning == 0 {
 		c.counts["empty_usage"]++
 		return
 	}
 	t, _ := view.Lookup(c.totals, model)
 	if t == nil {
-		t = &ampTokens{}
+		t = &native.Usage{}
 		c.totals[model.Own()] = t
 	}
-	t.input += v.input
-	t.output += v.output
-	t.cacheRead += v.cacheRead
-	t.cacheWrite += v.cacheWrite
-	t.extra += v.extra
-	t.responses++
+	v.Responses = 1
+	t.Add(v)
 }
 
 // nonEmpty is a string value trimmed, empty when it is no string.
@@ -458,19 +451,17 @@ func (c *ampState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var in, outTokens int64
+	var all native.Usage
 	for _, m := range models {
 		t := c.totals[m]
-		in += t.input + t.cacheRead + t.cacheWrite
-		outTokens += t.output
-		extra := receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}}
-		if t.extra > 0 {
-			extra = append(extra, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.extra)})
+		all.Add(*t)
+		extra := receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}}
+		if t.Reasoning > 0 {
+			extra = append(extra, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)})
 		}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
-			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
-			extra, "usage_ledger_events", "thread")})
+			t.Tokens(), extra, "usage_ledger_events", "thread")})
 	}
 	if len(models) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -478,7 +469,7 @@ func (c *ampState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "amp")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		native.RootTokens(out, in, outTokens)
+		all.CacheIn().Root(out)
 	}
 	native.Tally(out, "amp", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls",
 		"rejected_tool_calls", "subagents", "skills", "compactions", "ledger_events", "ledger_events_not_counted",

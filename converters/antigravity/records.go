@@ -90,7 +90,7 @@ func (c *antigravityState) step(r converters.Record, s view.Value) {
 	if r.NS > 0 {
 		c.prev = r.NS
 	}
-	native.ForEach(s.Get("retries"), func(_, u view.Value) bool {
+	s.Get("retries").ForEach(func(_, u view.Value) bool {
 		c.counts["retries"]++
 		c.add(u, model, true)
 		return true
@@ -111,7 +111,7 @@ func (c *antigravityState) generation(g view.Value) {
 		c.curModel, c.genModel = model, model
 	}
 	c.add(g.Get("usage"), c.curModel, false)
-	native.ForEach(g.Get("retries"), func(_, u view.Value) bool {
+	g.Get("retries").ForEach(func(_, u view.Value) bool {
 		c.counts["retries"]++
 		c.add(u, c.curModel, false)
 		return true
@@ -199,28 +199,25 @@ func (c *antigravityState) End(out *converters.Output) error {
 		events.AuditGap("tool_results_not_logged", "antigravity_tool_calls_and_results_in_undecoded_step_payloads"))
 	// One summary per model, in the order the models first answered.
 	var models []string
-	byModel := map[string]*events.Tokens{}
-	reasonBy := map[string]int64{}
-	var total events.Tokens
+	byModel := map[string]*native.Usage{} // Reasoning: total output beyond the visible
+	var total native.Usage
 	for _, r := range c.merged() {
 		t := byModel[r.model]
 		if t == nil {
-			t = &events.Tokens{}
+			t = &native.Usage{}
 			byModel[r.model] = t
 			models = append(models, r.model)
 		}
-		t.Input += r.input
-		t.Output += r.output
-		t.CacheRead += r.cacheRead
-		t.CacheWrite += r.cacheWrite
-		reasonBy[r.model] += r.totalOut - r.output
-		total.Input, total.Output = total.Input+r.input, total.Output+r.output
-		total.CacheRead, total.CacheWrite = total.CacheRead+r.cacheRead, total.CacheWrite+r.cacheWrite
+		v := native.Usage{Input: r.input, Output: r.output, CacheRead: r.cacheRead, CacheWrite: r.cacheWrite,
+			Reasoning: r.totalOut - r.output}
+		t.Add(v)
+		total.Add(v)
 	}
 	for _, m := range models {
+		t := byModel[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
-			c.Pass(leak.Model, view.Borrow(m)), *byModel[m],
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(reasonBy[m])}},
+			c.Pass(leak.Model, view.Borrow(m)), t.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)}},
 			"largest_copy_by_identity", "session")})
 	}
 	if len(models) == 0 {
@@ -230,7 +227,7 @@ func (c *antigravityState) End(out *converters.Output) error {
 	c.RootIdentity(out, "antigravity")
 	if len(models) > 0 {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(models[len(models)-1]))))
-		native.RootTotals(out, total)
+		total.CacheIn().Root(out)
 	}
 	native.Tally(out, "antigravity", c.counts, []string{"steps", "model_responses", "generations", "retries", "merged_copies",
 		"subagent_steps"}, 0)

@@ -14,31 +14,32 @@ import (
 )
 
 // usage is one assistant message's usage as ccusage's Codebuff parser
-// reads it (doc.go): the four counts, the credits and the model.
+// reads it (doc.go): the four counts (Input without the cache reads and
+// writes, which are apart), and beside them the credits and the model.
 type usage struct {
-	model                                string // raw, for Pass only; "" when none
-	credits                              float64
-	input, output, cacheRead, cacheWrite int64
+	native.Usage
+	model   string // raw, for Pass only; "" when none
+	credits float64
 }
 
 func (u usage) signal() bool {
-	return u.input > 0 || u.output > 0 || u.cacheRead > 0 || u.cacheWrite > 0 || u.credits > 0
+	return u.Input > 0 || u.Output > 0 || u.CacheRead > 0 || u.CacheWrite > 0 || u.credits > 0
 }
 
 // fill sets each field of u still zero (or the model still unknown) from
 // fb, as ccusage's mergeFallback does.
 func (u *usage) fill(fb usage) {
-	if u.input == 0 {
-		u.input = fb.input
+	if u.Input == 0 {
+		u.Input = fb.Input
 	}
-	if u.output == 0 {
-		u.output = fb.output
+	if u.Output == 0 {
+		u.Output = fb.Output
 	}
-	if u.cacheWrite == 0 {
-		u.cacheWrite = fb.cacheWrite
+	if u.CacheWrite == 0 {
+		u.CacheWrite = fb.CacheWrite
 	}
-	if u.cacheRead == 0 {
-		u.cacheRead = fb.cacheRead
+	if u.CacheRead == 0 {
+		u.CacheRead = fb.CacheRead
 	}
 	if u.credits == 0 {
 		u.credits = fb.credits
@@ -46,11 +47,6 @@ func (u *usage) fill(fb usage) {
 	if u.model == "" {
 		u.model = fb.model
 	}
-}
-
-// totals are one model's sums.
-type totals struct {
-	input, output, cacheRead, cacheWrite, responses int64
 }
 
 // maxDepth bounds how deep nested subagent blocks are followed.
@@ -123,9 +119,9 @@ func (c *codebuffState) assistant(r converters.Record) {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(model)})
 	}
 	if u.signal() {
-		// A span's input holds the cache (native.ChatUsage); the summary's
-		// is ccusage's, without it.
-		attrs = append(attrs, native.ChatUsage(u.input+u.cacheRead+u.cacheWrite, u.output, u.cacheRead, u.cacheWrite)...)
+		// A span's input holds the cache (CacheIn); the summary's is
+		// ccusage's, without it.
+		attrs = append(attrs, u.CacheIn().Chat()...)
 		c.count(r, u)
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
@@ -214,18 +210,17 @@ func (c *codebuffState) usageObject(v view.Value) usage {
 	if !v.IsObject() {
 		return usage{}
 	}
-	u := usage{
-		input:      c.pick(v, "inputTokens", "input_tokens", "promptTokens", "prompt_tokens"),
-		output:     c.pick(v, "outputTokens", "output_tokens", "completionTokens", "completion_tokens"),
-		cacheRead:  c.pick(v, "cacheReadInputTokens", "cache_read_input_tokens"),
-		cacheWrite: c.pick(v, "cacheCreationInputTokens", "cache_creation_input_tokens", "cacheCreationTokens", "cache_creation_tokens", "cachedTokensCreated", "cached_tokens_created"),
-		credits:    positive(v.Get("credits")),
+	u := usage{Usage: native.Usage{
+		Input:      c.pick(v, "inputTokens", "input_tokens", "promptTokens", "prompt_tokens"),
+		Output:     c.pick(v, "outputTokens", "output_tokens", "completionTokens", "completion_tokens"),
+		CacheRead:  c.pick(v, "cacheReadInputTokens", "cache_read_input_tokens"),
+		CacheWrite: c.pick(v, "cacheCreationInputTokens", "cache_creation_input_tokens", "cacheCreationTokens", "cache_creation_tokens", "cachedTokensCreated", "cached_tokens_created"),
+	}, credits: positive(v.Get("credits"))}
+	if u.CacheRead == 0 {
+		u.CacheRead = c.pick(v.Get("promptTokensDetails"), "cachedTokens")
 	}
-	if u.cacheRead == 0 {
-		u.cacheRead = c.pick(v.Get("promptTokensDetails"), "cachedTokens")
-	}
-	if u.cacheRead == 0 {
-		u.cacheRead = c.pick(v.Get("prompt_tokens_details"), "cached_tokens")
+	if u.CacheRead == 0 {
+		u.CacheRead = c.pick(v.Get("prompt_tokens_details"), "cached_tokens")
 	}
 	if m := v.Get("model"); m.IsString() && !m.Str().Empty() {
 		u.model = m.Str().Own()
@@ -432,7 +427,7 @@ func (c *codebuffState) End(out *converters.Output) error {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("instruction_loads_not_logged", "codebuff_knowledge_files_load_without_a_record_in_the_chat"))
 	}
-	sums := map[string]*totals{}
+	sums := map[string]*native.Usage{} // by model
 	for _, u := range c.entries {
 		m := u.model
 		if m == "" {
@@ -440,14 +435,12 @@ func (c *codebuffState) End(out *converters.Output) error {
 		}
 		t := sums[m]
 		if t == nil {
-			t = &totals{}
+			t = &native.Usage{}
 			sums[m] = t
 		}
-		t.input += u.input
-		t.output += u.output
-		t.cacheRead += u.cacheRead
-		t.cacheWrite += u.cacheWrite
-		t.responses++
+		v := u.Usage
+		v.Responses = 1
+		t.Add(v)
 		if u.credits > 0 {
 			c.counts["replies_with_credits"]++
 		}
@@ -457,18 +450,16 @@ func (c *codebuffState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var all totals
+	var all native.Usage
 	for _, m := range models {
 		t := sums[m]
-		all.input, all.output = all.input+t.input, all.output+t.output
-		all.cacheRead, all.cacheWrite = all.cacheRead+t.cacheRead, all.cacheWrite+t.cacheWrite
+		all.Add(*t)
 		model := "unknown"
 		if m != "unknown" {
 			model = c.Pass(leak.Model, view.Borrow(m)) // owned
 		}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(model,
-			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
+			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
 			"assistant_usage_records", "session")})
 	}
 	if len(models) == 0 {
@@ -477,7 +468,7 @@ func (c *codebuffState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "codebuff")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		native.RootTotals(out, events.Tokens{Input: all.input, Output: all.output, CacheRead: all.cacheRead, CacheWrite: all.cacheWrite})
+		all.CacheIn().Root(out)
 	}
 	c.counts["run_states"] = c.runStates
 	native.Tally(out, "codebuff", c.counts, []string{"user_prompts", "replies", "tool_calls", "failed_tool_calls",

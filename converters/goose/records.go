@@ -17,9 +17,8 @@ type gooseState struct {
 	tools    map[string]*native.Call
 	counts   map[string]int64
 	model    string
-	tokens   events.Tokens
-	reason   int64
-	counted  bool // the session row's usage counts (ccusage's rules)
+	tokens   native.Usage // Reasoning: the total beyond input and output
+	counted  bool         // the session row's usage counts (ccusage's rules)
 	subagent bool
 }
 
@@ -69,8 +68,7 @@ func (c *gooseState) session(s view.Value) {
 		return
 	}
 	c.model = model.Own()
-	c.tokens = events.Tokens{Input: in, Output: outT}
-	c.reason = max(total-in-outT, 0)
+	c.tokens = native.Usage{Input: in, Output: outT, Reasoning: max(total-in-outT, 0)}
 	c.counted = true
 }
 
@@ -92,7 +90,7 @@ func (c *gooseState) message(r converters.Record, m view.Value) {
 		c.prompted = 0
 	case "user":
 		prompt := false
-		native.ForEach(content, func(_, p view.Value) bool {
+		content.ForEach(func(_, p view.Value) bool {
 			prompt = prompt || p.Get("type").Str().Is("text")
 			return true
 		})
@@ -105,7 +103,7 @@ func (c *gooseState) message(r converters.Record, m view.Value) {
 	default:
 		c.counts["messages_of_other_roles"]++
 	}
-	native.ForEach(content, func(_, p view.Value) bool {
+	content.ForEach(func(_, p view.Value) bool {
 		t, _ := p.Get("type").Str().Word(gooseLabels...)
 		switch t {
 		case "toolRequest":
@@ -173,8 +171,8 @@ func (c *gooseState) End(out *converters.Output) error {
 		events.AuditGap("instruction_loads_not_logged", "goose_hints_and_system_prompt_load_without_a_record"))
 	if c.counted {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
-			c.Pass(leak.Model, view.Borrow(c.model)), c.tokens,
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(c.reason)}},
+			c.Pass(leak.Model, view.Borrow(c.model)), c.tokens.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(c.tokens.Reasoning)}},
 			"session_row_totals", "session")})
 	} else {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -183,7 +181,7 @@ func (c *gooseState) End(out *converters.Output) error {
 	c.RootIdentity(out, "goose")
 	if c.counted {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
-		native.RootTotals(out, c.tokens)
+		c.tokens.CacheIn().Root(out)
 	}
 	if c.subagent {
 		out.Span.Set("goose.subagent_session", receipt.B(true))

@@ -17,17 +17,17 @@ type grokState struct {
 	turnStart int64 // time of the turn's first update: its chat span starts there
 	tools     map[string]*native.Call
 	counts    map[string]int64
-	fallback  string                    // summary.json's current_model_id: a turn without modelUsage is its
-	usage     map[string]*events.Tokens // by model, as ccusage counts it
-	seen      map[string]bool           // ccusage's dedupe keys of the rows counted
-	models    map[string]bool           // model names a declared field holds (modelName)
-	reasoning int64                     // reasoningTokens of the rows counted: not in ccusage's totals
+	fallback  string                   // summary.json's current_model_id: a turn without modelUsage is its
+	usage     map[string]*native.Usage // by model, as ccusage counts it: Input without the cache
+	seen      map[string]bool          // ccusage's dedupe keys of the rows counted
+	models    map[string]bool          // model names a declared field holds (modelName)
+	reasoning int64                    // reasoningTokens of the rows counted: not in ccusage's totals
 
 }
 
 func newGrok(env converters.Env) *grokState {
 	return &grokState{Base: native.New(env, grokTypes), tools: map[string]*native.Call{}, counts: map[string]int64{},
-		usage: map[string]*events.Tokens{}, seen: map[string]bool{}, models: map[string]bool{}}
+		usage: map[string]*native.Usage{}, seen: map[string]bool{}, models: map[string]bool{}}
 }
 
 // StartFile reads updates.jsonl's sidecar, summary.json: the session's
@@ -185,7 +185,7 @@ func (c *grokState) turn(r converters.Record, p, u view.Value) {
 	var rows []row
 	bad := false
 	if mu := usage.Get("modelUsage"); mu.IsObject() && mu.Len() > 0 {
-		native.ForEach(mu, func(k, v view.Value) bool {
+		mu.ForEach(func(k, v view.Value) bool {
 			if !v.IsObject() {
 				bad = true
 				return false
@@ -230,13 +230,10 @@ func (c *grokState) turn(r converters.Record, p, u view.Value) {
 		cw = min(cw, in-cr)
 		t := c.usage[x.model]
 		if t == nil {
-			t = &events.Tokens{}
+			t = &native.Usage{}
 			c.usage[x.model] = t
 		}
-		t.Input += in - cr - cw
-		t.Output += out
-		t.CacheRead += cr
-		t.CacheWrite += cw
+		t.Add(native.Usage{Input: in - cr - cw, Output: out, CacheRead: cr, CacheWrite: cw})
 	}
 }
 
@@ -275,13 +272,12 @@ func (c *grokState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var total events.Tokens
+	var total native.Usage
 	for _, m := range models {
 		t := *c.usage[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
-			c.modelName(m), t, nil, "event_id_and_model", "session")})
-		total.Input, total.Output = total.Input+t.Input, total.Output+t.Output
-		total.CacheRead, total.CacheWrite = total.CacheRead+t.CacheRead, total.CacheWrite+t.CacheWrite
+			c.modelName(m), t.Tokens(), nil, "event_id_and_model", "session")})
+		total.Add(t)
 	}
 	if len(models) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -289,7 +285,7 @@ func (c *grokState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "grok")
 	if len(models) > 0 {
-		native.RootTotals(out, total)
+		total.CacheIn().Root(out)
 	}
 	if c.reasoning > 0 {
 		out.Span.Set("grok.usage.reasoning_tokens", receipt.I(c.reasoning))

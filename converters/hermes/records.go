@@ -17,8 +17,7 @@ type hermesState struct {
 	tools    map[string]*native.Call
 	counts   map[string]int64
 	model    string
-	tokens   events.Tokens
-	reason   int64
+	tokens   native.Usage // the session row's counts, reasoning_tokens in Reasoning
 	counted  bool
 	child    bool
 }
@@ -48,15 +47,15 @@ func (c *hermesState) session(s view.Value) {
 	c.SeeWorkDir(s.Get("cwd").Str())
 	c.child = s.Get("parent_session_id").IsString()
 	model := s.Get("model").Str().TrimSpace()
-	t := events.Tokens{Input: c.Count(s.Get("input_tokens")), Output: c.Count(s.Get("output_tokens")),
-		CacheRead: c.Count(s.Get("cache_read_tokens")), CacheWrite: c.Count(s.Get("cache_write_tokens"))}
-	reason := c.Count(s.Get("reasoning_tokens"))
+	t := native.Usage{Input: c.Count(s.Get("input_tokens")), Output: c.Count(s.Get("output_tokens")),
+		CacheRead: c.Count(s.Get("cache_read_tokens")), CacheWrite: c.Count(s.Get("cache_write_tokens")),
+		Reasoning: c.Count(s.Get("reasoning_tokens"))}
 	cost := max(s.Get("actual_cost_usd").Float(), s.Get("estimated_cost_usd").Float())
-	if model.Empty() || t.Input == 0 && t.Output == 0 && t.CacheRead == 0 && t.CacheWrite == 0 && reason == 0 && cost == 0 {
+	if model.Empty() || t.Input == 0 && t.Output == 0 && t.CacheRead == 0 && t.CacheWrite == 0 && t.Reasoning == 0 && cost == 0 {
 		c.counts["sessions_without_counted_usage"]++
 		return
 	}
-	c.model, c.tokens, c.reason, c.counted = model.Own(), t, reason, true
+	c.model, c.tokens, c.counted = model.Own(), t, true
 }
 
 // message reads a message by its role.
@@ -86,7 +85,7 @@ func (c *hermesState) message(r converters.Record, m view.Value) {
 		key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 		c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: events.ChatSpan("hermes")})
 		c.prompted = 0
-		native.ForEach(m.Get("tool_calls"), func(_, tc view.Value) bool {
+		m.Get("tool_calls").ForEach(func(_, tc view.Value) bool {
 			c.openTool(r, key, tc)
 			return true
 		})
@@ -127,8 +126,8 @@ func (c *hermesState) End(out *converters.Output) error {
 		events.AuditGap("instruction_loads_not_logged", "hermes_system_prompt_memory_and_context_files_load_without_a_message"))
 	if c.counted {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
-			c.Pass(leak.Model, view.Borrow(c.model)), c.tokens,
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(c.reason)}},
+			c.Pass(leak.Model, view.Borrow(c.model)), c.tokens.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(c.tokens.Reasoning)}},
 			"session_row_totals", "session")})
 	} else {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -137,7 +136,7 @@ func (c *hermesState) End(out *converters.Output) error {
 	c.RootIdentity(out, "hermes-agent")
 	if c.counted {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
-		native.RootTotals(out, c.tokens)
+		c.tokens.CacheIn().Root(out)
 	}
 	if c.child {
 		out.Span.Set("hermes.parent_session", receipt.B(true))

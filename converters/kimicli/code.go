@@ -103,9 +103,9 @@ func (c *kimiState) codeUsage(r converters.Record) {
 		return
 	}
 	u := r.Get("usage")
-	v := kimiTokens{input: c.Count(u.Get("inputOther")), output: c.Count(u.Get("output")),
-		cacheRead: c.Count(u.Get("inputCacheRead")), cacheWrite: c.Count(u.Get("inputCacheCreation")), responses: 1}
-	if v.input+v.output+v.cacheRead+v.cacheWrite == 0 {
+	v := native.Usage{Input: c.Count(u.Get("inputOther")), Output: c.Count(u.Get("output")),
+		CacheRead: c.Count(u.Get("inputCacheRead")), CacheWrite: c.Count(u.Get("inputCacheCreation")), Responses: 1}
+	if v.Tokens() == (events.Tokens{}) {
 		c.counts["empty_usage"]++
 		return
 	}
@@ -115,7 +115,7 @@ func (c *kimiState) codeUsage(r converters.Record) {
 	if m := r.Get("model").Str(); !m.Empty() {
 		model = m.Own()
 	}
-	k := kimiCodeKey{model: model, time: r.Time, input: v.input, output: v.output, cacheRead: v.cacheRead, cacheWrite: v.cacheWrite}
+	k := kimiCodeKey{model: model, time: r.Time, input: v.Input, output: v.Output, cacheRead: v.CacheRead, cacheWrite: v.CacheWrite}
 	if c.codeSeen[k] {
 		c.counts["repeated_usage"]++ // the same record written again: no other call
 		return
@@ -128,25 +128,20 @@ func (c *kimiState) codeUsage(r converters.Record) {
 	}
 	name := c.Pass(leak.Model, view.Borrow(model)) // owned
 	attrs := append(events.ChatSpan("moonshot"), receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(name)})
-	attrs = append(attrs, native.ChatUsage(v.input+v.cacheRead+v.cacheWrite, v.output, v.cacheRead, v.cacheWrite)...)
+	attrs = append(attrs, v.CacheIn().Chat()...)
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat " + name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
 	t := c.codeTotals[model]
 	if t == nil {
-		t = &kimiTokens{}
+		t = &native.Usage{}
 		c.codeTotals[model] = t
 	}
-	t.input += v.input
-	t.output += v.output
-	t.cacheRead += v.cacheRead
-	t.cacheWrite += v.cacheWrite
-	t.responses++
+	t.Add(v)
 }
 
-// codeSummaries writes the totals per model, and returns their input
-// (cache included, as a span counts it) and output.
-func (c *kimiState) codeSummaries(out *converters.Output) (input, output int64) {
+// codeSummaries writes the totals per model, and returns their sum.
+func (c *kimiState) codeSummaries(out *converters.Output) (sum native.Usage) {
 	models := make([]string, 0, len(c.codeTotals))
 	for m := range c.codeTotals {
 		models = append(models, m)
@@ -156,11 +151,9 @@ func (c *kimiState) codeSummaries(out *converters.Output) (input, output int64) 
 		t := c.codeTotals[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
-			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
+			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
 			"time_model_and_usage", "session")})
-		input += t.input + t.cacheRead + t.cacheWrite // a span's input holds the cache
-		output += t.output
+		sum.Add(*t)
 	}
-	return input, output
+	return sum
 }

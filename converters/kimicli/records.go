@@ -11,12 +11,6 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// kimiTokens are usage in kosong's TokenUsage terms: input is input_other,
-// without the cache reads and writes, which are apart.
-type kimiTokens struct {
-	input, output, cacheRead, cacheWrite, responses int64
-}
-
 // kimiUsageKey tells one StatusUpdate's usage from another as ccusage's
 // Kimi parser does: the message id, the time and the four counts (the
 // session and model are the same for every line of a session).
@@ -32,19 +26,19 @@ type kimiState struct {
 	tools     map[string]*native.Call
 	agents    map[string]bool // subagents seen, by agent id (raw, never written)
 	seen      map[kimiUsageKey]bool
-	total     kimiTokens
+	total     native.Usage // kosong's TokenUsage terms: Input is input_other, the cache apart
 	counts    map[string]int64
 	maxTokens int64 // the largest context size the history records
 	// Kimi Code's wire (code.go): totals per model, told apart by key.
 	code       bool
 	codeSeen   map[kimiCodeKey]bool
-	codeTotals map[string]*kimiTokens
+	codeTotals map[string]*native.Usage
 }
 
 func newKimi(env converters.Env) *kimiState {
 	return &kimiState{Base: native.New(env, kimiTypes), step: -1, tools: map[string]*native.Call{},
 		agents: map[string]bool{}, seen: map[kimiUsageKey]bool{}, counts: map[string]int64{},
-		codeSeen: map[kimiCodeKey]bool{}, codeTotals: map[string]*kimiTokens{}}
+		codeSeen: map[kimiCodeKey]bool{}, codeTotals: map[string]*native.Usage{}}
 }
 
 // StartFile names the session by its folder (as ccusage does): the wire
@@ -219,29 +213,25 @@ func (c *kimiState) usage(r converters.Record, p view.Value) {
 		c.counts["status_updates"]++
 		return
 	}
-	v := kimiTokens{input: c.Count(u.Get("input_other")), output: c.Count(u.Get("output")),
-		cacheRead: c.Count(u.Get("input_cache_read")), cacheWrite: c.Count(u.Get("input_cache_creation")), responses: 1}
-	if v.input+v.output+v.cacheRead+v.cacheWrite == 0 {
+	v := native.Usage{Input: c.Count(u.Get("input_other")), Output: c.Count(u.Get("output")),
+		CacheRead: c.Count(u.Get("input_cache_read")), CacheWrite: c.Count(u.Get("input_cache_creation")), Responses: 1}
+	if v.Tokens() == (events.Tokens{}) {
 		c.counts["empty_usage"]++
 		return
 	}
 	if c.step >= 0 {
 		sp := &c.Out.Spans[c.step]
 		sp.Cover(r.NS)
-		sp.Attrs = append(sp.Attrs, native.ChatUsage(v.input+v.cacheRead+v.cacheWrite, v.output, v.cacheRead, v.cacheWrite)...)
+		sp.Attrs = append(sp.Attrs, v.CacheIn().Chat()...)
 	}
 	key := kimiUsageKey{message: p.Get("message_id").Str().Own(), time: r.Time,
-		input: v.input, output: v.output, cacheRead: v.cacheRead, cacheWrite: v.cacheWrite}
+		input: v.Input, output: v.Output, cacheRead: v.CacheRead, cacheWrite: v.CacheWrite}
 	if c.seen[key] {
 		c.counts["repeated_usage"]++
 		return
 	}
 	c.seen[key] = true
-	c.total.input += v.input
-	c.total.output += v.output
-	c.total.cacheRead += v.cacheRead
-	c.total.cacheWrite += v.cacheWrite
-	c.total.responses++
+	c.total.Add(v)
 }
 
 // subagentEvent counts a subagent's own event; its usage is its own, not
@@ -262,12 +252,10 @@ func (c *kimiState) End(out *converters.Output) error {
 	c.Out = out
 	c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 		events.AuditGap("instruction_loads_not_logged", "kimi_agents_md_and_system_prompt_load_without_a_record"))
-	codeIn, codeOut := c.codeSummaries(out)
-	if c.total.responses > 0 {
-		t := c.total
-		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary("unknown",
-			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cacheRead, CacheWrite: t.cacheWrite},
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)}},
+	code := c.codeSummaries(out)
+	if t := c.total; t.Responses > 0 {
+		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary("unknown", t.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
 			"time_model_and_usage", "session")})
 	} else if len(c.codeTotals) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -278,9 +266,9 @@ func (c *kimiState) End(out *converters.Output) error {
 		agent = "kimi-code"
 	}
 	c.RootIdentity(out, agent)
-	if c.total.responses > 0 || len(c.codeTotals) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(c.total.input+c.total.cacheRead+c.total.cacheWrite+codeIn))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(c.total.output+codeOut))
+	if c.total.Responses > 0 || len(c.codeTotals) > 0 { // unknown is not zero: the audit gap says so
+		code.Add(c.total)
+		code.CacheIn().Root(out)
 	}
 	if c.maxTokens > 0 {
 		out.Span.Set("kimi_cli.context_tokens.max", receipt.I(c.maxTokens))

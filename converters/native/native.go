@@ -333,13 +333,6 @@ func RootTokens(out *converters.Output, input, output int64) {
 	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(output))
 }
 
-// RootTotals is RootTokens of a session's totals in the one token model,
-// whose input leaves out the cache reads and writes (as ccusage counts
-// them): the root's input adds them back.
-func RootTotals(out *converters.Output, t events.Tokens) {
-	RootTokens(out, t.Input+t.CacheRead+t.CacheWrite, t.Output)
-}
-
 // Tally writes a reader's counts on the root span: prefix.<name>.count for
 // each of names, and prefix.tool_calls.without_result when open calls never
 // got their result.

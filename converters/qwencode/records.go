@@ -12,13 +12,6 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// qwenTokens are one model's usage in usageMetadata's terms: input is
-// promptTokenCount (cached tokens included), output candidatesTokenCount,
-// thoughts thoughtsTokenCount, cached cachedContentTokenCount.
-type qwenTokens struct {
-	input, output, thoughts, cached, responses int64
-}
-
 // qwenUsageKey tells one usage record from another as ccusage's Qwen
 // parser does: the session, the time, the model and the four counts.
 type qwenUsageKey struct {
@@ -33,13 +26,13 @@ type qwenState struct {
 	tools    map[string]*native.Call
 	skills   map[string]bool
 	seen     map[qwenUsageKey]bool
-	totals   map[string]*qwenTokens
+	totals   map[string]*native.Usage // by model, in usageMetadata's terms (usage)
 	counts   map[string]int64
 }
 
 func newQwen(env converters.Env) *qwenState {
 	return &qwenState{Base: native.New(env, qwenTypes), tools: map[string]*native.Call{}, skills: map[string]bool{},
-		seen: map[qwenUsageKey]bool{}, totals: map[string]*qwenTokens{}, counts: map[string]int64{}}
+		seen: map[qwenUsageKey]bool{}, totals: map[string]*native.Usage{}, counts: map[string]int64{}}
 }
 
 func (c *qwenState) Record(r converters.Record, out *converters.Output) error {
@@ -77,7 +70,7 @@ const qwenReferenced = "--- Content from referenced files ---"
 // read are a context load rather than the user's words.
 func (c *qwenState) user(r converters.Record, parts view.Value) {
 	c.counts["user_prompts"]++
-	native.ForEach(parts, func(_, p view.Value) bool {
+	parts.ForEach(func(_, p view.Value) bool {
 		switch t := p.Get("text").Str(); {
 		case p.Get("inlineData").Exists() || p.Get("fileData").Exists():
 			c.counts["attachments"]++
@@ -110,15 +103,15 @@ func (c *qwenState) assistant(r converters.Record) {
 		attrs = append(attrs, receipt.Attr{Key: "gen_ai.request.model", Value: receipt.S(model)})
 	}
 	if u, ok := c.usage(r); ok {
-		attrs = append(attrs, native.ChatUsage(u.input, u.output, u.cached, 0)...)
-		if u.thoughts > 0 {
-			attrs = append(attrs, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.thoughts)})
+		attrs = append(attrs, u.Chat()...)
+		if u.Reasoning > 0 {
+			attrs = append(attrs, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)})
 		}
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: name, Kind: 3, Start: start, End: r.NS, Attrs: attrs})
 	c.prompted = 0
-	native.ForEach(r.Get("message.parts"), func(_, p view.Value) bool {
+	r.Get("message.parts").ForEach(func(_, p view.Value) bool {
 		switch {
 		case p.Get("thought").Bool():
 			c.counts["thoughts"]++
@@ -130,24 +123,27 @@ func (c *qwenState) assistant(r converters.Record) {
 }
 
 // usage reads an assistant record's usageMetadata and adds it to its
-// model's totals, as ccusage counts it (doc.go).
-func (c *qwenState) usage(r converters.Record) (qwenTokens, bool) {
+// model's totals, as ccusage counts it (doc.go). In usageMetadata's terms:
+// Input is promptTokenCount (cached tokens included), Output
+// candidatesTokenCount, Reasoning thoughtsTokenCount, CacheRead
+// cachedContentTokenCount.
+func (c *qwenState) usage(r converters.Record) (native.Usage, bool) {
 	u := r.Get("usageMetadata")
 	if !u.IsObject() {
-		return qwenTokens{}, false
+		return native.Usage{}, false
 	}
-	v := qwenTokens{input: c.Count(u.Get("promptTokenCount")), output: c.Count(u.Get("candidatesTokenCount")),
-		thoughts: c.Count(u.Get("thoughtsTokenCount")), cached: c.Count(u.Get("cachedContentTokenCount")), responses: 1}
-	if v.input == 0 && v.output == 0 && v.thoughts == 0 && v.cached == 0 {
+	v := native.Usage{Input: c.Count(u.Get("promptTokenCount")), Output: c.Count(u.Get("candidatesTokenCount")),
+		Reasoning: c.Count(u.Get("thoughtsTokenCount")), CacheRead: c.Count(u.Get("cachedContentTokenCount")), Responses: 1}
+	if v.Input == 0 && v.Output == 0 && v.Reasoning == 0 && v.CacheRead == 0 {
 		c.counts["empty_usage"]++
-		return qwenTokens{}, false
+		return native.Usage{}, false
 	}
 	model := c.model
 	if model == "" {
 		model = "unknown"
 	}
 	key := qwenUsageKey{session: r.Get("sessionId").Str().Own(), time: r.Time, model: model,
-		input: v.input, output: v.output, cached: v.cached, thoughts: v.thoughts}
+		input: v.Input, output: v.Output, cached: v.CacheRead, thoughts: v.Reasoning}
 	if c.seen[key] {
 		c.counts["repeated_usage"]++
 		return v, true
@@ -155,14 +151,10 @@ func (c *qwenState) usage(r converters.Record) (qwenTokens, bool) {
 	c.seen[key] = true
 	t := c.totals[model]
 	if t == nil {
-		t = &qwenTokens{}
+		t = &native.Usage{}
 		c.totals[model] = t
 	}
-	t.input += v.input
-	t.output += v.output
-	t.thoughts += v.thoughts
-	t.cached += v.cached
-	t.responses++
+	t.Add(v)
 	return v, true
 }
 
@@ -219,7 +211,7 @@ func (c *qwenState) toolResult(r converters.Record) {
 	tr := r.Get("toolCallResult")
 	id := tr.Get("callId").Str()
 	res := view.Value{}
-	native.ForEach(r.Get("message.parts"), func(_, p view.Value) bool {
+	r.Get("message.parts").ForEach(func(_, p view.Value) bool {
 		if f := p.Get("functionResponse"); f.IsObject() {
 			if id.Empty() {
 				id = f.Get("id").Str()
@@ -305,17 +297,16 @@ func (c *qwenState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var all qwenTokens
+	var all native.Usage
 	for _, m := range models {
 		t := c.totals[m]
-		all.input += t.input
-		all.output += t.output
+		all.Add(*t)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
-			events.Tokens{Input: t.input, Output: t.output, CacheRead: t.cached},
+			t.Tokens(),
 			receipt.Attrs{
-				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.thoughts)},
-				{Key: "gen_ai.usage.responses", Value: receipt.I(t.responses)},
+				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
+				{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
 			},
 			"time_model_and_usage", "session")})
 	}
@@ -328,8 +319,7 @@ func (c *qwenState) End(out *converters.Output) error {
 		out.Span.Set("gen_ai.request.model", receipt.S(c.Pass(leak.Model, view.Borrow(c.model))))
 	}
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
-		out.Span.Set("gen_ai.usage.input_tokens", receipt.I(all.input))
-		out.Span.Set("gen_ai.usage.output_tokens", receipt.I(all.output))
+		all.Root(out) // Input holds the cached tokens already
 	}
 	native.Tally(out, "qwen_code", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls",
 		"mcp_calls", "skills", "subagents", "compressions", "context_loads", "slash_commands", "at_commands", "repeated_usage",

@@ -11,21 +11,17 @@ import (
 	"github.com/contextreceipts/convert/internal/receipt"
 )
 
-// zcodeUsage is one model's counts, as ccusage counts them.
-type zcodeUsage struct {
-	events.Tokens
-	rest int64 // computed_total_tokens beyond input and output: reasoning
-}
-
 type zcodeState struct {
 	native.Base
 	counts map[string]int64
-	usage  map[string]*zcodeUsage // by model
-	calls  map[string]bool        // the rows read, by id
+	// usage by model, as ccusage counts it: Input without the cache reads
+	// and writes; Reasoning is computed_total_tokens beyond input and output.
+	usage map[string]*native.Usage
+	calls map[string]bool // the rows read, by id
 }
 
 func newZcode(env converters.Env) *zcodeState {
-	return &zcodeState{Base: native.New(env, zcodeTypes), counts: map[string]int64{}, usage: map[string]*zcodeUsage{}, calls: map[string]bool{}}
+	return &zcodeState{Base: native.New(env, zcodeTypes), counts: map[string]int64{}, usage: map[string]*native.Usage{}, calls: map[string]bool{}}
 }
 
 func (c *zcodeState) Record(r converters.Record, out *converters.Output) error {
@@ -98,14 +94,11 @@ func (c *zcodeState) call(r converters.Record, u view.Value) {
 	m := model.Own()
 	t := c.usage[m]
 	if t == nil {
-		t = &zcodeUsage{}
+		t = &native.Usage{}
 		c.usage[m] = t
 	}
-	t.Input += in - cr - cw
-	t.Output += out
-	t.CacheRead += cr
-	t.CacheWrite += cw
-	t.rest += max(c.Count(u.Get("computed_total_tokens"))-in-out, 0)
+	t.Add(native.Usage{Input: in - cr - cw, Output: out, CacheRead: cr, CacheWrite: cw,
+		Reasoning: max(c.Count(u.Get("computed_total_tokens"))-in-out, 0)})
 }
 
 func (c *zcodeState) End(out *converters.Output) error {
@@ -119,15 +112,14 @@ func (c *zcodeState) End(out *converters.Output) error {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	var total events.Tokens
+	var total native.Usage
 	for _, m := range models {
 		t := c.usage[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
-			c.Pass(leak.Model, view.Borrow(m)), t.Tokens,
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.rest)}},
+			c.Pass(leak.Model, view.Borrow(m)), t.Tokens(),
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)}},
 			"model_usage_row_id", "session")})
-		total.Input, total.Output = total.Input+t.Input, total.Output+t.Output
-		total.CacheRead, total.CacheWrite = total.CacheRead+t.CacheRead, total.CacheWrite+t.CacheWrite
+		total.Add(*t)
 	}
 	if len(models) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -135,7 +127,7 @@ func (c *zcodeState) End(out *converters.Output) error {
 	}
 	c.RootIdentity(out, "zcode")
 	if len(models) > 0 {
-		native.RootTotals(out, total)
+		total.CacheIn().Root(out)
 	}
 	native.Tally(out, "zcode", c.counts, []string{"model_calls", "calls_not_completed", "calls_without_counted_usage"}, 0)
 	c.Summarize(out)
