@@ -71,9 +71,9 @@ func grammar(data []byte) *fuzzgen.Log {
 		end := rec("_x.ai/session_notification", done)
 		recs = append(recs, end)
 		switch g.C.Intn(6) {
-		case 0: // the notification sent again: the same event id, counted once
+		case 1: // the notification sent again: the same event id, counted once
 			recs = append(recs, end)
-		case 1: // its _meta not an object: ccusage drops the line
+		case 2: // its _meta not an object: ccusage drops the line
 			bad := fuzzgen.Rec{"timestamp": end["timestamp"], "method": end["method"],
 				"params": fuzzgen.Rec{"sessionId": session, "update": done, "_meta": fuzzgen.Pick[any](g.C, "x", 7, []any{1})}}
 			recs = append(recs, bad)
