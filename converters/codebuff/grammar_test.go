@@ -43,10 +43,10 @@ func grammar(data []byte) *fuzzgen.Log {
 		for replies := 1 + g.C.Intn(2); replies > 0; replies-- {
 			msgs = append(msgs, reply(g, at))
 		}
-		switch g.C.Intn(8) {
-		case 0:
+		switch g.C.Intn(8) { // mostly (and when the choices run out) neither
+		case 6:
 			msgs = append(msgs, fuzzgen.Rec{"id": g.ID("error-"), "variant": "error", "content": g.Canary("error"), "timestamp": at()})
-		case 1: // a message naming its role, Codebuff's by its credits or usage
+		case 7: // a message naming its role, Codebuff's by its credits or usage
 			r := fuzzgen.Rec{"role": fuzzgen.Pick(g.C, "assistant", "user", "ai"), "content": g.Canary("rolemsg"), "timestamp": at(), "credits": 0.4}
 			if g.C.OneIn(2) {
 				delete(r, "credits")
@@ -111,8 +111,8 @@ func blocks(g *fuzzgen.Gen, depth int) []any {
 			}
 			b := fuzzgen.Rec{"type": "tool", "toolCallId": id, "toolName": name, "input": input}
 			switch g.C.Intn(4) {
-			case 0: // still running: no output
-			case 1:
+			case 2: // still running: no output
+			case 3:
 				b["output"] = g.Canary("output")
 				b["outputRaw"] = []any{fuzzgen.Rec{"type": "json", "value": fuzzgen.Rec{"errorMessage": g.Canary("toolerror")}}}
 			default:
