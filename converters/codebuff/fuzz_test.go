@@ -13,3 +13,11 @@ func TestMain(m *testing.M) { convtest.Main(m) }
 // the whole pipeline (convtest.FuzzSamples); testdata/fuzz/FuzzSamples
 // keeps what it found worth keeping.
 func FuzzSamples(f *testing.F) { convtest.FuzzSamples(f, "codebuff") }
+
+// FuzzLogs builds Codebuff chats from their grammar (grammar_test.go) and
+// perturbs them, a canary in every raw slot (convtest.FuzzLogs).
+func FuzzLogs(f *testing.F) { convtest.FuzzLogs(f, grammar) }
+
+// TestGrammar: the grammar is deterministic, its plainest log parses, and
+// most of its logs convert (convtest.Grammar).
+func TestGrammar(t *testing.T) { convtest.Grammar(t, "codebuff", grammar) }

@@ -256,20 +256,26 @@ func checkCounts(t testing.TB, c FuzzCase, res pipeline.Result) {
 	}
 }
 
-// countLines counts lines as a reader does: a last line without a newline
-// is a line.
 // inputLines is how many lines the pipeline reads of a file: one for a
 // whole JSON document it reads as one record (a format's one-document
-// name, or a first line that opens an object and holds nothing else).
+// file, by name or place, or a first line that opens an object and holds
+// nothing else), one per element for a document that is a JSON array
+// (Codebuff's chat-messages.json: pipeline's documentRecord).
 func inputLines(name string, b []byte) int64 {
 	first, _, found := bytes.Cut(b, []byte{'\n'})
 	opens := found && string(bytes.TrimSpace(first)) == "{"
-	if (opens || converters.IsDocument(filepath.Base(name))) && json.Valid(b) {
+	if (opens || converters.IsDocumentPath(name)) && json.Valid(b) {
+		var elems []json.RawMessage
+		if json.Unmarshal(b, &elems) == nil {
+			return int64(len(elems))
+		}
 		return 1
 	}
 	return countLines(b)
 }
 
+// countLines counts lines as a reader does: a last line without a newline
+// is a line.
 func countLines(b []byte) int64 {
 	n := int64(bytes.Count(b, []byte{'\n'}))
 	if len(b) > 0 && b[len(b)-1] != '\n' {
