@@ -2,6 +2,7 @@ package kimicli_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,5 +127,54 @@ func TestKimiCodeAgainstCcusage(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no Kimi Code session recorded")
+	}
+}
+
+// TestStepUsageUpdates: a step may report its usage more than once. A
+// copy counts once in the session's totals and on the step's chat span;
+// two distinct updates are both counted, and the span carries their sum
+// (set once: a span's attribute keys are unique, and a second append
+// failed the trace's validation).
+func TestStepUsageUpdates(t *testing.T) {
+	status := func(in, out int) string {
+		return `{"timestamp":1795168804.1,"message":{"type":"StatusUpdate","payload":{"token_usage":{"input_other":` +
+			strconv.Itoa(in) + `,"output":` + strconv.Itoa(out) + `,"input_cache_read":1000,"input_cache_creation":0},"message_id":"chatcmpl-CANARY-1"}}}`
+	}
+	head := []string{`{"type":"metadata","protocol_version":"1.3"}`,
+		`{"timestamp":1795168801.0,"message":{"type":"TurnBegin","payload":{"user_input":"CANARY-prompt"}}}`,
+		`{"timestamp":1795168801.1,"message":{"type":"StepBegin","payload":{"n":1}}}`}
+	for _, tc := range []struct {
+		name            string
+		updates         []string
+		input, output   int64 // the session's, as ccusage counts them
+		spanIn, spanOut string
+	}{
+		{"one update", []string{status(100, 10)}, 100, 10, "1100", "10"},
+		{"a copy of it", []string{status(100, 10), status(100, 10)}, 100, 10, "1100", "10"},
+		{"two distinct updates", []string{status(100, 10), status(50, 5)}, 150, 15, "2150", "15"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := convtest.ConvertLines(t, "kimi_cli", "wire.jsonl", append(append([]string(nil), head...), tc.updates...)...)
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			convtest.NoCanary(t, res)
+			if got := convtest.ReceiptTotals(res.Receipt); got.Input != tc.input || got.Output != tc.output {
+				t.Errorf("session input %d, output %d; want %d, %d", got.Input, got.Output, tc.input, tc.output)
+			}
+			chats := 0
+			for _, s := range convtest.Spans(res.Trace) {
+				if s.Attr("gen_ai.operation.name") != "chat" {
+					continue
+				}
+				chats++
+				if in, out := s.Attr("gen_ai.usage.input_tokens"), s.Attr("gen_ai.usage.output_tokens"); in != tc.spanIn || out != tc.spanOut {
+					t.Errorf("chat span input %s, output %s; want %s, %s", in, out, tc.spanIn, tc.spanOut)
+				}
+			}
+			if chats != 1 {
+				t.Errorf("%d chat spans, want 1", chats)
+			}
+		})
 	}
 }

@@ -21,8 +21,9 @@ type kimiUsageKey struct {
 
 type kimiState struct {
 	native.Base
-	step      int   // index in Out.Spans of the open step's chat span; -1 for none
-	prompted  int64 // time of the last prompt or tool result: the next step starts there
+	step      int          // index in Out.Spans of the open step's chat span; -1 for none
+	stepUsage native.Usage // the open step's usage: its distinct updates summed
+	prompted  int64        // time of the last prompt or tool result: the next step starts there
 	tools     map[string]*native.Call
 	agents    map[string]bool // subagents seen, by agent id (raw, never written)
 	seen      map[kimiUsageKey]bool
@@ -133,7 +134,7 @@ func (c *kimiState) openStep(r converters.Record) {
 		start = c.prompted
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
-	c.step = len(c.Out.Spans)
+	c.step, c.stepUsage = len(c.Out.Spans), native.Usage{}
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: key, Name: "chat", Kind: 3, Start: start, End: r.NS, Attrs: events.ChatSpan("moonshot")})
 	c.prompted = 0
 }
@@ -219,11 +220,6 @@ func (c *kimiState) usage(r converters.Record, p view.Value) {
 		c.counts["empty_usage"]++
 		return
 	}
-	if c.step >= 0 {
-		sp := &c.Out.Spans[c.step]
-		sp.Cover(r.NS)
-		sp.Attrs = append(sp.Attrs, v.CacheIn().Chat()...)
-	}
 	key := kimiUsageKey{message: p.Get("message_id").Str().Own(), time: r.Time,
 		input: v.Input, output: v.Output, cacheRead: v.CacheRead, cacheWrite: v.CacheWrite}
 	if c.seen[key] {
@@ -232,6 +228,18 @@ func (c *kimiState) usage(r converters.Record, p view.Value) {
 	}
 	c.seen[key] = true
 	c.total.Add(v)
+	// A step may report usage more than once: a copy counts once (above),
+	// and the step's span carries its distinct updates summed, as the
+	// session's total counts them; its usage attributes are set, not
+	// appended again (a span's keys are unique).
+	if c.step >= 0 {
+		sp := &c.Out.Spans[c.step]
+		sp.Cover(r.NS)
+		c.stepUsage.Add(v)
+		for _, a := range c.stepUsage.CacheIn().Chat() {
+			sp.Attrs.Set(a.Key, a.Value)
+		}
+	}
 }
 
 // subagentEvent counts a subagent's own event; its usage is its own, not
