@@ -127,8 +127,8 @@ func ErrText(err error) string {
 //   - every receipt line validates and the trace follows the OTLP rules;
 //   - every output string has a declared provenance (no untyped string);
 //   - a generated input's canaries reach no output, output name, warning
-//     or error, and the leak check never refuses one (its raw content is
-//     in raw slots only);
+//     or error, the leak check never refuses one (its raw content is in
+//     raw slots only), and its outputs never fail validation;
 //   - the leak check is not vacuous: a 16-byte copy of a raw input string
 //     planted in the outputs is refused;
 //   - the leak check agrees with a naive quadratic reference (refcheck_test.go)
@@ -158,6 +158,14 @@ func Check(t testing.TB, c FuzzCase, seed []byte) {
 		var le *pipeline.LeakError
 		if errors.As(res.Err, &le) {
 			t.Fatalf("generated %s log refused by the leak check: %v", c.Conv.Name, res.Err)
+		}
+		// Outputs that fail their own schema or the OTLP rules are what
+		// the converter wrote, whatever the log: a bug (a repeated usage
+		// update wrote a span's attribute twice, and Kimi sessions were
+		// lost).
+		var se *pipeline.SchemaError
+		if errors.As(res.Err, &se) {
+			t.Fatalf("generated %s log's outputs fail validation: %v", c.Conv.Name, res.Err)
 		}
 	}
 	if res.Err != nil {
