@@ -37,8 +37,9 @@
 //   - Tool names are Codebuff's own (common/src/tools/constants.ts,
 //     toolNames): they pass through. Any other (an MCP server's tool, an
 //     agent template's custom tool) is hashed; Codebuff does not mark MCP
-//     calls apart, so no MCP event is written. The skill tool writes
-//     context.skill.invoked.
+//     calls apart, so only a tool named mcp__<server>__<tool> (the naming
+//     Claude-compatible hosts give MCP tools) writes mcp.tool_call.completed.
+//     The skill tool writes context.skill.invoked.
 //   - Knowledge files (knowledge.md, AGENTS.md, CLAUDE.md: Codebuff's
 //     instruction files) are in the chat's run-state.json and a message's
 //     saved run state (sessionState.fileContext.knowledgeFiles and

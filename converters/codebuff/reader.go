@@ -23,6 +23,7 @@ func init() {
 		Events: []string{
 			"context.audit_gap.recorded", "context.input.loaded", "context.skill.invoked",
 			"subagent.spawned", "subagent.result.returned", "gen_ai.token_usage.summarized",
+			"mcp.tool_call.completed", // a tool named mcp__<server>__<tool> (native.DescribeTool)
 		},
 		New: func(env converters.Env) converters.State { return newCodebuff(env) },
 		Native: &converters.Format{

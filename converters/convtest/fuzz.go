@@ -124,7 +124,8 @@ func ErrText(err error) string {
 //     converter that kept a view of a line past it differs;
 //   - every line is accounted for: the summary's lines are the input's
 //     lines, and records + skipped + blank (skip reasons adding up);
-//   - every receipt line validates and the trace follows the OTLP rules;
+//   - every receipt line validates and the trace follows the OTLP rules,
+//     and every event is one the converter declares (Converter.Events);
 //   - every output string has a declared provenance (no untyped string);
 //   - a generated input's canaries reach no output, output name, warning
 //     or error, the leak check never refuses one (its raw content is in
@@ -175,6 +176,15 @@ func Check(t testing.TB, c FuzzCase, seed []byte) {
 		return
 	}
 	checkCounts(t, c, res)
+	declared := map[string]bool{"convert.summary": true}
+	for _, e := range c.Conv.Events {
+		declared[e] = true
+	}
+	for _, l := range bytes.Split(bytes.TrimSuffix(res.Receipt, []byte{'\n'}), []byte{'\n'}) {
+		if name := gjson.GetBytes(l, "name").Str; !declared[name] {
+			t.Fatalf("%s wrote a %s event it does not declare (Converter.Events: the docs and schemas go by them)", c.Conv.Name, name)
+		}
+	}
 	if res.Stats.Untyped != 0 && untypedKnown[c.Conv.Name] == "" {
 		t.Fatalf("%d output strings have no provenance (%s): every string we write is typed", res.Stats.Untyped, c.Conv.Name)
 	}

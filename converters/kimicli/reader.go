@@ -23,6 +23,7 @@ func init() {
 		Events: []string{
 			"context.audit_gap.recorded", "subagent.spawned", "subagent.result.returned",
 			"context.compaction.started", "gen_ai.token_usage.summarized",
+			"mcp.tool_call.completed", // a tool named mcp__<server>__<tool> (native.DescribeTool)
 		},
 		New: func(env converters.Env) converters.State { return newKimi(env) },
 		Native: &converters.Format{
