@@ -283,6 +283,9 @@ func (c *ampState) result(r converters.Record, b view.Value) {
 	if status.Is("rejected-by-user") {
 		c.counts["rejected_tool_calls"]++
 	}
+	if status.Is("in-progress") || status.Is("blocked-on-user") {
+		return // not finished when the thread was saved: the call stays open
+	}
 	if status.Is("done") {
 		c.guidance(r, t.Key, run.Get("result.discoveredGuidanceFiles"), "file_read")
 	}
