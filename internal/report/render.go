@@ -517,6 +517,17 @@ func fit(t *table, cols int) *table {
 	if cols <= 0 || t.KV || len(t.Rows) == 0 {
 		return t
 	}
+	keep, dropped, cuts := fitColumns(t, cols)
+	if len(dropped) == 0 && len(cuts) == 0 {
+		return t
+	}
+	return narrowed(t, cols, keep, dropped, cuts)
+}
+
+// fitColumns decides how t fits cols: the columns kept (dropOrder's go
+// first), the names of those dropped, and the widths text columns are cut
+// to, by column.
+func fitColumns(t *table, cols int) (keep []bool, dropped []string, cuts map[int]int) {
 	lineWidth := func(ws []int) int {
 		n := 2 * len(ws)
 		for _, w := range ws {
@@ -525,11 +536,10 @@ func fit(t *table, cols int) *table {
 		return n
 	}
 	width := colWidths(t)
-	keep := make([]bool, len(t.Head))
+	keep = make([]bool, len(t.Head))
 	for c := range keep {
 		keep[c] = true
 	}
-	var dropped []string
 	for _, name := range dropOrder {
 		var ws []int
 		for c, w := range width {
@@ -550,7 +560,7 @@ func fit(t *table, cols int) *table {
 	// Still too wide: the widest text columns (a session id, a withheld
 	// value) are cut to what fits, at least 12 runes each, their start
 	// kept ("…" marks the cut; --session takes the start of an id).
-	cuts := map[int]int{}
+	cuts = map[int]int{}
 	for {
 		var kept []int
 		for c, w := range width {
@@ -571,9 +581,12 @@ func fit(t *table, cols int) *table {
 		width[widest] = max(12, width[widest]-over)
 		cuts[widest] = width[widest]
 	}
-	if len(dropped) == 0 && len(cuts) == 0 {
-		return t
-	}
+	return keep, dropped, cuts
+}
+
+// narrowed is t with only the kept columns, the cut ones cut, and notes
+// saying what was left out or cut.
+func narrowed(t *table, cols int, keep []bool, dropped []string, cuts map[int]int) *table {
 	out := &table{ID: t.ID, Title: t.Title, KV: t.KV}
 	pick := func(cells []string) []string {
 		var o []string

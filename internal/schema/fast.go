@@ -152,21 +152,6 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 		s := &node{minLength: -1}
 		return s, c.fill(s, v, file, false)
 	}
-	subs := func(v any) ([]*node, error) {
-		l, ok := v.([]any)
-		if !ok || len(l) == 0 {
-			return nil, fmt.Errorf("not a non-empty array")
-		}
-		var out []*node
-		for _, e := range l {
-			s, err := sub(e)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
 	for k, e := range m {
 		var err error
 		switch k {
@@ -189,28 +174,14 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 			if !ok {
 				return fmt.Errorf("pattern is not a string")
 			}
-			if n.pattern = c.patterns[s]; n.pattern == nil {
-				if n.pattern, err = compilePattern(s); err == nil {
-					c.patterns[s] = n.pattern
-				}
-			}
+			n.pattern, err = c.pattern(s)
 		case "minLength":
-			f, ok := e.(json.Number)
-			i, aerr := strconv.Atoi(string(f))
-			if !ok || aerr != nil || i < 0 {
-				return fmt.Errorf("minLength %v", e)
+			if n.minLength, err = minLengthKeyword(e); err != nil {
+				return err
 			}
-			n.minLength = i
 		case "minimum":
-			f, ok := e.(json.Number)
-			if ok {
-				n.minimum, ok = rat(f)
-			}
-			if !ok {
-				return fmt.Errorf("minimum %v", e)
-			}
-			if n.minimum.IsInt() && n.minimum.Num().IsInt64() {
-				n.minInt, n.minIntOK = n.minimum.Num().Int64(), true
+			if err = n.minimumKeyword(e); err != nil {
+				return err
 			}
 		case "required":
 			if n.required, err = requiredKeyword(e); err != nil {
@@ -227,9 +198,9 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 		case "items":
 			n.items, err = sub(e)
 		case "anyOf":
-			n.anyOf, err = subs(e)
+			n.anyOf, err = subList(e, sub)
 		case "allOf":
-			n.allOf, err = subs(e)
+			n.allOf, err = subList(e, sub)
 		case "$ref":
 			target, rerr := refTarget(file, e)
 			if rerr != nil {
@@ -244,6 +215,62 @@ func (c *fastCompiler) fill(n *node, v any, file string, root bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
+	}
+	return nil
+}
+
+// subList compiles a keyword's non-empty array of schemas (anyOf, allOf)
+// with sub.
+func subList(v any, sub func(any) (*node, error)) ([]*node, error) {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, fmt.Errorf("not a non-empty array")
+	}
+	var out []*node
+	for _, e := range l {
+		s, err := sub(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// pattern is the compiled pattern s, compiled once per compiler.
+func (c *fastCompiler) pattern(s string) (matcher, error) {
+	if p := c.patterns[s]; p != nil {
+		return p, nil
+	}
+	p, err := compilePattern(s)
+	if err == nil {
+		c.patterns[s] = p
+	}
+	return p, err
+}
+
+// minLengthKeyword reads a "minLength" keyword: a non-negative integer.
+func minLengthKeyword(e any) (int, error) {
+	f, ok := e.(json.Number)
+	i, err := strconv.Atoi(string(f))
+	if !ok || err != nil || i < 0 {
+		return 0, fmt.Errorf("minLength %v", e)
+	}
+	return i, nil
+}
+
+// minimumKeyword reads a "minimum" keyword into n: an exact rational, and
+// the integer when it is one.
+func (n *node) minimumKeyword(e any) error {
+	f, ok := e.(json.Number)
+	if ok {
+		n.minimum, ok = rat(f)
+	}
+	if !ok {
+		return fmt.Errorf("minimum %v", e)
+	}
+	if n.minimum.IsInt() && n.minimum.Num().IsInt64() {
+		n.minInt, n.minIntOK = n.minimum.Num().Int64(), true
 	}
 	return nil
 }
