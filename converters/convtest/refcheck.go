@@ -34,6 +34,7 @@ import (
 // refInput is what the reference knows of the input.
 type refInput struct {
 	raw     []string        // every raw string, key and number literal
+	num     []bool          // raw[i] is a number literal
 	pass    map[string]bool // admitted pass-through values and the file names
 	ints    map[string]bool // digits of raw integers of 6+ digits
 	intList []string        // the same, sorted
@@ -45,7 +46,7 @@ func newRefInput(c FuzzCase) refInput {
 		in.pass[name], in.pass[name[strings.LastIndex(name, "/")+1:]] = true, true
 		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
 			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, func(v string, kind rawKind) {
-				in.raw = append(in.raw, v)
+				in.raw, in.num = append(in.raw, v), append(in.num, kind == rawNumber)
 				// Output numbers are matched against raw numbers only (a
 				// digit string is a raw string), as the package says.
 				if d := strings.TrimPrefix(v, "-"); kind == rawNumber && len(d) >= 6 && allDigits(d) && !in.ints[d] {
@@ -295,10 +296,25 @@ func refRefused(s string, in refInput) bool {
 		}
 	}
 	touches := func(a, b int) bool { return open[b] > open[a] }
-	for _, r := range in.raw {
+	return rawInside(s, fs, short, touches, in)
+}
+
+// rawInside reports whether a raw string of in is in s (folded fs) as the
+// package counts it: equal to a short part, inside it at 8 bytes or more,
+// or a run of 16 bytes, touching an open byte; a raw number inside a
+// number-shaped s counts only whole.
+func rawInside(s, fs string, short map[string]bool, touches func(a, b int) bool, in refInput) bool {
+	numeric := refNumeric(s)
+	for i, r := range in.raw {
 		fr := asciiFold(r)
 		switch {
 		case len(r) == 0:
+		case in.num[i] && numeric:
+			// A raw number inside a number-shaped output (a count that
+			// happens to hold its digits) is no copy: only the whole.
+			if fs == fr {
+				return true
+			}
 		case len(r) < 8:
 			if short[fr] {
 				return true
@@ -320,6 +336,16 @@ func refRefused(s string, in refInput) bool {
 		}
 	}
 	return false
+}
+
+// refNumeric reports a string a number's text could be: only digits,
+// signs, dots and exponents, and it parses as one.
+func refNumeric(s string) bool {
+	if s == "" || strings.Trim(s, "0123456789.-+eE") != "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // commonRunTouching reports a common substring of 16 or more bytes of a and
