@@ -140,6 +140,7 @@ var kimiPass = leak.Paths{
 	"message.payload.parent_tool_call_id": leak.ID, "role": leak.Label,
 	// Kimi Code's wire (code.go).
 	"protocolVersion": leak.Version, "usageScope": leak.Label, "model": leak.Model, "time": leak.Count,
+	"createdAt": leak.Time, "timestamp": leak.Time,
 	"usage.inputOther": leak.Count, "usage.output": leak.Count, "usage.inputCacheRead": leak.Count,
 	"usage.inputCacheCreation": leak.Count, "message.role": leak.Label,
 	// Names that --reveal names writes in clear; without it they are hashed.

@@ -167,7 +167,7 @@ var piPass = leak.Paths{
 	"message.customType":                        leak.Name,
 	// A subagent run's transcript (piRunType).
 	"recordType": leak.Label, "runId": leak.IDOrUUID, "childIndex": leak.Count, "source": leak.Label,
-	"sourceEventType": leak.Label, "ts": leak.Count, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
+	"sourceEventType": leak.Label, "ts": leak.EpochMs, "agent": leak.Name, "role": leak.Label, "model": leak.Model,
 	"stopReason": leak.Label, "usage.input": leak.Count, "usage.output": leak.Count, "usage.cacheRead": leak.Count,
 	"usage.cacheWrite": leak.Count, "usage.totalTokens": leak.Count, "usage.cost": leak.Count,
 	// The first line of a session of OpenClaw's database (store.go).

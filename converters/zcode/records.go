@@ -65,6 +65,11 @@ func (c *zcodeState) call(r converters.Record, u view.Value) {
 		}
 		sp := converters.Span{Key: key, Name: "chat", Kind: 3, Start: r.NS, End: end,
 			Attrs: events.ChatSpan("zcode"), Error: status == "error"}
+		if sp.Error {
+			// The row says only that the call failed: _OTHER, as the
+			// conventions name an error of no known class.
+			sp.Attrs = append(sp.Attrs, receipt.Attr{Key: "error.type", Value: receipt.S("_OTHER")})
+		}
 		c.Out.Spans = append(c.Out.Spans, sp)
 	}
 	if status != "completed" {

@@ -39,7 +39,8 @@ const (
 	// subagent type), written in clear only with --reveal names.
 	Name
 	// EpochMs: a Unix time in milliseconds (years 2000 to 2100), as a
-	// string or a number.
+	// string or a number, or the same time as RFC 3339 text (a field one
+	// log writes as a number and another as a time: OpenClaw's "ts").
 	EpochMs
 	// Count: a bounded whole number (a token count, an ordinal), for number
 	// leaves only: below MaxCount.
@@ -319,7 +320,7 @@ func (s Shape) fits(v string) bool {
 	case Name, ServerToolName:
 		return len(v) <= 96 && isWordy(v, true) && !randomLooking(v)
 	case EpochMs:
-		return isEpochMs(v)
+		return isEpochMs(v) || isTime(v)
 	case Count:
 		return isCount(v, MaxCount)
 	case Cumulative:
