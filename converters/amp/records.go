@@ -235,16 +235,10 @@ func (c *ampState) assistant(r converters.Record, m view.Value, prompted int64) 
 // mcp__server__tool name is an MCP server's tool.
 func (c *ampState) call(r converters.Record, parent string, b view.Value) {
 	id, name, input := b.Get("id").Str(), b.Get("name").Str(), b.Get("input")
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	call := c.OpenCall(r, key, parent, id, name, input, ampBuiltinTools)
 	t := &call
 	c.tools[key] = t

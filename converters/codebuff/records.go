@@ -301,16 +301,10 @@ func (c *codebuffState) blocks(r converters.Record, bs view.Value, parent string
 // is there.
 func (c *codebuffState) tool(r converters.Record, b view.Value, parent string, depth int) {
 	id, name := b.Get("toolCallId").Str(), b.Get("toolName").Str()
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	builtins := codebuffBuiltinTools
 	if depth > 1 {
 		builtins = nil // undeclared depth: nothing copied

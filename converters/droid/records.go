@@ -173,16 +173,10 @@ func (c *droidState) assistant(r converters.Record, m view.Value) {
 // that made the call; a Task call starts a subagent.
 func (c *droidState) openTool(r converters.Record, parent string, b view.Value) {
 	id, name, args := b.Get("id").Str(), b.Get("name").Str(), b.Get("input")
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	t := &droidTool{Call: c.OpenCall(r, key, parent, id, name, args, droidBuiltinTools)}
 	c.tools[key] = t
 	if name.Is("Skill") {

@@ -125,16 +125,10 @@ func (c *gooseState) message(r converters.Record, m view.Value) {
 // tool <extension>__<tool>, an MCP server's tool, read as mcp__<extension>__<tool>.
 func (c *gooseState) openTool(r converters.Record, parent string, p view.Value) {
 	id := p.Get("id").Str()
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	name := p.Get("toolCall.value.name").Str()
 	if s, t, ok := name.Cut("__"); ok && !s.Empty() && !t.Empty() {
 		name = view.Borrow("mcp__" + name.Own()) // owned: a document of its own

@@ -100,16 +100,10 @@ func grokTool(u view.Value) view.Value { return u.Get(`_meta.x\.ai/tool`) }
 // name is <server>__<tool> is that server's tool.
 func (c *grokState) openTool(r converters.Record, u view.Value) {
 	id := u.Get("toolCallId").Str()
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	meta := grokTool(u)
 	name := meta.Get("name").Str()
 	if meta.Get("namespace").Str().Is("mcp") {

@@ -106,16 +106,10 @@ func (c *hermesState) message(r converters.Record, m view.Value) {
 
 func (c *hermesState) openTool(r converters.Record, parent string, tc view.Value) {
 	id := tc.Get("id").Str()
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	call := c.OpenCall(r, key, parent, id, tc.Get("function.name").Str(), tc.Get("function.arguments"), hermesBuiltinTools)
 	c.tools[key] = &call
 }

@@ -160,16 +160,10 @@ func (c *kimiState) stepKey() string {
 func (c *kimiState) openTool(r converters.Record, p view.Value) {
 	c.cover(r)
 	id, name := p.Get("id").Str(), p.Get("function.name").Str()
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	// The arguments are a JSON document in a string: digested as written.
 	call := c.OpenCall(r, key, c.stepKey(), id, name, p.Get("function.arguments"), kimiBuiltinTools)
 	t := &call

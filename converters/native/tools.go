@@ -153,6 +153,25 @@ func (c *Base) FinishCall(r converters.Record, t *Call, isError bool, res view.V
 	return status
 }
 
+// CallKey is the span key of a tool call the log names by id, counted in
+// counts as one of tool_calls; ok is false, and the call counted as
+// tool_calls_without_id or repeated_tool_calls, when it has no id or its
+// key is among calls already (a log that writes a call twice: the first
+// is the call). calls are the reader's calls by key.
+func CallKey[T any](c *Base, id view.Text, calls map[string]T, counts map[string]int64) (key string, ok bool) {
+	if id.Empty() {
+		counts["tool_calls_without_id"]++
+		return "", false
+	}
+	key = "tool:" + c.KeyPart(id)
+	if _, seen := calls[key]; seen {
+		counts["repeated_tool_calls"]++
+		return "", false
+	}
+	counts["tool_calls"]++
+	return key, true
+}
+
 // OpenCall opens a named call's execute_tool span (OpenToolSpan, with the
 // arguments' digest) and returns the call to keep until its result.
 func (c *Base) OpenCall(r converters.Record, key, parent string, id, name view.Text, args view.Value, builtins map[string]bool) Call {

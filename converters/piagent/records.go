@@ -351,16 +351,10 @@ func (c *piState) usage(r converters.Record, m view.Value) (native.Usage, bool) 
 // that made the call.
 func (c *piState) openTool(r converters.Record, parent string, b view.Value) {
 	id, name, args := b.Get("id").Str(), b.Get("name").Str(), b.Get("arguments")
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	call := c.OpenCall(r, key, parent, id, name, args, piBuiltinTools)
 	t := &call
 	c.tools[key] = t

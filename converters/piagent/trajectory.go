@@ -102,16 +102,10 @@ func (c *piState) trajectory(r converters.Record) {
 		c.trajectoryChat(r, d)
 	case "tool.call":
 		id := d.Get("toolCallId").Str()
-		if id.Empty() {
-			c.counts["tool_calls_without_id"]++
+		key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+		if !ok {
 			return
 		}
-		key := "tool:" + c.KeyPart(id)
-		if c.tools[key] != nil {
-			c.counts["repeated_tool_calls"]++
-			return
-		}
-		c.counts["tool_calls"]++
 		call := c.OpenCall(r, key, "", id, d.Get("name").Str(), d.Get("arguments"), piBuiltinTools)
 		c.tools[key] = &call
 	case "tool.result":

@@ -162,16 +162,10 @@ func (c *qwenState) usage(r converters.Record) (native.Usage, bool) {
 // that made the call.
 func (c *qwenState) openTool(r converters.Record, parent string, fc view.Value) {
 	id, name, args := fc.Get("id").Str(), fc.Get("name").Str(), fc.Get("args")
-	if id.Empty() {
-		c.counts["tool_calls_without_id"]++
+	key, ok := native.CallKey(&c.Base, id, c.tools, c.counts)
+	if !ok {
 		return
 	}
-	key := "tool:" + c.KeyPart(id)
-	if c.tools[key] != nil {
-		c.counts["repeated_tool_calls"]++
-		return
-	}
-	c.counts["tool_calls"]++
 	call := c.OpenCall(r, key, parent, id, name, args, qwenBuiltinTools)
 	t := &call
 	c.tools[key] = t
