@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/converters/convtest"
 	"github.com/contextreceipts/convert/internal/testshared/ocdb"
 )
 
@@ -68,7 +68,7 @@ func TestRunEveryAgentAtHome(t *testing.T) {
 			}
 			ocdb.Build(t, to, nil)
 		case strings.HasSuffix(a.from, ".sql"):
-			sqliteFromScript(t, filepath.Join(repo, "converters", filepath.FromSlash(a.from)), to)
+			convtest.SQLiteFromFile(t, filepath.Join(repo, "converters", filepath.FromSlash(a.from)), to)
 		default:
 			copyTree(t, filepath.Join(repo, "samples", filepath.FromSlash(a.from)), to)
 		}
@@ -104,7 +104,7 @@ func TestRunEveryAgentAtHome(t *testing.T) {
 	if strings.Contains(se, "failed") || strings.Contains(strings.ToLower(so+se), "canary") {
 		t.Errorf("a failure, or a canary, in the run's messages:\n%s", se)
 	}
-	canaryFree(t, out)
+	assertNoCanaryUnder(t, out)
 
 	code, so, se = runCLI(t, "", "report", "--by", "agent", "--format", "json", "--no-cost", out)
 	if code != 0 {
@@ -131,43 +131,4 @@ func TestRunEveryAgentAtHome(t *testing.T) {
 		t.Errorf("report by agent has %d groups, want at least %d: %v", len(agents), len(want), agents)
 	}
 	t.Logf("%d readers converted; report groups: %v", len(counted), agents)
-}
-
-// sqliteFromScript writes at path the database a reader's SQL script makes.
-func sqliteFromScript(t *testing.T, script, path string) {
-	t.Helper()
-	src, err := os.ReadFile(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(src)); err != nil {
-		t.Fatalf("%s: %v", script, err)
-	}
-}
-
-// canaryFree fails when any file under dir, or its name, holds a canary.
-func canaryFree(t *testing.T, dir string) {
-	t.Helper()
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.Contains(strings.ToLower(p), "canary") {
-			t.Errorf("a canary in an output name: %s", p)
-		}
-		if !d.IsDir() {
-			if b, _ := os.ReadFile(p); strings.Contains(strings.ToLower(string(b)), "canary") {
-				t.Errorf("a canary in %s", p)
-			}
-		}
-		return nil
-	})
 }

@@ -65,7 +65,14 @@ func RecordedBeside(t *testing.T) []Recorded {
 // (a store reader's test input: no binary file is committed).
 func SQLiteFrom(t *testing.T, script, path string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", script))
+	SQLiteFromFile(t, filepath.Join("testdata", script), path)
+}
+
+// SQLiteFromFile is SQLiteFrom of a script anywhere (another reader's
+// testdata, from a test outside its folder).
+func SQLiteFromFile(t *testing.T, script, path string) {
+	t.Helper()
+	src, err := os.ReadFile(script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +85,6 @@ func SQLiteFrom(t *testing.T, script, path string) {
 	}
 	defer db.Close()
 	if _, err := db.Exec(string(src)); err != nil {
-		t.Fatalf("testdata/%s: %v", script, err)
+		t.Fatalf("%s: %v", filepath.ToSlash(script), err)
 	}
 }
