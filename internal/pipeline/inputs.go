@@ -288,12 +288,14 @@ func walkInputs(ctx context.Context, dir, prefix string) ([]Input, error) {
 				return err
 			}
 			if !hasInputSuffix(p) {
-				// A database of sessions: by name (opencode.db,
-				// OpenClaw's openclaw-agent.sqlite), or any *.db or
-				// *.sqlite (ZCode's db.sqlite) whose tables are a
-				// store's; another program's database is not a log,
-				// and is passed over in silence.
-				if strings.HasSuffix(p, ".db") || strings.HasSuffix(p, ".sqlite") || converters.StoreFor(e.Name()) != nil {
+				// A database of sessions: a *.db or *.sqlite that a
+				// store names (opencode.db, OpenClaw's
+				// openclaw-agent.sqlite) or whose tables are a store's
+				// (ZCode's db.sqlite); another program's database is
+				// not a log, and is passed over in silence. Every
+				// store's file has one of the two suffixes: a walk
+				// asks nothing of the other files.
+				if strings.HasSuffix(p, ".db") || strings.HasSuffix(p, ".sqlite") {
 					if ins, ok := storeExpand(ctx, p, filepath.ToSlash(rel), dir, true); ok {
 						stores = append(stores, ins...)
 					}
