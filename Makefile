@@ -25,7 +25,7 @@ demo: build
 	  $(BIN) run --out $(OUT)/$$c $$s; \
 	  outs=$$(find $(OUT)/$$c -name '*.receipt.ndjson' -o -name '*.otel.jsonl'); \
 	  $(BIN) validate $$outs; \
-	  $(BIN) leakcheck --converter $$c $$(find $$s -name '*.jsonl' -o -name '*.json' | sed 's/^/--input /') $$outs; \
+	  $(BIN) leakcheck --converter $$c --input $$s $$outs; \
 	done
 	@echo "receipts and traces are in $(OUT)/<converter>/"
 
