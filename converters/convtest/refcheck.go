@@ -76,6 +76,12 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind 
 		if sh := pass[p]; sh != leak.None && sh != leak.Count && sh.Admit(v.Str) {
 			if passed != nil {
 				passed(v.Str)
+				// The server of an admitted "mcp__server__tool" name, and
+				// the halves of a server_tool one, carry its provenance
+				// (leak.Shape.Parts): written alone, or met raw elsewhere.
+				for _, part := range sh.Parts(v.Str) {
+					passed(part)
+				}
 			}
 			return
 		}

@@ -688,7 +688,7 @@ func (c *Checker) Raw(v string, line int) {
 		for _, w := range c.lookup(load64(c.scratch)) {
 			lo, hi := c.starts[w.str], c.end(w.str)
 			end := w.pos + int32(len(v))
-			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) && c.numberMatch(w.str, w.pos, end) && c.touchesOpen(w.str, w.pos, end) {
+			if end <= hi && w.pos >= lo && string(c.buf[w.pos:end]) == string(c.scratch) && c.numberMatch(w.str, w.pos, end, len(v)) && c.touchesOpen(w.str, w.pos, end) {
 				c.candidate(w.pos, end, line)
 			}
 		}
@@ -716,7 +716,7 @@ func (c *Checker) Raw(v string, line int) {
 			for i := k + 8; i < len(v) && b < hi && c.buf[b] == fold(v[i]); i++ {
 				b++
 			}
-			if b-a >= 16 && c.numberMatch(w.str, a, b) && c.touchesOpen(w.str, a, b) {
+			if b-a >= 16 && c.numberMatch(w.str, a, b, len(v)) && c.touchesOpen(w.str, a, b) {
 				c.candidate(a, b, line)
 			}
 		}
@@ -737,11 +737,14 @@ func (c *Checker) RawNumber(v string, line int) {
 	c.rawNum = false
 }
 
-// numberMatch reports whether the match [a, b) in indexed string str
-// counts: always, unless a raw number matched part of a number-shaped
-// output string.
-func (c *Checker) numberMatch(str, a, b int32) bool {
-	return !c.rawNum || !c.numeric[str] || a == c.starts[str] && b == c.end(str)
+// numberMatch reports whether the match [a, b) of a raw value of n bytes
+// in indexed string str counts: always, unless a raw number matched a
+// number-shaped output string; then only when the one is the other, whole.
+// A number-shaped piece of a longer raw number ("2345678901234567890" of
+// 123456789012345678901234567890) is another number, as the raw epoch
+// seconds are not the trace's nanoseconds.
+func (c *Checker) numberMatch(str, a, b int32, n int) bool {
+	return !c.rawNum || !c.numeric[str] || a == c.starts[str] && b == c.end(str) && int(b-a) == n
 }
 
 func allIn(flagged []bool, ws []window) bool {

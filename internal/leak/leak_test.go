@@ -293,6 +293,10 @@ func TestRawNumbersMatchWhole(t *testing.T) {
 		{"epoch seconds inside unix nanoseconds", `{"ts":1773479523}`, false},
 		{"the same number", `{"n":1773479523100000000}`, true},
 		{"the digits in text", `{"note":"id 1773479523100000000 here"}`, true},
+		// The output is a piece of a longer raw number: another number
+		// (a fuzz grammar's junk 30-digit tag against a planted piece).
+		{"inside a longer number", `{"n":91773479523100000000123}`, false},
+		{"inside a longer number's text", `{"n":"91773479523100000000123"}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOutputs(nil)

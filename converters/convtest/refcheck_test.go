@@ -1,0 +1,64 @@
+package convtest
+
+import (
+	"testing"
+
+	"github.com/contextreceipts/convert/converters"
+	"github.com/contextreceipts/convert/internal/pipeline"
+)
+
+// TestReferenceAgrees: inputs on which the reference and the leak check
+// once disagreed (CI's fuzzing found each); both must now give the answer
+// the rules give.
+func TestReferenceAgrees(t *testing.T) {
+	loadRefVocab(t)
+	for _, tc := range []struct {
+		name, conv, input, plant string
+		refused                  bool
+	}{{
+		// The server of an admitted MCP namespace carries its provenance
+		// (leak.Shape.Parts), also where a mutated line repeats it raw.
+		name:    "part of an admitted name",
+		conv:    "codex",
+		input:   `{"timestamp":"2026-06-01T07:00:01.000Z","type":"response_item","payload":{"type":"function_call","namespace":"mcp__CANARY-docs","name":"fetch_page","call_id":"call_d1"}}` + "\n" + `{"timestamp":"2026-06-01T07:00:02.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"McpToolCall","servxr":"CANARY-docs"}}}` + "\n",
+		plant:   "CANARY-docs",
+		refused: false,
+	}, {
+		name:    "raw text, no admitted name",
+		conv:    "codex",
+		input:   `{"timestamp":"2026-06-01T07:00:02.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"McpToolCall","servxr":"CANARY-docs"}}}` + "\n",
+		plant:   "CANARY-docs",
+		refused: true,
+	}, {
+		// A number-shaped piece of a longer raw number is another number.
+		name:    "piece of a raw number",
+		conv:    "droid",
+		input:   `{"type":"message","id":"f3c6ef372fe94f82a","tags":[{"name":123456789012345678901234567890}]}` + "\n",
+		plant:   "2345678901234567890",
+		refused: false,
+	}, {
+		name:    "the whole raw number",
+		conv:    "droid",
+		input:   `{"type":"message","id":"f3c6ef372fe94f82a","tags":[{"name":123456789012345678901234567890}]}` + "\n",
+		plant:   "123456789012345678901234567890",
+		refused: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			conv, ok := converters.Lookup(tc.conv)
+			if !ok {
+				t.Fatalf("no converter %s", tc.conv)
+			}
+			c := FuzzCase{Conv: conv, Files: pipeline.Files{"in.jsonl": []byte(tc.input)}}
+			if got := refRefused(tc.plant, newRefInput(c)); got != tc.refused {
+				t.Errorf("reference refuses %v, want %v", got, tc.refused)
+			}
+			chk, err := pipeline.LeakCheckOutputs(c.Files, tc.conv, map[string][]byte{"ref.ndjson": []byte(`{"p":"` + tc.plant + `"}` + "\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(chk.Findings()) > 0; got != tc.refused {
+				t.Errorf("leak check refuses %v (%v), want %v", got, chk.Findings(), tc.refused)
+			}
+		})
+	}
+}
