@@ -19,6 +19,7 @@ package converters
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"sort"
 	"strings"
@@ -85,6 +86,22 @@ type Env struct {
 	// Know is what the reader's Format declares of the values it writes
 	// (its IDs and Models), set by the registry for every State it makes.
 	Know leak.Knowledge
+	// Folders are the names of the main file's last folders, nearest last
+	// (".../<session uuid>/agents/main/wire.jsonl": ..., "<session uuid>",
+	// "agents", "main"): raw input like any line, for a reader whose
+	// agent names a session by its folder (Kimi) to admit as an id.
+	Folders []string
+}
+
+// FolderNames returns the names of the last n folders of the slash or OS
+// path p, nearest last (Env.Folders).
+func FolderNames(p string, n int) []string {
+	p = strings.ReplaceAll(p, "\\", "/")
+	var out []string
+	for dir := path.Dir(p); len(out) < n && dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		out = append([]string{path.Base(dir)}, out...)
+	}
+	return out
 }
 
 // Record is one input line: a borrowed view (package view).

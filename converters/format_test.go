@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -323,4 +324,22 @@ func readerNote(t *testing.T, c converters.Converter) string {
 		t.Errorf("%s: no list item \"- `%s`: ...\" in its package comment", p, c.Name)
 	}
 	return b.String()
+}
+
+// TestFolderNames: the folders a reader may name a session by (Env.Folders).
+func TestFolderNames(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"/home/u/.kimi/sessions/0f3c/2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b/wire.jsonl", []string{"sessions", "0f3c", "2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b"}},
+		{"sessions/7a6b/c4d5/agents/main/wire.jsonl", []string{"c4d5", "agents", "main"}},
+		{`C:\Users\ana\.kimi\sessions\0f3c\wire.jsonl`, []string{".kimi", "sessions", "0f3c"}},
+		{"wire.jsonl", nil},
+		{"/wire.jsonl", nil},
+	} {
+		if got := converters.FolderNames(tc.path, 3); !slices.Equal(got, tc.want) {
+			t.Errorf("FolderNames(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
 }

@@ -8,6 +8,10 @@
 // ryoppippi/ccusage, apps/ccusage/src/adapter/kimi/paths.ts and
 // parser.ts). What each mapping rests on:
 //
+//   - the session id is the session folder's name (a Kimi Code agent's
+//     wire: the folder above agents/), as ccusage names sessions; the
+//     wire itself holds none. A folder that is no UUID names nothing, and
+//     the receipt says no_session_id.
 //   - wire.jsonl is the session's wire (src/kimi_cli/wire/file.py and
 //     types.py): a metadata line {type: "metadata", protocol_version},
 //     then one line per wire message {timestamp (Unix seconds, a float),

@@ -34,25 +34,25 @@ type kimiState struct {
 	code       bool
 	codeSeen   map[kimiCodeKey]bool
 	codeTotals map[string]*native.Usage
+	folders    []string // the wire's last folders (Env.Folders): raw
 }
 
 func newKimi(env converters.Env) *kimiState {
-	return &kimiState{Base: native.New(env, kimiTypes), step: -1, tools: map[string]*native.Call{},
+	return &kimiState{Base: native.New(env, kimiTypes), folders: env.Folders, step: -1, tools: map[string]*native.Call{},
 		agents: map[string]bool{}, seen: map[kimiUsageKey]bool{}, counts: map[string]int64{},
 		codeSeen: map[kimiCodeKey]bool{}, codeTotals: map[string]*native.Usage{}}
 }
 
 // StartFile names the session by its folder (as ccusage does): the wire
 // holds no id of its own.
+//
+//	~/.kimi/sessions/<work dir hash>/<session>/wire.jsonl                       Kimi CLI
+//	~/.kimi-code/sessions/<work dir hash>/<session>/agents/<agent>/wire.jsonl   Kimi Code
 func (c *kimiState) StartFile(f converters.SourceFile, out *converters.Output) error {
 	c.Out = out
 	if f.Index == 0 && c.Session == "" {
-		rel := view.Borrow(f.Rel)
-		dir := rel.TrimSuffix("/wire.jsonl")
-		if i := dir.LastIndex("/"); i >= 0 && !dir.Is(f.Rel) {
-			if sid, ok := c.Admit(leak.IDOrUUID, dir.From(i+1)); ok {
-				c.Session = sid
-			}
+		if sid, ok := c.Admit(leak.IDOrUUID, view.Borrow(kimiSessionFolder(c.folders))); ok {
+			c.Session = sid
 		}
 	}
 	return nil
@@ -290,3 +290,16 @@ var _ = events.DeclareEvent("context.audit_gap.recorded", events.EventDecl{Adds:
 	events.SetsProp("context.audit_gap.detail", events.Enum(
 		"kimi_agents_md_and_system_prompt_load_without_a_record", "kimi_wire_has_no_token_usage")),
 }})
+
+// kimiSessionFolder is the folder that names a wire's session: its own,
+// or, for a Kimi Code agent's wire, the one above agents/ ("" for none).
+func kimiSessionFolder(folders []string) string {
+	n := len(folders)
+	switch {
+	case n >= 3 && folders[n-2] == "agents":
+		return folders[n-3]
+	case n >= 1 && folders[n-1] != "agents":
+		return folders[n-1]
+	}
+	return ""
+}

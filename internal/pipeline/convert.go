@@ -183,7 +183,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions)}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions), Folders: converters.FolderNames(in.Path, 3)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
 		first: &first, scans: scans}
 	if err := f.read(); err != nil {
@@ -404,6 +404,13 @@ func (f *file) read() error {
 	f.input.Pass(InputFileName(f.opt.Hash, path.Base(f.rel))) // the summary's convert.input.path: ours
 	if f.opt.ServiceName != "" {
 		f.input.Pass(f.opt.ServiceName) // the user's own words
+	}
+	// A session folder a reader names its session by (Env.Folders, Kimi's
+	// ".../<session uuid>/wire.jsonl") is a path's part like a file's id.
+	for _, d := range converters.FolderNames(f.in.Path, 3) {
+		if leak.UUID.Admit(d) {
+			f.input.Pass(d)
+		}
 	}
 	for _, s := range f.srcs {
 		f.input.Pass(s.path)
