@@ -595,7 +595,14 @@ func (c *geminiState) End(out *converters.Output) error {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("token_usage_not_logged", "gemini_messages_have_no_token_counts"))
 	}
+	// In the order the calls were made (their spans'): a map's order is
+	// not the same twice.
+	tools := make([]*geminiTool, 0, len(c.tools))
 	for _, t := range c.tools {
+		tools = append(tools, t)
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].span < tools[j].span })
+	for _, t := range tools {
 		if !t.bound {
 			if t.agentID != "" {
 				c.counts["subagent_chats_not_found"]++
