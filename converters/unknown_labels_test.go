@@ -87,13 +87,25 @@ func encode(v any, indent bool) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }
 
-// relabelFile rewrites a sample file's label values. A file that is one
-// JSON document (Amp's thread, Codebuff's chat-messages.json: read whole
-// by the pipeline, an array as one record per element) is rewritten as a
-// whole; any other JSON file line by line, its lines that are no JSON
-// value (junk on purpose) left as they are.
+// isRecord reports a JSON object or array (a record, or a document of
+// them), not a bare string or number.
+func isRecord(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// relabelFile rewrites a sample file's label values, whatever its name
+// (OpenClaw's archived transcripts end .jsonl.deleted.<time>). A file that
+// is one JSON document over many lines (Amp's thread, Codebuff's
+// chat-messages.json: read whole by the pipeline, an array as one record
+// per element) is rewritten as a whole; any other file line by line, its
+// lines that are no JSON object or array (junk on purpose, Markdown) left
+// as they are.
 func relabelFile(b []byte, paths map[string]bool, n *int) []byte {
-	if v, ok := decodeOne(b); ok && bytes.Count(bytes.TrimSpace(b), []byte{'\n'}) > 0 {
+	if v, ok := decodeOne(b); ok && isRecord(v) && bytes.Count(bytes.TrimSpace(b), []byte{'\n'}) > 0 {
 		if arr, ok := v.([]any); ok { // one record per element
 			for i, e := range arr {
 				arr[i] = relabel(e, paths, n)
@@ -105,7 +117,7 @@ func relabelFile(b []byte, paths map[string]bool, n *int) []byte {
 	}
 	lines := bytes.Split(b, []byte{'\n'})
 	for i, l := range lines {
-		if v, ok := decodeOne(l); ok {
+		if v, ok := decodeOne(l); ok && isRecord(v) {
 			lines[i] = encode(relabel(v, paths, n), false)
 		}
 	}
@@ -358,9 +370,7 @@ func TestUnknownLabelsNeverWritten(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl") {
-					b = relabelFile(b, paths, &n)
-				}
+				b = relabelFile(b, paths, &n)
 				q := filepath.Join(dst, strings.TrimPrefix(p, src))
 				if err := os.MkdirAll(filepath.Dir(q), 0o755); err != nil {
 					return err
