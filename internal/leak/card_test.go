@@ -1,6 +1,10 @@
 package leak
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestCardNumbers: a payment card number is refused, alone or in a value,
 // grouped or not, when its prefix and length are a network's (cardIINs)
@@ -108,4 +112,54 @@ func digitRuns(v string, f func([]byte)) {
 		}
 		ds = nil
 	}
+}
+
+// FuzzCards: a Luhn-valid number of any network's prefix and length
+// (cardIINs) is a card, alone, grouped by fours with a dash or a space
+// inside a value, and no shape of a free syntax admits it grouped; an
+// epoch-millisecond time before 2033 (13 digits from 1) with no suffix or
+// a one-digit one, as Gemini CLI's call ids end, is never one.
+func FuzzCards(f *testing.F) {
+	f.Add(uint8(12), uint64(111111111111111), uint8(1), true)
+	f.Add(uint8(0), uint64(35410014004955), uint8(0), false)
+	f.Fuzz(func(t *testing.T, rule uint8, body uint64, length uint8, space bool) {
+		r := cardIINs[int(rule)%len(cardIINs)]
+		n := r.lengths[int(length)%len(r.lengths)]
+		ds := []byte(r.lo)
+		for x := body; len(ds) < n-1; x /= 10 {
+			ds = append(ds, byte('0'+x%10))
+		}
+		for c := byte('0'); c <= '9'; c++ {
+			if luhn(append(ds[:n-1:n-1], c)) {
+				ds = append(ds[:n-1:n-1], c)
+				break
+			}
+		}
+		if !hasCard(string(ds)) {
+			t.Fatalf("%s (%s..%s, %d digits): not a card", ds, r.lo, r.hi, n)
+		}
+		sep := "-"
+		if space {
+			sep = " "
+		}
+		var g strings.Builder
+		g.WriteString("ref-")
+		for i := 0; i < len(ds); i += 4 {
+			if i > 0 {
+				g.WriteString(sep)
+			}
+			g.Write(ds[i:min(i+4, len(ds))])
+		}
+		if v := g.String(); personal(v) != "card_number" {
+			t.Fatalf("%q: %q, not a card", v, personal(v))
+		} else if Label.Admit(v) || ID.Admit(v) || Name.Admit(v) || Version.Admit(v) {
+			t.Fatalf("%q admitted", v)
+		}
+		ms := 1_000_000_000_000 + body%1_000_000_000_000
+		for _, v := range []string{fmt.Sprintf("read_file-%d", ms), fmt.Sprintf("glob-%d-%d", ms, length%10)} {
+			if hasCard(v) {
+				t.Fatalf("%q: a call id taken for a card", v)
+			}
+		}
+	})
 }
