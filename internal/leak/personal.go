@@ -3,6 +3,7 @@ package leak
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,7 +15,7 @@ import (
 // written as its digest), in every shape but those whose whole syntax rules
 // them out (UUID, Time, EpochMs, Count: see Shape.Admit).
 //
-//	4111-1111-1111-1111, 4111111111111111   card_number (13-19 digits, Luhn-valid)
+//	4111-1111-1111-1111, 4111111111111111   card_number (a network's prefix and length, Luhn-valid)
 //	078-05-1120                             ssn
 //	192.168.1.20, fe80::1, 2001:db8::8a2e   ip_address
 //	alice@example.com                       email
@@ -159,8 +160,9 @@ func hasIPv6(v string) bool {
 
 func isHexColon(c byte) bool { return isHex(c) || c == ':' || c == '.' }
 
-// hasCard reports 13 to 19 digits, alone or in groups joined by one space
-// or dash, that pass the Luhn check.
+// hasCard reports a payment card number: a run of digits, alone or in
+// groups joined by one space or dash, that is a card by its issuer's
+// prefix and length (isCard) and passes the Luhn check.
 func hasCard(v string) bool {
 	for i := 0; i < len(v); {
 		if v[i] < '0' || v[i] > '9' {
@@ -182,12 +184,76 @@ func hasCard(v string) bool {
 			}
 			break
 		}
-		if len(ds) >= 13 && len(ds) <= 19 && luhn(ds) {
+		if isCard(ds) && luhn(ds) {
 			return true
 		}
 		i = j
 	}
 	return false
+}
+
+// isCard reports digits whose prefix and length are those of the cards a
+// network issues (cardIINs): a digit run of no network's prefix and
+// length is not a card, Luhn-valid or not (1 in 10 of any digits are).
+func isCard(ds []byte) bool {
+	for _, r := range cardIINs {
+		if n := len(r.lo); len(ds) >= n && string(ds[:n]) >= r.lo && string(ds[:n]) <= r.hi && slices.Contains(r.lengths, len(ds)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cardIINs are the issuer identification number (IIN) ranges allocated to
+// card networks under ISO/IEC 7812, with the lengths of the numbers each
+// issues: a prefix from lo to hi (of one length), and the lengths.
+// Source: the table "IIN ranges allocated to issuing networks" of
+// Wikipedia's Payment card number (en.wikipedia.org/wiki/Payment_card_number,
+// read 2026-12; iinbase.com's table agrees), cross-checked against
+// braintree/credit-card-type (src/lib/card-types.ts). Networks whose
+// ranges lie inside another's here (Visa Electron in Visa; Dankort, Verve,
+// Elo, InstaPayment, InterPayment, Hipercard and Troy's 65 in Maestro's
+// 50 and 56-69; LankaPay in JCB) need no rule of their own. Examples
+// (test numbers the networks publish): Visa 4111111111111111,
+// 4222222222222; Mastercard 5555555555554444, 2223003122003222; Amex
+// 378282246310005; Discover 6011111111111117; Diners 30569309025904,
+// 36227206271667, 38520000023237; JCB 3530111333300000; UnionPay 6200000000000005;
+// Maestro 6759649826438453. An epoch-millisecond time alone or with a
+// digit joined to it (Gemini CLI's call ids, read_file-1756822000100-9:
+// 14 digits from 1, Luhn-valid) fits no range.
+var cardIINs = []struct {
+	lo, hi  string
+	lengths []int
+}{
+	{"1", "1", []int{15}},               // UATP
+	{"1946", "1946", []int{16, 18, 19}}, // GPN (Indonesia)
+	{"2200", "2204", lengths(16, 19)},   // Mir
+	{"2205", "2205", []int{16}},         // BORICA
+	{"2221", "2720", []int{16}},         // Mastercard
+	{"300", "305", lengths(14, 19)},     // Diners Club (Carte Blanche)
+	{"3095", "3095", lengths(14, 19)},   // Diners Club International
+	{"34", "34", []int{15}},             // American Express
+	{"36", "36", lengths(14, 19)},       // Diners Club International
+	{"37", "37", []int{15}},             // American Express
+	{"38", "39", lengths(14, 19)},       // Diners Club International
+	{"3528", "3589", lengths(16, 19)},   // JCB
+	{"4", "4", []int{13, 16, 19}},       // Visa
+	{"50", "50", lengths(12, 19)},       // Maestro (5018, 5020, 5038), Dankort 5019, Verve, RuPay 508
+	{"51", "55", []int{16}},             // Mastercard
+	{"56", "69", lengths(12, 19)},       // Maestro; Discover 6011, 644-649, 65; UnionPay 62; RuPay 60, 65
+	{"81", "82", lengths(16, 19)},       // UnionPay 81, RuPay 81-82
+	{"8600", "8600", []int{16}},         // UzCard
+	{"9792", "9792", []int{16}},         // Troy
+	{"9860", "9860", []int{16}},         // Humo
+}
+
+// lengths are the lengths from min to max.
+func lengths(min, max int) []int {
+	var out []int
+	for n := min; n <= max; n++ {
+		out = append(out, n)
+	}
+	return out
 }
 
 func luhn(ds []byte) bool {
