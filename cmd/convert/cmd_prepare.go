@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/outfile"
@@ -21,7 +23,7 @@ func prepareCommand() *cli.Command {
 		Usage: "assemble a PreparedContext from an embedded artifact store, with an optional content-free receipt",
 		UsageText: "convert prepare --store DB --scope S [--scope S2...] (--query Q | --query-file F) [--max-bytes N] [--include-receipt]\n" +
 			"   [--sections LIST] [--recall-gate [--recall-policy FILE]] [--recall-effort FILE] [--rerank lexical] [--vector] [--otel FILE]\n" +
-			"   [--caller NAME] [--hash-key-file FILE]\n" +
+			"   [--caller NAME] [--hash-key-file FILE] [--timeout DURATION]\n" +
 			"convert prepare --store DB --request REQ.json [--recall-gate] ...\n" +
 			"convert prepare load --store DB FILE.jsonl...\n" +
 			"convert prepare read --store DB [--caller NAME] --scope S --family F --artifact ID --revision N\n" +
@@ -53,6 +55,7 @@ func prepareCommand() *cli.Command {
 			&cli.StringFlag{Name: "recall-policy", Usage: "the gate's versioned thresholds and floors as JSON `FILE` (default powercontext.recall-gate.v1)"},
 			&cli.StringFlag{Name: "caller", Usage: "the caller `NAME`; a store with grants serves only the scopes granted to it"},
 			hashKeyFlag(),
+			storeTimeoutFlag(),
 		},
 		Subcommands: []*cli.Command{prepareLoadCommand(), prepareReadCommand()},
 		Action:      prepareAction,
@@ -261,13 +264,17 @@ func prepareAction(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	res, err := prepare.NewRuntime(st, opt).Prepare(c.Context, req)
+	ctx, cancel := storeContext(c)
+	defer cancel()
+	res, err := prepare.NewRuntime(st, opt).Prepare(ctx, req)
 	// The leak check probes the outputs against the query and every body
 	// this prepare read: the outputs are made of those rows only.
 	bodies := res.Bodies
 	switch {
 	case c.Context.Err() != nil:
 		return interrupted(c)
+	case ctx.Err() != nil:
+		return storeTimedOut(c, "prepare")
 	case errors.Is(err, prepare.ErrCallerRequired):
 		return usageError("--caller: %v", err)
 	case errors.Is(err, prepare.ErrNotAuthorized):
@@ -316,6 +323,31 @@ func prepareAction(c *cli.Context) error {
 	}
 	_, err = c.App.Writer.Write(out.Context)
 	return err
+}
+
+// storeTimeoutFlag bounds the time of a prepare's store queries: a store
+// damaged or built to stall (a query that never ends) fails the command
+// instead of hanging the agent that asked (issue #49, stores with bounds).
+// A 1M-artifact store answers in well under a second (make bench).
+func storeTimeoutFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "timeout", Value: 10 * time.Second,
+		Usage: "bound the store's queries to `DURATION` in all; past it nothing is written (exit 1)"}
+}
+
+// storeContext is the command's context bounded by --timeout (Ctrl-C still
+// ends it first).
+func storeContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	if d := c.Duration("timeout"); d > 0 {
+		return context.WithTimeout(c.Context, d)
+	}
+	return context.WithCancel(c.Context)
+}
+
+// storeTimedOut ends a command whose store queries passed --timeout, with
+// nothing written.
+func storeTimedOut(c *cli.Context, cmd string) error {
+	fmt.Fprintf(c.App.ErrWriter, "convert: %s: the store's queries took longer than %s (--timeout): the store is damaged, built to stall, or too large; nothing written\n", cmd, c.Duration("timeout"))
+	return exitError{exitFailed}
 }
 
 // interrupted ends a prepare that Ctrl-C (or SIGTERM) stopped: exit 130, as
@@ -395,6 +427,7 @@ func prepareReadCommand() *cli.Command {
 			&cli.IntFlag{Name: "end-line", Usage: "code: last line"},
 			&cli.StringFlag{Name: "snippet-sha256", Usage: "code: snippet digest as the receipt records it"},
 			hashKeyFlag(),
+			storeTimeoutFlag(),
 		},
 		Action: prepareRead,
 	}
@@ -423,7 +456,12 @@ func prepareRead(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	acc, err := st.Access(c.Context, c.String("caller"))
+	ctx, cancel := storeContext(c)
+	defer cancel()
+	acc, err := st.Access(ctx, c.String("caller"))
+	if ctx.Err() != nil {
+		return storeTimedOut(c, "prepare read")
+	}
 	if err != nil {
 		return usageError("--caller: %v", err)
 	}
@@ -434,7 +472,7 @@ func prepareRead(c *cli.Context) error {
 	for _, f := range []string{"artifact", "entry", "entry-version", "path", "file-sha256", "snippet-sha256"} {
 		keyed = keyed || prepare.IsKeyedDigest(c.String(f))
 	}
-	r := prepareReader{c: c, st: st, acc: acc, h: h, missingKey: keyed && h.KeyID() == ""}
+	r := prepareReader{c: c, ctx: ctx, st: st, acc: acc, h: h, missingKey: keyed && h.KeyID() == ""}
 	if code {
 		return r.code()
 	}
@@ -445,6 +483,7 @@ func prepareRead(c *cli.Context) error {
 // and whether the ids are keyed while no key was given.
 type prepareReader struct {
 	c          *cli.Context
+	ctx        context.Context // the store's queries' (storeContext)
 	st         *prepare.Store
 	acc        prepare.Access
 	h          receipt.Hasher
@@ -456,6 +495,9 @@ func (r prepareReader) needKey() error {
 }
 
 func (r prepareReader) fail(err error) error {
+	if r.ctx.Err() != nil && r.c.Context.Err() == nil {
+		return storeTimedOut(r.c, "prepare read")
+	}
 	fmt.Fprintln(r.c.App.ErrWriter, "convert: prepare read: "+err.Error())
 	return exitError{exitFailed}
 }
@@ -469,7 +511,7 @@ func (r prepareReader) code() error {
 	}
 	ref := prepare.CodeRef{ScopeID: c.String("scope"), Fingerprint: c.String("fingerprint"), Path: c.String("path"), FileSHA256: c.String("file-sha256"),
 		StartLine: c.Int("start-line"), EndLine: c.Int("end-line"), SnippetSHA256: c.String("snippet-sha256")}
-	snippet, err := r.st.ReadCode(c.Context, r.acc, r.h, ref)
+	snippet, err := r.st.ReadCode(r.ctx, r.acc, r.h, ref)
 	if err != nil {
 		return r.fail(err)
 	}
@@ -490,12 +532,12 @@ func (r prepareReader) artifact() error {
 	stored := a
 	var err error
 	if h.KeyID() != "" && prepare.IsKeyedDigest(a.ArtifactID) {
-		if stored, err = r.st.ResolveKeyed(c.Context, r.acc, h, a); err != nil {
+		if stored, err = r.st.ResolveKeyed(r.ctx, r.acc, h, a); err != nil {
 			return r.fail(err)
 		}
 	}
-	rev, err := r.st.Read(c.Context, r.acc, stored)
-	if err != nil && r.missingKey {
+	rev, err := r.st.Read(r.ctx, r.acc, stored)
+	if err != nil && r.missingKey && r.ctx.Err() == nil {
 		return r.needKey()
 	}
 	if err != nil {

@@ -265,3 +265,37 @@ func TestPrepareInterrupted(t *testing.T) {
 		t.Fatalf("an interrupted prepare wrote %v", entries)
 	}
 }
+
+// TestPrepareStoreTimeout: a store whose queries pass --timeout fails the
+// command with exit 1 and nothing written, prepare and prepare read alike
+// (issue #49: a store built to stall must not hang the agent asking). A
+// deadline of a nanosecond has passed before the first query.
+func TestPrepareStoreTimeout(t *testing.T) {
+	db, _ := prepStore(t)
+	dir := t.TempDir()
+	otel := filepath.Join(dir, "p.otel.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"prepare", []string{"prepare", "--store", db, "--scope", "project:payments", "--query", prepQuery, "--include-receipt", "--otel", otel}},
+		{"prepare read", []string{"prepare", "read", "--store", db, "--scope", "project:payments", "--family", "atomic-memory", "--artifact", "mem-storage", "--revision", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append(append([]string{"convert"}, tc.args...), "--timeout", "1ns"), &out, &errb)
+			if code != exitFailed || out.Len() > 0 || !strings.Contains(errb.String(), "took longer than 1ns (--timeout)") || strings.Contains(errb.String(), "CANARY") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Fatalf("a timed-out prepare wrote %v", entries)
+			}
+			out.Reset()
+			errb.Reset()
+			if code := run(append(append([]string{"convert"}, tc.args...), "--timeout", "1m"), &out, &errb); code != 0 || out.Len() == 0 {
+				t.Fatalf("with a minute: exit %d, stderr %q", code, errb.String())
+			}
+			os.Remove(otel)
+		})
+	}
+}
