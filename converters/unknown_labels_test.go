@@ -280,38 +280,14 @@ func rewriteCells(t *testing.T, path string, edit func(string) (string, bool)) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var tables []string
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
+	tables := queryStrings(t, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	type cell struct {
 		rowid int64
 		col   string
 		val   string
 	}
 	for _, tb := range tables {
-		var cols []string
-		rows, err := db.Query(fmt.Sprintf(`SELECT name FROM pragma_table_info(%q)`, tb))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				t.Fatal(err)
-			}
-			cols = append(cols, c)
-		}
-		rows.Close()
+		cols := queryStrings(t, db, fmt.Sprintf(`SELECT name FROM pragma_table_info(%q)`, tb))
 		var edits []cell
 		for _, c := range cols {
 			rows, err := db.Query(fmt.Sprintf(`SELECT rowid, %q FROM %q WHERE typeof(%q) = 'text'`, c, tb, c))
@@ -452,6 +428,28 @@ func keys(m map[string]bool) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
+	}
+	return out
+}
+
+// queryStrings returns the one text column of a query's rows.
+func queryStrings(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
