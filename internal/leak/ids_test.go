@@ -140,3 +140,31 @@ func TestCheckGoesByGrammar(t *testing.T) {
 		})
 	}
 }
+
+// TestGrammarAllocatesNothing: asking the reader's grammar keeps both
+// passes free of allocation per value (the second pass is the check's
+// hot loop), for ids admitted and refused alike. (An admitted id of 9
+// digits or more, msg_0113ezJR3hNQJo51NLnS26HK, costs the personal-data
+// screen's card test a few allocations in the second pass, grammar or
+// not: Admit's, not the grammar's.)
+func TestGrammarAllocatesNothing(t *testing.T) {
+	k := &Knowledge{IDs: IDs{UUIDs, AnthropicIDs, OpenAICallIDs}}
+	pass := Paths{"message.id": ID, "sessionId": IDOrUUID, "message.content.#.id": ID}
+	doc := []byte(`{"sessionId":"0822e04b-5551-4de8-a98a-5660c689e49b","message":{"id":"req_011CWpS5NgpKRVokUuHVdg1m","content":[` +
+		`{"id":"toolu_0114R4tT6VPiDksvXghJqa5C","text":"CANARY text"},{"id":"msg_01alicekowalczykpayrollQ3"},{"id":"0123456789abcdef01234567"}]}}`)
+	in := NewInput()
+	in.Line(doc, pass, k)
+	if n := testing.AllocsPerRun(100, func() { in.Line(doc, pass, k) }); n != 0 {
+		t.Errorf("first pass: %v allocations a line", n)
+	}
+	o := NewOutputs(nil)
+	o.Add("untyped output", "output A")
+	c := o.Check(in)
+	if !c.NeedsProbe() {
+		t.Fatal("no probe")
+	}
+	c.Line(doc, 1, pass, k)
+	if n := testing.AllocsPerRun(100, func() { c.Line(doc, 1, pass, k) }); n != 0 {
+		t.Errorf("second pass: %v allocations a line", n)
+	}
+}
