@@ -32,13 +32,15 @@ import (
 // 6 digits is a count, never one); an output number of 6+ digits leaks
 // when it is a raw input integer. checkReference plants a few strings
 // chosen by the fuzzer's bytes (pieces of raw strings of every length,
-// whole raw strings, composites, our own words, junk, raw numbers) in an
-// output and asserts both checks refuse the same ones.
+// whole raw strings, values of pass-through fields, composites, our own
+// words, junk, raw numbers) in an output and asserts both checks refuse
+// the same ones.
 
 // refInput is what the reference knows of the input.
 type refInput struct {
 	raw     []string        // every raw string, key and number literal
 	num     []bool          // raw[i] is a number literal
+	fielded []string        // every string at a pass-through path, admitted or raw
 	pass    map[string]bool // admitted pass-through values and the file names
 	ints    map[string]bool // digits of raw integers of 6+ digits
 	intList []string        // the same, sorted
@@ -51,13 +53,16 @@ func newRefInput(c FuzzCase) refInput {
 		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
 			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentIDs(c.Conv), func(v string, kind rawKind) {
 				in.raw, in.num = append(in.raw, v), append(in.num, kind == rawNumber)
+				if kind == rawFielded {
+					in.fielded = append(in.fielded, v)
+				}
 				// Output numbers are matched against raw numbers only (a
 				// digit string is a raw string), as the package says.
 				if d := strings.TrimPrefix(v, "-"); kind == rawNumber && len(d) >= 6 && allDigits(d) && !in.ints[d] {
 					in.ints[d] = true
 					in.intList = append(in.intList, d)
 				}
-			}, func(v string) { in.pass[v] = true })
+			}, func(v string) { in.pass[v], in.fielded = true, append(in.fielded, v) })
 		})
 	}
 	sort.Strings(in.intList)
@@ -70,6 +75,7 @@ const (
 	rawString rawKind = iota
 	rawKey
 	rawNumber
+	rawFielded // a string at a pass-through path its rule does not admit
 )
 
 // agentIDs is the id grammar of the agent conv reads (its Format's IDs;
@@ -113,7 +119,11 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, ids *leak.IDs, raw func(
 			}
 			return
 		}
-		raw(v.Str, rawString)
+		kind := rawString
+		if pass[p] != leak.None {
+			kind = rawFielded
+		}
+		raw(v.Str, kind)
 	case v.Type == gjson.Number:
 		sh := pass[p]
 		if sh == leak.None {
@@ -502,9 +512,16 @@ func refPlant(in refInput, ch *fuzzgen.Choices) any {
 		}
 		return p
 	}
-	switch ch.Intn(8) {
+	switch ch.Intn(9) {
 	case 0, 1:
 		return piece()
+	case 8:
+		// A value of a pass-through field, admitted or not: where the
+		// two checks' rules of admission (shape, id grammar) differ.
+		if len(in.fielded) > 0 {
+			return in.fielded[ch.Intn(len(in.fielded))]
+		}
+		return r
 	case 2:
 		return r
 	case 3:
