@@ -320,11 +320,23 @@ func funcPackage(name string) string {
 // withKnowledge makes c's New hand every State its Format's knowledge of
 // the values it writes (Env.Know: its id grammar and own model names).
 func withKnowledge(c Converter) Converter {
-	if f := c.Native; f != nil {
-		know, newState := leak.Knowledge{IDs: f.IDs, Models: f.Models}, c.New
-		c.New = func(env Env) State { env.Know = know; return newState(env) }
+	if know := c.Knowledge(); know != nil {
+		newState := c.New
+		c.New = func(env Env) State { env.Know = *know; return newState(env) }
 	}
 	return c
+}
+
+// Knowledge is what c's reader knows of the values it writes, its
+// Format's IDs and Models: what its States write ids by (Env.Know), and
+// so what the leak check admits them by (leak.Input.Line, Checker.Line).
+// Nil for a converter of no agent (a scenario's), whose ids are written,
+// and checked, by their shape alone (leak.Shape.Clear).
+func (c Converter) Knowledge() *leak.Knowledge {
+	if c.Native == nil {
+		return nil
+	}
+	return &leak.Knowledge{IDs: c.Native.IDs, Models: c.Native.Models}
 }
 
 // All returns the registered converters sorted by name.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/fuzzgen"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -20,7 +21,10 @@ import (
 )
 
 // A naive reference of the leak check (internal/leak's package comment),
-// quadratic and written from the rules, not from the code: an untyped
+// quadratic and written from the rules, not from the code: a value at a
+// pass-through path is admitted when its shape admits it and, at an id
+// path, when it is one of the ids of the reader's agent (admitted); every
+// other input string, key and number is raw. An untyped
 // output string leaks when it equals a raw input string (ASCII case
 // folded), or one of its untyped parts under 8 bytes does, or it contains
 // a raw string of 8 to 15 bytes, or shares a run of 16 bytes with a longer
@@ -28,13 +32,15 @@ import (
 // 6 digits is a count, never one); an output number of 6+ digits leaks
 // when it is a raw input integer. checkReference plants a few strings
 // chosen by the fuzzer's bytes (pieces of raw strings of every length,
-// whole raw strings, composites, our own words, junk, raw numbers) in an
-// output and asserts both checks refuse the same ones.
+// whole raw strings, values of pass-through fields, composites, our own
+// words, junk, raw numbers) in an output and asserts both checks refuse
+// the same ones.
 
 // refInput is what the reference knows of the input.
 type refInput struct {
 	raw     []string        // every raw string, key and number literal
 	num     []bool          // raw[i] is a number literal
+	fielded []string        // every string at a pass-through path, admitted or raw
 	pass    map[string]bool // admitted pass-through values and the file names
 	ints    map[string]bool // digits of raw integers of 6+ digits
 	intList []string        // the same, sorted
@@ -45,15 +51,18 @@ func newRefInput(c FuzzCase) refInput {
 	for _, name := range sortedNames(c.Files) {
 		in.pass[name], in.pass[name[strings.LastIndex(name, "/")+1:]] = true, true
 		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, func(v string, kind rawKind) {
+			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentIDs(c.Conv), func(v string, kind rawKind) {
 				in.raw, in.num = append(in.raw, v), append(in.num, kind == rawNumber)
+				if kind == rawFielded {
+					in.fielded = append(in.fielded, v)
+				}
 				// Output numbers are matched against raw numbers only (a
 				// digit string is a raw string), as the package says.
 				if d := strings.TrimPrefix(v, "-"); kind == rawNumber && len(d) >= 6 && allDigits(d) && !in.ints[d] {
 					in.ints[d] = true
 					in.intList = append(in.intList, d)
 				}
-			}, func(v string) { in.pass[v] = true })
+			}, func(v string) { in.pass[v], in.fielded = true, append(in.fielded, v) })
 		})
 	}
 	sort.Strings(in.intList)
@@ -66,14 +75,39 @@ const (
 	rawString rawKind = iota
 	rawKey
 	rawNumber
+	rawFielded // a string at a pass-through path its rule does not admit
 )
 
+// agentIDs is the id grammar of the agent conv reads (its Format's IDs;
+// empty when it declares none), or nil for a converter of no agent (a
+// scenario's).
+func agentIDs(conv converters.Converter) *leak.IDs {
+	if conv.Native == nil {
+		return nil
+	}
+	return &conv.Native.IDs
+}
+
+// admitted is the rule of a pass-through value: the field's shape admits
+// it (leak.Shape.Admit: its syntax, and no secret or personal data), and
+// a value of an id field is one of the agent's ids (ids, its reader's
+// grammar: the reader writes any other as its digest, so it is raw; an
+// agent that declares none has none). With ids nil (a converter of no
+// agent) an id goes by its shape alone.
+func admitted(sh leak.Shape, v string, ids *leak.IDs) bool {
+	if ids != nil && (sh == leak.ID || sh == leak.IDOrUUID) && !ids.Match(v) {
+		return false
+	}
+	return sh.Admit(v)
+}
+
 // walkRaw calls raw on every raw string, key and number literal of v, and
-// passed on every value admitted at its pass-through path.
-func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind rawKind), passed func(string)) {
+// passed on every value admitted at its pass-through path (admitted, by
+// ids, the reader's id grammar).
+func walkRaw(v gjson.Result, p string, pass leak.Paths, ids *leak.IDs, raw func(v string, kind rawKind), passed func(string)) {
 	switch {
 	case v.Type == gjson.String:
-		if sh := pass[p]; sh != leak.None && sh != leak.Count && sh.Admit(v.Str) {
+		if sh := pass[p]; sh != leak.None && sh != leak.Count && admitted(sh, v.Str, ids) {
 			if passed != nil {
 				passed(v.Str)
 				// The server of an admitted "mcp__server__tool" name, and
@@ -85,7 +119,11 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind 
 			}
 			return
 		}
-		raw(v.Str, rawString)
+		kind := rawString
+		if pass[p] != leak.None {
+			kind = rawFielded
+		}
+		raw(v.Str, kind)
 	case v.Type == gjson.Number:
 		sh := pass[p]
 		if sh == leak.None {
@@ -93,7 +131,7 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind 
 		}
 		// A count in a count field, and any number a label or id field's
 		// shape admits, is that field's value.
-		if sh != leak.None && sh.Admit(v.Raw) {
+		if sh != leak.None && admitted(sh, v.Raw, ids) {
 			if passed != nil {
 				passed(v.Raw)
 			}
@@ -101,11 +139,11 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, raw func(v string, kind 
 		}
 		raw(v.Raw, rawNumber)
 	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { walkRaw(e, join(p, "#"), pass, raw, passed); return true })
+		v.ForEach(func(_, e gjson.Result) bool { walkRaw(e, join(p, "#"), pass, ids, raw, passed); return true })
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
 			raw(k.Str, rawKey)
-			walkRaw(e, join(p, k.Str), pass, raw, passed)
+			walkRaw(e, join(p, k.Str), pass, ids, raw, passed)
 			return true
 		})
 	}
@@ -474,9 +512,16 @@ func refPlant(in refInput, ch *fuzzgen.Choices) any {
 		}
 		return p
 	}
-	switch ch.Intn(8) {
+	switch ch.Intn(9) {
 	case 0, 1:
 		return piece()
+	case 8:
+		// A value of a pass-through field, admitted or not: where the
+		// two checks' rules of admission (shape, id grammar) differ.
+		if len(in.fielded) > 0 {
+			return in.fielded[ch.Intn(len(in.fielded))]
+		}
+		return r
 	case 2:
 		return r
 	case 3:

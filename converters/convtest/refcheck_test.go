@@ -42,6 +42,26 @@ func TestReferenceAgrees(t *testing.T) {
 		input:   `{"type":"message","id":"f3c6ef372fe94f82a","tags":[{"name":123456789012345678901234567890}]}` + "\n",
 		plant:   "123456789012345678901234567890",
 		refused: true,
+	}, {
+		// An id is admitted as its reader writes it: one of its agent's
+		// ids (its Format's IDs), else it is raw like any text.
+		name:    "an id of the agent's grammar",
+		conv:    "claude_code",
+		input:   `{"type":"assistant","message":{"id":"msg_0113ezJR3hNQJo51NLnS26HK","role":"assistant"}}` + "\n",
+		plant:   "msg_0113ezJR3hNQJo51NLnS26HK",
+		refused: false,
+	}, {
+		name:    "an id-shaped value of no family of the agent's",
+		conv:    "claude_code",
+		input:   `{"type":"assistant","message":{"id":"msg_01alicekowalczykpayrollQ3","role":"assistant"}}` + "\n",
+		plant:   "msg_01alicekowalczykpayrollQ3",
+		refused: true,
+	}, {
+		name:    "a UUID for a reader that declares no ids",
+		conv:    "zcode",
+		input:   `{"zcode_session":{"id":"0822e04b-5551-4de8-a98a-5660c689e49b"}}` + "\n",
+		plant:   "0822e04b-5551-4de8-a98a-5660c689e49b",
+		refused: true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			conv, ok := converters.Lookup(tc.conv)

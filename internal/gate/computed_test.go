@@ -31,7 +31,7 @@ func TestComputedNumbersAreNotProbed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := leak.NewInput()
-			in.Line(raw, nil)
+			in.Line(raw, nil, nil)
 			o := NewOutputs()
 			o.AddJSON(gjson.Parse(tt.doc), Where{Kind: Line, File: "r.receipt.ndjson", Index: 1}, DerivedFields)
 			fs := o.Check(in).Findings()

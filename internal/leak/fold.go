@@ -39,15 +39,15 @@ type undo struct {
 }
 
 // Visitor returns the input's visitor, begun on a new line that pass's
-// fields govern. Its calls must come from one ScanVisit, then Commit or
-// Discard.
-func (in *Input) Visitor(pass Paths) *Visitor {
+// fields govern, read by the reader that knows know (Input.Line). Its
+// calls must come from one ScanVisit, then Commit or Discard.
+func (in *Input) Visitor(pass Paths, know *Knowledge) *Visitor {
 	v := in.visitor
 	if v == nil {
 		v = &Visitor{}
 		in.visitor = v
 	}
-	v.w = walker{in: in, pass: pass, tails: in.tails.forPaths(pass), tail: true, path: v.w.path[:0], esc: v.w.esc[:0], wild: v.w.wild}
+	v.w = walker{in: in, pass: pass, know: know, tails: in.tails.forPaths(pass), tail: true, path: v.w.path[:0], esc: v.w.esc[:0], wild: v.w.wild}
 	v.frames = v.frames[:0]
 	v.mark = lineMark{pass: len(in.pass), nums: len(in.nums), rawCount: in.RawCount, rawBytes: in.RawBytes}
 	in.pending, in.undos = true, in.undos[:0]

@@ -34,18 +34,18 @@ func state(in *Input) string {
 	return fmt.Sprint(slices.Clone(in.pass), slices.Clone(in.nums), in.RawCount, in.RawBytes)
 }
 
-func viaLine(seed *Input, lines []string) *Input {
+func viaLine(seed *Input, lines []string, k *Knowledge) *Input {
 	in := &Input{seed: seed.seed}
 	for _, l := range lines {
-		in.Line([]byte(l), foldPaths)
+		in.Line([]byte(l), foldPaths, k)
 	}
 	return in
 }
 
-func viaScan(t testing.TB, seed *Input, lines []string) *Input {
+func viaScan(t testing.TB, seed *Input, lines []string, k *Knowledge) *Input {
 	in := &Input{seed: seed.seed}
 	for _, l := range lines {
-		v := in.Visitor(foldPaths)
+		v := in.Visitor(foldPaths, k)
 		if _, err := jsonscan.ScanVisit([]byte(l), nil, v); err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
@@ -54,15 +54,26 @@ func viaScan(t testing.TB, seed *Input, lines []string) *Input {
 	return in
 }
 
+// foldKnows are the readers the equivalence is held for: none (ids by
+// shape), one whose grammar admits the lines' msg_ id and UUID, and one
+// whose grammar is empty (every id raw).
+var foldKnows = []*Knowledge{nil, {IDs: IDs{UUIDs, {Prefixes: []string{"msg_"}, Alphabet: Base62, Min: 8, Max: 8}}}, {}}
+
 func TestVisitorIsLine(t *testing.T) {
 	seed := NewInput()
-	for _, l := range foldLines {
-		if got, want := state(viaScan(t, seed, []string{l})), state(viaLine(seed, []string{l})); got != want {
-			t.Errorf("%s\nscan %s\nline %s", l, got, want)
+	for _, k := range foldKnows {
+		for _, l := range foldLines {
+			if got, want := state(viaScan(t, seed, []string{l}, k)), state(viaLine(seed, []string{l}, k)); got != want {
+				t.Errorf("%s\nscan %s\nline %s", l, got, want)
+			}
+		}
+		if got, want := state(viaScan(t, seed, foldLines, k)), state(viaLine(seed, foldLines, k)); got != want {
+			t.Errorf("all lines: scan %s\nline %s", got, want)
 		}
 	}
-	if got, want := state(viaScan(t, seed, foldLines)), state(viaLine(seed, foldLines)); got != want {
-		t.Errorf("all lines: scan %s\nline %s", got, want)
+	// The grammar decides: each reader learns a different input.
+	if a, b := state(viaLine(seed, foldLines, foldKnows[1])), state(viaLine(seed, foldLines, foldKnows[2])); a == b {
+		t.Errorf("a reader of no ids learns what one of msg_ ids and UUIDs does: %s", a)
 	}
 }
 
@@ -73,13 +84,13 @@ func TestVisitorDiscard(t *testing.T) {
 	seed := NewInput()
 	in := &Input{seed: seed.seed}
 	first := `{"sessionId":"0b3c9a4e-5d6f-4a7b-8c9d-0e1f2a3b4c5d","n":7654321,"s":"CANARY"}`
-	v := in.Visitor(foldPaths)
+	v := in.Visitor(foldPaths, nil)
 	if _, err := jsonscan.ScanVisit([]byte(first), nil, v); err != nil {
 		t.Fatal(err)
 	}
 	v.Discard()
 	broken := `{"version":"2.1.42","x":[1,2,`
-	v = in.Visitor(foldPaths)
+	v = in.Visitor(foldPaths, nil)
 	if _, err := jsonscan.ScanVisit([]byte(broken), nil, v); err == nil {
 		t.Fatal("a broken line scanned")
 	}
@@ -87,7 +98,7 @@ func TestVisitorDiscard(t *testing.T) {
 	if got, want := state(in), state(&Input{seed: seed.seed}); got != want {
 		t.Fatalf("after discards: %s, want an empty input %s", got, want)
 	}
-	v = in.Visitor(foldPaths)
+	v = in.Visitor(foldPaths, nil)
 	if _, err := jsonscan.ScanVisit([]byte(first), nil, v); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +106,7 @@ func TestVisitorDiscard(t *testing.T) {
 	if !in.has("0b3c9a4e-5d6f-4a7b-8c9d-0e1f2a3b4c5d") {
 		t.Fatal("a value admitted on a discarded line was not added when its line was kept")
 	}
-	if got, want := state(in), state(viaLine(seed, []string{first})); got != want {
+	if got, want := state(in), state(viaLine(seed, []string{first}, nil)); got != want {
 		t.Fatalf("scan %s\nline %s", got, want)
 	}
 }
@@ -111,8 +122,10 @@ func FuzzVisitorIsLine(f *testing.F) {
 			return
 		}
 		seed := NewInput()
-		if got, want := state(viaScan(t, seed, []string{string(doc)})), state(viaLine(seed, []string{string(doc)})); got != want {
-			t.Fatalf("%q\nscan %s\nline %s", doc, got, want)
+		for _, k := range foldKnows {
+			if got, want := state(viaScan(t, seed, []string{string(doc)}, k)), state(viaLine(seed, []string{string(doc)}, k)); got != want {
+				t.Fatalf("%q\nscan %s\nline %s", doc, got, want)
+			}
 		}
 	})
 }

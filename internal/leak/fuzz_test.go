@@ -66,7 +66,7 @@ func FuzzLeakCheck(f *testing.F) {
 		o := NewOutputs(nil)
 		o.Add(prefix+planted, "output")
 		c := o.NewChecker()
-		c.Line(doc, 1, nil)
+		c.Line(doc, 1, nil, nil)
 		if len(c.Findings()) == 0 && !isDigestLike(prefix+planted) && !informationFree(prefix+planted) && !onlyOwnBytes(prefix, planted) {
 			t.Fatalf("planted copy of raw bytes %q not found", planted)
 		}
@@ -129,11 +129,11 @@ func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
 			planted = strings.ToUpper(raw)
 		}
 		in := NewInput()
-		in.Line(doc, nil)
+		in.Line(doc, nil, nil)
 		o := NewOutputs(nil)
 		o.Add(planted, "output")
 		c := o.Check(in)
-		c.Line(doc, 1, nil)
+		c.Line(doc, 1, nil, nil)
 		if len(c.Findings()) == 0 && !isDigestLike(planted) && isASCII(raw) {
 			t.Fatalf("a key %q copied to an output was not found", raw)
 		}
@@ -144,7 +144,7 @@ func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
 		lit := strconv.FormatUint(num, 10)
 		ndoc := []byte(`{"x":{"v":` + lit + `},"usage":{"input_tokens":1}}`)
 		in = NewInput()
-		in.Line(ndoc, Paths{"usage.input_tokens": Count})
+		in.Line(ndoc, Paths{"usage.input_tokens": Count}, nil)
 		o = NewOutputs(nil)
 		o.AddNumber(lit, "output")
 		if len(o.Check(in).Findings()) == 0 {
@@ -152,7 +152,7 @@ func FuzzLeakCheckKeysAndNumbers(f *testing.F) {
 		}
 		cdoc := []byte(`{"usage":{"input_tokens":` + lit + `}}`)
 		in = NewInput()
-		in.Line(cdoc, Paths{"usage.input_tokens": Count})
+		in.Line(cdoc, Paths{"usage.input_tokens": Count}, nil)
 		if fs := o.Check(in).Findings(); len(fs) != 0 && num <= MaxCount {
 			t.Fatalf("a declared count %s was reported: %+v", lit, fs)
 		}
@@ -253,7 +253,7 @@ func FuzzTails(f *testing.F) {
 			}
 		}
 		filtered := NewInput()
-		filtered.Line(doc, pass)
+		filtered.Line(doc, pass, nil)
 		plain := NewInput()
 		plain.seed = filtered.seed
 		pw := walker{in: plain, doc: doc, pass: pass, tail: true} // no filter: every path looked up

@@ -123,16 +123,32 @@ var (
 // every id as its digest), a model name when the catalog or the agent
 // knows it (or names are revealed).
 func (s Shape) ClearFor(v string, reveal bool, k Knowledge) bool {
-	if !s.Admit(v) {
+	if !s.admitFor(v, &k) {
 		return false
 	}
-	switch s {
-	case ID, IDOrUUID:
-		return k.IDs.Match(v)
-	case Model:
-		return reveal || KnownModel(v) || slices.Contains(k.Models, v)
-	}
-	return true
+	return s != Model || reveal || KnownModel(v) || slices.Contains(k.Models, v)
+}
+
+// admitFor is Admit as the leak check applies it to the input of a reader
+// that knows k: an id (ID, IDOrUUID) is a pass-through value only when it
+// is one of the agent's ids, as its reader writes it (ClearFor); an id of
+// the id shape that is no id of the agent's is written as its digest, so
+// the check holds it raw (its copy in an untyped output is a leak). A
+// reader whose grammar has no rule (ZCode's) admits no id. With k nil (a
+// writer that knows no agent: a scenario's, Clear), an id is admitted by
+// its shape alone. The grammar goes first: it is a few byte compares,
+// cheaper than Admit's screens.
+//
+//	ID "toolu_0114R4tT6VPiDksvXghJqa5C", Claude Code's grammar   admitted
+//	ID "msg_01alicekowalczykpayrollQ3", Claude Code's grammar    raw (l is no Base58 letter)
+//	ID "0123456789abcdef01234567", ZCode's (none)               raw
+//	ID "0123456789abcdef01234567", k nil                         admitted (24 hex digits)
+func (s Shape) admitFor(v string, k *Knowledge) bool { return k.ownID(s, v) && s.Admit(v) }
+
+// ownID reports whether v, in a field of shape s, may be one of the ids
+// of the agent that knows k: any value of another shape, or with k nil.
+func (k *Knowledge) ownID(s Shape, v string) bool {
+	return k == nil || s != ID && s != IDOrUUID || k.IDs.Match(v)
 }
 
 // KnownModel reports a model name the catalog knows (models.Known: its ids

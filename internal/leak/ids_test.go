@@ -85,3 +85,86 @@ func TestClearFor(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckGoesByGrammar: the leak check admits an id as its reader
+// writes it (ClearFor): a value at an id path that fits the id shape but
+// is no id of the reader's agent is raw in both passes, so its copy in an
+// untyped output, whole or inside a composite, and its repetition
+// elsewhere in the input, are refused; an id of the grammar is admitted. A
+// reader that declares no grammar (ZCode's) admits no id; a writer of no
+// agent (k nil, a scenario's) admits ids by their shape, as before.
+func TestCheckGoesByGrammar(t *testing.T) {
+	anthropic := &Knowledge{IDs: IDs{AnthropicIDs}}
+	claude := &Knowledge{IDs: IDs{UUIDs, AnthropicIDs}}
+	none := &Knowledge{} // ZCode's
+	pass := Paths{"message.id": ID, "sessionId": IDOrUUID}
+	const (
+		grammarID = "msg_0113ezJR3hNQJo51NLnS26HK"
+		notOurs   = "msg_01alicekowalczykpayrollQ3" // l is no Base58 letter: the id shape's, not Anthropic's
+		hexID     = "0123456789abcdef01234567"      // 24 hex digits: the id shape's
+		uuid      = "0822e04b-5551-4de8-a98a-5660c689e49b"
+	)
+	cases := []struct {
+		name   string
+		k      *Knowledge
+		input  string
+		output string
+		leak   bool
+	}{
+		{"an id of the grammar", anthropic, `{"message":{"id":"` + grammarID + `"}}`, grammarID, false},
+		{"an id of the grammar in a composite", anthropic, `{"message":{"id":"` + grammarID + `"}}`, "ref=" + grammarID, false},
+		{"an id-shaped value of no family of the agent", anthropic, `{"message":{"id":"` + notOurs + `"}}`, notOurs, true},
+		{"in a composite", anthropic, `{"message":{"id":"` + notOurs + `"}}`, "ref=" + notOurs, true},
+		{"its copy in a raw field is not spared", anthropic, `{"message":{"id":"` + notOurs + `"},"note":"see ` + notOurs + `"}`, notOurs, true},
+		{"hex digits for a reader whose grammar has none", none, `{"message":{"id":"` + hexID + `"}}`, hexID, true},
+		{"a number in an id field for a reader whose grammar has none", none, `{"message":{"id":1234567}}`, "id 1234567", true},
+		{"a UUID for a reader whose grammar has none", none, `{"sessionId":"` + uuid + `"}`, uuid, true},
+		{"a UUID for a reader with no UUID family", anthropic, `{"sessionId":"` + uuid + `"}`, uuid, true},
+		{"a UUID for a reader with one", claude, `{"sessionId":"` + uuid + `"}`, uuid, false},
+		{"no agent: the shape admits", nil, `{"message":{"id":"` + notOurs + `"}}`, notOurs, false},
+		{"no agent: hex digits", nil, `{"message":{"id":"` + hexID + `"}}`, hexID, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInput()
+			in.Line([]byte(tc.input), pass, tc.k)
+			o := NewOutputs(map[string]bool{"ref": true, "id": true})
+			o.Add(tc.output, "output A")
+			c := o.Check(in)
+			if c.NeedsProbe() {
+				c.Line([]byte(tc.input), 1, pass, tc.k)
+			}
+			if got := c.Findings(); (len(got) > 0) != tc.leak {
+				t.Fatalf("%q: findings %+v, want a leak %v", tc.output, got, tc.leak)
+			}
+		})
+	}
+}
+
+// TestGrammarAllocatesNothing: asking the reader's grammar keeps both
+// passes free of allocation per value (the second pass is the check's
+// hot loop), for ids admitted and refused alike. (An admitted id of 9
+// digits or more, msg_0113ezJR3hNQJo51NLnS26HK, costs the personal-data
+// screen's card test a few allocations in the second pass, grammar or
+// not: Admit's, not the grammar's.)
+func TestGrammarAllocatesNothing(t *testing.T) {
+	k := &Knowledge{IDs: IDs{UUIDs, AnthropicIDs, OpenAICallIDs}}
+	pass := Paths{"message.id": ID, "sessionId": IDOrUUID, "message.content.#.id": ID}
+	doc := []byte(`{"sessionId":"0822e04b-5551-4de8-a98a-5660c689e49b","message":{"id":"req_011CWpS5NgpKRVokUuHVdg1m","content":[` +
+		`{"id":"toolu_0114R4tT6VPiDksvXghJqa5C","text":"CANARY text"},{"id":"msg_01alicekowalczykpayrollQ3"},{"id":"0123456789abcdef01234567"}]}}`)
+	in := NewInput()
+	in.Line(doc, pass, k)
+	if n := testing.AllocsPerRun(100, func() { in.Line(doc, pass, k) }); n != 0 {
+		t.Errorf("first pass: %v allocations a line", n)
+	}
+	o := NewOutputs(nil)
+	o.Add("untyped output", "output A")
+	c := o.Check(in)
+	if !c.NeedsProbe() {
+		t.Fatal("no probe")
+	}
+	c.Line(doc, 1, pass, k)
+	if n := testing.AllocsPerRun(100, func() { c.Line(doc, 1, pass, k) }); n != 0 {
+		t.Errorf("second pass: %v allocations a line", n)
+	}
+}

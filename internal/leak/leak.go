@@ -9,6 +9,8 @@
 //   - a number the program computed;
 //   - a pass-through value: exactly a value the input holds in a declared
 //     pass-through field, inside that field's Shape, and not secret-looking;
+//     in an id field, also one of the ids of the agent whose reader reads
+//     it (Knowledge.IDs), as that reader writes ids in clear (ClearFor);
 //   - a composite of those parts ("execute_tool Bash", "user=12"; a
 //     pass-through value may span the separators it holds, "chat llama3:8b");
 //   - or none of these: then it is checked whole, as an untyped string.
@@ -165,11 +167,16 @@ func (in *Input) addHash(h uint64) {
 	}
 }
 
-// admit is sh.Admit(v), adding v to the pass-through values when it is
-// admitted. Admit depends on the shape and the value only, so a pair seen
-// admitted before is admitted again without a look (a 64-bit hash stands
-// for the value, as it does in pass).
-func (in *Input) admit(sh Shape, v string) bool {
+// admit is sh.admitFor(v, know), adding v to the pass-through values when
+// it is admitted. The reader's id grammar is asked first, every time (a
+// few compares); past it, Admit depends on the shape and the value only,
+// so a pair seen admitted before is admitted again without a look (a
+// 64-bit hash stands for the value, as it does in pass), whichever
+// reader's line it sat on.
+func (in *Input) admit(sh Shape, v string, know *Knowledge) bool {
+	if !know.ownID(sh, v) {
+		return false
+	}
 	h := in.hash(v)
 	k := h ^ uint64(sh+1)*0x9e3779b97f4a7c15
 	slot := &in.admitted[k%uint64(len(in.admitted))]

@@ -11,13 +11,13 @@ import (
 func check(t *testing.T, input string, pass Paths, vocab map[string]bool, outputs ...string) []Finding {
 	t.Helper()
 	in := NewInput()
-	in.Line([]byte(input), pass)
+	in.Line([]byte(input), pass, nil)
 	o := NewOutputs(vocab)
 	for i, s := range outputs {
 		o.Add(s, "output "+string(rune('A'+i)))
 	}
 	c := o.Check(in)
-	c.Line([]byte(input), 7, pass)
+	c.Line([]byte(input), 7, pass, nil)
 	return c.Findings()
 }
 
@@ -109,7 +109,7 @@ func TestLeakNumbers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := NewInput()
-			in.Line([]byte(tc.input), tc.pass)
+			in.Line([]byte(tc.input), tc.pass, nil)
 			o := NewOutputs(nil)
 			o.AddNumber(tc.out, "receipt line 1")
 			c := o.Check(in)
@@ -128,7 +128,7 @@ func TestNoProbeWhenEveryOutputIsTyped(t *testing.T) {
 	pass := Paths{"uuid": UUID, "message.model": Model}
 	vocab := map[string]bool{"execute_tool": true, "https://opentelemetry.io/schemas/1.37.0": true, "context.compaction.started": true}
 	in := NewInput()
-	in.Line([]byte(input), pass)
+	in.Line([]byte(input), pass, nil)
 	o := NewOutputs(vocab)
 	for _, s := range []string{"6f1c1d2e-8b1a-4c1e-9d55-0a1b2c3d4e5f", "claude-opus-4-6", "execute_tool", "https://opentelemetry.io/schemas/1.37.0", "context.compaction.started", "sha256:" + strings.Repeat("a", 64)} {
 		o.Add(s, "out")
@@ -137,7 +137,7 @@ func TestNoProbeWhenEveryOutputIsTyped(t *testing.T) {
 	if c.NeedsProbe() {
 		t.Fatalf("every output is typed, yet a probe is needed")
 	}
-	c.Line([]byte(input), 1, pass)
+	c.Line([]byte(input), 1, pass, nil)
 	if f := c.Findings(); len(f) != 0 {
 		t.Fatalf("findings %+v", f)
 	}
@@ -146,7 +146,7 @@ func TestNoProbeWhenEveryOutputIsTyped(t *testing.T) {
 	if !c.NeedsProbe() {
 		t.Fatalf("an untyped output needs the probe")
 	}
-	c.Line([]byte(input), 1, pass)
+	c.Line([]byte(input), 1, pass, nil)
 	if f := c.Findings(); len(f) != 1 {
 		t.Fatalf("findings %+v, want the copied text", f)
 	}
@@ -172,7 +172,7 @@ func TestTypedComposites(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := NewInput()
-			in.Line([]byte(tc.input), pass)
+			in.Line([]byte(tc.input), pass, nil)
 			o := NewOutputs(vocab)
 			o.Add(tc.out, "out")
 			c := o.Check(in)
@@ -197,7 +197,7 @@ func TestCanaryInStderr(t *testing.T) {
 	o := NewOutputs(nil)
 	o.Add("samples/x.jsonl:3: session: skipped line: CANARY-raw-field-value", "stderr message 1")
 	c := o.NewChecker()
-	c.Line([]byte(`{"type":"x","v":"CANARY-raw-field-value"}`), 3, Paths{"type": Label})
+	c.Line([]byte(`{"type":"x","v":"CANARY-raw-field-value"}`), 3, Paths{"type": Label}, nil)
 	if f := c.Findings(); len(f) != 1 || f[0].Where != "stderr message 1" {
 		t.Fatalf("findings = %+v, want the stderr message", f)
 	}
@@ -268,12 +268,12 @@ func TestLeakNumberShapedStrings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := NewInput()
-			in.Line([]byte(tc.input), tc.pass)
+			in.Line([]byte(tc.input), tc.pass, nil)
 			o := NewOutputs(nil)
 			o.Add(tc.out, "receipt line 1")
 			c := o.Check(in)
 			if c.NeedsProbe() {
-				c.Line([]byte(tc.input), 1, tc.pass)
+				c.Line([]byte(tc.input), 1, tc.pass, nil)
 			}
 			if got := c.Findings(); (len(got) > 0) != tc.leak {
 				t.Fatalf("findings %+v, want leak %v", got, tc.leak)
@@ -302,7 +302,7 @@ func TestRawNumbersMatchWhole(t *testing.T) {
 			o := NewOutputs(nil)
 			o.Add("1773479523100000000", "trace")
 			c := o.NewChecker()
-			c.Line([]byte(tc.input), 1, nil)
+			c.Line([]byte(tc.input), 1, nil, nil)
 			if got := c.Findings(); (len(got) > 0) != tc.leak {
 				t.Fatalf("findings %+v, want leak %v", got, tc.leak)
 			}
@@ -329,7 +329,7 @@ func TestAdmitRemembersShapeAndValue(t *testing.T) {
 	} {
 		in := NewInput()
 		for range 3 {
-			in.Line([]byte(tc.line), pass)
+			in.Line([]byte(tc.line), pass, nil)
 		}
 		in.freeze()
 		if in.RawCount != 3*tc.raw || in.has(id) != tc.admitted {

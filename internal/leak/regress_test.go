@@ -36,11 +36,11 @@ func TestSecretInPassThroughFieldIsRaw(t *testing.T) {
 	doc := []byte(`{"agent_nickname":"` + v + `"}`)
 	pass := Paths{"agent_nickname": Name}
 	in := NewInput()
-	in.Line(doc, pass)
+	in.Line(doc, pass, nil)
 	outs := NewOutputs(map[string]bool{})
 	outs.Add("planted "+v[5:21]+" here", "receipt line 1")
 	chk := outs.Check(in)
-	chk.Line(doc, 1, pass)
+	chk.Line(doc, 1, pass, nil)
 	if len(chk.Findings()) == 0 {
 		t.Fatal("a piece of a secret-looking value in a pass-through field was not found")
 	}

@@ -10,23 +10,27 @@ import (
 // Line probes every raw string, object key and number of one input JSON
 // line against the untyped outputs. A value at a pass-through path that
 // fits the path's shape is a pass-through value and is not probed; every
-// other string is raw, however short or harmless it looks. The line must be
-// valid JSON (the pipeline only probes lines it converted).
+// other string is raw, however short or harmless it looks. An id is
+// judged as the line's reader writes it: know is what that reader knows
+// (its id grammar; nil for a writer of no agent, whose ids go by their
+// shape), and must be what the first pass (Input.Line) was given. The
+// line must be valid JSON (the pipeline only probes lines it converted).
 //
 // This is the hot loop of the second pass, so it is a single scan over the
 // bytes: no tree, no copy of strings without escapes.
-func (c *Checker) Line(doc []byte, n int, pass Paths) {
+func (c *Checker) Line(doc []byte, n int, pass Paths, know *Knowledge) {
 	c.build()
-	w := walker{c: c, doc: doc, line: n, pass: pass, tails: c.tails.forPaths(pass), tail: true, path: c.pathBuf[:0], esc: c.esc[:0]}
+	w := walker{c: c, doc: doc, line: n, pass: pass, know: know, tails: c.tails.forPaths(pass), tail: true, path: c.pathBuf[:0], esc: c.esc[:0]}
 	w.value(w.ws(0))
 	c.pathBuf, c.esc = w.path[:0], w.esc[:0]
 }
 
 // Line is the first pass over one input line: it records the pass-through
-// values that fit their field's shape, and the raw numbers, and counts the
-// raw strings.
-func (in *Input) Line(doc []byte, pass Paths) {
-	w := walker{in: in, doc: doc, pass: pass, tails: in.tails.forPaths(pass), tail: true, path: in.pathBuf[:0], esc: in.esc[:0]}
+// values that fit their field's shape (an id only when it is one of the
+// ids of the reader that knows know: Shape.admitFor), and the raw
+// numbers, and counts the raw strings.
+func (in *Input) Line(doc []byte, pass Paths, know *Knowledge) {
+	w := walker{in: in, doc: doc, pass: pass, know: know, tails: in.tails.forPaths(pass), tail: true, path: in.pathBuf[:0], esc: in.esc[:0]}
 	w.value(w.ws(0))
 	in.pathBuf, in.esc = w.path[:0], w.esc[:0]
 }
@@ -37,6 +41,7 @@ type walker struct {
 	doc  []byte
 	line int
 	pass Paths
+	know *Knowledge // the reader's: ids are admitted by its grammar (admitFor)
 	// tails filters pass's last keys; tail is whether the key of the
 	// value being read passed it (its parent sets it just before).
 	tails *tails
@@ -175,12 +180,12 @@ func (w *walker) leaf(s []byte) {
 		return
 	}
 	if w.in != nil {
-		if !w.in.admit(sh, v) {
+		if !w.in.admit(sh, v, w.know) {
 			w.raw(v)
 		}
 		return
 	}
-	if !sh.Admit(v) { // Admit: a secret-looking value is raw wherever it sits
+	if !sh.admitFor(v, w.know) { // Admit: a secret-looking value is raw wherever it sits
 		w.raw(v)
 	}
 }
@@ -228,7 +233,7 @@ func (w *walker) number(lit []byte) {
 		w.wild = append(append(w.wild[:0], "*."...), last...)
 		sh = w.pass[string(w.wild)]
 	}
-	if (sh == Count || sh == EpochMs) && sh.fits(v) || sh != None && sh != Count && sh != EpochMs && sh.Admit(v) {
+	if (sh == Count || sh == EpochMs) && sh.fits(v) || sh != None && sh != Count && sh != EpochMs && sh.admitFor(v, w.know) {
 		// A number in a label or id field is that field's value: a
 		// converter that writes it (as a string) passes it through.
 		if w.in != nil {

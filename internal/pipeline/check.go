@@ -50,12 +50,12 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	if err != nil {
 		return nil, err
 	}
-	fields := inputFields(inputs, converter, conv)
+	readers := inputReaders(inputs, converter, conv)
 	in := leak.NewInput()
 	for i, p := range inputs {
 		in.Pass(path.Base(p))
 		in.Pass(p)
-		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, fields[i]) }); err != nil {
+		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, readers[i].PassThrough, readers[i].know) }); err != nil {
 			return nil, err
 		}
 	}
@@ -68,7 +68,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	chk := outs.Check(in)
 	if chk.NeedsProbe() {
 		for i, p := range inputs {
-			if err := eachInputLine(p, func(doc []byte, n int) { chk.Line(doc, n, fields[i]) }); err != nil {
+			if err := eachInputLine(p, func(doc []byte, n int) { chk.Line(doc, n, readers[i].PassThrough, readers[i].know) }); err != nil {
 				return nil, err
 			}
 		}
@@ -76,23 +76,33 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	return chk.Findings(), nil
 }
 
-// inputFields is the pass-through fields each input is read with: with no
-// converter named, each log's own kind's (a folder may hold several
-// agents' logs, and one agent's fields would make another's admitted
-// values raw), a sidecar its log's, and first's where a file's kind is not
-// known (a storage part, an unknown log: every string of it is raw).
-func inputFields(inputs []string, converter string, first converters.Converter) []leak.Paths {
-	fields := make([]leak.Paths, len(inputs))
-	byStem := map[string]leak.Paths{}
+// reader is what the check reads one input by: its reader's pass-through
+// fields, and what that reader knows of the ids it writes (an id is
+// admitted only when the reader would write it in clear).
+type reader struct {
+	PassThrough leak.Paths
+	know        *leak.Knowledge
+}
+
+func readerOf(c converters.Converter) reader { return reader{c.PassThrough, c.Knowledge()} }
+
+// inputReaders is the reader each input is read by: with no converter
+// named, each log's own kind's (a folder may hold several agents' logs,
+// and one agent's fields and ids would make another's admitted values
+// raw), a sidecar its log's, and first's where a file's kind is not known
+// (a storage part, an unknown log: every string of it is raw).
+func inputReaders(inputs []string, converter string, first converters.Converter) []reader {
+	fields := make([]reader, len(inputs))
+	byStem := map[string]reader{}
 	auto := converter == "" || converter == "auto"
 	for i, p := range inputs {
-		fields[i] = first.PassThrough
+		fields[i] = readerOf(first)
 		if !auto || isSidecar(p) {
 			continue
 		}
 		if c, err := passThroughOf(p, "", nil); err == nil {
-			fields[i] = c.PassThrough
-			byStem[strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), ".json")] = c.PassThrough
+			fields[i] = readerOf(c)
+			byStem[strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), ".json")] = fields[i]
 		}
 	}
 	for i, p := range inputs {

@@ -109,6 +109,7 @@ type file struct {
 	path  string // the file being read now, for messages
 	rel   string
 	conv  converters.Converter
+	know  *leak.Knowledge // conv's, which the leak check admits ids by
 	state converters.State
 	out   converters.Output
 	stats Stats
@@ -183,7 +184,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Converter = conv.Name
-	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions), Folders: converters.FolderNames(in.Path, 3)}),
+	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, know: conv.Knowledge(), state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions), Folders: converters.FolderNames(in.Path, 3)}),
 		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
 		first: &first, scans: scans}
 	if err := f.read(); err != nil {
@@ -476,7 +477,7 @@ func (f *file) readFile(i int) error {
 		}
 	}
 	if src.meta != nil {
-		f.input.Line(src.meta, f.conv.PassThrough) // input, whether or not the reader looked
+		f.input.Line(src.meta, f.conv.PassThrough, f.know) // input, whether or not the reader looked
 	}
 	fh, err := f.open(i)
 	if err != nil {
@@ -582,14 +583,14 @@ func (f *file) line(i int, l jsonl.Line) error {
 	object, err, scanned := f.scans.lookup(i, l, &f.members)
 	var first *leak.Visitor
 	if !scanned {
-		first = f.input.Visitor(f.conv.PassThrough)
+		first = f.input.Visitor(f.conv.PassThrough, f.know)
 		object, err = jsonscan.ScanVisit(l.Bytes, &f.members, first)
 	}
 	kept := false
 	defer func() {
 		switch {
 		case first == nil && kept:
-			f.input.Line(l.Bytes, f.conv.PassThrough)
+			f.input.Line(l.Bytes, f.conv.PassThrough, f.know)
 		case first != nil && kept:
 			first.Commit()
 		case first != nil:

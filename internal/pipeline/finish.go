@@ -569,7 +569,7 @@ func (f *file) screenFailure(err error) error {
 // line the converter saw, and of its sidecar (pass two).
 func (f *file) probe(chk *leak.Checker, src source) error {
 	if src.meta != nil {
-		chk.Line(src.meta, 0, f.conv.PassThrough)
+		chk.Line(src.meta, 0, f.conv.PassThrough, f.know)
 	}
 	fh, err := openFrom(f.opt.FS, src.path, false)
 	if err != nil {
@@ -581,7 +581,7 @@ func (f *file) probe(chk *leak.Checker, src source) error {
 	r.Skip = func(n int) bool { return !src.converted.has(n) } // never buffer what pass one skipped
 	err = eachLine(r, func(l jsonl.Line) error {
 		if src.converted.has(l.N) {
-			chk.Line(l.Bytes, l.N, f.conv.PassThrough)
+			chk.Line(l.Bytes, l.N, f.conv.PassThrough, f.know)
 		}
 		return nil
 	})

@@ -88,12 +88,12 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 			}
 		}
 	}
-	in := leak.NewInput()
+	in, know := leak.NewInput(), conv.Knowledge()
 	for _, n := range names {
 		in.Pass(path.Base(n))
 		in.Pass(n)
 	}
-	each(func(doc []byte, _ int) { in.Line(doc, conv.PassThrough) })
+	each(func(doc []byte, _ int) { in.Line(doc, conv.PassThrough, know) })
 	outs := gate.NewOutputs()
 	onames := make([]string, 0, len(outputs))
 	for n := range outputs {
@@ -107,7 +107,7 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 	}
 	chk := outs.Check(in)
 	if chk.NeedsProbe() {
-		each(func(doc []byte, n int) { chk.Line(doc, n, conv.PassThrough) })
+		each(func(doc []byte, n int) { chk.Line(doc, n, conv.PassThrough, know) })
 	}
 	return chk, nil
 }
