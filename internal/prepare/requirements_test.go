@@ -223,6 +223,7 @@ var unlisted = map[string]string{
 	"TestLoadDuplicateCode":          "prepare load's duplicate-code error (no seed requirement)",
 	"TestPrepareHonoursCancellation": "Ctrl-C handling of the runtime (no seed requirement)",
 	"cmd/TestPrepareInterrupted":     "Ctrl-C handling of the command (no seed requirement)",
+	"cmd/TestPrepareStoreTimeout":    "the store queries' deadline, --timeout (issue #49, stores with bounds; no seed requirement)",
 }
 
 func TestRequirements(t *testing.T) {
