@@ -595,30 +595,7 @@ func (c *geminiState) End(out *converters.Output) error {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
 			events.AuditGap("token_usage_not_logged", "gemini_messages_have_no_token_counts"))
 	}
-	// In the order the calls were made (their spans'): a map's order is
-	// not the same twice.
-	tools := make([]*geminiTool, 0, len(c.tools))
-	for _, t := range c.tools {
-		tools = append(tools, t)
-	}
-	sort.Slice(tools, func(i, j int) bool { return tools[i].span < tools[j].span })
-	for _, t := range tools {
-		if !t.bound {
-			if t.agentID != "" {
-				c.counts["subagent_chats_not_found"]++
-			}
-			continue
-		}
-		st := "success"
-		if t.status != "success" {
-			st = "error"
-		}
-		if !t.done {
-			continue
-		}
-		c.Emit(t.doneAt.Record(), t.key, "subagent.result.returned", append(
-			events.SubagentReturned(t.resultHash, t.resultSize, st, "final_text_returned_to_parent"), events.RawSummaryNotRecorded))
-	}
+	c.subagentResults()
 	c.RootIdentity(out, "gemini-cli")
 	if len(models) > 0 { // unknown is not zero: the audit gap says so
 		all.Root(out)
@@ -729,4 +706,33 @@ func geminiExitNonzero(result view.Value) bool {
 		return !found
 	})
 	return found
+}
+
+// subagentResults writes a subagent.result.returned event for each
+// finished call that started a subagent chat, in the order the calls were
+// made (their spans'): a map's order is not the same twice. A call that
+// named an agent whose chat was never found is counted.
+func (c *geminiState) subagentResults() {
+	tools := make([]*geminiTool, 0, len(c.tools))
+	for _, t := range c.tools {
+		tools = append(tools, t)
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].span < tools[j].span })
+	for _, t := range tools {
+		if !t.bound {
+			if t.agentID != "" {
+				c.counts["subagent_chats_not_found"]++
+			}
+			continue
+		}
+		st := "success"
+		if t.status != "success" {
+			st = "error"
+		}
+		if !t.done {
+			continue
+		}
+		c.Emit(t.doneAt.Record(), t.key, "subagent.result.returned", append(
+			events.SubagentReturned(t.resultHash, t.resultSize, st, "final_text_returned_to_parent"), events.RawSummaryNotRecorded))
+	}
 }
