@@ -17,31 +17,31 @@ import (
 // TestLocations: each agent's default log directory, and the environment
 // variable that moves it.
 func TestLocations(t *testing.T) {
-	home := filepath.FromSlash("/Users/alice")
+	home, x := tempHome(t)
 	cases := []struct {
 		conv string
 		env  map[string]string
 		want string
 	}{
-		{"claude_code", nil, "/Users/alice/.claude/projects"},
-		{"claude_code", map[string]string{"CLAUDE_CONFIG_DIR": "/srv/claude"}, "/srv/claude/projects"},
-		{"claude_code", map[string]string{"CODEX_HOME": "/srv/codex"}, "/Users/alice/.claude/projects"},
-		{"codex", nil, "/Users/alice/.codex/sessions"},
-		{"codex", map[string]string{"CODEX_HOME": "/srv/codex"}, "/srv/codex/sessions"},
-		{"codex", map[string]string{"CODEX_HOME": ""}, "/Users/alice/.codex/sessions"},
-		{"cursor", nil, "/Users/alice/.cursor/projects/*/agent-transcripts"},
-		{"cursor", map[string]string{"CLAUDE_CONFIG_DIR": "/srv/claude"}, "/Users/alice/.cursor/projects/*/agent-transcripts"},
-		{"gemini_cli", nil, "/Users/alice/.gemini/tmp"},
-		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "/Users/alice/profiles/work"}, "/Users/alice/profiles/work/.gemini/tmp"},
-		{"copilot_cli", nil, "/Users/alice/.copilot/session-state"},
-		{"copilot_cli", map[string]string{"COPILOT_HOME": "/srv/copilot"}, "/srv/copilot/session-state"},
-		{"opencode", nil, "/Users/alice/.local/share/opencode/storage"},
-		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/storage"},
+		{"claude_code", nil, "~/.claude/projects"},
+		{"claude_code", map[string]string{"CLAUDE_CONFIG_DIR": "$SRV/claude"}, "$SRV/claude/projects"},
+		{"claude_code", map[string]string{"CODEX_HOME": "$SRV/codex"}, "~/.claude/projects"},
+		{"codex", nil, "~/.codex/sessions"},
+		{"codex", map[string]string{"CODEX_HOME": "$SRV/codex"}, "$SRV/codex/sessions"},
+		{"codex", map[string]string{"CODEX_HOME": ""}, "~/.codex/sessions"},
+		{"cursor", nil, "~/.cursor/projects/*/agent-transcripts"},
+		{"cursor", map[string]string{"CLAUDE_CONFIG_DIR": "$SRV/claude"}, "~/.cursor/projects/*/agent-transcripts"},
+		{"gemini_cli", nil, "~/.gemini/tmp"},
+		{"gemini_cli", map[string]string{"GEMINI_CLI_HOME": "~/profiles/work"}, "~/profiles/work/.gemini/tmp"},
+		{"copilot_cli", nil, "~/.copilot/session-state"},
+		{"copilot_cli", map[string]string{"COPILOT_HOME": "$SRV/copilot"}, "$SRV/copilot/session-state"},
+		{"opencode", nil, "~/.local/share/opencode/storage"},
+		{"opencode", map[string]string{"XDG_DATA_HOME": "$SRV/data"}, "$SRV/data/opencode/storage"},
 		// OpenCode's database: beside storage/, or in OPENCODE_DATA_DIR.
-		{"opencode", nil, "/Users/alice/.local/share/opencode/opencode*.db"},
-		{"opencode", map[string]string{"XDG_DATA_HOME": "/srv/data"}, "/srv/data/opencode/opencode*.db"},
-		{"opencode", nil, "/Users/alice/.local/share/opencode/opencode*.db"},
-		{"opencode", map[string]string{"OPENCODE_DATA_DIR": "/srv/oc"}, "/srv/oc/opencode*.db"},
+		{"opencode", nil, "~/.local/share/opencode/opencode*.db"},
+		{"opencode", map[string]string{"XDG_DATA_HOME": "$SRV/data"}, "$SRV/data/opencode/opencode*.db"},
+		{"opencode", nil, "~/.local/share/opencode/opencode*.db"},
+		{"opencode", map[string]string{"OPENCODE_DATA_DIR": "$SRV/oc"}, "$SRV/oc/opencode*.db"},
 	}
 	at := map[string]int{} // a converter's locations, in order, after its first
 	for _, tc := range cases {
@@ -54,8 +54,8 @@ func TestLocations(t *testing.T) {
 		if c.Native == nil || len(c.Native.Locations) <= i {
 			t.Fatalf("%s: want location %d, have %+v", tc.conv, i, c.Native)
 		}
-		got := c.Native.Locations[i].Path(func(k string) string { return tc.env[k] }, home)
-		if got != filepath.FromSlash(tc.want) {
+		got := c.Native.Locations[i].Path(func(k string) string { return x(tc.env[k]) }, home)
+		if got != x(tc.want) {
 			t.Errorf("%s with %v: %s, want %s", tc.conv, tc.env, got, tc.want)
 		}
 	}
@@ -66,7 +66,7 @@ func TestLocations(t *testing.T) {
 // empty, never one built under the home directory itself; a place with a
 // default falls back to it.
 func TestLocationEnvOnly(t *testing.T) {
-	home := filepath.FromSlash("/Users/alice")
+	home, x := tempHome(t)
 	only := converters.Location{Env: "GOOSE_PATH_ROOT", Below: "data/sessions/sessions.db", EnvOnly: true}
 	home0 := converters.Location{Env: "GEMINI_CLI_HOME", Below: ".gemini/tmp"} // unset: the home itself
 	for _, tc := range []struct {
@@ -75,17 +75,17 @@ func TestLocationEnvOnly(t *testing.T) {
 		want string
 	}{
 		{only, "", ""},
-		{only, "/srv/goose", "/srv/goose/data/sessions/sessions.db"},
-		{home0, "", "/Users/alice/.gemini/tmp"},
-		{home0, "/srv/g", "/srv/g/.gemini/tmp"},
+		{only, "$SRV/goose", "$SRV/goose/data/sessions/sessions.db"},
+		{home0, "", "~/.gemini/tmp"},
+		{home0, "$SRV/g", "$SRV/g/.gemini/tmp"},
 	} {
 		got := tc.l.Path(func(k string) string {
 			if k == tc.l.Env {
-				return tc.env
+				return x(tc.env)
 			}
 			return ""
 		}, home)
-		if got != filepath.FromSlash(tc.want) {
+		if got != x(tc.want) {
 			t.Errorf("%+v with %q: %q, want %q", tc.l, tc.env, got, tc.want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestLocationEnvOnly(t *testing.T) {
 // which siblings they claim and which sidecars they read, per format.
 func TestLayouts(t *testing.T) {
 	const sid = "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b"
-	p := func(s string) string { return filepath.FromSlash(s) }
+	_, p := tempHome(t)
 	peek := func(v string) func(string) string {
 		return func(field string) string {
 			if field == "sessionId" {
@@ -104,38 +104,38 @@ func TestLayouts(t *testing.T) {
 			return ""
 		}
 	}
-	const chats = "/Users/a/.gemini/tmp/9f2c/chats/"
+	const chats = "~/.gemini/tmp/9f2c/chats/"
 	dirs := []struct {
 		path    string
 		session string // the sessionId the file's lines hold
 		want    []string
 	}{
-		{"/Users/a/.claude/projects/-Users-a-app/" + sid + ".jsonl", "", []string{"/Users/a/.claude/projects/-Users-a-app/" + sid}},
-		{"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid + ".jsonl", "", []string{
-			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid, // the Claude Code shape matches too
-			"/Users/a/.cursor/projects/app/agent-transcripts/" + sid,
+		{"~/.claude/projects/-Users-a-app/" + sid + ".jsonl", "", []string{"~/.claude/projects/-Users-a-app/" + sid}},
+		{"~/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid + ".jsonl", "", []string{
+			"~/.cursor/projects/app/agent-transcripts/" + sid + "/" + sid, // the Claude Code shape matches too
+			"~/.cursor/projects/app/agent-transcripts/" + sid,
 		}},
-		{"/Users/a/.claude/projects/-Users-a-app/agent-a52886dc.jsonl", "", nil},
-		{"/Users/a/.codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-" + sid + ".jsonl", "", nil},
-		{"/Users/a/notes/" + sid + ".jsonl.gz", "", nil},
+		{"~/.claude/projects/-Users-a-app/agent-a52886dc.jsonl", "", nil},
+		{"~/.codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-" + sid + ".jsonl", "", nil},
+		{"~/notes/" + sid + ".jsonl.gz", "", nil},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", sid, []string{chats + sid}},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "", nil},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.jsonl", "../../../etc", nil},
 		{chats + "session-2026-07-01T10-00-7f3c2a10.json", sid, nil},
 		// OpenCode's storage tree: a session file owns its message folder
 		// (and the part folders its messages name, none here).
-		{"/Users/a/.local/share/opencode/storage/session/9f86/ses_4f1eA.json", "", []string{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA"}},
-		{"/Users/a/exports/ses_4f1eA.json", "", nil},
-		{"/Users/a/.local/share/opencode/storage/message/ses_4f1eA/msg_01.json", "", nil},
+		{"~/.local/share/opencode/storage/session/9f86/ses_4f1eA.json", "", []string{"~/.local/share/opencode/storage/message/ses_4f1eA"}},
+		{"~/exports/ses_4f1eA.json", "", nil},
+		{"~/.local/share/opencode/storage/message/ses_4f1eA/msg_01.json", "", nil},
 		// OpenClaw: a live transcript in a sessions folder keys its
 		// archives; an archive with no live transcript (none exists
 		// here) is its session's input.
-		{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl", "", []string{
-			"/Users/a/.openclaw/agents/main/sessions/" + sid, // the Claude Code shape matches too
-			"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives",
+		{"~/.openclaw/agents/main/sessions/" + sid + ".jsonl", "", []string{
+			"~/.openclaw/agents/main/sessions/" + sid, // the Claude Code shape matches too
+			"~/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives",
 		}},
-		{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.reset.2026-11-21T07-59-00.000Z", "", []string{"/Users/a/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives"}},
-		{"/Users/a/.openclaw/agents/main/sessions/notes.jsonl.reset.2026-11-21T07-59-00.000Z", "", nil},
+		{"~/.openclaw/agents/main/sessions/" + sid + ".jsonl.reset.2026-11-21T07-59-00.000Z", "", []string{"~/.openclaw/agents/main/sessions/" + sid + ".jsonl.archives"}},
+		{"~/.openclaw/agents/main/sessions/notes.jsonl.reset.2026-11-21T07-59-00.000Z", "", nil},
 	}
 	for _, tc := range dirs {
 		var want []string
@@ -162,12 +162,12 @@ func TestLayouts(t *testing.T) {
 		}
 	}
 	siblings := []struct{ path, session, want string }{
-		{"/Users/a/p/agent-a1.jsonl", sid, "/Users/a/p/" + sid},
-		{"/Users/a/p/agent-a1.jsonl", "", ""},
-		{"/Users/a/p/notes.jsonl", sid, ""},
-		{"/Users/a/storage/todo/ses_4f1eA.json", "", "/Users/a/storage/message/ses_4f1eA"},
-		{"/Users/a/storage/session_diff/ses_4f1eA.json", "", "/Users/a/storage/message/ses_4f1eA"},
-		{"/Users/a/exports/ses_4f1eA.json", "", ""},
+		{"~/p/agent-a1.jsonl", sid, "~/p/" + sid},
+		{"~/p/agent-a1.jsonl", "", ""},
+		{"~/p/notes.jsonl", sid, ""},
+		{"~/storage/todo/ses_4f1eA.json", "", "~/storage/message/ses_4f1eA"},
+		{"~/storage/session_diff/ses_4f1eA.json", "", "~/storage/message/ses_4f1eA"},
+		{"~/exports/ses_4f1eA.json", "", ""},
 	}
 	for _, tc := range siblings {
 		want := tc.want
@@ -178,8 +178,22 @@ func TestLayouts(t *testing.T) {
 			t.Errorf("SiblingDir(%s, sessionId %q) = %q, want %q", tc.path, tc.session, got, want)
 		}
 	}
-	if got := converters.Sidecars(p("/Users/a/p/" + sid + "/subagents/agent-a1.jsonl")); !reflect.DeepEqual(got, []string{p("/Users/a/p/" + sid + "/subagents/agent-a1.meta.json")}) {
+	if got := converters.Sidecars(p("~/p/" + sid + "/subagents/agent-a1.jsonl")); !reflect.DeepEqual(got, []string{p("~/p/" + sid + "/subagents/agent-a1.meta.json")}) {
 		t.Errorf("Sidecars = %q", got)
+	}
+}
+
+// tempHome is a home folder for path tests (t.TempDir) and x, which
+// writes a slash path of a table in the OS's form with "~" as that home
+// and "$SRV" as another folder ("" stays "").
+func tempHome(t *testing.T) (home string, x func(string) string) {
+	home, srv := t.TempDir(), t.TempDir()
+	r := strings.NewReplacer("~", filepath.ToSlash(home), "$SRV", filepath.ToSlash(srv))
+	return home, func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return filepath.FromSlash(r.Replace(s))
 	}
 }
 
@@ -328,13 +342,14 @@ func readerNote(t *testing.T, c converters.Converter) string {
 
 // TestFolderNames: the folders a reader may name a session by (Env.Folders).
 func TestFolderNames(t *testing.T) {
+	_, x := tempHome(t)
 	for _, tc := range []struct {
 		path string
 		want []string
 	}{
-		{"/home/u/.kimi/sessions/0f3c/2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b/wire.jsonl", []string{"sessions", "0f3c", "2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b"}},
+		{filepath.ToSlash(x("~/.kimi/sessions/0f3c/2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b/wire.jsonl")), []string{"sessions", "0f3c", "2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b"}},
 		{"sessions/7a6b/c4d5/agents/main/wire.jsonl", []string{"c4d5", "agents", "main"}},
-		{`C:\Users\ana\.kimi\sessions\0f3c\wire.jsonl`, []string{".kimi", "sessions", "0f3c"}},
+		{`.kimi\sessions\0f3c\wire.jsonl`, []string{".kimi", "sessions", "0f3c"}}, // as Windows writes it
 		{"wire.jsonl", nil},
 		{"/wire.jsonl", nil},
 	} {

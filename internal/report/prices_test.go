@@ -338,13 +338,14 @@ func deref(p *float64) any {
 // newest price has no tier (claude-opus-4-6) the base price at any size.
 // Split by day, the periods keep the long part of their requests.
 func TestLongContext(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "-home-alice-app")
+	cwd := filepath.ToSlash(filepath.Join(t.TempDir(), "app")) // the session's working folder, as Claude Code names its project folder
+	dir := filepath.Join(t.TempDir(), strings.NewReplacer("/", "-", ":", "-").Replace(cwd))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	const sid = "5b9d0c1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e"
 	line := func(typ, uuid, parent, at, body string) string {
-		return `{"parentUuid":` + parent + `,"isSidechain":false,"type":"` + typ + `","uuid":"` + uuid + `","timestamp":"` + at + `","sessionId":"` + sid + `","version":"2.0.76","cwd":"/home/alice/app","userType":"external",` + body + "}\n"
+		return `{"parentUuid":` + parent + `,"isSidechain":false,"type":"` + typ + `","uuid":"` + uuid + `","timestamp":"` + at + `","sessionId":"` + sid + `","version":"2.0.76","cwd":` + strconv.Quote(cwd) + `,"userType":"external",` + body + "}\n"
 	}
 	reply := func(n, model string, in, read, write, out int) string {
 		return `"requestId":"req_` + n + `","message":{"id":"msg_` + n + `","type":"message","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"CANARY-reply"}],"stop_reason":"end_turn","usage":{"input_tokens":` +
