@@ -21,7 +21,7 @@ func grammar(data []byte) *fuzzgen.Log {
 	k := fuzzgen.NewClock(g)
 	id := "T-" + g.ID("")
 	g.Log.Main = "threads/" + id + ".json"
-	root := "file:///Users/alice/src/app" // a workspace path: raw
+	root := "file://alice/src/app" // a workspace path: raw
 	var msgs []fuzzgen.Rec
 	var ledger []fuzzgen.Rec
 	seq := 0
@@ -79,7 +79,7 @@ func grammar(data []byte) *fuzzgen.Log {
 				case run["status"] == "error":
 					run["error"] = fuzzgen.Rec{"message": g.Canary("error")}
 				case name == "Read" && g.C.OneIn(2):
-					run["result"] = fuzzgen.Rec{"content": g.Canary("file"), "absolutePath": g.Raw("/Users/alice/src/app/main.go"), "discoveredGuidanceFiles": guides()}
+					run["result"] = fuzzgen.Rec{"content": g.Canary("file"), "absolutePath": g.Raw("alice/src/app/main.go"), "discoveredGuidanceFiles": guides()}
 				default:
 					run["result"] = g.Canary("result")
 				}
@@ -156,7 +156,7 @@ func ampTool(g *fuzzgen.Gen) (string, fuzzgen.Rec) {
 		return g.Canary("tool"), fuzzgen.Rec{"x": g.Canary("arg")}
 	}
 	return fuzzgen.Pick(g.C, "Read", "Bash", "Grep", "edit_file", "create_file", "glob"),
-		fuzzgen.Rec{"path": g.Raw("/Users/alice/src/app/main.go"), "cmd": g.Canary("cmd")}
+		fuzzgen.Rec{"path": g.Raw("alice/src/app/main.go"), "cmd": g.Canary("cmd")}
 }
 
 // recsOf is a record list as the JSON array it is written as.

@@ -158,7 +158,7 @@ func codebuffTool(g *fuzzgen.Gen) (string, fuzzgen.Rec) {
 		return fuzzgen.Pick(g.C, "mcp__github__create_issue", g.Canary("tool")), fuzzgen.Rec{"x": g.Canary("arg")}
 	}
 	return fuzzgen.Pick(g.C, "read_files", "run_terminal_command", "str_replace", "write_file", "code_search", "find_files"),
-		fuzzgen.Rec{"paths": []any{g.Raw("/Users/alice/src/app/main.go")}, "command": g.Canary("command")}
+		fuzzgen.Rec{"paths": []any{g.Raw("alice/src/app/main.go")}, "command": g.Canary("command")}
 }
 
 // usageObject is a usage under one of the names ccusage reads for each
@@ -205,7 +205,7 @@ func sessionState(g *fuzzgen.Gen) fuzzgen.Rec {
 	files := func() fuzzgen.Rec {
 		out := fuzzgen.Rec{}
 		for n := g.C.Intn(3); n > 0; n-- {
-			out[g.Raw(fmt.Sprintf("/Users/alice/src/app/%s", fuzzgen.Pick(g.C, "knowledge.md", "AGENTS.md", "CLAUDE.md", "docs/knowledge.md")))] = g.Canary("knowledge")
+			out[g.Raw(fmt.Sprintf("alice/src/app/%s", fuzzgen.Pick(g.C, "knowledge.md", "AGENTS.md", "CLAUDE.md", "docs/knowledge.md")))] = g.Canary("knowledge")
 		}
 		return out
 	}
@@ -214,7 +214,7 @@ func sessionState(g *fuzzgen.Gen) fuzzgen.Rec {
 		po = fuzzgen.Rec{"usage": usageObject(g)}
 	}
 	return fuzzgen.Rec{
-		"fileContext": fuzzgen.Rec{"projectRoot": g.Raw("/Users/alice/src/app"), "cwd": g.Raw("/Users/alice/src/app"),
+		"fileContext": fuzzgen.Rec{"projectRoot": g.Raw("alice/src/app"), "cwd": g.Raw("alice/src/app"),
 			"knowledgeFiles": files(), "userKnowledgeFiles": files(), "fileTree": []any{fuzzgen.Rec{"name": g.Canary("file"), "type": "file"}}},
 		"mainAgentState": fuzzgen.Rec{"agentId": g.Canary("agentid"), "agentType": "base", "messageHistory": []any{
 			fuzzgen.Rec{"role": "user", "content": g.Canary("history")},

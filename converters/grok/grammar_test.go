@@ -81,7 +81,7 @@ func grammar(data []byte) *fuzzgen.Log {
 	}
 	g.Log.Files[g.Log.Main] = g.Encode(g.Perturb(recs))
 	if !g.C.OneIn(4) {
-		cwd := g.Raw("/Users/dev/app")
+		cwd := g.Raw("dev/app")
 		info := fuzzgen.Rec{"id": session, "title": g.Canary("title")}
 		if !g.C.OneIn(4) {
 			info["cwd"] = cwd
@@ -126,7 +126,7 @@ func grokTime(g *fuzzgen.Gen, k *fuzzgen.Clock) any {
 func grokToolCall(g *fuzzgen.Gen, update func(string, fuzzgen.Rec) fuzzgen.Rec) []fuzzgen.Rec {
 	id := g.ID("call-")
 	tool := fuzzgen.Rec{"read_only": g.C.OneIn(2), "version": 1}
-	input := fuzzgen.Rec{"target_file": g.Raw("/Users/dev/app/main.go"), "limit": 80}
+	input := fuzzgen.Rec{"target_file": g.Raw("dev/app/main.go"), "limit": 80}
 	switch g.C.Intn(6) {
 	case 0:
 		tool["name"], tool["namespace"], tool["kind"] = g.Canary("server")+"__"+g.Canary("mcptool"), "mcp", "other"
@@ -162,7 +162,7 @@ func grokToolCall(g *fuzzgen.Gen, update func(string, fuzzgen.Rec) fuzzgen.Rec) 
 	}
 	status := fuzzgen.Pick(g.C, "completed", "completed", "failed")
 	result := fuzzgen.Rec{"toolCallId": g.Earlier("call-"), "rawOutput": fuzzgen.Rec{"type": "ReadFile", "content": g.Canary("output")},
-		"locations": []any{fuzzgen.Rec{"path": g.Raw("/Users/dev/app/main.go"), "line": 1}}}
+		"locations": []any{fuzzgen.Rec{"path": g.Raw("dev/app/main.go"), "line": 1}}}
 	done := update("tool_call_update", result)
 	if g.C.OneIn(4) { // the status only in _meta's copy, capitalized
 		p := done["params"].(fuzzgen.Rec)

@@ -60,7 +60,7 @@ func TestOpenClawDatabasePreferred(t *testing.T) {
 	if err := os.MkdirAll(sessions, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	line := `{"type":"session","version":3,"id":"7b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e","timestamp":"2026-11-21T10:00:00.000Z","cwd":"/Users/CANARY"}` + "\n"
+	line := `{"type":"session","version":3,"id":"7b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e","timestamp":"2026-11-21T10:00:00.000Z","cwd":"CANARY"}` + "\n"
 	if err := os.WriteFile(filepath.Join(sessions, "7b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.jsonl"), []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ var foldPaths = Paths{
 }
 
 var foldLines = []string{
-	`{"sessionId":"0b3c9a4e-5d6f-4a7b-8c9d-0e1f2a3b4c5d","type":"user","version":"2.1.42","cwd":"/Users/CANARY-user/p","message":{"role":"user","content":"CANARY-prompt \u00e9\n"}}`,
+	`{"sessionId":"0b3c9a4e-5d6f-4a7b-8c9d-0e1f2a3b4c5d","type":"user","version":"2.1.42","cwd":"CANARY-user/p","message":{"role":"user","content":"CANARY-prompt \u00e9\n"}}`,
 	`{"id":"msg_01ABCdef","message":{"model":"claude-opus-4-5","content":[{"type":"text","text":"x"},{"type":"tool_use","name":"Bash","input":{"command":"echo CANARY-arg 1234567"}}]},"usage":{"input_tokens":12,"output_tokens":3456789,"cache":{"input_tokens":42}}}`,
 	`{"tags":["alpha","CANARY tag with spaces",7,{"tags":["nested"]}],"ts":1767225600000,"n":-12345678,"f":1.5e3,"t":true,"z":null,"e":[]}`,
 	`{"k\"ey":{"":""},"a\u0062c":"v\\\"q","message":{"content":[[1,2,[3]],{"type":"x\ty"}]}}`,
