@@ -406,18 +406,11 @@ func (f *file) read() error {
 	if f.opt.ServiceName != "" {
 		f.input.Pass(f.opt.ServiceName) // the user's own words
 	}
-	// A session folder a reader names its session by (Env.Folders, Kimi's
-	// ".../<session uuid>/wire.jsonl") is a path's part like a file's id.
-	for _, d := range converters.FolderNames(f.in.Path, 3) {
-		if leak.UUID.Admit(d) {
-			f.input.Pass(d)
-		}
-	}
 	for _, s := range f.srcs {
 		f.input.Pass(s.path)
 		f.input.Pass(path.Base(s.path))
 		f.input.Pass(s.rel)
-		for _, id := range fileIDs(path.Base(s.path)) {
+		for _, id := range pathIDs(s.path) {
 			f.input.Pass(id)
 		}
 	}
@@ -444,11 +437,24 @@ func (f *file) read() error {
 	return nil
 }
 
-// fileIDs are the file name without its extensions, the UUID it ends
-// with, if any (Codex's rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl),
-// and what follows its first dash (Claude Code's agent-<id>.jsonl):
-// readers take a session's or a subagent's id from them when no record
+// pathIDs are the ids a file's path carries: its name without its
+// extensions, the UUID it ends with, if any (Codex's
+// rollout-<time>-<uuid>.jsonl, Cursor's <uuid>.jsonl), and what follows
+// its first dash (Claude Code's agent-<id>.jsonl); and the UUIDs among the
+// names of its last folders (Env.Folders: Kimi's .../<session uuid>/wire.jsonl).
+// Readers take a session's or a subagent's id from them when no record
 // names it, and they are the user's words like the rest of the path.
+func pathIDs(p string) []string {
+	ids := fileIDs(path.Base(p))
+	for _, d := range converters.FolderNames(p, 3) {
+		if leak.UUID.Admit(d) {
+			ids = append(ids, d)
+		}
+	}
+	return ids
+}
+
+// fileIDs are the ids of a file's name (pathIDs).
 func fileIDs(name string) []string {
 	stem := name
 	for _, ext := range []string{".gz", ".zst", ".jsonl"} {

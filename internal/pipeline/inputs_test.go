@@ -154,6 +154,16 @@ func TestFileIDs(t *testing.T) {
 			t.Errorf("fileIDs(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+	// A path's folders add their UUIDs (Kimi names a session by its folder).
+	for _, tt := range []struct{ path, want string }{
+		{"sessions/0f3c/2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b/wire.jsonl", "wire 2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b"},
+		{"2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b/agents/main/wire.jsonl", "wire 2d9e8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b"},
+		{"alice/notes/agent-a1.jsonl", "agent-a1 a1"},
+	} {
+		if got := strings.Join(pathIDs(tt.path), " "); got != tt.want {
+			t.Errorf("pathIDs(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
 }
 
 // TestShapeHint: an input no converter claims is told when it is JSON but
