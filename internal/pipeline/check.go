@@ -55,6 +55,9 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 	for i, p := range inputs {
 		in.Pass(path.Base(p))
 		in.Pass(p)
+		for _, id := range pathIDs(p) { // as convert run counts them (file.read)
+			in.Pass(id)
+		}
 		if err := eachInputLine(p, func(doc []byte, _ int) { in.Line(doc, readers[i].PassThrough, readers[i].know) }); err != nil {
 			return nil, err
 		}
@@ -92,28 +95,28 @@ func readerOf(c converters.Converter) reader { return reader{c.PassThrough, c.Kn
 // raw), a sidecar its log's, and first's where a file's kind is not known
 // (a storage part, an unknown log: every string of it is raw).
 func inputReaders(inputs []string, converter string, first converters.Converter) []reader {
-	fields := make([]reader, len(inputs))
+	readers := make([]reader, len(inputs))
 	byStem := map[string]reader{}
 	auto := converter == "" || converter == "auto"
 	for i, p := range inputs {
-		fields[i] = readerOf(first)
+		readers[i] = readerOf(first)
 		if !auto || isSidecar(p) {
 			continue
 		}
 		if c, err := passThroughOf(p, "", nil); err == nil {
-			fields[i] = readerOf(c)
-			byStem[strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), ".json")] = fields[i]
+			readers[i] = readerOf(c)
+			byStem[strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), ".json")] = readers[i]
 		}
 	}
 	for i, p := range inputs {
 		if auto && isSidecar(p) {
 			stem := strings.TrimSuffix(strings.TrimSuffix(p, ".meta.json"), ".settings.json")
 			if f, ok := byStem[stem]; ok {
-				fields[i] = f
+				readers[i] = f
 			}
 		}
 	}
-	return fields
+	return readers
 }
 
 func isSidecar(p string) bool {
