@@ -225,22 +225,22 @@ func (j *jsonWalk) member(key string, i int) int {
 	return j.value(i)
 }
 
-// Computed reports an output number field whose values the program
-// computes whatever the writer: the rule by key, which a check of output
-// bytes alone (convert leakcheck, LeakCheckOutputs) goes by. The rule by
-// value, Numbers, is wider: it holds every number a writer built with
-// receipt.Computed. This one is its subset for the token counts: the token counts of gen_ai.usage.*, which a reader writes as
-// a sum over responses (a session's total), a growth between two running
-// totals (Codex) or one response's count read from a declared count field
-// of the input (leak.Count, leak.Cumulative): never a copy of any other
-// input number. Such a number is not probed against the raw input
-// numbers: a session whose tool call waits "timeout": 600000 and whose
-// requests sum to 600000 tokens is honest. Every other output number
-// still is (a scenario's copied score, a latency): a raw number reaches an
-// output only through a declared count field.
+// Computed reports an output number field whose values are the program's
+// whoever wrote them: the rule by key, kept as a subset of the rule by
+// value (Numbers, which holds every number a writer built with
+// receipt.Computed) because a check of output bytes alone (convert
+// leakcheck, LeakCheckOutputs) has no notes and goes by it. The token
+// counts of gen_ai.usage.* are written as a sum over responses (a
+// session's total), a growth between two running totals (Codex) or one
+// response's count read from a declared count field of the input
+// (leak.Count, leak.Cumulative): never a copy of any other input number,
+// so they are not probed. A number at any other key is probed unless the
+// notes say its writer computed it: a raw number reaches an output only
+// through a declared count field.
 //
-//	"gen_ai.usage.input_tokens": 600000      computed: not probed
-//	"brain.doctor.score.before": 600000      probed: a leak if a raw 600000 is not a declared count
+//	"gen_ai.usage.input_tokens": 600000      not probed, notes or none
+//	"gen_ai.usage.responses": 600000         not probed where noted computed; probed by bytes alone
+//	"brain.doctor.score.before": 600000      probed (copied): a leak if a raw 600000 is not a declared count
 func Computed(key string) bool {
 	return strings.HasPrefix(key, "gen_ai.usage.") && strings.HasSuffix(key, "tokens")
 }

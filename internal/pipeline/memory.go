@@ -64,6 +64,13 @@ func ConvertFiles(files Files, in Input, opt Options) Result {
 // see the check refuse it; the checker returned gives the findings and the
 // untyped strings.
 func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) (*gate.Checker, error) {
+	return LeakCheckNoted(files, converter, outputs, nil)
+}
+
+// LeakCheckNoted is LeakCheckOutputs with the provenance of the outputs'
+// numbers (gate.Numbers), as a conversion notes them: the fuzz reference
+// plants numbers computed and copied and holds the check to its rule.
+func LeakCheckNoted(files Files, converter string, outputs map[string][]byte, nums *gate.Numbers) (*gate.Checker, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -95,6 +102,7 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 	}
 	each(func(doc []byte, _ int) { in.Line(doc, conv.PassThrough, know) })
 	outs := gate.NewOutputs()
+	outs.WithNumbers(nums)
 	onames := make([]string, 0, len(outputs))
 	for n := range outputs {
 		onames = append(onames, n)
