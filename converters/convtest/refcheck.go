@@ -15,7 +15,6 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/fuzzgen"
-	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
@@ -33,7 +32,7 @@ import (
 // 6 digits is a count, never one); an output number of 6+ digits leaks
 // when it is a raw input integer, unless its writer computed it: every
 // value noted at its key with its digits was built by receipt.Computed
-// (gate.Numbers; a copy, receipt.Copied, or a number noted nowhere is
+// (pipeline.LeakCheckNoted; a copy, receipt.Copied, or a number noted nowhere is
 // probed). checkReference plants a few strings
 // chosen by the fuzzer's bytes (pieces of raw strings of every length,
 // whole raw strings, values of pass-through fields, composites, our own
@@ -457,9 +456,7 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 		doc.WriteByte('\n')
 	}
 	notes, computed, copied := refNotes(plants, ch)
-	var noted gate.Numbers
-	noted.Note(notes)
-	chk, err := pipeline.LeakCheckNoted(c.Files, c.Conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())}, &noted)
+	chk, err := pipeline.LeakCheckNoted(c.Files, c.Conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())}, notes)
 	if err != nil {
 		t.Fatal(err)
 	}

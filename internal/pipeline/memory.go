@@ -11,6 +11,7 @@ import (
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Files is an input held in memory: file names (slash-separated, as
@@ -68,9 +69,16 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 }
 
 // LeakCheckNoted is LeakCheckOutputs with the provenance of the outputs'
-// numbers (gate.Numbers), as a conversion notes them: the fuzz reference
-// plants numbers computed and copied and holds the check to its rule.
-func LeakCheckNoted(files Files, converter string, outputs map[string][]byte, nums *gate.Numbers) (*gate.Checker, error) {
+// numbers: notes holds attributes as a conversion notes its outputs'
+// (gate.Numbers), each number's mark as its writer built it. The fuzz
+// reference plants numbers computed and copied and holds the check to its
+// rule.
+func LeakCheckNoted(files Files, converter string, outputs map[string][]byte, notes receipt.Attrs) (*gate.Checker, error) {
+	var nums *gate.Numbers
+	if notes != nil {
+		nums = new(gate.Numbers)
+		nums.Note(notes)
+	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
