@@ -476,7 +476,7 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 			strs = append(strs, s)
 		} else if lit := strings.TrimPrefix(fmt.Sprint(p), "-"); len(lit) >= 6 && allDigits(lit) && !nums[lit] {
 			nums[lit] = true
-			if in.ints[lit] && !in.pass[lit] && !(computed[lit] && !copied[lit]) {
+			if refNumberLeaks(lit, in, computed, copied) {
 				ref[where] = true
 			}
 		}
@@ -496,6 +496,14 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 				plants[i], c.Conv.Name, real[where], ref[where], chk.Findings())
 		}
 	}
+}
+
+// refNumberLeaks is the rule of an output number of 6+ digits, lit, at a
+// key where the digits computed and copied were noted so: a raw input
+// integer no count field declared leaks, unless its writer computed it
+// (noted computed there and never copied).
+func refNumberLeaks(lit string, in refInput, computed, copied map[string]bool) bool {
+	return in.ints[lit] && !in.pass[lit] && !(computed[lit] && !copied[lit])
 }
 
 // refNotes says, for each planted number, whether its writer computed it
