@@ -39,6 +39,7 @@ type runManifest struct {
 
 // runCheck is one input of a run to check: its files and its outputs.
 type runCheck struct {
+	in              pipeline.Input
 	inputs, outputs []string
 }
 
@@ -91,7 +92,7 @@ func leakcheckRun(c *cli.Context) error {
 	}{Inputs: len(checks), NotFound: missing, Findings: []finding{}}
 	leaks := 0
 	for _, ch := range checks {
-		findings, err := pipeline.LeakCheckFiles(ch.inputs, "auto", ch.outputs)
+		findings, err := pipeline.LeakCheckInput(ch.in, ch.inputs, ch.outputs)
 		if err != nil {
 			cons.Error("%s", screenedPathError(err, ch.inputs))
 			return exitError{exitFailed}
@@ -232,7 +233,7 @@ func matchManifest(out string, m runManifest, found []pipeline.Input, hashers []
 			}
 		}
 		if len(outs) > 0 {
-			checks = append(checks, runCheck{inputs: inputFiles(in), outputs: outs})
+			checks = append(checks, runCheck{in: in, inputs: inputFiles(in), outputs: outs})
 		}
 	}
 	return checks, missing

@@ -39,6 +39,38 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 // any other file, a saved stderr say, as text lines). An input ending in
 // .json (a sidecar) is read as one JSON document.
 func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
+	return leakCheckFiles(inputs, converter, files, nil)
+}
+
+// LeakCheckInput is LeakCheckFiles for the outputs a run wrote of in
+// (files: convert leakcheck OUT; inputs: in's files). Output bytes alone
+// do not say which numbers the program computed, so a raw input number
+// found is judged again with the notes of a conversion of in now
+// (gate.Numbers), as the run judged it: a count or sum the program
+// computes from this input is not a copy, whatever it equals. Only an
+// input with such a finding is converted again.
+func LeakCheckInput(in Input, inputs, files []string) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, "auto", files, nil)
+	if err != nil || !anyNumber(fs) {
+		return fs, err
+	}
+	res := Convert(in, Options{Converter: "auto"})
+	if res.numbers == nil {
+		return fs, nil
+	}
+	return leakCheckFiles(inputs, "auto", files, res.numbers)
+}
+
+func anyNumber(fs []gate.Finding) bool {
+	for _, f := range fs {
+		if strings.HasPrefix(f.What, "raw input number") {
+			return true
+		}
+	}
+	return false
+}
+
+func leakCheckFiles(inputs []string, converter string, files []string, nums *gate.Numbers) ([]gate.Finding, error) {
 	inputs, err := storeSessions(inputs)
 	if err != nil {
 		return nil, err
@@ -63,6 +95,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 		}
 	}
 	outs := gate.NewOutputs()
+	outs.WithNumbers(nums)
 	for _, f := range files {
 		if err := outs.AddFile(f, nil); err != nil {
 			return nil, err

@@ -51,6 +51,7 @@ func (f *file) finish() (rec, trace []byte, err error) {
 		return nil, nil, err
 	}
 	nums := f.numbers(summary) // before the trace lets the events go
+	f.nums = nums
 
 	if err := f.interrupted(); err != nil {
 		return nil, nil, err

@@ -23,16 +23,7 @@ import (
 // key rule alone (gen_ai.usage.*tokens) refused it: exit 3.
 func TestComputedNumberEqualToRawConverts(t *testing.T) {
 	const n = "123456"
-	asst := func(uuid, parent, msg, web, content string) string {
-		return `{"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:02Z","version":"2.1.50",` +
-			`"message":{"role":"assistant","model":"claude-opus-4-6","id":"` + msg + `","stop_reason":"tool_use","usage":{"input_tokens":3,"output_tokens":7,"server_tool_use":{"web_search_requests":` + web + `}},` +
-			`"content":` + content + `}}`
-	}
-	lines := []string{
-		ccLine("user", uuidN(1), "run the tests"),
-		asst(uuidN(2), uuidN(1), "msg_01A", "100000", `[{"type":"text","text":"searching"}]`),
-		asst(uuidN(3), uuidN(2), "msg_01B", "23456", `[{"type":"tool_use","id":"toolu_01A","name":"Bash","input":{"command":"go test ./...","timeout":`+n+`}}]`),
-	}
+	lines := webSearchSession(n)
 	for _, h := range []receipt.Hasher{{}, testKey(t)} {
 		p := writeFile(t, t.TempDir(), sid+".jsonl", strings.Join(lines, "\n")+"\n")
 		res := Convert(Input{Path: p, Rel: filepath.Base(p)}, Options{Converter: "claude_code", Hash: h})
@@ -42,6 +33,59 @@ func TestComputedNumberEqualToRawConverts(t *testing.T) {
 		if !strings.Contains(string(res.Receipt), `"gen_ai.usage.web_search_requests":`+n) {
 			t.Fatalf("%s: the receipt lacks the computed sum:\n%s", h.Mode(), res.Receipt)
 		}
+	}
+}
+
+// webSearchSession is a Claude Code session whose two responses made
+// 100000 and 23456 web searches and whose tool call waits "timeout": n.
+func webSearchSession(n string) []string {
+	asst := func(uuid, parent, msg, web, content string) string {
+		return `{"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `","sessionId":"` + sid + `","timestamp":"2026-05-01T10:00:02Z","version":"2.1.50",` +
+			`"message":{"role":"assistant","model":"claude-opus-4-6","id":"` + msg + `","stop_reason":"tool_use","usage":{"input_tokens":3,"output_tokens":7,"server_tool_use":{"web_search_requests":` + web + `}},` +
+			`"content":` + content + `}}`
+	}
+	return []string{
+		ccLine("user", uuidN(1), "run the tests"),
+		asst(uuidN(2), uuidN(1), "msg_01A", "100000", `[{"type":"text","text":"searching"}]`),
+		asst(uuidN(3), uuidN(2), "msg_01B", "23456", `[{"type":"tool_use","id":"toolu_01A","name":"Bash","input":{"command":"go test ./...","timeout":`+n+`}}]`),
+	}
+}
+
+// TestLeakCheckInputByNotes: convert leakcheck OUT reads output bytes,
+// which do not say which numbers were computed: LeakCheckFiles alone
+// finds the computed sum above, and LeakCheckInput, which converts the
+// input again for the notes, admits it as the run did. A raw number
+// planted in the receipt is still found.
+func TestLeakCheckInputByNotes(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, sid+".jsonl", strings.Join(webSearchSession("123456"), "\n")+"\n")
+	in := Input{Path: p, Rel: filepath.Base(p)}
+	res := Convert(in, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	rec := writeFile(t, dir, "out.receipt.ndjson", string(res.Receipt))
+	trace := writeFile(t, dir, "out.otel.jsonl", string(res.Trace))
+	planted := writeFile(t, dir, "planted.receipt.ndjson", string(res.Receipt)+`{"p":123456}`+"\n")
+	for _, tc := range []struct {
+		name  string
+		files []string
+		alone bool // LeakCheckFiles finds a number
+		noted bool // LeakCheckInput does
+	}{
+		{"outputs as written", []string{rec, trace}, true, false},
+		{"a raw number planted", []string{planted}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, err := LeakCheckFiles([]string{p}, "", tc.files)
+			if err != nil || anyNumber(fs) != tc.alone {
+				t.Fatalf("LeakCheckFiles: %v %v, want a number finding %v", fs, err, tc.alone)
+			}
+			fs, err = LeakCheckInput(in, []string{p}, tc.files)
+			if err != nil || anyNumber(fs) != tc.noted {
+				t.Fatalf("LeakCheckInput: %v %v, want a number finding %v", fs, err, tc.noted)
+			}
+		})
 	}
 }
 
