@@ -216,7 +216,7 @@ func leakcheckLogs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), files)
+	findings, err := pipeline.LeakCheckArgs(c.StringSlice("input"), c.String("converter"), inputs, files)
 	if err != nil {
 		cons.Error("%v", err)
 		return exitError{exitFailed}

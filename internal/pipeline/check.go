@@ -54,11 +54,44 @@ func LeakCheckInput(in Input, inputs, files []string) ([]gate.Finding, error) {
 	if err != nil || !anyNumber(fs) {
 		return fs, err
 	}
-	res := Convert(in, Options{Converter: "auto"})
-	if res.numbers == nil {
+	return leakCheckFiles(inputs, "auto", files, notesOf([]Input{in}, "auto"))
+}
+
+// LeakCheckArgs is LeakCheckInput for convert leakcheck --input: the
+// sessions of the paths given (args, read as convert run reads them:
+// Expand) are converted again with converter when a raw input number is
+// found, and their notes judge it. Paths that are no session (Expand
+// fails) leave the findings as LeakCheckFiles makes them.
+func LeakCheckArgs(args []string, converter string, inputs, files []string) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, converter, files, nil)
+	if err != nil || !anyNumber(fs) {
+		return fs, err
+	}
+	ins, err := Expand(args)
+	if err != nil {
 		return fs, nil
 	}
-	return leakCheckFiles(inputs, "auto", files, res.numbers)
+	return leakCheckFiles(inputs, converter, files, notesOf(ins, converter))
+}
+
+// notesOf converts each of ins with converter ("auto" when "") and joins
+// the provenance of their outputs' numbers (nil when none converted).
+func notesOf(ins []Input, converter string) *gate.Numbers {
+	if converter == "" {
+		converter = "auto"
+	}
+	var nums *gate.Numbers
+	for _, in := range ins {
+		res := Convert(in, Options{Converter: converter})
+		if res.numbers == nil {
+			continue
+		}
+		if nums == nil {
+			nums = &gate.Numbers{}
+		}
+		nums.Join(res.numbers)
+	}
+	return nums
 }
 
 func anyNumber(fs []gate.Finding) bool {
