@@ -123,7 +123,7 @@ var requirements = []requirement{
 	{ID: "000-40", Text: "Equivalent receipt semantics on SQLite and OceanBase.",
 		Where: []string{rp + "store.go:Open"}, Status: "not here", Note: "no OceanBase on this machine; one embedded SQLite store (FTS5) only"},
 	{ID: "000-41", Text: "OpenAPI, generated clients and host validators regenerated; no schema migration.",
-		Where: []string{"schemas/prepare/prepared-context.schema.json"}, Status: "not here", Note: "no server or OpenAPI here: the CLI and the JSON schemas are the contract; the store adds tables with CREATE IF NOT EXISTS, and issue #51's live index is one store migration (user_version 2) that the next prepare load makes (prepare itself never writes: it refuses an older store with that advice)"},
+		Where: []string{"schemas/prepare/prepared-context.schema.json"}, Status: "not here", Note: "no server or OpenAPI here: the CLI and the JSON schemas are the contract; the store adds tables with CREATE IF NOT EXISTS, and issue #51's live index is one store migration (user_version 2) that the next prepare load makes (prepare itself never writes: it refuses an older store with that advice); its postings (user_version 3) are another, and prepare reads a version 2 store as it is, ranked by FTS5"},
 	{ID: "000-42", Text: "Keyed mode (issue #15 item 6): --hash-key-file or CONVERT_HASH_KEY_FILE makes every input-derived digest prepare writes (query, content, code file and snippet, trace) an HMAC-SHA256 under that key.",
 		Where: []string{rp + "runtime.go:Options", cp + "prepareHasher"}, Tests: []string{"TestKeyedDigests", "cmd/TestPrepareKeyed"}, Status: "extension",
 		Note: "the seed says sha256:<hex>; keyed digests are hmac-sha256:<hex>, plain mode is unchanged"},
@@ -211,6 +211,10 @@ var requirements = []requirement{
 		Where: []string{rp + "store.go:indexText", rp + "store.go:Store.searchFTS", rp + "store.go:Store.searchVector", rp + "store.go:Store.profiles", rp + "runtime.go:prep.searchChannels", rp + "runtime.go:prep.saw", "internal/prepare/cmd/benchprep/main.go"},
 		Tests: []string{"TestLiveIndexFollowsHeads", "TestOldStoreIsBroughtUpToDate", "TestLeakCheckOverWhatWasRead"}, Status: "partly",
 		Note: "reading: the store's vectors are HashEmbed (a signed hashed bag of words), so a body sharing no query term reaches a non-zero cosine only by a hash collision of two different words; still proportional to the store: bm25 ranks, and the vector channel reads, every row of the scope and family holding a query term, and a term's document frequency grows with the store; make bench-prepare measures it (figures in docs/prepare.md)"},
+	{ID: "i51-06", Text: "The FTS channel ranks from postings the loader keeps (per scope-and-family word: the live rows holding it, with the word's count and the row's length, in blobs), computing FTS5's bm25 from them and the index totals: exactly FTS5's ORDER BY rank, rowid, ties included, without a per-row read; a search they cannot answer exactly (a non-ASCII query term, a family holding a row unicode61 may tokenize otherwise, a store changed since by a loader that does not keep them, a version 2 store) is ranked by FTS5 itself.",
+		Where: []string{rp + "postings.go:Store.topPostings", rp + "postings.go:postWriter", rp + "postings.go:buildPostings", rp + "store.go:Store.searchFTS", rp + "store.go:checkSchema"},
+		Tests: []string{"TestPostingsAreFTS5Order", "TestPostingsNeverStale", "TestVersion2StoreIsRead"}, Status: "extension",
+		Note: "issue #51's growth target: the bytes read still follow each query term's document frequency (a few blobs per term), the per-row docsize lookups of FTS5's bm25 are gone; figures in docs/prepare.md"},
 }
 
 // unlisted are the tests of internal/prepare (and the TestPrepare tests of
