@@ -518,12 +518,11 @@ func (s *Store) topPostings(ctx context.Context, scope, family string, qterms []
 	if err != nil {
 		return nil, false, err
 	}
-	docs, idf, err := readPostings(ctx, tx, sf, qterms, gone, nRow)
-	if err != nil || len(docs) == 0 || nRow == 0 {
+	lists, idf, err := readPostings(ctx, tx, sf, qterms, gone, nRow)
+	if err != nil || nRow == 0 {
 		return nil, err == nil, err
 	}
-	avgdl := float64(nTok) / float64(nRow)
-	top := topK(docs, idf, avgdl, pool)
+	top := topK(lists, idf, float64(nTok)/float64(nRow), pool)
 	ids = make([]int64, len(top))
 	for i, r := range top {
 		ids[i] = r.id
@@ -566,45 +565,29 @@ func goneRows(ctx context.Context, tx *sql.Tx) (map[int64]bool, error) {
 	return gone, rows.Err()
 }
 
-// doc is one matching row: its length and each query term's count.
-type doc struct {
-	id int64
-	dl uint32
-	tf []uint32
-}
-
-// readPostings reads each query term's live postings: the matching rows
-// and, per term, its idf over nRow rows.
-func readPostings(ctx context.Context, tx *sql.Tx, sf string, qterms []string, gone map[int64]bool, nRow int64) ([]doc, []float64, error) {
-	at := map[int64]int{}
-	var docs []doc
+// readPostings reads each query term's live postings, by row id, and
+// its idf over nRow rows.
+func readPostings(ctx context.Context, tx *sql.Tx, sf string, qterms []string, gone map[int64]bool, nRow int64) ([][]posting, []float64, error) {
+	lists := make([][]posting, len(qterms))
 	idf := make([]float64, len(qterms))
 	for i, t := range qterms {
 		rows, err := tx.QueryContext(ctx, `SELECT data FROM live_post WHERE tok = ?`, sf+t)
 		if err != nil {
 			return nil, nil, err
 		}
-		var nHit int64
+		segs := 0
 		for rows.Next() {
 			var b []byte
 			if err := rows.Scan(&b); err != nil {
 				rows.Close()
 				return nil, nil, err
 			}
-			err := decodePostings(b, func(p posting) {
-				if gone[p.id] {
-					return
+			segs++
+			if err := decodePostings(b, func(p posting) {
+				if !gone[p.id] {
+					lists[i] = append(lists[i], p)
 				}
-				nHit++
-				j, ok := at[p.id]
-				if !ok {
-					j = len(docs)
-					at[p.id] = j
-					docs = append(docs, doc{id: p.id, dl: p.dl, tf: make([]uint32, len(qterms))})
-				}
-				docs[j].tf[i] = p.tf
-			})
-			if err != nil {
+			}); err != nil {
 				rows.Close()
 				return nil, nil, err
 			}
@@ -613,17 +596,39 @@ func readPostings(ctx context.Context, tx *sql.Tx, sf string, qterms []string, g
 		if err := rows.Err(); err != nil {
 			return nil, nil, err
 		}
-		idf[i] = bm25IDF(nRow, nHit)
+		if segs > 1 {
+			slices.SortFunc(lists[i], func(a, b posting) int { return int(min(max(a.id-b.id, -1), 1)) })
+		}
+		idf[i] = bm25IDF(nRow, int64(len(lists[i])))
 	}
-	return docs, idf, nil
+	return lists, idf, nil
 }
 
-// topK scores every doc as FTS5's bm25 does and keeps the best k, in the
+// topK scores every row of the lists (each by row id) as FTS5's bm25
+// does, walking them together by row id, and keeps the best k, in the
 // order (rank, rowid).
-func topK(docs []doc, idf []float64, avgdl float64, k int) []ranked {
+func topK(lists [][]posting, idf []float64, avgdl float64, k int) []ranked {
 	top := make([]ranked, 0, k+1)
-	for _, d := range docs {
-		r := ranked{d.id, bm25Score(d.tf, float64(d.dl), idf, avgdl)}
+	at := make([]int, len(lists))
+	tf := make([]uint32, len(lists))
+	for {
+		id, dl := int64(math.MaxInt64), uint32(0)
+		for i, l := range lists {
+			if at[i] < len(l) && l[at[i]].id < id {
+				id, dl = l[at[i]].id, l[at[i]].dl
+			}
+		}
+		if id == math.MaxInt64 {
+			return top
+		}
+		for i, l := range lists {
+			tf[i] = 0
+			if at[i] < len(l) && l[at[i]].id == id {
+				tf[i] = l[at[i]].tf
+				at[i]++
+			}
+		}
+		r := ranked{id, bm25Score(tf, float64(dl), idf, avgdl)}
 		if len(top) == k && !better(r, top[k-1]) {
 			continue
 		}
@@ -633,7 +638,6 @@ func topK(docs []doc, idf []float64, avgdl float64, k int) []ranked {
 			top = top[:k]
 		}
 	}
-	return top
 }
 
 // rowsByID reads the rows of ids, in that order, that are of scope and
