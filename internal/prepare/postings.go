@@ -531,20 +531,36 @@ func (s *Store) topPostings(ctx context.Context, scope, family string, qterms []
 }
 
 // postingsFresh reads the live index's totals and reports whether the
-// postings answer for scope-and-family sf: the totals and the newest
-// artifact row are those the last load recorded, and sf has no odd row.
+// postings answer for scope-and-family sf: they are current (postingsCurrent)
+// and sf has no odd row.
 func postingsFresh(tx *sql.Tx, sf string) (nRow, nTok int64, fresh bool, err error) {
-	if nRow, nTok, err = ftsTotals(tx); err != nil {
+	nRow, nTok, cur, err := postingsCurrent(tx)
+	if err != nil || !cur {
+		return nRow, nTok, false, err
+	}
+	var odd int64
+	if err := tx.QueryRow(`SELECT COALESCE((SELECT n FROM live_odd WHERE sf = ?), 0)`, sf).Scan(&odd); err != nil {
 		return 0, 0, false, err
 	}
-	var rows, toks, maxID, have, odd int64
-	err = tx.QueryRow(`SELECT (SELECT v FROM live_meta WHERE k = 'rows'), (SELECT v FROM live_meta WHERE k = 'tokens'),
-		(SELECT v FROM live_meta WHERE k = 'max_id'), (SELECT COALESCE(max(id), 0) FROM artifacts),
-		COALESCE((SELECT n FROM live_odd WHERE sf = ?), 0)`, sf).Scan(&rows, &toks, &maxID, &have, &odd)
-	if err != nil {
-		return 0, 0, false, nil // no record yet: FTS5 answers
+	return nRow, nTok, odd == 0, nil
+}
+
+// postingsCurrent reads the live index's totals and reports whether they
+// and the newest artifact row are what the last load of this code
+// recorded: false after a loader that does not keep the postings (an
+// older convert's) changed the store.
+func postingsCurrent(q querier) (nRow, nTok int64, cur bool, err error) {
+	if nRow, nTok, err = ftsTotals(q); err != nil {
+		return 0, 0, false, err
 	}
-	return nRow, nTok, rows == nRow && toks == nTok && maxID == have && odd == 0, nil
+	var rows, toks, maxID, have sql.NullInt64
+	err = q.QueryRow(`SELECT (SELECT v FROM live_meta WHERE k = 'rows'), (SELECT v FROM live_meta WHERE k = 'tokens'),
+		(SELECT v FROM live_meta WHERE k = 'max_id'), (SELECT COALESCE(max(id), 0) FROM artifacts)`).Scan(&rows, &toks, &maxID, &have)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	cur = rows.Valid && rows.Int64 == nRow && toks.Valid && toks.Int64 == nTok && maxID.Valid && maxID.Int64 == have.Int64
+	return nRow, nTok, cur, nil
 }
 
 // goneRows reads the tombstones (at most maxGone after a load).

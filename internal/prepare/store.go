@@ -98,20 +98,31 @@ func Open(path string) (*Store, error) {
 
 // migrate brings an older store to version 3: a version 1 store gets the
 // live index, filled from the active heads, and loses the old index over
-// every revision; a version 2 store gets the postings of its live rows.
+// every revision; a version 2 store gets the postings of its live rows, and
+// so does a version 3 store whose postings are not current.
 func migrate(db *sql.DB) error {
 	var v int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		return err
-	}
-	if v >= schemaVersion {
-		return nil
 	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if v >= schemaVersion {
+		// A store changed since its last load by a loader that does not
+		// keep the postings (an older convert's) gets them made again.
+		_, _, cur, err := postingsCurrent(tx)
+		if err != nil || cur {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM live_post`, `DELETE FROM live_gone`, `DELETE FROM live_odd`} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+	}
 	if v < 2 {
 		if err := liveIndex(tx); err != nil {
 			return err
