@@ -5,9 +5,12 @@
 // host would, once per query and mode, and prints the median wall time of
 // each mode and its growth from one size to the next. It prints the median
 // CPU time (user + system) beside it: on a machine shared with other work
-// the wall time is mostly waiting for a core, the CPU time much less so. Nothing it generates
-// is committed; the vocabulary and the queries come from a seeded PRNG, so
-// two runs time the same work.
+// the wall time is mostly waiting for a core, the CPU time much less so.
+// With -base, a second binary (main's, say) is timed in the same run on its
+// own stores, the two binaries' runs alternating, and the median of the
+// paired CPU ratios is printed. Nothing it generates is committed; the
+// vocabulary and the queries come from a seeded PRNG, so two runs time the
+// same work.
 package main
 
 import (
