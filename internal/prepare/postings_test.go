@@ -104,7 +104,7 @@ func postingsStore(t *testing.T, path string, rng *rand.Rand, text func(int) str
 // row, and a query term unicode61 could read otherwise, are left to FTS5.
 func TestPostingsAreFTS5Order(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 3))
-	words := []string{"ledger", "cache", "x", "q1", "9", "build", "route", "token", "alpha", "beta"}
+	words := []string{"ledger", "cache", "x", "q1", "9", "build", "route", "token", "alpha", "beta", "Ledger,", "CACHE!", "q1-9", "x.y", "(build)"}
 	for i := range 30 {
 		words = append(words, fmt.Sprintf("w%d", i))
 	}
