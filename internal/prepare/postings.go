@@ -130,7 +130,11 @@ func newPostWriter(l *loader) (*postWriter, error) {
 // docSize is a live_fts row's length as FTS5 recorded it.
 func docSize(l *loader, id int64) (int64, error) {
 	var sz []byte
-	if err := l.tx.QueryRow(`SELECT sz FROM live_fts_docsize WHERE id = ?`, id).Scan(&sz); err != nil {
+	q, err := l.stmt(`SELECT sz FROM live_fts_docsize WHERE id = ?`)
+	if err != nil {
+		return 0, err
+	}
+	if err := q.QueryRow(id).Scan(&sz); err != nil {
 		return 0, fmt.Errorf("live index: row size: %w", err)
 	}
 	d, _, err := varint(sz)
@@ -196,9 +200,13 @@ func (w *postWriter) flush(l *loader) error {
 		toks = append(toks, t)
 	}
 	sort.Strings(toks)
+	segs, err := l.stmt(`SELECT COALESCE(max(seg), 0), count(*) FROM live_post WHERE tok = ?`)
+	if err != nil {
+		return err
+	}
 	for _, t := range toks {
 		var seg, n int64
-		if err := l.tx.QueryRow(`SELECT COALESCE(max(seg), 0), count(*) FROM live_post WHERE tok = ?`, t).Scan(&seg, &n); err != nil {
+		if err := segs.QueryRow(t).Scan(&seg, &n); err != nil {
 			return err
 		}
 		if _, err := l.Exec(`INSERT INTO live_post(tok, seg, data) VALUES(?,?,?)`, t, seg+1, encodePostings(w.pending[t])); err != nil {
