@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,12 +37,15 @@ import (
 type Store struct {
 	db       *sql.DB
 	readOnly bool
+	postings bool // schema 3: the FTS channel may read the postings (postings.go)
 }
 
 // schemaVersion is PRAGMA user_version of a store this code made: 2 adds
-// the live index. A version 1 store (artifacts_fts over every revision) is
-// brought up to date by the next load; prepare refuses it until then.
-const schemaVersion = 2
+// the live index, 3 the postings (postings.go). A version 1 store
+// (artifacts_fts over every revision) is brought up to date by the next
+// load; prepare refuses it until then. A version 2 store is read as it is
+// (FTS5 ranks every search) until a load adds its postings.
+const schemaVersion = 3
 
 const ddl = `
 CREATE TABLE IF NOT EXISTS artifacts(
@@ -79,7 +83,7 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	for _, q := range []string{"PRAGMA busy_timeout=10000", "PRAGMA cache_spill=OFF", ddl} {
+	for _, q := range []string{"PRAGMA busy_timeout=10000", "PRAGMA cache_spill=OFF", ddl, postingsDDL} {
 		if _, err := db.Exec(q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open store: %w", err)
@@ -89,24 +93,54 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, postings: true}, nil
 }
 
-// migrate brings a version 1 store to version 2: the live index is filled
-// from the active heads and the old index over every revision dropped.
+// migrate brings an older store to version 3: a version 1 store gets the
+// live index, filled from the active heads, and loses the old index over
+// every revision; a version 2 store gets the postings of its live rows, and
+// so does a version 3 store whose postings are not current.
 func migrate(db *sql.DB) error {
 	var v int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		return err
-	}
-	if v >= schemaVersion {
-		return nil
 	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if v >= schemaVersion {
+		// A store changed since its last load by a loader that does not
+		// keep the postings (an older convert's) gets them made again.
+		_, _, cur, err := postingsCurrent(tx)
+		if err != nil || cur {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM live_post`, `DELETE FROM live_gone`, `DELETE FROM live_odd`} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+	}
+	if v < 2 {
+		if err := liveIndex(tx); err != nil {
+			return err
+		}
+	}
+	l := &loader{tx: tx, stmts: map[string]*sql.Stmt{}}
+	defer l.close()
+	if err := buildPostings(l); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version=%d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// liveIndex fills the live index of a version 1 store.
+func liveIndex(tx *sql.Tx) error {
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS artifacts_fts`,
 		`INSERT OR IGNORE INTO live(id, vec) SELECT a.id, a.vec FROM artifacts a JOIN heads h ON h.scope_id = a.scope_id AND h.family = a.family
@@ -139,10 +173,7 @@ func migrate(db *sql.DB) error {
 			return err
 		}
 	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version=%d`, schemaVersion)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return nil
 }
 
 // Store refusals of OpenReadOnly: what the file is, never its content.
@@ -185,29 +216,31 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, ErrNotAStore
 	}
 	db.SetMaxOpenConns(1)
-	if err := checkSchema(db); err != nil {
+	v, err := checkSchema(db)
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, readOnly: true}, nil
+	return &Store{db: db, readOnly: true, postings: v >= 3}, nil
 }
 
-// checkSchema tells a store of this version from anything else.
-func checkSchema(db *sql.DB) error {
+// checkSchema tells a store prepare reads (version 2 or 3) from anything
+// else, and returns its version.
+func checkSchema(db *sql.DB) (int, error) {
 	var v int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		if isBusy(err) {
-			return ErrStoreLocked
+			return 0, ErrStoreLocked
 		}
-		return ErrNotAStore
+		return 0, ErrNotAStore
 	}
 	have := map[string]bool{}
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		if isBusy(err) {
-			return ErrStoreLocked
+			return 0, ErrStoreLocked
 		}
-		return ErrNotAStore
+		return 0, ErrNotAStore
 	}
 	for rows.Next() {
 		var n string
@@ -216,18 +249,22 @@ func checkSchema(db *sql.DB) error {
 		}
 	}
 	rows.Close()
-	if v < schemaVersion && have["artifacts_fts"] && have["artifacts"] {
-		return ErrOldStore
+	if v < 2 && have["artifacts_fts"] && have["artifacts"] {
+		return 0, ErrOldStore
 	}
-	for _, t := range storeTables {
+	need := storeTables
+	if v == 3 {
+		need = append(slices.Clip(need), postingTables...)
+	}
+	for _, t := range need {
 		if !have[t] {
-			return ErrNotAStore
+			return 0, ErrNotAStore
 		}
 	}
-	if v != schemaVersion {
-		return ErrNotAStore
+	if v != 2 && v != 3 {
+		return 0, ErrNotAStore
 	}
-	return nil
+	return v, nil
 }
 
 // isBusy reports SQLITE_BUSY (a writer's lock held past the timeout).
@@ -305,6 +342,9 @@ func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
 	defer tx.Rollback()
 	l := &loader{tx: tx, stmts: map[string]*sql.Stmt{}}
 	defer l.close()
+	if l.post, err = newPostWriter(l); err != nil {
+		return st, err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -324,6 +364,9 @@ func (s *Store) Load(r io.Reader, name string) (LoadStats, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return st, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := l.post.finish(l); err != nil {
+		return st, err
 	}
 	return st, tx.Commit()
 }
@@ -355,6 +398,7 @@ func checkID(what, v string) error {
 type loader struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	post  *postWriter
 }
 
 func (l *loader) stmt(q string) (*sql.Stmt, error) {
@@ -431,8 +475,14 @@ func (l *loader) sync(scope, fam, id string) error {
 			if _, err := l.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, o.id, indexText(scope, fam, o.body)); err != nil {
 				return err
 			}
+			if err := l.post.enter(l, o.id, scope, fam, o.body); err != nil {
+				return err
+			}
 		case !want && o.in:
 			if _, err := l.Exec(`DELETE FROM live WHERE id = ?`, o.id); err != nil {
+				return err
+			}
+			if err := l.post.leave(l, o.id, scope, fam, o.body); err != nil {
 				return err
 			}
 			if _, err := l.Exec(`DELETE FROM live_fts WHERE rowid = ?`, o.id); err != nil {
@@ -647,6 +697,19 @@ func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family s
 	if len(qterms) == 0 {
 		return nil, nil
 	}
+	ids, ok, err := s.topPostings(ctx, scope, family, qterms, pool)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", family, err)
+	}
+	if ok {
+		return s.rowsByID(ctx, h, scope, family, ids)
+	}
+	return s.searchFTS5(ctx, h, scope, family, qterms, pool)
+}
+
+// searchFTS5 is searchFTS ranked by FTS5 itself: what a store without
+// postings, or a search they cannot answer exactly, takes.
+func (s *Store) searchFTS5(ctx context.Context, h receipt.Hasher, scope, family string, qterms []string, pool int) ([]row, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM (SELECT rowid AS id, rank FROM live_fts WHERE live_fts MATCH ? ORDER BY rank, rowid LIMIT ?) f
 		JOIN artifacts a ON a.id = f.id WHERE +a.scope_id = ? AND +a.family = ? ORDER BY f.rank, a.id`, liveMatch(scope, family, qterms), pool, scope, family)
 	if err != nil {

@@ -5,9 +5,12 @@
 // host would, once per query and mode, and prints the median wall time of
 // each mode and its growth from one size to the next. It prints the median
 // CPU time (user + system) beside it: on a machine shared with other work
-// the wall time is mostly waiting for a core, the CPU time much less so. Nothing it generates
-// is committed; the vocabulary and the queries come from a seeded PRNG, so
-// two runs time the same work.
+// the wall time is mostly waiting for a core, the CPU time much less so.
+// With -base, a second binary (main's, say) is timed in the same run on its
+// own stores, the two binaries' runs alternating, and the median of the
+// paired CPU ratios is printed. Nothing it generates is committed; the
+// vocabulary and the queries come from a seeded PRNG, so two runs time the
+// same work.
 package main
 
 import (
@@ -40,6 +43,8 @@ var modes = []struct{ name, flags string }{
 
 func main() {
 	bin := flag.String("convert", "bin/convert", "the convert binary to time")
+	base := flag.String("base", "", "a second convert binary (say, main's) timed in the same run, its runs alternating with -convert's")
+	baseDir := flag.String("base-dir", "", "with -base: the folder of the stores it reads (store-N.db, made by it and kept: never generated here)")
 	sizes := flag.String("sizes", "10000,100000", "store sizes in artifacts, comma-separated")
 	queries := flag.Int("queries", 5, "distinct queries per mode")
 	runs := flag.Int("runs", 3, "runs of each query (after one warm-up run)")
@@ -55,9 +60,16 @@ func main() {
 		defer os.RemoveAll(d)
 		dir = d
 	}
+	bins := []binary{{"convert", *bin, dir}}
+	if *base != "" {
+		if *baseDir == "" {
+			fail(fmt.Errorf("-base needs -base-dir"))
+		}
+		bins = append(bins, binary{"base", *base, *baseDir})
+	}
 	v := newVocab()
 	qs := v.queries(*queries)
-	var rows []row
+	rows := make([][]row, len(bins))
 	fmt.Printf("convert prepare, one scope; median wall time of %d queries x %d runs per mode (the binary, started as a host starts it)\n", len(qs), *runs)
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -74,35 +86,74 @@ func main() {
 		}
 		fi, _ := os.Stat(db)
 		fmt.Printf("\n%d artifacts: store %s %s (%d MB)\n", n, how, time.Since(t0).Round(time.Second), fi.Size()>>20)
-		r := row{size: n}
-		for _, m := range modes {
-			var ts, cs []time.Duration
-			for _, q := range qs {
-				args := []string{"prepare", "--store", db, "--scope", scope, "--query", q, "--include-receipt"}
-				if m.flags != "" {
-					args = append(args, strings.Fields(m.flags)...)
-				}
-				if _, _, err := once(*bin, args); err != nil { // warm-up: the page cache, as a host's second call has it
+		for i, r := range timeSize(bins, n, qs, *runs) {
+			rows[i] = append(rows[i], r)
+		}
+	}
+	for i, b := range bins {
+		if len(bins) > 1 {
+			fmt.Printf("\n%s (%s):\n", b.name, b.path)
+		}
+		printTables(rows[i])
+	}
+}
+
+// binary is one convert binary timed and the folder of its stores.
+type binary struct{ name, path, dir string }
+
+// timeSize times every mode on the stores of n artifacts, each binary's
+// runs alternating with the others' (a shared machine's load then weighs
+// on all alike), and prints each mode's medians; with two binaries, also
+// the median of the per-run CPU ratios (the first's over the second's).
+func timeSize(bins []binary, n int, qs []string, runs int) []row {
+	out := make([]row, len(bins))
+	for i := range out {
+		out[i].size = n
+	}
+	for _, m := range modes {
+		ts := make([][]time.Duration, len(bins))
+		cs := make([][]time.Duration, len(bins))
+		var ratios []float64
+		for _, q := range qs {
+			args := func(b binary) []string {
+				a := []string{"prepare", "--store", filepath.Join(b.dir, fmt.Sprintf("store-%d.db", n)), "--scope", scope, "--query", q, "--include-receipt"}
+				return append(a, strings.Fields(m.flags)...)
+			}
+			for _, b := range bins {
+				if _, _, err := once(b.path, args(b)); err != nil { // warm-up: the page cache, as a host's second call has it
 					fail(err)
 				}
-				for range *runs {
-					d, c, err := once(*bin, args)
+			}
+			for range runs {
+				var c0 time.Duration
+				for i, b := range bins {
+					d, c, err := once(b.path, args(b))
 					if err != nil {
 						fail(err)
 					}
-					ts, cs = append(ts, d), append(cs, c)
+					ts[i], cs[i] = append(ts[i], d), append(cs[i], c)
+					if i == 0 {
+						c0 = c
+					} else if c > 0 {
+						ratios = append(ratios, float64(c0)/float64(c))
+					}
 				}
 			}
-			slices.Sort(ts)
-			slices.Sort(cs)
-			med := ts[len(ts)/2]
-			r.med, r.cpu = append(r.med, med), append(r.cpu, cs[len(cs)/2])
-			fmt.Printf("  %-20s wall median %6.1f ms (min %6.1f, max %6.1f); cpu median %6.1f ms (min %6.1f)\n",
-				m.name, ms(med), ms(ts[0]), ms(ts[len(ts)-1]), ms(cs[len(cs)/2]), ms(cs[0]))
 		}
-		rows = append(rows, r)
+		for i, b := range bins {
+			slices.Sort(ts[i])
+			slices.Sort(cs[i])
+			med, cpu := ts[i][len(ts[i])/2], cs[i][len(cs[i])/2]
+			out[i].med, out[i].cpu = append(out[i].med, med), append(out[i].cpu, cpu)
+			fmt.Printf("  %-8s %-20s wall median %6.1f ms (min %6.1f, max %6.1f); cpu median %6.1f ms (min %6.1f)\n",
+				b.name, m.name, ms(med), ms(ts[i][0]), ms(ts[i][len(ts[i])-1]), ms(cpu), ms(cs[i][0]))
+		}
+		if len(ratios) > 0 {
+			slices.Sort(ratios)
+			fmt.Printf("  %-29s cpu %s/%s, median of %d paired runs: %.2f\n", m.name, bins[0].name, bins[1].name, len(ratios), ratios[len(ratios)/2])
+		}
 	}
-	printTables(rows)
+	return out
 }
 
 // row is one store size's medians, mode by mode.
