@@ -91,7 +91,7 @@ func leakcheckRun(c *cli.Context) error {
 	}{Inputs: len(checks), NotFound: missing, Findings: []finding{}}
 	leaks := 0
 	for _, ch := range checks {
-		findings, err := pipeline.LeakCheckFiles(ch.inputs, "auto", ch.outputs)
+		findings, err := pipeline.LeakCheckFiles(ch.inputs, "auto", ch.outputs, c.String("reveal") == "names")
 		if err != nil {
 			cons.Error("%s", screenedPathError(err, ch.inputs))
 			return exitError{exitFailed}

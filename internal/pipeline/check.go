@@ -32,13 +32,23 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 	}
 }
 
+// checkInput is the leak check's input knowledge, begun for outputs
+// written with --reveal names or not (reveal): a model name no catalog
+// knows is in clear only so, and admitted by the check only so.
+func checkInput(reveal bool) *leak.Input {
+	in := leak.NewInput()
+	in.RevealNames = reveal
+	return in
+}
+
 // LeakCheckFiles runs the leak check alone: the raw strings of the inputs
 // (read with the pass-through fields of converter, detected from the first
 // input when "") against every string in files (gate.AddFile: receipt
 // NDJSON and OTLP JSON are read as JSON, a PreparedContext by its receipt,
-// any other file, a saved stderr say, as text lines). An input ending in
-// .json (a sidecar) is read as one JSON document.
-func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
+// any other file, a saved stderr say, as text lines), made with
+// --reveal names or not (reveal, as the run that wrote them). An input
+// ending in .json (a sidecar) is read as one JSON document.
+func LeakCheckFiles(inputs []string, converter string, files []string, reveal bool) ([]gate.Finding, error) {
 	inputs, err := storeSessions(inputs)
 	if err != nil {
 		return nil, err
@@ -51,7 +61,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.F
 		return nil, err
 	}
 	readers := inputReaders(inputs, converter, conv)
-	in := leak.NewInput()
+	in := checkInput(reveal)
 	for i, p := range inputs {
 		in.Pass(path.Base(p))
 		in.Pass(p)
