@@ -17,7 +17,6 @@ import (
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/fuzzgen"
 	"github.com/contextreceipts/convert/internal/leak"
-	"github.com/contextreceipts/convert/internal/models"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 )
@@ -96,7 +95,7 @@ func agentKnows(conv converters.Converter) *leak.Knowledge {
 // value of an id field is one of the agent's ids (know.IDs, its reader's
 // grammar: the reader writes any other as its digest, so it is raw; an
 // agent that declares none has none); a value of a model field is a name
-// the model catalog knows (models.Known) or one the agent writes of its
+// the model catalog knows (leak.KnownModel) or one the agent writes of its
 // own (know.Models): the reader writes any other as its digest, for the
 // fuzz targets convert without --reveal names. With know nil (a converter
 // of no agent) an id goes by its shape alone, a model by the catalog.
@@ -104,7 +103,7 @@ func admitted(sh leak.Shape, v string, know *leak.Knowledge) bool {
 	if know != nil && (sh == leak.ID || sh == leak.IDOrUUID) && !know.IDs.Match(v) {
 		return false
 	}
-	if sh == leak.Model && !models.Known(v) && (know == nil || !slices.Contains(know.Models, v)) {
+	if sh == leak.Model && !leak.KnownModel(v) && (know == nil || !slices.Contains(know.Models, v)) {
 		return false
 	}
 	return sh.Admit(v)

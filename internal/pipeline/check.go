@@ -32,6 +32,17 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 	}
 }
 
+// KnowledgeOf is what the reader of the converter named converter knows
+// of the values it writes (converters.Converter.Knowledge: its agent's id
+// grammar and own model names), for the read-back side; nil when no
+// converter has that name or it reads no agent's logs.
+func KnowledgeOf(converter string) *leak.Knowledge {
+	if c, ok := converters.Lookup(converter); ok {
+		return c.Knowledge()
+	}
+	return nil
+}
+
 // checkInput is the leak check's input knowledge, begun for outputs
 // written with --reveal names or not (reveal): a model name no catalog
 // knows is in clear only so, and admitted by the check only so.

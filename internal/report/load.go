@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -264,10 +263,7 @@ func IsTrace(p string) bool {
 // writes it (its id grammar, its own model names), when the receipt
 // names an agent convert has a reader for; else by the kinds alone.
 func (s *Session) screen() {
-	var know *leak.Knowledge
-	if c, ok := converters.Lookup(s.Agent); ok {
-		know = c.Knowledge()
-	}
+	know := pipeline.KnowledgeOf(s.Agent)
 	if len(s.ID) != 32 || strings.Trim(s.ID, "0123456789abcdef") != "" { // a trace id stands in when there is no session id
 		s.ID = untrusted.FieldFor(know, "session.id", s.ID)
 	}
