@@ -126,7 +126,7 @@ func leakcheckCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "logs", Usage: "with no --input: a `PATH` the run read (repeatable; default: the agents' default locations)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "with no --input: the key `FILE` of a keyed run, to find its inputs by their keyed path digests", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply to every LOG (auto: each log's own kind, detected)"},
-			&cli.StringFlag{Name: "reveal", Usage: "the --reveal value the outputs were made with (`names`: a model name no catalog knows was written in clear, and is checked as such)"},
+			&cli.StringFlag{Name: "reveal", Usage: "with --input: the --reveal value the outputs were made with (`names`: a model name no catalog knows was written in clear, and is checked as such; a run's folder records it in its manifest)"},
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
 			&cli.StringFlag{Name: "query-file", Usage: "with --artifacts: read the query from `FILE`"},

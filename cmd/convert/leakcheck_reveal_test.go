@@ -13,7 +13,8 @@ import (
 // clear under --reveal names: a copy of it in an output is a leak for the
 // outputs of a plain run, and not for those of a --reveal names run, as
 // leakcheck --reveal names says. A run's own outputs pass either way they
-// were made, checked with the --reveal value they were made with.
+// were made: its manifest records --reveal names for each input, and
+// leakcheck OUT checks each input's outputs as they were made.
 func TestLeakcheckReveal(t *testing.T) {
 	const person = "alice-kowalczyk-finetune"
 	src, err := os.ReadFile(filepath.Join("..", "..", "samples", "codex", "basic", "sessions", "2026", "03", "14",
@@ -50,9 +51,13 @@ func TestLeakcheckReveal(t *testing.T) {
 		if code, so, se := runCLI(t, "", args...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, so, se)
 		}
-		args = append(append([]string{"leakcheck"}, reveal...), "--logs", logs, out)
-		if code, so, se := runCLI(t, "", args...); code != 0 || !strings.Contains(so+se, "no leak") {
-			t.Errorf("%v: exit %d\n%s%s", args, code, so, se)
+		// The run's manifest records --reveal names: its folder needs no flag.
+		if code, so, se := runCLI(t, "", "leakcheck", "--logs", logs, out); code != 0 || !strings.Contains(so+se, "no leak") {
+			t.Errorf("leakcheck of %v: exit %d\n%s%s", args, code, so, se)
+		}
+		manifest, _ := os.ReadFile(filepath.Join(out, ".convert-manifest.json"))
+		if got := strings.Contains(string(manifest), `"reveal_names":true`); got != (reveal != nil) {
+			t.Errorf("%v: the manifest records --reveal names %v", args, got)
 		}
 	}
 }
