@@ -297,6 +297,18 @@ fuzz-ci:
 	$(MAKE) -s fuzz FUZZTIME=$(FUZZTIME_READER) FUZZ_TARGETS="$(FUZZ_READERS)"; c=$$?; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
 
+# fuzz-hunt runs the fuzz targets' check without the engine (converters/
+# convtest/hunt.go): HUNT seeded inputs per reader from its grammar
+# (TestGrammar) and as many edits of its samples (TestMutations), the
+# source set by HUNT_SEED. Thousands of inputs a reader in minutes, where
+# fuzz-ci's budget reaches a few thousand in all: run it before a
+# submission. A failing input is kept in the package's testdata/fuzz/.
+HUNT      ?= 3000
+HUNT_SEED ?= 1
+.PHONY: fuzz-hunt
+fuzz-hunt:
+	CONVERT_HUNT=$(HUNT) CONVERT_HUNT_SEED=$(HUNT_SEED) $(GO) test -count=1 -timeout 60m -run '^(TestGrammar|TestMutations)$$' ./converters/...
+
 # fuzz-long is fuzz for as long as asked (make fuzz-long FUZZTIME=10m: each
 # target that long), then keeps what the engine learnt: the entries of Go's
 # cache corpus ($$(go env GOCACHE)/fuzz/<import path>/<Target>/, every input

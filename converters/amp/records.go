@@ -452,9 +452,9 @@ func (c *ampState) End(out *converters.Output) error {
 	for _, m := range models {
 		t := c.totals[m]
 		all.Add(*t)
-		extra := receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}}
+		extra := receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)}}
 		if t.Reasoning > 0 {
-			extra = append(extra, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)})
+			extra = append(extra, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)})
 		}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned

@@ -217,7 +217,7 @@ func (c *antigravityState) End(out *converters.Output) error {
 		t := byModel[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), t.Tokens(),
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)}},
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)}},
 			"largest_copy_by_identity", "session")})
 	}
 	if len(models) == 0 {

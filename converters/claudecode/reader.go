@@ -429,7 +429,7 @@ func (c *claudeState) startAgent(r converters.Record, key string, id view.Text, 
 	a := &claudeAgent{key: key, depth: depth, spanIndex: len(c.Out.Spans)}
 	c.agents[key] = a
 	attrs := append(events.AgentSpan("claude-code-subagent"),
-		receipt.Attr{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		receipt.Attr{Key: "subagent.depth", Value: receipt.Computed(int64(depth))},
 		receipt.Attr{Key: "subagent.link", Value: receipt.S(link)})
 	if !id.Empty() {
 		attrs = append(attrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.Pass(leak.ID, id))})
@@ -562,31 +562,31 @@ func (c *claudeState) End(out *converters.Output) error {
 		t := totals[m]
 		all.Add(t.Usage)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), t.Tokens(), receipt.Attrs{
-			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.I(t.cacheWrite5m)},
-			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.I(t.cacheWrite1h)},
-			{Key: "gen_ai.usage.web_search_requests", Value: receipt.I(t.web)},
-			{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
+			{Key: "gen_ai.usage.cache_creation.ephemeral_5m_input_tokens", Value: receipt.Copied(t.cacheWrite5m)},
+			{Key: "gen_ai.usage.cache_creation.ephemeral_1h_input_tokens", Value: receipt.Copied(t.cacheWrite1h)},
+			{Key: "gen_ai.usage.web_search_requests", Value: receipt.Computed(t.web)},
+			{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)},
 		}, "message_id_and_request_id_largest_output", "session_with_subagents")})
 	}
 	c.RootIdentity(out, "claude-code")
 	all.CacheIn().Root(out)
 	for _, k := range []string{"user_prompts", "tool_calls", "subagents", "hooks", "compactions", "api_errors"} {
-		out.Span.Set("claude_code."+k+".count", receipt.I(c.counts[k]))
+		out.Span.Set("claude_code."+k+".count", receipt.Computed(c.counts[k]))
 	}
 	for _, k := range []string{"builtin_commands", "replayed_records", "replayed_messages", "agent_progress_responses"} {
 		if n := c.counts[k]; n > 0 {
-			out.Span.Set("claude_code."+k+".count", receipt.I(n))
+			out.Span.Set("claude_code."+k+".count", receipt.Computed(n))
 		}
 	}
 	if c.workflow {
-		out.Span.Set("claude_code.workflow.agents_started.count", receipt.I(c.counts["workflow_started"]))
-		out.Span.Set("claude_code.workflow.agent_results.count", receipt.I(c.counts["workflow_results"]))
+		out.Span.Set("claude_code.workflow.agents_started.count", receipt.Computed(c.counts["workflow_started"]))
+		out.Span.Set("claude_code.workflow.agent_results.count", receipt.Computed(c.counts["workflow_results"]))
 		if c.parentSession != "" {
 			out.Span.Set("claude_code.workflow.parent_session.id", receipt.S(c.parentSession))
 		}
 	}
 	if open := c.openTools(); open > 0 {
-		out.Span.Set("claude_code.tool_calls.without_result", receipt.I(open))
+		out.Span.Set("claude_code.tool_calls.without_result", receipt.Computed(open))
 	}
 	c.Summarize(out)
 	return nil

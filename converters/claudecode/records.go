@@ -411,7 +411,7 @@ func (c *claudeState) toolSearch(r converters.Record, t *claudeTool, res, tur vi
 	})
 	s := events.ToolSearch{QueryHash: c.Digest(t.input.Value().Get("query")), Selected: len(refs), Policy: "model_tool_search"}
 	if n := tur.Get("total_deferred_tools"); n.IsNumber() {
-		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.I(c.Count(n))}}
+		s.Deferred = receipt.Attrs{{Key: "mcp.tool_search.deferred_tool_count", Value: receipt.Copied(c.Count(n))}}
 	}
 	if len(refs) > 0 {
 		s.SelectedHash = c.ListDigest(refs)
@@ -450,7 +450,7 @@ func (c *claudeState) subagentReturned(r converters.Record, t *claudeTool, res, 
 		a = append(a, receipt.Attr{Key: "subagent.total_token_bucket", Value: receipt.S(receipt.TokenLadder.Bucket(c.Count(n)))})
 	}
 	if n := tur.Get("totalToolUseCount"); n.IsNumber() {
-		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(c.Count(n))})
+		a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.Copied(c.Count(n))})
 	}
 	if at := t.input.Value().Get("subagent_type"); at.IsString() {
 		a = append(a, receipt.Attr{Key: "subagent.type", Value: receipt.S(c.Name(at.Str()))})
@@ -674,7 +674,7 @@ func (c *claudeState) attachment(r converters.Record, agent *claudeAgent) {
 			{Key: "context.skill.listing.size_bucket", Value: receipt.S(receipt.ByteLadder.Bucket(int64(at.Get("content").RawLen())))},
 		}
 		if n := at.Get("skillCount"); n.IsNumber() {
-			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.I(c.Count(n))})
+			a = append(a, receipt.Attr{Key: "context.skill.count", Value: receipt.Copied(c.Count(n))})
 		}
 		a = append(a, receipt.Attr{Key: "context.skill.listing.initial", Value: receipt.B(at.Get("isInitial").Bool())},
 			receipt.Attr{Key: "privacy.raw_skill_listing_recorded", Value: receipt.B(false)})
@@ -738,10 +738,10 @@ func (c *claudeState) deferredTools(r converters.Record, agent *claudeAgent, at 
 	c.Emit(r, agent.key, "mcp.tool_index.loaded", events.ToolIndex{
 		Strategy: "deferred_tool_loading", NamesHash: c.ListDigest(names), Count: int64(len(added)),
 		Servers: receipt.Attrs{
-			{Key: "mcp.tool.removed_count", Value: receipt.I(int64(len(at.Get("removedNames").Array())))},
-			{Key: "mcp.server.count", Value: receipt.I(int64(len(servers)))},
-			{Key: "mcp.server.pending_count", Value: receipt.I(int64(len(at.Get("pendingMcpServers").Array())))},
-			{Key: "mcp.server.needs_auth_count", Value: receipt.I(int64(len(at.Get("needsAuthMcpServers").Array())))},
+			{Key: "mcp.tool.removed_count", Value: receipt.Computed(int64(len(at.Get("removedNames").Array())))},
+			{Key: "mcp.server.count", Value: receipt.Computed(int64(len(servers)))},
+			{Key: "mcp.server.pending_count", Value: receipt.Computed(int64(len(at.Get("pendingMcpServers").Array())))},
+			{Key: "mcp.server.needs_auth_count", Value: receipt.Computed(int64(len(at.Get("needsAuthMcpServers").Array())))},
 		},
 	}.Attrs())
 }

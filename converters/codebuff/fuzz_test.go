@@ -14,6 +14,11 @@ func TestMain(m *testing.M) { convtest.Main(m) }
 // keeps what it found worth keeping.
 func FuzzSamples(f *testing.F) { convtest.FuzzSamples(f, "codebuff") }
 
+// TestMutations hunts the samples as FuzzSamples does, with a seeded
+// random source instead of the engine (convtest.Mutations): 20 inputs in
+// make test, CONVERT_HUNT in make fuzz-hunt.
+func TestMutations(t *testing.T) { convtest.Mutations(t, "codebuff") }
+
 // FuzzLogs builds Codebuff chats from their grammar (grammar_test.go) and
 // perturbs them, a canary in every raw slot (convtest.FuzzLogs).
 func FuzzLogs(f *testing.F) { convtest.FuzzLogs(f, grammar) }

@@ -356,7 +356,7 @@ func (c *codebuffState) agent(r converters.Record, b view.Value, parent string, 
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 		{Key: "gen_ai.agent.name", Value: receipt.S("codebuff-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(d)},
+		{Key: "subagent.depth", Value: receipt.Computed(d)},
 		{Key: "subagent.link", Value: receipt.S(link)},
 		{Key: "subagent.type", Value: receipt.S(kind)},
 	}
@@ -453,7 +453,7 @@ func (c *codebuffState) End(out *converters.Output) error {
 			model = c.Pass(leak.Model, view.Borrow(m)) // owned
 		}
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(model,
-			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
+			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)}},
 			"assistant_usage_records", "session")})
 	}
 	if len(models) == 0 {

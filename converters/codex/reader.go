@@ -241,8 +241,8 @@ type codexTool struct {
 // codexOwn are the counts OpenAI reports beyond the common four.
 func codexOwn(u native.Usage) receipt.Attrs {
 	return receipt.Attrs{
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(u.Total)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(u.Reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.Copied(u.Total)},
 	}
 }
 
@@ -490,7 +490,7 @@ func (c *codexState) childThread(r converters.Record, p, spawn, sub view.Value, 
 		c.Out.Span.Set("codex.parent_thread_id", receipt.S(c.parent))
 		c.Out.Links = append(c.Out.Links, converters.Link{TraceKey: c.parent, Attrs: receipt.Attrs{{Key: "subagent.link", Value: receipt.S("parent_rollout")}}})
 	}
-	c.Out.Span.Set("subagent.depth", receipt.I(depth))
+	c.Out.Span.Set("subagent.depth", receipt.Computed(depth))
 	c.Emit(r, "", "subagent.spawned", a)
 }
 
@@ -598,18 +598,18 @@ func (c *codexState) End(out *converters.Output) error {
 	// the cached tokens, as OpenAI counts them); receipts keep usageSummary.
 	for idx, u := range c.chatUsage {
 		out.Spans[idx].Attrs = append(append(out.Spans[idx].Attrs, u.Chat()...),
-			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)})
+			receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(u.Reasoning)})
 	}
 	c.RootIdentity(out, "codex")
 	all.Root(out)
 	for _, k := range []string{"user_prompts", "tool_calls", "turns", "compactions", "instruction_loads", "rollbacks", "aborted_turns", "subagents"} {
-		out.Span.Set("codex."+k+".count", receipt.I(c.counts[k]))
+		out.Span.Set("codex."+k+".count", receipt.Computed(c.counts[k]))
 	}
 	if n := c.counts["app_messages"]; n > 0 {
-		out.Span.Set("codex.app_messages.count", receipt.I(n))
+		out.Span.Set("codex.app_messages.count", receipt.Computed(n))
 	}
 	if n := c.counts["copied_history_records"]; n > 0 {
-		out.Span.Set("codex.copied_history_records.count", receipt.I(n))
+		out.Span.Set("codex.copied_history_records.count", receipt.Computed(n))
 	}
 	var open int64
 	for _, t := range c.tools {
@@ -618,7 +618,7 @@ func (c *codexState) End(out *converters.Output) error {
 		}
 	}
 	if open > 0 {
-		out.Span.Set("codex.tool_calls.without_output", receipt.I(open))
+		out.Span.Set("codex.tool_calls.without_output", receipt.Computed(open))
 	}
 	c.Summarize(out)
 	return nil

@@ -3,6 +3,8 @@ package convtest
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/contextreceipts/convert/internal/pipeline"
@@ -71,5 +73,25 @@ func TestReadBack(t *testing.T) {
 	}
 	if f := Terms(receipt); f != (Figures{Input: 101, Output: 5, CacheRead: 60}) {
 		t.Errorf("terms %+v", f)
+	}
+}
+
+// TestKeepFinding: a hunt's failing input is kept as the fuzz engine keeps
+// a finding (go test fuzz v1, one Go literal per argument), so go test
+// replays it; the name is its digest.
+func TestKeepFinding(t *testing.T) {
+	t.Chdir(t.TempDir())
+	keepFinding(t, "FuzzSamples", []byte("{\"a\":\"\xff\"}\n"), uint8(0))
+	names, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzSamples", "hunt-*"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("kept %v (%v), want one file", names, err)
+	}
+	got, _ := os.ReadFile(names[0])
+	want := "go test fuzz v1\n[]byte(\"{\\\"a\\\":\\\"\\xff\\\"}\\n\")\nbyte('\\x00')\n"
+	if string(got) != want {
+		t.Errorf("kept\n%s\nwant\n%s", got, want)
+	}
+	if len(filepath.Base(names[0])) != len("hunt-")+16 {
+		t.Errorf("name %s: want hunt- and 16 hex digits", names[0])
 	}
 }

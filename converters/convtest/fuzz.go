@@ -63,18 +63,7 @@ func sampleDocuments(tb testing.TB, c converters.Converter) []string {
 // the pipeline reads it as.
 func SeedSamples(f *testing.F, convs []converters.Converter) {
 	for i, c := range convs {
-		for _, p := range append(SampleFiles(f, c), sampleDocuments(f, c)...) {
-			data, err := os.ReadFile(p)
-			if err != nil || len(data) >= 1<<20 {
-				continue
-			}
-			if !strings.HasSuffix(p, ".jsonl") {
-				var line bytes.Buffer
-				if json.Compact(&line, data) != nil {
-					continue
-				}
-				data = append(line.Bytes(), '\n')
-			}
+		for _, data := range sampleSeeds(f, c) {
 			f.Add(data, uint8(i))
 		}
 	}

@@ -3,7 +3,7 @@ package convtest
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,19 +55,32 @@ func Grammar(t *testing.T, format string, gen func([]byte) *fuzzgen.Log) {
 	if !written {
 		t.Error("exhausted stream: no canary in the main file")
 	}
-	rng := rand.New(rand.NewSource(22))
-	const n = 20
+	// A hunt (hunt.go): 20 streams of 8 to 63 bytes in make test;
+	// CONVERT_HUNT streams of up to 620 in a hunt (longer logs: subagents,
+	// compactions); a stream that fails is kept as a FuzzLogs input.
+	rng, n, most := huntSource(t, 22), huntRounds(t, 20), 56
+	if os.Getenv("CONVERT_HUNT") != "" {
+		most = 600
+	}
+	var cur []byte
+	defer func() {
+		if t.Failed() && cur != nil {
+			keepFinding(t, "FuzzLogs", cur)
+		}
+	}()
 	ok := 0
 	for range n {
-		b := make([]byte, 8+rng.Intn(56))
+		b := make([]byte, 8+rng.Intn(most))
 		rng.Read(b)
 		b[0] &^= 0x80 // the converter named: the logs are its
+		cur = b
 		c := LogCase(gen(b[1:]), false)
 		if c.Convert(false).Err == nil {
 			ok++
 		}
 		Check(t, c, b)
 	}
+	cur = nil
 	if ok < n/2 {
 		t.Errorf("%d of %d generated logs convert, want at least %d", ok, n, n/2)
 	}

@@ -32,7 +32,10 @@ import (
 // a raw string of 8 to 15 bytes, or shares a run of 16 bytes with a longer
 // one, or holds a secret-shaped token (a number-shaped string of fewer than
 // 6 digits is a count, never one); an output number of 6+ digits leaks
-// when it is a raw input integer. checkReference plants a few strings
+// when it is a raw input integer, unless its writer computed it: every
+// value noted at its key with its digits was built by receipt.Computed
+// (pipeline.LeakCheckNoted; a copy, receipt.Copied, or a number noted nowhere is
+// probed). checkReference plants a few strings
 // chosen by the fuzzer's bytes (pieces of raw strings of every length,
 // whole raw strings, values of pass-through fields, composites, our own
 // words, junk, raw numbers) in an output and asserts both checks refuse
@@ -460,7 +463,8 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 		doc.Write(b)
 		doc.WriteByte('\n')
 	}
-	chk, err := pipeline.LeakCheckOutputs(c.Files, c.Conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())})
+	notes, computed, copied := refNotes(plants, ch)
+	chk, err := pipeline.LeakCheckNoted(c.Files, c.Conv.Name, map[string][]byte{"ref.ndjson": []byte(doc.String())}, notes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +484,7 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 			strs = append(strs, s)
 		} else if lit := strings.TrimPrefix(fmt.Sprint(p), "-"); len(lit) >= 6 && allDigits(lit) && !nums[lit] {
 			nums[lit] = true
-			if in.ints[lit] && !in.pass[lit] {
+			if refNumberLeaks(lit, in, computed, copied) {
 				ref[where] = true
 			}
 		}
@@ -500,6 +504,40 @@ func checkReference(t testing.TB, c FuzzCase, ch *fuzzgen.Choices) {
 				plants[i], c.Conv.Name, real[where], ref[where], chk.Findings())
 		}
 	}
+}
+
+// refNumberLeaks is the rule of an output number of 6+ digits, lit, at a
+// key where the digits computed and copied were noted so: a raw input
+// integer no count field declared leaks, unless its writer computed it
+// (noted computed there and never copied).
+func refNumberLeaks(lit string, in refInput, computed, copied map[string]bool) bool {
+	return in.ints[lit] && !in.pass[lit] && !(computed[lit] && !copied[lit])
+}
+
+// refNotes says, for each planted number, whether its writer computed it
+// (receipt.Computed), copied it (receipt.Copied) or noted nothing, as a
+// conversion notes its outputs' numbers: the notes for the check, and the
+// digits noted computed and copied (every plant sits at key "p").
+func refNotes(plants []any, ch *fuzzgen.Choices) (notes receipt.Attrs, computed, copied map[string]bool) {
+	computed, copied = map[string]bool{}, map[string]bool{}
+	for _, p := range plants {
+		num, ok := p.(json.Number)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(string(num), 10, 64)
+		how := ch.Intn(3)
+		if err != nil || how == 0 {
+			continue // not a 64-bit number a writer could build, or noted nowhere
+		}
+		lit := strings.TrimPrefix(string(num), "-")
+		if how == 1 {
+			notes, computed[lit] = append(notes, receipt.Attr{Key: "p", Value: receipt.Computed(n)}), true
+		} else {
+			notes, copied[lit] = append(notes, receipt.Attr{Key: "p", Value: receipt.Copied(n)}), true
+		}
+	}
+	return notes, computed, copied
 }
 
 // refPlant chooses one string (or number) to plant.

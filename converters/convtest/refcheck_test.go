@@ -5,6 +5,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/internal/pipeline"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // TestReferenceAgrees: inputs on which the reference and the leak check
@@ -73,6 +74,49 @@ func TestReferenceAgrees(t *testing.T) {
 				t.Errorf("reference refuses %v, want %v", got, tc.refused)
 			}
 			chk, err := pipeline.LeakCheckOutputs(c.Files, tc.conv, map[string][]byte{"ref.ndjson": []byte(`{"p":"` + tc.plant + `"}` + "\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(chk.Findings()) > 0; got != tc.refused {
+				t.Errorf("leak check refuses %v (%v), want %v", got, chk.Findings(), tc.refused)
+			}
+		})
+	}
+}
+
+// TestReferenceNumberNotes: the reference and the check agree on a raw
+// 6-digit number planted with each provenance: computed (not a copy,
+// whatever it equals), copied, both at one key, or noted nowhere.
+func TestReferenceNumberNotes(t *testing.T) {
+	conv, _ := converters.Lookup("claude_code")
+	c := FuzzCase{Conv: conv, Files: pipeline.Files{"in.jsonl": []byte(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01A","name":"Bash","input":{"timeout":600000}}]}}` + "\n")}}
+	in := newRefInput(c)
+	computed := receipt.Attr{Key: "p", Value: receipt.Computed(600000)}
+	copied := receipt.Attr{Key: "p", Value: receipt.Copied(600000)}
+	for _, tc := range []struct {
+		name    string
+		notes   receipt.Attrs
+		refused bool
+	}{
+		{"computed", receipt.Attrs{computed}, false},
+		{"copied", receipt.Attrs{copied}, true},
+		{"computed and copied", receipt.Attrs{computed, copied}, true},
+		{"noted nowhere", nil, true},
+		{"computed at another key", receipt.Attrs{{Key: "q", Value: receipt.Computed(600000)}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			comp, cop := map[string]bool{}, map[string]bool{}
+			for _, n := range tc.notes {
+				if n.Key == "p" && n.Value.IsComputed() {
+					comp["600000"] = true
+				} else if n.Key == "p" {
+					cop["600000"] = true
+				}
+			}
+			if got := refNumberLeaks("600000", in, comp, cop); got != tc.refused {
+				t.Errorf("reference refuses %v, want %v", got, tc.refused)
+			}
+			chk, err := pipeline.LeakCheckNoted(c.Files, "claude_code", map[string][]byte{"ref.ndjson": []byte(`{"p":600000}` + "\n")}, tc.notes)
 			if err != nil {
 				t.Fatal(err)
 			}

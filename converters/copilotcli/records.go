@@ -277,7 +277,7 @@ func (c *copilotState) message(r converters.Record, a *copilotAgent, d view.Valu
 		if v, ok := sp.Attrs.Get("gen_ai.usage.output_tokens"); ok {
 			prev = v.Int
 		}
-		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(prev+c.Count(n)))
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.Copied(prev+c.Count(n)))
 	}
 	d.Get("toolRequests").ForEach(func(_, t view.Value) bool {
 		c.openTool(r, a, t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), view.Value{})
@@ -296,9 +296,9 @@ func (c *copilotState) callUsage(a *copilotAgent, d view.Value) {
 	c.addUsage(c.usage, m, u)
 	if a.chat >= 0 {
 		sp := &c.Out.Spans[a.chat]
-		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(u.Input))
-		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(u.CacheRead))
-		sp.Attrs.Set("gen_ai.usage.cache_write.input_tokens", receipt.I(u.CacheWrite))
+		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.Copied(u.Input))
+		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.Copied(u.CacheRead))
+		sp.Attrs.Set("gen_ai.usage.cache_write.input_tokens", receipt.Copied(u.CacheWrite))
 	}
 }
 
@@ -519,12 +519,12 @@ func (c *copilotState) subagent(r converters.Record, d view.Value) {
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 		{Key: "gen_ai.agent.name", Value: receipt.S("copilot-cli-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.depth", Value: receipt.Computed(int64(depth))},
 		{Key: "subagent.link", Value: receipt.S(link)},
 	}
 	ev := receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.depth", Value: receipt.Computed(int64(depth))},
 		{Key: "subagent.transcript_layout", Value: receipt.S("inline_tool_call")},
 	}
 	if n := d.Get("agentName").Str(); !n.Empty() {
@@ -669,8 +669,8 @@ func (c *copilotState) End(out *converters.Output) error {
 		all.Add(*u)
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(c.modelName(m), u.Tokens(),
 			receipt.Attrs{
-				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)},
-				{Key: "gen_ai.usage.responses", Value: receipt.I(u.Responses)},
+				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(u.Reasoning)},
+				{Key: "gen_ai.usage.responses", Value: receipt.Computed(u.Responses)},
 			}, dedupe, "session_with_subagents")})
 	}
 	switch {
@@ -680,7 +680,7 @@ func (c *copilotState) End(out *converters.Output) error {
 		// Resumed and not ended, or left with /new: those calls' tokens
 		// were never written.
 		c.gap("token_usage_not_logged", "copilot_calls_after_last_shutdown_not_counted")
-		out.Span.Set("copilot_cli.model_calls.after_last_shutdown", receipt.I(c.sinceShutdown))
+		out.Span.Set("copilot_cli.model_calls.after_last_shutdown", receipt.Computed(c.sinceShutdown))
 	}
 	c.RootIdentity(out, "copilot-cli")
 	if c.model != "" {
@@ -693,21 +693,21 @@ func (c *copilotState) End(out *converters.Output) error {
 	// session added up, and the per-call records of one that never shut
 	// down.
 	if c.withMetrics > 1 {
-		out.Span.Set("copilot_cli.usage.all_shutdowns.input_tokens", receipt.I(c.summed.Input))
-		out.Span.Set("copilot_cli.usage.all_shutdowns.output_tokens", receipt.I(c.summed.Output))
-		out.Span.Set("copilot_cli.usage.all_shutdowns.count", receipt.I(c.withMetrics))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.input_tokens", receipt.Computed(c.summed.Input))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.output_tokens", receipt.Computed(c.summed.Output))
+		out.Span.Set("copilot_cli.usage.all_shutdowns.count", receipt.Computed(c.withMetrics))
 	}
 	if len(models) == 0 && len(c.usage) > 0 {
 		var rec native.Usage
 		for _, u := range c.usage {
 			rec.Add(*u)
 		}
-		out.Span.Set("copilot_cli.usage.call_records.input_tokens", receipt.I(rec.Input))
-		out.Span.Set("copilot_cli.usage.call_records.output_tokens", receipt.I(rec.Output))
+		out.Span.Set("copilot_cli.usage.call_records.input_tokens", receipt.Computed(rec.Input))
+		out.Span.Set("copilot_cli.usage.call_records.output_tokens", receipt.Computed(rec.Output))
 	}
 	if c.checkpoint.seen {
-		out.Span.Set("copilot_cli.billing.nano_aiu", receipt.I(c.checkpoint.nanoAiu))
-		out.Span.Set("copilot_cli.billing.premium_count", receipt.I(c.checkpoint.premium))
+		out.Span.Set("copilot_cli.billing.nano_aiu", receipt.Copied(c.checkpoint.nanoAiu))
+		out.Span.Set("copilot_cli.billing.premium_count", receipt.Copied(c.checkpoint.premium))
 	}
 	native.Tally(out, "copilot_cli", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents", "compactions", "rewinds", "resumes", "errors"}, native.Unfinished(c.tools, func(t *copilotTool) bool { return t.done }))
 	c.Summarize(out)

@@ -216,7 +216,7 @@ func (c *cursorState) subagentFile(r converters.Record) {
 	}
 	c.cur = "agent:file:" + strconv.Itoa(c.file)
 	c.Out.Spans = append(c.Out.Spans, converters.Span{Key: c.cur, Name: "invoke_agent", Kind: 1, Start: r.NS, End: r.NS, Attrs: append(events.AgentSpan("cursor-subagent"),
-		receipt.Attr{Key: "subagent.depth", Value: receipt.I(1)})})
+		receipt.Attr{Key: "subagent.depth", Value: receipt.Computed(1)})})
 	c.Emit(r, c.cur, "subagent.spawned", append(events.SubagentSpawned("unlinked", 1), events.TranscriptLayout("session_subagents_dir")))
 	c.counts["subagents"]++
 }

@@ -242,7 +242,7 @@ func (c *cursorState) spawn(r converters.Record, t *cursorTool, args view.Value)
 	t.agent = "agent:" + t.key
 	depth := int64(1)
 	a := append(events.SubagentSpawned("task_tool_call", depth), events.TranscriptLayout("inline_tool_call"))
-	spanAttrs := append(events.AgentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.I(depth)})
+	spanAttrs := append(events.AgentSpan("cursor-subagent"), receipt.Attr{Key: "subagent.depth", Value: receipt.Computed(depth)})
 	if id := args.Get("agentId"); id.IsString() && !id.Str().Empty() {
 		a = append(a, receipt.Attr{Key: "subagent.agent_id", Value: receipt.S(c.Pass(leak.ID, id.Str()))})
 		spanAttrs = append(spanAttrs, receipt.Attr{Key: "subagent.id", Value: receipt.S(c.Pass(leak.ID, id.Str()))})
@@ -318,7 +318,7 @@ func (c *cursorState) finish(r converters.Record, t *cursorTool, status string, 
 		c.Out.Spans[t.span+1].Cover(r.NS)
 		a := events.SubagentReturned(c.Digest(outcome), raw, st, "final_text_returned_to_parent")
 		if steps := outcome.Get("conversationSteps"); steps.IsArray() {
-			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.I(int64(steps.Len()))})
+			a = append(a, receipt.Attr{Key: "subagent.tool_call_count", Value: receipt.Computed(int64(steps.Len()))})
 		}
 		a = append(a, events.RawSummaryNotRecorded)
 		c.Emit(r, t.key, "subagent.result.returned", a)
@@ -376,7 +376,7 @@ func (c *cursorState) End(out *converters.Output) error {
 	native.Tally(out, "cursor", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "subagents", "turns"}, open)
 	for _, k := range []string{"wrapped_queries", "redacted_blocks", "command_outputs"} {
 		if n := c.counts[k]; n > 0 {
-			out.Span.Set("cursor."+k+".count", receipt.I(n))
+			out.Span.Set("cursor."+k+".count", receipt.Computed(n))
 		}
 	}
 	c.Summarize(out)

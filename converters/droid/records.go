@@ -289,7 +289,7 @@ func (c *droidState) End(out *converters.Output) error {
 	}
 	if u.ok {
 		u.CacheIn().Root(out) // the settings count input and cache apart; a span's input holds both
-		out.Span.Set("droid.usage.thinking_tokens", receipt.I(u.Reasoning))
+		out.Span.Set("droid.usage.thinking_tokens", receipt.Copied(u.Reasoning))
 	}
 	if c.parent != "" {
 		out.Span.Set("droid.calling_session_id", receipt.S(c.parent))

@@ -179,10 +179,10 @@ type Tokens struct {
 // Set sets the four counts on an event's attributes, under the receipt's
 // names (spans count as the GenAI conventions do: see native.ChatUsage).
 func (t Tokens) Set(a *receipt.Attrs) {
-	a.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
-	a.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
-	a.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(t.CacheRead))
-	a.Set("gen_ai.usage.cache_creation.input_tokens", receipt.I(t.CacheWrite))
+	a.Set("gen_ai.usage.input_tokens", receipt.Copied(t.Input))
+	a.Set("gen_ai.usage.output_tokens", receipt.Copied(t.Output))
+	a.Set("gen_ai.usage.cache_read.input_tokens", receipt.Copied(t.CacheRead))
+	a.Set("gen_ai.usage.cache_creation.input_tokens", receipt.Copied(t.CacheWrite))
 }
 
 // UsageSummary is a gen_ai.token_usage.summarized event's attributes: the
@@ -223,11 +223,11 @@ func (t ToolIndex) Attrs() receipt.Attrs {
 	a := receipt.Attrs{
 		{Key: "mcp.tool_loading.strategy", Value: receipt.S(t.Strategy)},
 		{Key: "mcp.tool.names_hash", Value: receipt.S(t.NamesHash)},
-		{Key: "mcp.tool.count", Value: receipt.I(t.Count)},
+		{Key: "mcp.tool.count", Value: receipt.Computed(t.Count)},
 	}
 	a = append(a, t.Servers...)
 	return append(a,
-		receipt.Attr{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.I(t.AtStartup)},
+		receipt.Attr{Key: "mcp.tool.full_definitions.loaded_at_startup", Value: receipt.Computed(t.AtStartup)},
 		receipt.Attr{Key: "mcp.tool.index_only", Value: receipt.B(t.AtStartup == 0)},
 		receipt.Attr{Key: "privacy.raw_tool_definitions_recorded", Value: receipt.B(false)},
 		receipt.Attr{Key: "privacy.raw_tool_descriptions_recorded", Value: receipt.B(false)})
@@ -247,7 +247,7 @@ type ToolSearch struct {
 func (t ToolSearch) Attrs() receipt.Attrs {
 	a := receipt.Attrs{
 		{Key: "mcp.tool_search.query_hash", Value: receipt.S(t.QueryHash)},
-		{Key: "mcp.tool_search.selected_count", Value: receipt.I(int64(t.Selected))},
+		{Key: "mcp.tool_search.selected_count", Value: receipt.Computed(int64(t.Selected))},
 		{Key: "mcp.tool_search.candidate_count_bucket", Value: receipt.S(receipt.CountLadder.Bucket(int64(t.Selected)))},
 	}
 	a = append(a, t.Deferred...)
@@ -273,7 +273,7 @@ func DefinitionOnDemand(reason string) receipt.Attrs {
 func SubagentSpawned(link string, depth int64) receipt.Attrs {
 	return receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(depth)},
+		{Key: "subagent.depth", Value: receipt.Computed(depth)},
 	}
 }
 

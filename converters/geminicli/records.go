@@ -232,12 +232,12 @@ func (c *geminiState) startAgent(r converters.Record, sid view.Text) {
 	attrs := receipt.Attrs{
 		{Key: "gen_ai.operation.name", Value: receipt.S("invoke_agent")},
 		{Key: "gen_ai.agent.name", Value: receipt.S("gemini-cli-subagent")},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.depth", Value: receipt.Computed(int64(depth))},
 		{Key: "subagent.link", Value: receipt.S(link)},
 	}
 	ev := receipt.Attrs{
 		{Key: "subagent.link", Value: receipt.S(link)},
-		{Key: "subagent.depth", Value: receipt.I(int64(depth))},
+		{Key: "subagent.depth", Value: receipt.Computed(int64(depth))},
 		{Key: "subagent.transcript_layout", Value: receipt.S("session_subagents_dir")},
 	}
 	if !sid.Empty() {
@@ -565,10 +565,10 @@ func (c *geminiState) End(out *converters.Output) error {
 			continue
 		}
 		t := *g.tokens // as geminiUsageAttrs counts them; the CLI logs no cache writes
-		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.I(t.Input))
-		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.I(t.Output))
-		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.I(t.CacheRead))
-		sp.Attrs.Set("gen_ai.usage.reasoning.output_tokens", receipt.I(t.Reasoning))
+		sp.Attrs.Set("gen_ai.usage.input_tokens", receipt.Copied(t.Input))
+		sp.Attrs.Set("gen_ai.usage.output_tokens", receipt.Copied(t.Output))
+		sp.Attrs.Set("gen_ai.usage.cache_read.input_tokens", receipt.Copied(t.CacheRead))
+		sp.Attrs.Set("gen_ai.usage.reasoning.output_tokens", receipt.Copied(t.Reasoning))
 		model := g.model
 		if model == "" {
 			model = "unknown"
@@ -586,7 +586,7 @@ func (c *geminiState) End(out *converters.Output) error {
 		all.Add(*t)
 		a := geminiUsageAttrs(receipt.Attrs{{Key: "gen_ai.request.model", Value: receipt.S(c.Pass(leak.Model, view.Borrow(m)))}}, *t)
 		a = append(a,
-			receipt.Attr{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
+			receipt.Attr{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)},
 			receipt.Attr{Key: "gen_ai.usage.dedupe", Value: receipt.S("message_id_last_record")},
 			receipt.Attr{Key: "gen_ai.usage.scope", Value: receipt.S("session_with_subagents")})
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: a})
@@ -617,11 +617,11 @@ func (c *geminiState) End(out *converters.Output) error {
 // counts them; the CLI logs no cache writes, and none is written).
 func geminiUsageAttrs(a receipt.Attrs, t native.Usage) receipt.Attrs {
 	for _, x := range []receipt.Attr{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(t.Input)},
-		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(t.Output)},
-		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(t.CacheRead)},
-		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
-		{Key: "gen_ai.usage.total_tokens", Value: receipt.I(t.Total)},
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.Copied(t.Input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.Copied(t.Output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.Copied(t.CacheRead)},
+		{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)},
+		{Key: "gen_ai.usage.total_tokens", Value: receipt.Copied(t.Total)},
 	} {
 		a.Set(x.Key, x.Value)
 	}

@@ -282,7 +282,7 @@ func (c *grokState) End(out *converters.Output) error {
 		total.CacheIn().Root(out)
 	}
 	if c.reasoning > 0 {
-		out.Span.Set("grok.usage.reasoning_tokens", receipt.I(c.reasoning))
+		out.Span.Set("grok.usage.reasoning_tokens", receipt.Computed(c.reasoning))
 	}
 	native.Tally(out, "grok", c.counts, []string{"turns", "user_message_chunks", "agent_message_chunks", "thought_chunks", "tool_calls",
 		"failed_tool_calls", "subagents", "skill_calls", "plan_updates", "cancelled_turns"},

@@ -121,7 +121,7 @@ func (c *hermesState) End(out *converters.Output) error {
 	if c.counted {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(c.model)), c.tokens.Tokens(),
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(c.tokens.Reasoning)}},
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(c.tokens.Reasoning)}},
 			"session_row_totals", "session")})
 	} else {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",

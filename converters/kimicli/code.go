@@ -151,7 +151,7 @@ func (c *kimiState) codeSummaries(out *converters.Output) (sum native.Usage) {
 		t := c.codeTotals[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
-			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
+			t.Tokens(), receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)}},
 			"time_model_and_usage", "session")})
 		sum.Add(*t)
 	}

@@ -257,7 +257,7 @@ func (c *kimiState) End(out *converters.Output) error {
 	code := c.codeSummaries(out)
 	if t := c.total; t.Responses > 0 {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary("unknown", t.Tokens(),
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}},
+			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)}},
 			"time_model_and_usage", "session")})
 	} else if len(c.codeTotals) == 0 {
 		c.Emit(converters.Record{}, "", "context.audit_gap.recorded",
@@ -273,7 +273,7 @@ func (c *kimiState) End(out *converters.Output) error {
 		code.CacheIn().Root(out)
 	}
 	if c.maxTokens > 0 {
-		out.Span.Set("kimi_cli.context_tokens.max", receipt.I(c.maxTokens))
+		out.Span.Set("kimi_cli.context_tokens.max", receipt.Copied(c.maxTokens))
 	}
 	c.counts["subagent_agents"] = int64(len(c.agents))
 	native.Tally(out, "kimi_cli", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls",

@@ -235,10 +235,10 @@ func (c *Base) NameAttr(key string, v view.Text) receipt.Attr {
 // their provider reports apart), and the cache parts are also written alone.
 func ChatUsage(input, output, cacheRead, cacheWrite int64) receipt.Attrs {
 	return receipt.Attrs{
-		{Key: "gen_ai.usage.input_tokens", Value: receipt.I(input)},
-		{Key: "gen_ai.usage.output_tokens", Value: receipt.I(output)},
-		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.I(cacheRead)},
-		{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.I(cacheWrite)},
+		{Key: "gen_ai.usage.input_tokens", Value: receipt.Copied(input)},
+		{Key: "gen_ai.usage.output_tokens", Value: receipt.Copied(output)},
+		{Key: "gen_ai.usage.cache_read.input_tokens", Value: receipt.Copied(cacheRead)},
+		{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.Copied(cacheWrite)},
 	}
 }
 
@@ -329,8 +329,8 @@ func (c *Base) Compaction(r converters.Record, n int64, reason string, tokensBef
 // GenAI names: input is every input token, cached ones included (callers
 // add the parts their provider reports apart), as ChatUsage counts a chat.
 func RootTokens(out *converters.Output, input, output int64) {
-	out.Span.Set("gen_ai.usage.input_tokens", receipt.I(input))
-	out.Span.Set("gen_ai.usage.output_tokens", receipt.I(output))
+	out.Span.Set("gen_ai.usage.input_tokens", receipt.Copied(input))
+	out.Span.Set("gen_ai.usage.output_tokens", receipt.Copied(output))
 }
 
 // Tally writes a reader's counts on the root span: prefix.<name>.count for
@@ -338,10 +338,10 @@ func RootTokens(out *converters.Output, input, output int64) {
 // got their result.
 func Tally(out *converters.Output, prefix string, counts map[string]int64, names []string, open int64) {
 	for _, k := range names {
-		out.Span.Set(prefix+"."+k+".count", receipt.I(counts[k]))
+		out.Span.Set(prefix+"."+k+".count", receipt.Computed(counts[k]))
 	}
 	if open > 0 {
-		out.Span.Set(prefix+".tool_calls.without_result", receipt.I(open))
+		out.Span.Set(prefix+".tool_calls.without_result", receipt.Computed(open))
 	}
 }
 

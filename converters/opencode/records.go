@@ -423,8 +423,8 @@ func (c *opencodeState) End(out *converters.Output) error {
 	}
 	for _, m := range models {
 		t := *c.models[m]
-		extra := receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
-			{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)}}
+		extra := receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)},
+			{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)}}
 		a := events.UsageSummary(c.Pass(leak.Model, view.Borrow(m)), t.Tokens(), extra, "assistant_usage_records", "thread")
 		// At the session's last activity: the totals are known then, and
 		// the root span, stretched to its events, covers every call.
@@ -445,7 +445,7 @@ func (c *opencodeState) End(out *converters.Output) error {
 	for _, k := range []string{"user_prompts", "user_messages", "assistant_messages", "assistant_errors", "tool_calls",
 		"failed_tool_calls", "tool_calls_without_result", "mcp_calls", "skills", "subagents", "child_sessions",
 		"compactions", "compaction_summaries", "steps", "todos"} {
-		out.Span.Set("opencode."+k+".count", receipt.I(c.counts[k]))
+		out.Span.Set("opencode."+k+".count", receipt.Computed(c.counts[k]))
 	}
 	var parts []string
 	for _, t := range append(opencodePartTypes, "other") {

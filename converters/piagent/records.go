@@ -523,7 +523,7 @@ func (c *piState) End(out *converters.Output) error {
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), // owned
 			u.Tokens(),
-			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.I(u.Responses)}},
+			receipt.Attrs{{Key: "gen_ai.usage.responses", Value: receipt.Computed(u.Responses)}},
 			"time_model_and_usage", "session")})
 	}
 	switch {
@@ -548,7 +548,7 @@ func (c *piState) End(out *converters.Output) error {
 		all.CacheIn().Root(out) // as each chat span counts it: pi reports input and cache apart
 	}
 	if c.format > 0 {
-		out.Span.Set("pi_agent.session_format", receipt.I(c.format))
+		out.Span.Set("pi_agent.session_format", receipt.Copied(c.format))
 	}
 	native.Tally(out, "pi_agent", c.counts, []string{"user_prompts", "model_calls", "tool_calls", "failed_tool_calls", "mcp_calls", "skills", "subagents",
 		"compactions", "branch_summaries", "extension_messages", "user_shell_commands", "model_changes", "repeated_usage",
@@ -560,7 +560,7 @@ func (c *piState) End(out *converters.Output) error {
 		}
 	}
 	if n := c.counts["archived_transcripts"]; n > 0 {
-		out.Span.Set("pi_agent.archived_transcripts.count", receipt.I(n))
+		out.Span.Set("pi_agent.archived_transcripts.count", receipt.Computed(n))
 	}
 	c.Summarize(out)
 	return nil

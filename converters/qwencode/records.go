@@ -105,7 +105,7 @@ func (c *qwenState) assistant(r converters.Record) {
 	if u, ok := c.usage(r); ok {
 		attrs = append(attrs, u.Chat()...)
 		if u.Reasoning > 0 {
-			attrs = append(attrs, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(u.Reasoning)})
+			attrs = append(attrs, receipt.Attr{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(u.Reasoning)})
 		}
 	}
 	key := "chat:" + strconv.Itoa(r.File) + ":" + strconv.Itoa(r.Line)
@@ -299,8 +299,8 @@ func (c *qwenState) End(out *converters.Output) error {
 			c.Pass(leak.Model, view.Borrow(m)), // owned
 			t.Tokens(),
 			receipt.Attrs{
-				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)},
-				{Key: "gen_ai.usage.responses", Value: receipt.I(t.Responses)},
+				{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)},
+				{Key: "gen_ai.usage.responses", Value: receipt.Computed(t.Responses)},
 			},
 			"time_model_and_usage", "session")})
 	}

@@ -117,7 +117,7 @@ func Int(path, key string) Move {
 		if n > max {
 			return fmt.Errorf("field %q must be a latency from 0 to 86400000 ms (a day)", path)
 		}
-		a.Set(key, receipt.I(n))
+		a.Set(key, receipt.Copied(n))
 		return nil
 	}}
 }
@@ -143,7 +143,7 @@ func Count(path, key string) Move {
 		if !v.IsArray() {
 			return fmt.Errorf("field %q must be a list", path)
 		}
-		a.Set(key, receipt.I(int64(v.Len())))
+		a.Set(key, receipt.Computed(int64(v.Len())))
 		return nil
 	}}
 }

@@ -73,8 +73,8 @@ func agentOverlayTable() scenario.Scenario {
 			}
 			s.Span.Set("context.overlay.base_loaded", receipt.B(st.base))
 			s.Span.Set("context.overlay.target_overlay_loaded", receipt.B(st.target))
-			s.Span.Set("context.overlay.loaded_count", receipt.I(st.loaded))
-			s.Span.Set("context.overlay.suppressed_count", receipt.I(st.suppressed))
+			s.Span.Set("context.overlay.loaded_count", receipt.Computed(st.loaded))
+			s.Span.Set("context.overlay.suppressed_count", receipt.Computed(st.suppressed))
 			if p := st.composition; p != "" {
 				s.Span.Set("context.input.composition_policy", receipt.S(p))
 			}

@@ -117,8 +117,8 @@ func agentgatewayProgressiveDisclosureTable() scenario.Scenario {
 		NewState: func() any { return &gatewayState{schemas: map[string]bool{}, invoked: map[string]bool{}} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[gatewayState](s)
-			s.Span.Set("mcp.gateway.loaded_tool_schema_count", receipt.I(int64(len(st.schemas))))
-			s.Span.Set("mcp.gateway.invoked_tool_count", receipt.I(int64(len(st.invoked))))
+			s.Span.Set("mcp.gateway.loaded_tool_schema_count", receipt.Computed(int64(len(st.schemas))))
+			s.Span.Set("mcp.gateway.invoked_tool_count", receipt.Computed(int64(len(st.invoked))))
 			return nil
 		},
 	}

@@ -135,7 +135,7 @@ func brainRemediationTable() scenario.Scenario {
 		NewState: func() any { return &brainState{jobs: map[string]int64{}} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[brainState](s)
-			s.Span.Set("brain.remediation.job.count", receipt.I(st.jobs["submitted"]+st.jobs["skipped"]+st.jobs["refused"]))
+			s.Span.Set("brain.remediation.job.count", receipt.Computed(st.jobs["submitted"]+st.jobs["skipped"]+st.jobs["refused"]))
 			return nil
 		},
 	}

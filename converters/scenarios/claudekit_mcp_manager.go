@@ -127,7 +127,7 @@ func claudekitMcpManagerTable() scenario.Scenario {
 			if st.parentEvaluated {
 				s.Span.Set("mcp.manager.full_schemas_loaded_in_parent", receipt.B(false))
 			}
-			s.Span.Set("mcp.manager.tool_invoked.count", receipt.I(st.invoked))
+			s.Span.Set("mcp.manager.tool_invoked.count", receipt.Computed(st.invoked))
 			return nil
 		},
 	}

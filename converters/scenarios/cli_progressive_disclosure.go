@@ -120,9 +120,9 @@ func cliProgressiveDisclosureTable() scenario.Scenario {
 		NewState: func() any { return &cliState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[cliState](s)
-			s.Span.Set("cli.command_help.loaded_count", receipt.I(st.help))
-			s.Span.Set("cli.commands.executed", receipt.I(st.executed))
-			s.Span.Set("cli.unselected_help.loaded_count", receipt.I(st.unselectedHelp))
+			s.Span.Set("cli.command_help.loaded_count", receipt.Computed(st.help))
+			s.Span.Set("cli.commands.executed", receipt.Computed(st.executed))
+			s.Span.Set("cli.unselected_help.loaded_count", receipt.Computed(st.unselectedHelp))
 			return nil
 		},
 	}

@@ -116,9 +116,9 @@ func codeSearchRetrievalTable() scenario.Scenario {
 					return err
 				}
 			}
-			s.Span.Set("code_search.search.count", receipt.I(st.searches))
-			s.Span.Set("code_search.result.count", receipt.I(st.results))
-			s.Span.Set("code_search.result.loaded.count", receipt.I(st.loaded))
+			s.Span.Set("code_search.search.count", receipt.Computed(st.searches))
+			s.Span.Set("code_search.result.count", receipt.Computed(st.results))
+			s.Span.Set("code_search.result.loaded.count", receipt.Computed(st.loaded))
 			return nil
 		},
 	}
@@ -268,7 +268,7 @@ func codeSearchEmitResults(s *scenario.Session, fate, reasons map[string]string)
 		if snapshot != "" {
 			a.Set("code_search.index.snapshot_id_hash", receipt.S(snapshot))
 		}
-		a.Set("code_search.result.rank", receipt.I(e.Get("rank").Int()))
+		a.Set("code_search.result.rank", receipt.Copied(e.Get("rank").Int()))
 		if v := e.Get("score"); v.Type() == view.Number {
 			n, err := scenario.Scaled("results.#.score", v, 1000)
 			if err != nil {

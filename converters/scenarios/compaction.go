@@ -105,7 +105,7 @@ func compactionTable() scenario.Scenario {
 		NewState: func() any { return &compactionState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[compactionState](s)
-			s.Span.Set("context.compaction.count", receipt.I(st.compactions))
+			s.Span.Set("context.compaction.count", receipt.Computed(st.compactions))
 			s.Span.Set("context.compaction.open_at_end", receipt.B(st.open))
 			return nil
 		},
@@ -211,8 +211,8 @@ func compactionCompleted(s *scenario.Session, v *scenario.Values, a *receipt.Att
 		return fmt.Errorf("item counts do not add up: preserved_count differs from the preserved and preserved_hash_only items evaluated")
 	}
 	total := kept + st.items["dropped"] + st.items["summarized"]
-	a.Set("context.compaction.item.count", receipt.I(total))
-	a.Set("context.compaction.items.preserved_hash_only", receipt.I(st.items["preserved_hash_only"]))
+	a.Set("context.compaction.item.count", receipt.Computed(total))
+	a.Set("context.compaction.items.preserved_hash_only", receipt.Computed(st.items["preserved_hash_only"]))
 	a.Set("context.compaction.item_counts_add_up", receipt.B(true))
 	if after := v.Get("token_count_after"); after.Exists() && st.tokensBefore != nil {
 		a.Set("context.compaction.token_count.reduced", receipt.B(after.Int() < *st.tokensBefore))

@@ -119,8 +119,8 @@ func compactionTransactionTable() scenario.Scenario {
 		NewState: func() any { return &txnState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[txnState](s)
-			s.Span.Set("context.compaction.transaction.count", receipt.I(st.transactions))
-			s.Span.Set("context.compaction.transaction.rolled_back.count", receipt.I(st.rolledBack))
+			s.Span.Set("context.compaction.transaction.count", receipt.Computed(st.transactions))
+			s.Span.Set("context.compaction.transaction.rolled_back.count", receipt.Computed(st.rolledBack))
 			s.Span.Set("context.compaction.transaction.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},

@@ -41,10 +41,10 @@ func contextInputTable() scenario.Scenario {
 		NewState: func() any { return newInputState() },
 		End: func(s *scenario.Session) error {
 			st := inputsOf(s)
-			s.Span.Set("context.input.delivery.count", receipt.I(st.delivered))
-			s.Span.Set("context.input.unique_count", receipt.I(int64(len(st.dedupe))))
-			s.Span.Set("context.input.truncated.count", receipt.I(st.truncated))
-			s.Span.Set("context.input.full_render.unknown_count", receipt.I(st.renderUnknown))
+			s.Span.Set("context.input.delivery.count", receipt.Computed(st.delivered))
+			s.Span.Set("context.input.unique_count", receipt.Computed(int64(len(st.dedupe))))
+			s.Span.Set("context.input.truncated.count", receipt.Computed(st.truncated))
+			s.Span.Set("context.input.full_render.unknown_count", receipt.Computed(st.renderUnknown))
 			return nil
 		},
 	}
@@ -340,7 +340,7 @@ func writeIdentity(s *scenario.Session, a *receipt.Attrs, id identity) error {
 	}
 	a.Set("context.input.delivered.truncated", receipt.B(truncated))
 	if id.hasLimit {
-		a.Set("context.input.delivered.truncation_limit_chars", receipt.I(id.limit))
+		a.Set("context.input.delivered.truncation_limit_chars", receipt.Copied(id.limit))
 	}
 	if truncated {
 		st.truncated++

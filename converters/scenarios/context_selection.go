@@ -153,8 +153,8 @@ func selectionEvaluated(s *scenario.Session, v *scenario.Values, a *receipt.Attr
 		return fmt.Errorf("delivered_hash_count exceeds selected_count")
 	}
 	st.declSelected, st.declSuppressed, st.declDelivered = sel, sup, del
-	s.Span.Set("context.input.selected_count", receipt.I(sel))
-	s.Span.Set("context.input.suppressed_count", receipt.I(sup))
+	s.Span.Set("context.input.selected_count", receipt.Computed(sel))
+	s.Span.Set("context.input.suppressed_count", receipt.Computed(sup))
 	return nil
 }
 
@@ -246,11 +246,11 @@ func relevanceEvaluated(s *scenario.Session, v *scenario.Values, a *receipt.Attr
 		useful = []string{}
 	}
 	a.Set("context.decision.input_hashes", receipt.L(useful))
-	a.Set("context.decision.relevance.decisive_count", receipt.I(counts[0]))
-	a.Set("context.decision.relevance.supporting_count", receipt.I(counts[1]))
-	a.Set("context.decision.relevance.unused_count", receipt.I(counts[2]))
-	a.Set("context.decision.relevance.unknown_count", receipt.I(counts[3]))
-	a.Set("context.decision.relevance.accounted_count", receipt.I(total))
+	a.Set("context.decision.relevance.decisive_count", receipt.Computed(counts[0]))
+	a.Set("context.decision.relevance.supporting_count", receipt.Computed(counts[1]))
+	a.Set("context.decision.relevance.unused_count", receipt.Computed(counts[2]))
+	a.Set("context.decision.relevance.unknown_count", receipt.Computed(counts[3]))
+	a.Set("context.decision.relevance.accounted_count", receipt.Computed(total))
 	a.Set("context.decision.relevance.invariant", receipt.S(relevanceInvariant))
 	a.Set("context.decision.relevance.invariant_holds", receipt.B(true))
 	st.relevance++
@@ -270,8 +270,8 @@ func selectionEnd(s *scenario.Session) error {
 	if st.delivered != st.declDelivered {
 		return fmt.Errorf("the selection declares %d delivered inputs but %d context.input records were delivered", st.declDelivered, st.delivered)
 	}
-	s.Span.Set("context.input.delivered_hash_count", receipt.I(st.delivered))
-	s.Span.Set("context.input.delivered.unique_hash_count", receipt.I(int64(len(st.deliveredHashes))))
+	s.Span.Set("context.input.delivered_hash_count", receipt.Computed(st.delivered))
+	s.Span.Set("context.input.delivered.unique_hash_count", receipt.Computed(int64(len(st.deliveredHashes))))
 	claim := "valid_load_receipt_not_usefulness_claim"
 	if st.relevance > 0 {
 		claim = "relevance_accounted_for_every_selected_input"

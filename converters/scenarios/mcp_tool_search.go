@@ -108,9 +108,9 @@ func mcpToolSearchTable() scenario.Scenario {
 		NewState: func() any { return &mcpSearchState{servers: map[string]bool{}} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[mcpSearchState](s)
-			s.Span.Set("mcp.server.count", receipt.I(int64(len(st.servers))))
-			s.Span.Set("mcp.tool_definition.on_demand.count", receipt.I(st.definitions))
-			s.Span.Set("mcp.tool_call.count", receipt.I(st.calls))
+			s.Span.Set("mcp.server.count", receipt.Computed(int64(len(st.servers))))
+			s.Span.Set("mcp.tool_definition.on_demand.count", receipt.Computed(st.definitions))
+			s.Span.Set("mcp.tool_call.count", receipt.Computed(st.calls))
 			return nil
 		},
 	}
@@ -140,6 +140,6 @@ func searchPerformed(_ *scenario.Session, v *scenario.Values, a *receipt.Attrs) 
 	if !v.Str("selected_tool").Empty() {
 		unselected--
 	}
-	a.Set("mcp.tool_search.unselected_definitions_loaded", receipt.I(max(unselected, 0)))
+	a.Set("mcp.tool_search.unselected_definitions_loaded", receipt.Computed(max(unselected, 0)))
 	return nil
 }

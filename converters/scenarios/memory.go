@@ -73,10 +73,10 @@ func memoryTable() scenario.Scenario {
 		},
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[memoryState](s)
-			s.Span.Set("memory.search.count", receipt.I(st.searches))
-			s.Span.Set("memory.result.returned_count", receipt.I(int64(len(st.returned))))
-			s.Span.Set("memory.result.loaded_count", receipt.I(int64(len(st.loaded))))
-			s.Span.Set("memory.result.returned_not_loaded_count", receipt.I(int64(len(st.returned)-len(st.loaded))))
+			s.Span.Set("memory.search.count", receipt.Computed(st.searches))
+			s.Span.Set("memory.result.returned_count", receipt.Computed(int64(len(st.returned))))
+			s.Span.Set("memory.result.loaded_count", receipt.Computed(int64(len(st.loaded))))
+			s.Span.Set("memory.result.returned_not_loaded_count", receipt.Computed(int64(len(st.returned)-len(st.loaded))))
 			return nil
 		},
 	}

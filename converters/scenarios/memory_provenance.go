@@ -135,9 +135,9 @@ func memoryProvenanceTable() scenario.Scenario {
 		NewState: func() any { return &provenanceState{entries: map[string]bool{}, authored: map[string]bool{}} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[provenanceState](s)
-			s.Span.Set("team_memory.write.count", receipt.I(st.writes))
-			s.Span.Set("team_memory.hydration.count", receipt.I(st.hydrations))
-			s.Span.Set("team_memory.provenance_evaluation.count", receipt.I(st.evaluations))
+			s.Span.Set("team_memory.write.count", receipt.Computed(st.writes))
+			s.Span.Set("team_memory.hydration.count", receipt.Computed(st.hydrations))
+			s.Span.Set("team_memory.provenance_evaluation.count", receipt.Computed(st.evaluations))
 			return nil
 		},
 	}
@@ -205,7 +205,7 @@ func teamMemoryHydrated(s *scenario.Session, v *scenario.Values, a *receipt.Attr
 		}
 		known++
 	}
-	a.Set("team_memory.selected.known_author_count", receipt.I(known))
+	a.Set("team_memory.selected.known_author_count", receipt.Computed(known))
 	a.Set("team_memory.selected.all_authors_known", receipt.B(true))
 	st.hydratedSelected, st.hydratedKnown = int64(len(sel)), known
 	st.hydrations++

@@ -110,8 +110,8 @@ func pruningTable() scenario.Scenario {
 		NewState: func() any { return &pruneState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[pruneState](s)
-			s.Span.Set("context.prune.run.count", receipt.I(st.runs))
-			s.Span.Set("context.prune.strategy.count", receipt.I(st.strategies))
+			s.Span.Set("context.prune.run.count", receipt.Computed(st.runs))
+			s.Span.Set("context.prune.strategy.count", receipt.Computed(st.strategies))
 			s.Span.Set("context.prune.open_at_end", receipt.B(st.open != nil))
 			return nil
 		},

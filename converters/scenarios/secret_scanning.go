@@ -244,8 +244,8 @@ func secretScanEnd(s *scenario.Session) error {
 	if st.findingsPresented != st.findingsDeclared {
 		return fmt.Errorf("presented findings do not match the finding_count of the completed scans")
 	}
-	s.Span.Set("security.scan.request.count", receipt.I(int64(len(st.requested))))
-	s.Span.Set("security.secret_scanning.finding.presented_count", receipt.I(st.findingsPresented))
-	s.Span.Set("security.scan.remediation_verified_count", receipt.I(st.verified))
+	s.Span.Set("security.scan.request.count", receipt.Computed(int64(len(st.requested))))
+	s.Span.Set("security.secret_scanning.finding.presented_count", receipt.Computed(st.findingsPresented))
+	s.Span.Set("security.scan.remediation_verified_count", receipt.Computed(st.verified))
 	return nil
 }

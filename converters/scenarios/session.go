@@ -28,8 +28,8 @@ func sessionTable() scenario.Scenario {
 		},
 		NewState: func() any { return &sessionState{inputState: newInputState()} },
 		End: func(s *scenario.Session) error {
-			s.Span.Set("session.tool_call.count", receipt.I(scenario.StateOf[sessionState](s).toolCalls))
-			s.Span.Set("session.context_input.unique_count", receipt.I(int64(len(inputsOf(s).dedupe))))
+			s.Span.Set("session.tool_call.count", receipt.Computed(scenario.StateOf[sessionState](s).toolCalls))
+			s.Span.Set("session.context_input.unique_count", receipt.Computed(int64(len(inputsOf(s).dedupe))))
 			return nil
 		},
 	}

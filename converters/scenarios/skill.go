@@ -168,7 +168,7 @@ func skillInvoked(s *scenario.Session, v *scenario.Values, a *receipt.Attrs) err
 	a.Set("context.input.duplicate.dedupe_scope", receipt.S("conversation"))
 	a.Set("context.input.duplicate.role", receipt.S(role))
 	st.candidates[key]++
-	a.Set("context.input.duplicate.candidate_count", receipt.I(st.candidates[key]))
+	a.Set("context.input.duplicate.candidate_count", receipt.Computed(st.candidates[key]))
 	st.invoked++
 	if isHook {
 		st.hook++
@@ -187,8 +187,8 @@ type skillState struct {
 
 func skillEnd(s *scenario.Session) error {
 	st := scenario.StateOf[skillState](s)
-	s.Span.Set("context.skill.invoked_count", receipt.I(st.invoked))
-	s.Span.Set("context.skill.hook_driven_count", receipt.I(st.hook))
-	s.Span.Set("context.skill.suppressed_count", receipt.I(st.suppressed))
+	s.Span.Set("context.skill.invoked_count", receipt.Computed(st.invoked))
+	s.Span.Set("context.skill.hook_driven_count", receipt.Computed(st.hook))
+	s.Span.Set("context.skill.suppressed_count", receipt.Computed(st.suppressed))
 	return nil
 }

@@ -121,9 +121,9 @@ func skillRegistryTable() scenario.Scenario {
 		},
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[registryState](s)
-			s.Span.Set("context.skill.read_count", receipt.I(st.reads))
-			s.Span.Set("context.skill.injected_count", receipt.I(int64(len(st.injected))))
-			s.Span.Set("context.skill.reuse_evaluated_count", receipt.I(st.reuses))
+			s.Span.Set("context.skill.read_count", receipt.Computed(st.reads))
+			s.Span.Set("context.skill.injected_count", receipt.Computed(int64(len(st.injected))))
+			s.Span.Set("context.skill.reuse_evaluated_count", receipt.Computed(st.reuses))
 			return nil
 		},
 	}
@@ -197,7 +197,7 @@ func registryReuse(s *scenario.Session, v *scenario.Values, a *receipt.Attrs) er
 	if v.Has("suppressed_count") && v.Int("suppressed_count") != st.suppressed[id] {
 		return fmt.Errorf("suppressed_count differs from the injection record's")
 	}
-	a.Set("context.skill.relevance.accounted_count", receipt.I(v.Int("selected_count")))
+	a.Set("context.skill.relevance.accounted_count", receipt.Copied(v.Int("selected_count")))
 	a.Set("context.skill.relevance.invariant", receipt.S("selected_count == decisive_count + supporting_count + unused_count + unknown_count"))
 	st.reuses++
 	return nil

@@ -133,8 +133,8 @@ func skillRoutingTable() scenario.Scenario {
 		NewState: func() any { return &routeState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[routeState](s)
-			s.Span.Set("skill.router.case_count", receipt.I(st.cases))
-			s.Span.Set("skill.body.loaded_count", receipt.I(st.bodies))
+			s.Span.Set("skill.router.case_count", receipt.Computed(st.cases))
+			s.Span.Set("skill.body.loaded_count", receipt.Computed(st.bodies))
 			s.Span.Set("skill.router.full_bodies_loaded_at_startup", receipt.B(st.eager))
 			return nil
 		},
@@ -220,7 +220,7 @@ func routerCase(s *scenario.Session, v *scenario.Values, a *receipt.Attrs) error
 	if got := events.AttrStr(a, "skill.router.match"); got != want {
 		return fmt.Errorf("match label disagrees with the expected skill's place in top_k")
 	}
-	a.Set("skill.router.expected_rank", receipt.I(int64(rank)))
+	a.Set("skill.router.expected_rank", receipt.Computed(int64(rank)))
 	st := scenario.StateOf[routeState](s)
 	st.cases++
 	if rank == 1 {

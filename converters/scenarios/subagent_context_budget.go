@@ -107,8 +107,8 @@ func subagentContextBudgetTable() scenario.Scenario {
 		NewState: func() any { return &budgetState{} },
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[budgetState](s)
-			s.Span.Set("subagent.context.component.loaded_count", receipt.I(st.loaded))
-			s.Span.Set("subagent.context.component.suppressed_count", receipt.I(st.suppressed))
+			s.Span.Set("subagent.context.component.loaded_count", receipt.Computed(st.loaded))
+			s.Span.Set("subagent.context.component.suppressed_count", receipt.Computed(st.suppressed))
 			return nil
 		},
 	}

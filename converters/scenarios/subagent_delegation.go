@@ -117,8 +117,8 @@ func subagentDelegationTable() scenario.Scenario {
 		End: func(s *scenario.Session) error {
 			s.Span.Set("subagent.delegation.policy", receipt.S(delegationPolicy))
 			st := scenario.StateOf[delegationState](s)
-			s.Span.Set("subagent.delegation.count", receipt.I(st.requested))
-			s.Span.Set("subagent.summary.count", receipt.I(st.summaries))
+			s.Span.Set("subagent.delegation.count", receipt.Computed(st.requested))
+			s.Span.Set("subagent.summary.count", receipt.Computed(st.summaries))
 			return nil
 		},
 	}

@@ -84,8 +84,8 @@ func subagentToolsearchPropagationTable() scenario.Scenario {
 		End: func(s *scenario.Session) error {
 			st := scenario.StateOf[toolsearchState](s)
 			s.Span.Set("subagent.context.receipt.scope", receipt.S("toolsearch_propagation_matrix"))
-			s.Span.Set("subagent.toolsearch.probe_count", receipt.I(st.probes))
-			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.I(st.passing))
+			s.Span.Set("subagent.toolsearch.probe_count", receipt.Computed(st.probes))
+			s.Span.Set("subagent.toolsearch.passing_probe_count", receipt.Computed(st.passing))
 			return nil
 		},
 	}

@@ -122,7 +122,7 @@ func (c *zcodeState) End(out *converters.Output) error {
 		t := c.usage[m]
 		out.Emit(receipt.Event{Name: "gen_ai.token_usage.summarized", Attrs: events.UsageSummary(
 			c.Pass(leak.Model, view.Borrow(m)), t.Tokens(),
-			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.I(t.Reasoning)}},
+			receipt.Attrs{{Key: "gen_ai.usage.reasoning.output_tokens", Value: receipt.Copied(t.Reasoning)}},
 			"model_usage_row_id", "session")})
 		total.Add(*t)
 	}

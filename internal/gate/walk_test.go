@@ -66,7 +66,7 @@ func addJSONTreeIn(outs sink, v gjson.Result, where string, skip map[string]bool
 func sameWalk(t *testing.T, doc string, skip map[string]bool) {
 	t.Helper()
 	var got, want recorder
-	addJSON(&got, gjson.Parse(doc), "w", skip)
+	addJSON(&got, gjson.Parse(doc), "w", skip, nil)
 	addJSONTree(&want, gjson.Parse(doc), "w", skip)
 	if strings.Join(got.calls, "\x00") != strings.Join(want.calls, "\x00") {
 		for i := range min(len(got.calls), len(want.calls)) {

@@ -53,6 +53,7 @@ type Finding struct {
 type Outputs struct {
 	o     *leak.Outputs
 	where []Where
+	nums  *Numbers
 }
 
 // NewOutputs returns an empty collection over the program's vocabulary.
@@ -78,10 +79,15 @@ func (o *Outputs) AddMessage(s string, w Where) { o.o.AddMessage(s, o.label(w)) 
 
 // AddJSON adds every key, string value and number of a JSON document,
 // except the values of the keys in skip. OTLP's intValue strings are
-// numbers. Numbers under convert.* keys are the pipeline's own measures.
+// numbers. Numbers under convert.* keys are the pipeline's own measures;
+// a number its writer computed (WithNumbers) is not probed.
 func (o *Outputs) AddJSON(v gjson.Result, w Where, skip map[string]bool) {
-	addJSON(o.o, v, o.label(w), skip)
+	addJSON(o.o, v, o.label(w), skip, o.nums)
 }
+
+// WithNumbers has the documents added after it judged by the provenance
+// of their numbers, n (nil: by the key rules alone).
+func (o *Outputs) WithNumbers(n *Numbers) { o.nums = n }
 
 // sink is where addJSON puts what it finds (a *leak.Outputs; a recorder
 // in the differential test).
@@ -93,8 +99,8 @@ type sink interface {
 // addJSON walks the valid JSON document v once, byte by byte. It used
 // gjson's ForEach at every level, which scans each nested value once per
 // level above it: an OTLP trace, eight levels deep, was read eight times.
-func addJSON(outs sink, v gjson.Result, where string, skip map[string]bool) {
-	j := jsonWalk{doc: v.Raw, outs: outs, where: where, skip: skip}
+func addJSON(outs sink, v gjson.Result, where string, skip map[string]bool, nums *Numbers) {
+	j := jsonWalk{doc: v.Raw, outs: outs, where: where, skip: skip, nums: nums}
 	j.value(j.ws(0))
 }
 
@@ -103,6 +109,7 @@ type jsonWalk struct {
 	outs  sink
 	where string
 	skip  map[string]bool
+	nums  *Numbers // the outputs' computed numbers; nil: none known
 	// attr is the key of the OTLP attribute being read (the "key" member
 	// of the object around it), so that its intValue is judged by it as a
 	// receipt number is by its member name.
@@ -199,7 +206,7 @@ func (j *jsonWalk) member(key string, i int) int {
 	switch {
 	case j.skip[key]:
 		return j.skipValue(i)
-	case number && (strings.HasPrefix(key, "convert.") || Computed(key)):
+	case number && (strings.HasPrefix(key, "convert.") || Computed(key) || j.nums.computedAt(key, j.doc[i:j.scalar(i)])):
 		return j.scalar(i)
 	case c == '"' && key == "key":
 		s, k := j.str(i)
@@ -208,7 +215,7 @@ func (j *jsonWalk) member(key string, i int) int {
 		return k
 	case c == '"' && key == "intValue":
 		s, k := j.str(i)
-		if !Computed(j.attr) {
+		if !Computed(j.attr) && !j.nums.computedAt(j.attr, s) {
 			j.outs.AddNumber(s, j.where)
 		}
 		return k
@@ -218,19 +225,22 @@ func (j *jsonWalk) member(key string, i int) int {
 	return j.value(i)
 }
 
-// Computed reports an output number field whose values the program
-// computes: the token counts of gen_ai.usage.*, which a reader writes as
-// a sum over responses (a session's total), a growth between two running
-// totals (Codex) or one response's count read from a declared count field
-// of the input (leak.Count, leak.Cumulative): never a copy of any other
-// input number. Such a number is not probed against the raw input
-// numbers: a session whose tool call waits "timeout": 600000 and whose
-// requests sum to 600000 tokens is honest. Every other output number
-// still is (a scenario's copied score, a latency): a raw number reaches an
-// output only through a declared count field.
+// Computed reports an output number field whose values are the program's
+// whoever wrote them: the rule by key, kept as a subset of the rule by
+// value (Numbers, which holds every number a writer built with
+// receipt.Computed) because a check of output bytes alone (convert
+// leakcheck, LeakCheckOutputs) has no notes and goes by it. The token
+// counts of gen_ai.usage.* are written as a sum over responses (a
+// session's total), a growth between two running totals (Codex) or one
+// response's count read from a declared count field of the input
+// (leak.Count, leak.Cumulative): never a copy of any other input number,
+// so they are not probed. A number at any other key is probed unless the
+// notes say its writer computed it: a raw number reaches an output only
+// through a declared count field.
 //
-//	"gen_ai.usage.input_tokens": 600000      computed: not probed
-//	"brain.doctor.score.before": 600000      probed: a leak if a raw 600000 is not a declared count
+//	"gen_ai.usage.input_tokens": 600000      not probed, notes or none
+//	"gen_ai.usage.responses": 600000         not probed where noted computed; probed by bytes alone
+//	"brain.doctor.score.before": 600000      probed (copied): a leak if a raw 600000 is not a declared count
 func Computed(key string) bool {
 	return strings.HasPrefix(key, "gen_ai.usage.") && strings.HasSuffix(key, "tokens")
 }

@@ -45,6 +45,13 @@ func TestCardNumbers(t *testing.T) {
 		{"card 4111 1111 1111 1111 exp", true, true},
 		{"amex:3782-822463-10005", true, true},
 		{"pan=5555555555554444;", true, true},
+		// A group joined on before or after the card: the whole run is no
+		// card (17 or 20 digits), its groups before the last or after the
+		// first are (the screen that judged only the whole run missed it).
+		{"4111111111111111-2", true, false},
+		{"7-4111111111111111", true, false},
+		{"card 4111 1111 1111 1111 2031", true, false},
+		{"order 12-5555555555554444-7", true, false},
 		// Not cards: Luhn-valid digit runs of no network's prefix and
 		// length. Gemini CLI's call ids: the time in milliseconds (13
 		// digits from 17) alone or with its counted or hex suffix.
@@ -80,13 +87,37 @@ func TestCardNumbers(t *testing.T) {
 	}
 }
 
-// luhnRuns reports a digit run of v (groups joined as hasCard joins them)
-// that passes the Luhn check.
+// luhnRuns reports a run of whole digit groups of v (groups joined by one
+// space or dash, as hasCard reads them) that passes the Luhn check.
 func luhnRuns(v string) bool {
-	found := false
-	digitRuns(v, func(ds []byte) { found = found || luhn(ds) })
-	return found
+	sep := func(i int) bool {
+		return (v[i] == ' ' || v[i] == '-') && i > 0 && i+1 < len(v) && isDigit(v[i-1]) && isDigit(v[i+1])
+	}
+	var runs [][]string
+	for i := 0; i < len(v); i++ {
+		switch {
+		case isDigit(v[i]) && (i == 0 || !isDigit(v[i-1]) && !sep(i-1)):
+			runs = append(runs, []string{v[i : i+1]})
+		case isDigit(v[i]) && sep(i-1):
+			runs[len(runs)-1] = append(runs[len(runs)-1], v[i:i+1])
+		case isDigit(v[i]):
+			g := runs[len(runs)-1]
+			g[len(g)-1] += v[i : i+1]
+		}
+	}
+	for _, groups := range runs {
+		for a := range groups {
+			for b := a + 1; b <= len(groups); b++ {
+				if luhn([]byte(strings.Join(groups[a:b], ""))) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // oldCard is the screen cardIINs replaced: 13 to 19 digits and Luhn.
 func oldCard(v string) bool {

@@ -162,14 +162,22 @@ func isHexColon(c byte) bool { return isHex(c) || c == ':' || c == '.' }
 
 // hasCard reports a payment card number: a run of digits, alone or in
 // groups joined by one space or dash, that is a card by its issuer's
-// prefix and length (isCard) and passes the Luhn check.
+// prefix and length (isCard) and passes the Luhn check; or such a run of
+// whole groups inside a longer one, so that a group joined on does not
+// hide the card before it.
+//
+//	4111-1111-1111-1111, 4111111111111111   card (the run)
+//	4111111111111111-2, 7-4111111111111111  card (its first, its last group)
+//	read_file-1756822000100-9               no card (no run of groups is one)
 func hasCard(v string) bool {
+	var ds []byte
+	var starts []int // where each group of the run starts in ds
 	for i := 0; i < len(v); {
 		if v[i] < '0' || v[i] > '9' {
 			i++
 			continue
 		}
-		var ds []byte
+		ds, starts = ds[:0], append(starts[:0], 0)
 		j := i
 		for j < len(v) {
 			c := v[j]
@@ -179,15 +187,38 @@ func hasCard(v string) bool {
 				continue
 			}
 			if (c == ' ' || c == '-') && j+1 < len(v) && '0' <= v[j+1] && v[j+1] <= '9' {
+				starts = append(starts, len(ds))
 				j++
 				continue
 			}
 			break
 		}
-		if isCard(ds) && luhn(ds) {
+		if cardInGroups(ds, starts) {
 			return true
 		}
 		i = j
+	}
+	return false
+}
+
+// cardInGroups reports a card (isCard, Luhn-valid) among the runs of whole
+// groups of ds (starts: where each group starts), the whole run included.
+// A card has at most 19 digits, so each start tries only the ends within
+// 19 digits of it.
+func cardInGroups(ds []byte, starts []int) bool {
+	for a, s := range starts {
+		for b := a + 1; b <= len(starts); b++ {
+			e := len(ds)
+			if b < len(starts) {
+				e = starts[b]
+			}
+			if e-s > 19 {
+				break
+			}
+			if isCard(ds[s:e]) && luhn(ds[s:e]) {
+				return true
+			}
+		}
 	}
 	return false
 }

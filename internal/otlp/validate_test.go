@@ -18,7 +18,7 @@ func sample(t testing.TB) []byte {
 		ScopeName: "convert/test", ScopeVersion: "0.1.0",
 		Spans: []Span{
 			{TraceID: tid, SpanID: root, Name: "agent.session", Kind: KindInternal, Start: 10, End: 20,
-				Attrs:  receipt.Attrs{{Key: "n", Value: receipt.I(1 << 62)}, {Key: "f", Value: receipt.F(0.5)}, {Key: "l", Value: receipt.L([]string{"a", "b"})}},
+				Attrs:  receipt.Attrs{{Key: "n", Value: receipt.Copied(1 << 62)}, {Key: "f", Value: receipt.F(0.5)}, {Key: "l", Value: receipt.L([]string{"a", "b"})}},
 				Events: []Event{{Name: "e", Time: 15, Attrs: receipt.Attrs{{Key: "b", Value: receipt.B(false)}}}}},
 			{TraceID: tid, SpanID: NewSpanID(tid, "child"), Parent: root, Name: "execute_tool", Kind: KindInternal, Start: 12, End: 12},
 		},
@@ -110,7 +110,7 @@ func TestLegacyGenAINames(t *testing.T) {
 		var b bytes.Buffer
 		err := Write(&b, Trace{ScopeName: "convert/test", LegacyGenAINames: legacy, Spans: []Span{{
 			TraceID: tid, SpanID: NewSpanID(tid, "root"), Name: "chat m", Kind: KindClient, Start: 1, End: 2,
-			Attrs: receipt.Attrs{{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.I(25)}},
+			Attrs: receipt.Attrs{{Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.Copied(25)}},
 			Lists: []List{{Key: "gen_ai.skills", Entries: []receipt.Attrs{{{Key: "name", Value: receipt.S("s")}, {Key: "compacted", Value: receipt.B(true)}}}}},
 		}}})
 		if err != nil {

@@ -63,7 +63,7 @@ func testTrace(n, pad int) Trace {
 	for i := 0; i < n; i++ {
 		s := Span{TraceID: tid, SpanID: NewSpanID(tid, fmt.Sprint(i)), Name: fmt.Sprintf("execute_tool <b>&%d é\u2028", i),
 			Kind: i % 4, Start: int64(i) * 1e9, End: int64(i)*1e9 + 5, Error: i%3 == 0,
-			Attrs: receipt.Attrs{{Key: "a.s", Value: receipt.S("x\"y\\z\n")}, {Key: "a.i", Value: receipt.I(-int64(i) << 40)},
+			Attrs: receipt.Attrs{{Key: "a.s", Value: receipt.S("x\"y\\z\n")}, {Key: "a.i", Value: receipt.Copied(-int64(i) << 40)},
 				{Key: "a.f", Value: receipt.F(float64(i) / 7)}, {Key: "a.b", Value: receipt.B(i%2 == 0)},
 				{Key: "a.l", Value: receipt.L([]string{"p", "q"})}, {Key: "a.e", Value: receipt.L(nil)}}}
 		if i == 0 {
@@ -72,7 +72,7 @@ func testTrace(n, pad int) Trace {
 			s.Parent = NewSpanID(tid, "0")
 		}
 		if i%5 == 1 {
-			s.Events = []Event{{Name: "e", Time: int64(i), Attrs: receipt.Attrs{{Key: "k", Value: receipt.I(1)}}}, {Name: "f", Time: 2}}
+			s.Events = []Event{{Name: "e", Time: int64(i), Attrs: receipt.Attrs{{Key: "k", Value: receipt.Copied(1)}}}, {Name: "f", Time: 2}}
 		}
 		if i%7 == 2 {
 			s.Links = []Link{{TraceID: NewTraceID("other"), SpanID: NewSpanID(tid, "l"), Attrs: receipt.Attrs{{Key: "k", Value: receipt.S("v")}}}, {TraceID: tid, SpanID: s.SpanID}}
@@ -259,7 +259,7 @@ func TestAppendSpanMatchesEncodingJSON(t *testing.T) {
 		f := floats[i%len(floats)]
 		s := Span{TraceID: tid, SpanID: NewSpanID(tid, text), Name: text, Kind: i % 4, Start: int64(i), End: -int64(i), Error: i%2 == 0,
 			Attrs: receipt.Attrs{{Key: text, Value: receipt.S(text)}, {Key: "f", Value: receipt.F(f)}, {Key: "gen_ai.usage.cache_write.input_tokens", Value: receipt.L([]string{text, ""})},
-				{Key: "i", Value: receipt.I(math.MinInt64)}, {Key: "b", Value: receipt.B(i%3 == 0)}, {Key: "z", Value: receipt.Value{}}}}
+				{Key: "i", Value: receipt.Copied(math.MinInt64)}, {Key: "b", Value: receipt.B(i%3 == 0)}, {Key: "z", Value: receipt.Value{}}}}
 		if i%4 == 1 {
 			s.Parent = NewSpanID(tid, "p")
 			s.Attrs = nil
@@ -269,7 +269,7 @@ func TestAppendSpanMatchesEncodingJSON(t *testing.T) {
 		}
 		if i%3 == 0 {
 			s.Events = []Event{{Name: text, Time: 7, Attrs: receipt.Attrs{{Key: "k", Value: receipt.F(f)}}}, {Name: "e"}}
-			s.Links = []Link{{TraceID: tid, SpanID: s.SpanID, Attrs: receipt.Attrs{{Key: text, Value: receipt.I(1)}}}, {TraceID: tid}}
+			s.Links = []Link{{TraceID: tid, SpanID: s.SpanID, Attrs: receipt.Attrs{{Key: text, Value: receipt.Copied(1)}}}, {TraceID: tid}}
 		}
 		for _, legacy := range []bool{false, true} {
 			var want bytes.Buffer

@@ -60,6 +60,39 @@ func checkInput(reveal bool) *leak.Input {
 // --reveal names or not (reveal, as the run that wrote them). An input
 // ending in .json (a sidecar) is read as one JSON document.
 func LeakCheckFiles(inputs []string, converter string, files []string, reveal bool) ([]gate.Finding, error) {
+	return leakCheckFiles(inputs, converter, files, reveal, nil)
+}
+
+// LeakCheckInput is LeakCheckFiles for the outputs a run wrote of in
+// (files: convert leakcheck OUT; inputs: in's files), with --reveal names
+// or not (reveal). Output bytes alone do not say which numbers the
+// program computed, so a raw input number found is judged again with the
+// notes of a conversion of in now (gate.Numbers), as the run judged it: a
+// count or sum the program computes from this input is not a copy,
+// whatever it equals. Only an input with such a finding is converted
+// again.
+func LeakCheckInput(in Input, inputs, files []string, reveal bool) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, "auto", files, reveal, nil)
+	if err != nil || !anyNumber(fs) {
+		return fs, err
+	}
+	res := Convert(in, Options{Converter: "auto", Reveal: reveal})
+	if res.numbers == nil {
+		return fs, nil
+	}
+	return leakCheckFiles(inputs, "auto", files, reveal, res.numbers)
+}
+
+func anyNumber(fs []gate.Finding) bool {
+	for _, f := range fs {
+		if strings.HasPrefix(f.What, "raw input number") {
+			return true
+		}
+	}
+	return false
+}
+
+func leakCheckFiles(inputs []string, converter string, files []string, reveal bool, nums *gate.Numbers) ([]gate.Finding, error) {
 	inputs, err := storeSessions(inputs)
 	if err != nil {
 		return nil, err
@@ -84,6 +117,7 @@ func LeakCheckFiles(inputs []string, converter string, files []string, reveal bo
 		}
 	}
 	outs := gate.NewOutputs()
+	outs.WithNumbers(nums)
 	for _, f := range files {
 		if err := outs.AddFile(f, nil); err != nil {
 			return nil, err

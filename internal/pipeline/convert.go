@@ -19,6 +19,7 @@ import (
 
 	"github.com/contextreceipts/convert/converters"
 	"github.com/contextreceipts/convert/converters/view"
+	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonl"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
@@ -75,8 +76,9 @@ type Result struct {
 	Diags     []string // warnings for stderr, already leak-checked
 	Err       error
 	Stats     Stats
-	Files     []FileInfo // every file read, main first, as it was on disk
-	Unchanged bool       // skipped: the manifest shows the input and settings unchanged
+	Files     []FileInfo    // every file read, main first, as it was on disk
+	Unchanged bool          // skipped: the manifest shows the input and settings unchanged
+	numbers   *gate.Numbers // the provenance of the outputs' numbers (LeakCheckInput)
 }
 
 // FileInfo identifies one file of an input as it was read.
@@ -103,6 +105,7 @@ type Stats struct {
 // file is the state of one conversion: one input, or one input group (a
 // session and its companion transcripts).
 type file struct {
+	nums  *gate.Numbers // noted by finish
 	ctx   context.Context
 	opt   Options
 	in    Input
@@ -192,6 +195,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 		return res
 	}
 	res.Receipt, res.Trace, res.Err = f.finish()
+	res.numbers = f.nums
 	res.Diags, res.Stats, res.Responses = f.diags, f.stats, f.responses
 	for _, s := range f.srcs {
 		res.Files = append(res.Files, FileInfo{Path: s.path, Size: s.size, SHA256: s.sum})

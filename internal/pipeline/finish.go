@@ -50,6 +50,9 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	nums := f.numbers(summary) // before the trace lets the events go
+	f.nums = nums
+
 	if err := f.interrupted(); err != nil {
 		return nil, nil, err
 	}
@@ -88,14 +91,14 @@ func (f *file) finish() (rec, trace []byte, err error) {
 	if err := f.validate(lines, checked, traceBytes); err != nil {
 		return nil, nil, err
 	}
-	chk, err := f.leakCheck(lines, checked, nil)
+	chk, err := f.leakCheck(lines, checked, nil, nums)
 	if err != nil {
 		return nil, nil, err
 	}
 	f.stats.Untyped = len(chk.Untyped())
 	// The leak check's own figures are numbers: they cannot carry content.
-	summary.Attrs.Set("convert.leak_check.raw_strings", receipt.I(f.input.RawCount+chk.RawCount))
-	summary.Attrs.Set("convert.leak_check.raw_bytes", receipt.I(f.input.RawBytes+chk.RawBytes))
+	summary.Attrs.Set("convert.leak_check.raw_strings", receipt.Computed(f.input.RawCount+chk.RawCount))
+	summary.Attrs.Set("convert.leak_check.raw_bytes", receipt.Computed(f.input.RawBytes+chk.RawBytes))
 	if lines[len(lines)-1], err = f.receiptLine(tid, sid, summary); err != nil {
 		return nil, nil, err
 	}
@@ -103,6 +106,31 @@ func (f *file) finish() (rec, trace []byte, err error) {
 		return nil, nil, &SchemaError{Path: f.outName(".receipt.ndjson"), Line: len(lines), Msg: err.Error()}
 	}
 	return bytes.Join(append(lines, nil), []byte{'\n'}), traceBytes, nil
+}
+
+// numbers notes the provenance of every whole number the outputs hold
+// (gate.Numbers): the attributes of the root span, of every event and
+// span and link, and the summary's. The check judges the numbers of the
+// output bytes by these notes: a number noted nowhere is probed.
+func (f *file) numbers(summary receipt.Event) *gate.Numbers {
+	var n gate.Numbers
+	n.Note(f.out.Span)
+	n.Note(summary.Attrs)
+	for _, ev := range f.out.Events {
+		n.Note(ev.Attrs)
+	}
+	for _, l := range f.out.Links {
+		n.Note(l.Attrs)
+	}
+	for _, sp := range f.out.Spans {
+		n.Note(sp.Attrs)
+		if sp.Rare != nil {
+			for _, l := range sp.Rare.Links {
+				n.Note(l.Attrs)
+			}
+		}
+	}
+	return &n
 }
 
 // receiptLines writes every event as a receipt line, the summary last.
@@ -159,32 +187,32 @@ func (f *file) summary() receipt.Event {
 	a.Set("convert.input.path", receipt.S(InputFileName(f.opt.Hash, path.Base(f.rel))))
 	a.Set("convert.input.sha256", receipt.S(receipt.FileDigest(f.sum)))
 	if len(f.srcs) > 1 {
-		a.Set("convert.input.files", receipt.I(int64(len(f.srcs))))
+		a.Set("convert.input.files", receipt.Computed(int64(len(f.srcs))))
 	}
 	if len(f.srcs) > 1 || f.srcs[0].metaSum != nil { // a main file's sidecar is of the group
 		a.Set("convert.input.group_sha256", receipt.S(f.groupDigest()))
 	}
-	a.Set("convert.input.bytes", receipt.I(s.Bytes))
+	a.Set("convert.input.bytes", receipt.Computed(s.Bytes))
 	if c := f.srcs[0].compression; c != "" {
 		a.Set("convert.input.compression", receipt.S(c))
 	}
-	a.Set("convert.input.lines", receipt.I(s.Lines))
-	a.Set("convert.input.lines.blank", receipt.I(s.Blank))
-	a.Set("convert.input.records", receipt.I(s.Records))
+	a.Set("convert.input.lines", receipt.Computed(s.Lines))
+	a.Set("convert.input.lines.blank", receipt.Computed(s.Blank))
+	a.Set("convert.input.records", receipt.Computed(s.Records))
 	if s.InvalidTimes > 0 {
-		a.Set("convert.input.records.invalid_time", receipt.I(s.InvalidTimes))
+		a.Set("convert.input.records.invalid_time", receipt.Computed(s.InvalidTimes))
 	}
 	if s.InvalidCounts > 0 {
-		a.Set("convert.input.records.invalid_count", receipt.I(s.InvalidCounts))
+		a.Set("convert.input.records.invalid_count", receipt.Computed(s.InvalidCounts))
 	}
-	a.Set("convert.input.lines.skipped", receipt.I(s.Skipped))
+	a.Set("convert.input.lines.skipped", receipt.Computed(s.Skipped))
 	reasons := make([]string, 0, len(s.SkipReasons))
 	for r := range s.SkipReasons {
 		reasons = append(reasons, r)
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		a.Set("convert.input.skipped."+r, receipt.I(s.SkipReasons[r]))
+		a.Set("convert.input.skipped."+r, receipt.Computed(s.SkipReasons[r]))
 	}
 	if len(s.UnknownTypes) > 0 {
 		var ds []string
@@ -194,8 +222,8 @@ func (f *file) summary() receipt.Event {
 		sort.Strings(ds)
 		a.Set("convert.input.unknown_record_type_hashes", receipt.L(ds))
 	}
-	a.Set("convert.output.events", receipt.I(int64(s.Events)))
-	a.Set("convert.output.spans", receipt.I(int64(1+len(f.out.Spans))))
+	a.Set("convert.output.events", receipt.Computed(int64(s.Events)))
+	a.Set("convert.output.spans", receipt.Computed(int64(1+len(f.out.Spans))))
 	for _, x := range f.out.Summary {
 		a.Set(x.Key, x.Value)
 	}
@@ -207,8 +235,8 @@ func (f *file) summary() receipt.Event {
 		a.Set("convert.hash.key_id", receipt.S(id))
 	}
 	a.Set("convert.leak_check.status", receipt.S("passed"))
-	a.Set("convert.leak_check.raw_strings", receipt.I(0))
-	a.Set("convert.leak_check.raw_bytes", receipt.I(0))
+	a.Set("convert.leak_check.raw_strings", receipt.Computed(0))
+	a.Set("convert.leak_check.raw_bytes", receipt.Computed(0))
 	var gaps []string
 	if f.start == 0 {
 		gaps = append(gaps, "no_timestamps")
@@ -494,8 +522,9 @@ func withoutLeakFigures(a receipt.Attrs) receipt.Attrs {
 // by provenance and, only when some string is untyped, re-reads the input
 // and probes the raw strings of every converted line (pass two). Warnings
 // that would leak are withheld; any other finding fails the input.
-func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string) (*gate.Checker, error) {
+func (f *file) leakCheck(lines [][]byte, trace []byte, msgs []string, nums *gate.Numbers) (*gate.Checker, error) {
 	outs := gate.NewOutputs()
+	outs.WithNumbers(nums)
 	recName := f.outName(".receipt.ndjson")
 	for i, l := range lines {
 		outs.AddJSON(gjson.Parse(bytesView(l)), gate.Where{Kind: gate.Line, File: recName, Index: i + 1}, gate.DerivedFields)
@@ -557,7 +586,7 @@ func (f *file) screenFailure(err error) error {
 	if !errors.As(err, &ie) || f.conv.Name == "" {
 		return err
 	}
-	_, lerr := f.leakCheck(nil, nil, []string{ie.Msg})
+	_, lerr := f.leakCheck(nil, nil, []string{ie.Msg}, nil)
 	var le *LeakError
 	if errors.As(lerr, &le) {
 		ie.Msg = "record rejected (message withheld: it would have contained raw input)"

@@ -26,14 +26,14 @@ func TestLeakCheckWithholdsWarnings(t *testing.T) {
 	}
 	honest := in.Path + ":3: session: skipped line: malformed_json"
 	f.diags = []string{honest, in.Path + ":4: session: CANARY-repo-acme-ledger-private", honest + " again"}
-	if _, err := f.leakCheck(nil, nil, nil); err != nil {
+	if _, err := f.leakCheck(nil, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	withheld := in.Path + ": session: warning withheld: it would have contained raw input"
 	if f.diags[0] != honest || f.diags[1] != withheld || f.diags[2] != honest+" again" {
 		t.Fatalf("diags %q", f.diags)
 	}
-	_, err := f.leakCheck(nil, nil, []string{"record rejected: CANARY-repo-acme-ledger-private"})
+	_, err := f.leakCheck(nil, nil, []string{"record rejected: CANARY-repo-acme-ledger-private"}, nil)
 	var le *LeakError
 	if !errors.As(err, &le) || !strings.Contains(le.Error(), "in error message 1") {
 		t.Fatalf("a leaking error message: %v", err)

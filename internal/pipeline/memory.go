@@ -11,6 +11,7 @@ import (
 	"github.com/contextreceipts/convert/internal/gate"
 	"github.com/contextreceipts/convert/internal/jsonscan"
 	"github.com/contextreceipts/convert/internal/leak"
+	"github.com/contextreceipts/convert/internal/receipt"
 )
 
 // Files is an input held in memory: file names (slash-separated, as
@@ -64,6 +65,20 @@ func ConvertFiles(files Files, in Input, opt Options) Result {
 // see the check refuse it; the checker returned gives the findings and the
 // untyped strings.
 func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) (*gate.Checker, error) {
+	return LeakCheckNoted(files, converter, outputs, nil)
+}
+
+// LeakCheckNoted is LeakCheckOutputs with the provenance of the outputs'
+// numbers: notes holds attributes as a conversion notes its outputs'
+// (gate.Numbers), each number's mark as its writer built it. The fuzz
+// reference plants numbers computed and copied and holds the check to its
+// rule.
+func LeakCheckNoted(files Files, converter string, outputs map[string][]byte, notes receipt.Attrs) (*gate.Checker, error) {
+	var nums *gate.Numbers
+	if notes != nil {
+		nums = new(gate.Numbers)
+		nums.Note(notes)
+	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -95,6 +110,7 @@ func LeakCheckOutputs(files Files, converter string, outputs map[string][]byte) 
 	}
 	each(func(doc []byte, _ int) { in.Line(doc, conv.PassThrough, know) })
 	outs := gate.NewOutputs()
+	outs.WithNumbers(nums)
 	onames := make([]string, 0, len(outputs))
 	for n := range outputs {
 		onames = append(onames, n)

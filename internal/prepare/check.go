@@ -117,8 +117,8 @@ func Trace(res Result, req Request) otlp.Trace {
 	sp := otlp.Span{TraceID: tid, SpanID: otlp.NewSpanID(tid, "context.prepare"), Name: "context.prepare", Kind: otlp.KindInternal,
 		Start: res.Start.UnixNano(), End: res.End.UnixNano()}
 	sp.Attrs.Set("context.prepare.status", receipt.S(res.Context.Status))
-	sp.Attrs.Set("context.prepare.content_bytes", receipt.I(int64(res.Context.ContentBytes)))
-	sp.Attrs.Set("context.prepare.max_bytes", receipt.I(int64(res.MaxBytes)))
+	sp.Attrs.Set("context.prepare.content_bytes", receipt.Computed(int64(res.Context.ContentBytes)))
+	sp.Attrs.Set("context.prepare.max_bytes", receipt.Computed(int64(res.MaxBytes)))
 	sp.Attrs.Set("context.prepare.query_digest", receipt.S(res.QueryDigest))
 	sp.Attrs.Set("context.prepare.receipt", receipt.B(res.Context.Receipt != nil))
 	sp.Attrs.Set("context.prepare.hash.mode", receipt.S(res.Hash.Mode()))
@@ -128,31 +128,31 @@ func Trace(res Result, req Request) otlp.Trace {
 	if res.Effort != nil {
 		sp.Attrs.Set("recall.policy", receipt.S(res.Effort.Policy))
 		sp.Attrs.Set("recall.policy_digest", receipt.S(res.Effort.PolicyDigest))
-		sp.Attrs.Set("recall.rounds", receipt.I(int64(res.Effort.Rounds)))
+		sp.Attrs.Set("recall.rounds", receipt.Computed(int64(res.Effort.Rounds)))
 		sp.Attrs.Set("recall.assessment", receipt.S(res.Effort.Assessment))
 		if s := res.Effort.Signals; s != nil {
-			sp.Attrs.Set("recall.signals.retrieved", receipt.I(int64(s.Retrieved)))
-			sp.Attrs.Set("recall.signals.admitted", receipt.I(int64(s.Admitted)))
-			sp.Attrs.Set("recall.signals.unused_bytes", receipt.I(int64(s.UnusedBytes)))
+			sp.Attrs.Set("recall.signals.retrieved", receipt.Computed(int64(s.Retrieved)))
+			sp.Attrs.Set("recall.signals.admitted", receipt.Computed(int64(s.Admitted)))
+			sp.Attrs.Set("recall.signals.unused_bytes", receipt.Computed(int64(s.UnusedBytes)))
 		}
-		sp.Attrs.Set("recall.truncated_items", receipt.I(int64(res.Effort.TruncatedItems)))
-		sp.Attrs.Set("recall.dropped_items", receipt.I(int64(res.Effort.DroppedItems)))
+		sp.Attrs.Set("recall.truncated_items", receipt.Computed(int64(res.Effort.TruncatedItems)))
+		sp.Attrs.Set("recall.dropped_items", receipt.Computed(int64(res.Effort.DroppedItems)))
 	}
 	t := res.Start.UnixNano()
 	for _, st := range res.Stages {
 		var a receipt.Attrs
-		a.Set("stage.count", receipt.I(int64(st.Count)))
-		a.Set("stage.duration_ms", receipt.I(st.DurationMS))
+		a.Set("stage.count", receipt.Computed(int64(st.Count)))
+		a.Set("stage.duration_ms", receipt.Computed(st.DurationMS))
 		sp.Events = append(sp.Events, otlp.Event{Name: "context.prepare.stage." + st.Stage, Time: t, Attrs: a})
 	}
 	for _, g := range res.Searches {
 		var a receipt.Attrs
-		a.Set("recall.round", receipt.I(int64(g.Round)))
+		a.Set("recall.round", receipt.Computed(int64(g.Round)))
 		a.Set("recall.family", receipt.S(g.Family))
 		a.Set("recall.mode", receipt.S(g.Mode))
 		a.Set("recall.outcome", receipt.S(g.Outcome))
 		a.Set("recall.fallback_reason", receipt.S(g.FallbackReason))
-		a.Set("recall.count", receipt.I(int64(g.Count)))
+		a.Set("recall.count", receipt.Computed(int64(g.Count)))
 		sp.Events = append(sp.Events, otlp.Event{Name: "context.prepare.search", Time: t, Attrs: a})
 	}
 	var res0 receipt.Attrs

@@ -28,9 +28,12 @@ const (
 type Value struct {
 	Kind Kind
 	Bool bool
-	Str  string
-	Int  int64 // an Int's value; a Float's bits
-	strs *[]string
+	// computed marks an Int the program computed (Computed), not one
+	// copied from the input (Copied); it sits in Kind's word, free.
+	computed bool
+	Str      string
+	Int      int64 // an Int's value; a Float's bits
+	strs     *[]string
 }
 
 // Float returns a Float value's number.
@@ -55,13 +58,38 @@ type Attr struct {
 	Value Value
 }
 
-// S, B, I, F and L build attribute values of each kind.
+// S, B, F and L build attribute values of each kind; a whole number is
+// built by Computed or Copied, which say where it comes from.
 func S(s string) Value       { return Value{Kind: String, Str: s} }
 func B(b bool) Value         { return Value{Kind: Bool, Bool: b} }
-func I(i int64) Value        { return Value{Kind: Int, Int: i} }
 func F(f float64) Value      { return Value{Kind: Float, Int: int64(math.Float64bits(f))} }
 func L(s []string) Value     { return Value{Kind: Strings, strs: &s} }
 func (v Value) IsZero() bool { return v.Kind == 0 }
+
+// Computed is a whole number the program computed: a count of records or
+// items, a sum over responses, a growth between two running totals, a
+// rank or depth it assigned, a bucket's bound, the pipeline's own
+// measures. It is not a copy of any input number, whatever it equals, and
+// the leak check does not probe it (gate.Numbers). Its argument must be
+// the program's arithmetic, never a value read from the input as it
+// stands: TestNumberProvenance refuses a Computed whose argument reads
+// one (x.Int(), c.Count(v), v.Get(...)) outside a len().
+//
+//	receipt.Computed(int64(len(st.loaded)))      a count of items
+//	receipt.Computed(st.jobs["a"]+st.jobs["b"])  a sum
+func Computed(n int64) Value { return Value{Kind: Int, Int: n, computed: true} }
+
+// Copied is a whole number copied from the input as it stood: a declared
+// count field's value (leak.Count, leak.Cumulative), a scenario's score, a
+// rank the input gave. The leak check probes it: a copy of a raw input
+// number of 6 digits or more that is not a declared count is a leak.
+//
+//	receipt.Copied(c.Count(r.Get("token_count")))  a declared count field
+//	receipt.Copied(e.Get("rank").Int())            the input's own rank
+func Copied(n int64) Value { return Value{Kind: Int, Int: n} }
+
+// IsComputed reports an Int built by Computed.
+func (v Value) IsComputed() bool { return v.Kind == Int && v.computed }
 
 // Event is one receipt event before the pipeline places it in a trace.
 type Event struct {

@@ -99,7 +99,7 @@ func TestIsToken(t *testing.T) {
 
 func TestLineJSON(t *testing.T) {
 	ev := Event{Name: "e.x", Time: "2026-01-01T00:00:00.000Z", Line: 3, Attrs: Attrs{
-		{"s", S("q\"\n\x01<\xff")}, {"b", B(true)}, {"i", I(-7)}, {"f", F(0.25)}, {"l", L([]string{"a"})},
+		{"s", S("q\"\n\x01<\xff")}, {"b", B(true)}, {"i", Copied(-7)}, {"f", F(0.25)}, {"l", L([]string{"a"})},
 	}}
 	b, err := Line{TraceID: "t", SpanID: "s", Event: ev, Converter: "c"}.AppendJSON(nil)
 	if err != nil {
@@ -183,7 +183,7 @@ func TestValueKinds(t *testing.T) {
 			t.Errorf("F(%v).Float() = %v", f, v.Float())
 		}
 	}
-	if I(7).Float() != 0 || S("x").List() != nil {
+	if Computed(7).Float() != 0 || S("x").List() != nil {
 		t.Error("Float or List of another kind is not zero")
 	}
 	if l := L([]string{"a", "b"}).List(); len(l) != 2 || l[1] != "b" {
