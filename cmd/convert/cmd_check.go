@@ -221,7 +221,7 @@ func leakcheckLogs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	findings, err := pipeline.LeakCheckFiles(inputs, c.String("converter"), files, c.String("reveal") == "names")
+	findings, err := pipeline.LeakCheckArgs(c.StringSlice("input"), c.String("converter"), inputs, files, c.String("reveal") == "names")
 	if err != nil {
 		cons.Error("%v", err)
 		return exitError{exitFailed}

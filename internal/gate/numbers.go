@@ -49,6 +49,19 @@ func (n *Numbers) Note(a receipt.Attrs) {
 	}
 }
 
+// Join adds o's notes to n's: a number is computed at a key only when no
+// conversion noted a copy of it there.
+func (n *Numbers) Join(o *Numbers) {
+	for _, m := range []struct{ to, from *map[numberAt]bool }{{&n.computed, &o.computed}, {&n.copied, &o.copied}} {
+		for at := range *m.from {
+			if *m.to == nil {
+				*m.to = map[numberAt]bool{}
+			}
+			(*m.to)[at] = true
+		}
+	}
+}
+
 // computedAt reports a number at key, of literal lit (as written: "-" and
 // all), that only computed values hold.
 func (n *Numbers) computedAt(key, lit string) bool {

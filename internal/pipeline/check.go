@@ -76,11 +76,46 @@ func LeakCheckInput(in Input, inputs, files []string, reveal bool) ([]gate.Findi
 	if err != nil || !anyNumber(fs) {
 		return fs, err
 	}
-	res := Convert(in, Options{Converter: "auto", Reveal: reveal})
-	if res.numbers == nil {
+	return leakCheckFiles(inputs, "auto", files, reveal, notesOf([]Input{in}, "auto", reveal))
+}
+
+// LeakCheckArgs is LeakCheckInput for convert leakcheck --input: the
+// sessions of the paths given (args, read as convert run reads them:
+// Expand) are converted again with converter when a raw input number is
+// found, and their notes judge it; reveal is LeakCheckFiles'. Paths that
+// are no session (Expand fails) leave the findings as LeakCheckFiles
+// makes them.
+func LeakCheckArgs(args []string, converter string, inputs, files []string, reveal bool) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, converter, files, reveal, nil)
+	if err != nil || !anyNumber(fs) {
+		return fs, err
+	}
+	ins, err := Expand(args)
+	if err != nil {
 		return fs, nil
 	}
-	return leakCheckFiles(inputs, "auto", files, reveal, res.numbers)
+	return leakCheckFiles(inputs, converter, files, reveal, notesOf(ins, converter, reveal))
+}
+
+// notesOf converts each of ins with converter ("auto" when "") and
+// --reveal names or not (reveal), as their outputs were made, and joins
+// the provenance of their outputs' numbers (nil when none converted).
+func notesOf(ins []Input, converter string, reveal bool) *gate.Numbers {
+	if converter == "" {
+		converter = "auto"
+	}
+	var nums *gate.Numbers
+	for _, in := range ins {
+		res := Convert(in, Options{Converter: converter, Reveal: reveal})
+		if res.numbers == nil {
+			continue
+		}
+		if nums == nil {
+			nums = &gate.Numbers{}
+		}
+		nums.Join(res.numbers)
+	}
+	return nums
 }
 
 func anyNumber(fs []gate.Finding) bool {

@@ -85,6 +85,12 @@ func TestLeakCheckInputByNotes(t *testing.T) {
 			if err != nil || anyNumber(fs) != tc.noted {
 				t.Fatalf("LeakCheckInput: %v %v, want a number finding %v", fs, err, tc.noted)
 			}
+			// convert leakcheck --input LOG: the session found at the path
+			// given, as run reads it, is converted again.
+			fs, err = LeakCheckArgs([]string{p}, "auto", []string{p}, tc.files, false)
+			if err != nil || anyNumber(fs) != tc.noted {
+				t.Fatalf("LeakCheckArgs: %v %v, want a number finding %v", fs, err, tc.noted)
+			}
 		})
 	}
 }
