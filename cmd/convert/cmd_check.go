@@ -111,8 +111,8 @@ func leakcheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "leakcheck",
 		Usage: "check that no output (receipt, trace, PreparedContext, recall effort, saved stderr) carries raw content of its inputs",
-		UsageText: "convert leakcheck [--logs PATH]... [--hash-key-file FILE] OUT...   (a run's --out folder: each output against the input its manifest records)\n" +
-			"convert leakcheck --input LOG [--input LOG...] [--converter NAME] FILE|DIR...   (a DIR is walked for receipts and traces)\n" +
+		UsageText: "convert leakcheck [--logs PATH]... [--hash-key-file FILE] [--reveal names] OUT...   (a run's --out folder: each output against the input its manifest records)\n" +
+			"convert leakcheck --input LOG [--input LOG...] [--converter NAME] [--reveal names] FILE|DIR...   (a DIR is walked for receipts and traces)\n" +
 			"convert leakcheck --artifacts FILE.jsonl [--artifacts ...] (--query Q | --query-file F) FILE...   (convert prepare's outputs)",
 		Description: "With no --input, each OUT is a folder convert run wrote: every output is checked against the\n" +
 			"input its .convert-manifest.json records for it (each agent's outputs against its own logs),\n" +
@@ -126,6 +126,7 @@ func leakcheckCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "logs", Usage: "with no --input: a `PATH` the run read (repeatable; default: the agents' default locations)"},
 			&cli.StringFlag{Name: "hash-key-file", Usage: "with no --input: the key `FILE` of a keyed run, to find its inputs by their keyed path digests", EnvVars: []string{"CONVERT_HASH_KEY_FILE"}},
 			&cli.StringFlag{Name: "converter", Aliases: []string{"c"}, Value: "auto", Usage: "converter whose pass-through fields apply to every LOG (auto: each log's own kind, detected)"},
+			&cli.StringFlag{Name: "reveal", Usage: "with --input: the --reveal value the outputs were made with (`names`: a model name no catalog knows was written in clear, and is checked as such; a run's folder records it in its manifest)"},
 			&cli.StringSliceFlag{Name: "artifacts", Usage: "instead of --input: the artifacts `FILE.jsonl` a prepare store was loaded from"},
 			&cli.StringFlag{Name: "query", Usage: "with --artifacts: the prepare query `TEXT`"},
 			&cli.StringFlag{Name: "query-file", Usage: "with --artifacts: read the query from `FILE`"},
@@ -133,6 +134,10 @@ func leakcheckCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			switch {
+			case c.String("reveal") != "" && c.String("reveal") != "names":
+				return usageError("--reveal takes one value: names")
+			case c.IsSet("reveal") && c.IsSet("artifacts"):
+				return usageError("--reveal goes with session logs, not --artifacts")
 			case c.IsSet("input") && c.IsSet("artifacts"):
 				return usageError("leakcheck takes --input (session logs) or --artifacts (prepare), not both")
 			case c.NArg() == 0:
@@ -216,7 +221,7 @@ func leakcheckLogs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	findings, err := pipeline.LeakCheckArgs(c.StringSlice("input"), c.String("converter"), inputs, files)
+	findings, err := pipeline.LeakCheckArgs(c.StringSlice("input"), c.String("converter"), inputs, files, c.String("reveal") == "names")
 	if err != nil {
 		cons.Error("%v", err)
 		return exitError{exitFailed}

@@ -33,14 +33,17 @@ type runManifest struct {
 			Size   int64  `json:"size"`
 			SHA256 string `json:"sha256"`
 		} `json:"files"`
-		Outputs []string `json:"outputs"`
+		Outputs     []string `json:"outputs"`
+		RevealNames bool     `json:"reveal_names"`
 	} `json:"inputs"`
 }
 
-// runCheck is one input of a run to check: its files and its outputs.
+// runCheck is one input of a run to check: its files and its outputs, and
+// whether the run wrote them with --reveal names (its manifest says so).
 type runCheck struct {
 	in              pipeline.Input
 	inputs, outputs []string
+	reveal          bool
 }
 
 // leakcheckRun checks each output folder's outputs against the inputs
@@ -92,7 +95,7 @@ func leakcheckRun(c *cli.Context) error {
 	}{Inputs: len(checks), NotFound: missing, Findings: []finding{}}
 	leaks := 0
 	for _, ch := range checks {
-		findings, err := pipeline.LeakCheckInput(ch.in, ch.inputs, ch.outputs)
+		findings, err := pipeline.LeakCheckInput(ch.in, ch.inputs, ch.outputs, ch.reveal || c.String("reveal") == "names")
 		if err != nil {
 			cons.Error("%s", screenedPathError(err, ch.inputs))
 			return exitError{exitFailed}
@@ -233,7 +236,7 @@ func matchManifest(out string, m runManifest, found []pipeline.Input, hashers []
 			}
 		}
 		if len(outs) > 0 {
-			checks = append(checks, runCheck{in: in, inputs: inputFiles(in), outputs: outs})
+			checks = append(checks, runCheck{in: in, inputs: inputFiles(in), outputs: outs, reveal: e.RevealNames})
 		}
 	}
 	return checks, missing

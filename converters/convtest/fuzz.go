@@ -349,7 +349,7 @@ func rawStrings(c FuzzCase, minLen int) []string {
 	var out []string
 	for _, name := range sortedNames(c.Files) {
 		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentIDs(c.Conv), func(v string, _ rawKind) {
+			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentKnows(c.Conv), func(v string, _ rawKind) {
 				if len(v) >= minLen && !receipt.IsDigest(v) {
 					out = append(out, v)
 				}

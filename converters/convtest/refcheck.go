@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,8 @@ import (
 // A naive reference of the leak check (internal/leak's package comment),
 // quadratic and written from the rules, not from the code: a value at a
 // pass-through path is admitted when its shape admits it and, at an id
-// path, when it is one of the ids of the reader's agent (admitted); every
+// path, when it is one of the ids of the reader's agent, at a model path
+// when the catalog or the reader's agent knows it (admitted); every
 // other input string, key and number is raw. An untyped
 // output string leaks when it equals a raw input string (ASCII case
 // folded), or one of its untyped parts under 8 bytes does, or it contains
@@ -54,7 +56,7 @@ func newRefInput(c FuzzCase) refInput {
 	for _, name := range sortedNames(c.Files) {
 		in.pass[name], in.pass[name[strings.LastIndex(name, "/")+1:]] = true, true
 		eachDoc(name, c.Files[name], func(doc []byte, _ int) {
-			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentIDs(c.Conv), func(v string, kind rawKind) {
+			walkRaw(gjson.ParseBytes(doc), "", c.Conv.PassThrough, agentKnows(c.Conv), func(v string, kind rawKind) {
 				in.raw, in.num = append(in.raw, v), append(in.num, kind == rawNumber)
 				if kind == rawFielded {
 					in.fielded = append(in.fielded, v)
@@ -81,24 +83,30 @@ const (
 	rawFielded // a string at a pass-through path its rule does not admit
 )
 
-// agentIDs is the id grammar of the agent conv reads (its Format's IDs;
-// empty when it declares none), or nil for a converter of no agent (a
-// scenario's).
-func agentIDs(conv converters.Converter) *leak.IDs {
+// agentKnows is what the reader of the agent conv reads knows of the
+// values it writes: its Format's id grammar (empty when it declares none)
+// and its own model names; nil for a converter of no agent (a scenario's).
+func agentKnows(conv converters.Converter) *leak.Knowledge {
 	if conv.Native == nil {
 		return nil
 	}
-	return &conv.Native.IDs
+	return &leak.Knowledge{IDs: conv.Native.IDs, Models: conv.Native.Models}
 }
 
 // admitted is the rule of a pass-through value: the field's shape admits
-// it (leak.Shape.Admit: its syntax, and no secret or personal data), and
-// a value of an id field is one of the agent's ids (ids, its reader's
+// it (leak.Shape.Admit: its syntax, and no secret or personal data); a
+// value of an id field is one of the agent's ids (know.IDs, its reader's
 // grammar: the reader writes any other as its digest, so it is raw; an
-// agent that declares none has none). With ids nil (a converter of no
-// agent) an id goes by its shape alone.
-func admitted(sh leak.Shape, v string, ids *leak.IDs) bool {
-	if ids != nil && (sh == leak.ID || sh == leak.IDOrUUID) && !ids.Match(v) {
+// agent that declares none has none); a value of a model field is a name
+// the model catalog knows (leak.KnownModel) or one the agent writes of its
+// own (know.Models): the reader writes any other as its digest, for the
+// fuzz targets convert without --reveal names. With know nil (a converter
+// of no agent) an id goes by its shape alone, a model by the catalog.
+func admitted(sh leak.Shape, v string, know *leak.Knowledge) bool {
+	if know != nil && (sh == leak.ID || sh == leak.IDOrUUID) && !know.IDs.Match(v) {
+		return false
+	}
+	if sh == leak.Model && !leak.KnownModel(v) && (know == nil || !slices.Contains(know.Models, v)) {
 		return false
 	}
 	return sh.Admit(v)
@@ -106,11 +114,11 @@ func admitted(sh leak.Shape, v string, ids *leak.IDs) bool {
 
 // walkRaw calls raw on every raw string, key and number literal of v, and
 // passed on every value admitted at its pass-through path (admitted, by
-// ids, the reader's id grammar).
-func walkRaw(v gjson.Result, p string, pass leak.Paths, ids *leak.IDs, raw func(v string, kind rawKind), passed func(string)) {
+// know, what the reader knows).
+func walkRaw(v gjson.Result, p string, pass leak.Paths, know *leak.Knowledge, raw func(v string, kind rawKind), passed func(string)) {
 	switch {
 	case v.Type == gjson.String:
-		if sh := pass[p]; sh != leak.None && sh != leak.Count && admitted(sh, v.Str, ids) {
+		if sh := pass[p]; sh != leak.None && sh != leak.Count && admitted(sh, v.Str, know) {
 			if passed != nil {
 				passed(v.Str)
 				// The server of an admitted "mcp__server__tool" name, and
@@ -134,7 +142,7 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, ids *leak.IDs, raw func(
 		}
 		// A count in a count field, and any number a label or id field's
 		// shape admits, is that field's value.
-		if sh != leak.None && admitted(sh, v.Raw, ids) {
+		if sh != leak.None && admitted(sh, v.Raw, know) {
 			if passed != nil {
 				passed(v.Raw)
 			}
@@ -142,11 +150,11 @@ func walkRaw(v gjson.Result, p string, pass leak.Paths, ids *leak.IDs, raw func(
 		}
 		raw(v.Raw, rawNumber)
 	case v.IsArray():
-		v.ForEach(func(_, e gjson.Result) bool { walkRaw(e, join(p, "#"), pass, ids, raw, passed); return true })
+		v.ForEach(func(_, e gjson.Result) bool { walkRaw(e, join(p, "#"), pass, know, raw, passed); return true })
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
 			raw(k.Str, rawKey)
-			walkRaw(e, join(p, k.Str), pass, ids, raw, passed)
+			walkRaw(e, join(p, k.Str), pass, know, raw, passed)
 			return true
 		})
 	}

@@ -430,14 +430,14 @@ func (r *Result) Screened() *Result {
 // from anywhere, as diff prints it: a whole number a count's kind admits
 // (leak.Count: token counts, bytes, events; not a card or phone number) as
 // it is; a string as untrusted.Field judges it in that field (an id, a
-// file name as the run writes it, a bucket, a digest; a model of a known
-// family); an array
+// file name as the run writes it, a bucket, a digest; a model the catalog
+// knows); an array
 // element by element; anything else as untrusted.ShowJSON.
 //
 //	gen_ai.usage.input_tokens 28249720          28249720
 //	gen_ai.usage.input_tokens 4111111111111111  withheld (a card number)
 //	gen_ai.response.model "claude-opus-4-5"     "claude-opus-4-5"
-//	gen_ai.response.model "claude-CANARYUSER"   withheld (no known family)
+//	gen_ai.response.model "claude-CANARYUSER"   withheld (no catalog model)
 //	session.id "sess-9c1e-payments-refactor"    "sess-9c1e-payments-refactor"
 func Value(key, v string) string {
 	switch {
@@ -451,7 +451,7 @@ func Value(key, v string) string {
 			break
 		}
 		if untrusted.FieldKind(key) == leak.Model {
-			// A model of a known family is Printable; a model field's
+			// A model the catalog knows is Printable; a model field's
 			// syntax admits a user name, and this receipt may be hostile.
 			if untrusted.Printable(s) {
 				return v

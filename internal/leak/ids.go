@@ -3,6 +3,7 @@ package leak
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/contextreceipts/convert/internal/models"
 )
@@ -123,27 +124,37 @@ var (
 // every id as its digest), a model name when the catalog or the agent
 // knows it (or names are revealed).
 func (s Shape) ClearFor(v string, reveal bool, k Knowledge) bool {
-	if !s.admitFor(v, &k) {
-		return false
-	}
-	return s != Model || reveal || KnownModel(v) || slices.Contains(k.Models, v)
+	return s.admitFor(v, &k, reveal)
 }
 
 // admitFor is Admit as the leak check applies it to the input of a reader
-// that knows k: an id (ID, IDOrUUID) is a pass-through value only when it
-// is one of the agent's ids, as its reader writes it (ClearFor); an id of
-// the id shape that is no id of the agent's is written as its digest, so
-// the check holds it raw (its copy in an untyped output is a leak). A
-// reader whose grammar has no rule (ZCode's) admits no id. With k nil (a
-// writer that knows no agent: a scenario's, Clear), an id is admitted by
-// its shape alone. The grammar goes first: it is a few byte compares,
-// cheaper than Admit's screens.
+// that knows k, in a run that reveals names or not: a value is a
+// pass-through value only when its reader writes it in clear (ClearFor).
+// An id (ID, IDOrUUID) must be one of the agent's ids, and a model name
+// one the catalog knows (KnownModel), one of the agent's own (k.Models),
+// or any the screens pass under --reveal names. Any other value of the
+// shape is written as its digest, so the check holds it raw: its copy in
+// an untyped output is a leak, its repeats elsewhere in the input are not
+// spared. A reader whose grammar has no rule (ZCode's) admits no id.
+// With k nil (a writer that knows no agent: a scenario's, which writes
+// by Clear with names never revealed), an id is admitted by its shape
+// alone and a model name by the catalog alone. Knowledge goes first for
+// ids (a few byte compares, cheaper than Admit's screens), after Admit
+// for model names (the catalog's look-up is the dearer).
 //
 //	ID "toolu_0114R4tT6VPiDksvXghJqa5C", Claude Code's grammar   admitted
 //	ID "msg_01alicekowalczykpayrollQ3", Claude Code's grammar    raw (l is no Base58 letter)
 //	ID "0123456789abcdef01234567", ZCode's (none)               raw
 //	ID "0123456789abcdef01234567", k nil                         admitted (24 hex digits)
-func (s Shape) admitFor(v string, k *Knowledge) bool { return k.ownID(s, v) && s.Admit(v) }
+//	Model "claude-opus-4-5-20251101", any reader                 admitted (the catalog)
+//	Model "<synthetic>", Claude Code's                           admitted (its own)
+//	Model "alice-kowalczyk-finetune", not revealed               raw
+//	Model "alice-kowalczyk-finetune", --reveal names             admitted
+//	Model "alice-kowalczyk-finetune", k nil, revealed or not     raw (a scenario never reveals)
+//	Model "home/alice/q3-salaries.gguf", --reveal names          raw (a path: Admit)
+func (s Shape) admitFor(v string, k *Knowledge, reveal bool) bool {
+	return k.ownID(s, v) && s.Admit(v) && k.ownModel(s, v, reveal)
+}
 
 // ownID reports whether v, in a field of shape s, may be one of the ids
 // of the agent that knows k: any value of another shape, or with k nil.
@@ -151,8 +162,45 @@ func (k *Knowledge) ownID(s Shape, v string) bool {
 	return k == nil || s != ID && s != IDOrUUID || k.IDs.Match(v)
 }
 
+// ownModel reports whether v, in a field of shape s, is a model name the
+// reader that knows k writes in clear (any value of another shape): with
+// names revealed (never with k nil), or when it knows the name.
+func (k *Knowledge) ownModel(s Shape, v string, reveal bool) bool {
+	return s != Model || reveal && k != nil || k.knowsModel(v)
+}
+
+// knowsModel reports whether the catalog or the agent that knows k (may
+// be nil) knows the model name v.
+func (k *Knowledge) knowsModel(v string) bool {
+	return KnownModel(v) || k != nil && slices.Contains(k.Models, v)
+}
+
 // KnownModel reports a model name the catalog knows (models.Known: its ids
 // behind a provider prefix, with a release suffix). The names an agent
 // writes of its own (Claude Code's <synthetic>, Cursor's Auto) are its
-// reader's (Knowledge.Models).
-func KnownModel(v string) bool { return models.Known(v) }
+// reader's (Knowledge.Models). The check asks it of every model value it
+// probes, and the catalog's look-up allocates (its suffix patterns), so
+// the answers for the first maxKnownMemo names are remembered: a session
+// names a handful.
+func KnownModel(v string) bool {
+	knownMemo.RLock()
+	known, ok := knownMemo.m[v]
+	knownMemo.RUnlock()
+	if ok {
+		return known
+	}
+	known = models.Known(v)
+	knownMemo.Lock()
+	if len(knownMemo.m) < maxKnownMemo {
+		knownMemo.m[strings.Clone(v)] = known // v may be a view of a read buffer
+	}
+	knownMemo.Unlock()
+	return known
+}
+
+const maxKnownMemo = 4096
+
+var knownMemo = struct {
+	sync.RWMutex
+	m map[string]bool
+}{m: map[string]bool{}}

@@ -141,16 +141,80 @@ func TestCheckGoesByGrammar(t *testing.T) {
 	}
 }
 
-// TestGrammarAllocatesNothing: asking the reader's grammar keeps both
-// passes free of allocation per value (the second pass is the check's
-// hot loop), for ids admitted and refused alike. (An admitted id of 9
+// TestCheckGoesByModelKnowledge: the leak check admits a model name as
+// its reader writes it (ClearFor): one the catalog knows, one the agent
+// writes of its own, or, under --reveal names, any the screens pass. A
+// model-shaped name no one knows (a deployment named after a person) is
+// written as its digest, so it is raw in both passes: its copy in an
+// untyped output, whole or in a composite, is a leak, and its repeats in
+// the input are not spared. A writer of no agent (k nil, a scenario's)
+// never reveals a model name, whatever the run.
+func TestCheckGoesByModelKnowledge(t *testing.T) {
+	claude := &Knowledge{Models: []string{"<synthetic>"}}
+	pass := Paths{"model": Model}
+	const person = "alice-kowalczyk-finetune" // the model shape's, no catalog's
+	cases := []struct {
+		name   string
+		k      *Knowledge
+		reveal bool
+		input  string
+		output string
+		leak   bool
+	}{
+		{"a catalog model", claude, false, `{"model":"claude-opus-4-5-20251101"}`, "chat claude-opus-4-5-20251101", false},
+		{"a catalog model, no agent", nil, false, `{"model":"gpt-5.5"}`, "chat gpt-5.5", false},
+		{"the agent's own", claude, false, `{"model":"<synthetic>"}`, "chat <synthetic>", false},
+		{"another agent's own", &Knowledge{}, false, `{"model":"<synthetic>"}`, "chat <synthetic>", true},
+		{"no one's model, whole", claude, false, `{"model":"` + person + `"}`, person, true},
+		{"no one's model in a composite", claude, false, `{"model":"` + person + `"}`, "chat " + person, true},
+		{"its repeat in a raw field is not spared", claude, false, `{"model":"` + person + `","note":"ask ` + person + `"}`, person, true},
+		{"under --reveal names", claude, true, `{"model":"` + person + `"}`, "chat " + person, false},
+		{"under --reveal names, a path still", claude, true, `{"model":"home/alice/q3.gguf"}`, "chat home/alice/q3.gguf", true},
+		{"no agent under --reveal names", nil, true, `{"model":"` + person + `"}`, "chat " + person, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInput()
+			in.RevealNames = tc.reveal
+			in.Line([]byte(tc.input), pass, tc.k)
+			o := NewOutputs(map[string]bool{"chat": true})
+			o.Add(tc.output, "output A")
+			c := o.Check(in)
+			if c.NeedsProbe() {
+				c.Line([]byte(tc.input), 1, pass, tc.k)
+			}
+			if got := c.Findings(); (len(got) > 0) != tc.leak {
+				t.Fatalf("%q: findings %+v, want a leak %v", tc.output, got, tc.leak)
+			}
+		})
+	}
+}
+
+// TestAgentModelIsNotRemembered: a model name admitted by one reader's
+// knowledge (its agent's own) is admitted for that reader's lines only,
+// though the check remembers admitted values across lines.
+func TestAgentModelIsNotRemembered(t *testing.T) {
+	in := NewInput()
+	pass := Paths{"model": Model}
+	in.Line([]byte(`{"model":"<synthetic>"}`), pass, &Knowledge{Models: []string{"<synthetic>"}})
+	before := in.RawCount
+	in.Line([]byte(`{"model":"<synthetic>"}`), pass, &Knowledge{})
+	if in.RawCount != before+2 { // its key and, now, its value
+		t.Fatalf("raw strings %d, want %d: another reader admitted a name only Claude Code knows", in.RawCount, before+2)
+	}
+}
+
+// TestGrammarAllocatesNothing: asking the reader's grammar and the model
+// catalog keeps both passes free of allocation per value (the second
+// pass is the check's hot loop), for ids and model names admitted and
+// refused alike. (An admitted id of 9
 // digits or more, msg_0113ezJR3hNQJo51NLnS26HK, costs the personal-data
 // screen's card test a few allocations in the second pass, grammar or
 // not: Admit's, not the grammar's.)
 func TestGrammarAllocatesNothing(t *testing.T) {
-	k := &Knowledge{IDs: IDs{UUIDs, AnthropicIDs, OpenAICallIDs}}
-	pass := Paths{"message.id": ID, "sessionId": IDOrUUID, "message.content.#.id": ID}
-	doc := []byte(`{"sessionId":"0822e04b-5551-4de8-a98a-5660c689e49b","message":{"id":"req_011CWpS5NgpKRVokUuHVdg1m","content":[` +
+	k := &Knowledge{IDs: IDs{UUIDs, AnthropicIDs, OpenAICallIDs}, Models: []string{"<synthetic>"}}
+	pass := Paths{"message.id": ID, "sessionId": IDOrUUID, "message.content.#.id": ID, "message.model": Model, "model": Model, "m": Model}
+	doc := []byte(`{"model":"<synthetic>","m":"alice-kowalczyk-finetune","sessionId":"0822e04b-5551-4de8-a98a-5660c689e49b","message":{"model":"claude-opus-4-5-20251101","id":"req_011CWpS5NgpKRVokUuHVdg1m","content":[` +
 		`{"id":"toolu_0114R4tT6VPiDksvXghJqa5C","text":"CANARY text"},{"id":"msg_01alicekowalczykpayrollQ3"},{"id":"0123456789abcdef01234567"}]}}`)
 	in := NewInput()
 	in.Line(doc, pass, k)

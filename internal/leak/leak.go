@@ -133,9 +133,14 @@ type Input struct {
 	sorted   int // pass[:sorted] and nums are compacted when they grow
 	RawCount int64
 	RawBytes int64 // raw strings' bytes as encoded in the input
-	pathBuf  []byte
-	esc      []byte
-	tails    tails
+	// RevealNames says the outputs were written under --reveal names: a
+	// model name no catalog knows is then in clear where the screens pass
+	// it, so the check admits it too (Shape.admitFor). Set it before the
+	// first Line.
+	RevealNames bool
+	pathBuf     []byte
+	esc         []byte
+	tails       tails
 	// admitted remembers the (shape, value hash) pairs admitted lately:
 	// the same session id, version, cwd and model sit on every line of a
 	// session, and must not be judged again (Shape.Admit's secret patterns)
@@ -167,12 +172,16 @@ func (in *Input) addHash(h uint64) {
 	}
 }
 
-// admit is sh.admitFor(v, know), adding v to the pass-through values when
-// it is admitted. The reader's id grammar is asked first, every time (a
-// few compares); past it, Admit depends on the shape and the value only,
-// so a pair seen admitted before is admitted again without a look (a
-// 64-bit hash stands for the value, as it does in pass), whichever
-// reader's line it sat on.
+// admit is sh.admitFor(v, know, in.RevealNames), adding v to the
+// pass-through values when it is admitted. The reader's id grammar is
+// asked first, every time (a few compares); past it, Admit depends on the
+// shape and the value only, and so does a model name's admission by the
+// catalog, so a pair seen admitted so before is admitted again without a
+// look (a 64-bit hash stands for the value, as it does in pass),
+// whichever reader's line it sat on. A model name admitted by its
+// reader's knowledge (its agent's own, or --reveal names, which a writer
+// of no agent never applies) is asked again on every line, never
+// remembered: another reader's line may not admit it.
 func (in *Input) admit(sh Shape, v string, know *Knowledge) bool {
 	if !know.ownID(sh, v) {
 		return false
@@ -186,10 +195,16 @@ func (in *Input) admit(sh Shape, v string, know *Knowledge) bool {
 	if !sh.Admit(v) {
 		return false
 	}
-	if in.pending {
-		in.undos = append(in.undos, undo{slot: int(k % uint64(len(in.admitted))), old: *slot})
+	remember := sh != Model || KnownModel(v) // admitted by the value alone
+	if !remember && !know.ownModel(sh, v, in.RevealNames) {
+		return false
 	}
-	*slot = k
+	if remember {
+		if in.pending {
+			in.undos = append(in.undos, undo{slot: int(k % uint64(len(in.admitted))), old: *slot})
+		}
+		*slot = k
+	}
 	in.addHash(h)
 	for _, p := range sh.Parts(v) {
 		in.addPass(p) // a part of an admitted value has its provenance
@@ -283,6 +298,10 @@ func (o *Outputs) Check(in *Input) *Checker {
 // Pass admits v as a pass-through value. It must be called before the first
 // Raw, Line, NeedsProbe or Findings.
 func (c *Checker) Pass(v string) { c.extra[v] = true }
+
+// reveal reports whether the outputs were written under --reveal names
+// (Input.RevealNames; a checker of no input knows of none).
+func (c *Checker) reveal() bool { return c != nil && c.in != nil && c.in.RevealNames }
 
 func (c *Checker) isPass(s string) bool {
 	return c.extra[s] || (c.in != nil && c.in.has(s))

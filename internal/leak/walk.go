@@ -185,7 +185,7 @@ func (w *walker) leaf(s []byte) {
 		}
 		return
 	}
-	if !sh.admitFor(v, w.know) { // Admit: a secret-looking value is raw wherever it sits
+	if !w.admits(sh, v) { // Admit: a secret-looking value is raw wherever it sits
 		w.raw(v)
 	}
 }
@@ -197,6 +197,15 @@ func (w *walker) shape() Shape {
 		return None
 	}
 	return w.pass[string(w.path)]
+}
+
+// admits is sh.admitFor(v) for the line's reader, in the run the input
+// was read for (Input.RevealNames).
+func (w *walker) admits(sh Shape, v string) bool {
+	if w.in != nil {
+		return sh.admitFor(v, w.know, w.in.RevealNames)
+	}
+	return sh.admitFor(v, w.know, w.c.reveal())
 }
 
 func (w *walker) raw(v string) {
@@ -233,7 +242,7 @@ func (w *walker) number(lit []byte) {
 		w.wild = append(append(w.wild[:0], "*."...), last...)
 		sh = w.pass[string(w.wild)]
 	}
-	if (sh == Count || sh == EpochMs) && sh.fits(v) || sh != None && sh != Count && sh != EpochMs && sh.admitFor(v, w.know) {
+	if (sh == Count || sh == EpochMs) && sh.fits(v) || sh != None && sh != Count && sh != EpochMs && w.admits(sh, v) {
 		// A number in a label or id field is that field's value: a
 		// converter that writes it (as a string) passes it through.
 		if w.in != nil {

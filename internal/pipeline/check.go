@@ -32,38 +32,61 @@ func eachLine(r *jsonl.Reader, fn func(jsonl.Line) error) error {
 	}
 }
 
+// KnowledgeOf is what the reader of the converter named converter knows
+// of the values it writes (converters.Converter.Knowledge: its agent's id
+// grammar and own model names), for the read-back side; nil when no
+// converter has that name or it reads no agent's logs.
+func KnowledgeOf(converter string) *leak.Knowledge {
+	if c, ok := converters.Lookup(converter); ok {
+		return c.Knowledge()
+	}
+	return nil
+}
+
+// checkInput is the leak check's input knowledge, begun for outputs
+// written with --reveal names or not (reveal): a model name no catalog
+// knows is in clear only so, and admitted by the check only so.
+func checkInput(reveal bool) *leak.Input {
+	in := leak.NewInput()
+	in.RevealNames = reveal
+	return in
+}
+
 // LeakCheckFiles runs the leak check alone: the raw strings of the inputs
 // (read with the pass-through fields of converter, detected from the first
 // input when "") against every string in files (gate.AddFile: receipt
 // NDJSON and OTLP JSON are read as JSON, a PreparedContext by its receipt,
-// any other file, a saved stderr say, as text lines). An input ending in
-// .json (a sidecar) is read as one JSON document.
-func LeakCheckFiles(inputs []string, converter string, files []string) ([]gate.Finding, error) {
-	return leakCheckFiles(inputs, converter, files, nil)
+// any other file, a saved stderr say, as text lines), made with
+// --reveal names or not (reveal, as the run that wrote them). An input
+// ending in .json (a sidecar) is read as one JSON document.
+func LeakCheckFiles(inputs []string, converter string, files []string, reveal bool) ([]gate.Finding, error) {
+	return leakCheckFiles(inputs, converter, files, reveal, nil)
 }
 
 // LeakCheckInput is LeakCheckFiles for the outputs a run wrote of in
-// (files: convert leakcheck OUT; inputs: in's files). Output bytes alone
-// do not say which numbers the program computed, so a raw input number
-// found is judged again with the notes of a conversion of in now
-// (gate.Numbers), as the run judged it: a count or sum the program
-// computes from this input is not a copy, whatever it equals. Only an
-// input with such a finding is converted again.
-func LeakCheckInput(in Input, inputs, files []string) ([]gate.Finding, error) {
-	fs, err := leakCheckFiles(inputs, "auto", files, nil)
+// (files: convert leakcheck OUT; inputs: in's files), with --reveal names
+// or not (reveal). Output bytes alone do not say which numbers the
+// program computed, so a raw input number found is judged again with the
+// notes of a conversion of in now (gate.Numbers), as the run judged it: a
+// count or sum the program computes from this input is not a copy,
+// whatever it equals. Only an input with such a finding is converted
+// again.
+func LeakCheckInput(in Input, inputs, files []string, reveal bool) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, "auto", files, reveal, nil)
 	if err != nil || !anyNumber(fs) {
 		return fs, err
 	}
-	return leakCheckFiles(inputs, "auto", files, notesOf([]Input{in}, "auto"))
+	return leakCheckFiles(inputs, "auto", files, reveal, notesOf([]Input{in}, "auto", reveal))
 }
 
 // LeakCheckArgs is LeakCheckInput for convert leakcheck --input: the
 // sessions of the paths given (args, read as convert run reads them:
 // Expand) are converted again with converter when a raw input number is
-// found, and their notes judge it. Paths that are no session (Expand
-// fails) leave the findings as LeakCheckFiles makes them.
-func LeakCheckArgs(args []string, converter string, inputs, files []string) ([]gate.Finding, error) {
-	fs, err := leakCheckFiles(inputs, converter, files, nil)
+// found, and their notes judge it; reveal is LeakCheckFiles'. Paths that
+// are no session (Expand fails) leave the findings as LeakCheckFiles
+// makes them.
+func LeakCheckArgs(args []string, converter string, inputs, files []string, reveal bool) ([]gate.Finding, error) {
+	fs, err := leakCheckFiles(inputs, converter, files, reveal, nil)
 	if err != nil || !anyNumber(fs) {
 		return fs, err
 	}
@@ -71,18 +94,19 @@ func LeakCheckArgs(args []string, converter string, inputs, files []string) ([]g
 	if err != nil {
 		return fs, nil
 	}
-	return leakCheckFiles(inputs, converter, files, notesOf(ins, converter))
+	return leakCheckFiles(inputs, converter, files, reveal, notesOf(ins, converter, reveal))
 }
 
-// notesOf converts each of ins with converter ("auto" when "") and joins
+// notesOf converts each of ins with converter ("auto" when "") and
+// --reveal names or not (reveal), as their outputs were made, and joins
 // the provenance of their outputs' numbers (nil when none converted).
-func notesOf(ins []Input, converter string) *gate.Numbers {
+func notesOf(ins []Input, converter string, reveal bool) *gate.Numbers {
 	if converter == "" {
 		converter = "auto"
 	}
 	var nums *gate.Numbers
 	for _, in := range ins {
-		res := Convert(in, Options{Converter: converter})
+		res := Convert(in, Options{Converter: converter, Reveal: reveal})
 		if res.numbers == nil {
 			continue
 		}
@@ -103,7 +127,7 @@ func anyNumber(fs []gate.Finding) bool {
 	return false
 }
 
-func leakCheckFiles(inputs []string, converter string, files []string, nums *gate.Numbers) ([]gate.Finding, error) {
+func leakCheckFiles(inputs []string, converter string, files []string, reveal bool, nums *gate.Numbers) ([]gate.Finding, error) {
 	inputs, err := storeSessions(inputs)
 	if err != nil {
 		return nil, err
@@ -116,7 +140,7 @@ func leakCheckFiles(inputs []string, converter string, files []string, nums *gat
 		return nil, err
 	}
 	readers := inputReaders(inputs, converter, conv)
-	in := leak.NewInput()
+	in := checkInput(reveal)
 	for i, p := range inputs {
 		in.Pass(path.Base(p))
 		in.Pass(p)

@@ -188,7 +188,7 @@ func ConvertContext(ctx context.Context, in Input, opt Options) (res Result) {
 	}
 	res.Converter = conv.Name
 	f := &file{ctx: ctx, opt: opt, in: in, path: in.Shown(), rel: rel, conv: conv, know: conv.Knowledge(), state: conv.New(converters.Env{Hash: opt.Hash, RevealNames: opt.Reveal, Companions: len(in.Companions), Folders: converters.FolderNames(in.Path, 3)}),
-		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: leak.NewInput(),
+		stats: Stats{SkipReasons: map[string]int64{}, UnknownTypes: map[string]bool{}}, input: checkInput(opt.Reveal),
 		first: &first, scans: scans}
 	if err := f.read(); err != nil {
 		res.Err, res.Diags, res.Stats = f.screenFailure(err), f.diags, f.stats

@@ -46,7 +46,7 @@ func TestLeakCheckFilesByGrammar(t *testing.T) {
 	// Each input by its own reader (auto), and both by Claude Code's
 	// (named: the ledger's fields are no pass-through path of it).
 	for _, conv := range []string{"", "claude_code"} {
-		fds, err := LeakCheckFiles(inputs, conv, []string{out})
+		fds, err := LeakCheckFiles(inputs, conv, []string{out}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

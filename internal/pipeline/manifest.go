@@ -51,6 +51,10 @@ type manifestEntry struct {
 	// exported), and an older convert ignores them.
 	Trace   string           `json:"trace,omitempty"`
 	Exports []manifestExport `json:"exports,omitempty"`
+	// RevealNames records that the outputs were written with --reveal
+	// names (Settings holds it only in its fingerprint): convert leakcheck
+	// checks them so, as a model name no catalog knows is in clear then.
+	RevealNames bool `json:"reveal_names,omitempty"`
 }
 
 // manifestExport records one trace an endpoint accepted.
@@ -265,14 +269,15 @@ func (m *manifest) madeFrom(rel string) string {
 
 // record remembers a converted input: its files' digests come from the
 // conversion (sidecars are hashed here); trace is the digest of the trace
-// written and exports the endpoints that took it now. Earlier exports of
-// the same trace bytes are kept.
-func (m *manifest) record(in Input, set string, outs []string, files []FileInfo, trace string, exports []manifestExport) {
+// written and exports the endpoints that took it now; reveal, that the
+// outputs were written with --reveal names. Earlier exports of the same
+// trace bytes are kept.
+func (m *manifest) record(in Input, set string, reveal bool, outs []string, files []FileInfo, trace string, exports []manifestExport) {
 	known := map[string]FileInfo{}
 	for _, f := range files {
 		known[f.Path] = f
 	}
-	e := manifestEntry{Settings: set, Outputs: outs, Trace: trace}
+	e := manifestEntry{Settings: set, Outputs: outs, Trace: trace, RevealNames: reveal}
 	m.mu.Lock()
 	if old, ok := m.Inputs[m.pathID(in.Rel)]; ok && old.Trace == trace {
 		for _, x := range old.Exports {

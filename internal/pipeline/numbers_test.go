@@ -77,17 +77,17 @@ func TestLeakCheckInputByNotes(t *testing.T) {
 		{"a raw number planted", []string{planted}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs, err := LeakCheckFiles([]string{p}, "", tc.files)
+			fs, err := LeakCheckFiles([]string{p}, "", tc.files, false)
 			if err != nil || anyNumber(fs) != tc.alone {
 				t.Fatalf("LeakCheckFiles: %v %v, want a number finding %v", fs, err, tc.alone)
 			}
-			fs, err = LeakCheckInput(in, []string{p}, tc.files)
+			fs, err = LeakCheckInput(in, []string{p}, tc.files, false)
 			if err != nil || anyNumber(fs) != tc.noted {
 				t.Fatalf("LeakCheckInput: %v %v, want a number finding %v", fs, err, tc.noted)
 			}
 			// convert leakcheck --input LOG: the session found at the path
 			// given, as run reads it, is converted again.
-			fs, err = LeakCheckArgs([]string{p}, "auto", []string{p}, tc.files)
+			fs, err = LeakCheckArgs([]string{p}, "auto", []string{p}, tc.files, false)
 			if err != nil || anyNumber(fs) != tc.noted {
 				t.Fatalf("LeakCheckArgs: %v %v, want a number finding %v", fs, err, tc.noted)
 			}

@@ -497,7 +497,7 @@ func publishOne(ctx context.Context, p *published, opt RunOptions, man *manifest
 				exports = append(exports, manifestExport{Endpoint: EndpointID(opt.Hash, opt.ExportEndpoint), Trace: traceSum})
 			}
 		}
-		man.record(in, set, p.outs, res.Files, traceSum, exports)
+		man.record(in, set, opt.Reveal, p.outs, res.Files, traceSum, exports)
 	}
 	res.Receipt, res.Trace = nil, nil
 	d.res = res

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/contextreceipts/convert/internal/jsonscan"
+	"github.com/contextreceipts/convert/internal/leak"
 	"github.com/contextreceipts/convert/internal/pipeline"
 	"github.com/contextreceipts/convert/internal/receipt"
 	"github.com/contextreceipts/convert/internal/untrusted"
@@ -257,9 +258,14 @@ func IsTrace(p string) bool {
 // aggregates or prints it. Equal values stay equal, so grouping is
 // unchanged; receipts the report converted itself pass the same screen, so
 // a report from logs and one from their receipts agree.
+//
+// An id or model name is judged as the reader of the receipt's agent
+// writes it (its id grammar, its own model names), when the receipt
+// names an agent convert has a reader for; else by the kinds alone.
 func (s *Session) screen() {
+	know := pipeline.KnowledgeOf(s.Agent)
 	if len(s.ID) != 32 || strings.Trim(s.ID, "0123456789abcdef") != "" { // a trace id stands in when there is no session id
-		s.ID = untrusted.Field("session.id", s.ID)
+		s.ID = untrusted.FieldFor(know, "session.id", s.ID)
 	}
 	s.TraceID = showHex(s.TraceID, 32)
 	s.Agent = untrusted.Show(s.Agent)
@@ -273,20 +279,20 @@ func (s *Session) screen() {
 		e.SpanID = showHex(e.SpanID, 16)
 		attrs := make(map[string]gjson.Result, len(e.Attrs))
 		for k, v := range e.Attrs {
-			attrs[untrusted.Show(k)] = screenValue(k, v)
+			attrs[untrusted.Show(k)] = screenValue(know, k, v)
 		}
 		e.Attrs = attrs
 	}
 }
 
-func screenValue(k string, v gjson.Result) gjson.Result {
+func screenValue(know *leak.Knowledge, k string, v gjson.Result) gjson.Result {
 	switch {
 	case v.Type == gjson.String:
-		return stringResult(untrusted.Field(k, v.Str))
+		return stringResult(untrusted.FieldFor(know, k, v.Str))
 	case v.IsArray():
 		var parts []string
 		for _, x := range v.Array() {
-			parts = append(parts, screenValue(k, x).Raw)
+			parts = append(parts, screenValue(know, k, x).Raw)
 		}
 		return gjson.Parse("[" + strings.Join(parts, ",") + "]")
 	case v.IsObject():

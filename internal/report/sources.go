@@ -48,6 +48,7 @@ type Loaded struct {
 	// (pipeline.Empty): real trees have them, and they fail nothing.
 	Failed, Leaks, Empty int
 	converted            map[string][]string // converter -> every file read (for the report's leak check)
+	reveal               bool                // they were converted with --reveal names (the check admits as they were written)
 	// known holds every string of the receipts and traces converted here:
 	// each passed the leak check of its own input when it was written.
 	known map[string]bool
@@ -58,7 +59,7 @@ type Loaded struct {
 // holding any *.receipt.ndjson is a folder of receipts; any other folder
 // is walked for logs as `convert run` walks it.
 func Load(ctx context.Context, args []string, opt LoadOptions) (*Loaded, error) {
-	l := &Loaded{converted: map[string][]string{}, known: map[string]bool{}}
+	l := &Loaded{converted: map[string][]string{}, known: map[string]bool{}, reveal: opt.Reveal}
 	var logs []string
 	var recs []rec
 	for _, a := range args {
@@ -444,7 +445,7 @@ func (l *Loaded) LeakCheck(r *Report) ([]Finding, error) {
 	sort.Strings(convs)
 	for _, c := range convs {
 		for _, log := range l.converted[c] {
-			fs, err := pipeline.LeakCheckFiles([]string{log}, c, []string{path})
+			fs, err := pipeline.LeakCheckFiles([]string{log}, c, []string{path}, l.reveal)
 			if err != nil {
 				return nil, err
 			}

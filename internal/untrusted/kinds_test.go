@@ -32,12 +32,15 @@ func readBackCorpus() []string {
 
 // TestReadBackAgreesWithTheKinds: the read-back side applies the written
 // side's value kinds, not a copy of them. In a field of a declared kind a
-// value is printed exactly when the kind admits it (or it is Printable
-// anywhere); an input's file name exactly when the run writes it as it is;
+// value is printed exactly when the writer writes it in clear there (or
+// it is Printable anywhere): by the kind alone when the receipt's agent is
+// unknown (a model name only the catalog's), by the agent's knowledge
+// when it is known (its id grammar, its own model names); an input's file name exactly when the run writes it as it is;
 // a version or time the written side admits is printed wherever it sits.
 // A rule added to either side alone makes this fail.
 func TestReadBackAgreesWithTheKinds(t *testing.T) {
-	vals := readBackCorpus()
+	vals := append(readBackCorpus(), "toolu_0114R4tT6VPiDksvXghJqa5C", "msg_01alicekowalczykpayrollQ3", "<synthetic>", "alice-kowalczyk-finetune")
+	claude := leak.Knowledge{IDs: leak.IDs{leak.AnthropicIDs}, Models: []string{"<synthetic>"}}
 	for key, sh := range map[string]leak.Shape{"session.id": leak.IDOrUUID, "gen_ai.conversation.id": leak.IDOrUUID,
 		"gen_ai.tool.call.id": leak.IDOrUUID, "gen_ai.request.model": leak.Model, "gen_ai.response.model": leak.Model,
 		"mcp.server.name": leak.Name, "gen_ai.tool.name": leak.Name, "subagent.type": leak.Name} {
@@ -46,12 +49,20 @@ func TestReadBackAgreesWithTheKinds(t *testing.T) {
 		}
 		admitted := 0
 		for _, v := range vals {
-			want := sh.Admit(v) || Printable(v)
-			if sh.Admit(v) {
+			// As a writer that knows no agent writes it in clear, names
+			// not revealed: a model name only when the catalog knows it.
+			want := sh.Clear(v, false) || Printable(v)
+			if sh.Clear(v, false) {
 				admitted++
 			}
 			if got := Field(key, v) == v; got != want {
-				t.Errorf("Field(%q, %q) printed %v; the kind %s admits it: %v", key, v, got, sh, sh.Admit(v))
+				t.Errorf("Field(%q, %q) printed %v; the kind %s writes it in clear: %v", key, v, got, sh, sh.Clear(v, false))
+			}
+			// And for a receipt of an agent the caller knows, as its
+			// reader writes it (a UUID in an id field whatever the agent).
+			wantFor := sh.ClearFor(v, false, claude) || sh == leak.IDOrUUID && leak.UUID.Admit(v) || Printable(v)
+			if got := FieldFor(&claude, key, v) == v; got != wantFor {
+				t.Errorf("FieldFor(Claude Code's, %q, %q) printed %v; its reader writes it in clear: %v", key, v, got, wantFor)
 			}
 		}
 		if admitted == 0 {

@@ -1,7 +1,7 @@
 // Package untrusted screens values read from files that come from anywhere
 // (receipts, envelopes) before a command prints them. It sits outside the
 // packages whose words are the program's vocabulary, so its own literals
-// (model families) type nothing in an output.
+// type nothing in an output.
 package untrusted
 
 import (
@@ -28,7 +28,7 @@ import (
 
 // Printable reports whether v, read from a receipt, may be printed as it is.
 // The kinds are internal/leak's (Shape.Admit), the rules a written
-// receipt's values pass: a time, a version, a model of a known family, and
+// receipt's values pass: a time, a version, a model the catalog knows, and
 // the program's own words and composites of them.
 func Printable(v string) bool {
 	if v == "" {
@@ -118,19 +118,14 @@ var bucketLabel = func() map[string]bool {
 	return m
 }()
 
-// modelFamilies are the model families providers name: a model read from a
-// receipt is printed only in one of them.
-var modelFamilies = []string{"claude-", "gpt-", "gemini-", "o1", "o3", "o4", "codex-"}
-
-// knownModel is a model name the model kind admits (leak.Model), of a
-// known family and in lower case, as providers write their own models.
-func knownModel(v string) bool {
-	family := false
-	for _, f := range modelFamilies {
-		family = family || strings.HasPrefix(v, f)
-	}
-	return family && v == strings.ToLower(v) && leak.Model.Admit(v)
-}
+// knownModel is a model name the model catalog knows (leak.KnownModel,
+// the maintained price and model database) and the model kind admits, as
+// a receipt convert writes holds it in clear without --reveal names. Any
+// other model name, one of a known family's shape included
+// ("claude-alice-kowalczyk"), a receipt holds only as its digest, or in
+// clear under --reveal names (a local model's name the user chose to
+// show, which read-back does not take on trust).
+func knownModel(v string) bool { return leak.Model.Clear(v, false) }
 
 // dottedNumbers reports four or more dot-joined numbers of at most 3
 // digits in v (1.2.3.4.5): the gate types a composite of counts, but no
@@ -243,19 +238,38 @@ func unescapePointer(s string) string {
 }
 
 // Field is v, the value of the attribute key in a receipt from anywhere,
-// as it may be printed: Printable values as they are; in the fields that
-// carry a declared kind of value, a value that kind admits (FieldKind:
-// leak.Shape.Admit, the rule the written side applies), and an input's
-// file name as the run writes it (outname.InputFileName); anything else
-// Withheld.
-func Field(key, v string) string {
+// as it may be printed, the receipt's agent unknown: FieldFor(nil, key, v).
+func Field(key, v string) string { return FieldFor(nil, key, v) }
+
+// FieldFor is v, the value of the attribute key in a receipt of the agent
+// whose reader knows k (converters.Converter.Knowledge; nil when the
+// agent is unknown), as it may be printed: Printable values as they are;
+// in the fields that carry a declared kind of value, a value the writer
+// writes in clear there (FieldKind): a model name the catalog knows
+// (Printable already), or the agent writes of its own; an id of the
+// agent's id grammar, or a UUID, and with no agent known any value the id
+// kind admits (leak.Shape.Admit); a name the name kind admits (written in
+// clear with --reveal names); and an input's file name as the run writes
+// it (outname.InputFileName); anything else Withheld.
+//
+//	gen_ai.request.model  claude-opus-4-5-20251101       shown (the catalog's)
+//	gen_ai.request.model  alice-kowalczyk-finetune       withheld (no catalog's)
+//	gen_ai.request.model  <synthetic>, Claude Code's      shown (the agent's own)
+//	gen_ai.tool.call.id   toolu_0114R4tT6VPiDksvXghJqa5C shown (Claude Code's grammar)
+//	gen_ai.tool.call.id   msg_01alicekowalczykpayrollQ3  withheld for Claude Code, shown with no agent known
+func FieldFor(k *leak.Knowledge, key, v string) string {
 	if Printable(v) {
 		return v
 	}
 	ok := false
-	if key == "convert.input.path" {
+	switch sh := FieldKind(key); {
+	case key == "convert.input.path":
 		ok = fileName(v)
-	} else if sh := FieldKind(key); sh != leak.None {
+	case sh == leak.Model:
+		ok = k != nil && sh.ClearFor(v, false, *k)
+	case sh == leak.IDOrUUID && k != nil:
+		ok = sh.ClearFor(v, false, *k) || leak.UUID.Admit(v)
+	case sh != leak.None:
 		ok = sh.Admit(v)
 	}
 	if ok {

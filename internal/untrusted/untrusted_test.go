@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"github.com/contextreceipts/convert/internal/leak"
 	"strings"
 	"testing"
 )
@@ -89,35 +90,49 @@ func TestMessage(t *testing.T) {
 	}
 }
 
-// TestField: in a field of a declared kind, a value of that kind's shape
-// is printed; anything else is withheld.
+// TestField: in a field of a declared kind, a value the writer writes in
+// clear there is printed (a model name the catalog knows, or the agent's
+// own; an id of the agent's grammar, or of the id shape when the agent is
+// unknown); anything else is withheld.
 func TestField(t *testing.T) {
+	claude := &leak.Knowledge{IDs: leak.IDs{leak.UUIDs, leak.AnthropicIDs}, Models: []string{"<synthetic>"}}
 	for _, tt := range []struct {
 		key, v string
 		want   bool
+		k      *leak.Knowledge
 	}{
-		{"session.id", "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a", true},
-		{"session.id", "CANARY /Users/x", false},
-		{"gen_ai.request.model", "claude-opus-4-7", true},
-		{"gen_ai.request.model", "CANARY/4111111111111111", false},
-		{"mcp.server.name", "github", true},
-		{"mcp.server.name", "CANARY 10.1.2.3", false},
+		{"session.id", "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a", true, nil},
+		{"session.id", "2b6e4d1f-7f3c-4a10-9a8b-5e0c1d2e3f4a", true, claude},
+		{"session.id", "CANARY /Users/x", false, nil},
+		{"gen_ai.tool.call.id", "toolu_0114R4tT6VPiDksvXghJqa5C", true, claude},
+		{"gen_ai.tool.call.id", "msg_01alicekowalczykpayrollQ3", true, nil},     // the id shape's
+		{"gen_ai.tool.call.id", "msg_01alicekowalczykpayrollQ3", false, claude}, // no Anthropic id: Claude Code wrote its digest
+		{"gen_ai.tool.call.id", "call_01iQZvHRP9UGrkhoUlvcOLXU", false, claude}, // another agent's family
+		{"gen_ai.request.model", "claude-opus-4-7", true, nil},
+		{"gen_ai.request.model", "claude-opus-4-5-20251101", true, claude},
+		{"gen_ai.request.model", "alice-kowalczyk-finetune", false, nil}, // no catalog's: written as its digest
+		{"gen_ai.request.model", "alice-kowalczyk-finetune", false, claude},
+		{"gen_ai.request.model", "claude-alice-kowalczyk", false, nil}, // a known family's shape is not the catalog
+		{"gen_ai.request.model", "<synthetic>", true, claude},          // Claude Code's own
+		{"gen_ai.request.model", "CANARY/4111111111111111", false, nil},
+		{"mcp.server.name", "github", true, nil},
+		{"mcp.server.name", "CANARY 10.1.2.3", false, nil},
 		// the run writes a stem that is not id-shaped as its digest name
 		// (pipeline.InputFileName), so a receipt holding it in clear was
 		// not written by convert
-		{"convert.input.path", "bad_junk_lines.jsonl", false},
-		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true},
-		{"convert.input.path", "CANARY dir/notes.jsonl", false},
-		{"convert.input.path", "5551234567.jsonl", false},
-		{"convert.input.path", "input-cd6d9626efca.jsonl", true},
-		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", false},
-		{"convert.input.path", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl", true},
-		{"convert.input.path", "agent-a52886dc180afb356.jsonl", true},
-		{"some.other.key", "CANARY", false},
+		{"convert.input.path", "bad_junk_lines.jsonl", false, nil},
+		{"convert.input.path", "rollout-2026-03-14T09-12-03-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", true, nil},
+		{"convert.input.path", "CANARY dir/notes.jsonl", false, nil},
+		{"convert.input.path", "5551234567.jsonl", false, nil},
+		{"convert.input.path", "input-cd6d9626efca.jsonl", true, nil},
+		{"convert.input.path", "cc-v2.1.17-entireio-cli-08940314.jsonl", false, nil},
+		{"convert.input.path", "7f3c2a10-5b6e-4d1f-9a8b-0c1d2e3f4a5b.jsonl", true, nil},
+		{"convert.input.path", "agent-a52886dc180afb356.jsonl", true, nil},
+		{"some.other.key", "CANARY", false, nil},
 	} {
-		got := Field(tt.key, tt.v)
+		got := FieldFor(tt.k, tt.key, tt.v)
 		if (got == tt.v) != tt.want {
-			t.Errorf("Field(%q, %q) = %q, want printed %v", tt.key, tt.v, got, tt.want)
+			t.Errorf("FieldFor(%v, %q, %q) = %q, want printed %v", tt.k != nil, tt.key, tt.v, got, tt.want)
 		}
 	}
 }
