@@ -333,9 +333,9 @@ func (c *ampState) usage(r converters.Record) {
 		if at.Empty() {
 			at = nonEmpty(m.Get("timestamp"))
 		}
-		model := nonEmpty(u.Get("model"))
+		model := asRead(u.Get("model"))
 		if model.Empty() {
-			model = nonEmpty(m.Get("model"))
+			model = asRead(m.Get("model"))
 		}
 		if _, ok := rfc3339(at); !ok || model.Empty() {
 			c.counts["usage_without_time_or_model"]++
@@ -369,7 +369,7 @@ func (c *ampState) cacheByMessage(msgs view.Value) map[int64][2]int64 {
 // of the assistant message its toMessageId names.
 func (c *ampState) ledgerEvent(e view.Value, cache map[int64][2]int64) {
 	c.counts["ledger_events"]++
-	at, model, tokens := nonEmpty(e.Get("timestamp")), nonEmpty(e.Get("model")), e.Get("tokens")
+	at, model, tokens := nonEmpty(e.Get("timestamp")), asRead(e.Get("model")), e.Get("tokens")
 	if _, ok := rfc3339(at); !ok || model.Empty() || !tokens.Exists() {
 		c.counts["ledger_events_not_counted"]++
 		return
@@ -404,6 +404,16 @@ func (c *ampState) add(model view.Text, v native.Usage, total int64) {
 	}
 	v.Responses = 1
 	t.Add(v)
+}
+
+// asRead is a string value as read, empty when it is no string or only
+// blanks: a model is written as read (or as its digest), never trimmed,
+// since a trimmed value is no input value.
+func asRead(v view.Value) view.Text {
+	if nonEmpty(v).Empty() {
+		return view.Text{}
+	}
+	return v.Str()
 }
 
 // nonEmpty is a string value trimmed, empty when it is no string.

@@ -55,9 +55,10 @@ func (c *antigravityState) Record(r converters.Record, out *converters.Output) e
 }
 
 // modelOf is the model a step's or a generation's metadata names: its
-// label, else its model id.
+// label (as read: a trimmed label is no input value, so it could be
+// written neither in clear nor as the input's digest), else its model id.
 func modelOf(v view.Value) string {
-	if m := v.Get("model").Str().TrimSpace(); !m.Empty() {
+	if m := v.Get("model").Str(); !m.TrimSpace().Empty() {
 		return m.Own()
 	}
 	if id := v.Get("model_id"); id.IsNumber() && id.Int() > 0 {

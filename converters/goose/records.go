@@ -48,7 +48,7 @@ func (c *gooseState) session(s view.Value) {
 	if s.Get("session_type").Str().Is("sub_agent") {
 		c.subagent = true
 	}
-	model := s.Get("model_config.model_name").Str().TrimSpace()
+	model := s.Get("model_config.model_name").Str() // as read: trimmed, it is no input value
 	first := func(keys ...string) view.Value {
 		for _, k := range keys {
 			if v := s.Get(k); v.IsNumber() {
@@ -63,7 +63,7 @@ func (c *gooseState) session(s view.Value) {
 	if t := first("accumulated_total_tokens", "total_tokens"); t.Exists() {
 		total = c.Count(t)
 	}
-	if model.Empty() || in == 0 && outT == 0 && total == 0 {
+	if model.TrimSpace().Empty() || in == 0 && outT == 0 && total == 0 {
 		c.counts["sessions_without_counted_usage"]++
 		return
 	}

@@ -46,12 +46,12 @@ func (c *hermesState) session(s view.Value) {
 	}
 	c.SeeWorkDir(s.Get("cwd").Str())
 	c.child = s.Get("parent_session_id").IsString()
-	model := s.Get("model").Str().TrimSpace()
+	model := s.Get("model").Str() // as read: trimmed, it is no input value
 	t := native.Usage{Input: c.Count(s.Get("input_tokens")), Output: c.Count(s.Get("output_tokens")),
 		CacheRead: c.Count(s.Get("cache_read_tokens")), CacheWrite: c.Count(s.Get("cache_write_tokens")),
 		Reasoning: c.Count(s.Get("reasoning_tokens"))}
 	cost := max(s.Get("actual_cost_usd").Float(), s.Get("estimated_cost_usd").Float())
-	if model.Empty() || t.Input == 0 && t.Output == 0 && t.CacheRead == 0 && t.CacheWrite == 0 && t.Reasoning == 0 && cost == 0 {
+	if model.TrimSpace().Empty() || t.Input == 0 && t.Output == 0 && t.CacheRead == 0 && t.CacheWrite == 0 && t.Reasoning == 0 && cost == 0 {
 		c.counts["sessions_without_counted_usage"]++
 		return
 	}
