@@ -373,25 +373,8 @@ func buildPostings(l *loader) error {
 	if err != nil {
 		return err
 	}
-	rows, err := l.tx.Query(`SELECT a.id, a.scope_id, a.family, a.body FROM live v JOIN artifacts a ON a.id = v.id ORDER BY a.id`)
+	rs, err := liveRows(l.tx)
 	if err != nil {
-		return err
-	}
-	type r struct {
-		id               int64
-		scope, fam, body string
-	}
-	var rs []r
-	for rows.Next() {
-		var x r
-		if err := rows.Scan(&x.id, &x.scope, &x.fam, &x.body); err != nil {
-			rows.Close()
-			return err
-		}
-		rs = append(rs, x)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	// The rows are already in live_fts: counted in its totals. enter

@@ -139,6 +139,31 @@ func migrate(db *sql.DB) error {
 	return tx.Commit()
 }
 
+// liveRow is a row of the live index: what live_fts and the postings
+// index.
+type liveRow struct {
+	id               int64
+	scope, fam, body string
+}
+
+// liveRows reads the live index's rows, in id order.
+func liveRows(tx *sql.Tx) ([]liveRow, error) {
+	rows, err := tx.Query(`SELECT a.id, a.scope_id, a.family, a.body FROM live l JOIN artifacts a ON a.id = l.id ORDER BY a.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var rs []liveRow
+	for rows.Next() {
+		var x liveRow
+		if err := rows.Scan(&x.id, &x.scope, &x.fam, &x.body); err != nil {
+			return nil, err
+		}
+		rs = append(rs, x)
+	}
+	return rs, rows.Err()
+}
+
 // liveIndex fills the live index of a version 1 store.
 func liveIndex(tx *sql.Tx) error {
 	for _, q := range []string{
@@ -150,24 +175,10 @@ func liveIndex(tx *sql.Tx) error {
 			return err
 		}
 	}
-	rows, err := tx.Query(`SELECT a.id, a.scope_id, a.family, a.body FROM live l JOIN artifacts a ON a.id = l.id`)
+	rs, err := liveRows(tx)
 	if err != nil {
 		return err
 	}
-	type r struct {
-		id               int64
-		scope, fam, body string
-	}
-	var rs []r
-	for rows.Next() {
-		var x r
-		if err := rows.Scan(&x.id, &x.scope, &x.fam, &x.body); err != nil {
-			rows.Close()
-			return err
-		}
-		rs = append(rs, x)
-	}
-	rows.Close()
 	for _, x := range rs {
 		if _, err := tx.Exec(`INSERT INTO live_fts(rowid, body) VALUES(?,?)`, x.id, indexText(x.scope, x.fam, x.body)); err != nil {
 			return err
