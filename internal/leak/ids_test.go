@@ -126,15 +126,7 @@ func TestCheckGoesByGrammar(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := NewInput()
-			in.Line([]byte(tc.input), pass, tc.k)
-			o := NewOutputs(map[string]bool{"ref": true, "id": true})
-			o.Add(tc.output, "output A")
-			c := o.Check(in)
-			if c.NeedsProbe() {
-				c.Line([]byte(tc.input), 1, pass, tc.k)
-			}
-			if got := c.Findings(); (len(got) > 0) != tc.leak {
+			if got := checkOneLine(tc.input, tc.output, pass, tc.k, false, "ref", "id"); (len(got) > 0) != tc.leak {
 				t.Fatalf("%q: findings %+v, want a leak %v", tc.output, got, tc.leak)
 			}
 		})
@@ -174,16 +166,7 @@ func TestCheckGoesByModelKnowledge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := NewInput()
-			in.RevealNames = tc.reveal
-			in.Line([]byte(tc.input), pass, tc.k)
-			o := NewOutputs(map[string]bool{"chat": true})
-			o.Add(tc.output, "output A")
-			c := o.Check(in)
-			if c.NeedsProbe() {
-				c.Line([]byte(tc.input), 1, pass, tc.k)
-			}
-			if got := c.Findings(); (len(got) > 0) != tc.leak {
+			if got := checkOneLine(tc.input, tc.output, pass, tc.k, tc.reveal, "chat"); (len(got) > 0) != tc.leak {
 				t.Fatalf("%q: findings %+v, want a leak %v", tc.output, got, tc.leak)
 			}
 		})
@@ -231,4 +214,25 @@ func TestGrammarAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { c.Line(doc, 1, pass, k) }); n != 0 {
 		t.Errorf("second pass: %v allocations a line", n)
 	}
+}
+
+// checkOneLine runs both passes of the check over one input line read
+// with pass and k (reveal: the outputs were written under --reveal names)
+// against one output string, words being the program's, and returns what
+// it found.
+func checkOneLine(input, output string, pass Paths, k *Knowledge, reveal bool, words ...string) []Finding {
+	in := NewInput()
+	in.RevealNames = reveal
+	in.Line([]byte(input), pass, k)
+	vocab := map[string]bool{}
+	for _, w := range words {
+		vocab[w] = true
+	}
+	o := NewOutputs(vocab)
+	o.Add(output, "output A")
+	c := o.Check(in)
+	if c.NeedsProbe() {
+		c.Line([]byte(input), 1, pass, k)
+	}
+	return c.Findings()
 }
