@@ -648,8 +648,9 @@ func topK(lists [][]posting, idf []float64, avgdl float64, k int) []ranked {
 }
 
 // rowsByID reads the rows of ids, in that order, that are of scope and
-// family (a 64-bit prefix collision could name another's).
-func (s *Store) rowsByID(ctx context.Context, h receipt.Hasher, scope, family string, ids []int64) ([]row, error) {
+// family (a 64-bit prefix collision could name another's); what names the
+// search in an error.
+func (s *Store) rowsByID(ctx context.Context, h receipt.Hasher, scope, family string, ids []int64, what string) ([]row, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -660,7 +661,7 @@ func (s *Store) rowsByID(ctx context.Context, h receipt.Hasher, scope, family st
 	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE +a.scope_id = ? AND +a.family = ? AND a.id IN (`+
 		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search %s: %w", family, err)
+		return nil, fmt.Errorf("%s %s: %w", what, family, err)
 	}
 	rs, err := scanRows(got, h)
 	if err != nil {

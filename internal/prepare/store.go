@@ -713,7 +713,7 @@ func (s *Store) searchFTS(ctx context.Context, h receipt.Hasher, scope, family s
 		return nil, fmt.Errorf("search %s: %w", family, err)
 	}
 	if ok {
-		return s.rowsByID(ctx, h, scope, family, ids)
+		return s.rowsByID(ctx, h, scope, family, ids, "search")
 	}
 	return s.searchFTS5(ctx, h, scope, family, qterms, pool)
 }
@@ -773,32 +773,16 @@ func (s *Store) searchVector(ctx context.Context, h receipt.Hasher, scope, famil
 	if len(all) == 0 {
 		return nil, nil
 	}
-	ids := make([]any, len(all))
-	marks := make([]string, len(all))
+	ids := make([]int64, len(all))
+	sims := make(map[int64]float64, len(all))
 	for i, x := range all {
-		ids[i], marks[i] = x.id, "?"
+		ids[i], sims[x.id] = x.id, x.sim
 	}
-	got, err := s.db.QueryContext(ctx, `SELECT `+rowCols+` FROM artifacts a WHERE +a.scope_id = ? AND +a.family = ? AND a.id IN (`+strings.Join(marks, ",")+`)`,
-		append([]any{scope, family}, ids...)...)
-	if err != nil {
-		return nil, fmt.Errorf("vector search %s: %w", family, err)
+	out, err := s.rowsByID(ctx, h, scope, family, ids, "vector search")
+	for i := range out {
+		out[i].sim = sims[out[i].id]
 	}
-	rs, err := scanRows(got, h)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]row, len(rs))
-	for _, r := range rs {
-		byID[r.id] = r
-	}
-	out := make([]row, 0, len(all))
-	for _, x := range all {
-		if r, ok := byID[x.id]; ok {
-			r.sim = x.sim
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // profiles reads the profile snapshot of a scope: the head revision of
