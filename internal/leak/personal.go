@@ -164,64 +164,41 @@ func isHexColon(c byte) bool { return isHex(c) || c == ':' || c == '.' }
 // groups joined by one space or dash, that is a card by its issuer's
 // prefix and length (isCard) and passes the Luhn check; or such a run of
 // whole groups inside a longer one, so that a group joined on does not
-// hide the card before it.
+// hide the card before it. A card has at most 19 digits, so from each
+// group's start only the groups within 19 digits are tried, in a buffer
+// of that size: the screen allocates nothing.
 //
 //	4111-1111-1111-1111, 4111111111111111   card (the run)
 //	4111111111111111-2, 7-4111111111111111  card (its first, its last group)
 //	read_file-1756822000100-9               no card (no run of groups is one)
 func hasCard(v string) bool {
-	var ds []byte
-	var starts []int // where each group of the run starts in ds
-	for i := 0; i < len(v); {
-		if v[i] < '0' || v[i] > '9' {
-			i++
-			continue
+	var buf [19]byte
+	for i := 0; i < len(v); i++ {
+		if !isDigitByte(v[i]) || i > 0 && isDigitByte(v[i-1]) {
+			continue // not the start of a group
 		}
-		ds, starts = ds[:0], append(starts[:0], 0)
-		j := i
-		for j < len(v) {
-			c := v[j]
-			if '0' <= c && c <= '9' {
-				ds = append(ds, c)
-				j++
+		n := 0
+		for j := i; ; j++ {
+			if j < len(v) && isDigitByte(v[j]) {
+				if n == len(buf) {
+					break // more than 19 digits from i
+				}
+				buf[n] = v[j]
+				n++
 				continue
 			}
-			if (c == ' ' || c == '-') && j+1 < len(v) && '0' <= v[j+1] && v[j+1] <= '9' {
-				starts = append(starts, len(ds))
-				j++
-				continue
+			if isCard(buf[:n]) && luhn(buf[:n]) {
+				return true // the groups from i to j
 			}
-			break
-		}
-		if cardInGroups(ds, starts) {
-			return true
-		}
-		i = j
-	}
-	return false
-}
-
-// cardInGroups reports a card (isCard, Luhn-valid) among the runs of whole
-// groups of ds (starts: where each group starts), the whole run included.
-// A card has at most 19 digits, so each start tries only the ends within
-// 19 digits of it.
-func cardInGroups(ds []byte, starts []int) bool {
-	for a, s := range starts {
-		for b := a + 1; b <= len(starts); b++ {
-			e := len(ds)
-			if b < len(starts) {
-				e = starts[b]
-			}
-			if e-s > 19 {
-				break
-			}
-			if isCard(ds[s:e]) && luhn(ds[s:e]) {
-				return true
+			if j+1 >= len(v) || v[j] != ' ' && v[j] != '-' || !isDigitByte(v[j+1]) {
+				break // the run ends at j
 			}
 		}
 	}
 	return false
 }
+
+func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 
 // isCard reports digits whose prefix and length are those of the cards a
 // network issues (cardIINs): a digit run of no network's prefix and
