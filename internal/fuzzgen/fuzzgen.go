@@ -104,12 +104,25 @@ func NewGen(c *Choices, format string) *Gen {
 }
 
 // Canary returns a new raw value for a slot: "CANARY" with a number and
-// some words, in one of several shapes (path, prose, code, JSON text).
+// some words, in one of several shapes (path, prose, code, JSON text), or
+// one that straddles the kinds of values written in clear, as a hostile
+// log's values do: a model-shaped name no catalog knows, an e-mail address
+// with no dotted domain, a version with words after it, a credential
+// shaped like an id (issue 49's corpus). A writer must write each as its
+// digest, never in clear.
 func (g *Gen) Canary(slot string) string {
 	g.n++
 	tag := fmt.Sprintf("CANARY%d%s", g.n, slot)
 	var v string
-	switch g.C.Intn(6) {
+	switch g.C.Intn(10) {
+	case 6:
+		v = tag + "-finetune-q4"
+	case 7:
+		v = "alice." + tag + "@acme"
+	case 8:
+		v = "2.1.39-" + tag + ".payroll"
+	case 9:
+		v = "mysql:root:" + tag
 	case 0:
 		v = tag + " please fix the rounding bug in invoices"
 	case 1:
