@@ -20,7 +20,7 @@ func grammar(data []byte) *fuzzgen.Log {
 	g := fuzzgen.NewGen(fuzzgen.NewChoices(data), "grok")
 	k := fuzzgen.NewClock(g)
 	session := g.ID("")
-	dir := "sessions/%2Fhome%2Fdev%2Fapp/" + session // a folder named in messages: no canary
+	dir := "sessions/work%2Fapp/" + session // a folder named in messages: no canary
 	g.Log.Main = dir + "/updates.jsonl"
 	models := []string{"grok-4.5-build", "grok-code-fast-1", g.Canary("model")}
 	events := 0
